@@ -1,0 +1,58 @@
+/*
+ * Parameters: NAME=VALUE pairs from <Param>, `run NAME=VALUE` and `set`. A scope is a lookup
+ * order over several sets, strongest first (DESIGN §3.1: the executable's, then the caller's,
+ * then the flow-model's defaults). A parameter's value may itself be an integer expression
+ * over other parameters of the same scope.
+ */
+#ifndef CARSH_DATA_PARAMS_H
+#define CARSH_DATA_PARAMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/error.h"
+
+struct param {
+	char *name;
+	char *value;
+	char *origin; /* where it was set, for messages: "fft.exe.xml:4", "command line" */
+};
+
+struct params {
+	struct param *v;
+	size_t n;
+	size_t cap;
+};
+
+#define PARAMS_INIT {NULL, 0, 0}
+
+/* Set or replace; origin may be NULL. */
+void params_set(struct params *ps, const char *name, const char *value, const char *origin);
+const struct param *params_get(const struct params *ps, const char *name);
+bool params_unset(struct params *ps, const char *name);
+void params_copy(struct params *dst, const struct params *src);
+void params_free(struct params *ps);
+/* A valid parameter name: a letter or '_' then letters, digits, '_'. */
+bool param_name_valid(const char *name);
+
+#define SCOPE_MAX 32
+
+struct scope {
+	const struct params *layer[SCOPE_MAX];
+	size_t n;
+};
+
+void scope_init(struct scope *sc);
+/* Add a weaker layer (ignored silently past SCOPE_MAX, which nesting limits prevent). */
+void scope_push(struct scope *sc, const struct params *ps);
+/* Add all layers of another scope, weaker than those already present. */
+void scope_append(struct scope *sc, const struct scope *weaker);
+const struct param *scope_get(const struct scope *sc, const char *name);
+/* Evaluate an integer expression whose names are parameters of this scope. */
+int scope_eval(const struct scope *sc, const char *text, long long *out, struct cs_err *e);
+/* Like scope_eval, but the result must lie in [min, max]; what names the quantity in errors
+ * ("count of 'x' is -3: it must be at least 1"). */
+int scope_eval_range(const struct scope *sc, const char *text, const char *what, long long min,
+		     long long max, long long *out, struct cs_err *e);
+
+#endif

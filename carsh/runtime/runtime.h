@@ -1,0 +1,78 @@
+/*
+ * The OpenCL runtime: device discovery and choice, program build with the binary cache,
+ * launch with profiling. Only processes that may own an OpenCL context call into this layer
+ * (flow-model children, `devices` children, the thread executor's runtime).
+ */
+#ifndef CARSH_RUNTIME_RUNTIME_H
+#define CARSH_RUNTIME_RUNTIME_H
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "runtime/plan.h"
+#include "util/error.h"
+
+/* Timings of one execution; event-based where OpenCL gives them. Milliseconds. */
+struct run_stats {
+	double wall_ms;	    /* the whole execution, from the start of the job */
+	double platform_ms; /* platform and device discovery */
+	double context_ms;  /* context and queue creation */
+	double build_ms;    /* program build, or load from the binary cache */
+	bool cache_hit;
+	double h2d_ms;	  /* host-to-device writes (profiling events) */
+	double kernel_ms; /* all kernel launches (profiling events) */
+	double swap_ms;	  /* swap re-binding, device copies or host round trips */
+	double d2h_ms;	  /* device-to-host reads (profiling events) */
+	long long launches;
+	char device[160]; /* "NAME (PLATFORM)" */
+};
+
+struct rt_devinfo {
+	int index; /* position in the list `devices` prints; `Device select="INDEX"` */
+	cl_platform_id platform;
+	cl_device_id device;
+	cl_device_type type;
+	char name[256];
+	char vendor[128];
+	char platform_name[128];
+	char version[128];	  /* CL_DEVICE_VERSION */
+	char driver[128];	  /* CL_DRIVER_VERSION */
+	char platform_version[128];
+	cl_uint compute_units;
+	cl_ulong global_mem;
+	cl_ulong max_alloc;
+	size_t max_work_group;
+	size_t max_item_sizes[3];
+};
+
+/* Every device of every platform, in platform order. Error when there is none:
+ * "no OpenCL platform found: install an OpenCL driver (e.g. the Debian package
+ * pocl-opencl-icd for the CPU)". Free *out with free(). */
+int rt_devices_list(struct rt_devinfo **out, size_t *n, struct cs_err *e);
+
+/* Choose a device (DESIGN §4): the first of exe, cli, fm that is given and not "any" decides;
+ * a selector is cpu | gpu | accelerator | INDEX | a case-insensitive name substring; with
+ * none, the first GPU, else the first CPU, else the first device. Error when the requested
+ * device is absent, naming the selector, where it came from, and the devices there are. */
+int rt_device_pick(const struct rt_devinfo *devs, size_t n, const char *exe, const char *cli,
+		   const char *fm, size_t *chosen, struct cs_err *e);
+
+/* "cpu", "gpu", "accelerator" or "other". */
+const char *rt_device_type_name(cl_device_type t);
+
+/* Build (or load from the binary cache) the program; on a compile error the message holds
+ * the build log. */
+int rt_program_build(cl_context ctx, const struct rt_devinfo *dev, const char *source,
+		     const char *source_name, const char *options, cl_program *out,
+		     bool *cache_hit, struct cs_err *e);
+
+/* Run a plan from scratch: discovery, device choice, context, build, buffers, the S+1
+ * launches with the plan's swap method, reading the outputs back to their host buffers. */
+int rt_run_plan(const struct kernel_plan *kp, struct run_stats *st, struct cs_err *e);
+
+/* "CL_OUT_OF_RESOURCES" for -5, etc. */
+const char *rt_cl_error_name(cl_int err);
+
+#endif

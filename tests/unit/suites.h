@@ -1,0 +1,16 @@
+/* One Check suite per module; check_main.c runs them all. */
+#ifndef CARSH_TESTS_SUITES_H
+#define CARSH_TESTS_SUITES_H
+
+#include <check.h>
+
+Suite *suite_types(void);
+Suite *suite_expr(void);
+Suite *suite_params(void);
+Suite *suite_csv(void);
+Suite *suite_cache(void);
+Suite *suite_device_pick(void);
+Suite *suite_parse(void);
+Suite *suite_xml(void);
+
+#endif
