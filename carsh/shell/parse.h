@@ -11,6 +11,8 @@
 #ifndef CARSH_SHELL_PARSE_H
 #define CARSH_SHELL_PARSE_H
 
+#include <stdbool.h>
+
 #include "model/command.h"
 #include "util/error.h"
 
@@ -40,5 +42,8 @@ enum {
  * it is an error. */
 int shell_next(struct shell_lexer *lx, shell_var_lookup lookup, void *ctx, struct command *cmd,
 	       struct cs_err *e);
+
+/* True when text ends inside quotes or after a '\' (the front-end asks for another line). */
+bool shell_text_incomplete(const char *text);
 
 #endif
