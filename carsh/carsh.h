@@ -18,9 +18,9 @@ extern "C" {
 /* Exit statuses, as in POSIX shells. A job killed by signal N gives 128+N. */
 enum {
 	CARSH_OK = 0,
-	CARSH_FAIL = 1,		/* a command failed */
-	CARSH_USAGE = 2,	/* wrong arguments to carsh or to a builtin */
-	CARSH_NOT_FOUND = 127,	/* no such command or file */
+	CARSH_FAIL = 1,        /* a command failed */
+	CARSH_USAGE = 2,       /* wrong arguments to carsh or to a builtin */
+	CARSH_NOT_FOUND = 127, /* no such command or file */
 };
 
 struct carsh_options {
@@ -40,14 +40,16 @@ struct carsh_session *carsh_session_new(const struct carsh_options *opt);
 /* Run commands from a string; file (may be NULL) and first_line name it in messages.
  * Returns the status of the last command run; a non-interactive session stops at the first
  * failing command. Errors are printed on stderr. */
-int carsh_run_string(struct carsh_session *s, const char *text, const char *file,
-		     int first_line);
+int carsh_run_string(struct carsh_session *s, const char *text, const char *file, int first_line);
 
 /* Run a file of commands. */
 int carsh_run_script(struct carsh_session *s, const char *path);
 
 /* Run an XML file (the root element decides how) with NAME=VALUE parameters. */
 int carsh_run_xml(struct carsh_session *s, const char *path, int nparams, char **params);
+
+/* Set a variable from "NAME=VALUE" (as `set` does); 0, or 2 with a message on stderr. */
+int carsh_set(struct carsh_session *s, const char *assignment);
 
 /* True when text ends inside quotes or after a '\' and needs another line. */
 bool carsh_text_incomplete(const char *text);

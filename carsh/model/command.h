@@ -11,15 +11,18 @@
 
 struct command {
 	struct strvec argv;
-	char *redir_in;	 /* < FILE */
+	char *redir_in;  /* < FILE */
 	char *redir_out; /* > FILE, or >> FILE when append */
 	bool append;
 	bool background; /* trailing & */
-	char *origin;	 /* where it was written, for messages: "run.csh:12", "fft.bat.xml:7";
-			    NULL at the prompt and in -c */
+	char *origin;    /* where it was written, for messages: "run.csh:12", "fft.bat.xml:7";
+	                    NULL at the prompt and in -c */
 };
 
-#define COMMAND_INIT {STRVEC_INIT, NULL, NULL, false, false, NULL}
+#define COMMAND_INIT                                        \
+	{                                                   \
+		STRVEC_INIT, NULL, NULL, false, false, NULL \
+	}
 
 void command_free(struct command *c);
 /* A deep copy. */

@@ -27,6 +27,6 @@ void *data_alloc(size_t n, size_t size, const char *what, struct cs_err *e);
 int size_mul(size_t n, size_t size, size_t *out);
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define UNUSED __attribute__((unused))
+#define UNUSED        __attribute__((unused))
 
 #endif

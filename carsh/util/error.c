@@ -18,14 +18,20 @@ int err_set(struct cs_err *e, const char *fmt, ...)
 int err_prefix(struct cs_err *e, const char *fmt, ...)
 {
 	char head[1024];
-	char old[CS_ERR_MAX];
+	size_t hlen, mlen;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(head, sizeof(head), fmt, ap);
 	va_end(ap);
-	memcpy(old, e->msg, sizeof(old));
-	snprintf(e->msg, sizeof(e->msg), "%s%s", head, old);
+	hlen = strlen(head);
+	mlen = strnlen(e->msg, sizeof(e->msg) - 1);
+	/* Keep the head whole; the message loses its tail if both do not fit. */
+	if (hlen + mlen > sizeof(e->msg) - 1)
+		mlen = sizeof(e->msg) - 1 - hlen;
+	memmove(e->msg + hlen, e->msg, mlen);
+	memcpy(e->msg, head, hlen);
+	e->msg[hlen + mlen] = '\0';
 	return -1;
 }
 

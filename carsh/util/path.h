@@ -9,7 +9,8 @@ bool path_is_abs(const char *p);
 char *path_dirname(const char *p);
 /* The last component of p; points into p. */
 const char *path_basename(const char *p);
-/* rel taken relative to directory dir (unchanged when absolute, or when dir is NULL); new string. */
+/* rel taken relative to directory dir (unchanged when absolute, or when dir is NULL); new string.
+ */
 char *path_join(const char *dir, const char *rel);
 /* True for "-", the name of standard input or output. */
 bool path_is_stdio(const char *p);

@@ -10,7 +10,10 @@ struct strbuf {
 	size_t cap;
 };
 
-#define STRBUF_INIT {NULL, 0, 0}
+#define STRBUF_INIT        \
+	{                  \
+		NULL, 0, 0 \
+	}
 
 void sb_add(struct strbuf *sb, const char *s, size_t n);
 void sb_adds(struct strbuf *sb, const char *s);

@@ -10,7 +10,10 @@ struct strvec {
 	size_t cap;
 };
 
-#define STRVEC_INIT {NULL, 0, 0}
+#define STRVEC_INIT        \
+	{                  \
+		NULL, 0, 0 \
+	}
 
 void sv_push(struct strvec *sv, const char *s);
 /* Take ownership of s. */

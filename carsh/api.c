@@ -1,0 +1,131 @@
+/* The public API (carsh.h) over the session, the command layer and the shell front-end. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "carsh.h"
+#include "cmd/cmd.h"
+#include "model/xml.h"
+#include "shell/parse.h"
+#include "shell/script.h"
+#include "util/alloc.h"
+
+#include "config.h"
+
+struct carsh_session {
+	struct session *s;
+};
+
+const char *carsh_version(void)
+{
+	return PACKAGE_VERSION;
+}
+
+struct carsh_session *carsh_session_new(const struct carsh_options *opt)
+{
+	struct carsh_session *cs = xcalloc(1, sizeof(*cs));
+	const char *device = opt && opt->device ? opt->device : getenv("CARSH_DEVICE");
+
+	cs->s = session_new();
+	cs->s->interactive = opt && opt->interactive;
+	cs->s->run_text = script_run;
+	if (device && device[0])
+		cs->s->device_cli = xstrdup(device);
+	return cs;
+}
+
+int carsh_run_string(struct carsh_session *cs, const char *text, const char *file, int first_line)
+{
+	struct session *s = cs->s;
+
+	s->interrupted = 0;
+	return script_run(s, text, file, first_line, NULL, !s->interactive);
+}
+
+int carsh_run_script(struct carsh_session *cs, const char *path)
+{
+	struct cs_err e;
+	char *text = file_read_text(path, NULL, &e);
+	int rc;
+
+	if (!text) {
+		fprintf(stderr, "carsh: %s\n", e.msg);
+		return cs->s->last_status = CARSH_NOT_FOUND;
+	}
+	rc = carsh_run_string(cs, text, path, 1);
+	free(text);
+	return rc;
+}
+
+int carsh_run_xml(struct carsh_session *cs, const char *path, int nparams, char **params)
+{
+	struct command cmd = COMMAND_INIT;
+	int rc;
+
+	sv_push(&cmd.argv, "run");
+	sv_push(&cmd.argv, path);
+	for (int i = 0; i < nparams; i++)
+		sv_push(&cmd.argv, params[i]);
+	cs->s->interrupted = 0;
+	rc = command_run(cs->s, &cmd, NULL);
+	command_free(&cmd);
+	return rc;
+}
+
+int carsh_set(struct carsh_session *cs, const char *assignment)
+{
+	const char *eq = strchr(assignment, '=');
+	char *name = eq ? xstrndup(assignment, (size_t)(eq - assignment)) : NULL;
+
+	if (!name || !param_name_valid(name)) {
+		fprintf(stderr, "carsh: '%s': expected NAME=VALUE\n", assignment);
+		free(name);
+		return CARSH_USAGE;
+	}
+	params_set(&cs->s->vars, name, eq + 1, "command line");
+	free(name);
+	return 0;
+}
+
+bool carsh_text_incomplete(const char *text)
+{
+	return shell_text_incomplete(text);
+}
+
+void carsh_report_jobs(struct carsh_session *cs)
+{
+	jobs_report(cs->s->jobs, stderr, stderr);
+}
+
+bool carsh_exit_requested(const struct carsh_session *cs, int *status)
+{
+	if (cs->s->exit_requested && status)
+		*status = cs->s->exit_status;
+	return cs->s->exit_requested;
+}
+
+void carsh_interrupt(struct carsh_session *cs)
+{
+	cs->s->interrupted = 1;
+}
+
+const char *carsh_command_name(size_t i)
+{
+	for (size_t k = 0; cmd_table[k]; k++)
+		if (k == i)
+			return cmd_table[k]->name;
+	return NULL;
+}
+
+int carsh_session_end(struct carsh_session *cs)
+{
+	struct session *s = cs->s;
+	int status = s->exit_requested ? s->exit_status : s->last_status;
+	struct cs_err e;
+
+	if (jobs_sync(s->jobs, 0, &e) != 0)
+		fprintf(stderr, "carsh: %s\n", e.msg);
+	session_free(s);
+	free(cs);
+	return status;
+}

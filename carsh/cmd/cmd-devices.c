@@ -1,0 +1,48 @@
+/* devices: list OpenCL platforms and devices, with the index <Device select> accepts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "exec/executor.h"
+
+static int list_devices_child(void *arg, struct job_result *res)
+{
+	struct rt_devinfo *devs;
+	size_t n;
+	struct cs_err e;
+
+	(void)arg;
+	if (rt_devices_list(&devs, &n, &e)) {
+		err_prefix(&e, "devices: ");
+		memcpy(res->msg, e.msg, sizeof(res->msg));
+		return 1;
+	}
+	printf("%-5s %-11s %-40s %-30s %4s %10s %10s\n", "INDEX", "TYPE", "NAME", "PLATFORM", "CU",
+	       "MEMORY", "MAX ALLOC");
+	for (size_t i = 0; i < n; i++)
+		printf("%-5d %-11s %-40.40s %-30.30s %4u %7llu MiB %6llu MiB\n", devs[i].index,
+		       rt_device_type_name(devs[i].type), devs[i].name, devs[i].platform_name,
+		       devs[i].compute_units, (unsigned long long)(devs[i].global_mem >> 20),
+		       (unsigned long long)(devs[i].max_alloc >> 20));
+	free(devs);
+	return 0;
+}
+
+/* OpenCL runs in a child: the master must never create an OpenCL context (DESIGN §2). */
+static int cmd_devices_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+{
+	struct child_io io = {fileno(c->in), fileno(c->out)};
+
+	(void)argc;
+	(void)argv;
+	return exec_child_foreground(list_devices_child, NULL, &io, &c->s->interrupted, e);
+}
+
+const struct carsh_cmd cmd_devices = {
+        .name = "devices",
+        .usage = "devices",
+        .summary = "list OpenCL platforms and devices (the INDEX is what <Device select> takes)",
+        .min_args = 0,
+        .max_args = 0,
+        .exec = cmd_devices_exec,
+};

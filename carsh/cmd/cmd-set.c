@@ -1,0 +1,70 @@
+/* set: list variables, or set them. Variables are also parameters of every `run`. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "util/alloc.h"
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct param *)a)->name, ((const struct param *)b)->name);
+}
+
+static void list_vars(const struct session *s, FILE *out)
+{
+	struct param *sorted = xmalloc((s->vars.n + 1) * sizeof(*sorted));
+
+	memcpy(sorted, s->vars.v, s->vars.n * sizeof(*sorted));
+	qsort(sorted, s->vars.n, sizeof(*sorted), by_name);
+	for (size_t i = 0; i < s->vars.n; i++)
+		fprintf(out, "%s=%s\n", sorted[i].name, sorted[i].value);
+	free(sorted);
+}
+
+/* Settings with a fixed set of values are checked when set, not when used. */
+static int check_setting(const char *name, const char *value, struct cs_err *e)
+{
+	if (strcmp(name, "stats") == 0 && strcmp(value, "on") != 0 && strcmp(value, "off") != 0)
+		return err_set(e, "set: stats must be 'on' or 'off', not '%s'", value);
+	if (strcmp(name, "exec") == 0 && strcmp(value, "process") != 0)
+		return err_set(e, "set: exec must be 'process'%s, not '%s'",
+		               strcmp(value, "thread") == 0
+		                       ? " (the thread executor is not built yet)"
+		                       : " or 'thread'",
+		               value);
+	return 0;
+}
+
+static int cmd_set_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+{
+	if (argc == 1) {
+		list_vars(c->s, c->out);
+		return 0;
+	}
+	for (int i = 1; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		char *name;
+
+		if (!eq)
+			return cmd_error(e, 2, "set: '%s': expected NAME=VALUE", argv[i]);
+		name = xstrndup(argv[i], (size_t)(eq - argv[i]));
+		if (!param_name_valid(name) || check_setting(name, eq + 1, e)) {
+			if (!param_name_valid(name))
+				err_set(e, "set: '%s' is not a valid variable name", name);
+			free(name);
+			return 1;
+		}
+		params_set(&c->s->vars, name, eq + 1, "set");
+		free(name);
+	}
+	return 0;
+}
+
+const struct carsh_cmd cmd_set = {
+        .name = "set",
+        .usage = "set [NAME=VALUE]...",
+        .summary = "list or set variables (also parameters of every run; stats=on, exec=process)",
+        .min_args = 0,
+        .max_args = -1,
+        .exec = cmd_set_exec,
+};

@@ -1,0 +1,77 @@
+/* Statistics of foreground jobs, for `time` and `set stats=on`. */
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+
+int cmd_error(struct cs_err *e, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+int cmd_errno(struct cs_err *e, int status, const char *fmt, ...)
+{
+	int saved = errno;
+	char what[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	snprintf(e->msg, sizeof(e->msg), "%s: %s", what, strerror(saved));
+	return status;
+}
+
+void stats_merge(struct stats_acc *dst, const struct stats_acc *src)
+{
+	int jobs = dst->jobs + src->jobs;
+
+	if (!src->jobs)
+		return;
+	stats_add(dst, &src->sum);
+	dst->jobs = jobs;
+}
+
+void stats_add(struct stats_acc *acc, const struct run_stats *st)
+{
+	struct run_stats *s = &acc->sum;
+
+	if (acc->jobs == 0)
+		memcpy(s->device, st->device, sizeof(s->device));
+	else if (strcmp(s->device, st->device) != 0)
+		snprintf(s->device, sizeof(s->device), "several devices");
+	acc->jobs++;
+	s->wall_ms += st->wall_ms;
+	s->platform_ms += st->platform_ms;
+	s->context_ms += st->context_ms;
+	s->build_ms += st->build_ms;
+	s->cache_hit = acc->jobs == 1 ? st->cache_hit : s->cache_hit && st->cache_hit;
+	s->h2d_ms += st->h2d_ms;
+	s->kernel_ms += st->kernel_ms;
+	s->swap_ms += st->swap_ms;
+	s->d2h_ms += st->d2h_ms;
+	s->launches += st->launches;
+}
+
+void stats_print(FILE *f, const struct stats_acc *acc, double wall_ms)
+{
+	const struct run_stats *s = &acc->sum;
+
+	if (wall_ms >= 0)
+		fprintf(f, "real     %10.3f ms\n", wall_ms);
+	if (acc->jobs == 0)
+		return;
+	fprintf(f, "jobs     %10d on %s\n", acc->jobs, s->device);
+	fprintf(f, "platform %10.3f ms  context %.3f ms  build %.3f ms (%s)\n", s->platform_ms,
+	        s->context_ms, s->build_ms, s->cache_hit ? "binary cache" : "compiled");
+	fprintf(f,
+	        "h2d      %10.3f ms  kernel %.3f ms (%lld launches)  swap %.3f ms  d2h %.3f ms\n",
+	        s->h2d_ms, s->kernel_ms, s->launches, s->swap_ms, s->d2h_ms);
+	fflush(f);
+}

@@ -1,0 +1,33 @@
+/*
+ * A job plan: a kernel plan plus where each stream's data comes from and goes to. The model
+ * layer builds it; the executors stage the data, run the kernel plan and deliver the results.
+ */
+#ifndef CARSH_EXEC_JOBPLAN_H
+#define CARSH_EXEC_JOBPLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "runtime/plan.h"
+
+enum bind_kind { BIND_FILE, BIND_BUFFER, BIND_FILL, BIND_DISCARD };
+
+struct stream_bind {
+	enum bind_kind how;
+	char *path;                         /* BIND_FILE: CSV file, "-" for stdin/stdout */
+	size_t columns;                     /* BIND_FILE outputs: values per row */
+	char *buffer;                       /* BIND_BUFFER: virtual buffer name */
+	char *shm;                          /* BIND_BUFFER: its shared-memory object */
+	unsigned char fill[TYPE_MAX_BYTES]; /* BIND_FILL: one element */
+	bool host_owned;                    /* kp.args[i].host was malloc'ed by staging */
+};
+
+struct job_plan {
+	struct kernel_plan kp;
+	struct stream_bind *binds; /* one per kp.args entry; used for streams */
+};
+
+void job_plan_free(struct job_plan *jp);
+const char *bind_kind_name(enum bind_kind k);
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * The process executor's mechanism (004 §3.5): every flow-model execution is a forked child
+ * that reports back through a small shared mapping. The master never touches OpenCL.
+ */
+#ifndef CARSH_EXEC_PROCESS_H
+#define CARSH_EXEC_PROCESS_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "runtime/runtime.h"
+#include "util/error.h"
+
+/* What a child leaves for the master. */
+struct job_result {
+	int status; /* the child's own verdict: 0 success */
+	bool has_stats;
+	struct run_stats stats;
+	char msg[CS_ERR_MAX]; /* its error message; "" when none */
+};
+
+/* Runs in the child; returns its exit status and fills res. */
+typedef int (*child_fn)(void *arg, struct job_result *res);
+
+/* Standard input and output of a child: descriptors to dup2 onto 0 and 1, -1 to inherit. */
+struct child_io {
+	int in_fd;
+	int out_fd;
+};
+
+/* Fork a child running fn(arg). A background child gets its own process group (Ctrl-C at
+ * the terminal stops only the foreground) and /dev/null as standard input unless io gives
+ * one (POSIX). *res is a shared mapping: free it with proc_result_free. */
+int proc_start(child_fn fn, void *arg, bool background, const struct child_io *io, pid_t *pid,
+               struct job_result **res, struct cs_err *e);
+
+/* Wait for a child: 1 and *wstatus when it ended, 0 when still running (block false). */
+int proc_wait(pid_t pid, bool block, int *wstatus);
+
+/* Wait for a foreground child; when *interrupted becomes set (SIGINT reached the master
+ * alone), pass SIGINT on to the child once. */
+int proc_wait_foreground(pid_t pid, volatile sig_atomic_t *interrupted, int *wstatus);
+
+void proc_result_free(struct job_result *res);
+
+/* The job's status in shell terms: the exit status, or 128+N when signal N killed it. */
+int proc_status(int wstatus);
+
+/* "killed by SIGSEGV" / "exit 3" for messages. */
+void proc_describe(int wstatus, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,102 @@
+#include "exec/stage.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/csvio.h"
+#include "util/alloc.h"
+#include "util/path.h"
+
+static bool reads_data(enum arg_kind k)
+{
+	return k == ARG_INPUT || k == ARG_INOUT;
+}
+
+static bool writes_data(enum arg_kind k)
+{
+	return k == ARG_OUTPUT || k == ARG_INOUT;
+}
+
+static bool is_stream(enum arg_kind k)
+{
+	return reads_data(k) || writes_data(k);
+}
+
+static int stage_one(struct kernel_arg *a, struct stream_bind *b, struct cs_err *e)
+{
+	size_t scalars = a->count * a->type.width;
+
+	if (b->how == BIND_BUFFER)
+		return err_set(e, "virtual buffer '%s': not available in this executor", b->buffer);
+	a->host = data_alloc(a->count, type_size(a->type), a->name, e);
+	if (!a->host)
+		return -1;
+	b->host_owned = true;
+	if (b->how == BIND_FILL)
+		type_fill(a->type, a->host, a->count, b->fill);
+	else if (b->how == BIND_FILE && reads_data(a->kind))
+		return csvio_read(b->path, a->type.scalar, a->host, scalars, e);
+	return 0;
+}
+
+/* Two streams cannot both read standard input: the second would see nothing. */
+static int check_stdin(const struct job_plan *jp, struct cs_err *e)
+{
+	const char *first = NULL;
+
+	for (size_t i = 0; i < jp->kp.nargs; i++) {
+		const struct stream_bind *b = &jp->binds[i];
+
+		if (!reads_data(jp->kp.args[i].kind) || b->how != BIND_FILE ||
+		    !path_is_stdio(b->path))
+			continue;
+		if (first)
+			return err_set(e, "streams '%s' and '%s' both read standard input ('-')",
+			               first, jp->kp.args[i].name);
+		first = jp->kp.args[i].name;
+	}
+	return 0;
+}
+
+int stage_in(struct job_plan *jp, struct cs_err *e)
+{
+	if (check_stdin(jp, e))
+		return -1;
+	for (size_t i = 0; i < jp->kp.nargs; i++) {
+		struct kernel_arg *a = &jp->kp.args[i];
+
+		if (!is_stream(a->kind))
+			continue;
+		if (stage_one(a, &jp->binds[i], e)) {
+			stage_release(jp);
+			return err_prefix(e, "stream '%s': ", a->name);
+		}
+	}
+	return 0;
+}
+
+int stage_out(struct job_plan *jp, struct cs_err *e)
+{
+	for (size_t i = 0; i < jp->kp.nargs; i++) {
+		struct kernel_arg *a = &jp->kp.args[i];
+		struct stream_bind *b = &jp->binds[i];
+
+		if (!writes_data(a->kind) || b->how != BIND_FILE)
+			continue;
+		if (csvio_write(b->path, a->type.scalar, a->host, a->count * a->type.width,
+		                b->columns, e))
+			return err_prefix(e, "stream '%s': ", a->name);
+	}
+	return 0;
+}
+
+void stage_release(struct job_plan *jp)
+{
+	for (size_t i = 0; i < jp->kp.nargs; i++) {
+		if (!jp->binds[i].host_owned)
+			continue;
+		free(jp->kp.args[i].host);
+		jp->kp.args[i].host = NULL;
+		jp->binds[i].host_owned = false;
+	}
+}

@@ -1,0 +1,18 @@
+/* Staging: host data for a plan's streams before the launch, and delivery afterwards. */
+#ifndef CARSH_EXEC_STAGE_H
+#define CARSH_EXEC_STAGE_H
+
+#include "exec/jobplan.h"
+#include "util/error.h"
+
+/* Give every stream a host buffer: read input files, fill, map virtual buffers, allocate
+ * outputs. On failure what was staged is released. */
+int stage_in(struct job_plan *jp, struct cs_err *e);
+
+/* Write Output and InOut data to their files (atomically) or leave it in their buffers. */
+int stage_out(struct job_plan *jp, struct cs_err *e);
+
+/* Release host buffers (also after a failure). */
+void stage_release(struct job_plan *jp);
+
+#endif

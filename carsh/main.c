@@ -1,0 +1,177 @@
+/* carsh: the program. Options, then an XML file, a script, -c, stdin or the prompt. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "carsh.h"
+#include "shell/interactive.h"
+
+static struct carsh_session *the_session;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: carsh [OPTION]... [FILE.xml [NAME=VALUE]... | SCRIPT [NAME=VALUE]...]\n"
+	        "       carsh [OPTION]... -c 'COMMAND; COMMAND...'\n"
+	        "\n"
+	        "A shell for stream computing on OpenCL devices. With no file and no -c it reads\n"
+	        "commands from the prompt (or from standard input when that is not a terminal).\n"
+	        "FILE.xml is run by its root element: <FlowModel> (streams bound as\n"
+	        "STREAM=FILE|-), <CarshExe>.\n"
+	        "\n"
+	        "  -c COMMANDS        run COMMANDS and exit with the last one's status\n"
+	        "  -d, --device SEL   OpenCL device: cpu, gpu, accelerator, an INDEX from\n"
+	        "                     'devices', or a name substring (default: $CARSH_DEVICE,\n"
+	        "                     else the flow-model's choice, else the first GPU, else CPU)\n"
+	        "  -h, --help         show this help and exit\n"
+	        "  -V, --version      show the version and exit\n"
+	        "\n"
+	        "Environment: CARSH_DEVICE (as --device), CARSH_NO_CACHE=1 (no program binary\n"
+	        "cache), XDG_CACHE_HOME (cache under $XDG_CACHE_HOME/carsh), CARSH_HISTFILE.\n"
+	        "Exit status: that of the last command; 1 failure, 2 usage, 127 not found,\n"
+	        "128+N a job killed by signal N. Type 'help' at the prompt for the builtins;\n"
+	        "'man carsh' for the manual.\n");
+}
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	if (the_session)
+		carsh_interrupt(the_session);
+}
+
+/* No SA_RESTART: a master waiting for its foreground job must notice Ctrl-C. */
+static void catch_sigint(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+static bool looks_like_xml(const char *path)
+{
+	size_t n = strlen(path);
+	FILE *f;
+	int ch;
+
+	if (n >= 4 && strcmp(path + n - 4, ".xml") == 0)
+		return true;
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while ((ch = fgetc(f)) == ' ' || ch == '\t' || ch == '\n' || ch == '\r')
+		;
+	fclose(f);
+	return ch == '<';
+}
+
+/* Commands from a pipe, run as complete commands arrive. */
+static int run_stdin(struct carsh_session *s)
+{
+	char *line = NULL, *text = NULL;
+	size_t cap = 0, len = 0;
+	ssize_t n;
+	int status = 0, first = 1, lineno = 0;
+
+	while ((n = getline(&line, &cap, stdin)) > 0) {
+		lineno++;
+		text = realloc(text, len + (size_t)n + 1);
+		if (!text) {
+			fprintf(stderr, "carsh: out of memory\n");
+			exit(1);
+		}
+		memcpy(text + len, line, (size_t)n + 1);
+		len += (size_t)n;
+		if (carsh_text_incomplete(text))
+			continue;
+		status = carsh_run_string(s, text, "<stdin>", first);
+		len = 0;
+		first = lineno + 1;
+		if (carsh_exit_requested(s, NULL) || status != 0)
+			break;
+	}
+	if (len && carsh_text_incomplete(text))
+		status = carsh_run_string(s, text, "<stdin>", first);
+	free(line);
+	free(text);
+	return status;
+}
+
+struct options {
+	struct carsh_options carsh;
+	const char *command;
+};
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longs[] = {
+	        {"device", required_argument, NULL, 'd'},
+	        {"help", no_argument, NULL, 'h'},
+	        {"version", no_argument, NULL, 'V'},
+	        {NULL, 0, NULL, 0},
+	};
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "+c:d:hV", longs, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			o->command = optarg;
+			break;
+		case 'd':
+			o->carsh.device = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("carsh %s\n", carsh_version());
+			exit(0);
+		default:
+			fprintf(stderr, "carsh: try 'carsh --help'\n");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A script's NAME=VALUE arguments become variables before it runs. */
+static int run_file(struct carsh_session *s, const char *path, int nparams, char **params)
+{
+	if (looks_like_xml(path))
+		return carsh_run_xml(s, path, nparams, params);
+	for (int i = 0; i < nparams; i++)
+		if (carsh_set(s, params[i]))
+			return 2;
+	return carsh_run_script(s, path);
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	int status;
+
+	memset(&o, 0, sizeof(o));
+	if (parse_options(argc, argv, &o))
+		return 2;
+	o.carsh.interactive = !o.command && optind == argc && isatty(STDIN_FILENO);
+	the_session = carsh_session_new(&o.carsh);
+	if (o.carsh.interactive) {
+		interactive_run(the_session);
+		return carsh_session_end(the_session);
+	}
+	catch_sigint();
+	if (o.command)
+		carsh_run_string(the_session, o.command, NULL, 1);
+	else if (optind < argc)
+		run_file(the_session, argv[optind], argc - optind - 1, argv + optind + 1);
+	else
+		run_stdin(the_session);
+	status = carsh_session_end(the_session);
+	return status;
+}

@@ -1,0 +1,341 @@
+#include "model/flowmodel.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/alloc.h"
+#include "util/path.h"
+
+bool arg_is_stream(enum arg_kind k)
+{
+	return k == ARG_INPUT || k == ARG_OUTPUT || k == ARG_INOUT;
+}
+
+static int read_runtime(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel *fm)
+{
+	static const char *const attrs[] = {"device", NULL};
+	static const char *const devices[] = {"any", "cpu", "gpu", "accelerator"};
+	char *text;
+	bool known = false;
+
+	if (xml_check_attrs(x, n, attrs))
+		return -1;
+	text = xml_text(n, true);
+	if (strcasecmp(text, "OpenCL") != 0) {
+		xml_err(x, n, "unsupported runtime '%s' (carsh runs OpenCL)", text);
+		free(text);
+		return -1;
+	}
+	free(text);
+	fm->device = xml_attr(n, "device");
+	if (!fm->device)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(devices); i++)
+		known = known || strcmp(fm->device, devices[i]) == 0;
+	if (!known)
+		return xml_err(x, n, "unknown device '%s' (expected any, cpu, gpu or accelerator)",
+		               fm->device);
+	return 0;
+}
+
+static int read_source(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel *fm)
+{
+	static const char *const attrs[] = {"file", NULL};
+	char *file, *path;
+
+	if (xml_check_attrs(x, n, attrs))
+		return -1;
+	file = xml_attr(n, "file");
+	if (!file) {
+		fm->source = xml_text(n, false);
+		fm->source_name = xasprintf("<inline in %s>", x->file);
+	} else {
+		if (xml_check_no_text(x, n)) {
+			free(file);
+			return xml_err(x, n, "give the kernel either in file= or inline, not both");
+		}
+		path = path_join(x->dir, file);
+		free(file);
+		fm->source_name = path;
+		fm->source = file_read_text(path, NULL, x->e);
+		if (!fm->source)
+			return err_prefix(x->e, "%s:%d: <Source>: ", x->file, xml_line(n));
+	}
+	if (strspn(fm->source, " \t\r\n") == strlen(fm->source))
+		return xml_err(x, n, "the kernel source is empty");
+	return 0;
+}
+
+static int read_program(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel *fm)
+{
+	static const char *const none[] = {NULL};
+	static const char *const kids[] = {"Source", "Kernel", "BuildOptions", NULL};
+	static const char *const kernel_attrs[] = {"name", NULL};
+
+	if (xml_check_attrs(x, n, none) || xml_check_no_text(x, n))
+		return -1;
+	for (xmlNodePtr c = xml_child(n); c; c = xml_next(c)) {
+		if (xml_is(c, "Source") && !fm->source) {
+			if (read_source(x, c, fm))
+				return -1;
+		} else if (xml_is(c, "Kernel") && !fm->kernel) {
+			if (xml_check_attrs(x, c, kernel_attrs) ||
+			    xml_attr_req(x, c, "name", &fm->kernel))
+				return -1;
+		} else if (xml_is(c, "BuildOptions") && !fm->build_options) {
+			if (xml_check_attrs(x, c, none))
+				return -1;
+			fm->build_options = xml_text(c, true);
+		} else if (xml_is(c, "Source") || xml_is(c, "Kernel") ||
+		           xml_is(c, "BuildOptions")) {
+			return xml_err(x, c, "given twice in <Program>");
+		} else {
+			return xml_unknown_child(x, c, kids);
+		}
+	}
+	if (!fm->source)
+		return xml_err(x, n, "missing <Source> (a kernel file or inline source)");
+	if (!fm->kernel)
+		return xml_err(x, n, "missing <Kernel name=\"...\"/>");
+	return 0;
+}
+
+static int read_sizes(const struct xml_ctx *x, xmlNodePtr n, const char *attr, char **parts,
+                      unsigned *dims)
+{
+	char *text = xml_attr(n, attr);
+	int k;
+
+	*dims = 0;
+	if (!text || !text[strspn(text, " \t")]) {
+		free(text);
+		return 0;
+	}
+	k = split_top_level(text, parts, 3);
+	free(text);
+	if (k < 0)
+		return xml_err(x, n, "%s= takes 1 to 3 comma-separated expressions", attr);
+	*dims = (unsigned)k;
+	return 0;
+}
+
+static int read_worksize(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel *fm)
+{
+	static const char *const attrs[] = {"global", "local", NULL};
+
+	if (xml_check_attrs(x, n, attrs) || xml_check_no_text(x, n) ||
+	    read_sizes(x, n, "global", fm->global, &fm->dims) ||
+	    read_sizes(x, n, "local", fm->local, &fm->local_dims))
+		return -1;
+	if (fm->dims == 0)
+		return xml_err(x, n, "missing attribute 'global' (1 to 3 work sizes)");
+	if (fm->local_dims && fm->local_dims != fm->dims)
+		return xml_err(x, n, "global has %u dimensions but local has %u", fm->dims,
+		               fm->local_dims);
+	return 0;
+}
+
+static const struct {
+	const char *tag;
+	enum arg_kind kind;
+} arg_tags[] = {
+        {"Input", ARG_INPUT},       {"Output", ARG_OUTPUT}, {"InOut", ARG_INOUT},
+        {"Constant", ARG_CONSTANT}, {"Local", ARG_LOCAL},
+};
+
+static int read_partition(const struct xml_ctx *x, xmlNodePtr n, struct fm_arg *a)
+{
+	char *p = xml_attr(n, "partition");
+	int rc = 0;
+
+	/* Inputs are usually read at random, so every device needs all of them. */
+	a->partition = a->kind == ARG_INPUT ? PART_COPY : PART_BLOCK;
+	a->unit = xml_attr(n, "unit");
+	if (!p)
+		return 0;
+	a->partition_given = true;
+	if (strcmp(p, "block") == 0)
+		a->partition = PART_BLOCK;
+	else if (strcmp(p, "copy") == 0)
+		a->partition = PART_COPY;
+	else
+		rc = xml_err(x, n, "partition must be 'block' or 'copy', not '%s'", p);
+	free(p);
+	return rc;
+}
+
+static int read_arg(const struct xml_ctx *x, xmlNodePtr n, enum arg_kind kind, struct fm_arg *a)
+{
+	static const char *const stream_attrs[] = {"name",      "type", "count",
+	                                           "partition", "unit", NULL};
+	static const char *const const_attrs[] = {"name", "type", "value", NULL};
+	static const char *const local_attrs[] = {"name", "type", "count", NULL};
+	const char *const *attrs = arg_is_stream(kind)    ? stream_attrs
+	                           : kind == ARG_CONSTANT ? const_attrs
+	                                                  : local_attrs;
+	char *type = NULL;
+	int rc = -1;
+
+	a->kind = kind;
+	a->line = xml_line(n);
+	if (xml_check_attrs(x, n, attrs) || xml_check_no_text(x, n) ||
+	    xml_attr_req(x, n, "name", &a->name) || xml_attr_req(x, n, "type", &type))
+		goto out;
+	if (type_parse(type, &a->type, x->e)) {
+		xml_err(x, n, "%s", x->e->msg);
+		goto out;
+	}
+	if (kind == ARG_CONSTANT)
+		rc = xml_attr_req(x, n, "value", &a->value);
+	else
+		rc = xml_attr_req(x, n, "count", &a->count);
+	if (rc == 0 && arg_is_stream(kind))
+		rc = read_partition(x, n, a);
+out:
+	free(type);
+	return rc;
+}
+
+static int read_arguments(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel *fm)
+{
+	static const char *const none[] = {NULL};
+	static const char *const kids[] = {"Input", "Output", "InOut", "Constant", "Local", NULL};
+
+	if (xml_check_attrs(x, n, none) || xml_check_no_text(x, n))
+		return -1;
+	for (xmlNodePtr c = xml_child(n); c; c = xml_next(c)) {
+		size_t t = 0;
+		struct fm_arg *a;
+		const struct fm_arg *dup;
+
+		while (t < ARRAY_SIZE(arg_tags) && !xml_is(c, arg_tags[t].tag))
+			t++;
+		if (t == ARRAY_SIZE(arg_tags))
+			return xml_unknown_child(x, c, kids);
+		fm->args = xrealloc(fm->args, (fm->nargs + 1) * sizeof(*fm->args));
+		a = memset(&fm->args[fm->nargs++], 0, sizeof(*a));
+		if (read_arg(x, c, arg_tags[t].kind, a))
+			return -1;
+		dup = flowmodel_arg(fm, a->name, NULL);
+		if (dup != a)
+			return xml_err(x, c, "duplicate argument name '%s' (first at line %d)",
+			               a->name, dup->line);
+	}
+	return 0;
+}
+
+static int read_child(const struct xml_ctx *x, xmlNodePtr c, struct flowmodel *fm, xmlNodePtr *seen)
+{
+	static const char *const kids[] = {"Param",    "RuntimeType", "Program",
+	                                   "WorkSize", "Arguments",   NULL};
+	static int (*const readers[])(const struct xml_ctx *, xmlNodePtr, struct flowmodel *) = {
+	        NULL, read_runtime, read_program, read_worksize, read_arguments,
+	};
+
+	if (xml_is(c, "Param"))
+		return xml_read_param(x, c, &fm->params);
+	for (size_t i = 1; kids[i]; i++) {
+		if (!xml_is(c, kids[i]))
+			continue;
+		if (seen[i])
+			return xml_err(x, c, "given twice (first at line %d)", xml_line(seen[i]));
+		seen[i] = c;
+		return readers[i](x, c, fm);
+	}
+	return xml_unknown_child(x, c, kids);
+}
+
+int flowmodel_from_node(const struct xml_ctx *x, xmlNodePtr node, struct flowmodel **out)
+{
+	static const char *const attrs[] = {"name", NULL};
+	xmlNodePtr seen[5] = {NULL};
+	struct flowmodel *fm = xcalloc(1, sizeof(*fm));
+
+	*out = NULL;
+	fm->file = xstrdup(x->file);
+	fm->dir = xstrdup(x->dir);
+	fm->line = xml_line(node);
+	if (xml_check_attrs(x, node, attrs) || xml_check_no_text(x, node))
+		goto fail;
+	fm->name = xml_attr(node, "name");
+	if (!fm->name)
+		fm->name = xstrdup(path_basename(x->file));
+	for (xmlNodePtr c = xml_child(node); c; c = xml_next(c))
+		if (read_child(x, c, fm, seen))
+			goto fail;
+	if (!seen[2]) {
+		xml_err(x, node, "missing <Program> (the kernel's <Source> and <Kernel>)");
+		goto fail;
+	}
+	if (!seen[3]) {
+		xml_err(x, node, "missing <WorkSize global=\"...\"/>");
+		goto fail;
+	}
+	if (!fm->build_options)
+		fm->build_options = xstrdup("");
+	*out = fm;
+	return 0;
+fail:
+	flowmodel_free(fm);
+	return -1;
+}
+
+int flowmodel_read(const char *path, struct flowmodel **out, struct cs_err *e)
+{
+	struct xml_doc d;
+	struct xml_ctx x;
+	xmlNodePtr root;
+	int rc;
+
+	*out = NULL;
+	if (xml_load(path, &d, e))
+		return -1;
+	x = (struct xml_ctx){d.file, d.dir, e};
+	root = xmlDocGetRootElement(d.doc);
+	if (!xml_is(root, "FlowModel"))
+		rc = xml_err(&x, root, "expected a <FlowModel> file");
+	else
+		rc = flowmodel_from_node(&x, root, out);
+	xml_free(&d);
+	return rc;
+}
+
+const struct fm_arg *flowmodel_arg(const struct flowmodel *fm, const char *name, size_t *index)
+{
+	for (size_t i = 0; i < fm->nargs; i++) {
+		if (fm->args[i].name && strcmp(fm->args[i].name, name) == 0) {
+			if (index)
+				*index = i;
+			return &fm->args[i];
+		}
+	}
+	return NULL;
+}
+
+void flowmodel_free(struct flowmodel *fm)
+{
+	if (!fm)
+		return;
+	for (size_t i = 0; i < fm->nargs; i++) {
+		free(fm->args[i].name);
+		free(fm->args[i].count);
+		free(fm->args[i].value);
+		free(fm->args[i].unit);
+	}
+	for (int i = 0; i < 3; i++) {
+		free(fm->global[i]);
+		free(fm->local[i]);
+	}
+	free(fm->args);
+	params_free(&fm->params);
+	free(fm->name);
+	free(fm->file);
+	free(fm->dir);
+	free(fm->device);
+	free(fm->source);
+	free(fm->source_name);
+	free(fm->kernel);
+	free(fm->build_options);
+	free(fm);
+}

@@ -1,0 +1,55 @@
+/* <FlowModel> (DESIGN §3.2): a kernel plus the typed description of its arguments. */
+#ifndef CARSH_MODEL_FLOWMODEL_H
+#define CARSH_MODEL_FLOWMODEL_H
+
+#include <stddef.h>
+
+#include "data/params.h"
+#include "data/types.h"
+#include "model/xml.h"
+#include "runtime/plan.h"
+
+enum partition { PART_BLOCK, PART_COPY };
+
+/* One kernel argument, in kernel order. Expressions stay text until a scope is known. */
+struct fm_arg {
+	enum arg_kind kind;
+	char *name;
+	struct cs_type type;
+	char *count; /* streams and Local */
+	char *value; /* Constant */
+	enum partition partition;
+	bool partition_given;
+	char *unit; /* elements per work-item; NULL means 1 */
+	int line;
+};
+
+struct flowmodel {
+	char *name;
+	char *file; /* the file it was read from (for an inline one, the enclosing file) */
+	char *dir;  /* relative paths start here */
+	int line;
+	struct params params; /* defaults, weakest in every scope */
+	char *device;         /* <RuntimeType device>: any cpu gpu accelerator; NULL = any */
+	char *source;         /* kernel source text */
+	char *source_name;    /* its file name, or "<inline in FILE>" */
+	char *kernel;
+	char *build_options; /* never NULL */
+	char *global[3];
+	unsigned dims;
+	char *local[3];
+	unsigned local_dims; /* 0: no local size */
+	struct fm_arg *args;
+	size_t nargs;
+};
+
+/* Read a flow-model file. */
+int flowmodel_read(const char *path, struct flowmodel **out, struct cs_err *e);
+/* Read a <FlowModel> element (a file's root, or inline in an executable). */
+int flowmodel_from_node(const struct xml_ctx *x, xmlNodePtr node, struct flowmodel **out);
+void flowmodel_free(struct flowmodel *fm);
+/* The argument called name, or NULL. */
+const struct fm_arg *flowmodel_arg(const struct flowmodel *fm, const char *name, size_t *index);
+bool arg_is_stream(enum arg_kind k);
+
+#endif

@@ -1,0 +1,295 @@
+#include "model/planner.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/alloc.h"
+
+struct planner {
+	const struct exe *exe;
+	const struct flowmodel *fm;
+	const struct plan_env *env;
+	struct scope scope;
+	struct job_plan *jp;
+	struct cs_err *e;
+};
+
+/* "fm.xml:12: <Input name="x">: " in front of the current message. */
+static int arg_error(struct planner *p, const struct fm_arg *a)
+{
+	return err_prefix(p->e, "%s:%d: <%s name=\"%s\">: ", p->fm->file, a->line,
+	                  arg_kind_name(a->kind), a->name);
+}
+
+static int eval_worksize(struct planner *p)
+{
+	const struct flowmodel *fm = p->fm;
+	struct kernel_plan *kp = &p->jp->kp;
+
+	kp->dims = fm->dims;
+	kp->has_local = fm->local_dims > 0;
+	for (unsigned d = 0; d < fm->dims; d++) {
+		long long g, l = 1;
+
+		if (scope_eval_range(&p->scope, fm->global[d], "global work size", 1, INT64_MAX, &g,
+		                     p->e) ||
+		    (kp->has_local && scope_eval_range(&p->scope, fm->local[d], "local work size",
+		                                       1, INT64_MAX, &l, p->e)))
+			return err_prefix(p->e, "%s: <WorkSize>: ", fm->file);
+		if (g % l)
+			return err_set(p->e,
+			               "%s: <WorkSize>: work size %lld is not divisible by "
+			               "local size %lld in dimension %u",
+			               fm->file, g, l, d);
+		kp->global[d] = (size_t)g;
+		kp->local[d] = (size_t)l;
+	}
+	return 0;
+}
+
+/* A component of a by-value constant: a parameter's value, or the text itself. */
+static const char *component_text(struct planner *p, const char *text)
+{
+	const struct param *par = scope_get(&p->scope, text);
+
+	return par ? par->value : text;
+}
+
+/* Integer components may be expressions over parameters; float ones are numbers or names. */
+static int parse_component(struct planner *p, enum scalar s, const char *text, void *dst)
+{
+	char num[32];
+	long long v;
+
+	if (scalar_is_float(s))
+		return number_parse(s, component_text(p, text), dst, p->e);
+	if (scope_eval(&p->scope, text, &v, p->e))
+		return -1;
+	snprintf(num, sizeof(num), "%lld", v);
+	return number_parse(s, num, dst, p->e);
+}
+
+/* "1,2,3,4" (or one value for every component) into one element of type t. */
+static int parse_element(struct planner *p, struct cs_type t, const char *text, unsigned char *dst)
+{
+	char *parts[16];
+	size_t ss = scalar_size(t.scalar);
+	int n = split_top_level(text, parts, 16);
+	int rc = 0;
+
+	if (n != 1 && n != (int)t.width) {
+		char tn[16];
+
+		for (int i = 0; i < n; i++)
+			free(parts[i]);
+		return err_set(p->e, "'%s' has %d values, %s needs %u (or 1)", text, n < 0 ? 17 : n,
+		               type_name(t, tn, sizeof(tn)), t.width);
+	}
+	for (unsigned i = 0; i < t.width && rc == 0; i++)
+		rc = parse_component(p, t.scalar, parts[n == 1 ? 0 : i], dst + i * ss);
+	for (int i = 0; i < n; i++)
+		free(parts[i]);
+	return rc;
+}
+
+static int eval_arg(struct planner *p, const struct fm_arg *a, struct kernel_arg *ka)
+{
+	long long count;
+
+	ka->kind = a->kind;
+	ka->name = xstrdup(a->name);
+	ka->type = a->type;
+	if (a->kind == ARG_CONSTANT) {
+		ka->bytes = type_size(a->type);
+		return parse_element(p, a->type, a->value, ka->value) ? arg_error(p, a) : 0;
+	}
+	if (scope_eval_range(&p->scope, a->count, "count", 1, INT64_MAX, &count, p->e))
+		return arg_error(p, a);
+	ka->count = (size_t)count;
+	if ((unsigned long long)count > SIZE_MAX ||
+	    size_mul(ka->count, type_size(a->type), &ka->bytes))
+		return err_set(p->e, "%s:%d: <%s name=\"%s\">: count %lld is too large",
+		               p->fm->file, a->line, arg_kind_name(a->kind), a->name, count);
+	return 0;
+}
+
+static const struct exe_bind *binding_of(const struct exe *exe, const char *stream)
+{
+	for (size_t i = 0; i < exe->nbinds; i++)
+		if (strcmp(exe->binds[i].stream, stream) == 0)
+			return &exe->binds[i];
+	return NULL;
+}
+
+static int bind_file(struct planner *p, const struct exe_bind *b, const struct kernel_arg *ka,
+                     struct stream_bind *sb)
+{
+	long long cols = ka->type.width;
+
+	sb->path = xstrdup(b->path);
+	if (b->columns &&
+	    scope_eval_range(&p->scope, b->columns, "columns", 1, INT64_MAX, &cols, p->e))
+		return err_prefix(p->e, "%s: <DataFile>: ", b->origin);
+	sb->columns = (size_t)cols;
+	return 0;
+}
+
+static int bind_stream(struct planner *p, const struct kernel_arg *ka, struct stream_bind *sb)
+{
+	const struct exe_bind *b = binding_of(p->exe, ka->name);
+
+	sb->how = b->how;
+	switch (b->how) {
+	case BIND_FILE:
+		return bind_file(p, b, ka, sb);
+	case BIND_FILL:
+		if (parse_element(p, ka->type, b->fill, sb->fill))
+			return err_prefix(p->e, "%s: <Fill>: ", b->origin);
+		return 0;
+	case BIND_BUFFER:
+		sb->buffer = xstrdup(b->buffer);
+		if (!p->env->resolve)
+			return err_set(p->e, "%s: <Buffer>: virtual buffers are not available here",
+			               b->origin);
+		if (p->env->resolve(p->env->resolve_ctx, b->buffer, ka->type, ka->count, &sb->shm,
+		                    p->e))
+			return err_prefix(p->e, "%s: stream '%s': ", b->origin, ka->name);
+		return 0;
+	case BIND_DISCARD:
+		return 0;
+	}
+	return 0;
+}
+
+static int find_stream(struct planner *p, const char *name, int line, size_t *idx)
+{
+	const struct fm_arg *a = flowmodel_arg(p->fm, name, idx);
+
+	if (!a || !arg_is_stream(a->kind))
+		return err_set(p->e, "%s:%d: <SwapPair>: '%s' is not a stream of %s", p->exe->file,
+		               line, name, p->fm->file);
+	return 0;
+}
+
+static int plan_pair(struct planner *p, const struct exe_pair *ep, struct swap_pair_idx *out)
+{
+	struct kernel_plan *kp = &p->jp->kp;
+	const struct kernel_arg *in, *o;
+
+	if (find_stream(p, ep->input, ep->line, &out->input) ||
+	    find_stream(p, ep->output, ep->line, &out->output))
+		return -1;
+	in = &kp->args[out->input];
+	o = &kp->args[out->output];
+	if (in->kind == ARG_OUTPUT)
+		return err_set(p->e, "%s:%d: <SwapPair>: input '%s' is an Output stream",
+		               p->exe->file, ep->line, in->name);
+	if (o->kind == ARG_INPUT)
+		return err_set(p->e, "%s:%d: <SwapPair>: output '%s' is an Input stream",
+		               p->exe->file, ep->line, o->name);
+	if (out->input == out->output)
+		return err_set(p->e, "%s:%d: <SwapPair>: a stream cannot pair with itself",
+		               p->exe->file, ep->line);
+	if (in->bytes != o->bytes)
+		return err_set(p->e,
+		               "%s:%d: <SwapPair>: '%s' has %zu bytes but '%s' has %zu; the "
+		               "streams of a pair must have the same size",
+		               p->exe->file, ep->line, in->name, in->bytes, o->name, o->bytes);
+	return 0;
+}
+
+static int pair_overlap(struct planner *p, size_t i)
+{
+	const struct kernel_plan *kp = &p->jp->kp;
+	const struct swap_pair_idx *a = &kp->pairs[i];
+
+	for (size_t j = 0; j < i; j++) {
+		const struct swap_pair_idx *b = &kp->pairs[j];
+
+		if (a->input == b->input || a->input == b->output || a->output == b->input ||
+		    a->output == b->output)
+			return err_set(p->e, "%s:%d: <SwapPair>: a stream is in two swap pairs",
+			               p->exe->file, p->exe->pairs[i].line);
+	}
+	return 0;
+}
+
+static int plan_swap(struct planner *p)
+{
+	struct kernel_plan *kp = &p->jp->kp;
+	long long count;
+
+	if (!p->exe->has_swap)
+		return 0;
+	if (scope_eval_range(&p->scope, p->exe->swap_count, "swap count", 0, INT64_MAX - 1, &count,
+	                     p->e))
+		return err_prefix(p->e, "%s:%d: <Swap>: ", p->exe->file, p->exe->swap_line);
+	kp->swap_count = count;
+	kp->swap_method = p->exe->swap_method;
+	kp->pairs = xcalloc(p->exe->npairs, sizeof(*kp->pairs));
+	kp->npairs = p->exe->npairs;
+	for (size_t i = 0; i < kp->npairs; i++)
+		if (plan_pair(p, &p->exe->pairs[i], &kp->pairs[i]) || pair_overlap(p, i))
+			return -1;
+	return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static void plan_program(struct planner *p)
+{
+	struct kernel_plan *kp = &p->jp->kp;
+	const struct flowmodel *fm = p->fm;
+
+	kp->label = xstrdup(p->exe->file);
+	kp->source = xstrdup(fm->source);
+	kp->source_name = xstrdup(fm->source_name);
+	kp->kernel = xstrdup(fm->kernel);
+	kp->build_options = xstrdup(fm->build_options);
+	kp->device_exe = dup_or_null(p->exe->device);
+	kp->device_cli = dup_or_null(p->env->device_cli);
+	kp->device_fm = dup_or_null(fm->device);
+}
+
+static int plan_args(struct planner *p)
+{
+	struct kernel_plan *kp = &p->jp->kp;
+
+	kp->nargs = p->fm->nargs;
+	kp->args = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(*kp->args));
+	p->jp->binds = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(*p->jp->binds));
+	for (size_t i = 0; i < kp->nargs; i++) {
+		if (eval_arg(p, &p->fm->args[i], &kp->args[i]))
+			return -1;
+		if (arg_is_stream(kp->args[i].kind) &&
+		    bind_stream(p, &kp->args[i], &p->jp->binds[i]))
+			return -1;
+	}
+	return 0;
+}
+
+int plan_exe(const struct exe *exe, const struct plan_env *env, struct job_plan **out,
+             struct cs_err *e)
+{
+	struct planner p = {exe, exe->fm, env, {{NULL}, 0}, NULL, e};
+
+	*out = NULL;
+	scope_init(&p.scope);
+	scope_push(&p.scope, &exe->params);
+	if (env->caller)
+		scope_append(&p.scope, env->caller);
+	scope_push(&p.scope, &exe->fm->params);
+	p.jp = xcalloc(1, sizeof(*p.jp));
+	plan_program(&p);
+	if (eval_worksize(&p) || plan_args(&p) || plan_swap(&p)) {
+		job_plan_free(p.jp);
+		return -1;
+	}
+	*out = p.jp;
+	return 0;
+}

@@ -1,0 +1,360 @@
+#include "model/xml.h"
+
+#include <errno.h>
+#include <libxml/parser.h>
+#include <libxml/xmlerror.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/alloc.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+
+/* No network, no entity substitution, no DTD loading; libxml2 must not print on its own. */
+#define XML_OPTIONS                                                                      \
+	(XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA | \
+	 XML_PARSE_BIG_LINES)
+
+char *file_read_text(const char *path, size_t *len, struct cs_err *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char chunk[65536];
+	size_t n;
+	FILE *f = fopen(path, "rb");
+
+	if (!f) {
+		err_errno(e, "%s", path);
+		return NULL;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		if (sb.len + n > XML_MAX_BYTES) {
+			err_set(e, "%s: larger than %u bytes; refusing to read it", path,
+			        XML_MAX_BYTES);
+			goto fail;
+		}
+		sb_add(&sb, chunk, n);
+	}
+	if (ferror(f)) {
+		err_errno(e, "%s: read error", path);
+		goto fail;
+	}
+	fclose(f);
+	if (len)
+		*len = sb.len;
+	return sb_detach(&sb);
+fail:
+	fclose(f);
+	sb_free(&sb);
+	return NULL;
+}
+
+static void trim_right(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+}
+
+static int parse_error(xmlParserCtxtPtr ctxt, const char *name, struct cs_err *e)
+{
+	const xmlError *xe = xmlCtxtGetLastError(ctxt);
+	char msg[1024] = "not well-formed";
+
+	if (xe && xe->message) {
+		snprintf(msg, sizeof(msg), "%s", xe->message);
+		trim_right(msg);
+	}
+	return err_set(e, "%s:%d: malformed XML: %s", name, xe ? xe->line : 0, msg);
+}
+
+int xml_load_memory(const char *text, size_t len, const char *name, struct xml_doc *out,
+                    struct cs_err *e)
+{
+	xmlParserCtxtPtr ctxt;
+	xmlDocPtr doc;
+
+	memset(out, 0, sizeof(*out));
+	if (len > XML_MAX_BYTES)
+		return err_set(e, "%s: larger than %u bytes; refusing to parse it", name,
+		               XML_MAX_BYTES);
+	ctxt = xmlNewParserCtxt();
+	if (!ctxt)
+		return err_set(e, "%s: cannot create an XML parser (out of memory)", name);
+	doc = xmlCtxtReadMemory(ctxt, text, (int)len, name, NULL, XML_OPTIONS);
+	if (!doc) {
+		parse_error(ctxt, name, e);
+		xmlFreeParserCtxt(ctxt);
+		return -1;
+	}
+	xmlFreeParserCtxt(ctxt);
+	if (doc->intSubset || doc->extSubset) {
+		xmlFreeDoc(doc);
+		return err_set(e,
+		               "%s: document type declarations (DTDs, entities) are not allowed "
+		               "in CarSh files; remove the <!DOCTYPE ...>",
+		               name);
+	}
+	if (!xmlDocGetRootElement(doc)) {
+		xmlFreeDoc(doc);
+		return err_set(e, "%s: empty XML document", name);
+	}
+	out->doc = doc;
+	out->file = xstrdup(name);
+	out->dir = path_dirname(name);
+	return 0;
+}
+
+int xml_load(const char *path, struct xml_doc *out, struct cs_err *e)
+{
+	size_t len;
+	char *text = file_read_text(path, &len, e);
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!text)
+		return -1;
+	rc = xml_load_memory(text, len, path, out, e);
+	free(text);
+	return rc;
+}
+
+void xml_free(struct xml_doc *d)
+{
+	if (d->doc)
+		xmlFreeDoc(d->doc);
+	free(d->file);
+	free(d->dir);
+	memset(d, 0, sizeof(*d));
+}
+
+char *xml_root_name(const char *path, struct cs_err *e)
+{
+	struct xml_doc d;
+	char *name;
+
+	if (xml_load(path, &d, e))
+		return NULL;
+	name = xstrdup((const char *)xmlDocGetRootElement(d.doc)->name);
+	xml_free(&d);
+	return name;
+}
+
+bool xml_is(xmlNodePtr n, const char *name)
+{
+	return n && n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;
+}
+
+int xml_line(xmlNodePtr n)
+{
+	return n ? (int)xmlGetLineNo(n) : 0;
+}
+
+static xmlNodePtr skip_to_element(xmlNodePtr n)
+{
+	while (n && n->type != XML_ELEMENT_NODE)
+		n = n->next;
+	return n;
+}
+
+xmlNodePtr xml_child(xmlNodePtr parent)
+{
+	return parent ? skip_to_element(parent->children) : NULL;
+}
+
+xmlNodePtr xml_next(xmlNodePtr n)
+{
+	return n ? skip_to_element(n->next) : NULL;
+}
+
+char *xml_attr(xmlNodePtr n, const char *name)
+{
+	xmlChar *v = xmlGetNoNsProp(n, (const xmlChar *)name);
+	char *s;
+
+	if (!v)
+		return NULL;
+	s = xstrdup((const char *)v);
+	xmlFree(v);
+	return s;
+}
+
+const char *xml_label(xmlNodePtr n, char *buf, size_t len)
+{
+	char *name = xml_attr(n, "name");
+
+	if (name)
+		snprintf(buf, len, "<%s name=\"%s\">", (const char *)n->name, name);
+	else
+		snprintf(buf, len, "<%s>", (const char *)n->name);
+	free(name);
+	return buf;
+}
+
+int xml_err(const struct xml_ctx *x, xmlNodePtr n, const char *fmt, ...)
+{
+	char msg[CS_ERR_MAX / 2];
+	char label[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return err_set(x->e, "%s:%d: %s: %s", x->file, xml_line(n),
+	               xml_label(n, label, sizeof(label)), msg);
+}
+
+int xml_attr_req(const struct xml_ctx *x, xmlNodePtr n, const char *name, char **out)
+{
+	*out = xml_attr(n, name);
+	if (!*out)
+		return xml_err(x, n, "missing attribute '%s'", name);
+	return 0;
+}
+
+static bool in_list(const char *s, const char *const *list)
+{
+	for (; *list; list++)
+		if (strcmp(s, *list) == 0)
+			return true;
+	return false;
+}
+
+static void join_list(char *buf, size_t len, const char *const *list)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (; *list && used < len; list++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? " " : "", *list);
+}
+
+int xml_check_attrs(const struct xml_ctx *x, xmlNodePtr n, const char *const *allowed)
+{
+	char names[512];
+
+	for (xmlAttrPtr a = n->properties; a; a = a->next) {
+		if (in_list((const char *)a->name, allowed))
+			continue;
+		join_list(names, sizeof(names), allowed);
+		if (!*allowed)
+			return xml_err(x, n, "unknown attribute '%s' (this element takes none)",
+			               (const char *)a->name);
+		return xml_err(x, n, "unknown attribute '%s' (allowed: %s)", (const char *)a->name,
+		               names);
+	}
+	return 0;
+}
+
+int xml_check_no_text(const struct xml_ctx *x, xmlNodePtr n)
+{
+	for (xmlNodePtr c = n->children; c; c = c->next) {
+		if (c->type != XML_TEXT_NODE && c->type != XML_CDATA_SECTION_NODE)
+			continue;
+		for (const xmlChar *p = c->content; p && *p; p++)
+			if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r')
+				return xml_err(x, n, "unexpected text inside this element");
+	}
+	return 0;
+}
+
+char *xml_text(xmlNodePtr n, bool trim)
+{
+	xmlChar *v = xmlNodeGetContent(n);
+	const char *s = v ? (const char *)v : "";
+	size_t len;
+	char *out;
+
+	if (trim)
+		while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+			s++;
+	len = strlen(s);
+	if (trim)
+		while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\n' ||
+		               s[len - 1] == '\r'))
+			len--;
+	out = xstrndup(s, len);
+	xmlFree(v);
+	return out;
+}
+
+int xml_unknown_child(const struct xml_ctx *x, xmlNodePtr child, const char *const *allowed)
+{
+	char names[512];
+	char parent[256];
+
+	join_list(names, sizeof(names), allowed);
+	xml_label(child->parent, parent, sizeof(parent));
+	return err_set(x->e, "%s:%d: unknown element <%s> in %s (allowed: %s)", x->file,
+	               xml_line(child), (const char *)child->name, parent, names);
+}
+
+int xml_read_param(const struct xml_ctx *x, xmlNodePtr n, struct params *ps)
+{
+	static const char *const attrs[] = {"name", "value", NULL};
+	char *name = NULL, *value = NULL, *origin;
+	int rc = -1;
+
+	if (xml_check_attrs(x, n, attrs) || xml_check_no_text(x, n) ||
+	    xml_attr_req(x, n, "name", &name) || xml_attr_req(x, n, "value", &value))
+		goto out;
+	if (!param_name_valid(name)) {
+		xml_err(x, n,
+		        "'%s' is not a valid parameter name (letters, digits and '_', not "
+		        "starting with a digit)",
+		        name);
+		goto out;
+	}
+	if (params_get(ps, name)) {
+		xml_err(x, n, "parameter '%s' is set twice (first at %s)", name,
+		        params_get(ps, name)->origin);
+		goto out;
+	}
+	origin = xasprintf("%s:%d", x->file, xml_line(n));
+	params_set(ps, name, value, origin);
+	free(origin);
+	rc = 0;
+out:
+	free(name);
+	free(value);
+	return rc;
+}
+
+static char *trimmed(const char *s, size_t len)
+{
+	while (len && (*s == ' ' || *s == '\t'))
+		s++, len--;
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	return xstrndup(s, len);
+}
+
+int split_top_level(const char *s, char **parts, int max)
+{
+	int n = 0, depth = 0;
+	const char *start = s;
+
+	for (const char *p = s;; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')')
+			depth--;
+		if (*p && (*p != ',' || depth > 0))
+			continue;
+		if (n == max)
+			goto fail;
+		parts[n] = trimmed(start, (size_t)(p - start));
+		if (!parts[n++][0])
+			goto fail;
+		if (!*p)
+			return n;
+		start = p + 1;
+	}
+fail:
+	while (n > 0)
+		free(parts[--n]);
+	return -1;
+}

@@ -1,0 +1,53 @@
+#include "shell/script.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cmd/cmd.h"
+#include "shell/parse.h"
+#include "util/alloc.h"
+
+struct lookup_ctx {
+	struct session *s;
+	const struct scope *caller;
+};
+
+static const char *lookup_var(void *ctx, const char *name)
+{
+	const struct lookup_ctx *l = ctx;
+	const struct param *p =
+	        l->caller ? scope_get(l->caller, name) : params_get(&l->s->vars, name);
+
+	return p ? p->value : NULL;
+}
+
+int script_run(struct session *s, const char *text, const char *file, int first_line,
+               const struct scope *caller, bool stop_on_error)
+{
+	struct lookup_ctx lc = {s, caller};
+	struct shell_lexer lx;
+	struct cs_err *e = xmalloc(sizeof(*e));
+	int status = 0;
+
+	shell_lexer_init(&lx, text, file, first_line);
+	for (;;) {
+		struct command cmd = COMMAND_INIT;
+		int r = shell_next(&lx, lookup_var, &lc, &cmd, e);
+
+		if (r == SHELL_END)
+			break;
+		if (r != SHELL_COMMAND) {
+			fprintf(stderr, "carsh: %s\n", e->msg);
+			status = s->last_status = 2;
+			if (stop_on_error || r == SHELL_INCOMPLETE)
+				break;
+			continue;
+		}
+		status = command_run(s, &cmd, caller);
+		command_free(&cmd);
+		if (s->exit_requested || s->interrupted || (status != 0 && stop_on_error))
+			break;
+	}
+	free(e);
+	return status;
+}

@@ -1,0 +1,37 @@
+#!/bin/sh
+# The persistent program binary cache (DESIGN §5): reused when nothing changed, never stale,
+# rebuilt when corrupt, off with CARSH_NO_CACHE=1.
+. "$TOP_SRCDIR/tests/shell/lib.sh"
+cd "$T" || exit 1
+export XDG_CACHE_HOME="$T/cache"
+seq 1 8 >x.csv
+sed 's|+ 1.0f;|+ 10.0f;|' "$DATA/bad/good.xml" >k.xml
+
+expect 0 "(compiled)" "$CARSH" -c "time run k.xml x=x.csv y=-"
+n=$(ls "$XDG_CACHE_HOME/carsh" | wc -l)
+[ "$n" -eq 1 ] && pass "a first build stores one binary" || fail "cache holds $n files"
+expect 0 "(binary cache)" "$CARSH" -c "time run k.xml x=x.csv y=-"
+seq 11 18 >want
+same_file "$OUT" want "the cached binary computes the same result"
+
+# A changed source is rebuilt, never served from the old binary.
+sed -i 's|+ 10.0f;|+ 20.0f;|' k.xml
+expect 0 "(compiled)" "$CARSH" -c "time run k.xml x=x.csv y=-"
+seq 21 28 >want
+same_file "$OUT" want "an edited kernel gives the new result"
+# Changed build options are a different binary too.
+sed -i 's|<Kernel name="k"/>|<Kernel name="k"/><BuildOptions>-DUNUSED=1</BuildOptions>|' k.xml
+expect 0 "(compiled)" "$CARSH" -c "time run k.xml x=x.csv y=-"
+
+# A corrupt file is rebuilt.
+for f in "$XDG_CACHE_HOME"/carsh/*; do printf 'garbage' | dd of="$f" bs=1 seek=40 conv=notrunc 2>/dev/null; done
+expect 0 "(compiled)" "$CARSH" -c "time run k.xml x=x.csv y=-"
+same_file "$OUT" want "a corrupt cache file is rebuilt, the result is right"
+expect 0 "(binary cache)" "$CARSH" -c "time run k.xml x=x.csv y=-"
+
+# CARSH_NO_CACHE=1 reads and writes nothing.
+rm -rf "$XDG_CACHE_HOME/carsh"
+expect 0 "(compiled)" env CARSH_NO_CACHE=1 "$CARSH" -c "time run k.xml x=x.csv y=-"
+[ ! -e "$XDG_CACHE_HOME/carsh" ] || [ -z "$(ls "$XDG_CACHE_HOME/carsh")" ] &&
+	pass "CARSH_NO_CACHE=1 stores nothing" || fail "cache written despite CARSH_NO_CACHE=1"
+finish

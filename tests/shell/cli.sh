@@ -1,0 +1,70 @@
+#!/bin/sh
+# The ways to start carsh (DESIGN §4) and what --help and --version promise.
+. "$TOP_SRCDIR/tests/shell/lib.sh"
+cd "$T" || exit 1
+
+expect 0 "" "$CARSH" --help
+grep -q "^usage: carsh" "$OUT" && grep -q -- "--device" "$OUT" && pass "--help shows usage and options" ||
+	fail "--help: $(cat "$OUT")"
+# Every option --help names is accepted.
+for opt in $(grep -o -- ' -[a-zA-Z],\? \?--[a-z-]*\| -[a-zA-Z] ' "$OUT" | grep -o -- '--[a-z-]*\|-[a-zA-Z]' | sort -u); do
+	case "$opt" in
+	-c) expect 0 "" "$CARSH" -c 'echo x' ;;
+	-d | --device) expect 0 "" "$CARSH" "$opt" cpu -c 'echo x' ;;
+	*) expect 0 "" "$CARSH" "$opt" ;;
+	esac
+done
+expect 0 "" "$CARSH" --version
+grep -q "^carsh [0-9]" "$OUT" && pass "--version" || fail "--version: $(cat "$OUT")"
+
+expect 0 "" "$CARSH" -c 'echo hello "big world"; echo again'
+printf 'hello big world\nagain\n' >want
+same_file "$OUT" want "-c runs each command"
+
+# A script file, with NAME=VALUE arguments as variables.
+printf '# a comment\necho from ${WHO}\nset X=1\necho X is ${X}\n' >script.csh
+expect 0 "" "$CARSH" script.csh WHO=script
+printf 'from script\nX is 1\n' >want
+same_file "$OUT" want "a script with a variable from the command line"
+
+# Commands on standard input when it is not a terminal.
+printf 'echo one\necho "two\nlines"\n' | "$CARSH" >"$OUT" 2>"$ERR"
+printf 'one\ntwo\nlines\n' >want
+same_file "$OUT" want "commands from a pipe, a quoted newline included"
+
+# A non-interactive shell stops at the first failing command, with its status.
+expect 127 "nosuch: command not found" "$CARSH" -c 'echo before; nosuch; echo after'
+printf 'before\n' >want
+same_file "$OUT" want "nothing runs after the failing command"
+expect 3 "" "$CARSH" -c 'exit 3; echo never'
+[ ! -s "$OUT" ] && pass "exit stops the shell" || fail "exit: $(cat "$OUT")"
+expect 2 "exit: 'x': expected a status from 0 to 255" "$CARSH" -c 'exit x'
+expect 127 "nosuch.csh: No such file or directory" "$CARSH" nosuch.csh
+
+# help lists every builtin; help CMD gives its usage.
+expect 0 "" "$CARSH" -c help
+for c in run devices time set unset echo source cd help exit; do
+	grep -q "^  $c " "$OUT" || fail "help does not list $c"
+done
+pass "help lists the builtins"
+expect 0 "" "$CARSH" -c 'help run'
+grep -q "^usage: run FILE.xml" "$OUT" && pass "help run" || fail "help run: $(cat "$OUT")"
+expect 1 "help: nosuch: no such command" "$CARSH" -c 'help nosuch'
+
+# set, unset, source, cd.
+expect 0 "" "$CARSH" -c 'set B=2 A=1; set'
+printf 'A=1\nB=2\n' >want
+same_file "$OUT" want "set lists variables in name order"
+expect 1 "unset: A: no such variable" "$CARSH" -c 'unset A'
+expect 1 "set: stats must be 'on' or 'off'" "$CARSH" -c 'set stats=maybe'
+printf 'set FROM=sourced\n' >vars.csh
+expect 0 "" "$CARSH" -c 'source vars.csh; echo ${FROM}'
+printf 'sourced\n' >want
+same_file "$OUT" want "source runs in this shell"
+printf 'source loop.csh\n' >loop.csh
+expect 1 "nested more than 64 deep" "$CARSH" -c 'source loop.csh'
+mkdir -p sub
+expect 0 "" "$CARSH" -c "cd sub; echo ok > here.txt"
+[ -f sub/here.txt ] && pass "cd changes where relative paths go" || fail "cd"
+expect 1 "cd: /nonexistent: No such file or directory" "$CARSH" -c 'cd /nonexistent'
+finish

@@ -1,0 +1,68 @@
+# Shared helpers for the shell-level tests; every tests/shell/*.sh sources this file.
+# The test harness exports CARSH, TOP_SRCDIR, TOP_BUILDDIR and XDG_CACHE_HOME (Makefile.am).
+set -u
+: "${CARSH:?run me through make check}" "${TOP_SRCDIR:?}" "${TOP_BUILDDIR:?}"
+
+REF="$TOP_BUILDDIR/tests/tools/ref"
+DATA="$TOP_SRCDIR/tests/data"
+FM="$TOP_SRCDIR/flowmodels"
+T="$TOP_BUILDDIR/tests/tmp/$(basename "$0" .sh)"
+rm -rf "$T"
+mkdir -p "$T"
+FAILS=0
+OUT="$T/stdout"
+ERR="$T/stderr"
+
+fail() {
+	echo "FAIL: $*" >&2
+	FAILS=$((FAILS + 1))
+}
+
+pass() {
+	echo "ok: $*"
+}
+
+# expect STATUS STDERR_SUBSTRING COMMAND...: run COMMAND; check its exit status and that its
+# standard error contains the substring (an empty substring checks only the status).
+# Standard output is left in $OUT and standard error in $ERR.
+expect() {
+	local want="$1" msg="$2" got
+	shift 2
+	"$@" >"$OUT" 2>"$ERR"
+	got=$?
+	if [ "$got" != "$want" ]; then
+		fail "$*: exit status $got, expected $want; stderr: $(head -c 2000 "$ERR")"
+		return 1
+	fi
+	if [ -n "$msg" ] && ! grep -qF -- "$msg" "$ERR"; then
+		fail "$*: stderr lacks '$msg'; it was: $(head -c 2000 "$ERR")"
+		return 1
+	fi
+	pass "$* -> $want"
+}
+
+# same_file GOT WANT LABEL: byte-identical files.
+same_file() {
+	if cmp -s "$1" "$2"; then
+		pass "$3"
+	else
+		fail "$3: $1 differs from $2: $(diff "$1" "$2" | head -5)"
+	fi
+}
+
+# close_to GOT WANT TOL LABEL: numeric comparison through the independent reference tool.
+close_to() {
+	if "$REF" cmp "$1" "$2" "$3" >"$T/cmp.out" 2>&1; then
+		pass "$4 ($(cat "$T/cmp.out"))"
+	else
+		fail "$4: $(cat "$T/cmp.out")"
+	fi
+}
+
+finish() {
+	if [ "$FAILS" -ne 0 ]; then
+		echo "$FAILS check(s) failed"
+		exit 1
+	fi
+	exit 0
+}
