@@ -21,16 +21,16 @@ int csvio_read_all(const char *path, enum scalar s, void **dst, size_t *n, struc
 
 /* Same from an open stream; name is used in messages. */
 int csvio_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_t n,
-		      struct cs_err *e);
+                      struct cs_err *e);
 
 /* Write n scalars, `columns` per row (0 means 1). A regular file is written to a temporary
  * file in the same directory and renamed over the target, so a failure never leaves a
  * half-written file. */
 int csvio_write(const char *path, enum scalar s, const void *src, size_t n, size_t columns,
-		struct cs_err *e);
+                struct cs_err *e);
 
 /* Same to an open stream (no atomic rename); name is used in messages. */
 int csvio_write_stream(FILE *f, const char *name, enum scalar s, const void *src, size_t n,
-		       size_t columns, struct cs_err *e);
+                       size_t columns, struct cs_err *e);
 
 #endif

@@ -24,7 +24,10 @@ struct params {
 	size_t cap;
 };
 
-#define PARAMS_INIT {NULL, 0, 0}
+#define PARAMS_INIT        \
+	{                  \
+		NULL, 0, 0 \
+	}
 
 /* Set or replace; origin may be NULL. */
 void params_set(struct params *ps, const char *name, const char *value, const char *origin);
@@ -53,6 +56,6 @@ int scope_eval(const struct scope *sc, const char *text, long long *out, struct 
 /* Like scope_eval, but the result must lie in [min, max]; what names the quantity in errors
  * ("count of 'x' is -3: it must be at least 1"). */
 int scope_eval_range(const struct scope *sc, const char *text, const char *what, long long min,
-		     long long max, long long *out, struct cs_err *e);
+                     long long max, long long *out, struct cs_err *e);
 
 #endif

@@ -1,0 +1,513 @@
+/* Numeric CSV files: reading, writing, errors, atomic replacement. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "data/csvio.h"
+#include "suites.h"
+
+static char scratch[64];
+
+static void scratch_create(void)
+{
+	snprintf(scratch, sizeof(scratch), "/tmp/carsh-csv-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(scratch));
+}
+
+/* Remove scratch and what the tests left in it (one level deep is all they make). */
+static void remove_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *ent;
+	char path[512];
+	struct stat st;
+
+	if (!d)
+		return;
+	while ((ent = readdir(d))) {
+		if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, ent->d_name);
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			chmod(path, 0700);
+			remove_tree(path);
+		} else {
+			unlink(path);
+		}
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+static void scratch_remove(void)
+{
+	remove_tree(scratch);
+}
+
+/* scratch/name, in one of a few rotating buffers. */
+static const char *at(const char *name)
+{
+	static char buf[4][512];
+	static int next;
+	char *p = buf[next++ % 4];
+
+	snprintf(p, 512, "%s/%s", scratch, name);
+	return p;
+}
+
+static void write_bytes(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	write_bytes(path, text, strlen(text));
+}
+
+/* The whole file as a string; free() it. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *s = calloc(1, 1 << 20);
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	n = fread(s, 1, (1 << 20) - 1, f);
+	s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+static void assert_file_is(const char *path, const char *want)
+{
+	char *got = slurp(path);
+
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
+static int entries_in(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *ent;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((ent = readdir(d)))
+		n += strcmp(ent->d_name, ".") != 0 && strcmp(ent->d_name, "..") != 0;
+	closedir(d);
+	return n;
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rng_next(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* n random values of s, with all-ones, zero, the sign bit alone and the largest signed
+ * value first; NaNs (which have no single text) replaced. */
+static unsigned char *random_values(enum scalar s, size_t n)
+{
+	size_t size = scalar_size(s);
+	unsigned char *v = malloc(n * size);
+
+	for (size_t i = 0; i < n * size; i++)
+		v[i] = (unsigned char)rng_next();
+	memset(v, 0xff, size);
+	memset(v + size, 0, size);
+	memset(v + 2 * size, 0, size);
+	v[3 * size - 1] = 0x80;
+	memset(v + 3 * size, 0xff, size);
+	v[4 * size - 1] = 0x7f;
+	for (size_t i = 0; i < n && s == SC_FLOAT; i++) {
+		float f;
+
+		memcpy(&f, v + i * size, sizeof(f));
+		f = isnan(f) ? (float)i / 7 : f;
+		memcpy(v + i * size, &f, sizeof(f));
+	}
+	for (size_t i = 0; i < n && s == SC_DOUBLE; i++) {
+		double d;
+
+		memcpy(&d, v + i * size, sizeof(d));
+		d = isnan(d) ? (double)i / 7 : d;
+		memcpy(v + i * size, &d, sizeof(d));
+	}
+	return v;
+}
+
+START_TEST(test_csv_round_trip_every_type)
+{
+	enum scalar s = (enum scalar)_i;
+	size_t n = 1000, size = scalar_size(s);
+	unsigned char *v = random_values(s, n);
+	unsigned char *back = malloc(n * size);
+	struct cs_err e = {""};
+	void *all;
+	size_t count;
+
+	ck_assert_msg(csvio_write(at("x.csv"), s, v, n, 7, &e) == 0, "%s", e.msg);
+	ck_assert_msg(csvio_read(at("x.csv"), s, back, n, &e) == 0, "%s", e.msg);
+	ck_assert_mem_eq(back, v, n * size);
+	ck_assert_int_eq(csvio_read_all(at("x.csv"), s, &all, &count, &e), 0);
+	ck_assert_uint_eq(count, n);
+	ck_assert_mem_eq(all, v, n * size);
+	free(all);
+	free(back);
+	free(v);
+}
+END_TEST
+
+START_TEST(test_csv_reads_rows_of_any_length)
+{
+	int v[8];
+	struct cs_err e = {""};
+
+	write_text(at("x.csv"), "1,2,3\n4\n\n5, 6\r\n\"7\"\n  \n8");
+	ck_assert_msg(csvio_read(at("x.csv"), SC_INT, v, 8, &e) == 0, "%s", e.msg);
+	for (int i = 0; i < 8; i++)
+		ck_assert_int_eq(v[i], i + 1);
+}
+END_TEST
+
+START_TEST(test_csv_read_all_grows_its_array)
+{
+	FILE *f = fopen(at("big.csv"), "w");
+	struct cs_err e = {""};
+	void *all;
+	double *d;
+	size_t n;
+
+	/* 10000 values as 2500 rows of 1, 2, 3 and 4 values. */
+	for (int i = 0, row = 0; i < 10000; row++) {
+		for (int k = 0; k <= row % 4 && i < 10000; k++, i++)
+			fprintf(f, k ? ",%d.5" : "%d.5", i);
+		fputc('\n', f);
+	}
+	fclose(f);
+	ck_assert_msg(csvio_read_all(at("big.csv"), SC_DOUBLE, &all, &n, &e) == 0, "%s", e.msg);
+	ck_assert_uint_eq(n, 10000);
+	d = all;
+	for (int i = 0; i < 10000; i++)
+		ck_assert_double_eq(d[i], i + 0.5);
+	free(all);
+
+	write_text(at("empty.csv"), "\n\n");
+	ck_assert_int_eq(csvio_read_all(at("empty.csv"), SC_DOUBLE, &all, &n, &e), 0);
+	ck_assert_uint_eq(n, 0);
+	free(all);
+}
+END_TEST
+
+START_TEST(test_csv_write_puts_columns_values_per_row)
+{
+	const int ints[7] = {1, 2, 3, 4, 5, -6, 7};
+	const float floats[5] = {0.1f, 0.5f, 1e10f, -0.0f, 1.0f / 3.0f};
+	const unsigned char bytes[2] = {255, 0};
+	struct cs_err e;
+
+	ck_assert_int_eq(csvio_write(at("a.csv"), SC_INT, ints, 7, 3, &e), 0);
+	assert_file_is(at("a.csv"), "1,2,3\n4,5,-6\n7\n");
+	ck_assert_int_eq(csvio_write(at("a.csv"), SC_INT, ints, 3, 0, &e), 0);
+	assert_file_is(at("a.csv"), "1\n2\n3\n");
+	ck_assert_int_eq(csvio_write(at("a.csv"), SC_INT, ints, 6, 3, &e), 0);
+	assert_file_is(at("a.csv"), "1,2,3\n4,5,-6\n");
+	ck_assert_int_eq(csvio_write(at("b.csv"), SC_FLOAT, floats, 5, 5, &e), 0);
+	assert_file_is(at("b.csv"), "0.1,0.5,1e+10,-0,0.33333334\n");
+	ck_assert_int_eq(csvio_write(at("c.csv"), SC_UCHAR, bytes, 2, 16, &e), 0);
+	assert_file_is(at("c.csv"), "255,0\n");
+	ck_assert_int_eq(csvio_write(at("d.csv"), SC_UCHAR, bytes, 0, 16, &e), 0);
+	assert_file_is(at("d.csv"), "");
+	ck_assert_int_eq(entries_in(scratch), 4);
+}
+END_TEST
+
+/* The message for reading content as n values of s. */
+static const char *read_error(const char *content, enum scalar s, size_t n, struct cs_err *e)
+{
+	unsigned char buf[1024];
+
+	write_text(at("x.csv"), content);
+	ck_assert_int_eq(csvio_read(at("x.csv"), s, buf, n, e), -1);
+	return e->msg;
+}
+
+static void assert_error(const char *got, const char *path, const char *rest)
+{
+	char want[1024];
+
+	snprintf(want, sizeof(want), "%s%s", path, rest);
+	ck_assert_str_eq(got, want);
+}
+
+START_TEST(test_csv_bad_value_names_line_and_field)
+{
+	struct cs_err e;
+
+	assert_error(read_error("1,2,3\n\n1,2,3,4,5,6,abc\n", SC_FLOAT, 10, &e), at("x.csv"),
+	             ":3:7: 'abc' is not a number");
+	assert_error(read_error("1\n2.5\n", SC_INT, 2, &e), at("x.csv"),
+	             ":2:1: '2.5' is not an integer");
+	assert_error(read_error("0,256\n", SC_UCHAR, 2, &e), at("x.csv"),
+	             ":1:2: '256' is out of range for uchar");
+	assert_error(read_error("1\n\n\n4,x", SC_INT, 3, &e), at("x.csv"),
+	             ":4:2: 'x' is not a number");
+}
+END_TEST
+
+START_TEST(test_csv_empty_field_is_an_error)
+{
+	struct cs_err e;
+
+	assert_error(read_error("1,2\n1,,2\n", SC_INT, 4, &e), at("x.csv"), ":2:2: empty value");
+	assert_error(read_error("1,2,\n", SC_INT, 3, &e), at("x.csv"), ":1:3: empty value");
+	assert_error(read_error("1\n\"\"\n", SC_INT, 2, &e), at("x.csv"), ":2:1: empty value");
+	assert_error(read_error(",\n", SC_INT, 2, &e), at("x.csv"), ":1:1: empty value");
+}
+END_TEST
+
+START_TEST(test_csv_wrong_count_says_found_and_expected)
+{
+	struct cs_err e;
+
+	assert_error(read_error("1,2,3\n4,5\n", SC_INT, 8, &e), at("x.csv"),
+	             ": 5 values, expected 8");
+	assert_error(read_error("1,2,3,4,5\n6,7,8,9,10\n", SC_INT, 8, &e), at("x.csv"),
+	             ": 10 values, expected 8");
+	assert_error(read_error("1\n", SC_INT, 2, &e), at("x.csv"), ": 1 value, expected 2");
+	assert_error(read_error("", SC_INT, 1, &e), at("x.csv"), ": 0 values, expected 1");
+}
+END_TEST
+
+START_TEST(test_csv_malformed_quotes_are_reported)
+{
+	struct cs_err e;
+
+	assert_error(read_error("1\"2\n", SC_INT, 1, &e), at("x.csv"),
+	             ":1: error parsing data while strict checking enabled");
+	assert_error(read_error("1\n2,\"3\n4\n", SC_INT, 3, &e), at("x.csv"),
+	             ":3: error parsing data while strict checking enabled");
+}
+END_TEST
+
+START_TEST(test_csv_nul_byte_is_not_hidden)
+{
+	int v[3];
+	struct cs_err e;
+
+	write_bytes(at("x.csv"), "1,2\0x,3\n", 8);
+	ck_assert_int_eq(csvio_read(at("x.csv"), SC_INT, v, 3, &e), -1);
+	assert_error(e.msg, at("x.csv"), ":1:2: field holds a NUL byte: not a number");
+}
+END_TEST
+
+START_TEST(test_csv_missing_file_and_directory)
+{
+	int v[1];
+	struct cs_err e;
+
+	ck_assert_int_eq(csvio_read(at("none.csv"), SC_INT, v, 1, &e), -1);
+	assert_error(e.msg, at("none.csv"), ": No such file or directory");
+	ck_assert_int_eq(csvio_read(scratch, SC_INT, v, 1, &e), -1);
+	assert_error(e.msg, scratch, ": Is a directory");
+}
+END_TEST
+
+START_TEST(test_csv_read_stream_uses_the_given_name)
+{
+	char text[] = "1,2\nq\n";
+	FILE *f = fmemopen(text, strlen(text), "r");
+	short v[3];
+	struct cs_err e;
+
+	ck_assert_int_eq(csvio_read_stream(f, "mem", SC_SHORT, v, 3, &e), -1);
+	ck_assert_str_eq(e.msg, "mem:2:1: 'q' is not a number");
+	fclose(f);
+}
+END_TEST
+
+/* Runs with fd (0 or 1) redirected to path, then puts it back. */
+static int redirect(int fd, const char *path, int flags)
+{
+	int saved = dup(fd);
+	int to = open(path, flags, 0666);
+
+	ck_assert_int_ge(to, 0);
+	ck_assert_int_eq(dup2(to, fd), fd);
+	close(to);
+	return saved;
+}
+
+static void restore(int fd, int saved)
+{
+	ck_assert_int_eq(dup2(saved, fd), fd);
+	close(saved);
+}
+
+START_TEST(test_csv_dash_is_standard_input_and_output)
+{
+	const long long out[3] = {-1, 0, 9000000000LL};
+	long long in[2];
+	struct cs_err e;
+	int saved;
+
+	write_text(at("in.csv"), "4,5\n");
+	saved = redirect(0, at("in.csv"), O_RDONLY);
+	ck_assert_int_eq(csvio_read("-", SC_LONG, in, 2, &e), 0);
+	restore(0, saved);
+	clearerr(stdin);
+	ck_assert_int_eq(in[0], 4);
+	ck_assert_int_eq(in[1], 5);
+
+	write_text(at("in.csv"), "x\n");
+	saved = redirect(0, at("in.csv"), O_RDONLY);
+	ck_assert_int_eq(csvio_read("-", SC_LONG, in, 2, &e), -1);
+	restore(0, saved);
+	clearerr(stdin);
+	ck_assert_str_eq(e.msg, "<stdin>:1:1: 'x' is not a number");
+
+	fflush(stdout);
+	saved = redirect(1, at("out.csv"), O_WRONLY | O_CREAT | O_TRUNC);
+	ck_assert_int_eq(csvio_write("-", SC_LONG, out, 3, 2, &e), 0);
+	restore(1, saved);
+	assert_file_is(at("out.csv"), "-1,0\n9000000000\n");
+}
+END_TEST
+
+START_TEST(test_csv_write_failure_leaves_the_old_file)
+{
+	struct rlimit old, small;
+	double *v = calloc(100000, sizeof(*v));
+	struct cs_err e;
+
+	for (int i = 0; i < 100000; i++)
+		v[i] = i / 3.0;
+	write_text(at("x.csv"), "old\n");
+	/* Writes past 4 KiB fail with EFBIG instead of killing the process. */
+	signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+	small = (struct rlimit){4096, old.rlim_max};
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+	ck_assert_int_eq(csvio_write(at("x.csv"), SC_DOUBLE, v, 100000, 4, &e), -1);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	assert_error(e.msg, at("x.csv"), ": File too large");
+	assert_file_is(at("x.csv"), "old\n");
+	ck_assert_int_eq(entries_in(scratch), 1);
+	free(v);
+}
+END_TEST
+
+START_TEST(test_csv_write_into_unwritable_directory_fails_cleanly)
+{
+	const int v[2] = {1, 2};
+	struct cs_err e;
+
+	ck_assert_int_eq(csvio_write(at("nodir/x.csv"), SC_INT, v, 2, 2, &e), -1);
+	assert_error(e.msg, at("nodir/x.csv"),
+	             ": cannot create a temporary file: No such file or directory");
+	/* root writes into read-only directories: only an ordinary user can check this. */
+	if (geteuid() == 0)
+		return;
+	ck_assert_int_eq(mkdir(at("ro"), 0700), 0);
+	write_text(at("ro/x.csv"), "old\n");
+	ck_assert_int_eq(chmod(at("ro"), 0500), 0);
+	ck_assert_int_eq(csvio_write(at("ro/x.csv"), SC_INT, v, 2, 2, &e), -1);
+	assert_error(e.msg, at("ro/x.csv"), ": cannot create a temporary file: Permission denied");
+	assert_file_is(at("ro/x.csv"), "old\n");
+}
+END_TEST
+
+START_TEST(test_csv_write_sets_permissions)
+{
+	const int v[1] = {1};
+	struct cs_err e;
+	struct stat st;
+	mode_t mask = umask(027);
+
+	ck_assert_int_eq(csvio_write(at("new.csv"), SC_INT, v, 1, 1, &e), 0);
+	ck_assert_int_eq(stat(at("new.csv"), &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0640);
+	write_text(at("old.csv"), "old\n");
+	ck_assert_int_eq(chmod(at("old.csv"), 0604), 0);
+	ck_assert_int_eq(csvio_write(at("old.csv"), SC_INT, v, 1, 1, &e), 0);
+	ck_assert_int_eq(stat(at("old.csv"), &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0604);
+	umask(mask);
+}
+END_TEST
+
+START_TEST(test_csv_write_through_a_link_replaces_its_target)
+{
+	const int v[2] = {3, 4};
+	struct cs_err e;
+	struct stat st;
+
+	write_text(at("target.csv"), "old\n");
+	ck_assert_int_eq(symlink("target.csv", at("link.csv")), 0);
+	ck_assert_int_eq(csvio_write(at("link.csv"), SC_INT, v, 2, 2, &e), 0);
+	ck_assert_int_eq(lstat(at("link.csv"), &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	assert_file_is(at("target.csv"), "3,4\n");
+	ck_assert_int_eq(entries_in(scratch), 2);
+}
+END_TEST
+
+START_TEST(test_csv_write_to_devices_in_place)
+{
+	const int v[2] = {3, 4};
+	struct cs_err e;
+
+	ck_assert_int_eq(csvio_write("/dev/null", SC_INT, v, 2, 2, &e), 0);
+	if (access("/dev/full", W_OK) != 0)
+		return;
+	ck_assert_int_eq(csvio_write("/dev/full", SC_INT, v, 2, 2, &e), -1);
+	ck_assert_str_eq(e.msg, "/dev/full: No space left on device");
+}
+END_TEST
+
+Suite *suite_csv(void)
+{
+	Suite *s = suite_create("csv");
+	TCase *tc = tcase_create("csv");
+
+	tcase_add_checked_fixture(tc, scratch_create, scratch_remove);
+	tcase_set_timeout(tc, 60);
+	tcase_add_loop_test(tc, test_csv_round_trip_every_type, 0, SC_COUNT);
+	tcase_add_test(tc, test_csv_reads_rows_of_any_length);
+	tcase_add_test(tc, test_csv_read_all_grows_its_array);
+	tcase_add_test(tc, test_csv_write_puts_columns_values_per_row);
+	tcase_add_test(tc, test_csv_bad_value_names_line_and_field);
+	tcase_add_test(tc, test_csv_empty_field_is_an_error);
+	tcase_add_test(tc, test_csv_wrong_count_says_found_and_expected);
+	tcase_add_test(tc, test_csv_malformed_quotes_are_reported);
+	tcase_add_test(tc, test_csv_nul_byte_is_not_hidden);
+	tcase_add_test(tc, test_csv_missing_file_and_directory);
+	tcase_add_test(tc, test_csv_read_stream_uses_the_given_name);
+	tcase_add_test(tc, test_csv_dash_is_standard_input_and_output);
+	tcase_add_test(tc, test_csv_write_failure_leaves_the_old_file);
+	tcase_add_test(tc, test_csv_write_into_unwritable_directory_fails_cleanly);
+	tcase_add_test(tc, test_csv_write_sets_permissions);
+	tcase_add_test(tc, test_csv_write_through_a_link_replaces_its_target);
+	tcase_add_test(tc, test_csv_write_to_devices_in_place);
+	suite_add_tcase(s, tc);
+	return s;
+}
