@@ -16,9 +16,8 @@
 char *cache_dir(void);
 
 /* The key text for a build. Free it. */
-char *cache_key(const char *platform_version, const char *device_name,
-		const char *device_version, const char *driver_version, const char *options,
-		const char *source);
+char *cache_key(const char *platform_version, const char *device_name, const char *device_version,
+                const char *driver_version, const char *options, const char *source);
 
 /* 0 and a malloc'ed binary on a hit; 1 on a miss (absent, corrupt, other key). */
 int cache_load(const char *dir, const char *key, unsigned char **bin, size_t *len);
@@ -26,7 +25,18 @@ int cache_load(const char *dir, const char *key, unsigned char **bin, size_t *le
 /* Store atomically (temporary file + rename). Failure to store is not fatal for a run:
  * callers may ignore the error. */
 int cache_store(const char *dir, const char *key, const unsigned char *bin, size_t len,
-		struct cs_err *e);
+                struct cs_err *e);
+
+/*
+ * Builds are serialized across processes: PoCL's own kernel cache ($XDG_CACHE_HOME/pocl) is
+ * not safe when several processes build at once (pocl/pocl#430; seen here as "unable to
+ * rename temporary .../kcache/tempfile_..." and a failed build), and carsh runs flow-models
+ * in concurrent processes by design. Returns a descriptor holding an flock on
+ * $XDG_CACHE_HOME/carsh-build.lock (else ~/.cache/...), or -1 when no lock could be had, in
+ * which case the build goes ahead unserialized.
+ */
+int cache_build_lock(void);
+void cache_build_unlock(int fd);
 
 /* The file a key is stored in (for tests and `help cache`). Free it. */
 char *cache_file_for(const char *dir, const char *key);

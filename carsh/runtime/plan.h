@@ -19,11 +19,11 @@ struct kernel_arg {
 	enum arg_kind kind;
 	char *name;
 	struct cs_type type;
-	size_t count;				  /* elements: streams and Local */
-	size_t bytes;				  /* count * type_size(type); constants: type_size */
-	unsigned char value[TYPE_MAX_BYTES];	  /* Constant: the value */
+	size_t count;                        /* elements: streams and Local */
+	size_t bytes;                        /* count * type_size(type); constants: type_size */
+	unsigned char value[TYPE_MAX_BYTES]; /* Constant: the value */
 	void *host; /* streams: Input/InOut data read before the first launch; Output/InOut
-		       destination written after the last. Owned by the executor. */
+	               destination written after the last. Owned by the executor. */
 };
 
 /* Argument indices of one swap pair: after each run the output's data becomes the input. */
@@ -33,12 +33,12 @@ struct swap_pair_idx {
 };
 
 struct kernel_plan {
-	char *label;	   /* the executable's file name, for messages */
-	char *source;	   /* OpenCL C text */
+	char *label;       /* the executable's file name, for messages */
+	char *source;      /* OpenCL C text */
 	char *source_name; /* its file, or "<inline in x.xml>" */
 	char *kernel;
 	char *build_options; /* never NULL */
-	unsigned dims;	     /* 1 to 3 */
+	unsigned dims;       /* 1 to 3 */
 	size_t global[3];
 	size_t local[3];
 	bool has_local;

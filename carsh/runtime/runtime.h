@@ -16,15 +16,15 @@
 
 /* Timings of one execution; event-based where OpenCL gives them. Milliseconds. */
 struct run_stats {
-	double wall_ms;	    /* the whole execution, from the start of the job */
+	double wall_ms;     /* the whole execution, from the start of the job */
 	double platform_ms; /* platform and device discovery */
 	double context_ms;  /* context and queue creation */
 	double build_ms;    /* program build, or load from the binary cache */
 	bool cache_hit;
-	double h2d_ms;	  /* host-to-device writes (profiling events) */
+	double h2d_ms;    /* host-to-device writes (profiling events) */
 	double kernel_ms; /* all kernel launches (profiling events) */
-	double swap_ms;	  /* swap re-binding, device copies or host round trips */
-	double d2h_ms;	  /* device-to-host reads (profiling events) */
+	double swap_ms;   /* swap re-binding, device copies or host round trips */
+	double d2h_ms;    /* device-to-host reads (profiling events) */
 	long long launches;
 	char device[160]; /* "NAME (PLATFORM)" */
 };
@@ -37,8 +37,8 @@ struct rt_devinfo {
 	char name[256];
 	char vendor[128];
 	char platform_name[128];
-	char version[128];	  /* CL_DEVICE_VERSION */
-	char driver[128];	  /* CL_DRIVER_VERSION */
+	char version[128]; /* CL_DEVICE_VERSION */
+	char driver[128];  /* CL_DRIVER_VERSION */
 	char platform_version[128];
 	cl_uint compute_units;
 	cl_ulong global_mem;
@@ -57,7 +57,7 @@ int rt_devices_list(struct rt_devinfo **out, size_t *n, struct cs_err *e);
  * none, the first GPU, else the first CPU, else the first device. Error when the requested
  * device is absent, naming the selector, where it came from, and the devices there are. */
 int rt_device_pick(const struct rt_devinfo *devs, size_t n, const char *exe, const char *cli,
-		   const char *fm, size_t *chosen, struct cs_err *e);
+                   const char *fm, size_t *chosen, struct cs_err *e);
 
 /* "cpu", "gpu", "accelerator" or "other". */
 const char *rt_device_type_name(cl_device_type t);
@@ -65,12 +65,20 @@ const char *rt_device_type_name(cl_device_type t);
 /* Build (or load from the binary cache) the program; on a compile error the message holds
  * the build log. */
 int rt_program_build(cl_context ctx, const struct rt_devinfo *dev, const char *source,
-		     const char *source_name, const char *options, cl_program *out,
-		     bool *cache_hit, struct cs_err *e);
+                     const char *source_name, const char *options, cl_program *out, bool *cache_hit,
+                     struct cs_err *e);
 
-/* Run a plan from scratch: discovery, device choice, context, build, buffers, the S+1
- * launches with the plan's swap method, reading the outputs back to their host buffers. */
-int rt_run_plan(const struct kernel_plan *kp, struct run_stats *st, struct cs_err *e);
+/* Called once the device is chosen, the program built and the plan checked against the
+ * device, before any buffer exists: the executor stages its host data here, so that a plan
+ * the device cannot run fails before anything is read or allocated. */
+typedef int (*rt_stage_fn)(void *arg, struct cs_err *e);
+
+/* Run a plan from scratch: discovery, device choice, context, build, checks, stage(arg)
+ * when given, buffers, the S+1 launches with the plan's swap method, reading the outputs
+ * back to their host buffers (an Output whose host is NULL is not read back). Errors start
+ * with the plan's label. */
+int rt_run_plan(const struct kernel_plan *kp, rt_stage_fn stage, void *stage_arg,
+                struct run_stats *st, struct cs_err *e);
 
 /* "CL_OUT_OF_RESOURCES" for -5, etc. */
 const char *rt_cl_error_name(cl_int err);

@@ -1,0 +1,615 @@
+/*
+ * Running one kernel plan: discovery, device choice, context, build, buffers, the S+1
+ * launches with the swap methods of 004 §5.2 (Figure 35: copy host, copy device, swap), and
+ * the read-back. Every command is profiled, and its time goes to one phase of run_stats.
+ */
+#include "runtime/runtime.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "util/clock.h"
+
+/* Events are waited for and released in batches, so that a loop of many thousand swaps does
+ * not keep as many events alive. */
+#define EVENT_BATCH 256
+
+enum phase { PH_H2D, PH_KERNEL, PH_SWAP, PH_D2H };
+
+struct launch {
+	const struct kernel_plan *kp;
+	struct run_stats *st;
+	struct rt_devinfo *devs;
+	size_t ndev;
+	const struct rt_devinfo *dev;
+	cl_context ctx;
+	cl_command_queue q;
+	cl_program prog;
+	cl_kernel kern;
+	cl_mem *mem;            /* per argument; NULL for Constant and Local */
+	unsigned char *scratch; /* copy-host: the host side of the round trip */
+	cl_event ev[EVENT_BATCH];
+	enum phase ph[EVENT_BATCH];
+	size_t nev;
+};
+
+static bool is_stream(enum arg_kind k)
+{
+	return k == ARG_INPUT || k == ARG_OUTPUT || k == ARG_INOUT;
+}
+
+/* "kernel 'k' on DEV: WHAT failed: CL_..." */
+static int cl_fail(const struct launch *L, struct cs_err *e, cl_int err, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+
+static int cl_fail(const struct launch *L, struct cs_err *e, cl_int err, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (L->dev)
+		return err_set(e, "kernel '%s' on %s: %s failed: %s", L->kp->kernel, L->dev->name,
+		               what, rt_cl_error_name(err));
+	return err_set(e, "kernel '%s': %s failed: %s", L->kp->kernel, what, rt_cl_error_name(err));
+}
+
+/* ---- profiling events ---- */
+
+static const char *phase_name(enum phase p)
+{
+	static const char *const names[] = {"host-to-device write", "kernel launch", "swap copy",
+	                                    "device-to-host read"};
+	return names[p];
+}
+
+static double *phase_ms(struct run_stats *st, enum phase p)
+{
+	switch (p) {
+	case PH_H2D:
+		return &st->h2d_ms;
+	case PH_KERNEL:
+		return &st->kernel_ms;
+	case PH_SWAP:
+		return &st->swap_ms;
+	case PH_D2H:
+		break;
+	}
+	return &st->d2h_ms;
+}
+
+static int event_time(struct launch *L, cl_event ev, enum phase p, struct cs_err *e)
+{
+	cl_ulong t0, t1;
+	cl_int status;
+	cl_int err = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
+	                            NULL);
+
+	if (err != CL_SUCCESS)
+		return cl_fail(L, e, err, "clGetEventInfo");
+	if (status < 0)
+		return cl_fail(L, e, status, "a %s", phase_name(p));
+	err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof(t0), &t0, NULL);
+	if (err == CL_SUCCESS)
+		err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof(t1), &t1, NULL);
+	if (err != CL_SUCCESS)
+		return cl_fail(L, e, err, "clGetEventProfilingInfo");
+	*phase_ms(L->st, p) += t1 >= t0 ? (double)(t1 - t0) / 1e6 : 0.0;
+	return 0;
+}
+
+/* Wait for the pending events, add their times, release them (all of them, even when one
+ * reports an error). */
+static int events_flush(struct launch *L, struct cs_err *e)
+{
+	int rc = 0;
+	cl_int err;
+
+	if (L->nev == 0)
+		return 0;
+	err = clWaitForEvents((cl_uint)L->nev, L->ev);
+	/* On CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST the failed event says which one. */
+	if (err != CL_SUCCESS && err != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+		rc = cl_fail(L, e, err, "clWaitForEvents");
+	for (size_t i = 0; i < L->nev; i++) {
+		if (rc == 0 && event_time(L, L->ev[i], L->ph[i], e) != 0)
+			rc = -1;
+		/* A release failure cannot be acted upon, and the event is gone either way. */
+		(void)clReleaseEvent(L->ev[i]);
+	}
+	L->nev = 0;
+	if (rc == 0 && err != CL_SUCCESS)
+		rc = cl_fail(L, e, err, "clWaitForEvents");
+	return rc;
+}
+
+static int event_add(struct launch *L, cl_event ev, enum phase p, struct cs_err *e)
+{
+	L->ev[L->nev] = ev;
+	L->ph[L->nev] = p;
+	L->nev++;
+	return L->nev == EVENT_BATCH ? events_flush(L, e) : 0;
+}
+
+/* ---- setup: device, context, program, kernel ---- */
+
+static int launch_device(struct launch *L, struct cs_err *e)
+{
+	const struct kernel_plan *kp = L->kp;
+	double t0 = clock_ms();
+	char *full;
+	size_t at;
+
+	if (rt_devices_list(&L->devs, &L->ndev, e) != 0)
+		return -1;
+	if (rt_device_pick(L->devs, L->ndev, kp->device_exe, kp->device_cli, kp->device_fm, &at,
+	                   e) != 0)
+		return -1;
+	L->dev = &L->devs[at];
+	/* Cut to the size of run_stats.device; a long name keeps its start. */
+	full = xasprintf("%s (%s)", L->dev->name, L->dev->platform_name);
+	snprintf(L->st->device, sizeof(L->st->device), "%s", full);
+	free(full);
+	L->st->platform_ms = clock_ms() - t0;
+	return 0;
+}
+
+static int launch_context(struct launch *L, struct cs_err *e)
+{
+	cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+	                                 (cl_context_properties)L->dev->platform, 0};
+	double t0 = clock_ms();
+	cl_int err;
+
+	L->ctx = clCreateContext(props, 1, &L->dev->device, NULL, NULL, &err);
+	if (err != CL_SUCCESS) {
+		L->ctx = NULL;
+		return cl_fail(L, e, err, "clCreateContext");
+	}
+	L->q = clCreateCommandQueue(L->ctx, L->dev->device, CL_QUEUE_PROFILING_ENABLE, &err);
+	if (err != CL_SUCCESS) {
+		L->q = NULL;
+		return cl_fail(L, e, err, "clCreateCommandQueue");
+	}
+	L->st->context_ms = clock_ms() - t0;
+	return 0;
+}
+
+/* CL_PROGRAM_KERNEL_NAMES is "a;b": the message wants "a, b". */
+static void kernel_names(struct launch *L, char *buf, size_t n)
+{
+	size_t len = 0;
+	char *names;
+
+	snprintf(buf, n, "unknown");
+	if (clGetProgramInfo(L->prog, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &len) != CL_SUCCESS ||
+	    len == 0)
+		return;
+	names = xmalloc(len + 1);
+	if (clGetProgramInfo(L->prog, CL_PROGRAM_KERNEL_NAMES, len, names, NULL) == CL_SUCCESS) {
+		size_t o = 0;
+
+		names[len] = '\0';
+		for (char *p = names; *p && o + 3 < n; p++) {
+			if (*p == ';') {
+				buf[o++] = ',';
+				buf[o++] = ' ';
+			} else {
+				buf[o++] = *p;
+			}
+		}
+		buf[o] = '\0';
+		if (o == 0)
+			snprintf(buf, n, "none");
+	}
+	free(names);
+}
+
+static int launch_kernel(struct launch *L, struct cs_err *e)
+{
+	const struct kernel_plan *kp = L->kp;
+	cl_uint nargs;
+	cl_int err;
+
+	L->kern = clCreateKernel(L->prog, kp->kernel, &err);
+	if (err == CL_INVALID_KERNEL_NAME) {
+		char names[1024];
+
+		L->kern = NULL;
+		kernel_names(L, names, sizeof(names));
+		return err_set(e, "kernel '%s' not found in %s (kernels there: %s)", kp->kernel,
+		               kp->source_name, names);
+	}
+	if (err != CL_SUCCESS) {
+		L->kern = NULL;
+		return cl_fail(L, e, err, "clCreateKernel");
+	}
+	err = clGetKernelInfo(L->kern, CL_KERNEL_NUM_ARGS, sizeof(nargs), &nargs, NULL);
+	if (err != CL_SUCCESS)
+		return cl_fail(L, e, err, "clGetKernelInfo(CL_KERNEL_NUM_ARGS)");
+	if (nargs != kp->nargs)
+		return err_set(e, "kernel '%s' in %s takes %u arguments; the flow-model gives %zu",
+		               kp->kernel, kp->source_name, (unsigned)nargs, kp->nargs);
+	return 0;
+}
+
+static int launch_setup(struct launch *L, struct cs_err *e)
+{
+	double t0;
+
+	if (launch_device(L, e) != 0 || launch_context(L, e) != 0)
+		return -1;
+	t0 = clock_ms();
+	if (rt_program_build(L->ctx, L->dev, L->kp->source, L->kp->source_name,
+	                     L->kp->build_options, &L->prog, &L->st->cache_hit, e) != 0) {
+		L->prog = NULL;
+		return -1;
+	}
+	if (launch_kernel(L, e) != 0)
+		return -1;
+	L->st->build_ms = clock_ms() - t0;
+	return 0;
+}
+
+/* ---- checks before any buffer exists: a clear message instead of a CL error code ---- */
+
+static int check_streams(struct launch *L, struct cs_err *e)
+{
+	const struct kernel_plan *kp = L->kp;
+	cl_ulong local_mem, local_sum = 0;
+	cl_int err;
+
+	for (size_t i = 0; i < kp->nargs; i++) {
+		const struct kernel_arg *a = &kp->args[i];
+
+		if (is_stream(a->kind) && a->bytes > L->dev->max_alloc)
+			return err_set(e,
+			               "stream '%s' needs %zu bytes; device '%s' allows at most "
+			               "%llu per buffer",
+			               a->name, a->bytes, L->dev->name,
+			               (unsigned long long)L->dev->max_alloc);
+		if (a->kind == ARG_LOCAL)
+			local_sum += a->bytes;
+	}
+	err = clGetDeviceInfo(L->dev->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local_mem),
+	                      &local_mem, NULL);
+	if (err != CL_SUCCESS)
+		return cl_fail(L, e, err, "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
+	if (local_sum > local_mem)
+		return err_set(e,
+		               "Local arguments need %llu bytes; device '%s' has %llu of local "
+		               "memory",
+		               (unsigned long long)local_sum, L->dev->name,
+		               (unsigned long long)local_mem);
+	return 0;
+}
+
+static int check_local(struct launch *L, struct cs_err *e)
+{
+	const struct kernel_plan *kp = L->kp;
+	size_t group = 1, kmax;
+	cl_int err;
+
+	for (unsigned d = 0; d < kp->dims; d++) {
+		if (kp->local[d] == 0)
+			return err_set(e, "local size 0 in dimension %u", d);
+		if (kp->local[d] > L->dev->max_item_sizes[d])
+			return err_set(e,
+			               "local size %zu in dimension %u exceeds the maximum %zu of "
+			               "device '%s'",
+			               kp->local[d], d, L->dev->max_item_sizes[d], L->dev->name);
+		if (kp->global[d] % kp->local[d] != 0)
+			return err_set(e,
+			               "work size %zu is not divisible by local size %zu in "
+			               "dimension %u",
+			               kp->global[d], kp->local[d], d);
+		group *= kp->local[d];
+	}
+	err = clGetKernelWorkGroupInfo(L->kern, L->dev->device, CL_KERNEL_WORK_GROUP_SIZE,
+	                               sizeof(kmax), &kmax, NULL);
+	if (err != CL_SUCCESS)
+		return cl_fail(L, e, err, "clGetKernelWorkGroupInfo(CL_KERNEL_WORK_GROUP_SIZE)");
+	if (group > L->dev->max_work_group || group > kmax)
+		return err_set(e,
+		               "a work-group of %zu work-items is too large: kernel '%s' on "
+		               "device '%s' allows at most %zu",
+		               group, kp->kernel, L->dev->name,
+		               kmax < L->dev->max_work_group ? kmax : L->dev->max_work_group);
+	return 0;
+}
+
+static int check_work(struct launch *L, struct cs_err *e)
+{
+	const struct kernel_plan *kp = L->kp;
+
+	if (kp->dims < 1 || kp->dims > 3)
+		return err_set(e, "work size has %u dimensions; 1 to 3 are possible", kp->dims);
+	for (unsigned d = 0; d < kp->dims; d++)
+		if (kp->global[d] == 0)
+			return err_set(e, "work size 0 in dimension %u", d);
+	if (kp->swap_count < 0)
+		return err_set(e, "swap count %lld is negative", kp->swap_count);
+	return kp->has_local ? check_local(L, e) : 0;
+}
+
+/* Both sides of a pair are streams of one size, and an argument is in at most one pair:
+ * with shared members, exchanging buffers and copying them would give different data. */
+static int check_pairs(struct launch *L, struct cs_err *e)
+{
+	const struct kernel_plan *kp = L->kp;
+	unsigned char *used = xcalloc(kp->nargs ? kp->nargs : 1, 1);
+	int rc = 0;
+
+	for (size_t p = 0; p < kp->npairs && rc == 0; p++) {
+		size_t in = kp->pairs[p].input, out = kp->pairs[p].output;
+
+		if (in >= kp->nargs || out >= kp->nargs)
+			rc = err_set(e, "swap pair %zu names argument %zu; the kernel has %zu", p,
+			             in >= kp->nargs ? in : out, kp->nargs);
+		else if (in == out || !is_stream(kp->args[in].kind) ||
+		         !is_stream(kp->args[out].kind))
+			rc = err_set(e, "swap pair '%s'/'%s': both must be different streams",
+			             kp->args[in].name, kp->args[out].name);
+		else if (kp->args[in].bytes != kp->args[out].bytes)
+			rc = err_set(e,
+			             "swap pair '%s'/'%s': sizes differ (%zu and %zu bytes); "
+			             "swapped streams must have the same size",
+			             kp->args[in].name, kp->args[out].name, kp->args[in].bytes,
+			             kp->args[out].bytes);
+		else if (used[in] || used[out])
+			rc = err_set(e, "argument '%s' is in more than one swap pair",
+			             kp->args[used[in] ? in : out].name);
+		else
+			used[in] = used[out] = 1;
+	}
+	free(used);
+	return rc;
+}
+
+/* ---- buffers and arguments ---- */
+
+static int set_stream_arg(struct launch *L, size_t i, struct cs_err *e)
+{
+	cl_int err = clSetKernelArg(L->kern, (cl_uint)i, sizeof(cl_mem), &L->mem[i]);
+
+	if (err != CL_SUCCESS)
+		return cl_fail(L, e, err, "clSetKernelArg(%zu, '%s')", i, L->kp->args[i].name);
+	return 0;
+}
+
+static int create_stream(struct launch *L, size_t i, struct cs_err *e)
+{
+	const struct kernel_arg *a = &L->kp->args[i];
+	cl_event ev;
+	cl_int err;
+
+	L->mem[i] = clCreateBuffer(L->ctx, CL_MEM_READ_WRITE, a->bytes, NULL, &err);
+	if (err != CL_SUCCESS) {
+		L->mem[i] = NULL;
+		return cl_fail(L, e, err, "clCreateBuffer for stream '%s' (%zu bytes)", a->name,
+		               a->bytes);
+	}
+	if (a->kind == ARG_OUTPUT)
+		return 0;
+	if (!a->host)
+		return err_set(e, "%s '%s' has no data", arg_kind_name(a->kind), a->name);
+	err = clEnqueueWriteBuffer(L->q, L->mem[i], CL_FALSE, 0, a->bytes, a->host, 0, NULL, &ev);
+	if (err != CL_SUCCESS)
+		return cl_fail(L, e, err, "clEnqueueWriteBuffer for stream '%s'", a->name);
+	return event_add(L, ev, PH_H2D, e);
+}
+
+static int set_value_arg(struct launch *L, size_t i, struct cs_err *e)
+{
+	const struct kernel_arg *a = &L->kp->args[i];
+	/* Local: only the size, the memory is the work-group's. */
+	const void *value = a->kind == ARG_LOCAL ? NULL : a->value;
+	cl_int err = clSetKernelArg(L->kern, (cl_uint)i, a->bytes, value);
+
+	if (err != CL_SUCCESS)
+		return cl_fail(L, e, err, "clSetKernelArg(%zu, %s '%s', %zu bytes)", i,
+		               arg_kind_name(a->kind), a->name, a->bytes);
+	return 0;
+}
+
+static int launch_buffers(struct launch *L, struct cs_err *e)
+{
+	const struct kernel_plan *kp = L->kp;
+	size_t scratch = 0;
+
+	L->mem = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(*L->mem));
+	for (size_t i = 0; i < kp->nargs; i++) {
+		int rc = is_stream(kp->args[i].kind)
+		                 ? create_stream(L, i, e) || set_stream_arg(L, i, e)
+		                 : set_value_arg(L, i, e);
+
+		if (rc != 0)
+			return -1;
+	}
+	if (kp->swap_method != SWAP_COPY_HOST || kp->swap_count == 0)
+		return 0;
+	for (size_t p = 0; p < kp->npairs; p++)
+		if (kp->args[kp->pairs[p].output].bytes > scratch)
+			scratch = kp->args[kp->pairs[p].output].bytes;
+	L->scratch = data_alloc(scratch, 1, "copy-host swap buffer", e);
+	return L->scratch ? 0 : -1;
+}
+
+/* ---- the launches and the swaps between them ---- */
+
+/* 004 §5.2 "swap": exchange the buffers by re-setting the arguments; no data moves. */
+static int swap_rebind(struct launch *L, const struct swap_pair_idx *pr, struct cs_err *e)
+{
+	cl_mem t = L->mem[pr->input];
+
+	L->mem[pr->input] = L->mem[pr->output];
+	L->mem[pr->output] = t;
+	if (set_stream_arg(L, pr->input, e) != 0 || set_stream_arg(L, pr->output, e) != 0)
+		return -1;
+	return 0;
+}
+
+/* 004 §5.2 "copy device": clEnqueueCopyBuffer output -> input, on the device. */
+static int swap_copy_device(struct launch *L, const struct swap_pair_idx *pr, struct cs_err *e)
+{
+	size_t bytes = L->kp->args[pr->output].bytes;
+	cl_event ev;
+	cl_int err = clEnqueueCopyBuffer(L->q, L->mem[pr->output], L->mem[pr->input], 0, 0, bytes,
+	                                 0, NULL, &ev);
+
+	if (err != CL_SUCCESS)
+		return cl_fail(L, e, err, "clEnqueueCopyBuffer '%s' -> '%s'",
+		               L->kp->args[pr->output].name, L->kp->args[pr->input].name);
+	return event_add(L, ev, PH_SWAP, e);
+}
+
+/* 004 §5.2 "copy host": the output travels to host memory and back. Both transfers block,
+ * so the data really is on the host in between, as in Figure 35(a), and the one scratch
+ * buffer serves every pair. */
+static int swap_copy_host(struct launch *L, const struct swap_pair_idx *pr, struct cs_err *e)
+{
+	const struct kernel_arg *in = &L->kp->args[pr->input], *out = &L->kp->args[pr->output];
+	cl_event ev;
+	cl_int err = clEnqueueReadBuffer(L->q, L->mem[pr->output], CL_TRUE, 0, out->bytes,
+	                                 L->scratch, 0, NULL, &ev);
+
+	if (err != CL_SUCCESS)
+		return cl_fail(L, e, err, "clEnqueueReadBuffer of '%s' for copy-host", out->name);
+	if (event_add(L, ev, PH_SWAP, e) != 0)
+		return -1;
+	err = clEnqueueWriteBuffer(L->q, L->mem[pr->input], CL_TRUE, 0, in->bytes, L->scratch, 0,
+	                           NULL, &ev);
+	if (err != CL_SUCCESS)
+		return cl_fail(L, e, err, "clEnqueueWriteBuffer of '%s' for copy-host", in->name);
+	return event_add(L, ev, PH_SWAP, e);
+}
+
+static int swap_one(struct launch *L, const struct swap_pair_idx *pr, struct cs_err *e)
+{
+	switch (L->kp->swap_method) {
+	case SWAP_SWAP:
+		return swap_rebind(L, pr, e);
+	case SWAP_COPY_DEVICE:
+		return swap_copy_device(L, pr, e);
+	case SWAP_COPY_HOST:
+		break;
+	}
+	return swap_copy_host(L, pr, e);
+}
+
+static int swap_all(struct launch *L, struct cs_err *e)
+{
+	const struct kernel_plan *kp = L->kp;
+	double t0 = clock_ms();
+
+	for (size_t p = 0; p < kp->npairs; p++)
+		if (swap_one(L, &kp->pairs[p], e) != 0)
+			return -1;
+	/* Re-binding has no command to profile: the host clock measures it. */
+	if (kp->swap_method == SWAP_SWAP)
+		L->st->swap_ms += clock_ms() - t0;
+	return 0;
+}
+
+static int launch_runs(struct launch *L, struct cs_err *e)
+{
+	const struct kernel_plan *kp = L->kp;
+
+	for (long long r = 0; r <= kp->swap_count; r++) {
+		cl_event ev;
+		cl_int err = clEnqueueNDRangeKernel(L->q, L->kern, kp->dims, NULL, kp->global,
+		                                    kp->has_local ? kp->local : NULL, 0, NULL, &ev);
+
+		if (err != CL_SUCCESS)
+			return cl_fail(L, e, err, "clEnqueueNDRangeKernel (run %lld of %lld)",
+			               r + 1, kp->swap_count + 1);
+		L->st->launches++;
+		if (event_add(L, ev, PH_KERNEL, e) != 0)
+			return -1;
+		if (r < kp->swap_count && swap_all(L, e) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Each output argument's current buffer holds its latest data (after a swap, that is the
+ * buffer bound to it now). An Output without a host buffer (<Discard/>) is not read. */
+static int launch_read_back(struct launch *L, struct cs_err *e)
+{
+	const struct kernel_plan *kp = L->kp;
+	cl_int err;
+
+	for (size_t i = 0; i < kp->nargs; i++) {
+		const struct kernel_arg *a = &kp->args[i];
+		cl_event ev;
+
+		if ((a->kind != ARG_OUTPUT && a->kind != ARG_INOUT) || !a->host)
+			continue;
+		err = clEnqueueReadBuffer(L->q, L->mem[i], CL_FALSE, 0, a->bytes, a->host, 0, NULL,
+		                          &ev);
+		if (err != CL_SUCCESS)
+			return cl_fail(L, e, err, "clEnqueueReadBuffer of stream '%s'", a->name);
+		if (event_add(L, ev, PH_D2H, e) != 0)
+			return -1;
+	}
+	err = clFinish(L->q);
+	if (err != CL_SUCCESS)
+		return cl_fail(L, e, err, "clFinish");
+	return events_flush(L, e);
+}
+
+/* Every path ends here. The queue is drained first: a pending transfer may still use the
+ * caller's host buffers, which are freed once we return. Release errors cannot be acted
+ * upon and are ignored. */
+static void launch_release(struct launch *L)
+{
+	if (L->q)
+		(void)clFinish(L->q);
+	for (size_t i = 0; i < L->nev; i++)
+		(void)clReleaseEvent(L->ev[i]);
+	for (size_t i = 0; L->mem && i < L->kp->nargs; i++)
+		if (L->mem[i])
+			(void)clReleaseMemObject(L->mem[i]);
+	free(L->mem);
+	free(L->scratch);
+	if (L->kern)
+		(void)clReleaseKernel(L->kern);
+	if (L->prog)
+		(void)clReleaseProgram(L->prog);
+	if (L->q)
+		(void)clReleaseCommandQueue(L->q);
+	if (L->ctx)
+		(void)clReleaseContext(L->ctx);
+	free(L->devs);
+}
+
+int rt_run_plan(const struct kernel_plan *kp, rt_stage_fn stage, void *stage_arg,
+                struct run_stats *st, struct cs_err *e)
+{
+	struct launch L = {.kp = kp, .st = st};
+	double t0 = clock_ms();
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	rc = launch_setup(&L, e);
+	if (rc == 0)
+		rc = check_streams(&L, e) || check_work(&L, e) || check_pairs(&L, e);
+	if (rc == 0 && stage)
+		rc = stage(stage_arg, e);
+	if (rc == 0)
+		rc = launch_buffers(&L, e);
+	if (rc == 0)
+		rc = launch_runs(&L, e);
+	if (rc == 0)
+		rc = launch_read_back(&L, e);
+	launch_release(&L);
+	st->wall_ms = clock_ms() - t0;
+	if (rc != 0 && kp->label)
+		err_prefix(e, "%s: ", kp->label);
+	return rc ? -1 : 0;
+}

@@ -1,0 +1,56 @@
+#include "runtime/plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The plan itself may live on the stack or inside a job: free its contents and leave it
+ * zeroed, so a second call is harmless. */
+void kernel_plan_free(struct kernel_plan *kp)
+{
+	if (!kp)
+		return;
+	free(kp->label);
+	free(kp->source);
+	free(kp->source_name);
+	free(kp->kernel);
+	free(kp->build_options);
+	for (size_t i = 0; i < kp->nargs; i++)
+		free(kp->args[i].name);
+	free(kp->args);
+	free(kp->pairs);
+	free(kp->device_exe);
+	free(kp->device_cli);
+	free(kp->device_fm);
+	memset(kp, 0, sizeof(*kp));
+}
+
+const char *arg_kind_name(enum arg_kind k)
+{
+	switch (k) {
+	case ARG_INPUT:
+		return "Input";
+	case ARG_OUTPUT:
+		return "Output";
+	case ARG_INOUT:
+		return "InOut";
+	case ARG_CONSTANT:
+		return "Constant";
+	case ARG_LOCAL:
+		return "Local";
+	}
+	return "?";
+}
+
+/* The spellings of <Swap method="..."> (DESIGN §3.3). */
+const char *swap_method_name(enum swap_method m)
+{
+	switch (m) {
+	case SWAP_SWAP:
+		return "swap";
+	case SWAP_COPY_DEVICE:
+		return "copy-device";
+	case SWAP_COPY_HOST:
+		return "copy-host";
+	}
+	return "?";
+}
