@@ -57,19 +57,36 @@ int carsh_run_script(struct carsh_session *cs, const char *path)
 	return rc;
 }
 
-int carsh_run_xml(struct carsh_session *cs, const char *path, int nparams, char **params)
+int carsh_run_argv(struct carsh_session *cs, int argc, char **argv)
 {
 	struct command cmd = COMMAND_INIT;
 	int rc;
 
-	sv_push(&cmd.argv, "run");
-	sv_push(&cmd.argv, path);
-	for (int i = 0; i < nparams; i++)
-		sv_push(&cmd.argv, params[i]);
+	for (int i = 0; i < argc; i++)
+		sv_push(&cmd.argv, argv[i]);
 	cs->s->interrupted = 0;
 	rc = command_run(cs->s, &cmd, NULL);
 	command_free(&cmd);
 	return rc;
+}
+
+int carsh_run_xml(struct carsh_session *cs, const char *path, int nparams, char **params)
+{
+	char **argv = xcalloc((size_t)nparams + 2, sizeof(char *));
+	int rc;
+
+	argv[0] = (char *)"run";
+	argv[1] = (char *)path;
+	for (int i = 0; i < nparams; i++)
+		argv[i + 2] = params[i];
+	rc = carsh_run_argv(cs, nparams + 2, argv);
+	free(argv);
+	return rc;
+}
+
+bool carsh_is_command(const char *name)
+{
+	return cmd_find(name) != NULL;
 }
 
 int carsh_set(struct carsh_session *cs, const char *assignment)

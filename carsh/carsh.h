@@ -48,6 +48,13 @@ int carsh_run_script(struct carsh_session *s, const char *path);
 /* Run an XML file (the root element decides how) with NAME=VALUE parameters. */
 int carsh_run_xml(struct carsh_session *s, const char *path, int nparams, char **params);
 
+/* Run one command given as words, e.g. {"run", "f.xml", "x=-"} (no parsing, no
+ * expansion). */
+int carsh_run_argv(struct carsh_session *s, int argc, char **argv);
+
+/* True when name is a builtin. */
+bool carsh_is_command(const char *name);
+
 /* Set a variable from "NAME=VALUE" (as `set` does); 0, or 2 with a message on stderr. */
 int carsh_set(struct carsh_session *s, const char *assignment);
 

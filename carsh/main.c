@@ -16,6 +16,7 @@ static void usage(FILE *f)
 	fprintf(f,
 	        "usage: carsh [OPTION]... [FILE.xml [NAME=VALUE]... | SCRIPT [NAME=VALUE]...]\n"
 	        "       carsh [OPTION]... -c 'COMMAND; COMMAND...'\n"
+	        "       carsh [OPTION]... BUILTIN [ARG]...   (e.g. carsh run f.xml x=- y=-)\n"
 	        "\n"
 	        "A shell for stream computing on OpenCL devices. With no file and no -c it reads\n"
 	        "commands from the prompt (or from standard input when that is not a terminal).\n"
@@ -167,11 +168,15 @@ int main(int argc, char **argv)
 	}
 	catch_sigint();
 	if (o.command)
-		carsh_run_string(the_session, o.command, NULL, 1);
+		status = carsh_run_string(the_session, o.command, NULL, 1);
+	else if (optind < argc && carsh_is_command(argv[optind]))
+		status = carsh_run_argv(the_session, argc - optind, argv + optind);
 	else if (optind < argc)
-		run_file(the_session, argv[optind], argc - optind - 1, argv + optind + 1);
+		status = run_file(the_session, argv[optind], argc - optind - 1, argv + optind + 1);
 	else
-		run_stdin(the_session);
-	status = carsh_session_end(the_session);
+		status = run_stdin(the_session);
+	/* `exit N` decides; otherwise the last command does. */
+	carsh_exit_requested(the_session, &status);
+	carsh_session_end(the_session);
 	return status;
 }

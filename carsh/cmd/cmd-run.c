@@ -90,8 +90,6 @@ static int run_plan(struct cmd_ctx *c, struct job_plan *jp, const char *label, s
 	rc = exec_plan_foreground(jp, &io, &c->s->interrupted, &st, &has_stats, e);
 	if (has_stats)
 		stats_add(c->stats, &st);
-	if (rc && e->msg[0])
-		err_prefix(e, "%s: ", label);
 	return rc;
 }
 

@@ -7,6 +7,11 @@
 #include "exec/stage.h"
 #include "util/clock.h"
 
+static int stage_in_hook(void *arg, struct cs_err *e)
+{
+	return stage_in(arg, e);
+}
+
 /* The child's whole life: data in, kernel, data out. */
 static int plan_child(void *arg, struct job_result *res)
 {
@@ -16,12 +21,12 @@ static int plan_child(void *arg, struct job_result *res)
 	int rc;
 
 	err_clear(&e);
-	rc = stage_in(jp, &e);
-	if (rc == 0)
-		rc = rt_run_plan(&jp->kp, &res->stats, &e);
+	rc = rt_run_plan(&jp->kp, stage_in_hook, jp, &res->stats, &e);
 	if (rc == 0) {
 		res->has_stats = true;
 		rc = stage_out(jp, &e);
+		if (rc)
+			err_prefix(&e, "%s: ", jp->kp.label);
 	}
 	res->stats.wall_ms = clock_ms() - t0;
 	memcpy(res->msg, e.msg, sizeof(res->msg));

@@ -59,21 +59,35 @@ static void trim_right(char *s)
 		s[--n] = '\0';
 }
 
-static int parse_error(xmlParserCtxtPtr ctxt, const char *name, struct cs_err *e)
-{
-	const xmlError *xe = xmlCtxtGetLastError(ctxt);
-	char msg[1024] = "not well-formed";
+/* The first error is the one worth showing: later ones are often its consequences
+ * ("Premature end of data" after a tag mismatch). */
+struct first_error {
+	int line;
+	char msg[1024];
+};
 
-	if (xe && xe->message) {
-		snprintf(msg, sizeof(msg), "%s", xe->message);
-		trim_right(msg);
-	}
-	return err_set(e, "%s:%d: malformed XML: %s", name, xe ? xe->line : 0, msg);
+static void keep_first_error(void *data, xmlErrorPtr xe)
+{
+	xmlParserCtxtPtr ctxt = data;
+	struct first_error *fe = ctxt->_private;
+
+	if (!fe || fe->msg[0] || !xe || xe->level < XML_ERR_ERROR)
+		return;
+	fe->line = xe->line;
+	snprintf(fe->msg, sizeof(fe->msg), "%s", xe->message ? xe->message : "not well-formed");
+	trim_right(fe->msg);
+}
+
+static int parse_error(const struct first_error *fe, const char *name, struct cs_err *e)
+{
+	return err_set(e, "%s:%d: malformed XML: %s", name, fe->line,
+	               fe->msg[0] ? fe->msg : "not well-formed");
 }
 
 int xml_load_memory(const char *text, size_t len, const char *name, struct xml_doc *out,
                     struct cs_err *e)
 {
+	struct first_error fe = {0, ""};
 	xmlParserCtxtPtr ctxt;
 	xmlDocPtr doc;
 
@@ -84,9 +98,13 @@ int xml_load_memory(const char *text, size_t len, const char *name, struct xml_d
 	ctxt = xmlNewParserCtxt();
 	if (!ctxt)
 		return err_set(e, "%s: cannot create an XML parser (out of memory)", name);
+	ctxt->_private = &fe;
+	ctxt->sax->serror = keep_first_error;
 	doc = xmlCtxtReadMemory(ctxt, text, (int)len, name, NULL, XML_OPTIONS);
-	if (!doc) {
-		parse_error(ctxt, name, e);
+	if (!doc || fe.msg[0]) {
+		if (doc)
+			xmlFreeDoc(doc);
+		parse_error(&fe, name, e);
 		xmlFreeParserCtxt(ctxt);
 		return -1;
 	}
@@ -354,7 +372,10 @@ int split_top_level(const char *s, char **parts, int max)
 		start = p + 1;
 	}
 fail:
-	while (n > 0)
+	/* parts may be the caller's own array: leave nothing dangling in it. */
+	while (n > 0) {
 		free(parts[--n]);
+		parts[n] = NULL;
+	}
 	return -1;
 }

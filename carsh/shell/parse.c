@@ -320,17 +320,17 @@ static int read_redirection(struct parse *p, struct command *cmd)
 	return read_redirection_target(p, cmd->append ? ">>" : ">", &cmd->redir_out);
 }
 
-/* At '&': the command runs in the background, and nothing but a separator or a comment may
- * follow. The separator is left for skip_empty_commands. */
+/* At '&': the command runs in the background and, as in POSIX shells, '&' also separates
+ * it from the next command ("a & b"). '&&' lists are not part of the grammar. */
 static int read_background(struct parse *p, struct command *cmd)
 {
 	struct shell_lexer *lx = p->lx;
 
 	take(lx);
+	if (cur(lx) == '&')
+		return err_set(p->e, "'&&' is not supported (a non-interactive carsh stops at the "
+		                     "first failing command; separate commands with ';')");
 	cmd->background = true;
-	skip_blanks(lx);
-	if (cur(lx) && !strchr("\n;#", cur(lx)))
-		return err_set(p->e, "'&' must end a command");
 	return 0;
 }
 

@@ -1,8 +1,9 @@
 /*
  * The shell grammar (DESIGN §4): commands separated by newlines or ';'; a trailing '&' runs
- * the command in the background; '#' at the start of a word starts a comment; words may be
- * quoted with '...' (literal) or "..." (with ${NAME} expansion and \" \\ \$ escapes); a
- * backslash outside quotes escapes the next character, and before a newline joins lines;
+ * the command in the background (and, as in POSIX shells, separates it from a next one); '#' at the
+ * start of a word starts a comment; words may be quoted with '...' (literal) or "..." (with ${NAME}
+ * expansion and \" \\ \$ escapes); a backslash outside quotes escapes the next character, and
+ * before a newline joins lines;
  * ${NAME} expands a variable outside single quotes; '< FILE', '> FILE' and '>> FILE'
  * redirect standard input and output.
  *
@@ -23,25 +24,24 @@ struct shell_lexer {
 	const char *text;
 	size_t pos;
 	const char *file; /* for origins and messages; NULL for the prompt and -c */
-	int line;	  /* line number of text[pos] */
+	int line;         /* line number of text[pos] */
 };
 
-void shell_lexer_init(struct shell_lexer *lx, const char *text, const char *file,
-		      int first_line);
+void shell_lexer_init(struct shell_lexer *lx, const char *text, const char *file, int first_line);
 
 enum {
 	SHELL_ERROR = -1,      /* e says why; the lexer is past the bad command */
-	SHELL_END = 0,	       /* no more commands */
+	SHELL_END = 0,         /* no more commands */
 	SHELL_COMMAND = 1,     /* *cmd holds the next command */
 	SHELL_INCOMPLETE = -2, /* the input ends inside quotes or after a '\': need more lines */
 };
 
 /* Parse the next non-empty command into *cmd (which must be COMMAND_INIT). Errors name the
  * place: "run.csh:3: unterminated quote", "${FOO}: variable not set", "'>' needs a file
- * name", "'&' must end a command". An unset variable is looked up in the environment before
+ * name", "'&&' is not supported". An unset variable is looked up in the environment before
  * it is an error. */
 int shell_next(struct shell_lexer *lx, shell_var_lookup lookup, void *ctx, struct command *cmd,
-	       struct cs_err *e);
+               struct cs_err *e);
 
 /* True when text ends inside quotes or after a '\' (the front-end asks for another line). */
 bool shell_text_incomplete(const char *text);

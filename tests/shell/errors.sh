@@ -7,7 +7,7 @@ cd "$T" || exit 1
 seq 1 8 >x8.csv
 
 expect 0 "" "$CARSH" run "$B/good.xml" x=x8.csv y=-
-expect 1 "malformed.xml:15: malformed XML: Opening and ending tag mismatch" \
+expect 1 "malformed.xml:12: malformed XML: Opening and ending tag mismatch: Kernel line 11 and Program" \
 	"$CARSH" run "$B/malformed.xml" x=x8.csv y=-
 expect 1 "unknown_element.xml:15: unknown element <Inptu> in <Arguments> (allowed: Input Output InOut Constant Local)" \
 	"$CARSH" run "$B/unknown_element.xml"
@@ -35,7 +35,7 @@ grep -q "undeclared_thing" "$ERR" && pass "the build log names the bad identifie
 	fail "build log missing: $(cat "$ERR")"
 expect 1 "nonnumber.csv:2:2: 'abc' is not a number" "$CARSH" run "$B/good.xml" x="$B/nonnumber.csv" y=-
 expect 1 "fewer.csv: 5 values, expected 8" "$CARSH" run "$B/good.xml" x="$B/fewer.csv" y=-
-expect 1 "more.csv: more than 8 values, expected 8" "$CARSH" run "$B/good.xml" x="$B/more.csv" y=-
+expect 1 "more.csv: 9 values, expected 8" "$CARSH" run "$B/good.xml" x="$B/more.csv" y=-
 expect 1 "nowhere.csv: No such file or directory" "$CARSH" run "$B/good.xml" x=nowhere.csv y=-
 expect 1 "nowhere.xml: No such file or directory" "$CARSH" run nowhere.xml
 expect 1 "missing_source.xml:5: <Source>: $B/nowhere.cl: No such file or directory" \
@@ -49,7 +49,7 @@ expect 1 "no OpenCL device matches 'accelerator' (from --device/CARSH_DEVICE)" \
 	"$CARSH" --device accelerator run "$B/good.xml" x=x8.csv y=-
 expect 1 "no OpenCL device matches '42' (from --device/CARSH_DEVICE)" \
 	env CARSH_DEVICE=42 "$CARSH" run "$B/good.xml" x=x8.csv y=-
-expect 1 "'zz' is not a stream of" "$CARSH" run "$B/good.xml" zz=1 x=x8.csv y=-
+expect 1 "'9x' is not a valid parameter name" "$CARSH" run "$B/good.xml" 9x=1 x=x8.csv y=-
 expect 127 "frobnicate: command not found (try 'help')" "$CARSH" -c frobnicate
 expect 2 "usage: unset NAME..." "$CARSH" -c unset
 expect 2 "'--bogus'" "$CARSH" --bogus

@@ -62,7 +62,7 @@ printf '0.1,0.25,-3,1e10,7\n' >d.csv
 seq 1 20 >v.csv
 expect 0 "" "$CARSH" run "$DATA/fm/types.xml" d=d.csv d2=d2.csv v=v.csv v2=v2.csv u=u.csv l=l.csv
 awk 'BEGIN { split("0.1 0.25 -3 1e10 7", d, " "); for (i = 1; i <= 5; i++) printf "%.17g\n", d[i] * 2 + 1 / 3 }' >d2.want
-close_to d2.csv d2.want 1e-15 "double stream: d*2 + 1/3"
+close_to_double d2.csv d2.want 1e-15 "double stream: d*2 + 1/3"
 printf '1,-4,9,20\n5,-12,21,40\n9,-20,33,60\n13,-28,45,80\n17,-36,57,100\n' >v2.want
 same_file v2.csv v2.want "int4 stream times the int4 constant (1,-2,3,N)"
 printf '0\n100\n200\n44\n144\n' >u.want

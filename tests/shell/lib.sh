@@ -50,9 +50,20 @@ same_file() {
 	fi
 }
 
-# close_to GOT WANT TOL LABEL: numeric comparison through the independent reference tool.
+# close_to GOT WANT TOL LABEL: numeric comparison (in float precision) through the
+# independent reference tool; close_to_double compares in double precision.
 close_to() {
-	if "$REF" cmp "$1" "$2" "$3" >"$T/cmp.out" 2>&1; then
+	compare cmp "$@"
+}
+
+close_to_double() {
+	compare cmpd "$@"
+}
+
+compare() {
+	local how="$1"
+	shift
+	if "$REF" "$how" "$1" "$2" "$3" >"$T/cmp.out" 2>&1; then
 		pass "$4 ($(cat "$T/cmp.out"))"
 	else
 		fail "$4: $(cat "$T/cmp.out")"

@@ -8,7 +8,11 @@
  *   ref scale A X.csv               A * x
  *   ref saxpy A X.csv Y.csv         A * x + y
  *   ref fir3x3 M N X.csv H.csv      004 §2.7 eq. 1, (M-2) x (N-2) values
- *   ref cmp GOT.csv WANT.csv TOL    max |got-want| / max(1, |want|) <= TOL, same count
+ *   ref cmp GOT.csv WANT.csv TOL    as floats: max |got-want| / max(1, |want|) <= TOL
+ *   ref cmpd GOT.csv WANT.csv TOL   the same in double precision
+ *
+ * cmp rounds both sides to float first, so "1.065795" and "1.06579494" (the same float
+ * written by two formatters) compare equal with TOL 0.
  */
 #include <math.h>
 #include <stdint.h>
@@ -138,11 +142,16 @@ static int cmd_fir(char **argv)
 	return 0;
 }
 
-static int cmd_cmp(char **argv)
+static int cmd_cmp(char **argv, int as_float)
 {
 	size_t n, m;
 	double *got = load(argv[2], &n), *want = load(argv[3], &m), tol = atof(argv[4]), worst = 0;
 	size_t at = 0;
+
+	for (size_t i = 0; as_float && i < n; i++)
+		got[i] = (float)got[i];
+	for (size_t i = 0; as_float && i < m; i++)
+		want[i] = (float)want[i];
 
 	if (n != m) {
 		fprintf(stderr, "ref cmp: %s has %zu values, %s has %zu\n", argv[2], n, argv[3], m);
@@ -170,14 +179,15 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		int args;
-	} cmds[] = {{"gen", 2}, {"vadd", 2}, {"scale", 2}, {"saxpy", 3}, {"fir3x3", 4}, {"cmp", 3}};
+	} cmds[] = {{"gen", 2},    {"vadd", 2}, {"scale", 2}, {"saxpy", 3},
+	            {"fir3x3", 4}, {"cmp", 3},  {"cmpd", 3}};
 	size_t i;
 
 	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (argc >= 2 && strcmp(argv[1], cmds[i].name) == 0)
 			break;
 	if (i == sizeof(cmds) / sizeof(cmds[0]) || argc < cmds[i].args + 2)
-		die("usage: ref gen|vadd|scale|saxpy|fir3x3|cmp ARGS (see ref.c)", NULL);
+		die("usage: ref gen|vadd|scale|saxpy|fir3x3|cmp|cmpd ARGS (see ref.c)", NULL);
 	switch (i) {
 	case 0:
 		return cmd_gen(argc, argv);
@@ -189,7 +199,9 @@ int main(int argc, char **argv)
 		return cmd_saxpy(argv);
 	case 4:
 		return cmd_fir(argv);
+	case 5:
+		return cmd_cmp(argv, 1);
 	default:
-		return cmd_cmp(argv);
+		return cmd_cmp(argv, 0);
 	}
 }

@@ -247,15 +247,29 @@ START_TEST(test_quoted_ampersand_is_literal)
 }
 END_TEST
 
-START_TEST(test_ampersand_before_a_word_is_an_error)
+#define NO_AND_LISTS                                                                          \
+	"'&&' is not supported (a non-interactive carsh stops at the first failing command; " \
+	"separate commands with ';')"
+
+START_TEST(test_ampersand_separates_commands)
 {
 	struct parser p;
 
-	parser_init(&p, "a & b\nc\nd &e\nf && g; h & > x; i &'q'\nj", NULL, 1);
-	EXPECT_ERROR(&p, "'&' must end a command");
-	EXPECT_COMMAND(&p, "c");
-	for (int i = 0; i < 4; i++) /* d, f, h, i */
-		EXPECT_ERROR(&p, "'&' must end a command");
+	parser_init(&p, "a & b\nd &e\nf && g; h & > x; i &'q'\nj", NULL, 1);
+	EXPECT_COMMAND(&p, "a");
+	ck_assert(p.cmd.background);
+	EXPECT_COMMAND(&p, "b");
+	ck_assert(!p.cmd.background);
+	EXPECT_COMMAND(&p, "d");
+	ck_assert(p.cmd.background);
+	EXPECT_COMMAND(&p, "e");
+	EXPECT_ERROR(&p, NO_AND_LISTS);
+	EXPECT_COMMAND(&p, "h");
+	ck_assert(p.cmd.background);
+	EXPECT_ERROR(&p, "a redirection needs a command");
+	EXPECT_COMMAND(&p, "i");
+	ck_assert(p.cmd.background);
+	EXPECT_COMMAND(&p, "q");
 	EXPECT_COMMAND(&p, "j");
 	EXPECT_END(&p);
 }
@@ -531,10 +545,10 @@ START_TEST(test_error_recovery_honours_comments_and_continuations)
 {
 	struct parser p;
 
-	parser_init(&p, "a & b # it's\nc\nd & e\\\n f\ng", NULL, 1);
-	EXPECT_ERROR(&p, "'&' must end a command");
+	parser_init(&p, "a && b # it's\nc\nd && e\\\n f\ng", NULL, 1);
+	EXPECT_ERROR(&p, NO_AND_LISTS);
 	EXPECT_COMMAND(&p, "c");
-	EXPECT_ERROR(&p, "'&' must end a command");
+	EXPECT_ERROR(&p, NO_AND_LISTS);
 	EXPECT_COMMAND(&p, "g");
 	EXPECT_END(&p);
 }
@@ -544,14 +558,16 @@ START_TEST(test_errors_name_file_and_line_of_command_start)
 {
 	struct parser p;
 
-	parser_init(&p, "ok\n\necho \\\n ${NOPE}\nx & y\na >\nb\n", "run.csh", 7);
+	parser_init(&p, "ok\n\necho \\\n ${NOPE}\nx && y\na >\nb\n", "run.csh", 7);
 	EXPECT_COMMAND(&p, "ok");
 	ck_assert_str_eq(p.cmd.origin, "run.csh:7");
 	ck_assert_int_eq(parser_next(&p), SHELL_ERROR);
 	ck_assert_str_eq(p.e.msg,
 	                 "run.csh:9: ${NOPE}: variable not set (set it with 'set NOPE=VALUE')");
 	ck_assert_int_eq(parser_next(&p), SHELL_ERROR);
-	ck_assert_str_eq(p.e.msg, "run.csh:11: '&' must end a command");
+	ck_assert_str_eq(p.e.msg,
+	                 "run.csh:11: '&&' is not supported (a non-interactive carsh "
+	                 "stops at the first failing command; separate commands with ';')");
 	ck_assert_int_eq(parser_next(&p), SHELL_ERROR);
 	ck_assert_str_eq(p.e.msg, "run.csh:12: '>' needs a file name");
 	EXPECT_COMMAND(&p, "b");
@@ -623,9 +639,9 @@ END_TEST
 START_TEST(test_bad_command_still_being_typed_is_incomplete)
 {
 	/* The user has not finished typing; the error shows once the quote is closed. */
-	EXPECT_ONLY_INCOMPLETE("a & 'b", "unterminated single quote");
+	EXPECT_ONLY_INCOMPLETE("a && 'b", "unterminated single quote");
 	EXPECT_ONLY_INCOMPLETE("echo ${NOPE} \"x", "unterminated double quote");
-	EXPECT_ONLY_INCOMPLETE("a & b\\", "'\\' at the end of the input");
+	EXPECT_ONLY_INCOMPLETE("a && b\\", "'\\' at the end of the input");
 }
 END_TEST
 
@@ -700,7 +716,7 @@ Suite *suite_parse(void)
 	tcase_add_test(redir, test_redirection_without_command_is_an_error);
 	suite_add_tcase(s, redir);
 
-	tcase_add_test(errors, test_ampersand_before_a_word_is_an_error);
+	tcase_add_test(errors, test_ampersand_separates_commands);
 	tcase_add_test(errors, test_ampersand_without_command_is_an_error);
 	tcase_add_test(errors, test_error_skips_to_end_of_its_command);
 	tcase_add_test(errors, test_error_recovery_honours_comments_and_continuations);
