@@ -1,4 +1,6 @@
 /* The public API (carsh.h) over the session, the command layer and the shell front-end. */
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,12 +11,56 @@
 #include "shell/parse.h"
 #include "shell/script.h"
 #include "util/alloc.h"
+#include "exec/process.h"
 
 #include "config.h"
 
 struct carsh_session {
 	struct session *s;
 };
+
+/* The one session whose buffers a SIGTERM or SIGHUP must remove. */
+static struct session *volatile signal_session;
+static volatile sig_atomic_t terminating;
+static sigset_t terminating_signals;
+
+/* SIGTERM and SIGHUP are taken by this thread alone (sigwait), never by a handler: what the
+ * master must do before it goes — stop its jobs, unlink every segment — is not
+ * async-signal-safe, and here it need not be. */
+static void *signal_thread(void *arg)
+{
+	sigset_t *set = arg;
+	int sig = 0;
+
+	while (sigwait(set, &sig) != 0)
+		;
+	terminating = 1;
+	fprintf(stderr, "\ncarsh: SIG%s: stopping jobs and removing virtual buffers\n",
+	        sigabbrev_np(sig));
+	proc_signal_all(SIGTERM);
+	if (signal_session)
+		vbuf_table_unlink_all(signal_session->vbufs);
+	_exit(128 + sig);
+}
+
+/* Called before any other thread exists, so that every thread inherits the mask. A
+ * non-interactive carsh ends on SIGINT too, as a shell script does; an interactive one
+ * leaves SIGINT to its front-end (Ctrl-C stops the foreground job, not the shell). */
+static void start_signal_thread(bool interactive)
+{
+	static sigset_t set;
+	pthread_t t;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	if (!interactive)
+		sigaddset(&set, SIGINT);
+	terminating_signals = set;
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (pthread_create(&t, NULL, signal_thread, &set) == 0)
+		pthread_detach(t);
+}
 
 const char *carsh_version(void)
 {
@@ -26,7 +72,11 @@ struct carsh_session *carsh_session_new(const struct carsh_options *opt)
 	struct carsh_session *cs = xcalloc(1, sizeof(*cs));
 	const char *device = opt && opt->device ? opt->device : getenv("CARSH_DEVICE");
 
+	if (!signal_session)
+		start_signal_thread(opt && opt->interactive);
+	vbuf_remove_stale();
 	cs->s = session_new();
+	signal_session = cs->s;
 	cs->s->interactive = opt && opt->interactive;
 	cs->s->run_text = script_run;
 	if (device && device[0])
@@ -38,8 +88,14 @@ int carsh_run_string(struct carsh_session *cs, const char *text, const char *fil
 {
 	struct session *s = cs->s;
 
+	int rc;
+
 	s->interrupted = 0;
-	return script_run(s, text, file, first_line, NULL, !s->interactive);
+	rc = script_run(s, text, file, first_line, NULL, !s->interactive);
+	/* A script has no prompt to show job notices at; failures must still be heard. */
+	if (!s->interactive)
+		jobs_report(s->jobs, stderr, stderr, true);
+	return rc;
 }
 
 int carsh_run_script(struct carsh_session *cs, const char *path)
@@ -111,7 +167,7 @@ bool carsh_text_incomplete(const char *text)
 
 void carsh_report_jobs(struct carsh_session *cs)
 {
-	jobs_report(cs->s->jobs, stderr, stderr);
+	jobs_report(cs->s->jobs, stderr, stderr, false);
 }
 
 bool carsh_exit_requested(const struct carsh_session *cs, int *status)
@@ -123,7 +179,12 @@ bool carsh_exit_requested(const struct carsh_session *cs, int *status)
 
 void carsh_interrupt(struct carsh_session *cs)
 {
+	pid_t child = cs->s->fg_pid;
+
 	cs->s->interrupted = 1;
+	/* From a terminal the child has the signal already; from `kill -INT` it has not. */
+	if (child > 0)
+		kill(child, SIGINT);
 }
 
 const char *carsh_command_name(size_t i)
@@ -134,14 +195,34 @@ const char *carsh_command_name(size_t i)
 	return NULL;
 }
 
+/* A signal that ends the master must decide how it ends, even when the shell was about to
+ * leave normally anyway: the signal thread exits with 128+N; this thread waits for it. */
+static void yield_to_signal(void)
+{
+	sigset_t pending;
+
+	if (sigpending(&pending) != 0)
+		return;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(&terminating_signals, sig) && sigismember(&pending, sig))
+			terminating = 1;
+	while (terminating)
+		pause();
+}
+
 int carsh_session_end(struct carsh_session *cs)
 {
 	struct session *s = cs->s;
 	int status = s->exit_requested ? s->exit_status : s->last_status;
 	struct cs_err e;
 
+	if (jobs_running(s->jobs))
+		fprintf(stderr, "carsh: waiting for %d background job(s) before exiting\n",
+		        jobs_running(s->jobs));
 	if (jobs_sync(s->jobs, 0, &e) != 0)
 		fprintf(stderr, "carsh: %s\n", e.msg);
+	yield_to_signal();
+	signal_session = NULL;
 	session_free(s);
 	free(cs);
 	return status;

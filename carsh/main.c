@@ -28,6 +28,7 @@ static void usage(FILE *f)
 	        "                     'devices', or a name substring (default: $CARSH_DEVICE,\n"
 	        "                     else the flow-model's choice, else the first GPU, else CPU)\n"
 	        "  -h, --help         show this help and exit\n"
+	        "  -i                 interactive even when standard input is not a terminal\n"
 	        "  -V, --version      show the version and exit\n"
 	        "\n"
 	        "Environment: CARSH_DEVICE (as --device), CARSH_NO_CACHE=1 (no program binary\n"
@@ -35,24 +36,6 @@ static void usage(FILE *f)
 	        "Exit status: that of the last command; 1 failure, 2 usage, 127 not found,\n"
 	        "128+N a job killed by signal N. Type 'help' at the prompt for the builtins;\n"
 	        "'man carsh' for the manual.\n");
-}
-
-static void on_sigint(int sig)
-{
-	(void)sig;
-	if (the_session)
-		carsh_interrupt(the_session);
-}
-
-/* No SA_RESTART: a master waiting for its foreground job must notice Ctrl-C. */
-static void catch_sigint(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigint;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
 }
 
 static bool looks_like_xml(const char *path)
@@ -72,7 +55,8 @@ static bool looks_like_xml(const char *path)
 	return ch == '<';
 }
 
-/* Commands from a pipe, run as complete commands arrive. */
+/* Commands from a pipe, run as complete commands arrive. Standard input is read unbuffered,
+ * as POSIX shells read it, so that a job reading '-' gets the lines after its command. */
 static int run_stdin(struct carsh_session *s)
 {
 	char *line = NULL, *text = NULL;
@@ -80,6 +64,7 @@ static int run_stdin(struct carsh_session *s)
 	ssize_t n;
 	int status = 0, first = 1, lineno = 0;
 
+	setvbuf(stdin, NULL, _IONBF, 0);
 	while ((n = getline(&line, &cap, stdin)) > 0) {
 		lineno++;
 		text = realloc(text, len + (size_t)n + 1);
@@ -107,6 +92,7 @@ static int run_stdin(struct carsh_session *s)
 struct options {
 	struct carsh_options carsh;
 	const char *command;
+	bool force_interactive;
 };
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -119,7 +105,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "+c:d:hV", longs, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+c:d:hiV", longs, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
 			o->command = optarg;
@@ -130,6 +116,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 		case 'h':
 			usage(stdout);
 			exit(0);
+		case 'i':
+			o->force_interactive = true;
+			break;
 		case 'V':
 			printf("carsh %s\n", carsh_version());
 			exit(0);
@@ -160,13 +149,13 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	if (parse_options(argc, argv, &o))
 		return 2;
-	o.carsh.interactive = !o.command && optind == argc && isatty(STDIN_FILENO);
+	o.carsh.interactive =
+	        !o.command && optind == argc && (o.force_interactive || isatty(STDIN_FILENO));
 	the_session = carsh_session_new(&o.carsh);
 	if (o.carsh.interactive) {
 		interactive_run(the_session);
 		return carsh_session_end(the_session);
 	}
-	catch_sigint();
 	if (o.command)
 		status = carsh_run_string(the_session, o.command, NULL, 1);
 	else if (optind < argc && carsh_is_command(argv[optind]))

@@ -31,11 +31,12 @@ static int list_devices_child(void *arg, struct job_result *res)
 /* OpenCL runs in a child: the master must never create an OpenCL context (DESIGN §2). */
 static int cmd_devices_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
 {
-	struct child_io io = {fileno(c->in), fileno(c->out)};
+	struct child_io io = cmd_child_io(c);
+	struct exec_env env = cmd_exec_env(c);
 
 	(void)argc;
 	(void)argv;
-	return exec_child_foreground(list_devices_child, NULL, &io, &c->s->interrupted, e);
+	return exec_child_foreground(list_devices_child, NULL, &io, &env, e);
 }
 
 const struct carsh_cmd cmd_devices = {

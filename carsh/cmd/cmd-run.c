@@ -2,9 +2,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "exec/executor.h"
 #include "model/exe.h"
 #include "model/planner.h"
 #include "util/alloc.h"
@@ -21,8 +21,7 @@ static char *word_name(const char *w, const char **value)
 }
 
 /* Words after the file: stream bindings (flow-models only) and parameters. */
-static int read_words(struct exe *exe, bool bind_streams, int n, char **words, struct params *args,
-                      struct cs_err *e)
+static int read_words(struct exe *exe, int n, char **words, struct params *args, struct cs_err *e)
 {
 	for (int i = 0; i < n; i++) {
 		const char *value;
@@ -32,8 +31,8 @@ static int read_words(struct exe *exe, bool bind_streams, int n, char **words, s
 
 		if (!name)
 			return err_set(e, "'%s': expected NAME=VALUE or STREAM=FILE", words[i]);
-		a = flowmodel_arg(exe->fm, name, NULL);
-		if (bind_streams && a && arg_is_stream(a->kind))
+		a = exe ? flowmodel_arg(exe->fm, name, NULL) : NULL;
+		if (a && arg_is_stream(a->kind))
 			rc = exe_bind_word(exe, name, value, e);
 		else if (!param_name_valid(name))
 			rc = err_set(e, "'%s' is not a valid parameter name", name);
@@ -46,75 +45,99 @@ static int read_words(struct exe *exe, bool bind_streams, int n, char **words, s
 	return 0;
 }
 
-static int load_exe(const char *path, const char *root, int n, char **words, struct params *args,
-                    struct exe **out, struct cs_err *e)
+/* <Buffer> bindings: the stream's type and count must be the buffer's. */
+static int resolve_buffer(void *ctx, const char *name, struct cs_type type, size_t count,
+                          char **shm, struct cs_err *e)
 {
-	struct flowmodel *fm;
-	bool is_fm = strcmp(root, "FlowModel") == 0;
+	struct session *s = ctx;
+	struct vbuf v;
+	char want[16], have[16];
 
-	if (is_fm) {
-		if (flowmodel_read(path, &fm, e))
-			return -1;
-		*out = exe_wrap_flowmodel(fm);
-	} else if (exe_read(path, out, e)) {
+	if (vbuf_lookup(s->vbufs, name, &v, e))
+		return -1;
+	if (v.type.scalar != type.scalar || v.type.width != type.width || v.count != count) {
+		err_set(e, "virtual buffer '%s' holds %zu %s, the stream needs %zu %s", name,
+		        v.count, type_name(v.type, have, sizeof(have)), count,
+		        type_name(type, want, sizeof(want)));
+		vbuf_entry_free(&v);
 		return -1;
 	}
-	if (read_words(*out, is_fm, n, words, args, e) ||
-	    (is_fm && exe_check_bindings(*out, true, e))) {
-		exe_free(*out);
-		*out = NULL;
-		return -1;
-	}
+	*shm = v.shm;
+	v.shm = NULL;
+	vbuf_entry_free(&v);
 	return 0;
-}
-
-static struct child_io io_of(const struct cmd_ctx *c)
-{
-	return (struct child_io){fileno(c->in), fileno(c->out)};
 }
 
 static int run_plan(struct cmd_ctx *c, struct job_plan *jp, const char *label, struct cs_err *e)
 {
-	struct child_io io = io_of(c);
+	struct exec_env env = cmd_exec_env(c);
+	struct child_io io = cmd_child_io(c);
 	struct run_stats st;
 	bool has_stats;
 	pid_t pid;
 	int id, rc;
 
 	if (c->background) {
-		if (exec_plan_background(c->s->jobs, jp, label, &io, &id, &pid, e))
+		if (exec_plan_background(&env, c->jobs, jp, label, &io, &id, &pid, e)) {
+			job_plan_free(jp);
 			return 1;
-		fprintf(stderr, "[%d] %d\n", id, (int)pid);
+		}
+		if (!c->quiet)
+			fprintf(stderr, "[%d] %d\n", id, (int)pid);
 		return 0;
 	}
-	rc = exec_plan_foreground(jp, &io, &c->s->interrupted, &st, &has_stats, e);
+	rc = exec_plan_foreground(&env, jp, &io, &st, &has_stats, e);
 	if (has_stats)
 		stats_add(c->stats, &st);
+	job_plan_free(jp);
 	return rc;
 }
 
-static int run_executable(struct cmd_ctx *c, const char *path, const char *root, int n,
-                          char **words, struct cs_err *e)
+int cmd_run_exe(struct cmd_ctx *c, const struct exe *exe, const struct params *args,
+                const char *label, struct cs_err *e)
+{
+	struct scope scope;
+	struct job_plan *jp;
+	struct plan_env env;
+
+	scope_init(&scope);
+	if (args)
+		scope_push(&scope, args);
+	scope_append(&scope, c->caller);
+	env = (struct plan_env){&scope, c->s->device_cli, resolve_buffer, c->s};
+	if (plan_exe(exe, &env, &jp, e))
+		return 1;
+	/* A background job's plan now belongs to the job. */
+	return run_plan(c, jp, label, e);
+}
+
+static int run_executable(struct cmd_ctx *c, const char *path, bool is_fm, int n, char **words,
+                          struct cs_err *e)
 {
 	struct params args = PARAMS_INIT;
-	struct scope scope;
+	struct flowmodel *fm;
 	struct exe *exe = NULL;
-	struct job_plan *jp = NULL;
-	struct plan_env env;
 	int rc = 1;
 
-	if (load_exe(path, root, n, words, &args, &exe, e))
-		goto out;
-	scope_init(&scope);
-	scope_push(&scope, &args);
-	scope_append(&scope, c->caller);
-	env = (struct plan_env){&scope, c->s->device_cli, NULL, NULL};
-	if (plan_exe(exe, &env, &jp, e))
-		goto out;
-	rc = run_plan(c, jp, path, e);
-out:
-	job_plan_free(jp);
+	if (is_fm && flowmodel_read(path, &fm, e) == 0)
+		exe = exe_wrap_flowmodel(fm);
+	else if (!is_fm)
+		exe_read(path, &exe, e);
+	if (exe && read_words(is_fm ? exe : NULL, n, words, &args, e) == 0 &&
+	    (!is_fm || exe_check_bindings(exe, true, e) == 0))
+		rc = cmd_run_exe(c, exe, &args, path, e);
 	exe_free(exe);
+	params_free(&args);
+	return rc;
+}
+
+static int run_batch(struct cmd_ctx *c, const char *path, int n, char **words, struct cs_err *e)
+{
+	struct params args = PARAMS_INIT;
+	int rc = 1;
+
+	if (read_words(NULL, n, words, &args, e) == 0)
+		rc = batch_run_file(c, path, &args, e);
 	params_free(&args);
 	return rc;
 }
@@ -127,7 +150,11 @@ static int cmd_run_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err 
 	if (!root)
 		return 1;
 	if (strcmp(root, "FlowModel") == 0 || strcmp(root, "CarshExe") == 0)
-		rc = run_executable(c, argv[1], root, argc - 2, argv + 2, e);
+		rc = run_executable(c, argv[1], root[0] == 'F', argc - 2, argv + 2, e);
+	else if (strcmp(root, "CarshBat") == 0 && c->background)
+		rc = cmd_background(c, argc, argv, e);
+	else if (strcmp(root, "CarshBat") == 0)
+		rc = run_batch(c, argv[1], argc - 2, argv + 2, e);
 	else
 		rc = cmd_error(e, 1,
 		               "%s: <%s> files cannot be run (expected <FlowModel>, <CarshExe>, "

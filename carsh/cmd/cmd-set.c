@@ -10,13 +10,13 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const struct param *)a)->name, ((const struct param *)b)->name);
 }
 
-static void list_vars(const struct session *s, FILE *out)
+static void list_vars(const struct params *vars, FILE *out)
 {
-	struct param *sorted = xmalloc((s->vars.n + 1) * sizeof(*sorted));
+	struct param *sorted = xmalloc((vars->n + 1) * sizeof(*sorted));
 
-	memcpy(sorted, s->vars.v, s->vars.n * sizeof(*sorted));
-	qsort(sorted, s->vars.n, sizeof(*sorted), by_name);
-	for (size_t i = 0; i < s->vars.n; i++)
+	memcpy(sorted, vars->v, vars->n * sizeof(*sorted));
+	qsort(sorted, vars->n, sizeof(*sorted), by_name);
+	for (size_t i = 0; i < vars->n; i++)
 		fprintf(out, "%s=%s\n", sorted[i].name, sorted[i].value);
 	free(sorted);
 }
@@ -38,7 +38,7 @@ static int check_setting(const char *name, const char *value, struct cs_err *e)
 static int cmd_set_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	if (argc == 1) {
-		list_vars(c->s, c->out);
+		list_vars(c->vars, c->out);
 		return 0;
 	}
 	for (int i = 1; i < argc; i++) {
@@ -54,7 +54,7 @@ static int cmd_set_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err 
 			free(name);
 			return 1;
 		}
-		params_set(&c->s->vars, name, eq + 1, "set");
+		params_set(c->vars, name, eq + 1, "set");
 		free(name);
 	}
 	return 0;

@@ -7,20 +7,20 @@
 static int cmd_source_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	struct session *s = c->s;
+	struct cmd_ctx inner = *c;
 	char *text;
 	int rc;
 
 	(void)argc;
-	if (s->depth >= SESSION_MAX_DEPTH)
+	if (c->depth >= SESSION_MAX_DEPTH)
 		return cmd_error(e, 1,
 		                 "source %s: nested more than %d deep (does it source itself?)",
 		                 argv[1], SESSION_MAX_DEPTH);
 	text = file_read_text(argv[1], NULL, e);
 	if (!text)
 		return 1;
-	s->depth++;
-	rc = s->run_text(s, text, argv[1], 1, c->caller, !s->interactive);
-	s->depth--;
+	inner.depth++;
+	rc = s->run_text(s, text, argv[1], 1, &inner, !s->interactive);
 	free(text);
 	/* The failing command already printed its message. */
 	err_clear(e);

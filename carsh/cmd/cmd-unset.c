@@ -4,7 +4,7 @@
 static int cmd_unset_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	for (int i = 1; i < argc; i++)
-		if (!params_unset(&c->s->vars, argv[i]))
+		if (!params_unset(c->vars, argv[i]))
 			return cmd_error(e, 1, "unset: %s: no such variable", argv[i]);
 	return 0;
 }

@@ -11,7 +11,9 @@
 
 #include "cmd/session.h"
 #include "data/params.h"
+#include "exec/executor.h"
 #include "model/command.h"
+#include "model/exe.h"
 #include "runtime/runtime.h"
 
 /* Statistics of the foreground jobs a command ran (for `time` and `set stats=on`). */
@@ -20,16 +22,31 @@ struct stats_acc {
 	struct run_stats sum;
 };
 
+/* The batch files being run, innermost first: nested batch recursion is refused with the
+ * chain. */
+struct batch_frame {
+	const char *path; /* canonical */
+	const char *shown;
+	const struct batch_frame *up;
+};
+
 /* What a running command sees. */
 struct cmd_ctx {
 	struct session *s;
 	const char *origin;         /* where the command was written, or NULL */
-	const struct scope *caller; /* parameters visible to `run` (batch, then shell) */
+	const struct scope *caller; /* parameters for `run` and ${NAME}: batch, then shell */
+	struct params *vars;        /* what `set` and `unset` change */
 	FILE *in;                   /* after redirections */
 	FILE *out;
 	struct stats_acc *stats; /* where foreground jobs add their statistics */
+	struct jobs *jobs;       /* where its background jobs go: the shell's or a batch's */
 	bool background;         /* the command ended with '&' */
 	bool timed;              /* `time` already prints the statistics */
+	bool quiet;              /* no "[N] PID" notices (inside a batch) */
+	bool detached; /* in a background job's thread: no Ctrl-C, children in their own group */
+	volatile sig_atomic_t *interrupted; /* NULL when detached */
+	int depth;                          /* nesting of source and batches */
+	const struct batch_frame *frames;
 };
 
 struct carsh_cmd {
@@ -46,15 +63,37 @@ extern const struct carsh_cmd *const cmd_table[];
 
 const struct carsh_cmd *cmd_find(const char *name);
 
-/* Run one parsed command in a session: redirections, background, dispatch. Prints its error
- * (with the origin) and returns the status. caller may be NULL (shell variables only). */
-int command_run(struct session *s, const struct command *cmd, const struct scope *caller);
+/* Run one parsed command: redirections, background, dispatch. The context derives from
+ * parent (NULL: the shell's own, with the shell variables as parameters). Prints its error
+ * (with the origin) and returns the status. */
+int command_run(struct session *s, const struct command *cmd, const struct cmd_ctx *parent);
 
-/* Run argv as a command inside an existing context (for `time` and `repeat`). */
+/* Run argv as a command inside an existing context (for `time`, `repeat`, batch steps). */
 int cmd_exec_argv(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e);
+
+/* Run argv as a background job in a thread of its own (a batch, `repeat`, any builtin):
+ * the job gets a snapshot of the parameters and its own standard input and output. */
+int cmd_background(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e);
+
+/* The environment the executors need, for this context. */
+struct exec_env cmd_exec_env(const struct cmd_ctx *c);
+/* A child's standard input and output: the command's, after redirections. */
+struct child_io cmd_child_io(const struct cmd_ctx *c);
+
+/* Run an executable already in memory (a batch's inline <CarshExe>), in the foreground or,
+ * with c->background, as a background job; label names it in messages. */
+int cmd_run_exe(struct cmd_ctx *c, const struct exe *exe, const struct params *args,
+                const char *label, struct cs_err *e);
+
+/* Run a batch file with the parameters args (strongest) in context c. */
+int batch_run_file(struct cmd_ctx *c, const char *path, const struct params *args,
+                   struct cs_err *e);
 
 /* Set the message and return status: `return cmd_error(e, 1, "cd: %s: ...", dir);`. */
 int cmd_error(struct cs_err *e, int status, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+/* Put a prefix in front of the message already in e and return status. */
+int cmd_prefix(struct cs_err *e, int status, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 /* Same with ": strerror(errno)" appended. */
 int cmd_errno(struct cs_err *e, int status, const char *fmt, ...)

@@ -1,10 +1,13 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "util/alloc.h"
+#include "util/strbuf.h"
 
 const struct carsh_cmd *cmd_find(const char *name)
 {
@@ -19,6 +22,17 @@ static bool ends_with(const char *s, const char *suffix)
 	size_t n = strlen(s), m = strlen(suffix);
 
 	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+struct exec_env cmd_exec_env(const struct cmd_ctx *c)
+{
+	return (struct exec_env){c->s->hz, c->interrupted, stderr, c->detached,
+	                         c->detached ? NULL : &c->s->fg_pid};
+}
+
+struct child_io cmd_child_io(const struct cmd_ctx *c)
+{
+	return (struct child_io){fileno(c->in), fileno(c->out), -1};
 }
 
 int cmd_exec_argv(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
@@ -37,16 +51,17 @@ int cmd_exec_argv(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
 		argc++;
 		cmd = cmd_find("run");
 	}
-	if (!cmd) {
-		err_set(e, "%s: command not found (try 'help')", argv[0]);
-		return 127;
-	}
+	if (!cmd)
+		return cmd_error(e, 127, "%s: command not found (try 'help')", argv[0]);
 	if (argc - 1 < cmd->min_args || (cmd->max_args >= 0 && argc - 1 > cmd->max_args)) {
 		free(with_run);
-		err_set(e, "usage: %s", cmd->usage);
-		return 2;
+		return cmd_error(e, 2, "usage: %s", cmd->usage);
 	}
-	rc = cmd->exec(c, argc, args, e);
+	/* `run` decides for itself: a flow-model in the background is a process job. */
+	if (c->background && cmd != cmd_find("run"))
+		rc = cmd_background(c, argc, args, e);
+	else
+		rc = cmd->exec(c, argc, args, e);
 	free(with_run);
 	return rc;
 }
@@ -87,28 +102,40 @@ static void print_error(const struct command *cmd, const struct cs_err *e)
 		fprintf(stderr, "carsh: %s\n", e->msg);
 }
 
-int command_run(struct session *s, const struct command *cmd, const struct scope *caller)
+/* The shell's own context: its variables, its jobs, the terminal's Ctrl-C. */
+static void top_context(struct session *s, struct cmd_ctx *c, struct scope *shell)
 {
-	struct scope shell_only;
-	struct stats_acc acc = {0, {0}};
-	struct cmd_ctx c = {
+	scope_init(shell);
+	scope_push(shell, &s->vars);
+	*c = (struct cmd_ctx){
 	        .s = s,
-	        .origin = cmd->origin,
-	        .caller = caller,
+	        .caller = shell,
+	        .vars = &s->vars,
 	        .in = stdin,
 	        .out = stdout,
-	        .stats = &acc,
-	        .background = cmd->background,
+	        .jobs = s->jobs,
+	        .interrupted = &s->interrupted,
 	};
+}
+
+int command_run(struct session *s, const struct command *cmd, const struct cmd_ctx *parent)
+{
+	struct scope shell;
+	struct stats_acc acc = {0, {0}};
+	struct cmd_ctx c;
 	struct cs_err *e = xmalloc(sizeof(*e));
 	int rc;
 
+	if (parent)
+		c = *parent;
+	else
+		top_context(s, &c, &shell);
+	c.origin = cmd->origin;
+	c.background = cmd->background;
+	c.timed = false;
+	if (!parent)
+		c.stats = &acc;
 	err_clear(e);
-	if (!caller) {
-		scope_init(&shell_only);
-		scope_push(&shell_only, &s->vars);
-		c.caller = &shell_only;
-	}
 	if (open_redirections(cmd, &c, e)) {
 		rc = 1;
 		close_redirections(cmd, &c, e);
@@ -119,9 +146,116 @@ int command_run(struct session *s, const struct command *cmd, const struct scope
 	}
 	if (rc != 0)
 		print_error(cmd, e);
-	if (acc.jobs && session_stats_on(s) && !c.timed)
+	if (acc.jobs && session_stats_on(c.vars) && !c.timed)
 		stats_print(stderr, &acc, -1);
 	s->last_status = rc;
 	free(e);
 	return rc;
+}
+
+/* ---- background commands: a thread with a snapshot of everything it reads ---- */
+
+struct bg_cmd {
+	struct session *s;
+	struct strvec argv;
+	char *origin;
+	struct params vars; /* the caller's parameters, frozen at `&` */
+	FILE *in;
+	FILE *out;
+	int depth;
+	struct batch_frame *frames;
+};
+
+static void bg_cmd_free(void *p)
+{
+	struct bg_cmd *b = p;
+
+	sv_free(&b->argv);
+	free(b->origin);
+	params_free(&b->vars);
+	if (b->in)
+		fclose(b->in);
+	if (b->out && fclose(b->out) != 0)
+		fprintf(stderr, "carsh: background job: error writing its output: %s\n",
+		        strerror(errno));
+	free(b);
+}
+
+static int bg_cmd_body(void *arg, int id, struct cs_err *e)
+{
+	struct bg_cmd *b = arg;
+	struct stats_acc acc = {0, {0}};
+	struct jobs *own = jobs_new();
+	struct scope sc;
+	struct cmd_ctx c;
+	struct cs_err sync_err;
+	int rc;
+
+	(void)id;
+	scope_init(&sc);
+	scope_push(&sc, &b->vars);
+	c = (struct cmd_ctx){
+	        .s = b->s,
+	        .origin = b->origin,
+	        .caller = &sc,
+	        .vars = &b->vars,
+	        .in = b->in,
+	        .out = b->out,
+	        .stats = &acc,
+	        .jobs = own,
+	        .quiet = true,
+	        .detached = true,
+	        .depth = b->depth,
+	};
+	rc = cmd_exec_argv(&c, (int)b->argv.n, b->argv.v, e);
+	if (jobs_sync(own, 0, &sync_err) != 0 && rc == 0) {
+		memcpy(e->msg, sync_err.msg, sizeof(e->msg));
+		rc = 1;
+	}
+	jobs_free(own);
+	fflush(b->out);
+	return rc;
+}
+
+/* The job's own descriptors: the command's redirection closes when the command returns. */
+static FILE *own_stream(FILE *f, const char *mode, bool devnull)
+{
+	int fd = devnull ? open("/dev/null", O_RDONLY | O_CLOEXEC) : dup(fileno(f));
+
+	if (fflush(f) != 0 && !devnull)
+		clearerr(f);
+	return fd < 0 ? NULL : fdopen(fd, mode);
+}
+
+int cmd_background(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+{
+	struct bg_cmd *b = xcalloc(1, sizeof(*b));
+	struct strbuf label = STRBUF_INIT;
+	int id;
+
+	b->s = c->s;
+	for (int i = 0; i < argc; i++) {
+		sv_push(&b->argv, argv[i]);
+		sb_addf(&label, "%s%s", i ? " " : "", argv[i]);
+	}
+	b->origin = c->origin ? xstrdup(c->origin) : NULL;
+	scope_flatten(c->caller, &b->vars);
+	/* POSIX: a background command reads /dev/null unless its input was redirected. */
+	b->in = own_stream(c->in, "r", c->in == stdin);
+	b->out = own_stream(c->out, "w", false);
+	b->depth = c->depth;
+	if (!b->in || !b->out) {
+		bg_cmd_free(b);
+		sb_free(&label);
+		return cmd_errno(e, 1, "cannot set up a background job");
+	}
+	id = jobs_start(c->jobs, sb_str(&label), 0, bg_cmd_body, b, NULL, bg_cmd_free, e);
+	sb_free(&label);
+	if (id < 0) {
+		bg_cmd_free(b);
+		return 1;
+	}
+	if (!c->quiet)
+		fprintf(stderr, "[%d] %d\n", id, (int)getpid());
+	return 0;
 }

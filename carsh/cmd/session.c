@@ -1,15 +1,32 @@
 #include "cmd/session.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/alloc.h"
 
+static size_t limit_from_env(const char *name)
+{
+	const char *v = getenv(name);
+	size_t n = 0;
+
+	if (v && v[0] && vbuf_parse_size(v, &n) != 0) {
+		fprintf(stderr, "carsh: %s='%s' is not a size (e.g. 512M); ignoring it\n", name, v);
+		n = 0;
+	}
+	return n;
+}
+
 struct session *session_new(void)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
+	struct vbuf_limits lim = {limit_from_env("CARSH_MAX_BUFFER"),
+	                          limit_from_env("CARSH_MAX_SHM")};
 
 	s->jobs = jobs_new();
+	s->vbufs = vbuf_table_new(&lim);
+	s->hz = hazards_new();
 	return s;
 }
 
@@ -17,22 +34,17 @@ void session_free(struct session *s)
 {
 	if (!s)
 		return;
-	params_free(&s->vars);
 	jobs_free(s->jobs);
+	vbuf_table_free(s->vbufs);
+	hazards_free(s->hz);
+	params_free(&s->vars);
 	free(s->device_cli);
 	free(s);
 }
 
-const char *session_var(const struct session *s, const char *name)
+bool session_stats_on(const struct params *vars)
 {
-	const struct param *p = params_get(&s->vars, name);
+	const struct param *p = params_get(vars, "stats");
 
-	return p ? p->value : NULL;
-}
-
-bool session_stats_on(const struct session *s)
-{
-	const char *v = session_var(s, "stats");
-
-	return v && (strcmp(v, "on") == 0 || strcmp(v, "1") == 0);
+	return p && (strcmp(p->value, "on") == 0 || strcmp(p->value, "1") == 0);
 }

@@ -1,4 +1,4 @@
-/* The shell's state that commands share: variables, jobs, options. */
+/* The shell's state that commands share: variables, virtual buffers, hazards, jobs. */
 #ifndef CARSH_CMD_SESSION_H
 #define CARSH_CMD_SESSION_H
 
@@ -6,37 +6,42 @@
 #include <stdbool.h>
 
 #include "data/params.h"
+#include "data/vbuf.h"
+#include "exec/hazard.h"
 #include "exec/jobs.h"
 
 struct session;
+struct cmd_ctx;
 
 /* Runs a text of commands through the shell front-end (for `source`, -c and <Command>);
- * installed by the front-end so that this layer needs no parser of its own. ${NAME} and
- * `run` see the parameters of caller (NULL: the shell variables). With stop_on_error the
- * first failing command ends the text. Returns the last status. */
+ * installed by the front-end so that this layer needs no parser of its own. The commands run
+ * in a context derived from parent (NULL: the shell's own). With stop_on_error the first
+ * failing command ends the text. Returns the last status. */
 typedef int (*text_runner)(struct session *s, const char *text, const char *file, int first_line,
-                           const struct scope *caller, bool stop_on_error);
+                           const struct cmd_ctx *parent, bool stop_on_error);
 
 struct session {
 	struct params vars; /* `set` variables; also the weakest parameters of every run */
-	struct jobs *jobs;
+	struct jobs *jobs;  /* the shell's background jobs */
+	struct vbuf_table *vbufs;
+	struct hazards *hz;
 	char *device_cli; /* --device / CARSH_DEVICE */
 	bool interactive;
 	bool exit_requested;
 	int exit_status;
 	int last_status;
 	volatile sig_atomic_t interrupted; /* Ctrl-C or SIGINT since the last command */
-	int depth;                         /* nesting of source and batches */
+	volatile sig_atomic_t fg_pid;      /* the foreground child, 0 when none */
 	text_runner run_text;
 };
 
 #define SESSION_MAX_DEPTH 64
 
+/* A new session; its virtual buffers obey CARSH_MAX_BUFFER and CARSH_MAX_SHM. */
 struct session *session_new(void);
+/* Waits for nothing: the caller syncs first. Unlinks every virtual buffer. */
 void session_free(struct session *s);
-/* A shell variable, or NULL. */
-const char *session_var(const struct session *s, const char *name);
-/* True when `set stats=on`. */
-bool session_stats_on(const struct session *s);
+/* True when `set stats=on` (in the variables vars). */
+bool session_stats_on(const struct params *vars);
 
 #endif

@@ -15,6 +15,18 @@ int cmd_error(struct cs_err *e, int status, const char *fmt, ...)
 	return status;
 }
 
+int cmd_prefix(struct cs_err *e, int status, const char *fmt, ...)
+{
+	char head[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(head, sizeof(head), fmt, ap);
+	va_end(ap);
+	err_prefix(e, "%s", head);
+	return status;
+}
+
 int cmd_errno(struct cs_err *e, int status, const char *fmt, ...)
 {
 	int saved = errno;

@@ -209,3 +209,14 @@ int scope_eval_range(const struct scope *sc, const char *text, const char *what,
 	*out = v;
 	return 0;
 }
+
+void scope_flatten(const struct scope *sc, struct params *dst)
+{
+	/* Weakest first, so that stronger layers overwrite. */
+	for (size_t i = sc->n; i-- > 0;)
+		for (size_t k = 0; k < sc->layer[i]->n; k++) {
+			const struct param *p = &sc->layer[i]->v[k];
+
+			params_set(dst, p->name, p->value, p->origin);
+		}
+}

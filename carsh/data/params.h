@@ -51,6 +51,9 @@ void scope_push(struct scope *sc, const struct params *ps);
 /* Add all layers of another scope, weaker than those already present. */
 void scope_append(struct scope *sc, const struct scope *weaker);
 const struct param *scope_get(const struct scope *sc, const char *name);
+/* Every parameter the scope sees, each with the value of its strongest layer, into dst (which
+ * must be initialised): a snapshot that no longer depends on the layers. */
+void scope_flatten(const struct scope *sc, struct params *dst);
 /* Evaluate an integer expression whose names are parameters of this scope. */
 int scope_eval(const struct scope *sc, const char *text, long long *out, struct cs_err *e);
 /* Like scope_eval, but the result must lie in [min, max]; what names the quantity in errors

@@ -1,11 +1,16 @@
 #include "exec/executor.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "exec/stage.h"
+#include "util/alloc.h"
 #include "util/clock.h"
+#include "util/strbuf.h"
 
 static int stage_in_hook(void *arg, struct cs_err *e)
 {
@@ -33,46 +38,102 @@ static int plan_child(void *arg, struct job_result *res)
 	return rc ? 1 : 0;
 }
 
-static int collect(int wstatus, const struct job_result *res, struct cs_err *e)
+struct claim *plan_claim(const struct job_plan *jp, const char *label)
 {
-	char how[64];
+	struct claim *c = claim_new(label);
 
-	if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0)
-		return 0;
-	if (WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGINT) {
-		err_set(e, "interrupted");
-	} else if (res->msg[0]) {
-		memcpy(e->msg, res->msg, sizeof(e->msg));
-	} else {
-		proc_describe(wstatus, how, sizeof(how));
-		err_set(e, "the job was %s", how);
+	for (size_t i = 0; i < jp->kp.nargs; i++) {
+		const struct stream_bind *b = &jp->binds[i];
+		enum arg_kind k = jp->kp.args[i].kind;
+
+		if (b->how == BIND_BUFFER && b->shm)
+			claim_use(c, b->shm, b->buffer, k != ARG_INPUT);
 	}
-	return proc_status(wstatus) ? proc_status(wstatus) : 1;
+	return c;
 }
 
-static int run_foreground(child_fn fn, void *arg, const struct child_io *io,
-                          volatile sig_atomic_t *interrupted, struct job_result **res,
+/* "kernel 'k' on DEVICE; buffers it wrote: a, b" for a child that died of a signal. */
+static void crash_message(const struct job_plan *jp, const struct job_result *res, int ws,
                           struct cs_err *e)
 {
-	pid_t pid;
-	int ws;
+	struct strbuf sb = STRBUF_INIT;
+	char how[64];
 
-	if (proc_start(fn, arg, false, io, &pid, res, e))
+	proc_describe(ws, how, sizeof(how));
+	sb_addf(&sb, "%s (kernel '%s'%s%s)", how, jp->kp.kernel, res->stats.device[0] ? " on " : "",
+	        res->stats.device);
+	for (size_t i = 0, n = 0; i < jp->kp.nargs; i++) {
+		if (jp->binds[i].how != BIND_BUFFER || jp->kp.args[i].kind == ARG_INPUT)
+			continue;
+		sb_addf(&sb, "%s%s", n++ ? ", " : "; buffers it wrote: ", jp->binds[i].buffer);
+	}
+	err_set(e, "%s", sb_str(&sb));
+	sb_free(&sb);
+}
+
+/* The job's status from how the child ended, with its message in e. */
+static int collect(const struct job_plan *jp, int ws, const struct job_result *res,
+                   struct cs_err *e)
+{
+	if (WIFEXITED(ws) && WEXITSTATUS(ws) == 0)
+		return 0;
+	if (WIFSIGNALED(ws) && WTERMSIG(ws) == SIGINT)
+		err_set(e, "%s: interrupted", jp ? jp->kp.label : "job");
+	else if (WIFSIGNALED(ws) && jp)
+		crash_message(jp, res, ws, e);
+	else if (res->msg[0])
+		memcpy(e->msg, res->msg, sizeof(e->msg));
+	else
+		proc_describe(ws, e->msg, sizeof(e->msg));
+	return proc_status(ws) ? proc_status(ws) : 1;
+}
+
+static void print_notice(void *ctx, const char *msg)
+{
+	FILE *f = ctx;
+
+	if (f) {
+		fprintf(f, "carsh: %s\n", msg);
+		fflush(f);
+	}
+}
+
+static int run_child(child_fn fn, void *arg, const struct job_plan *jp, const struct child_io *io,
+                     const struct exec_env *env, struct job_result **res, struct cs_err *e)
+{
+	pid_t pid;
+	int ws, got;
+
+	if (proc_start(fn, arg, env->own_group, io, &pid, res, e))
 		return 1;
-	if (proc_wait_foreground(pid, interrupted, &ws) != 1) {
+	if (env->fg_pid)
+		*env->fg_pid = pid;
+	got = proc_wait_foreground(pid, env->interrupted, &ws);
+	if (env->fg_pid)
+		*env->fg_pid = 0;
+	if (got != 1) {
 		err_errno(e, "waiting for the job");
 		return 1;
 	}
-	return collect(ws, *res, e);
+	return collect(jp, ws, *res, e);
 }
 
-int exec_plan_foreground(struct job_plan *jp, const struct child_io *io,
-                         volatile sig_atomic_t *interrupted, struct run_stats *st, bool *has_stats,
-                         struct cs_err *e)
+int exec_plan_foreground(const struct exec_env *env, struct job_plan *jp, const struct child_io *io,
+                         struct run_stats *st, bool *has_stats, struct cs_err *e)
 {
+	struct claim *c = plan_claim(jp, jp->kp.label);
 	struct job_result *res = NULL;
-	int rc = run_foreground(plan_child, jp, io, interrupted, &res, e);
+	int rc;
 
+	*has_stats = false;
+	hazard_register(env->hz, c);
+	if (hazard_wait(env->hz, c, print_notice, env->notices, env->interrupted) != 0) {
+		hazard_release(env->hz, c);
+		err_set(e, "%s: interrupted while waiting for its buffers", jp->kp.label);
+		return 130;
+	}
+	rc = run_child(plan_child, jp, jp, io, env, &res, e);
+	hazard_release(env->hz, c);
 	*has_stats = res && res->has_stats && rc == 0;
 	if (*has_stats)
 		*st = res->stats;
@@ -80,22 +141,111 @@ int exec_plan_foreground(struct job_plan *jp, const struct child_io *io,
 	return rc;
 }
 
-int exec_plan_background(struct jobs *js, struct job_plan *jp, const char *label,
-                         const struct child_io *io, int *id, pid_t *pid, struct cs_err *e)
-{
+/* What a background job's thread holds. The plan itself lives on in the child. */
+struct bg_job {
+	struct hazards *hz;
+	struct claim *claim;
+	int go_fd;
+	pid_t pid;
 	struct job_result *res;
+	struct job_plan *jp; /* for the crash message */
+	FILE *notices;
+	char *label;
+};
 
-	if (proc_start(plan_child, jp, true, io, pid, &res, e))
+static void bg_free(void *p)
+{
+	struct bg_job *b = p;
+
+	if (b->go_fd >= 0)
+		close(b->go_fd);
+	hazard_release(b->hz, b->claim);
+	proc_result_free(b->res);
+	job_plan_free(b->jp);
+	free(b->label);
+	free(b);
+}
+
+static void send_go(struct bg_job *b, char c)
+{
+	ssize_t n;
+
+	do
+		n = write(b->go_fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	close(b->go_fd);
+	b->go_fd = -1;
+}
+
+/* Registered while the command is being issued, so the order of commands decides who waits
+ * for whom; named after the job, so that others' notices say "job [1] x.exe.xml". */
+static void bg_register(void *arg, int id)
+{
+	struct bg_job *b = arg;
+	char *label = xasprintf("job [%d] %s", id, b->label);
+
+	b->claim = plan_claim(b->jp, label);
+	free(label);
+	hazard_register(b->hz, b->claim);
+}
+
+/* Background jobs do not take Ctrl-C (they are in their own process group). */
+static int bg_body(void *arg, int id, struct cs_err *e)
+{
+	struct bg_job *b = arg;
+	int ws;
+
+	(void)id;
+	hazard_wait(b->hz, b->claim, print_notice, b->notices, NULL);
+	send_go(b, 'g');
+	/* The claim is released by bg_free, once the job is marked done. */
+	if (proc_wait(b->pid, true, &ws) != 1) {
+		err_errno(e, "waiting for process %d", (int)b->pid);
+		return 1;
+	}
+	return collect(b->jp, ws, b->res, e);
+}
+
+int exec_plan_background(const struct exec_env *env, struct jobs *js, struct job_plan *jp,
+                         const char *label, const struct child_io *io, int *id, pid_t *pid,
+                         struct cs_err *e)
+{
+	struct bg_job *b = xcalloc(1, sizeof(*b));
+	struct child_io cio = *io;
+	int go[2];
+
+	if (pipe(go) != 0) {
+		free(b);
+		return err_errno(e, "cannot create a pipe for a background job");
+	}
+	*b = (struct bg_job){env->hz, NULL, go[1], 0, NULL, jp, env->notices, xstrdup(label)};
+	cio.go_fd = go[0];
+	if (proc_start(plan_child, jp, true, &cio, &b->pid, &b->res, e)) {
+		close(go[0]);
+		b->jp = NULL; /* still the caller's */
+		bg_free(b);
 		return -1;
-	*id = jobs_add_process(js, *pid, res, label);
+	}
+	close(go[0]);
+	*pid = b->pid;
+	*id = jobs_start(js, label, b->pid, bg_body, b, bg_register, bg_free, e);
+	if (*id < 0) {
+		int ws;
+
+		send_go(b, 'c');
+		proc_wait(b->pid, true, &ws);
+		b->jp = NULL;
+		bg_free(b); /* releases the claim, if bg_register made one */
+		return -1;
+	}
 	return 0;
 }
 
 int exec_child_foreground(child_fn fn, void *arg, const struct child_io *io,
-                          volatile sig_atomic_t *interrupted, struct cs_err *e)
+                          const struct exec_env *env, struct cs_err *e)
 {
 	struct job_result *res = NULL;
-	int rc = run_foreground(fn, arg, io, interrupted, &res, e);
+	int rc = run_child(fn, arg, NULL, io, env, &res, e);
 
 	proc_result_free(res);
 	return rc;

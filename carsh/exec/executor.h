@@ -1,28 +1,46 @@
 /*
- * Running job plans (the process executor, DESIGN §5): each flow-model execution is a forked
- * child that stages its data, runs the kernel plan and delivers the outputs.
+ * Running job plans with the process executor (DESIGN §5): each flow-model execution is a
+ * forked child that stages its data, runs the kernel plan and delivers the outputs. Jobs
+ * that use virtual buffers take a hazard claim first (exec/hazard.h).
  */
 #ifndef CARSH_EXEC_EXECUTOR_H
 #define CARSH_EXEC_EXECUTOR_H
 
 #include <signal.h>
+#include <stdio.h>
 
+#include "exec/hazard.h"
 #include "exec/jobplan.h"
 #include "exec/jobs.h"
 #include "exec/process.h"
 
+struct exec_env {
+	struct hazards *hz;
+	volatile sig_atomic_t *interrupted; /* Ctrl-C for the foreground */
+	FILE *notices;                      /* hazard waits are announced here */
+	bool own_group; /* run children in their own process group (from a background job) */
+	volatile sig_atomic_t
+	        *fg_pid; /* where the foreground child's pid is published, so that
+	                   Ctrl-C can be passed on to it; NULL from a background job */
+};
+
 /* Run in the foreground and wait. Returns the job's status (0, 1, or 128+signal), with the
  * message in e; *st receives the statistics when *has_stats. */
-int exec_plan_foreground(struct job_plan *jp, const struct child_io *io,
-                         volatile sig_atomic_t *interrupted, struct run_stats *st, bool *has_stats,
-                         struct cs_err *e);
+int exec_plan_foreground(const struct exec_env *env, struct job_plan *jp, const struct child_io *io,
+                         struct run_stats *st, bool *has_stats, struct cs_err *e);
 
-/* Start in the background as a job of js; *id and *pid identify it. */
-int exec_plan_background(struct jobs *js, struct job_plan *jp, const char *label,
-                         const struct child_io *io, int *id, pid_t *pid, struct cs_err *e);
+/* Start in the background as a job of js. The child is forked at once (so its pid is
+ * known) and its hazard claim is registered at once (so the order of commands decides), but
+ * it starts only when the buffers it needs are free. label is the job's name ("x.exe.xml"). */
+int exec_plan_background(const struct exec_env *env, struct jobs *js, struct job_plan *jp,
+                         const char *label, const struct child_io *io, int *id, pid_t *pid,
+                         struct cs_err *e);
 
 /* Run fn(arg) in a foreground child (for builtins that need OpenCL, like `devices`). */
 int exec_child_foreground(child_fn fn, void *arg, const struct child_io *io,
-                          volatile sig_atomic_t *interrupted, struct cs_err *e);
+                          const struct exec_env *env, struct cs_err *e);
+
+/* The hazard claim of a plan: every stream bound to a virtual buffer. */
+struct claim *plan_claim(const struct job_plan *jp, const char *label);
 
 #endif

@@ -2,6 +2,8 @@
 
 #include <stdlib.h>
 
+#include "data/vbuf.h"
+
 void job_plan_free(struct job_plan *jp)
 {
 	if (!jp)
@@ -9,6 +11,8 @@ void job_plan_free(struct job_plan *jp)
 	for (size_t i = 0; i < jp->kp.nargs && jp->binds; i++) {
 		if (jp->binds[i].host_owned)
 			free(jp->kp.args[i].host);
+		else if (jp->binds[i].host_mapped)
+			vbuf_unmap(jp->kp.args[i].host, jp->kp.args[i].bytes);
 		free(jp->binds[i].path);
 		free(jp->binds[i].buffer);
 		free(jp->binds[i].shm);

@@ -16,10 +16,12 @@ struct stream_bind {
 	enum bind_kind how;
 	char *path;                         /* BIND_FILE: CSV file, "-" for stdin/stdout */
 	size_t columns;                     /* BIND_FILE outputs: values per row */
+	bool columns_given;                 /* columns= was written (a PGM needs it) */
 	char *buffer;                       /* BIND_BUFFER: virtual buffer name */
 	char *shm;                          /* BIND_BUFFER: its shared-memory object */
 	unsigned char fill[TYPE_MAX_BYTES]; /* BIND_FILL: one element */
 	bool host_owned;                    /* kp.args[i].host was malloc'ed by staging */
+	bool host_mapped;                   /* kp.args[i].host maps the buffer's object */
 };
 
 struct job_plan {

@@ -1,16 +1,26 @@
 #include "exec/jobs.h"
 
-#include <pthread.h>
+#include <errno.h>
 #include <signal.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "util/alloc.h"
 
 struct jobs {
 	pthread_mutex_t lock;
+	pthread_cond_t ended;
 	struct job *head;
+};
+
+/* What a job's thread needs. */
+struct launch {
+	struct jobs *js;
+	struct job *job;
+	job_body body;
+	void *arg;
+	void (*free_arg)(void *);
 };
 
 struct jobs *jobs_new(void)
@@ -18,12 +28,12 @@ struct jobs *jobs_new(void)
 	struct jobs *js = xcalloc(1, sizeof(*js));
 
 	pthread_mutex_init(&js->lock, NULL);
+	pthread_cond_init(&js->ended, NULL);
 	return js;
 }
 
 static void job_free(struct job *j)
 {
-	proc_result_free(j->res);
 	free(j->label);
 	free(j->message);
 	free(j);
@@ -37,10 +47,47 @@ void jobs_free(struct jobs *js)
 		struct job *j = js->head;
 
 		js->head = j->next;
+		pthread_join(j->thread, NULL);
 		job_free(j);
 	}
+	pthread_cond_destroy(&js->ended);
 	pthread_mutex_destroy(&js->lock);
 	free(js);
+}
+
+void job_status_text(int status, char *buf, size_t len)
+{
+	if (status == 0)
+		snprintf(buf, len, "Done");
+	else if (status > 128 && sigabbrev_np(status - 128))
+		snprintf(buf, len, "Killed by SIG%s", sigabbrev_np(status - 128));
+	else
+		snprintf(buf, len, "Exit %d", status);
+}
+
+static void *job_thread(void *p)
+{
+	struct launch *l = p;
+	struct cs_err *e = xmalloc(sizeof(*e));
+	int status;
+
+	err_clear(e);
+	status = l->body(l->arg, l->job->id, e);
+	pthread_mutex_lock(&l->js->lock);
+	l->job->status = status;
+	job_status_text(status, l->job->how, sizeof(l->job->how));
+	if (status != 0 && e->msg[0])
+		l->job->message = xstrdup(e->msg);
+	l->job->done = true;
+	pthread_cond_broadcast(&l->js->ended);
+	pthread_mutex_unlock(&l->js->lock);
+	/* After `done`: whoever waited for what free_arg releases (a job's buffers) finds the
+	 * job finished. */
+	if (l->free_arg)
+		l->free_arg(l->arg);
+	free(e);
+	free(l);
+	return NULL;
 }
 
 /* Ids restart at 1 once every job has been shown, as in POSIX shells. */
@@ -54,59 +101,44 @@ static int next_id(const struct jobs *js)
 	return id + 1;
 }
 
-int jobs_add_process(struct jobs *js, pid_t pid, struct job_result *res, const char *label)
+static void append(struct jobs *js, struct job *j)
 {
-	struct job *j = xcalloc(1, sizeof(*j)), **tail;
+	struct job **tail;
 
-	j->pid = pid;
-	j->res = res;
-	j->label = xstrdup(label);
-	pthread_mutex_lock(&js->lock);
-	j->id = next_id(js);
 	for (tail = &js->head; *tail; tail = &(*tail)->next)
 		;
 	*tail = j;
-	pthread_mutex_unlock(&js->lock);
-	return j->id;
 }
 
-void job_finish(struct job *j, int wstatus)
+int jobs_start(struct jobs *js, const char *label, pid_t pid, job_body body, void *arg,
+               void (*on_id)(void *arg, int id), void (*free_arg)(void *), struct cs_err *e)
 {
-	char desc[64];
+	struct job *j = xcalloc(1, sizeof(*j));
+	struct launch *l = xmalloc(sizeof(*l));
+	int id, rc;
 
-	j->done = true;
-	j->status = proc_status(wstatus);
-	if (j->status == 0 && j->res && j->res->status != 0)
-		j->status = 1;
-	if (j->status == 0) {
-		snprintf(j->how, sizeof(j->how), "Done");
-	} else if (WIFSIGNALED(wstatus)) {
-		proc_describe(wstatus, desc, sizeof(desc));
-		snprintf(j->how, sizeof(j->how), "%c%s", 'K', desc + 1);
-	} else {
-		snprintf(j->how, sizeof(j->how), "Exit %d", j->status);
-	}
-	if (j->res && j->res->msg[0])
-		j->message = xstrdup(j->res->msg);
-}
-
-static void poll_locked(struct jobs *js)
-{
-	for (struct job *j = js->head; j; j = j->next) {
-		int ws;
-
-		if (!j->done && proc_wait(j->pid, false, &ws) == 1)
-			job_finish(j, ws);
-	}
-}
-
-void jobs_poll(struct jobs *js)
-{
+	j->label = xstrdup(label);
+	j->pid = pid;
+	*l = (struct launch){js, j, body, arg, free_arg};
 	pthread_mutex_lock(&js->lock);
-	poll_locked(js);
+	id = j->id = next_id(js);
+	if (on_id)
+		on_id(arg, id);
+	rc = pthread_create(&j->thread, NULL, job_thread, l);
+	if (rc == 0)
+		append(js, j);
 	pthread_mutex_unlock(&js->lock);
+	if (rc != 0) {
+		errno = rc;
+		err_errno(e, "cannot start a thread for job %s", label);
+		job_free(j);
+		free(l);
+		return -1;
+	}
+	return id;
 }
 
+/* Forget jobs that are over and shown; their threads have ended or are about to. */
 static void remove_reported(struct jobs *js)
 {
 	struct job **pp = &js->head;
@@ -116,6 +148,7 @@ static void remove_reported(struct jobs *js)
 
 		if (j->done && j->reported) {
 			*pp = j->next;
+			pthread_join(j->thread, NULL);
 			job_free(j);
 		} else {
 			pp = &j->next;
@@ -123,14 +156,14 @@ static void remove_reported(struct jobs *js)
 	}
 }
 
-void jobs_report(struct jobs *js, FILE *out, FILE *err)
+void jobs_report(struct jobs *js, FILE *out, FILE *err, bool failures_only)
 {
 	pthread_mutex_lock(&js->lock);
-	poll_locked(js);
 	for (struct job *j = js->head; j; j = j->next) {
 		if (!j->done || j->reported)
 			continue;
-		fprintf(out, "[%d]+ %-6s %s\n", j->id, j->how, j->label);
+		if (!failures_only || j->status != 0)
+			fprintf(out, "[%d]+ %-6s %s\n", j->id, j->how, j->label);
 		if (j->message)
 			fprintf(err, "carsh: job [%d] %s: %s\n", j->id, j->label, j->message);
 		j->reported = true;
@@ -143,9 +176,8 @@ void jobs_report(struct jobs *js, FILE *out, FILE *err)
 void jobs_print(struct jobs *js, FILE *out)
 {
 	pthread_mutex_lock(&js->lock);
-	poll_locked(js);
 	for (const struct job *j = js->head; j; j = j->next)
-		fprintf(out, "[%d]  %-8d %-7s %s\n", j->id, (int)j->pid,
+		fprintf(out, "[%d]  %-8d %-9s %s\n", j->id, (int)(j->pid ? j->pid : getpid()),
 		        j->done ? j->how : "Running", j->label);
 	pthread_mutex_unlock(&js->lock);
 }
@@ -158,32 +190,26 @@ static struct job *find_locked(struct jobs *js, int id)
 	return NULL;
 }
 
-/* Waiting happens without the lock so that other threads may add jobs meanwhile. */
-static void wait_job(struct jobs *js, struct job *j)
+/* Wait for one job (lock held); note its failure if it is the first. */
+static int sync_one_locked(struct jobs *js, struct job *j, int failed, struct cs_err *e)
 {
-	int ws;
-
-	if (j->done)
-		return;
-	if (proc_wait(j->pid, true, &ws) == 1) {
-		pthread_mutex_lock(&js->lock);
-		job_finish(j, ws);
-		pthread_mutex_unlock(&js->lock);
-	}
-}
-
-static int sync_one(struct jobs *js, struct job *j, struct cs_err *e, int failed)
-{
-	wait_job(js, j);
-	pthread_mutex_lock(&js->lock);
+	while (!j->done)
+		pthread_cond_wait(&js->ended, &js->lock);
 	j->reported = true;
 	if (j->status != 0 && failed == 0) {
 		failed = j->status;
 		err_set(e, "job [%d] %s: %s%s%s", j->id, j->label, j->how, j->message ? ": " : "",
 		        j->message ? j->message : "");
 	}
-	pthread_mutex_unlock(&js->lock);
 	return failed;
+}
+
+static struct job *first_unsynced(struct jobs *js)
+{
+	for (struct job *j = js->head; j; j = j->next)
+		if (!j->reported)
+			return j;
+	return NULL;
 }
 
 int jobs_sync(struct jobs *js, int id, struct cs_err *e)
@@ -191,25 +217,19 @@ int jobs_sync(struct jobs *js, int id, struct cs_err *e)
 	struct job *j;
 	int failed = 0;
 
-	if (id) {
-		pthread_mutex_lock(&js->lock);
-		j = find_locked(js, id);
-		pthread_mutex_unlock(&js->lock);
-		if (!j)
-			return err_set(e, "no such job %%%d (see 'jobs')", id);
-		failed = sync_one(js, j, e, 0);
-	} else {
-		for (;;) {
-			pthread_mutex_lock(&js->lock);
-			for (j = js->head; j && j->reported; j = j->next)
-				;
-			pthread_mutex_unlock(&js->lock);
-			if (!j)
-				break;
-			failed = sync_one(js, j, e, failed);
-		}
-	}
 	pthread_mutex_lock(&js->lock);
+	if (id) {
+		j = find_locked(js, id);
+		if (!j) {
+			pthread_mutex_unlock(&js->lock);
+			return err_set(e, "no such job %%%d (see 'jobs')", id);
+		}
+		failed = sync_one_locked(js, j, 0, e);
+	} else {
+		/* Jobs started meanwhile (by a background batch) are waited for too. */
+		while ((j = first_unsynced(js)) != NULL)
+			failed = sync_one_locked(js, j, failed, e);
+	}
 	remove_reported(js);
 	pthread_mutex_unlock(&js->lock);
 	return failed;
@@ -220,7 +240,6 @@ int jobs_running(struct jobs *js)
 	int n = 0;
 
 	pthread_mutex_lock(&js->lock);
-	poll_locked(js);
 	for (const struct job *j = js->head; j; j = j->next)
 		n += !j->done;
 	pthread_mutex_unlock(&js->lock);

@@ -2,17 +2,53 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* Children not yet waited for, so that a master told to stop can stop them too. A fixed
+ * table of atomically updated slots: proc_signal_all must work whatever other threads hold. */
+#define LIVE_MAX 1024
+static volatile pid_t live[LIVE_MAX];
+
+static void live_add(pid_t pid)
+{
+	for (int i = 0; i < LIVE_MAX; i++)
+		if (__sync_bool_compare_and_swap(&live[i], 0, pid))
+			return;
+}
+
+static void live_remove(pid_t pid)
+{
+	for (int i = 0; i < LIVE_MAX; i++)
+		if (__sync_bool_compare_and_swap(&live[i], pid, 0))
+			return;
+}
+
+void proc_signal_all(int sig)
+{
+	for (int i = 0; i < LIVE_MAX; i++) {
+		pid_t p = live[i];
+
+		if (p > 0) {
+			kill(-p, sig); /* a background job's whole group */
+			kill(p, sig);
+		}
+	}
+}
+
+/* Signals are blocked around fork() (see proc_start); the child restores the default
+ * dispositions before it unblocks them, so a Ctrl-C in between reaches no handler of the
+ * master's. */
 static void child_signals_default(void)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGPIPE};
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGPIPE, SIGWINCH};
 	sigset_t none;
 
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
@@ -31,8 +67,12 @@ static void child_background_stdin(void)
 	}
 }
 
+/* The child inherits the master's stdin FILE with whatever the master had buffered (and its
+ * end-of-file flag); after the descriptors change it must start afresh on descriptor 0. */
 static void child_redirect(const struct child_io *io, bool background)
 {
+	__fpurge(stdin);
+	clearerr(stdin);
 	if (io && io->in_fd >= 0 && io->in_fd != STDIN_FILENO)
 		dup2(io->in_fd, STDIN_FILENO);
 	else if (background)
@@ -41,15 +81,54 @@ static void child_redirect(const struct child_io *io, bool background)
 		dup2(io->out_fd, STDOUT_FILENO);
 }
 
+/* A forked child keeps only standard input, output and error (and go_fd, moved to 3): it
+ * must not hold other jobs' pipes open, or a job waiting for its go would never see the
+ * master's end. */
+static int child_close_fds(int go_fd)
+{
+	if (go_fd >= 0 && go_fd != 3) {
+		if (dup2(go_fd, 3) < 0)
+			return -1;
+		go_fd = 3;
+	}
+	if (close_range(go_fd >= 0 ? 4 : 3, ~0U, 0) != 0) {
+		long max = sysconf(_SC_OPEN_MAX);
+
+		for (int fd = go_fd >= 0 ? 4 : 3; fd < (max > 0 && max < 65536 ? max : 1024); fd++)
+			close(fd);
+	}
+	return go_fd;
+}
+
+/* A background child waits for the master's go (its buffers are free) before it runs. */
+static bool child_await_go(int go_fd)
+{
+	char c = 0;
+	ssize_t n;
+
+	if (go_fd < 0)
+		return true;
+	do
+		n = read(go_fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	close(go_fd);
+	return n == 1 && c == 'g';
+}
+
 static void __attribute__((noreturn)) child_main(child_fn fn, void *arg, bool background,
                                                  const struct child_io *io, struct job_result *res)
 {
-	int status;
+	int status, go_fd;
 
 	child_signals_default();
 	if (background)
 		setpgid(0, 0);
 	child_redirect(io, background);
+	go_fd = child_close_fds(io ? io->go_fd : -1);
+	if (!child_await_go(go_fd)) {
+		snprintf(res->msg, sizeof(res->msg), "cancelled before it started");
+		_exit(1);
+	}
 	status = fn(arg, res);
 	res->status = status;
 	/* Flush here: _exit skips stdio, and exit() would run library destructors (OpenCL
@@ -62,6 +141,7 @@ static void __attribute__((noreturn)) child_main(child_fn fn, void *arg, bool ba
 int proc_start(child_fn fn, void *arg, bool background, const struct child_io *io, pid_t *pid,
                struct job_result **res, struct cs_err *e)
 {
+	sigset_t all, old;
 	struct job_result *r =
 	        mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	pid_t p;
@@ -71,7 +151,11 @@ int proc_start(child_fn fn, void *arg, bool background, const struct child_io *i
 	memset(r, 0, sizeof(*r));
 	r->status = -1;
 	fflush(NULL);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	p = fork();
+	if (p != 0)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (p < 0) {
 		munmap(r, sizeof(*r));
 		return err_errno(e, "cannot start a job (fork)");
@@ -80,6 +164,7 @@ int proc_start(child_fn fn, void *arg, bool background, const struct child_io *i
 		child_main(fn, arg, background, io, r);
 	if (background)
 		setpgid(p, p); /* also here: no race with the terminal's next signal */
+	live_add(p);
 	*pid = p;
 	*res = r;
 	return 0;
@@ -90,8 +175,10 @@ int proc_wait(pid_t pid, bool block, int *wstatus)
 	for (;;) {
 		pid_t r = waitpid(pid, wstatus, block ? 0 : WNOHANG);
 
-		if (r == pid)
+		if (r == pid) {
+			live_remove(pid);
 			return 1;
+		}
 		if (r == 0)
 			return 0;
 		if (errno != EINTR)
@@ -106,8 +193,10 @@ int proc_wait_foreground(pid_t pid, volatile sig_atomic_t *interrupted, int *wst
 	for (;;) {
 		pid_t r = waitpid(pid, wstatus, 0);
 
-		if (r == pid)
+		if (r == pid) {
+			live_remove(pid);
 			return 1;
+		}
 		if (r < 0 && errno != EINTR)
 			return -1;
 		if (interrupted && *interrupted && !passed_on) {

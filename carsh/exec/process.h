@@ -23,10 +23,13 @@ struct job_result {
 /* Runs in the child; returns its exit status and fills res. */
 typedef int (*child_fn)(void *arg, struct job_result *res);
 
-/* Standard input and output of a child: descriptors to dup2 onto 0 and 1, -1 to inherit. */
+/* Standard input and output of a child: descriptors to dup2 onto 0 and 1, -1 to inherit.
+ * go_fd, when not -1, is a pipe the child reads one byte from before it runs: 'g' to go,
+ * anything else (or the master's end closing) to give up. */
 struct child_io {
 	int in_fd;
 	int out_fd;
+	int go_fd;
 };
 
 /* Fork a child running fn(arg). A background child gets its own process group (Ctrl-C at
@@ -43,6 +46,10 @@ int proc_wait(pid_t pid, bool block, int *wstatus);
 int proc_wait_foreground(pid_t pid, volatile sig_atomic_t *interrupted, int *wstatus);
 
 void proc_result_free(struct job_result *res);
+
+/* Send sig to every child started by proc_start that has not been waited for (the master's
+ * last act on SIGTERM/SIGHUP). Takes no lock: it may run while other threads are stuck. */
+void proc_signal_all(int sig);
 
 /* The job's status in shell terms: the exit status, or 128+N when signal N killed it. */
 int proc_status(int wstatus);

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "data/csvio.h"
+#include "data/pgm.h"
+#include "data/vbuf.h"
 #include "util/alloc.h"
 #include "util/path.h"
 
@@ -22,12 +24,30 @@ static bool is_stream(enum arg_kind k)
 	return reads_data(k) || writes_data(k);
 }
 
-static int stage_one(struct kernel_arg *a, struct stream_bind *b, struct cs_err *e)
+/* Inputs are mapped read-only: a kernel run gone wrong cannot change a buffer it only
+ * reads. */
+static int map_buffer(struct kernel_arg *a, struct stream_bind *b, struct cs_err *e)
+{
+	a->host = vbuf_map(b->shm, a->bytes, a->kind != ARG_INPUT, e);
+	if (!a->host)
+		return err_prefix(e, "virtual buffer '%s': ", b->buffer);
+	b->host_mapped = true;
+	return 0;
+}
+
+static int read_file(struct kernel_arg *a, struct stream_bind *b, struct cs_err *e)
 {
 	size_t scalars = a->count * a->type.width;
 
+	if (pgm_path(b->path))
+		return pgm_read(b->path, a->type.scalar, a->host, scalars, NULL, NULL, e);
+	return csvio_read(b->path, a->type.scalar, a->host, scalars, e);
+}
+
+static int stage_one(struct kernel_arg *a, struct stream_bind *b, struct cs_err *e)
+{
 	if (b->how == BIND_BUFFER)
-		return err_set(e, "virtual buffer '%s': not available in this executor", b->buffer);
+		return map_buffer(a, b, e);
 	if (b->how == BIND_DISCARD)
 		return 0; /* the runtime reads nothing back into a NULL host buffer */
 	a->host = data_alloc(a->count, type_size(a->type), a->name, e);
@@ -37,7 +57,7 @@ static int stage_one(struct kernel_arg *a, struct stream_bind *b, struct cs_err 
 	if (b->how == BIND_FILL)
 		type_fill(a->type, a->host, a->count, b->fill);
 	else if (b->how == BIND_FILE && reads_data(a->kind))
-		return csvio_read(b->path, a->type.scalar, a->host, scalars, e);
+		return read_file(a, b, e);
 	return 0;
 }
 
@@ -77,6 +97,20 @@ int stage_in(struct job_plan *jp, struct cs_err *e)
 	return 0;
 }
 
+static int write_file(const struct kernel_arg *a, const struct stream_bind *b, struct cs_err *e)
+{
+	size_t scalars = a->count * a->type.width;
+
+	if (!pgm_path(b->path))
+		return csvio_write(b->path, a->type.scalar, a->host, scalars, b->columns, e);
+	if (!b->columns_given)
+		return err_set(e,
+		               "%s: a PGM image needs its width: give columns=\"WIDTH\" on "
+		               "the <DataFile>",
+		               b->path);
+	return pgm_write(b->path, a->type.scalar, a->host, scalars, b->columns, e);
+}
+
 int stage_out(struct job_plan *jp, struct cs_err *e)
 {
 	for (size_t i = 0; i < jp->kp.nargs; i++) {
@@ -85,8 +119,7 @@ int stage_out(struct job_plan *jp, struct cs_err *e)
 
 		if (!writes_data(a->kind) || b->how != BIND_FILE)
 			continue;
-		if (csvio_write(b->path, a->type.scalar, a->host, a->count * a->type.width,
-		                b->columns, e))
+		if (write_file(a, b, e))
 			return err_prefix(e, "stream '%s': ", a->name);
 	}
 	return 0;
@@ -95,10 +128,15 @@ int stage_out(struct job_plan *jp, struct cs_err *e)
 void stage_release(struct job_plan *jp)
 {
 	for (size_t i = 0; i < jp->kp.nargs; i++) {
-		if (!jp->binds[i].host_owned)
-			continue;
-		free(jp->kp.args[i].host);
-		jp->kp.args[i].host = NULL;
-		jp->binds[i].host_owned = false;
+		struct kernel_arg *a = &jp->kp.args[i];
+		struct stream_bind *b = &jp->binds[i];
+
+		if (b->host_owned)
+			free(a->host);
+		else if (b->host_mapped)
+			vbuf_unmap(a->host, a->bytes);
+		if (b->host_owned || b->host_mapped)
+			a->host = NULL;
+		b->host_owned = b->host_mapped = false;
 	}
 }

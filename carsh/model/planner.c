@@ -133,6 +133,7 @@ static int bind_file(struct planner *p, const struct exe_bind *b, const struct k
 	    scope_eval_range(&p->scope, b->columns, "columns", 1, INT64_MAX, &cols, p->e))
 		return err_prefix(p->e, "%s: <DataFile>: ", b->origin);
 	sb->columns = (size_t)cols;
+	sb->columns_given = b->columns != NULL;
 	return 0;
 }
 

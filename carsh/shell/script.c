@@ -3,28 +3,35 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cmd/cmd.h"
 #include "shell/parse.h"
 #include "util/alloc.h"
 
 struct lookup_ctx {
 	struct session *s;
-	const struct scope *caller;
+	const struct cmd_ctx *parent;
 };
 
+/* ${NAME}: the parameters the commands will see (a batch's, or the shell variables). */
 static const char *lookup_var(void *ctx, const char *name)
 {
 	const struct lookup_ctx *l = ctx;
 	const struct param *p =
-	        l->caller ? scope_get(l->caller, name) : params_get(&l->s->vars, name);
+	        l->parent ? scope_get(l->parent->caller, name) : params_get(&l->s->vars, name);
 
 	return p ? p->value : NULL;
 }
 
-int script_run(struct session *s, const char *text, const char *file, int first_line,
-               const struct scope *caller, bool stop_on_error)
+static bool interrupted(const struct session *s, const struct cmd_ctx *parent)
 {
-	struct lookup_ctx lc = {s, caller};
+	if (parent)
+		return parent->interrupted && *parent->interrupted;
+	return s->interrupted;
+}
+
+int script_run(struct session *s, const char *text, const char *file, int first_line,
+               const struct cmd_ctx *parent, bool stop_on_error)
+{
+	struct lookup_ctx lc = {s, parent};
 	struct shell_lexer lx;
 	struct cs_err *e = xmalloc(sizeof(*e));
 	int status = 0;
@@ -43,9 +50,9 @@ int script_run(struct session *s, const char *text, const char *file, int first_
 				break;
 			continue;
 		}
-		status = command_run(s, &cmd, caller);
+		status = command_run(s, &cmd, parent);
 		command_free(&cmd);
-		if (s->exit_requested || s->interrupted || (status != 0 && stop_on_error))
+		if (s->exit_requested || interrupted(s, parent) || (status != 0 && stop_on_error))
 			break;
 	}
 	free(e);

@@ -2,10 +2,10 @@
 #ifndef CARSH_SHELL_SCRIPT_H
 #define CARSH_SHELL_SCRIPT_H
 
-#include "cmd/session.h"
+#include "cmd/cmd.h"
 
 /* A text_runner (see cmd/session.h). */
 int script_run(struct session *s, const char *text, const char *file, int first_line,
-               const struct scope *caller, bool stop_on_error);
+               const struct cmd_ctx *parent, bool stop_on_error);
 
 #endif

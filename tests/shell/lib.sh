@@ -77,3 +77,44 @@ finish() {
 	fi
 	exit 0
 }
+
+# ---- a carsh that keeps running while the test acts on it ----
+# start_carsh [ARGS...]: carsh reads commands from the FIFO $T/cmds; its output goes to
+# $T/carsh.out and $T/carsh.err; $CPID is its pid.
+start_carsh() {
+	rm -f "$T/cmds"
+	mkfifo "$T/cmds"
+	"$CARSH" "$@" <"$T/cmds" >"$T/carsh.out" 2>"$T/carsh.err" &
+	CPID=$!
+	exec 7>"$T/cmds"
+}
+
+# send LINE: one command line to the running carsh.
+send() {
+	printf '%s\n' "$1" >&7
+}
+
+# stop_carsh: end its input and wait; $CSTATUS is its exit status.
+stop_carsh() {
+	exec 7>&-
+	wait "$CPID"
+	CSTATUS=$?
+}
+
+# wait_until DESCRIPTION COMMAND...: poll until COMMAND succeeds (at most 60 s). This waits
+# for an event; it asserts nothing about how long the event took.
+wait_until() {
+	local what="$1" i
+	shift
+	for i in $(seq 1 600); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	fail "timed out waiting for: $what"
+	return 1
+}
+
+# Shared-memory segments of the carsh with pid $1.
+segments_of() {
+	ls /dev/shm 2>/dev/null | grep "^carsh-$1-" || true
+}

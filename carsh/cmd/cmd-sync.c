@@ -1,0 +1,49 @@
+/* sync: wait for background jobs; fails if a waited job failed. */
+#include <stdlib.h>
+
+#include "cmd/cmd.h"
+
+static int parse_job(const char *arg, int *id)
+{
+	char *end;
+	long v;
+
+	if (arg[0] != '%')
+		return -1;
+	v = strtol(arg + 1, &end, 10);
+	if (*end || end == arg + 1 || v <= 0 || v > 1000000)
+		return -1;
+	*id = (int)v;
+	return 0;
+}
+
+static int cmd_sync_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+{
+	int failed = 0;
+
+	if (argc == 1)
+		return jobs_sync(c->jobs, 0, e) ? cmd_prefix(e, 1, "sync: ") : 0;
+	for (int i = 1; i < argc; i++) {
+		int id, rc;
+
+		if (parse_job(argv[i], &id))
+			return cmd_error(e, 2,
+			                 "sync: '%s': expected %%N (a job number from 'jobs')",
+			                 argv[i]);
+		rc = jobs_sync(c->jobs, id, e);
+		if (rc != 0 && failed == 0) {
+			err_prefix(e, "sync: ");
+			failed = rc < 0 ? 1 : rc;
+		}
+	}
+	return failed ? 1 : 0;
+}
+
+const struct carsh_cmd cmd_sync = {
+        .name = "sync",
+        .usage = "sync [%JOB...]",
+        .summary = "wait for background jobs (all, or the ones named); fails if one of them failed",
+        .min_args = 0,
+        .max_args = -1,
+        .exec = cmd_sync_exec,
+};

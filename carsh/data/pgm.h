@@ -1,0 +1,32 @@
+/*
+ * PGM images (netpbm: P2 plain and P5 raw, maxval up to 65535) as streams of numbers, one
+ * value per pixel, row-major: how CarSh reads a picture into a virtual buffer or a stream and
+ * writes one back for a person to look at.
+ */
+#ifndef CARSH_DATA_PGM_H
+#define CARSH_DATA_PGM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "data/types.h"
+#include "util/error.h"
+
+/* True when the file name ends in ".pgm" (any case). */
+bool pgm_path(const char *path);
+
+/* Read exactly n pixels into dst as scalars of kind s ("-" is standard input). Errors:
+ * "lena.pgm: 512x512 = 262144 pixels, expected 65536", "x.pgm: not a PGM image (magic
+ * 'P6'; expected P2 or P5)", truncated data, values above maxval; *width and *height are
+ * set when not NULL. */
+int pgm_read(const char *path, enum scalar s, void *dst, size_t n, size_t *width, size_t *height,
+             struct cs_err *e);
+
+/* Write n values as a P5 image `width` pixels wide with maxval 255; values are rounded to
+ * the nearest integer and clamped to 0..255 (NaN as 0). n must be a multiple of width. A
+ * regular file is written through a temporary file and a rename, as csvio_write does; "-"
+ * is standard output. */
+int pgm_write(const char *path, enum scalar s, const void *src, size_t n, size_t width,
+              struct cs_err *e);
+
+#endif

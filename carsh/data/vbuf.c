@@ -1,0 +1,372 @@
+#include "data/vbuf.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/alloc.h"
+
+#define SHM_PREFIX   "carsh-"
+#define NAME_MAX_LEN 64
+
+struct vbuf_table {
+	pthread_mutex_t lock;
+	struct vbuf *v;
+	size_t n, cap;
+	size_t total;
+	struct vbuf_limits lim;
+};
+
+struct vbuf_table *vbuf_table_new(const struct vbuf_limits *lim)
+{
+	struct vbuf_table *t = xcalloc(1, sizeof(*t));
+
+	pthread_mutex_init(&t->lock, NULL);
+	if (lim)
+		t->lim = *lim;
+	return t;
+}
+
+void vbuf_entry_free(struct vbuf *v)
+{
+	free(v->name);
+	free(v->shm);
+	memset(v, 0, sizeof(*v));
+}
+
+void vbuf_table_unlink_all(struct vbuf_table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		shm_unlink(t->v[i].shm);
+}
+
+void vbuf_table_free(struct vbuf_table *t)
+{
+	if (!t)
+		return;
+	vbuf_table_unlink_all(t);
+	for (size_t i = 0; i < t->n; i++)
+		vbuf_entry_free(&t->v[i]);
+	free(t->v);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+static bool name_valid(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n > NAME_MAX_LEN)
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("_.-", *p))
+			return false;
+	return true;
+}
+
+static struct vbuf *find_locked(struct vbuf_table *t, const char *name)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (strcmp(t->v[i].name, name) == 0)
+			return &t->v[i];
+	return NULL;
+}
+
+static int unknown(const char *name, struct cs_err *e)
+{
+	return err_set(e, "no virtual buffer '%s' (see 'virtbuf list')", name);
+}
+
+/* The pid says whose it is (for stale cleanup); the random part keeps names unguessable
+ * and distinct across masters that reuse a pid. */
+static char *new_shm_name(void)
+{
+	uint64_t r;
+
+	if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		r = (uint64_t)time(NULL) * 6364136223846793005ULL ^ (uint64_t)clock();
+	return xasprintf("/" SHM_PREFIX "%d-%016llx", (int)getpid(), (unsigned long long)r);
+}
+
+static int check_size(struct vbuf_table *t, const char *name, struct cs_type type, size_t count,
+                      size_t *bytes, struct cs_err *e)
+{
+	if (count == 0)
+		return err_set(e, "virtual buffer '%s': count must be at least 1", name);
+	if (size_mul(count, type_size(type), bytes) || *bytes > (size_t)INT64_MAX)
+		return err_set(e, "virtual buffer '%s': %zu elements do not fit in memory", name,
+		               count);
+	if (t->lim.max_buffer && *bytes > t->lim.max_buffer)
+		return err_set(e,
+		               "virtual buffer '%s': %zu bytes is over the limit of %zu per "
+		               "buffer (CARSH_MAX_BUFFER)",
+		               name, *bytes, t->lim.max_buffer);
+	if (t->lim.max_total && (*bytes > t->lim.max_total - t->total))
+		return err_set(e,
+		               "virtual buffer '%s': %zu more bytes would pass the limit of %zu "
+		               "for all buffers (CARSH_MAX_SHM); %zu are in use",
+		               name, *bytes, t->lim.max_total, t->total);
+	return 0;
+}
+
+static char *create_object(size_t bytes, struct cs_err *e)
+{
+	for (int attempt = 0; attempt < 8; attempt++) {
+		char *shm = new_shm_name();
+		int fd = shm_open(shm, O_RDWR | O_CREAT | O_EXCL, 0600);
+
+		if (fd < 0 && errno == EEXIST) {
+			free(shm);
+			continue;
+		}
+		if (fd < 0) {
+			err_errno(e, "shm_open %s", shm);
+			free(shm);
+			return NULL;
+		}
+		if (ftruncate(fd, (off_t)bytes) != 0) {
+			err_errno(e, "cannot size shared memory to %zu bytes", bytes);
+			close(fd);
+			shm_unlink(shm);
+			free(shm);
+			return NULL;
+		}
+		close(fd);
+		return shm;
+	}
+	err_set(e, "cannot find a free shared-memory name");
+	return NULL;
+}
+
+int vbuf_create(struct vbuf_table *t, const char *name, struct cs_type type, size_t count,
+                struct cs_err *e)
+{
+	struct vbuf *v;
+	size_t bytes;
+	char *shm;
+	int rc = -1;
+
+	if (!name_valid(name))
+		return err_set(e,
+		               "'%s' is not a valid buffer name (letters, digits, '_', '.', "
+		               "'-'; at most %d)",
+		               name, NAME_MAX_LEN);
+	pthread_mutex_lock(&t->lock);
+	if (find_locked(t, name)) {
+		err_set(e, "virtual buffer '%s' exists already (delete it first)", name);
+		goto out;
+	}
+	if (check_size(t, name, type, count, &bytes, e))
+		goto out;
+	shm = create_object(bytes, e);
+	if (!shm) {
+		err_prefix(e, "virtual buffer '%s': ", name);
+		goto out;
+	}
+	t->v = xgrow(t->v, &t->cap, t->n + 1, sizeof(*t->v));
+	v = &t->v[t->n++];
+	*v = (struct vbuf){xstrdup(name), shm, type, count, bytes};
+	t->total += bytes;
+	rc = 0;
+out:
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+int vbuf_delete(struct vbuf_table *t, const char *name, struct cs_err *e)
+{
+	struct vbuf *v;
+	int rc = 0;
+
+	pthread_mutex_lock(&t->lock);
+	v = find_locked(t, name);
+	if (!v) {
+		rc = unknown(name, e);
+	} else {
+		shm_unlink(v->shm);
+		t->total -= v->bytes;
+		vbuf_entry_free(v);
+		*v = t->v[--t->n];
+	}
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+int vbuf_swap(struct vbuf_table *t, const char *a, const char *b, struct cs_err *e)
+{
+	struct vbuf *va, *vb;
+	char *tmp;
+	int rc = 0;
+
+	pthread_mutex_lock(&t->lock);
+	va = find_locked(t, a);
+	vb = find_locked(t, b);
+	if (!va || !vb) {
+		rc = unknown(va ? b : a, e);
+	} else {
+		tmp = va->name;
+		va->name = vb->name;
+		vb->name = tmp;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+static void copy_entry(struct vbuf *dst, const struct vbuf *src)
+{
+	*dst = *src;
+	dst->name = xstrdup(src->name);
+	dst->shm = xstrdup(src->shm);
+}
+
+int vbuf_lookup(struct vbuf_table *t, const char *name, struct vbuf *out, struct cs_err *e)
+{
+	struct vbuf *v;
+	int rc = 0;
+
+	pthread_mutex_lock(&t->lock);
+	v = find_locked(t, name);
+	if (v)
+		copy_entry(out, v);
+	else
+		rc = unknown(name, e);
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct vbuf *)a)->name, ((const struct vbuf *)b)->name);
+}
+
+size_t vbuf_list(struct vbuf_table *t, struct vbuf **out)
+{
+	size_t n;
+
+	pthread_mutex_lock(&t->lock);
+	n = t->n;
+	*out = xcalloc(n ? n : 1, sizeof(**out));
+	for (size_t i = 0; i < n; i++)
+		copy_entry(&(*out)[i], &t->v[i]);
+	pthread_mutex_unlock(&t->lock);
+	qsort(*out, n, sizeof(**out), by_name);
+	return n;
+}
+
+size_t vbuf_names(struct vbuf_table *t, char ***out)
+{
+	struct vbuf *all;
+	size_t n = vbuf_list(t, &all);
+
+	*out = xcalloc(n ? n : 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
+		(*out)[i] = all[i].name;
+		free(all[i].shm);
+	}
+	free(all);
+	return n;
+}
+
+void *vbuf_map(const char *shm, size_t bytes, bool writable, struct cs_err *e)
+{
+	int fd = shm_open(shm, writable ? O_RDWR : O_RDONLY, 0);
+	void *p;
+
+	if (fd < 0) {
+		err_errno(e, "cannot open shared memory %s", shm);
+		return NULL;
+	}
+	p = mmap(NULL, bytes, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		err_errno(e, "cannot map %zu bytes of shared memory %s", bytes, shm);
+		return NULL;
+	}
+	return p;
+}
+
+void vbuf_unmap(void *p, size_t bytes)
+{
+	if (p)
+		munmap(p, bytes);
+}
+
+/* A segment is stale when its master is gone, or its pid now belongs to something that is
+ * not carsh. */
+static bool master_alive(pid_t pid)
+{
+	char path[64], comm[64] = "";
+	FILE *f;
+
+	if (kill(pid, 0) != 0 && errno == ESRCH)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return true; /* no /proc: trust kill() */
+	if (!fgets(comm, sizeof(comm), f))
+		comm[0] = '\0';
+	fclose(f);
+	return strstr(comm, "carsh") != NULL;
+}
+
+int vbuf_remove_stale(void)
+{
+	DIR *d = opendir("/dev/shm");
+	struct dirent *de;
+	int removed = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		char name[300];
+		long pid;
+		char *end;
+
+		if (strncmp(de->d_name, SHM_PREFIX, strlen(SHM_PREFIX)) != 0)
+			continue;
+		pid = strtol(de->d_name + strlen(SHM_PREFIX), &end, 10);
+		if (*end != '-' || pid <= 0 || master_alive((pid_t)pid))
+			continue;
+		snprintf(name, sizeof(name), "/%s", de->d_name);
+		removed += shm_unlink(name) == 0;
+	}
+	closedir(d);
+	return removed;
+}
+
+int vbuf_parse_size(const char *s, size_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (end == s || errno || s[0] == '-')
+		return -1;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || (shift && v > (SIZE_MAX >> shift)))
+		return -1;
+	*out = (size_t)(v << shift);
+	return 0;
+}

@@ -1,0 +1,69 @@
+/*
+ * Virtual buffers (004 §3.5, DESIGN §5): named, typed POSIX shared-memory objects. The
+ * master creates and deletes them; jobs map the objects they were given. Object names are
+ * "/carsh-<master pid>-<random>", created O_EXCL with mode 0600 and sized with ftruncate
+ * (so they start zero-filled). A table maps the user's names to objects; `virtbuf swap`
+ * exchanges two names and moves no data.
+ */
+#ifndef CARSH_DATA_VBUF_H
+#define CARSH_DATA_VBUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "data/types.h"
+#include "util/error.h"
+
+struct vbuf {
+	char *name; /* the user's name */
+	char *shm;  /* the shared-memory object */
+	struct cs_type type;
+	size_t count; /* elements */
+	size_t bytes;
+};
+
+/* Limits refused before anything is allocated; 0 means no limit of its own (the system
+ * decides). Set from CARSH_MAX_BUFFER and CARSH_MAX_SHM (bytes, with an optional K/M/G). */
+struct vbuf_limits {
+	size_t max_buffer;
+	size_t max_total;
+};
+
+struct vbuf_table;
+
+struct vbuf_table *vbuf_table_new(const struct vbuf_limits *lim);
+/* Unlinks every object it still holds. */
+void vbuf_table_free(struct vbuf_table *t);
+
+/* Create a zero-filled buffer. Errors: the name is taken, a bad name, the size overflows or
+ * passes a limit, shm_open/ftruncate failing (with the reason). */
+int vbuf_create(struct vbuf_table *t, const char *name, struct cs_type type, size_t count,
+                struct cs_err *e);
+/* Remove and unlink. Error when the name is unknown. */
+int vbuf_delete(struct vbuf_table *t, const char *name, struct cs_err *e);
+/* Exchange two names (no data moves). */
+int vbuf_swap(struct vbuf_table *t, const char *a, const char *b, struct cs_err *e);
+/* A copy of the entry (free it with vbuf_entry_free), or -1 with "no virtual buffer 're'
+ * (see 'virtbuf list')". */
+int vbuf_lookup(struct vbuf_table *t, const char *name, struct vbuf *out, struct cs_err *e);
+void vbuf_entry_free(struct vbuf *v);
+/* Copies of every entry in name order; free each entry and the array. */
+size_t vbuf_list(struct vbuf_table *t, struct vbuf **out);
+/* Names of every entry (for `virtbuf delete -a`); free with free() each and the array. */
+size_t vbuf_names(struct vbuf_table *t, char ***out);
+
+/* Map an object of `bytes` bytes (read-only unless writable). */
+void *vbuf_map(const char *shm, size_t bytes, bool writable, struct cs_err *e);
+void vbuf_unmap(void *p, size_t bytes);
+
+/* Unlink segments whose master (the pid in the name) no longer runs. Returns how many. */
+int vbuf_remove_stale(void);
+/* Unlink every object of the table without taking its lock or freeing memory: for the last
+ * moments of a master ended by a signal. */
+void vbuf_table_unlink_all(struct vbuf_table *t);
+
+/* Parse "64M" style sizes (K, M, G: powers of 1024). */
+int vbuf_parse_size(const char *s, size_t *out);
+
+#endif

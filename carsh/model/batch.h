@@ -1,0 +1,67 @@
+/*
+ * <CarshBat> (DESIGN §3.4): a scenario of steps. The reader keeps expressions as text; the
+ * batch runner (cmd/batch.c) evaluates them in the batch's scope when a step runs, turning
+ * each step into the same command objects the shell produces.
+ */
+#ifndef CARSH_MODEL_BATCH_H
+#define CARSH_MODEL_BATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "data/params.h"
+#include "model/exe.h"
+
+enum step_kind {
+	STEP_VIRTBUF, /* <Virtbuf op=...> */
+	STEP_EXEC,    /* <Exec file=... background=...> or an inline <CarshExe> */
+	STEP_SYNC,    /* <Sync/> */
+	STEP_REPEAT,  /* <Repeat count=...> steps </Repeat> */
+	STEP_BATCH,   /* <Batch file=...> <Param .../> </Batch> */
+	STEP_COMMAND, /* <Command>any carsh command line</Command> */
+	STEP_ECHO,    /* <Echo>text</Echo> */
+};
+
+enum vbuf_op { VB_CREATE, VB_FILL, VB_DUMP, VB_SWAP, VB_DELETE };
+
+struct step {
+	enum step_kind kind;
+	int line;
+	/* STEP_VIRTBUF */
+	enum vbuf_op op;
+	char *name;    /* create fill dump swap delete (delete: NULL with all) */
+	char *with;    /* swap */
+	char *type;    /* create */
+	char *count;   /* create: expression; STEP_REPEAT: expression */
+	char *value;   /* fill value= */
+	char *columns; /* dump columns= expression */
+	bool all;      /* delete all="true" */
+	/* STEP_VIRTBUF fill/dump file=, STEP_EXEC file=, STEP_BATCH file= (relative to the
+	 * batch's directory, already joined) */
+	char *file;
+	/* STEP_EXEC */
+	struct exe *exe; /* inline <CarshExe>, or NULL */
+	bool background;
+	/* STEP_REPEAT */
+	struct step *steps;
+	size_t nsteps;
+	/* STEP_BATCH: the <Param>s passed to the nested batch */
+	struct params params;
+	/* STEP_COMMAND, STEP_ECHO */
+	char *text;
+};
+
+struct batch {
+	char *file; /* as given, for messages */
+	char *dir;
+	struct params params; /* its <Param>s: defaults for its steps */
+	struct step *steps;
+	size_t nsteps;
+};
+
+int batch_read(const char *path, struct batch **out, struct cs_err *e);
+/* Read a <CarshBat> element (a file's root). */
+int batch_from_node(const struct xml_ctx *x, xmlNodePtr node, struct batch **out);
+void batch_free(struct batch *b);
+
+#endif

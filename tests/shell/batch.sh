@@ -1,0 +1,65 @@
+#!/bin/sh
+# Batches (DESIGN §3.4): every element, parameters, failures with every file:line on the way,
+# recursion, the implicit sync at the end, background batches.
+. "$TOP_SRCDIR/tests/shell/lib.sh"
+# Batches write beside themselves: work on a copy of the test data.
+cp -r "$DATA" "$T/data"
+B="$T/data/batch"
+cd "$T" || exit 1
+
+expect 0 "" "$CARSH" "$B/all.bat.xml"
+cat >want <<'W'
+hello from nested with N=4
+command sees N=4
+echo sees STEPS=N-1
+4,5,6,7
+W
+same_file "$OUT" want "every batch element ran in order with the batch's parameters"
+printf '10\n14\n18\n22\n' >want
+same_file "$B/z.csv" want "Repeat, swap, inline and background Exec, Sync: z accumulated every pass"
+
+# The caller's parameters beat the batch's defaults (N=8: STEPS=7 passes).
+seq 1 8 >"$B/x4.csv"
+expect 0 "" "$CARSH" "$B/all.bat.xml" N=8
+grep -q "^8,9,10,11,12,13,14,15$" "$OUT" && pass "N=8 on the command line: 7 passes over 8 values" ||
+	fail "N=8: $(cat "$OUT")"
+expect 0 "" "$CARSH" -c "set N=8; run $B/all.bat.xml"
+grep -q "^8,9,10,11,12,13,14,15$" "$OUT" && pass "a shell variable is a caller parameter of a batch" ||
+	fail "set N=8: $(cat "$OUT")"
+seq 1 4 >"$B/x4.csv"
+
+# The first failing step stops the batch; the error names the file, the line and the
+# element; a job started before still finishes.
+expect 1 "fails.bat.xml:7: <Virtbuf name=\"nosuch\">: virtbuf dump: no virtual buffer 'nosuch'" \
+	"$CARSH" "$B/fails.bat.xml"
+printf 'before\nbetween\n' >want
+head -2 "$OUT" >got
+same_file got want "nothing runs after the failing step"
+grep -q "^after$" "$OUT" && fail "a step after the failure ran" || pass "the step after the failure did not run"
+[ "$(grep -c "^3$" "$OUT")" -eq 4 ] && pass "the background job started before the failure finished" ||
+	fail "background job output: $(cat "$OUT")"
+
+# A failure inside a nested batch is reported with every file:line on the way.
+expect 1 "outer.bat.xml:4: <Batch file=\"$B/inner.bat.xml\">: $B/inner.bat.xml:4: <Exec file=\"$B/../bad/unknown_type.xml\">: $B/../bad/unknown_type.xml:15: <Input name=\"x\">: unknown type 'flaot'" \
+	"$CARSH" "$B/outer.bat.xml"
+
+# Recursion is detected, with the chain of files.
+expect 1 "batch recursion: $B/loop_a.bat.xml -> $B/loop_b.bat.xml -> $B/loop_a.bat.xml" \
+	"$CARSH" "$B/loop_a.bat.xml"
+
+# The end of a batch is an implicit sync: a failed background job fails the batch.
+expect 1 "bgfail.bat.xml: at its end: job [1]" "$CARSH" "$B/bgfail.bat.xml"
+grep -q "^started$" "$OUT" && pass "the batch ran to its end before the implicit sync" || fail "$(cat "$OUT")"
+
+# Reader errors.
+expect 1 "bad_op.bat.xml:3: <Virtbuf name=\"x\">: op=\"create\" needs count=\"...\"" "$CARSH" "$B/bad_op.bat.xml"
+expect 1 "bad_repeat.bat.xml:3: <Repeat>: repeat count: log2(12): 12 is not a power of two" "$CARSH" "$B/bad_repeat.bat.xml"
+
+# A batch in the background: [N] PID, then sync waits for it and its own jobs.
+expect 0 "" "$CARSH" -c "run $B/all.bat.xml & sync; echo synced"
+grep -q "^\[1\] [0-9]*$" "$ERR" && pass "a background batch prints [1] PID" || fail "$(cat "$ERR")"
+tail -1 "$OUT" | grep -q "^synced$" && grep -q "^4,5,6,7$" "$OUT" && pass "sync waited for the background batch" ||
+	fail "background batch: $(cat "$OUT")"
+expect 1 "sync: job [1] run $B/fails.bat.xml: Exit 1: $B/fails.bat.xml:7" \
+	"$CARSH" -c "run $B/fails.bat.xml & sync"
+finish

@@ -1,0 +1,101 @@
+#!/bin/sh
+# Background jobs, sync, job notices, buffer hazards, crashes and Ctrl-C (DESIGN §4, §5).
+# Jobs that must stay running read their input from a FIFO the test holds open, so the
+# test decides when they end: nothing here depends on timing. (The test opens a FIFO's write
+# end after starting carsh: a carsh that inherited it would keep the job from seeing EOF.)
+. "$TOP_SRCDIR/tests/shell/lib.sh"
+cd "$T" || exit 1
+SINK="$DATA/fm/sink.xml"
+ADD="$DATA/fm/addone.xml"
+seq 1 8 >x.csv
+seq 1 8 >z.csv
+
+# & prints [N] PID, jobs lists, sync waits; a failed job makes sync fail with its message.
+expect 0 "" "$CARSH" -c "run $ADD x=x.csv y=y.csv z=z.csv N=8 & jobs; sync; echo synced"
+grep -q "^\[1\] [0-9]*$" "$ERR" && pass "& prints [1] PID" || fail "notice: $(cat "$ERR")"
+grep -q "^\[1\]  *[0-9]*  *\(Running\|Done\)  *$ADD$" "$OUT" && pass "jobs lists the job" ||
+	fail "jobs: $(cat "$OUT")"
+expect 1 "sync: job [1] $DATA/bad/good.xml: Exit 1: $DATA/bad/good.xml: stream 'x': nowhere.csv: No such file or directory" \
+	"$CARSH" -c "run $DATA/bad/good.xml x=nowhere.csv y=discard & sync"
+expect 1 "sync: no such job %3 (see 'jobs')" "$CARSH" -c "sync %3"
+expect 2 "sync: 'x': expected %N" "$CARSH" -c "sync x"
+# sync %N waits for that job only, and a second sync finds nothing left to fail.
+expect 1 "job [2]" "$CARSH" -c "run $ADD x=x.csv y=y.csv z=z.csv & run $DATA/bad/good.xml x=nowhere.csv y=discard & sync %1; sync %2"
+printf 'run %s x=nowhere.csv y=discard &\nsync %%1\necho again\nsync\n' "$DATA/bad/good.xml" |
+	"$CARSH" -i >"$OUT" 2>"$ERR"
+[ $? -eq 0 ] && grep -q "^again$" "$OUT" && pass "a job already waited for is not waited for again" ||
+	fail "sync twice: $(cat "$ERR")"
+
+# A script reports a failed background job it never synced, and waits for it at the end.
+expect 0 "job [1] $DATA/bad/good.xml: Exit 1: $DATA/bad/good.xml: stream 'x': nowhere.csv" \
+	"$CARSH" -c "run $DATA/bad/good.xml x=nowhere.csv y=discard &"
+
+# Interactive: "[N]+ Done  file" before the next prompt.
+seq 1 4 >x4.csv
+printf 'virtbuf create b float 4\nrun %s x=x4.csv y=buffer:b &\nvirtbuf dump b --columns 4\necho next\n' "$SINK" |
+	"$CARSH" -i >"$OUT" 2>"$ERR"
+grep -q "^\[1\]+ Done  *$SINK$" "$ERR" && pass "a finished job is reported before the next prompt" ||
+	fail "no Done notice: $(cat "$ERR")"
+grep -q "^1,2,3,4$" "$OUT" && pass "dump waited for the job writing the buffer" || fail "dump: $(cat "$OUT")"
+
+# Hazards: the later job waits, says so once, and the result is the sequential one.
+mkfifo feed
+start_carsh
+exec 8<>feed # after carsh started: it must not inherit the write end
+send "virtbuf create a float 4"
+send "virtbuf create b float 4"
+send "run $SINK x=- y=buffer:a < feed &"
+send "run $SINK x=buffer:a y=buffer:b"
+wait_until "the hazard notice" grep -q "waiting for job \[1\] $SINK, which writes 'a'" "$T/carsh.err"
+send "virtbuf delete a"
+printf '5\n6\n7\n8\n' >&8
+exec 8>&-
+send "virtbuf dump b --columns 4"
+stop_carsh
+grep -q "^5,6,7,8$" "$T/carsh.out" && pass "the reader of 'a' ran after its writer" ||
+	fail "hazard result: $(cat "$T/carsh.out")"
+[ "$(grep -c 'waiting for' "$T/carsh.err")" -eq 1 ] && pass "one notice for one wait" ||
+	fail "notices: $(cat "$T/carsh.err")"
+
+# Deleting a buffer a running job uses is refused, naming the job.
+mkfifo feed2
+start_carsh -i
+exec 8<>feed2
+send "virtbuf create a float 4"
+send "run $SINK x=- y=buffer:a < feed2 &"
+send "virtbuf delete a"
+wait_until "the refusal" grep -q "virtbuf delete a: in use by job \[1\] $SINK; run 'sync' first" "$T/carsh.err"
+printf '1\n2\n3\n4\n' >&8
+exec 8>&-
+send "sync"
+send "virtbuf delete a"
+send "virtbuf list"
+stop_carsh
+pass "deleting a buffer in use is refused with the job named"
+grep -q "^a " "$T/carsh.out" && fail "a was not deleted after sync" || pass "after sync the buffer can go"
+
+# A kernel that kills its process: the job is reported, the shell and every buffer the job
+# did not write stay as they were.
+printf 'virtbuf create in float 8\nvirtbuf fill in x.csv\nvirtbuf create out float 8\nvirtbuf create other float 8\nvirtbuf fill other --value 42\nrun %s x=buffer:in y=buffer:out\necho still here\nvirtbuf dump in --columns 8\nvirtbuf dump other --columns 8\n' \
+	"$DATA/fm/crash.xml" | "$CARSH" -i >"$OUT" 2>"$ERR"
+grep -q "killed by SIGSEGV (kernel 'crash' on .*); buffers it wrote: out" "$ERR" &&
+	pass "the crash is reported with kernel, device and buffers written" || fail "crash report: $(cat "$ERR")"
+grep -q "^still here$" "$OUT" && pass "the shell survived" || fail "shell: $(cat "$OUT")"
+grep -q "^1,2,3,4,5,6,7,8$" "$OUT" && grep -q "^42,42,42,42,42,42,42,42$" "$OUT" &&
+	pass "buffers the job only read, or did not touch, are intact" || fail "buffers: $(cat "$OUT")"
+
+# Ctrl-C stops the foreground job, not the interactive shell. A terminal sends SIGINT to its
+# foreground process group: the shell and its foreground child; so does this test.
+mkfifo feed3
+start_carsh -i
+exec 8<>feed3
+send "run $SINK x=- y=discard < feed3"
+wait_until "the job's process" sh -c "pgrep -P $CPID >/dev/null"
+kill -INT "$CPID" $(pgrep -P "$CPID")
+send "echo alive"
+wait_until "the shell to answer" grep -q "^alive$" "$T/carsh.out"
+exec 8>&-
+stop_carsh
+grep -q "interrupted" "$T/carsh.err" && pass "Ctrl-C stopped the foreground job" ||
+	fail "no interruption: $(cat "$T/carsh.err")"
+finish
