@@ -1,0 +1,129 @@
+/* graph: Graphviz DOT for a pipeline graph (edges to initialise dashed, PEA-ST stages as
+ * ranks) or for a batch (steps and the virtual buffers they read and write). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "graph/deadlock.h"
+#include "graph/dot.h"
+#include "graph/peast.h"
+
+static const char usage_text[] = "graph FILE.xml [--root NODE] [--max-parallel N]";
+
+struct graph_args {
+	const char *file;
+	const char *root;
+	const char *max_parallel;
+};
+
+static int usage(struct cs_err *e, const char *what, const char *word)
+{
+	return cmd_error(e, 2, "graph: %s '%s'; usage: %s", what, word, usage_text);
+}
+
+static int parse(int argc, char **argv, struct graph_args *a, struct cs_err *e)
+{
+	for (int i = 1; i < argc; i++) {
+		bool root = strcmp(argv[i], "--root") == 0;
+
+		if (root || strcmp(argv[i], "--max-parallel") == 0) {
+			if (i + 1 == argc)
+				return usage(e, "missing value after", argv[i]);
+			*(root ? &a->root : &a->max_parallel) = argv[++i];
+		} else if (argv[i][0] == '-') {
+			return usage(e, "unknown option", argv[i]);
+		} else if (a->file) {
+			return usage(e, "one file at a time, not also", argv[i]);
+		} else {
+			a->file = argv[i];
+		}
+	}
+	return a->file ? 0 : usage(e, "no file in", argv[0]);
+}
+
+/* Without options a graph no node spans is drawn without stages; with them, failing to
+ * meet them is an error. */
+static int draw_graph(struct cmd_ctx *c, const struct graph_args *a, struct cs_err *e)
+{
+	struct graph *g;
+	struct deadlock d;
+	struct peast_opts o;
+	struct peast_plan p;
+	bool planned;
+	int rc = 1;
+
+	if (graph_read(a->file, &g, e))
+		return 1;
+	if (peast_opts_resolve(g, a->root, a->max_parallel, &o, e) || deadlock_find(g, &d, e))
+		goto out;
+	planned = peast_select(g, &o, &p, e) == 0;
+	if (planned || (!a->root && !a->max_parallel)) {
+		err_clear(e);
+		dot_graph(c->out, g, &d, planned ? &p : NULL);
+		rc = 0;
+	}
+	if (planned)
+		peast_plan_free(&p);
+	deadlock_free(&d);
+out:
+	graph_free(g);
+	return rc;
+}
+
+/* Drawn into memory first: an executable that cannot be read leaves no half picture. */
+static int draw_batch(struct cmd_ctx *c, const char *file, struct cs_err *e)
+{
+	struct batch *b;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+	int rc;
+
+	if (batch_read(file, &b, e))
+		return 1;
+	m = open_memstream(&text, &len);
+	if (!m) {
+		batch_free(b);
+		return cmd_errno(e, 1, "graph: %s", file);
+	}
+	rc = dot_batch(m, b, e) ? 1 : 0;
+	fclose(m);
+	if (rc == 0)
+		fputs(text, c->out);
+	free(text);
+	batch_free(b);
+	return rc;
+}
+
+static int cmd_graph_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+{
+	struct graph_args a = {NULL, NULL, NULL};
+	char *root;
+	int rc = parse(argc, argv, &a, e);
+
+	if (rc)
+		return rc;
+	root = xml_root_name(a.file, e);
+	if (!root)
+		return 1;
+	if (strcmp(root, "CarshGraph") == 0)
+		rc = draw_graph(c, &a, e);
+	else if (strcmp(root, "CarshBat") == 0 && !a.root && !a.max_parallel)
+		rc = draw_batch(c, a.file, e);
+	else
+		rc = cmd_error(e, 1, "graph: %s: a <%s> file; graph draws a <CarshGraph>%s", a.file,
+		               root, a.root || a.max_parallel ? "" : " or a <CarshBat>");
+	free(root);
+	if (rc == 0 && fflush(c->out) != 0)
+		return cmd_errno(e, 1, "graph: write error");
+	return rc;
+}
+
+const struct carsh_cmd cmd_graph = {
+        .name = "graph",
+        .usage = usage_text,
+        .summary = "print Graphviz DOT for a pipeline graph or a batch",
+        .min_args = 1,
+        .max_args = 5,
+        .exec = cmd_graph_exec,
+};

@@ -1,0 +1,26 @@
+# Pipeline graphs (CarshGraph reader, Algorithm 1, PEA-ST, DOT): sources and tests.
+# Add sources with carsh_libcarsh_a_SOURCES +=, check programs with check_PROGRAMS +=,
+# shell tests with AREA_TESTS +=.
+AREA_TESTS =
+
+carsh_libcarsh_a_SOURCES += \
+	carsh/model/graph.c carsh/model/graph.h carsh/model/graphbuild.c \
+	carsh/graph/adj.c carsh/graph/adj.h \
+	carsh/graph/validate.c carsh/graph/validate.h \
+	carsh/graph/cycles.c carsh/graph/cycles.h \
+	carsh/graph/cyclesort.c carsh/graph/reduce.c \
+	carsh/graph/deadlock.c carsh/graph/deadlock.h \
+	carsh/graph/spantree.c carsh/graph/spantree.h \
+	carsh/graph/peast.c carsh/graph/rootsel.c carsh/graph/peast.h \
+	carsh/graph/relpath.c carsh/graph/relpath.h \
+	carsh/graph/escape.c carsh/graph/escape.h \
+	carsh/graph/batchgen.c carsh/graph/batchgen.h \
+	carsh/graph/dot.c carsh/graph/dotbatch.c carsh/graph/dot.h
+
+check_PROGRAMS += tests/unit/check_graph
+tests_unit_check_graph_SOURCES = tests/unit/test_graph.c tests/unit/test_graph_cycles.c \
+	tests/unit/test_graph_peast.c tests/unit/test_graph_out.c tests/unit/graph_suites.h
+tests_unit_check_graph_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_graph_LDADD = carsh/libcarsh.a $(CORE_LIBS) $(CHECK_LIBS)
+
+AREA_TESTS += tests/unit/check_graph tests/shell/graphs.sh
