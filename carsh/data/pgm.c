@@ -1,0 +1,512 @@
+/*
+ * PGM images after netpbm's pgm(5): "P2" (plain: pixels as decimal text) or "P5" (raw: one
+ * byte per pixel, or two big-endian bytes when maxval > 255), then width, height and maxval
+ * as decimal numbers separated by whitespace (blank, TAB, CR, LF, VT, FF). A '#' starts a
+ * comment that runs to the end of the line and counts as whitespace; as in libnetpbm, a
+ * comment may also end the maxval, in which case the raster starts after the comment's
+ * newline. Otherwise exactly one whitespace character separates the maxval from a P5
+ * raster. Plain rasters are numbers separated by whitespace (and comments, which netpbm
+ * tolerates there too). Anything after the last pixel is ignored, as netpbm's programs do
+ * with files that hold several images.
+ *
+ * Writing makes an 8-bit P5 file through a temporary file and a rename, like csvio_write.
+ */
+#include "data/pgm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/alloc.h"
+#include "util/path.h"
+
+/* Larger dimensions than this are refused before anything is allocated or multiplied. */
+#define PGM_DIM_MAX 1000000000L
+#define PGM_MAXVAL  65535L
+/* Bytes handled per fread/fwrite of a raster (the write buffer is on the stack). */
+#define CHUNK 16384
+
+bool pgm_path(const char *path)
+{
+	size_t len = strlen(path);
+
+	return len >= 4 && strcasecmp(path + len - 4, ".pgm") == 0;
+}
+
+/* ---- reading ---- */
+
+struct pgm_reader {
+	FILE *f;
+	const char *name;
+	enum scalar scalar;
+	unsigned char *dst;
+	size_t size; /* bytes of one scalar */
+	long maxval;
+	long width, height;
+	struct cs_err *e;
+};
+
+static bool pgm_space(int ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\v' || ch == '\f';
+}
+
+/* Skip to the end of a comment line (the newline is consumed); returns the newline or EOF. */
+static int skip_comment(FILE *f)
+{
+	int ch;
+
+	while ((ch = getc(f)) != EOF && ch != '\n' && ch != '\r')
+		;
+	return ch;
+}
+
+/* A character for a message: printable as itself, anything else as \xNN. */
+static const char *shown(int ch, char buf[8])
+{
+	if (ch >= 0x20 && ch < 0x7f)
+		snprintf(buf, 8, "%c", ch);
+	else
+		snprintf(buf, 8, "\\x%02x", (unsigned)ch & 0xffu);
+	return buf;
+}
+
+static int read_error(struct pgm_reader *r, const char *what)
+{
+	if (ferror(r->f))
+		return err_errno(r->e, "%s", r->name);
+	return err_set(r->e, "%s: truncated: the file ends %s", r->name, what);
+}
+
+/*
+ * The next decimal number of the header or of a plain raster, after whitespace and
+ * comments, into *v; it must not exceed max. The character that ends the number is
+ * consumed, and must be whitespace, a comment (skipped through its newline), or the end of
+ * the file when eof_ok. `what` names the number for messages ("the width", "pixel 7").
+ */
+static int read_number(struct pgm_reader *r, const char *what, long max, bool eof_ok, long *v)
+{
+	char buf[8];
+	int ch;
+
+	do {
+		ch = getc(r->f);
+		if (ch == '#')
+			ch = skip_comment(r->f) == EOF ? EOF : ' ';
+	} while (pgm_space(ch));
+	if (ch == EOF) {
+		char where[80];
+
+		snprintf(where, sizeof(where), "before %s", what);
+		return read_error(r, where);
+	}
+	if (ch < '0' || ch > '9')
+		return err_set(r->e, "%s: %s: '%s' where a number was expected", r->name, what,
+		               shown(ch, buf));
+	*v = 0;
+	for (; ch >= '0' && ch <= '9'; ch = getc(r->f)) {
+		*v = *v * 10 + (ch - '0');
+		if (*v > max)
+			return err_set(r->e, "%s: %s is larger than %ld", r->name, what, max);
+	}
+	if (ch == '#')
+		ch = skip_comment(r->f) == EOF ? EOF : ' ';
+	if (ch == EOF && (!eof_ok || ferror(r->f)))
+		return read_error(r, "in the header");
+	if (ch != EOF && !pgm_space(ch))
+		return err_set(r->e, "%s: %s: '%s' after the number %ld", r->name, what,
+		               shown(ch, buf), *v);
+	return 0;
+}
+
+static int read_magic(struct pgm_reader *r, bool *raw)
+{
+	int a = getc(r->f), b = a == EOF ? EOF : getc(r->f);
+	char sa[8], sb[8];
+
+	if (a == EOF && ferror(r->f))
+		return err_errno(r->e, "%s", r->name);
+	if (a == EOF)
+		return err_set(r->e, "%s: empty file: not a PGM image", r->name);
+	if (b == EOF)
+		return read_error(r, "after one byte");
+	if (a != 'P' || (b != '2' && b != '5'))
+		return err_set(r->e, "%s: not a PGM image (magic '%s%s'; expected P2 or P5)",
+		               r->name, shown(a, sa), shown(b, sb));
+	*raw = b == '5';
+	return 0;
+}
+
+/* The largest pixel value each scalar kind can hold (PGM values are never negative). */
+static long scalar_pixel_max(enum scalar s)
+{
+	switch (s) {
+	case SC_CHAR:
+		return INT8_MAX;
+	case SC_UCHAR:
+		return UINT8_MAX;
+	case SC_SHORT:
+		return INT16_MAX;
+	default:
+		return PGM_MAXVAL;
+	}
+}
+
+/* Store pixel i (already checked against maxval) as one scalar of the reader's kind. */
+static int store_pixel(struct pgm_reader *r, size_t i, long v)
+{
+	unsigned char *p = r->dst + i * r->size;
+
+	if (v > r->maxval)
+		return err_set(
+		        r->e, "%s: pixel %zu (row %zu, column %zu) is %ld, above the maxval %ld",
+		        r->name, i, i / (size_t)r->width, i % (size_t)r->width, v, r->maxval);
+	if (v > scalar_pixel_max(r->scalar))
+		return err_set(r->e, "%s: pixel %zu is %ld, which does not fit in %s", r->name, i,
+		               v, scalar_name(r->scalar));
+	switch (r->scalar) {
+	case SC_CHAR:
+	case SC_UCHAR: {
+		uint8_t x = (uint8_t)v;
+		memcpy(p, &x, 1);
+		break;
+	}
+	case SC_SHORT:
+	case SC_USHORT: {
+		uint16_t x = (uint16_t)v;
+		memcpy(p, &x, 2);
+		break;
+	}
+	case SC_INT:
+	case SC_UINT: {
+		uint32_t x = (uint32_t)v;
+		memcpy(p, &x, 4);
+		break;
+	}
+	case SC_LONG:
+	case SC_ULONG: {
+		uint64_t x = (uint64_t)v;
+		memcpy(p, &x, 8);
+		break;
+	}
+	case SC_FLOAT: {
+		float x = (float)v;
+		memcpy(p, &x, 4);
+		break;
+	}
+	case SC_DOUBLE:
+	case SC_COUNT: {
+		double x = (double)v;
+		memcpy(p, &x, 8);
+		break;
+	}
+	}
+	return 0;
+}
+
+static int read_plain(struct pgm_reader *r, size_t n)
+{
+	char what[64];
+	long v;
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(what, sizeof(what), "pixel %zu of %zu", i, n);
+		if (read_number(r, what, PGM_MAXVAL, true, &v) || store_pixel(r, i, v))
+			return -1;
+	}
+	return 0;
+}
+
+static int read_raw(struct pgm_reader *r, size_t n)
+{
+	size_t bps = r->maxval > 255 ? 2 : 1; /* bytes per sample */
+	unsigned char *buf = data_alloc(CHUNK, 1, r->name, r->e);
+	size_t done = 0;
+	int rc = 0;
+
+	if (!buf)
+		return -1;
+	while (done < n && rc == 0) {
+		size_t want = n - done < CHUNK / bps ? n - done : CHUNK / bps;
+		size_t got = fread(buf, bps, want, r->f);
+
+		for (size_t k = 0; k < got && rc == 0; k++) {
+			long v = bps == 2 ? (long)buf[2 * k] << 8 | buf[2 * k + 1] : buf[k];
+
+			rc = store_pixel(r, done + k, v);
+		}
+		done += got;
+		if (rc == 0 && got < want) {
+			if (ferror(r->f))
+				rc = err_errno(r->e, "%s", r->name);
+			else
+				rc = err_set(r->e, "%s: truncated: %zu of %zu pixels", r->name,
+				             done, n);
+		}
+	}
+	free(buf);
+	return rc;
+}
+
+static int read_image(struct pgm_reader *r, size_t n, size_t *width, size_t *height)
+{
+	bool raw = false;
+	size_t pixels;
+
+	if (read_magic(r, &raw))
+		return -1;
+	if (read_number(r, "the width", PGM_DIM_MAX, false, &r->width) ||
+	    read_number(r, "the height", PGM_DIM_MAX, false, &r->height) ||
+	    read_number(r, "the maxval", PGM_MAXVAL, !raw, &r->maxval))
+		return -1;
+	if (width)
+		*width = (size_t)r->width;
+	if (height)
+		*height = (size_t)r->height;
+	if (r->width == 0 || r->height == 0)
+		return err_set(r->e, "%s: the image is %ldx%ld: it has no pixels", r->name,
+		               r->width, r->height);
+	if (r->maxval == 0)
+		return err_set(r->e, "%s: maxval 0 is out of range (1..%ld)", r->name, PGM_MAXVAL);
+	if (size_mul((size_t)r->width, (size_t)r->height, &pixels) || pixels != n)
+		return err_set(r->e, "%s: %ldx%ld = %.0f pixels, expected %zu", r->name, r->width,
+		               r->height, (double)r->width * (double)r->height, n);
+	return raw ? read_raw(r, n) : read_plain(r, n);
+}
+
+int pgm_read(const char *path, enum scalar s, void *dst, size_t n, size_t *width, size_t *height,
+             struct cs_err *e)
+{
+	struct pgm_reader r = {
+	        .name = path,
+	        .scalar = s,
+	        .dst = dst,
+	        .size = scalar_size(s),
+	        .e = e,
+	};
+	int rc;
+
+	if (path_is_stdio(path)) {
+		r.f = stdin;
+		r.name = "<stdin>";
+		return read_image(&r, n, width, height);
+	}
+	r.f = fopen(path, "rbe");
+	if (!r.f)
+		return err_errno(e, "%s", path);
+	rc = read_image(&r, n, width, height);
+	fclose(r.f);
+	return rc;
+}
+
+/* ---- writing ---- */
+
+static double scalar_double(const unsigned char *p)
+{
+	double x;
+
+	memcpy(&x, p, 8);
+	return x;
+}
+
+static double scalar_value(enum scalar s, const unsigned char *p)
+{
+	switch (s) {
+	case SC_CHAR: {
+		int8_t x;
+		memcpy(&x, p, 1);
+		return x;
+	}
+	case SC_UCHAR:
+		return *p;
+	case SC_SHORT: {
+		int16_t x;
+		memcpy(&x, p, 2);
+		return x;
+	}
+	case SC_USHORT: {
+		uint16_t x;
+		memcpy(&x, p, 2);
+		return x;
+	}
+	case SC_INT: {
+		int32_t x;
+		memcpy(&x, p, 4);
+		return x;
+	}
+	case SC_UINT: {
+		uint32_t x;
+		memcpy(&x, p, 4);
+		return x;
+	}
+	case SC_LONG: {
+		int64_t x;
+		memcpy(&x, p, 8);
+		return (double)x;
+	}
+	case SC_ULONG: {
+		uint64_t x;
+		memcpy(&x, p, 8);
+		return (double)x;
+	}
+	case SC_FLOAT: {
+		float x;
+		memcpy(&x, p, 4);
+		return x;
+	}
+	case SC_DOUBLE:
+	case SC_COUNT:
+		break;
+	}
+	return scalar_double(p);
+}
+
+/* Nearest integer, halves away from zero (round()), clamped to 0..255; NaN is 0. */
+static unsigned char pixel_byte(double v)
+{
+	if (isnan(v) || v <= 0)
+		return 0;
+	if (v >= 255)
+		return 255;
+	return (unsigned char)round(v);
+}
+
+static int write_stream(FILE *f, const char *name, enum scalar s, const void *src, size_t n,
+                        size_t width, struct cs_err *e)
+{
+	const unsigned char *p = src;
+	size_t size = scalar_size(s);
+	unsigned char buf[CHUNK];
+
+	if (fprintf(f, "P5\n%zu %zu\n255\n", width, n / width) < 0)
+		return err_errno(e, "%s", name);
+	for (size_t done = 0; done < n;) {
+		size_t k = n - done < CHUNK ? n - done : CHUNK;
+
+		for (size_t i = 0; i < k; i++)
+			buf[i] = pixel_byte(scalar_value(s, p + (done + i) * size));
+		if (fwrite(buf, 1, k, f) != k)
+			return err_errno(e, "%s", name);
+		done += k;
+	}
+	if (fflush(f) == EOF)
+		return err_errno(e, "%s", name);
+	if (ferror(f))
+		return err_set(e, "%s: write error", name);
+	return 0;
+}
+
+/*
+ * The temporary file, as in csvio.c: created with O_EXCL and mode 0666 so that the kernel
+ * applies the umask (and default ACLs) itself; mkstemp() would make it 0600, and umask()
+ * to restore it is not thread-safe.
+ */
+static int temp_create(char *name, size_t suffix_at)
+{
+	static const char chars[] =
+	        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static unsigned long counter;
+	struct timespec ts;
+
+	for (int attempt = 0; attempt < 100; attempt++) {
+		uint64_t x;
+		int fd;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		x = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() << 32 ^
+		    __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 0xBF58476D1CE4E5B9ull;
+		for (size_t i = 0; i < 6; i++, x /= 62)
+			name[suffix_at + i] = chars[x % 62];
+		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+/* The file to replace: what a symbolic link points to, not the link. */
+static char *replace_target(const char *path)
+{
+	struct stat st;
+	char *real;
+
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (real = realpath(path, NULL)))
+		return real;
+	return xstrdup(path);
+}
+
+static int write_atomic(const char *path, const struct stat *old, enum scalar s, const void *src,
+                        size_t n, size_t width, struct cs_err *e)
+{
+	char *target = replace_target(path);
+	char *tmp = xasprintf("%s.XXXXXX", target);
+	int fd = temp_create(tmp, strlen(tmp) - 6);
+	FILE *f;
+	int rc;
+
+	if (fd < 0) {
+		rc = err_errno(e, "%s: cannot create a temporary file", path);
+		goto out;
+	}
+	/* Keep an existing file's permissions; a file system without them (vfat) refuses
+	 * fchmod, which is no reason to fail. */
+	if (old)
+		(void)fchmod(fd, old->st_mode & 07777);
+	f = fdopen(fd, "wb");
+	if (!f) {
+		rc = err_errno(e, "%s", path);
+		close(fd);
+	} else {
+		rc = write_stream(f, path, s, src, n, width, e);
+		if (fclose(f) == EOF && rc == 0)
+			rc = err_errno(e, "%s", path);
+		if (rc == 0 && rename(tmp, target) != 0)
+			rc = err_errno(e, "%s: cannot replace the file", path);
+	}
+	if (rc)
+		unlink(tmp);
+out:
+	free(tmp);
+	free(target);
+	return rc;
+}
+
+/* Devices and pipes (/dev/null, a FIFO) cannot be replaced: write them in place. */
+static int write_in_place(const char *path, enum scalar s, const void *src, size_t n, size_t width,
+                          struct cs_err *e)
+{
+	FILE *f = fopen(path, "wbe");
+	int rc;
+
+	if (!f)
+		return err_errno(e, "%s", path);
+	rc = write_stream(f, path, s, src, n, width, e);
+	if (fclose(f) == EOF && rc == 0)
+		rc = err_errno(e, "%s", path);
+	return rc;
+}
+
+int pgm_write(const char *path, enum scalar s, const void *src, size_t n, size_t width,
+              struct cs_err *e)
+{
+	struct stat st;
+
+	if (width == 0 || n == 0 || n % width != 0)
+		return err_set(e, "%s: %zu values do not make an image %zu pixels wide", path, n,
+		               width);
+	if (path_is_stdio(path))
+		return write_stream(stdout, "<stdout>", s, src, n, width, e);
+	if (stat(path, &st) != 0)
+		return write_atomic(path, NULL, s, src, n, width, e);
+	if (!S_ISREG(st.st_mode))
+		return write_in_place(path, s, src, n, width, e);
+	return write_atomic(path, &st, s, src, n, width, e);
+}
