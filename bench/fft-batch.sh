@@ -13,9 +13,11 @@
 #   build     program load from CarSh's binary cache (or the build, on the cold run)
 #   transfer  host-to-device + device-to-host (profiling events) + swaps
 #   kernel    the kernels (profiling events)
-#   other     real minus the five above: forking and reaping the jobs, reading the XML,
-#             staging between the virtual buffers and host memory, buffer allocation,
-#             virtbuf steps, the <Command> lines
+#   in-job    the rest of the jobs' own time (`time`'s "inside them" minus the five above):
+#             staging between virtual buffers and host memory, buffer allocation, the
+#             process's own start-up after fork
+#   shell     real minus the jobs' own time: forking and reaping the jobs, reading the XML,
+#             virtbuf steps and <Command> lines in the master
 #
 #   bench/fft-batch.sh [RUNS [SIZES...]]   default 5 runs, sizes 128 256 512 1024
 #
@@ -37,7 +39,8 @@ export XDG_CACHE_HOME="$work/cache"
 now_ms() { echo "${EPOCHREALTIME/[.,]/}" | awk '{ printf "%.3f", $1 / 1000 }'; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# One timed run: "whole real jobs platform context build transfer kernel launches", in ms.
+# One timed run: "whole real jobs platform context build transfer kernel inside launches",
+# in ms.
 timed_run() { # BATCH N
 	local t0 t1 bat="$top/batches/fft-filter/$1"
 	shift
@@ -51,12 +54,13 @@ timed_run() { # BATCH N
 	t1=$(now_ms)
 	awk -v whole="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" '
 		/^real/ { real = $2 }
-		/^jobs/ { jobs = $2; $1 = $2 = $3 = ""; sub(/^ +/, ""); dev = $0 }
+		/^jobs/ { jobs = $2; inside = $(NF - 3); $1 = $2 = $3 = ""; sub(/^ +/, "");
+			  sub(/; [0-9.]+ ms inside them$/, ""); dev = $0 }
 		/^platform/ { plat = $2; ctx = $5; build = $8 }
 		/^h2d/ { h2d = $2; kern = $5; launches = substr($7, 2); swap = $10; d2h = $13 }
 		END {
 			if (jobs == "") { print "no statistics from time" > "/dev/stderr"; exit 1 }
-			print whole, real, jobs, plat, ctx, build, h2d + d2h + swap, kern, launches
+			print whole, real, jobs, plat, ctx, build, h2d + d2h + swap, kern, inside, launches
 			print dev > "'"$work/device.txt"'"
 		}' "$work/time.txt"
 }
@@ -66,8 +70,8 @@ for n in $sizes; do
 done
 for batch in fft-filter.bat.xml fft-filter-swap.bat.xml; do
 echo "$batch"
-printf '%6s %5s %9s %9s %9s %9s %9s %9s %9s %9s   (ms, median of %d runs)\n' \
-	N jobs whole real platform context build transfer kernel other "$runs"
+printf '%6s %5s %9s %9s %9s %9s %9s %9s %9s %9s %9s   (ms, median of %d runs)\n' \
+	N jobs whole real platform context build transfer kernel in-job shell "$runs"
 for n in $sizes; do
 	cold=$(timed_run "$batch" "$n")
 	: >"$work/runs.txt"
@@ -75,15 +79,16 @@ for n in $sizes; do
 		timed_run "$batch" "$n" >>"$work/runs.txt"
 	done
 	cols=()
-	for c in 1 2 3 4 5 6 7 8; do
+	for c in 1 2 3 4 5 6 7 8 9; do
 		cols+=("$(cut -d' ' -f"$c" "$work/runs.txt" | median)")
 	done
-	# other = real - (platform + context + build + transfer + kernel), from the medians
-	other=$(awk -v r="${cols[1]}" -v p="${cols[3]}" -v c="${cols[4]}" -v b="${cols[5]}" \
-		-v t="${cols[6]}" -v k="${cols[7]}" 'BEGIN { printf "%.1f", r - p - c - b - t - k }')
-	printf '%6s %5s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9s\n' "$n" "${cols[2]}" \
+	# in-job = inside - (platform + context + build + transfer + kernel); shell = real - inside
+	injob=$(awk -v i="${cols[8]}" -v p="${cols[3]}" -v c="${cols[4]}" -v b="${cols[5]}" \
+		-v t="${cols[6]}" -v k="${cols[7]}" 'BEGIN { printf "%.1f", i - p - c - b - t - k }')
+	shell=$(awk -v r="${cols[1]}" -v i="${cols[8]}" 'BEGIN { printf "%.1f", r - i }')
+	printf '%6s %5s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9s %9s\n' "$n" "${cols[2]}" \
 		"${cols[0]}" "${cols[1]}" "${cols[3]}" "${cols[4]}" "${cols[5]}" "${cols[6]}" \
-		"${cols[7]}" "$other"
+		"${cols[7]}" "$injob" "$shell"
 	echo "${batch%.bat.xml} $n $cold" >>"$work/cold.txt"
 done
 echo

@@ -175,7 +175,7 @@ static int step_command(struct run *r, const struct step *s)
 	snprintf(origin, sizeof(origin), "%s", r->b->file);
 	rc = ses->run_text(ses, s->text, origin, s->line, r->c, true);
 	if (rc)
-		err_set(r->e, "the command failed (status %d)", rc);
+		err_set(r->e, "the command above failed (status %d)", rc);
 	return rc;
 }
 

@@ -79,7 +79,8 @@ void stats_print(FILE *f, const struct stats_acc *acc, double wall_ms)
 		fprintf(f, "real     %10.3f ms\n", wall_ms);
 	if (acc->jobs == 0)
 		return;
-	fprintf(f, "jobs     %10d on %s\n", acc->jobs, s->device);
+	fprintf(f, "jobs     %10d on %s; %.3f ms inside them\n", acc->jobs, s->device,
+		s->wall_ms);
 	fprintf(f, "platform %10.3f ms  context %.3f ms  build %.3f ms (%s)\n", s->platform_ms,
 	        s->context_ms, s->build_ms, s->cache_hit ? "binary cache" : "compiled");
 	fprintf(f,

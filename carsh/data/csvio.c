@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/atomicfile.h"
 #include "util/path.h"
 
 /* Strict: a stray quote is an error, not a value. Fields always end in NUL for strtod. */
@@ -244,114 +245,24 @@ int csvio_write_stream(FILE *f, const char *name, enum scalar s, const void *src
 	return 0;
 }
 
-/*
- * The temporary file. mkstemp() creates mode 0600, and restoring 0666 & ~umask would need
- * umask(), which sets the mask for every thread of the thread executor while it reads it.
- * Creating with O_EXCL and 0666 lets the kernel apply the umask (and default ACLs) itself.
- */
-static int temp_create(char *name, size_t suffix_at)
+struct csv_out {
+	enum scalar s;
+	const void *src;
+	size_t n;
+	size_t columns;
+};
+
+static int write_values(FILE *f, const char *name, void *arg, struct cs_err *e)
 {
-	static const char chars[] =
-	        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-	static unsigned long counter;
-	struct timespec ts;
+	const struct csv_out *o = arg;
 
-	for (int attempt = 0; attempt < 100; attempt++) {
-		uint64_t x;
-		int fd;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		x = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() << 32 ^
-		    __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 0xBF58476D1CE4E5B9ull;
-		for (size_t i = 0; i < 6; i++, x /= 62)
-			name[suffix_at + i] = chars[x % 62];
-		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd >= 0 || errno != EEXIST)
-			return fd;
-	}
-	return -1;
-}
-
-/* Writes into tmp (an open descriptor, consumed) and renames it over target. */
-static int write_replace(int fd, const char *tmp, const char *target, const char *name,
-                         enum scalar s, const void *src, size_t n, size_t columns, struct cs_err *e)
-{
-	FILE *f = fdopen(fd, "w");
-	int rc;
-
-	if (!f) {
-		err_errno(e, "%s", name);
-		close(fd);
-		return -1;
-	}
-	rc = csvio_write_stream(f, name, s, src, n, columns, e);
-	if (fclose(f) == EOF && rc == 0)
-		rc = err_errno(e, "%s", name);
-	if (rc == 0 && rename(tmp, target) != 0)
-		rc = err_errno(e, "%s: cannot replace the file", name);
-	return rc;
-}
-
-/* The file to replace: what a symbolic link points to, not the link. */
-static char *replace_target(const char *path)
-{
-	struct stat st;
-	char *real;
-
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (real = realpath(path, NULL)))
-		return real;
-	return xstrdup(path);
-}
-
-static int write_atomic(const char *path, const struct stat *old, enum scalar s, const void *src,
-                        size_t n, size_t columns, struct cs_err *e)
-{
-	char *target = replace_target(path);
-	char *tmp = xasprintf("%s.XXXXXX", target);
-	int fd = temp_create(tmp, strlen(tmp) - 6);
-	int rc;
-
-	if (fd < 0) {
-		rc = err_errno(e, "%s: cannot create a temporary file", path);
-	} else {
-		/* Keep an existing file's permissions; a file system without them (vfat) refuses
-		 * fchmod, which is no reason to fail. */
-		if (old)
-			(void)fchmod(fd, old->st_mode & 07777);
-		rc = write_replace(fd, tmp, target, path, s, src, n, columns, e);
-		if (rc)
-			unlink(tmp);
-	}
-	free(tmp);
-	free(target);
-	return rc;
-}
-
-/* Devices and pipes (/dev/null, a FIFO) cannot be replaced: write them in place. */
-static int write_in_place(const char *path, enum scalar s, const void *src, size_t n,
-                          size_t columns, struct cs_err *e)
-{
-	FILE *f = fopen(path, "we");
-	int rc;
-
-	if (!f)
-		return err_errno(e, "%s", path);
-	rc = csvio_write_stream(f, path, s, src, n, columns, e);
-	if (fclose(f) == EOF && rc == 0)
-		rc = err_errno(e, "%s", path);
-	return rc;
+	return csvio_write_stream(f, name, o->s, o->src, o->n, o->columns, e);
 }
 
 int csvio_write(const char *path, enum scalar s, const void *src, size_t n, size_t columns,
-                struct cs_err *e)
+		struct cs_err *e)
 {
-	struct stat st;
+	struct csv_out o = {s, src, n, columns};
 
-	if (path_is_stdio(path))
-		return csvio_write_stream(stdout, "<stdout>", s, src, n, columns, e);
-	if (stat(path, &st) != 0)
-		return write_atomic(path, NULL, s, src, n, columns, e);
-	if (!S_ISREG(st.st_mode))
-		return write_in_place(path, s, src, n, columns, e);
-	return write_atomic(path, &st, s, src, n, columns, e);
+	return atomic_write(path, write_values, &o, e);
 }

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/atomicfile.h"
 #include "util/path.h"
 
 /* Larger dimensions than this are refused before anything is allocated or multiplied. */
@@ -404,109 +405,27 @@ static int write_stream(FILE *f, const char *name, enum scalar s, const void *sr
 	return 0;
 }
 
-/*
- * The temporary file, as in csvio.c: created with O_EXCL and mode 0666 so that the kernel
- * applies the umask (and default ACLs) itself; mkstemp() would make it 0600, and umask()
- * to restore it is not thread-safe.
- */
-static int temp_create(char *name, size_t suffix_at)
+struct pgm_out {
+	enum scalar s;
+	const void *src;
+	size_t n;
+	size_t width;
+};
+
+static int write_image(FILE *f, const char *name, void *arg, struct cs_err *e)
 {
-	static const char chars[] =
-	        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-	static unsigned long counter;
-	struct timespec ts;
+	const struct pgm_out *o = arg;
 
-	for (int attempt = 0; attempt < 100; attempt++) {
-		uint64_t x;
-		int fd;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		x = (uint64_t)ts.tv_nsec * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid() << 32 ^
-		    __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 0xBF58476D1CE4E5B9ull;
-		for (size_t i = 0; i < 6; i++, x /= 62)
-			name[suffix_at + i] = chars[x % 62];
-		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd >= 0 || errno != EEXIST)
-			return fd;
-	}
-	return -1;
-}
-
-/* The file to replace: what a symbolic link points to, not the link. */
-static char *replace_target(const char *path)
-{
-	struct stat st;
-	char *real;
-
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (real = realpath(path, NULL)))
-		return real;
-	return xstrdup(path);
-}
-
-static int write_atomic(const char *path, const struct stat *old, enum scalar s, const void *src,
-                        size_t n, size_t width, struct cs_err *e)
-{
-	char *target = replace_target(path);
-	char *tmp = xasprintf("%s.XXXXXX", target);
-	int fd = temp_create(tmp, strlen(tmp) - 6);
-	FILE *f;
-	int rc;
-
-	if (fd < 0) {
-		rc = err_errno(e, "%s: cannot create a temporary file", path);
-		goto out;
-	}
-	/* Keep an existing file's permissions; a file system without them (vfat) refuses
-	 * fchmod, which is no reason to fail. */
-	if (old)
-		(void)fchmod(fd, old->st_mode & 07777);
-	f = fdopen(fd, "wb");
-	if (!f) {
-		rc = err_errno(e, "%s", path);
-		close(fd);
-	} else {
-		rc = write_stream(f, path, s, src, n, width, e);
-		if (fclose(f) == EOF && rc == 0)
-			rc = err_errno(e, "%s", path);
-		if (rc == 0 && rename(tmp, target) != 0)
-			rc = err_errno(e, "%s: cannot replace the file", path);
-	}
-	if (rc)
-		unlink(tmp);
-out:
-	free(tmp);
-	free(target);
-	return rc;
-}
-
-/* Devices and pipes (/dev/null, a FIFO) cannot be replaced: write them in place. */
-static int write_in_place(const char *path, enum scalar s, const void *src, size_t n, size_t width,
-                          struct cs_err *e)
-{
-	FILE *f = fopen(path, "wbe");
-	int rc;
-
-	if (!f)
-		return err_errno(e, "%s", path);
-	rc = write_stream(f, path, s, src, n, width, e);
-	if (fclose(f) == EOF && rc == 0)
-		rc = err_errno(e, "%s", path);
-	return rc;
+	return write_stream(f, name, o->s, o->src, o->n, o->width, e);
 }
 
 int pgm_write(const char *path, enum scalar s, const void *src, size_t n, size_t width,
-              struct cs_err *e)
+	      struct cs_err *e)
 {
-	struct stat st;
+	struct pgm_out o = {s, src, n, width};
 
 	if (width == 0 || n == 0 || n % width != 0)
 		return err_set(e, "%s: %zu values do not make an image %zu pixels wide", path, n,
-		               width);
-	if (path_is_stdio(path))
-		return write_stream(stdout, "<stdout>", s, src, n, width, e);
-	if (stat(path, &st) != 0)
-		return write_atomic(path, NULL, s, src, n, width, e);
-	if (!S_ISREG(st.st_mode))
-		return write_in_place(path, s, src, n, width, e);
-	return write_atomic(path, &st, s, src, n, width, e);
+			       width);
+	return atomic_write(path, write_image, &o, e);
 }

@@ -1,0 +1,1 @@
+# Swap pairs (IIR, Jacobi, LU, scenario index): flow-models, references, tests. `+=` only.

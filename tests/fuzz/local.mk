@@ -1,0 +1,1 @@
+# Fuzz targets and hardening tests. `+=` only.
