@@ -21,7 +21,7 @@ static void usage(FILE *f)
 	        "A shell for stream computing on OpenCL devices. With no file and no -c it reads\n"
 	        "commands from the prompt (or from standard input when that is not a terminal).\n"
 	        "FILE.xml is run by its root element: <FlowModel> (streams bound as\n"
-	        "STREAM=FILE|-), <CarshExe>.\n"
+	        "STREAM=FILE|-), <CarshExe>, <CarshBat>.\n"
 	        "\n"
 	        "  -c COMMANDS        run COMMANDS and exit with the last one's status\n"
 	        "  -d, --device SEL   OpenCL device: cpu, gpu, accelerator, an INDEX from\n"

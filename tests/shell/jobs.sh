@@ -84,6 +84,13 @@ grep -q "^still here$" "$OUT" && pass "the shell survived" || fail "shell: $(cat
 grep -q "^1,2,3,4,5,6,7,8$" "$OUT" && grep -q "^42,42,42,42,42,42,42,42$" "$OUT" &&
 	pass "buffers the job only read, or did not touch, are intact" || fail "buffers: $(cat "$OUT")"
 
+# A background job killed by a signal is reported with the signal before the next prompt
+# (the fill waits for the job, which reads 'in', so the job has ended by then).
+printf 'virtbuf create in float 8\nrun %s x=buffer:in y=discard &\nvirtbuf fill in --value 1\necho next\n' \
+	"$DATA/fm/crash.xml" | "$CARSH" -i >"$OUT" 2>"$ERR"
+grep -q "^\[1\]+ Killed by SIGSEGV $DATA/fm/crash.xml$" "$ERR" &&
+	pass "a background crash is reported as Killed by SIGSEGV" || fail "crash notice: $(cat "$ERR")"
+
 # Ctrl-C stops the foreground job, not the interactive shell. A terminal sends SIGINT to its
 # foreground process group: the shell and its foreground child; so does this test.
 mkfifo feed3
