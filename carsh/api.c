@@ -7,6 +7,7 @@
 
 #include "carsh.h"
 #include "cmd/cmd.h"
+#include "model/filecache.h"
 #include "model/xml.h"
 #include "shell/parse.h"
 #include "shell/script.h"
@@ -79,6 +80,10 @@ struct carsh_session *carsh_session_new(const struct carsh_options *opt)
 	signal_session = cs->s;
 	cs->s->interactive = opt && opt->interactive;
 	cs->s->run_text = script_run;
+	if (opt && opt->thread_exec) {
+		cs->s->thread_mode = true;
+		params_set(&cs->s->vars, "exec", "thread", "-T");
+	}
 	if (device && device[0])
 		cs->s->device_cli = xstrdup(device);
 	return cs;
@@ -224,6 +229,7 @@ int carsh_session_end(struct carsh_session *cs)
 	yield_to_signal();
 	signal_session = NULL;
 	session_free(s);
+	filecache_clear();
 	free(cs);
 	return status;
 }

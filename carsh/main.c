@@ -29,6 +29,8 @@ static void usage(FILE *f)
 	        "                     else the flow-model's choice, else the first GPU, else CPU)\n"
 	        "  -h, --help         show this help and exit\n"
 	        "  -i                 interactive even when standard input is not a terminal\n"
+	        "  -T, --threads      the thread executor: one OpenCL runtime in this process,\n"
+	        "                     buffers kept on the devices (set exec=thread)\n"
 	        "  -V, --version      show the version and exit\n"
 	        "\n"
 	        "Environment: CARSH_DEVICE (as --device), CARSH_NO_CACHE=1 (no program binary\n"
@@ -100,12 +102,13 @@ static int parse_options(int argc, char **argv, struct options *o)
 	static const struct option longs[] = {
 	        {"device", required_argument, NULL, 'd'},
 	        {"help", no_argument, NULL, 'h'},
+	        {"threads", no_argument, NULL, 'T'},
 	        {"version", no_argument, NULL, 'V'},
 	        {NULL, 0, NULL, 0},
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "+c:d:hiV", longs, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+c:d:hiTV", longs, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
 			o->command = optarg;
@@ -118,6 +121,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			exit(0);
 		case 'i':
 			o->force_interactive = true;
+			break;
+		case 'T':
+			o->carsh.thread_exec = true;
 			break;
 		case 'V':
 			printf("carsh %s\n", carsh_version());

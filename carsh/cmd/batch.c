@@ -12,6 +12,7 @@
 
 #include "cmd/cmd.h"
 #include "model/batch.h"
+#include "model/filecache.h"
 #include "util/alloc.h"
 #include "util/strbuf.h"
 
@@ -283,9 +284,8 @@ static int run_loaded(struct cmd_ctx *parent, const struct batch *b, const struc
 int batch_run_file(struct cmd_ctx *c, const char *path, const struct params *args, struct cs_err *e)
 {
 	char real[PATH_MAX];
-	struct batch *b;
+	const struct batch *b;
 	struct batch_frame frame;
-	int rc;
 
 	if (c->depth >= SESSION_MAX_DEPTH)
 		return cmd_error(e, 1, "%s: batches nested more than %d deep", path,
@@ -294,10 +294,9 @@ int batch_run_file(struct cmd_ctx *c, const char *path, const struct params *arg
 		return cmd_errno(e, 1, "%s", path);
 	if (check_recursion(c, real, path, e))
 		return 1;
-	if (batch_read(path, &b, e))
+	b = filecache_batch(path, e);
+	if (!b)
 		return 1;
 	frame = (struct batch_frame){real, path, c->frames};
-	rc = run_loaded(c, b, args, &frame, e);
-	batch_free(b);
-	return rc;
+	return run_loaded(c, b, args, &frame, e);
 }

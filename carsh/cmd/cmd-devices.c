@@ -4,6 +4,18 @@
 
 #include "cmd/cmd.h"
 #include "exec/executor.h"
+#include "exec/threadexec.h"
+
+static void print_devices(FILE *f, const struct rt_devinfo *devs, size_t n)
+{
+	fprintf(f, "%-5s %-11s %-40s %-30s %4s %10s %10s\n", "INDEX", "TYPE", "NAME", "PLATFORM",
+	        "CU", "MEMORY", "MAX ALLOC");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%-5d %-11s %-40.40s %-30.30s %4u %7llu MiB %6llu MiB\n", devs[i].index,
+		        rt_device_type_name(devs[i].type), devs[i].name, devs[i].platform_name,
+		        devs[i].compute_units, (unsigned long long)(devs[i].global_mem >> 20),
+		        (unsigned long long)(devs[i].max_alloc >> 20));
+}
 
 static int list_devices_child(void *arg, struct job_result *res)
 {
@@ -17,18 +29,25 @@ static int list_devices_child(void *arg, struct job_result *res)
 		memcpy(res->msg, e.msg, sizeof(res->msg));
 		return 1;
 	}
-	printf("%-5s %-11s %-40s %-30s %4s %10s %10s\n", "INDEX", "TYPE", "NAME", "PLATFORM", "CU",
-	       "MEMORY", "MAX ALLOC");
-	for (size_t i = 0; i < n; i++)
-		printf("%-5d %-11s %-40.40s %-30.30s %4u %7llu MiB %6llu MiB\n", devs[i].index,
-		       rt_device_type_name(devs[i].type), devs[i].name, devs[i].platform_name,
-		       devs[i].compute_units, (unsigned long long)(devs[i].global_mem >> 20),
-		       (unsigned long long)(devs[i].max_alloc >> 20));
+	print_devices(stdout, devs, n);
 	free(devs);
 	return 0;
 }
 
-/* OpenCL runs in a child: the master must never create an OpenCL context (DESIGN §2). */
+/* The thread executor's runtime already knows them. */
+static int list_devices_here(struct cmd_ctx *c, struct cs_err *e)
+{
+	const struct rt_devinfo *devs;
+	size_t n;
+
+	if (rt_session_devices(texec_session(c->s->texec), &devs, &n, e))
+		return cmd_prefix(e, 1, "devices: ");
+	print_devices(c->out, devs, n);
+	return 0;
+}
+
+/* OpenCL runs in a child: the master must never create an OpenCL context (DESIGN §2) —
+ * unless the thread executor has made this process the runtime. */
 static int cmd_devices_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	struct child_io io = cmd_child_io(c);
@@ -36,6 +55,8 @@ static int cmd_devices_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_
 
 	(void)argc;
 	(void)argv;
+	if (c->s->texec)
+		return list_devices_here(c, e);
 	return exec_child_foreground(list_devices_child, NULL, &io, &env, e);
 }
 

@@ -6,6 +6,7 @@
 
 #include "cmd/cmd.h"
 #include "model/exe.h"
+#include "model/filecache.h"
 #include "model/planner.h"
 #include "util/alloc.h"
 
@@ -68,26 +69,48 @@ static int resolve_buffer(void *ctx, const char *name, struct cs_type type, size
 	return 0;
 }
 
+static int run_background(struct cmd_ctx *c, struct job_plan *jp, const char *label,
+                          struct cs_err *e)
+{
+	struct exec_env env = cmd_exec_env(c);
+	struct child_io io = cmd_child_io(c);
+	pid_t pid = getpid();
+	int id, rc;
+
+	if (c->s->thread_mode) {
+		/* POSIX: a background job reads /dev/null unless its input was redirected. */
+		jp->in = cmd_own_stream(c->in, "r", c->in == stdin);
+		jp->out = cmd_own_stream(c->out, "w", false);
+		rc = exec_thread_background(&env, session_texec(c->s), c->jobs, jp, label, &id, e);
+	} else
+		rc = exec_plan_background(&env, c->jobs, jp, label, &io, &id, &pid, e);
+	if (rc) {
+		job_plan_free(jp);
+		return 1;
+	}
+	if (!c->quiet)
+		fprintf(stderr, "[%d] %d\n", id, (int)pid);
+	return 0;
+}
+
+/* A background job's plan belongs to the job; a foreground one's is freed here. */
 static int run_plan(struct cmd_ctx *c, struct job_plan *jp, const char *label, struct cs_err *e)
 {
 	struct exec_env env = cmd_exec_env(c);
 	struct child_io io = cmd_child_io(c);
 	struct run_stats st;
-	bool has_stats;
-	pid_t pid;
-	int id, rc;
+	bool has_stats = true;
+	int rc;
 
-	if (c->background) {
-		if (exec_plan_background(&env, c->jobs, jp, label, &io, &id, &pid, e)) {
-			job_plan_free(jp);
-			return 1;
-		}
-		if (!c->quiet)
-			fprintf(stderr, "[%d] %d\n", id, (int)pid);
-		return 0;
-	}
-	rc = exec_plan_foreground(&env, jp, &io, &st, &has_stats, e);
-	if (has_stats)
+	if (c->background)
+		return run_background(c, jp, label, e);
+	if (c->s->thread_mode) {
+		jp->in = c->in;
+		jp->out = c->out;
+		rc = exec_thread_foreground(&env, session_texec(c->s), jp, c->stats, &st, e);
+	} else
+		rc = exec_plan_foreground(&env, jp, &io, &st, &has_stats, e);
+	if (has_stats && rc == 0)
 		stats_add(c->stats, &st);
 	job_plan_free(jp);
 	return rc;
@@ -111,22 +134,24 @@ int cmd_run_exe(struct cmd_ctx *c, const struct exe *exe, const struct params *a
 	return run_plan(c, jp, label, e);
 }
 
+/* Files come from the file cache: a batch repeating a step parses it once. */
 static int run_executable(struct cmd_ctx *c, const char *path, bool is_fm, int n, char **words,
                           struct cs_err *e)
 {
 	struct params args = PARAMS_INIT;
-	struct flowmodel *fm;
-	struct exe *exe = NULL;
+	const struct flowmodel *fm;
+	const struct exe *exe = NULL;
+	struct exe *wrap = NULL;
 	int rc = 1;
 
-	if (is_fm && flowmodel_read(path, &fm, e) == 0)
-		exe = exe_wrap_flowmodel(fm);
+	if (is_fm && (fm = filecache_flowmodel(path, e)) != NULL)
+		exe = wrap = exe_wrap_shared_flowmodel(fm);
 	else if (!is_fm)
-		exe_read(path, &exe, e);
-	if (exe && read_words(is_fm ? exe : NULL, n, words, &args, e) == 0 &&
-	    (!is_fm || exe_check_bindings(exe, true, e) == 0))
+		exe = filecache_exe(path, e);
+	if (exe && read_words(wrap, n, words, &args, e) == 0 &&
+	    (!wrap || exe_check_bindings(wrap, true, e) == 0))
 		rc = cmd_run_exe(c, exe, &args, path, e);
-	exe_free(exe);
+	exe_free(wrap);
 	params_free(&args);
 	return rc;
 }
@@ -144,7 +169,7 @@ static int run_batch(struct cmd_ctx *c, const char *path, int n, char **words, s
 
 static int cmd_run_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
 {
-	char *root = xml_root_name(argv[1], e);
+	const char *root = filecache_root(argv[1], e);
 	int rc;
 
 	if (!root)
@@ -160,7 +185,6 @@ static int cmd_run_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err 
 		               "%s: <%s> files cannot be run (expected <FlowModel>, <CarshExe>, "
 		               "<CarshBat> or <CarshGraph>)",
 		               argv[1], root);
-	free(root);
 	return rc;
 }
 

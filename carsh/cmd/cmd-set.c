@@ -22,16 +22,23 @@ static void list_vars(const struct params *vars, FILE *out)
 }
 
 /* Settings with a fixed set of values are checked when set, not when used. */
-static int check_setting(const char *name, const char *value, struct cs_err *e)
+static int check_setting(struct session *s, const char *name, const char *value, struct cs_err *e)
 {
 	if (strcmp(name, "stats") == 0 && strcmp(value, "on") != 0 && strcmp(value, "off") != 0)
 		return err_set(e, "set: stats must be 'on' or 'off', not '%s'", value);
-	if (strcmp(name, "exec") == 0 && strcmp(value, "process") != 0)
-		return err_set(e, "set: exec must be 'process'%s, not '%s'",
-		               strcmp(value, "thread") == 0
-		                       ? " (the thread executor is not built yet)"
-		                       : " or 'thread'",
-		               value);
+	if (strcmp(name, "exec") != 0)
+		return 0;
+	if (strcmp(value, "thread") == 0) {
+		s->thread_mode = true;
+		return 0;
+	}
+	if (strcmp(value, "process") != 0)
+		return err_set(e, "set: exec must be 'process' or 'thread', not '%s'", value);
+	/* Forking a process whose OpenCL runtime has started its threads is not safe. */
+	if (s->texec)
+		return err_set(e, "set: exec=process: the thread executor has started OpenCL in "
+		                  "this shell, which makes forking jobs unsafe; start a new carsh");
+	s->thread_mode = false;
 	return 0;
 }
 
@@ -48,7 +55,7 @@ static int cmd_set_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err 
 		if (!eq)
 			return cmd_error(e, 2, "set: '%s': expected NAME=VALUE", argv[i]);
 		name = xstrndup(argv[i], (size_t)(eq - argv[i]));
-		if (!param_name_valid(name) || check_setting(name, eq + 1, e)) {
+		if (!param_name_valid(name) || check_setting(c->s, name, eq + 1, e)) {
 			if (!param_name_valid(name))
 				err_set(e, "set: '%s' is not a valid variable name", name);
 			free(name);
@@ -63,7 +70,8 @@ static int cmd_set_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err 
 const struct carsh_cmd cmd_set = {
         .name = "set",
         .usage = "set [NAME=VALUE]...",
-        .summary = "list or set variables (also parameters of every run; stats=on, exec=process)",
+        .summary = "list or set variables (also parameters of every run); stats=on, "
+                   "exec=thread|process",
         .min_args = 0,
         .max_args = -1,
         .exec = cmd_set_exec,

@@ -11,6 +11,8 @@ static int cmd_time_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err
 
 	inner.stats = &acc;
 	rc = cmd_exec_argv(&inner, argc - 1, argv + 1, e);
+	if (cmd_flush(&inner, e) && rc == 0)
+		rc = 1;
 	stats_print(stderr, &acc, clock_ms() - t0);
 	stats_merge(c->stats, &acc);
 	c->timed = true;

@@ -81,6 +81,8 @@ static int vb_fill(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
 	    read_values(by_value ? NULL : argv[3], by_value ? argv[4] : NULL, &v, tmp, e) == 0 &&
 	    (cl = claim_buffer(c, &v, true, e)) && (map = vbuf_map(v.shm, v.bytes, true, e))) {
 		memcpy(map, tmp, v.bytes);
+		if (c->s->texec)
+			resident_host_wrote(texec_resident(c->s->texec), v.shm);
 		rc = 0;
 	}
 	if (rc)
@@ -126,6 +128,12 @@ static int write_values(struct cmd_ctx *c, const char *file, const struct vbuf *
 	return csvio_write(file, v->type.scalar, src, scalars, (size_t)cols, e);
 }
 
+/* With the thread executor the current data may be on a device. */
+static int to_host(struct cmd_ctx *c, const struct vbuf *v, struct cs_err *e)
+{
+	return c->s->texec ? resident_to_host(texec_resident(c->s->texec), v->shm, e) : 0;
+}
+
 static int vb_dump(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	long long cols = 0;
@@ -144,7 +152,8 @@ static int vb_dump(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
 		return cmd_prefix(e, 1, "virtbuf dump: ");
 	if (!given)
 		cols = v.type.width;
-	if ((cl = claim_buffer(c, &v, false, e)) && (map = vbuf_map(v.shm, v.bytes, false, e)) &&
+	if ((cl = claim_buffer(c, &v, false, e)) && to_host(c, &v, e) == 0 &&
+	    (map = vbuf_map(v.shm, v.bytes, false, e)) &&
 	    write_values(c, argc == 4 ? argv[3] : NULL, &v, map, cols, given, e) == 0)
 		rc = 0;
 	if (rc)
@@ -180,6 +189,19 @@ static int check_unused(struct cmd_ctx *c, const char *name, struct cs_err *e)
 	return rc;
 }
 
+static int delete_one(struct cmd_ctx *c, const char *name, struct cs_err *e)
+{
+	struct vbuf v;
+
+	if (c->s->texec && vbuf_lookup(c->s->vbufs, name, &v, e) == 0) {
+		resident_forget(texec_resident(c->s->texec), v.shm);
+		vbuf_entry_free(&v);
+	}
+	if (vbuf_delete(c->s->vbufs, name, e))
+		return cmd_prefix(e, 1, "virtbuf delete: ");
+	return 0;
+}
+
 /* All names are checked before any buffer goes, so a refusal deletes nothing. */
 static int vb_delete(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
 {
@@ -195,8 +217,7 @@ static int vb_delete(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
 	for (size_t i = 0; i < n && rc == 0; i++)
 		rc = check_unused(c, names[i], e);
 	for (size_t i = 0; i < n && rc == 0; i++)
-		if (vbuf_delete(c->s->vbufs, names[i], e))
-			rc = cmd_prefix(e, 1, "virtbuf delete: ");
+		rc = delete_one(c, names[i], e);
 	if (all) {
 		for (size_t i = 0; i < n; i++)
 			free(names[i]);

@@ -75,6 +75,10 @@ int cmd_exec_argv(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e);
  * the job gets a snapshot of the parameters and its own standard input and output. */
 int cmd_background(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e);
 
+/* A stream of the job's own, a copy of f (for a background job: the command's redirection
+ * is closed when the command returns); /dev/null for reading when devnull. */
+FILE *cmd_own_stream(FILE *f, const char *mode, bool devnull);
+
 /* The environment the executors need, for this context. */
 struct exec_env cmd_exec_env(const struct cmd_ctx *c);
 /* A child's standard input and output: the command's, after redirections. */
@@ -101,6 +105,11 @@ int cmd_errno(struct cs_err *e, int status, const char *fmt, ...)
 
 /* Add one job's statistics. */
 void stats_add(struct stats_acc *acc, const struct run_stats *st);
+/* Add the device times of work that completed after its job returned (thread executor). */
+void stats_add_queued(struct stats_acc *acc, const struct run_stats *st);
+/* Wait for the thread executor's work queued by this context's jobs, adding its times to
+ * c->stats; its error, if any, goes to e. */
+int cmd_flush(struct cmd_ctx *c, struct cs_err *e);
 /* Add everything src holds to dst (a nested `time`). */
 void stats_merge(struct stats_acc *dst, const struct stats_acc *src);
 /* Print statistics the way `time` does. */

@@ -144,6 +144,9 @@ int command_run(struct session *s, const struct command *cmd, const struct cmd_c
 		if (close_redirections(cmd, &c, e) && rc == 0)
 			rc = 1;
 	}
+	/* A top-level command ends when its queued device work does. */
+	if (!parent && cmd_flush(&c, e) && rc == 0)
+		rc = 1;
 	if (rc != 0)
 		print_error(cmd, e);
 	if (acc.jobs && session_stats_on(c.vars) && !c.timed)
@@ -208,6 +211,10 @@ static int bg_cmd_body(void *arg, int id, struct cs_err *e)
 	        .depth = b->depth,
 	};
 	rc = cmd_exec_argv(&c, (int)b->argv.n, b->argv.v, e);
+	if (cmd_flush(&c, &sync_err) && rc == 0) {
+		memcpy(e->msg, sync_err.msg, sizeof(e->msg));
+		rc = 1;
+	}
 	if (jobs_sync(own, 0, &sync_err) != 0 && rc == 0) {
 		memcpy(e->msg, sync_err.msg, sizeof(e->msg));
 		rc = 1;
@@ -218,7 +225,7 @@ static int bg_cmd_body(void *arg, int id, struct cs_err *e)
 }
 
 /* The job's own descriptors: the command's redirection closes when the command returns. */
-static FILE *own_stream(FILE *f, const char *mode, bool devnull)
+FILE *cmd_own_stream(FILE *f, const char *mode, bool devnull)
 {
 	int fd = devnull ? open("/dev/null", O_RDONLY | O_CLOEXEC) : dup(fileno(f));
 
@@ -241,8 +248,8 @@ int cmd_background(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
 	b->origin = c->origin ? xstrdup(c->origin) : NULL;
 	scope_flatten(c->caller, &b->vars);
 	/* POSIX: a background command reads /dev/null unless its input was redirected. */
-	b->in = own_stream(c->in, "r", c->in == stdin);
-	b->out = own_stream(c->out, "w", false);
+	b->in = cmd_own_stream(c->in, "r", c->in == stdin);
+	b->out = cmd_own_stream(c->out, "w", false);
 	b->depth = c->depth;
 	if (!b->in || !b->out) {
 		bg_cmd_free(b);

@@ -27,6 +27,7 @@ struct session *session_new(void)
 	s->jobs = jobs_new();
 	s->vbufs = vbuf_table_new(&lim);
 	s->hz = hazards_new();
+	pthread_mutex_init(&s->texec_lock, NULL);
 	return s;
 }
 
@@ -35,11 +36,22 @@ void session_free(struct session *s)
 	if (!s)
 		return;
 	jobs_free(s->jobs);
+	texec_free(s->texec);
+	pthread_mutex_destroy(&s->texec_lock);
 	vbuf_table_free(s->vbufs);
 	hazards_free(s->hz);
 	params_free(&s->vars);
 	free(s->device_cli);
 	free(s);
+}
+
+struct texec *session_texec(struct session *s)
+{
+	pthread_mutex_lock(&s->texec_lock);
+	if (!s->texec)
+		s->texec = texec_new();
+	pthread_mutex_unlock(&s->texec_lock);
+	return s->texec;
 }
 
 bool session_stats_on(const struct params *vars)

@@ -9,6 +9,7 @@
 #include "data/vbuf.h"
 #include "exec/hazard.h"
 #include "exec/jobs.h"
+#include "exec/threadexec.h"
 
 struct session;
 struct cmd_ctx;
@@ -33,6 +34,9 @@ struct session {
 	volatile sig_atomic_t interrupted; /* Ctrl-C or SIGINT since the last command */
 	volatile sig_atomic_t fg_pid;      /* the foreground child, 0 when none */
 	text_runner run_text;
+	bool thread_mode;           /* `set exec=thread` or -T */
+	struct texec *texec;        /* the thread executor, once it has started */
+	pthread_mutex_t texec_lock; /* it starts once, whichever thread needs it first */
 };
 
 #define SESSION_MAX_DEPTH 64
@@ -41,6 +45,9 @@ struct session {
 struct session *session_new(void);
 /* Waits for nothing: the caller syncs first. Unlinks every virtual buffer. */
 void session_free(struct session *s);
+/* The thread executor, started on first use (OpenCL then lives in this process). */
+struct texec *session_texec(struct session *s);
+
 /* True when `set stats=on` (in the variables vars). */
 bool session_stats_on(const struct params *vars);
 

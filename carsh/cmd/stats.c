@@ -40,6 +40,26 @@ int cmd_errno(struct cs_err *e, int status, const char *fmt, ...)
 	return status;
 }
 
+void stats_add_queued(struct stats_acc *acc, const struct run_stats *st)
+{
+	acc->sum.h2d_ms += st->h2d_ms;
+	acc->sum.kernel_ms += st->kernel_ms;
+	acc->sum.swap_ms += st->swap_ms;
+	acc->sum.d2h_ms += st->d2h_ms;
+}
+
+int cmd_flush(struct cmd_ctx *c, struct cs_err *e)
+{
+	struct run_stats st;
+	int rc;
+
+	if (!c->s->texec)
+		return 0;
+	rc = texec_flush(c->s->texec, c->stats, &st, e);
+	stats_add_queued(c->stats, &st);
+	return rc;
+}
+
 void stats_merge(struct stats_acc *dst, const struct stats_acc *src)
 {
 	int jobs = dst->jobs + src->jobs;
@@ -79,8 +99,7 @@ void stats_print(FILE *f, const struct stats_acc *acc, double wall_ms)
 		fprintf(f, "real     %10.3f ms\n", wall_ms);
 	if (acc->jobs == 0)
 		return;
-	fprintf(f, "jobs     %10d on %s; %.3f ms inside them\n", acc->jobs, s->device,
-		s->wall_ms);
+	fprintf(f, "jobs     %10d on %s; %.3f ms inside them\n", acc->jobs, s->device, s->wall_ms);
 	fprintf(f, "platform %10.3f ms  context %.3f ms  build %.3f ms (%s)\n", s->platform_ms,
 	        s->context_ms, s->build_ms, s->cache_hit ? "binary cache" : "compiled");
 	fprintf(f,

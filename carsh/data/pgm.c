@@ -283,6 +283,21 @@ static int read_image(struct pgm_reader *r, size_t n, size_t *width, size_t *hei
 	return raw ? read_raw(r, n) : read_plain(r, n);
 }
 
+int pgm_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_t n, size_t *width,
+                    size_t *height, struct cs_err *e)
+{
+	struct pgm_reader r = {
+	        .f = f,
+	        .name = name,
+	        .scalar = s,
+	        .dst = dst,
+	        .size = scalar_size(s),
+	        .e = e,
+	};
+
+	return read_image(&r, n, width, height);
+}
+
 int pgm_read(const char *path, enum scalar s, void *dst, size_t n, size_t *width, size_t *height,
              struct cs_err *e)
 {
@@ -295,11 +310,8 @@ int pgm_read(const char *path, enum scalar s, void *dst, size_t n, size_t *width
 	};
 	int rc;
 
-	if (path_is_stdio(path)) {
-		r.f = stdin;
-		r.name = "<stdin>";
-		return read_image(&r, n, width, height);
-	}
+	if (path_is_stdio(path))
+		return pgm_read_stream(stdin, "<stdin>", s, dst, n, width, height, e);
 	r.f = fopen(path, "rbe");
 	if (!r.f)
 		return err_errno(e, "%s", path);
@@ -420,12 +432,12 @@ static int write_image(FILE *f, const char *name, void *arg, struct cs_err *e)
 }
 
 int pgm_write(const char *path, enum scalar s, const void *src, size_t n, size_t width,
-	      struct cs_err *e)
+              struct cs_err *e)
 {
 	struct pgm_out o = {s, src, n, width};
 
 	if (width == 0 || n == 0 || n % width != 0)
 		return err_set(e, "%s: %zu values do not make an image %zu pixels wide", path, n,
-			       width);
+		               width);
 	return atomic_write(path, write_image, &o, e);
 }

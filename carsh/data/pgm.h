@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "data/types.h"
 #include "util/error.h"
@@ -21,6 +22,10 @@ bool pgm_path(const char *path);
  * set when not NULL. */
 int pgm_read(const char *path, enum scalar s, void *dst, size_t n, size_t *width, size_t *height,
              struct cs_err *e);
+
+/* The same from an open stream; name is used in messages. */
+int pgm_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_t n, size_t *width,
+                    size_t *height, struct cs_err *e);
 
 /* Write n values as a P5 image `width` pixels wide with maxval 255; values are rounded to
  * the nearest integer and clamped to 0..255 (NaN as 0). n must be a multiple of width. A

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "runtime/plan.h"
 
@@ -27,6 +28,10 @@ struct stream_bind {
 struct job_plan {
 	struct kernel_plan kp;
 	struct stream_bind *binds; /* one per kp.args entry; used for streams */
+	/* What "-" reads and writes; NULL: stdin and stdout (a process job's, redirected by
+	 * the fork). A job run in a thread of the shell gets the command's own. */
+	FILE *in;
+	FILE *out;
 };
 
 void job_plan_free(struct job_plan *jp);

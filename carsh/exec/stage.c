@@ -35,16 +35,21 @@ static int map_buffer(struct kernel_arg *a, struct stream_bind *b, struct cs_err
 	return 0;
 }
 
-static int read_file(struct kernel_arg *a, struct stream_bind *b, struct cs_err *e)
+static int read_file(const struct job_plan *jp, struct kernel_arg *a, struct stream_bind *b,
+                     struct cs_err *e)
 {
 	size_t scalars = a->count * a->type.width;
+	FILE *in = jp->in ? jp->in : stdin;
 
+	if (path_is_stdio(b->path))
+		return csvio_read_stream(in, "<stdin>", a->type.scalar, a->host, scalars, e);
 	if (pgm_path(b->path))
 		return pgm_read(b->path, a->type.scalar, a->host, scalars, NULL, NULL, e);
 	return csvio_read(b->path, a->type.scalar, a->host, scalars, e);
 }
 
-static int stage_one(struct kernel_arg *a, struct stream_bind *b, struct cs_err *e)
+static int stage_one(const struct job_plan *jp, struct kernel_arg *a, struct stream_bind *b,
+                     struct cs_err *e)
 {
 	if (b->how == BIND_BUFFER)
 		return map_buffer(a, b, e);
@@ -57,7 +62,7 @@ static int stage_one(struct kernel_arg *a, struct stream_bind *b, struct cs_err 
 	if (b->how == BIND_FILL)
 		type_fill(a->type, a->host, a->count, b->fill);
 	else if (b->how == BIND_FILE && reads_data(a->kind))
-		return read_file(a, b, e);
+		return read_file(jp, a, b, e);
 	return 0;
 }
 
@@ -80,16 +85,16 @@ static int check_stdin(const struct job_plan *jp, struct cs_err *e)
 	return 0;
 }
 
-int stage_in(struct job_plan *jp, struct cs_err *e)
+static int stage(struct job_plan *jp, bool buffers, struct cs_err *e)
 {
 	if (check_stdin(jp, e))
 		return -1;
 	for (size_t i = 0; i < jp->kp.nargs; i++) {
 		struct kernel_arg *a = &jp->kp.args[i];
 
-		if (!is_stream(a->kind))
+		if (!is_stream(a->kind) || (!buffers && jp->binds[i].how == BIND_BUFFER))
 			continue;
-		if (stage_one(a, &jp->binds[i], e)) {
+		if (stage_one(jp, a, &jp->binds[i], e)) {
 			stage_release(jp);
 			return err_prefix(e, "stream '%s': ", a->name);
 		}
@@ -97,18 +102,33 @@ int stage_in(struct job_plan *jp, struct cs_err *e)
 	return 0;
 }
 
-static int write_file(const struct kernel_arg *a, const struct stream_bind *b, struct cs_err *e)
+static int write_file(const struct job_plan *jp, const struct kernel_arg *a,
+                      const struct stream_bind *b, struct cs_err *e)
 {
 	size_t scalars = a->count * a->type.width;
+	FILE *out = jp->out ? jp->out : stdout;
 
-	if (!pgm_path(b->path))
-		return csvio_write(b->path, a->type.scalar, a->host, scalars, b->columns, e);
-	if (!b->columns_given)
+	if (pgm_path(b->path) && !b->columns_given)
 		return err_set(e,
 		               "%s: a PGM image needs its width: give columns=\"WIDTH\" on "
 		               "the <DataFile>",
 		               b->path);
-	return pgm_write(b->path, a->type.scalar, a->host, scalars, b->columns, e);
+	if (path_is_stdio(b->path))
+		return csvio_write_stream(out, "<stdout>", a->type.scalar, a->host, scalars,
+		                          b->columns, e);
+	if (pgm_path(b->path))
+		return pgm_write(b->path, a->type.scalar, a->host, scalars, b->columns, e);
+	return csvio_write(b->path, a->type.scalar, a->host, scalars, b->columns, e);
+}
+
+int stage_in(struct job_plan *jp, struct cs_err *e)
+{
+	return stage(jp, true, e);
+}
+
+int stage_in_files(struct job_plan *jp, struct cs_err *e)
+{
+	return stage(jp, false, e);
 }
 
 int stage_out(struct job_plan *jp, struct cs_err *e)
@@ -119,7 +139,7 @@ int stage_out(struct job_plan *jp, struct cs_err *e)
 
 		if (!writes_data(a->kind) || b->how != BIND_FILE)
 			continue;
-		if (write_file(a, b, e))
+		if (write_file(jp, a, b, e))
 			return err_prefix(e, "stream '%s': ", a->name);
 	}
 	return 0;

@@ -9,6 +9,10 @@
  * outputs. On failure what was staged is released. */
 int stage_in(struct job_plan *jp, struct cs_err *e);
 
+/* The same for every stream except those bound to virtual buffers (the thread executor
+ * keeps those on the device). */
+int stage_in_files(struct job_plan *jp, struct cs_err *e);
+
 /* Write Output and InOut data to their files (atomically) or leave it in their buffers. */
 int stage_out(struct job_plan *jp, struct cs_err *e);
 

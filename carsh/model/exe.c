@@ -251,6 +251,14 @@ struct exe *exe_wrap_flowmodel(struct flowmodel *fm)
 	return exe;
 }
 
+struct exe *exe_wrap_shared_flowmodel(const struct flowmodel *fm)
+{
+	struct exe *exe = exe_wrap_flowmodel((struct flowmodel *)fm);
+
+	exe->fm_borrowed = true;
+	return exe;
+}
+
 static bool has_prefix(const char *s, const char *prefix, const char **rest)
 {
 	size_t n = strlen(prefix);
@@ -375,7 +383,8 @@ void exe_free(struct exe *exe)
 	}
 	free(exe->binds);
 	free(exe->pairs);
-	flowmodel_free(exe->fm);
+	if (!exe->fm_borrowed)
+		flowmodel_free(exe->fm);
 	params_free(&exe->params);
 	free(exe->file);
 	free(exe->dir);

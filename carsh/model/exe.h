@@ -29,7 +29,8 @@ struct exe {
 	char *file; /* for messages (for a flow-model run from the line: the flow-model's) */
 	char *dir;
 	int line;
-	struct flowmodel *fm; /* owned */
+	struct flowmodel *fm; /* owned, unless fm_borrowed */
+	bool fm_borrowed;
 	struct params params; /* strongest in its scope */
 	char *device;         /* <Device select>, or NULL */
 	struct exe_bind *binds;
@@ -47,6 +48,8 @@ int exe_read(const char *path, struct exe **out, struct cs_err *e);
 int exe_from_node(const struct xml_ctx *x, xmlNodePtr node, struct exe **out);
 /* An executable around a flow-model (taken over) with no bindings yet. */
 struct exe *exe_wrap_flowmodel(struct flowmodel *fm);
+/* The same around a flow-model that stays its owner's (the file cache's). */
+struct exe *exe_wrap_shared_flowmodel(const struct flowmodel *fm);
 /* Bind a stream from the command line: STREAM=FILE, STREAM=-, STREAM=fill:VALUE,
  * STREAM=buffer:NAME or STREAM=discard. */
 int exe_bind_word(struct exe *exe, const char *stream, const char *value, struct cs_err *e);

@@ -4,6 +4,7 @@
  * the read-back. Every command is profiled, and its time goes to one phase of run_stats.
  */
 #include "runtime/runtime.h"
+#include "runtime/session.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,18 +23,25 @@ enum phase { PH_H2D, PH_KERNEL, PH_SWAP, PH_D2H };
 struct launch {
 	const struct kernel_plan *kp;
 	struct run_stats *st;
-	struct rt_devinfo *devs;
-	size_t ndev;
 	const struct rt_devinfo *dev;
-	cl_context ctx;
 	cl_command_queue q;
-	cl_program prog;
 	cl_kernel kern;
-	cl_mem *mem;            /* per argument; NULL for Constant and Local */
+	cl_mem *given;          /* per argument: the caller's buffer, or NULL */
+	bool blocking_writes;   /* host data may be freed as soon as we return */
+	cl_mem *mem;            /* per argument: bound now; NULL for Constant and Local */
 	unsigned char *scratch; /* copy-host: the host side of the round trip */
 	cl_event ev[EVENT_BATCH];
 	enum phase ph[EVENT_BATCH];
 	size_t nev;
+};
+
+/* Events of queued work not waited for yet (see rt_exec.pending). */
+struct rt_pending {
+	cl_event ev[EVENT_BATCH];
+	enum phase ph[EVENT_BATCH];
+	size_t nev;
+	char *kernel;
+	char *device;
 };
 
 static bool is_stream(enum arg_kind k)
@@ -134,126 +142,6 @@ static int event_add(struct launch *L, cl_event ev, enum phase p, struct cs_err 
 	L->ph[L->nev] = p;
 	L->nev++;
 	return L->nev == EVENT_BATCH ? events_flush(L, e) : 0;
-}
-
-/* ---- setup: device, context, program, kernel ---- */
-
-static int launch_device(struct launch *L, struct cs_err *e)
-{
-	const struct kernel_plan *kp = L->kp;
-	double t0 = clock_ms();
-	char *full;
-	size_t at;
-
-	if (rt_devices_list(&L->devs, &L->ndev, e) != 0)
-		return -1;
-	if (rt_device_pick(L->devs, L->ndev, kp->device_exe, kp->device_cli, kp->device_fm, &at,
-	                   e) != 0)
-		return -1;
-	L->dev = &L->devs[at];
-	/* Cut to the size of run_stats.device; a long name keeps its start. */
-	full = xasprintf("%s (%s)", L->dev->name, L->dev->platform_name);
-	snprintf(L->st->device, sizeof(L->st->device), "%s", full);
-	free(full);
-	L->st->platform_ms = clock_ms() - t0;
-	return 0;
-}
-
-static int launch_context(struct launch *L, struct cs_err *e)
-{
-	cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
-	                                 (cl_context_properties)L->dev->platform, 0};
-	double t0 = clock_ms();
-	cl_int err;
-
-	L->ctx = clCreateContext(props, 1, &L->dev->device, NULL, NULL, &err);
-	if (err != CL_SUCCESS) {
-		L->ctx = NULL;
-		return cl_fail(L, e, err, "clCreateContext");
-	}
-	L->q = clCreateCommandQueue(L->ctx, L->dev->device, CL_QUEUE_PROFILING_ENABLE, &err);
-	if (err != CL_SUCCESS) {
-		L->q = NULL;
-		return cl_fail(L, e, err, "clCreateCommandQueue");
-	}
-	L->st->context_ms = clock_ms() - t0;
-	return 0;
-}
-
-/* CL_PROGRAM_KERNEL_NAMES is "a;b": the message wants "a, b". */
-static void kernel_names(struct launch *L, char *buf, size_t n)
-{
-	size_t len = 0;
-	char *names;
-
-	snprintf(buf, n, "unknown");
-	if (clGetProgramInfo(L->prog, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &len) != CL_SUCCESS ||
-	    len == 0)
-		return;
-	names = xmalloc(len + 1);
-	if (clGetProgramInfo(L->prog, CL_PROGRAM_KERNEL_NAMES, len, names, NULL) == CL_SUCCESS) {
-		size_t o = 0;
-
-		names[len] = '\0';
-		for (char *p = names; *p && o + 3 < n; p++) {
-			if (*p == ';') {
-				buf[o++] = ',';
-				buf[o++] = ' ';
-			} else {
-				buf[o++] = *p;
-			}
-		}
-		buf[o] = '\0';
-		if (o == 0)
-			snprintf(buf, n, "none");
-	}
-	free(names);
-}
-
-static int launch_kernel(struct launch *L, struct cs_err *e)
-{
-	const struct kernel_plan *kp = L->kp;
-	cl_uint nargs;
-	cl_int err;
-
-	L->kern = clCreateKernel(L->prog, kp->kernel, &err);
-	if (err == CL_INVALID_KERNEL_NAME) {
-		char names[1024];
-
-		L->kern = NULL;
-		kernel_names(L, names, sizeof(names));
-		return err_set(e, "kernel '%s' not found in %s (kernels there: %s)", kp->kernel,
-		               kp->source_name, names);
-	}
-	if (err != CL_SUCCESS) {
-		L->kern = NULL;
-		return cl_fail(L, e, err, "clCreateKernel");
-	}
-	err = clGetKernelInfo(L->kern, CL_KERNEL_NUM_ARGS, sizeof(nargs), &nargs, NULL);
-	if (err != CL_SUCCESS)
-		return cl_fail(L, e, err, "clGetKernelInfo(CL_KERNEL_NUM_ARGS)");
-	if (nargs != kp->nargs)
-		return err_set(e, "kernel '%s' in %s takes %u arguments; the flow-model gives %zu",
-		               kp->kernel, kp->source_name, (unsigned)nargs, kp->nargs);
-	return 0;
-}
-
-static int launch_setup(struct launch *L, struct cs_err *e)
-{
-	double t0;
-
-	if (launch_device(L, e) != 0 || launch_context(L, e) != 0)
-		return -1;
-	t0 = clock_ms();
-	if (rt_program_build(L->ctx, L->dev, L->kp->source, L->kp->source_name,
-	                     L->kp->build_options, &L->prog, &L->st->cache_hit, e) != 0) {
-		L->prog = NULL;
-		return -1;
-	}
-	if (launch_kernel(L, e) != 0)
-		return -1;
-	L->st->build_ms = clock_ms() - t0;
-	return 0;
 }
 
 /* ---- checks before any buffer exists: a clear message instead of a CL error code ---- */
@@ -382,13 +270,19 @@ static int set_stream_arg(struct launch *L, size_t i, struct cs_err *e)
 	return 0;
 }
 
-static int create_stream(struct launch *L, size_t i, struct cs_err *e)
+static int create_stream(struct launch *L, cl_context ctx, size_t i, struct cs_err *e)
 {
 	const struct kernel_arg *a = &L->kp->args[i];
 	cl_event ev;
 	cl_int err;
 
-	L->mem[i] = clCreateBuffer(L->ctx, CL_MEM_READ_WRITE, a->bytes, NULL, &err);
+	if (L->given && L->given[i]) {
+		L->mem[i] = L->given[i];
+		return clRetainMemObject(L->mem[i]) == CL_SUCCESS
+		               ? 0
+		               : err_set(e, "stream '%s': its device buffer is gone", a->name);
+	}
+	L->mem[i] = clCreateBuffer(ctx, CL_MEM_READ_WRITE, a->bytes, NULL, &err);
 	if (err != CL_SUCCESS) {
 		L->mem[i] = NULL;
 		return cl_fail(L, e, err, "clCreateBuffer for stream '%s' (%zu bytes)", a->name,
@@ -398,7 +292,8 @@ static int create_stream(struct launch *L, size_t i, struct cs_err *e)
 		return 0;
 	if (!a->host)
 		return err_set(e, "%s '%s' has no data", arg_kind_name(a->kind), a->name);
-	err = clEnqueueWriteBuffer(L->q, L->mem[i], CL_FALSE, 0, a->bytes, a->host, 0, NULL, &ev);
+	err = clEnqueueWriteBuffer(L->q, L->mem[i], L->blocking_writes ? CL_TRUE : CL_FALSE, 0,
+	                           a->bytes, a->host, 0, NULL, &ev);
 	if (err != CL_SUCCESS)
 		return cl_fail(L, e, err, "clEnqueueWriteBuffer for stream '%s'", a->name);
 	return event_add(L, ev, PH_H2D, e);
@@ -417,7 +312,7 @@ static int set_value_arg(struct launch *L, size_t i, struct cs_err *e)
 	return 0;
 }
 
-static int launch_buffers(struct launch *L, struct cs_err *e)
+static int launch_buffers(struct launch *L, cl_context ctx, struct cs_err *e)
 {
 	const struct kernel_plan *kp = L->kp;
 	size_t scratch = 0;
@@ -425,7 +320,7 @@ static int launch_buffers(struct launch *L, struct cs_err *e)
 	L->mem = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(*L->mem));
 	for (size_t i = 0; i < kp->nargs; i++) {
 		int rc = is_stream(kp->args[i].kind)
-		                 ? create_stream(L, i, e) || set_stream_arg(L, i, e)
+		                 ? create_stream(L, ctx, i, e) || set_stream_arg(L, i, e)
 		                 : set_value_arg(L, i, e);
 
 		if (rc != 0)
@@ -548,7 +443,8 @@ static int launch_read_back(struct launch *L, struct cs_err *e)
 		const struct kernel_arg *a = &kp->args[i];
 		cl_event ev;
 
-		if ((a->kind != ARG_OUTPUT && a->kind != ARG_INOUT) || !a->host)
+		if ((a->kind != ARG_OUTPUT && a->kind != ARG_INOUT) || !a->host ||
+		    (L->given && L->given[i]))
 			continue;
 		err = clEnqueueReadBuffer(L->q, L->mem[i], CL_FALSE, 0, a->bytes, a->host, 0, NULL,
 		                          &ev);
@@ -563,53 +459,127 @@ static int launch_read_back(struct launch *L, struct cs_err *e)
 	return events_flush(L, e);
 }
 
-/* Every path ends here. The queue is drained first: a pending transfer may still use the
- * caller's host buffers, which are freed once we return. Release errors cannot be acted
- * upon and are ignored. */
-static void launch_release(struct launch *L)
+/* Every path ends here. Buffers are released (each holds one reference of ours: queued
+ * commands keep theirs until they complete). With wait the queue is drained first, since a
+ * pending transfer may still use the caller's host buffers. */
+static void launch_release(struct launch *L, bool wait)
 {
-	if (L->q)
+	if (wait && L->q)
 		(void)clFinish(L->q);
 	for (size_t i = 0; i < L->nev; i++)
 		(void)clReleaseEvent(L->ev[i]);
+	L->nev = 0;
 	for (size_t i = 0; L->mem && i < L->kp->nargs; i++)
 		if (L->mem[i])
 			(void)clReleaseMemObject(L->mem[i]);
 	free(L->mem);
 	free(L->scratch);
-	if (L->kern)
-		(void)clReleaseKernel(L->kern);
-	if (L->prog)
-		(void)clReleaseProgram(L->prog);
-	if (L->q)
-		(void)clReleaseCommandQueue(L->q);
-	if (L->ctx)
-		(void)clReleaseContext(L->ctx);
-	free(L->devs);
+}
+
+static bool has_host_sink(const struct kernel_plan *kp, cl_mem *const given)
+{
+	for (size_t i = 0; i < kp->nargs; i++)
+		if ((kp->args[i].kind == ARG_OUTPUT || kp->args[i].kind == ARG_INOUT) &&
+		    kp->args[i].host && !(given && given[i]))
+			return true;
+	return false;
+}
+
+/* The buffers bound at the end, for the caller's own arguments, with a reference each. */
+static void report_final(struct launch *L, cl_mem *final)
+{
+	for (size_t i = 0; final && i < L->kp->nargs; i++) {
+		final[i] = NULL;
+		if (L->given && L->given[i] && L->mem[i] &&
+		    clRetainMemObject(L->mem[i]) == CL_SUCCESS)
+			final[i] = L->mem[i];
+	}
+}
+
+static int keep_pending(struct launch *L, struct rt_exec *x)
+{
+	struct rt_pending *p = xcalloc(1, sizeof(*p));
+
+	memcpy(p->ev, L->ev, L->nev * sizeof(*L->ev));
+	memcpy(p->ph, L->ph, L->nev * sizeof(*L->ph));
+	p->nev = L->nev;
+	p->kernel = xstrdup(L->kp->kernel);
+	p->device = xstrdup(L->dev->name);
+	L->nev = 0;
+	x->pending = p;
+	return 0;
+}
+
+int rt_execute(struct rt_exec *x, struct run_stats *st, struct cs_err *e)
+{
+	struct launch L = {.kp = x->kp,
+	                   .st = st,
+	                   .dev = x->dev->info,
+	                   .q = x->dev->q,
+	                   .kern = x->kern->k,
+	                   .given = x->given};
+	bool wait = x->wait;
+	int rc;
+
+	x->pending = NULL;
+	pthread_mutex_lock(&x->kern->lock);
+	rc = check_streams(&L, e) || check_work(&L, e) || check_pairs(&L, e);
+	if (rc == 0 && x->stage)
+		rc = x->stage(x->stage_arg, e);
+	/* Only after staging are the host buffers of the outputs known. */
+	wait = wait || has_host_sink(x->kp, x->given);
+	L.blocking_writes = !wait;
+	if (rc == 0)
+		rc = launch_buffers(&L, x->dev->ctx, e);
+	if (rc == 0)
+		rc = launch_runs(&L, e);
+	if (rc == 0)
+		rc = wait ? launch_read_back(&L, e) : keep_pending(&L, x);
+	if (rc == 0)
+		report_final(&L, x->final);
+	pthread_mutex_unlock(&x->kern->lock);
+	launch_release(&L, wait || rc != 0);
+	if (rc != 0 && x->kp->label)
+		err_prefix(e, "%s: ", x->kp->label);
+	return rc ? -1 : 0;
+}
+
+int rt_pending_harvest(struct rt_pending *p, struct run_stats *st, struct cs_err *e)
+{
+	struct launch L = {.st = st, .nev = p->nev};
+	struct kernel_plan kp = {.kernel = p->kernel};
+	struct rt_devinfo dev;
+	int rc;
+
+	snprintf(dev.name, sizeof(dev.name), "%s", p->device);
+	L.kp = &kp;
+	L.dev = &dev;
+	memcpy(L.ev, p->ev, p->nev * sizeof(*p->ev));
+	memcpy(L.ph, p->ph, p->nev * sizeof(*p->ph));
+	rc = events_flush(&L, e);
+	free(p->kernel);
+	free(p->device);
+	free(p);
+	return rc;
 }
 
 int rt_run_plan(const struct kernel_plan *kp, rt_stage_fn stage, void *stage_arg,
                 struct run_stats *st, struct cs_err *e)
 {
-	struct launch L = {.kp = kp, .st = st};
+	struct rt_session *s = rt_session_new();
+	struct rt_exec x = {.kp = kp, .wait = true, .stage = stage, .stage_arg = stage_arg};
 	double t0 = clock_ms();
 	int rc;
 
 	memset(st, 0, sizeof(*st));
-	rc = launch_setup(&L, e);
+	rc = rt_session_device(s, kp, &x.dev, st, e);
 	if (rc == 0)
-		rc = check_streams(&L, e) || check_work(&L, e) || check_pairs(&L, e);
-	if (rc == 0 && stage)
-		rc = stage(stage_arg, e);
+		rc = rt_session_kernel(s, x.dev, kp, &x.kern, st, e);
 	if (rc == 0)
-		rc = launch_buffers(&L, e);
-	if (rc == 0)
-		rc = launch_runs(&L, e);
-	if (rc == 0)
-		rc = launch_read_back(&L, e);
-	launch_release(&L);
-	st->wall_ms = clock_ms() - t0;
-	if (rc != 0 && kp->label)
+		rc = rt_execute(&x, st, e);
+	else if (kp->label)
 		err_prefix(e, "%s: ", kp->label);
+	rt_session_free(s);
+	st->wall_ms = clock_ms() - t0;
 	return rc ? -1 : 0;
 }

@@ -74,6 +74,9 @@ stop_carsh
 pass "deleting a buffer in use is refused with the job named"
 grep -q "^a " "$T/carsh.out" && fail "a was not deleted after sync" || pass "after sync the buffer can go"
 
+# Process isolation: a kernel that kills its process, and Ctrl-C during a running kernel.
+# (Under the thread executor the kernel runs in the shell's own process.)
+if process_executor; then
 # A kernel that kills its process: the job is reported, the shell and every buffer the job
 # did not write stay as they were.
 printf 'virtbuf create in float 8\nvirtbuf fill in x.csv\nvirtbuf create out float 8\nvirtbuf create other float 8\nvirtbuf fill other --value 42\nrun %s x=buffer:in y=buffer:out\necho still here\nvirtbuf dump in --columns 8\nvirtbuf dump other --columns 8\n' \
@@ -105,4 +108,5 @@ exec 8>&-
 stop_carsh
 grep -q "interrupted" "$T/carsh.err" && pass "Ctrl-C stopped the foreground job" ||
 	fail "no interruption: $(cat "$T/carsh.err")"
+fi
 finish

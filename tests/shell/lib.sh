@@ -13,6 +13,20 @@ FAILS=0
 OUT="$T/stdout"
 ERR="$T/stderr"
 
+# CARSH_EXEC=thread (set by the tests/thread/*.tsh wrappers) runs every carsh of the test
+# under the thread executor; the integration tests run under both executors.
+if [ "${CARSH_EXEC:-process}" = thread ]; then
+	printf '#!/bin/sh\nexec "%s" -T "$@"\n' "$CARSH" >"$T/carsh-T"
+	chmod +x "$T/carsh-T"
+	CARSH="$T/carsh-T"
+fi
+
+# True under the process executor: for checks of what only process isolation gives (a
+# crashing kernel takes only its job; Ctrl-C stops a running kernel).
+process_executor() {
+	[ "${CARSH_EXEC:-process}" != thread ]
+}
+
 fail() {
 	echo "FAIL: $*" >&2
 	FAILS=$((FAILS + 1))

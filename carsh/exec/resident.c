@@ -1,0 +1,268 @@
+#include "exec/resident.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/vbuf.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+
+#define COPIES_MAX 16
+
+struct copy {
+	struct rt_dev *dev;
+	cl_mem mem;
+	bool valid;
+	cl_event pending; /* the data in mem is complete once this has completed */
+};
+
+struct entry {
+	char *shm;
+	size_t bytes;
+	void *map; /* the master's mapping, made on first need */
+	bool host_valid;
+	struct copy copies[COPIES_MAX];
+	size_t ncopies;
+	struct entry *next;
+};
+
+struct resident {
+	pthread_mutex_t lock;
+	struct entry *head;
+};
+
+struct resident *resident_new(void)
+{
+	struct resident *r = xcalloc(1, sizeof(*r));
+
+	pthread_mutex_init(&r->lock, NULL);
+	return r;
+}
+
+static void copy_clear(struct copy *c)
+{
+	if (c->pending) {
+		(void)clWaitForEvents(1, &c->pending);
+		(void)clReleaseEvent(c->pending);
+	}
+	if (c->mem)
+		(void)clReleaseMemObject(c->mem);
+	memset(c, 0, sizeof(*c));
+}
+
+static void entry_free(struct entry *en)
+{
+	for (size_t i = 0; i < en->ncopies; i++)
+		copy_clear(&en->copies[i]);
+	vbuf_unmap(en->map, en->bytes);
+	free(en->shm);
+	free(en);
+}
+
+void resident_free(struct resident *r)
+{
+	if (!r)
+		return;
+	while (r->head) {
+		struct entry *en = r->head;
+
+		r->head = en->next;
+		entry_free(en);
+	}
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+}
+
+/* A buffer no job has used yet: its shared memory is the only copy, and current. */
+static struct entry *entry_of(struct resident *r, const char *shm, size_t bytes)
+{
+	struct entry *en;
+
+	for (en = r->head; en; en = en->next)
+		if (strcmp(en->shm, shm) == 0)
+			return en;
+	if (!bytes)
+		return NULL;
+	en = xcalloc(1, sizeof(*en));
+	en->shm = xstrdup(shm);
+	en->bytes = bytes;
+	en->host_valid = true;
+	en->next = r->head;
+	r->head = en;
+	return en;
+}
+
+static struct copy *copy_on(struct entry *en, const struct rt_dev *dev)
+{
+	for (size_t i = 0; i < en->ncopies; i++)
+		if (en->copies[i].dev == dev)
+			return &en->copies[i];
+	return NULL;
+}
+
+static int host_map(struct entry *en, struct cs_err *e)
+{
+	if (!en->map)
+		en->map = vbuf_map(en->shm, en->bytes, true, e);
+	return en->map ? 0 : -1;
+}
+
+/* Bring the data to shared memory from a current device copy. */
+static int to_host_locked(struct entry *en, struct cs_err *e)
+{
+	struct copy *src = NULL;
+	cl_int err;
+
+	if (en->host_valid)
+		return 0;
+	for (size_t i = 0; i < en->ncopies && !src; i++)
+		if (en->copies[i].valid)
+			src = &en->copies[i];
+	if (!src)
+		return err_set(e,
+		               "virtual buffer %s has no current copy (a job failed while "
+		               "writing it)",
+		               en->shm);
+	if (host_map(en, e))
+		return -1;
+	err = clEnqueueReadBuffer(src->dev->q, src->mem, CL_TRUE, 0, en->bytes, en->map,
+	                          src->pending ? 1 : 0, src->pending ? &src->pending : NULL, NULL);
+	if (err != CL_SUCCESS)
+		return err_set(e, "reading a virtual buffer back from '%s': %s",
+		               src->dev->info->name, rt_cl_error_name(err));
+	en->host_valid = true;
+	return 0;
+}
+
+static int new_copy(struct entry *en, struct rt_dev *dev, struct copy **out, struct cs_err *e)
+{
+	struct copy *c;
+	cl_int err;
+
+	if (en->ncopies == COPIES_MAX)
+		return err_set(e, "a virtual buffer is on more than %d devices", COPIES_MAX);
+	c = &en->copies[en->ncopies];
+	c->mem = clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE, en->bytes, NULL, &err);
+	if (err != CL_SUCCESS)
+		return err_set(e, "a device buffer of %zu bytes on '%s': %s", en->bytes,
+		               dev->info->name, rt_cl_error_name(err));
+	c->dev = dev;
+	en->ncopies++;
+	*out = c;
+	return 0;
+}
+
+static int refresh_copy(struct entry *en, struct copy *c, double *h2d_ms, struct cs_err *e)
+{
+	double t0 = clock_ms();
+	cl_int err;
+
+	if (to_host_locked(en, e) || host_map(en, e))
+		return -1;
+	err = clEnqueueWriteBuffer(c->dev->q, c->mem, CL_TRUE, 0, en->bytes, en->map, 0, NULL,
+	                           NULL);
+	if (err != CL_SUCCESS)
+		return err_set(e, "copying a virtual buffer to '%s': %s", c->dev->info->name,
+		               rt_cl_error_name(err));
+	c->valid = true;
+	if (h2d_ms)
+		*h2d_ms += clock_ms() - t0;
+	return 0;
+}
+
+int resident_acquire(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
+                     bool read, cl_mem *out, double *h2d_ms, struct cs_err *e)
+{
+	struct entry *en;
+	struct copy *c;
+	int rc = 0;
+
+	pthread_mutex_lock(&r->lock);
+	en = entry_of(r, shm, bytes);
+	c = copy_on(en, dev);
+	if (!c)
+		rc = new_copy(en, dev, &c, e);
+	if (rc == 0 && read && !c->valid)
+		rc = refresh_copy(en, c, h2d_ms, e);
+	if (rc == 0) {
+		clRetainMemObject(c->mem);
+		*out = c->mem;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return rc;
+}
+
+void resident_store(struct resident *r, const char *shm, struct rt_dev *dev, cl_mem mem,
+                    cl_event done)
+{
+	struct entry *en;
+	struct copy *c;
+
+	pthread_mutex_lock(&r->lock);
+	en = entry_of(r, shm, 0);
+	c = en ? copy_on(en, dev) : NULL;
+	if (!c) {
+		pthread_mutex_unlock(&r->lock);
+		(void)clReleaseMemObject(mem);
+		return;
+	}
+	if (c->mem != mem) {
+		(void)clReleaseMemObject(c->mem);
+		c->mem = mem;
+	} else {
+		(void)clReleaseMemObject(mem); /* the copy holds one already */
+	}
+	if (c->pending)
+		(void)clReleaseEvent(c->pending);
+	c->pending = done;
+	if (done)
+		clRetainEvent(done);
+	for (size_t i = 0; i < en->ncopies; i++)
+		en->copies[i].valid = &en->copies[i] == c;
+	en->host_valid = false;
+	pthread_mutex_unlock(&r->lock);
+}
+
+int resident_to_host(struct resident *r, const char *shm, struct cs_err *e)
+{
+	struct entry *en;
+	int rc = 0;
+
+	pthread_mutex_lock(&r->lock);
+	en = entry_of(r, shm, 0);
+	if (en)
+		rc = to_host_locked(en, e);
+	pthread_mutex_unlock(&r->lock);
+	return rc;
+}
+
+void resident_host_wrote(struct resident *r, const char *shm)
+{
+	struct entry *en;
+
+	pthread_mutex_lock(&r->lock);
+	en = entry_of(r, shm, 0);
+	if (en) {
+		en->host_valid = true;
+		for (size_t i = 0; i < en->ncopies; i++)
+			en->copies[i].valid = false;
+	}
+	pthread_mutex_unlock(&r->lock);
+}
+
+void resident_forget(struct resident *r, const char *shm)
+{
+	struct entry **pp, *en = NULL;
+
+	pthread_mutex_lock(&r->lock);
+	for (pp = &r->head; *pp; pp = &(*pp)->next)
+		if (strcmp((*pp)->shm, shm) == 0) {
+			en = *pp;
+			*pp = en->next;
+			break;
+		}
+	pthread_mutex_unlock(&r->lock);
+	if (en)
+		entry_free(en);
+}

@@ -1,0 +1,38 @@
+/*
+ * Device-resident virtual buffers for the thread executor (DESIGN §5): each buffer has its
+ * shared-memory copy and a copy on each device that used it, and knows which are current.
+ * Data moves only when something needs it where it is not current: a job on a device where
+ * it is stale, the host (dump, fill), a job on another device.
+ */
+#ifndef CARSH_EXEC_RESIDENT_H
+#define CARSH_EXEC_RESIDENT_H
+
+#include <stdbool.h>
+
+#include "runtime/session.h"
+
+struct resident;
+
+struct resident *resident_new(void);
+/* Waits for pending work on the buffers, then releases them (the shm objects stay). */
+void resident_free(struct resident *r);
+
+/* The buffer of shm on dev for a job, with a reference for the caller. With read, it holds
+ * the current data (moved there if needed; the time goes to *h2d_ms). */
+int resident_acquire(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
+                     bool read, cl_mem *out, double *h2d_ms, struct cs_err *e);
+
+/* A job on dev wrote shm's data into mem (taking the caller's reference): mem becomes the
+ * device copy, every other copy stale. The data is complete once done has completed (it is
+ * retained; NULL when it already is). */
+void resident_store(struct resident *r, const char *shm, struct rt_dev *dev, cl_mem mem,
+                    cl_event done);
+
+/* Make the shared-memory copy current (before the host reads it). */
+int resident_to_host(struct resident *r, const char *shm, struct cs_err *e);
+/* The host changed the shared-memory copy: every device copy is stale. */
+void resident_host_wrote(struct resident *r, const char *shm);
+/* The buffer was deleted. */
+void resident_forget(struct resident *r, const char *shm);
+
+#endif

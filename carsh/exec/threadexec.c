@@ -1,0 +1,341 @@
+#include "exec/threadexec.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exec/stage.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+
+struct queued {
+	void *tag;
+	struct rt_pending *pending;
+	struct queued *next;
+};
+
+struct texec {
+	struct rt_session *s;
+	struct resident *res;
+	pthread_mutex_t lock;
+	struct queued *queued;
+};
+
+struct texec *texec_new(void)
+{
+	struct texec *t = xcalloc(1, sizeof(*t));
+
+	t->s = rt_session_new();
+	t->res = resident_new();
+	pthread_mutex_init(&t->lock, NULL);
+	return t;
+}
+
+void texec_free(struct texec *t)
+{
+	struct run_stats ignored;
+	struct cs_err e;
+
+	if (!t)
+		return;
+	texec_flush(t, NULL, &ignored, &e);
+	resident_free(t->res);
+	rt_session_free(t->s);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+struct rt_session *texec_session(struct texec *t)
+{
+	return t->s;
+}
+
+struct resident *texec_resident(struct texec *t)
+{
+	return t->res;
+}
+
+static bool bound_to_buffer(const struct job_plan *jp, size_t i)
+{
+	return jp->binds[i].how == BIND_BUFFER && jp->binds[i].shm;
+}
+
+static bool in_pair_as_input(const struct kernel_plan *kp, size_t i)
+{
+	for (size_t p = 0; p < kp->npairs; p++)
+		if (kp->pairs[p].input == i)
+			return true;
+	return false;
+}
+
+/* A private device copy: the swaps of a pair write into its input's buffer, which must not
+ * change a buffer the job only reads. */
+static int private_copy(struct rt_dev *dev, cl_mem *mem, size_t bytes, struct cs_err *e)
+{
+	cl_int err;
+	cl_mem copy = clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+
+	if (err == CL_SUCCESS)
+		err = clEnqueueCopyBuffer(dev->q, *mem, copy, 0, 0, bytes, 0, NULL, NULL);
+	if (err != CL_SUCCESS) {
+		if (copy)
+			(void)clReleaseMemObject(copy);
+		return err_set(e, "a private copy of %zu bytes on '%s': %s", bytes, dev->info->name,
+		               rt_cl_error_name(err));
+	}
+	(void)clReleaseMemObject(*mem);
+	*mem = copy;
+	return 0;
+}
+
+static int acquire_buffers(struct texec *t, struct job_plan *jp, struct rt_dev *dev, cl_mem *given,
+                           struct run_stats *st, struct cs_err *e)
+{
+	for (size_t i = 0; i < jp->kp.nargs; i++) {
+		const struct kernel_arg *a = &jp->kp.args[i];
+
+		if (!bound_to_buffer(jp, i))
+			continue;
+		if (resident_acquire(t->res, jp->binds[i].shm, a->bytes, dev, a->kind != ARG_OUTPUT,
+		                     &given[i], &st->h2d_ms, e))
+			return err_prefix(e, "stream '%s': ", a->name);
+		if (a->kind == ARG_INPUT && in_pair_as_input(&jp->kp, i) &&
+		    private_copy(dev, &given[i], a->bytes, e))
+			return -1;
+	}
+	return 0;
+}
+
+static void release_all(cl_mem *mems, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (mems[i])
+			(void)clReleaseMemObject(mems[i]);
+}
+
+/* What the job wrote becomes the buffers' device copies; done marks their completion. */
+static void store_outputs(struct texec *t, struct job_plan *jp, struct rt_dev *dev, cl_mem *final,
+                          cl_event done)
+{
+	for (size_t i = 0; i < jp->kp.nargs; i++) {
+		if (!final[i])
+			continue;
+		if (jp->kp.args[i].kind == ARG_INPUT)
+			(void)clReleaseMemObject(final[i]);
+		else
+			resident_store(t->res, jp->binds[i].shm, dev, final[i], done);
+		final[i] = NULL;
+	}
+}
+
+static void queue_pending(struct texec *t, void *tag, struct rt_pending *p)
+{
+	struct queued *q = xmalloc(sizeof(*q));
+
+	q->tag = tag;
+	q->pending = p;
+	pthread_mutex_lock(&t->lock);
+	q->next = t->queued;
+	t->queued = q;
+	pthread_mutex_unlock(&t->lock);
+}
+
+static int execute(struct texec *t, struct job_plan *jp, struct rt_exec *x, void *tag,
+                   struct run_stats *st, struct cs_err *e)
+{
+	cl_event done = NULL;
+	int rc = rt_execute(x, st, e);
+
+	if (rc)
+		return rc;
+	/* One marker stands for everything this job queued. */
+	if (clEnqueueMarkerWithWaitList(x->dev->q, 0, NULL, &done) != CL_SUCCESS)
+		done = NULL;
+	store_outputs(t, jp, x->dev, x->final, done);
+	if (done)
+		(void)clReleaseEvent(done);
+	if (x->pending)
+		queue_pending(t, tag, x->pending);
+	return stage_out(jp, e) ? err_prefix(e, "%s: ", jp->kp.label) : 0;
+}
+
+struct staging {
+	struct texec *t;
+	struct job_plan *jp;
+	struct rt_dev *dev;
+	cl_mem *given;
+	struct run_stats *st;
+};
+
+/* Runs once the device has accepted the plan (rt_exec.stage), so that a plan the device
+ * cannot run fails before any data moves. */
+static int stage_hook(void *arg, struct cs_err *e)
+{
+	struct staging *g = arg;
+
+	return acquire_buffers(g->t, g->jp, g->dev, g->given, g->st, e) || stage_in_files(g->jp, e);
+}
+
+int texec_run(struct texec *t, struct job_plan *jp, void *tag, struct run_stats *st,
+              struct cs_err *e)
+{
+	size_t n = jp->kp.nargs ? jp->kp.nargs : 1;
+	cl_mem *given = xcalloc(n, sizeof(cl_mem)), *final = xcalloc(n, sizeof(cl_mem));
+	struct staging g = {t, jp, NULL, given, st};
+	struct rt_exec x = {.kp = &jp->kp,
+	                    .given = given,
+	                    .final = final,
+	                    .stage = stage_hook,
+	                    .stage_arg = &g};
+	double t0 = clock_ms();
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	rc = rt_session_device(t->s, &jp->kp, &x.dev, st, e) ||
+	     rt_session_kernel(t->s, x.dev, &jp->kp, &x.kern, st, e);
+	if (rc)
+		err_prefix(e, "%s: ", jp->kp.label);
+	g.dev = x.dev;
+	if (rc == 0)
+		rc = execute(t, jp, &x, tag, st, e);
+	release_all(final, jp->kp.nargs);
+	release_all(given, jp->kp.nargs);
+	stage_release(jp);
+	free(given);
+	free(final);
+	st->wall_ms = clock_ms() - t0;
+	return rc ? 1 : 0;
+}
+
+/* Entries of tag, taken out of the list (all of them when tag is NULL). */
+static struct queued *take_tagged(struct texec *t, void *tag)
+{
+	struct queued *taken = NULL, **pp;
+
+	pthread_mutex_lock(&t->lock);
+	for (pp = &t->queued; *pp;) {
+		struct queued *q = *pp;
+
+		if (tag && q->tag != tag) {
+			pp = &q->next;
+			continue;
+		}
+		*pp = q->next;
+		q->next = taken;
+		taken = q;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return taken;
+}
+
+int texec_flush(struct texec *t, void *tag, struct run_stats *st, struct cs_err *e)
+{
+	struct queued *q = take_tagged(t, tag);
+	int rc = 0;
+
+	memset(st, 0, sizeof(*st));
+	while (q) {
+		struct queued *next = q->next;
+		struct cs_err one;
+
+		if (rt_pending_harvest(q->pending, st, &one) && rc == 0) {
+			memcpy(e->msg, one.msg, sizeof(e->msg));
+			rc = -1;
+		}
+		free(q);
+		q = next;
+	}
+	return rc;
+}
+
+static void print_notice(void *ctx, const char *msg)
+{
+	FILE *f = ctx;
+
+	if (f) {
+		fprintf(f, "carsh: %s\n", msg);
+		fflush(f);
+	}
+}
+
+int exec_thread_foreground(const struct exec_env *env, struct texec *t, struct job_plan *jp,
+                           void *tag, struct run_stats *st, struct cs_err *e)
+{
+	struct claim *c = plan_claim(jp, jp->kp.label);
+	int rc;
+
+	hazard_register(env->hz, c);
+	if (hazard_wait(env->hz, c, print_notice, env->notices, env->interrupted) != 0) {
+		hazard_release(env->hz, c);
+		err_set(e, "%s: interrupted while waiting for its buffers", jp->kp.label);
+		return 130;
+	}
+	rc = texec_run(t, jp, tag, st, e);
+	/* The device's queue orders what follows; host readers wait for the data. */
+	hazard_release(env->hz, c);
+	return rc;
+}
+
+struct tjob {
+	struct hazards *hz;
+	struct claim *claim;
+	struct texec *t;
+	struct job_plan *jp; /* its in and out are the job's own */
+	FILE *notices;
+	char *label;
+};
+
+static void tjob_register(void *arg, int id)
+{
+	struct tjob *j = arg;
+	char *label = xasprintf("job [%d] %s", id, j->label);
+
+	j->claim = plan_claim(j->jp, label);
+	free(label);
+	hazard_register(j->hz, j->claim);
+}
+
+static int tjob_body(void *arg, int id, struct cs_err *e)
+{
+	struct tjob *j = arg;
+	struct run_stats st, queued;
+	int rc;
+
+	(void)id;
+	hazard_wait(j->hz, j->claim, print_notice, j->notices, NULL);
+	rc = texec_run(j->t, j->jp, j, &st, e);
+	/* A background job is done when its work is. */
+	if (texec_flush(j->t, j, &queued, e) && rc == 0)
+		rc = 1;
+	return rc;
+}
+
+static void tjob_free(void *arg)
+{
+	struct tjob *j = arg;
+
+	hazard_release(j->hz, j->claim);
+	if (j->jp && j->jp->in)
+		fclose(j->jp->in);
+	if (j->jp && j->jp->out)
+		fclose(j->jp->out);
+	job_plan_free(j->jp);
+	free(j->label);
+	free(j);
+}
+
+int exec_thread_background(const struct exec_env *env, struct texec *t, struct jobs *js,
+                           struct job_plan *jp, const char *label, int *id, struct cs_err *e)
+{
+	struct tjob *j = xcalloc(1, sizeof(*j));
+
+	*j = (struct tjob){env->hz, NULL, t, jp, env->notices, xstrdup(label)};
+	*id = jobs_start(js, label, getpid(), tjob_body, j, tjob_register, tjob_free, e);
+	if (*id < 0) {
+		j->jp = NULL; /* still the caller's, with its streams */
+		tjob_free(j);
+		return -1;
+	}
+	return 0;
+}

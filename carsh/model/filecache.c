@@ -1,0 +1,224 @@
+#include "model/filecache.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/alloc.h"
+#include "util/path.h"
+
+enum kind { K_ROOT, K_FLOWMODEL, K_EXE, K_BATCH };
+
+#define DEPS_MAX 64
+
+struct dep {
+	char *path;
+	struct stat st;
+};
+
+struct entry {
+	enum kind kind;
+	char *key; /* the working directory, a NUL, then the path as given */
+	size_t keylen;
+	struct dep deps[DEPS_MAX];
+	size_t ndeps;
+	void *value;
+	struct entry *next;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct entry *entries;
+
+/* Relative paths inside a parsed file depend on the directory it was named from. */
+static char *make_key(const char *path, size_t *len)
+{
+	char cwd[PATH_MAX];
+	char *key;
+
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = '\0';
+	*len = strlen(cwd) + 1 + strlen(path);
+	key = xmalloc(*len + 1);
+	memcpy(key, cwd, strlen(cwd) + 1);
+	memcpy(key + strlen(cwd) + 1, path, strlen(path) + 1);
+	return key;
+}
+
+static bool same_stat(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+static bool fresh(const struct entry *en)
+{
+	for (size_t i = 0; i < en->ndeps; i++) {
+		struct stat st;
+
+		if (stat(en->deps[i].path, &st) != 0 || !same_stat(&st, &en->deps[i].st))
+			return false;
+	}
+	return true;
+}
+
+static struct entry *find(enum kind kind, const char *key, size_t len)
+{
+	for (struct entry *en = entries; en; en = en->next)
+		if (en->kind == kind && en->keylen == len && memcmp(en->key, key, len) == 0 &&
+		    fresh(en))
+			return en;
+	return NULL;
+}
+
+/* Record a file the entry was read from; the stat is taken before reading, so a file that
+ * changes while it is read makes the entry stale at once. */
+static void add_dep(struct entry *en, const char *path)
+{
+	struct stat st;
+
+	if (!path || path[0] == '<' || path_is_stdio(path) || en->ndeps == DEPS_MAX)
+		return;
+	for (size_t i = 0; i < en->ndeps; i++)
+		if (strcmp(en->deps[i].path, path) == 0)
+			return;
+	if (stat(path, &st) != 0)
+		memset(&st, 0, sizeof(st));
+	en->deps[en->ndeps].path = xstrdup(path);
+	en->deps[en->ndeps++].st = st;
+}
+
+static void flowmodel_deps(struct entry *en, const struct flowmodel *fm)
+{
+	add_dep(en, fm->file);
+	add_dep(en, fm->source_name); /* "<inline in ...>" is skipped */
+}
+
+static void steps_deps(struct entry *en, const struct step *steps, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (steps[i].exe)
+			flowmodel_deps(en, steps[i].exe->fm);
+		steps_deps(en, steps[i].steps, steps[i].nsteps);
+	}
+}
+
+static void *load(enum kind kind, const char *path, struct entry *en, struct cs_err *e)
+{
+	struct flowmodel *fm;
+	struct exe *exe;
+	struct batch *b;
+
+	switch (kind) {
+	case K_ROOT:
+		return xml_root_name(path, e);
+	case K_FLOWMODEL:
+		if (flowmodel_read(path, &fm, e))
+			return NULL;
+		flowmodel_deps(en, fm);
+		return fm;
+	case K_EXE:
+		if (exe_read(path, &exe, e))
+			return NULL;
+		flowmodel_deps(en, exe->fm);
+		return exe;
+	case K_BATCH:
+		if (batch_read(path, &b, e))
+			return NULL;
+		steps_deps(en, b->steps, b->nsteps);
+		return b;
+	}
+	return NULL;
+}
+
+static void value_free(enum kind kind, void *v)
+{
+	switch (kind) {
+	case K_ROOT:
+		free(v);
+		break;
+	case K_FLOWMODEL:
+		flowmodel_free(v);
+		break;
+	case K_EXE:
+		exe_free(v);
+		break;
+	case K_BATCH:
+		batch_free(v);
+		break;
+	}
+}
+
+static void entry_free(struct entry *en)
+{
+	if (en->value)
+		value_free(en->kind, en->value);
+	for (size_t i = 0; i < en->ndeps; i++)
+		free(en->deps[i].path);
+	free(en->key);
+	free(en);
+}
+
+static void *cached(enum kind kind, const char *path, struct cs_err *e)
+{
+	struct entry *en;
+	size_t len;
+	char *key = make_key(path, &len);
+
+	pthread_mutex_lock(&lock);
+	en = find(kind, key, len);
+	pthread_mutex_unlock(&lock);
+	if (en) {
+		free(key);
+		return en->value;
+	}
+	en = xcalloc(1, sizeof(*en));
+	en->kind = kind;
+	en->key = key;
+	en->keylen = len;
+	add_dep(en, path); /* before reading: a change while it is read makes it stale */
+	en->value = load(kind, path, en, e);
+	if (!en->value) {
+		entry_free(en);
+		return NULL;
+	}
+	pthread_mutex_lock(&lock);
+	en->next = entries;
+	entries = en;
+	pthread_mutex_unlock(&lock);
+	return en->value;
+}
+
+const char *filecache_root(const char *path, struct cs_err *e)
+{
+	return cached(K_ROOT, path, e);
+}
+
+const struct flowmodel *filecache_flowmodel(const char *path, struct cs_err *e)
+{
+	return cached(K_FLOWMODEL, path, e);
+}
+
+const struct exe *filecache_exe(const char *path, struct cs_err *e)
+{
+	return cached(K_EXE, path, e);
+}
+
+const struct batch *filecache_batch(const char *path, struct cs_err *e)
+{
+	return cached(K_BATCH, path, e);
+}
+
+void filecache_clear(void)
+{
+	pthread_mutex_lock(&lock);
+	while (entries) {
+		struct entry *en = entries;
+
+		entries = en->next;
+		entry_free(en);
+	}
+	pthread_mutex_unlock(&lock);
+}

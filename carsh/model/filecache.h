@@ -1,0 +1,25 @@
+/*
+ * Parsed files kept for the life of the process, so that a batch repeating a step does not
+ * read and parse its executable, flow-model and kernel source at every step. An entry is
+ * used only while every file it was read from is unchanged (device, inode, size, mtime with
+ * nanoseconds): an edited kernel is read again, never served stale. Entries are immutable;
+ * a changed file gets a new entry and the old one stays valid for whoever still uses it.
+ */
+#ifndef CARSH_MODEL_FILECACHE_H
+#define CARSH_MODEL_FILECACHE_H
+
+#include "model/batch.h"
+#include "model/exe.h"
+
+/* The root element's name ("CarshExe", ...); owned by the cache. */
+const char *filecache_root(const char *path, struct cs_err *e);
+/* A <FlowModel> file, as flowmodel_read; owned by the cache. */
+const struct flowmodel *filecache_flowmodel(const char *path, struct cs_err *e);
+/* A <CarshExe> file, as exe_read; owned by the cache. */
+const struct exe *filecache_exe(const char *path, struct cs_err *e);
+/* A <CarshBat> file, as batch_read; owned by the cache. */
+const struct batch *filecache_batch(const char *path, struct cs_err *e);
+/* Free every entry (at exit, after the last job). */
+void filecache_clear(void);
+
+#endif

@@ -1,0 +1,79 @@
+/*
+ * A runtime session: the OpenCL state one process keeps. Devices are discovered once,
+ * contexts and queues are created on first use, programs are built once per device (with
+ * the binary cache behind), kernel objects are kept. The process executor's children use a
+ * session once; the thread executor keeps one for the whole shell.
+ */
+#ifndef CARSH_RUNTIME_SESSION_H
+#define CARSH_RUNTIME_SESSION_H
+
+#include <pthread.h>
+
+#include "runtime/runtime.h"
+
+struct rt_session;
+
+/* One device in use: its context, its one in-order queue (with profiling). */
+struct rt_dev {
+	const struct rt_devinfo *info;
+	cl_context ctx;
+	cl_command_queue q;
+	pthread_mutex_t q_lock; /* enqueue sequences that must not interleave take it */
+};
+
+/* A kernel object of a built program, with the lock its argument setting and enqueueing
+ * take: OpenCL captures the arguments at enqueue, so one object serves every job. */
+struct rt_kernel {
+	cl_kernel k;
+	pthread_mutex_t lock;
+};
+
+struct rt_session *rt_session_new(void);
+void rt_session_free(struct rt_session *s);
+
+/* The device a plan asks for (rt_device_pick's rules), with its context and queue created
+ * on first use; discovery and creation times go to st. */
+int rt_session_device(struct rt_session *s, const struct kernel_plan *kp, struct rt_dev **dev,
+                      struct run_stats *st, struct cs_err *e);
+
+/* The plan's kernel on dev, building the program on first use (time to st->build_ms). */
+int rt_session_kernel(struct rt_session *s, struct rt_dev *dev, const struct kernel_plan *kp,
+                      struct rt_kernel **k, struct run_stats *st, struct cs_err *e);
+
+/* Every device the session knows (discovering them if needed). */
+int rt_session_devices(struct rt_session *s, const struct rt_devinfo **devs, size_t *n,
+                       struct cs_err *e);
+
+struct rt_pending;
+
+/* One execution of a plan on a device of a session. */
+struct rt_exec {
+	struct rt_dev *dev;
+	struct rt_kernel *kern;
+	const struct kernel_plan *kp;
+	/* Per argument: a device buffer of dev the caller holds for this stream, used as it is
+	 * and not read back; NULL: the runtime makes one from the argument's host data and reads
+	 * an output back to its host buffer. May be NULL altogether. */
+	cl_mem *given;
+	/* Out, per argument (may be NULL): for each given stream, the buffer bound to it at the
+	 * end — swaps exchange them — with a reference the caller now owns. */
+	cl_mem *final;
+	/* Wait for the device before returning. Without it, work may still be queued on return
+	 * (never when an output goes to a host buffer); its events come back in pending. */
+	bool wait;
+	rt_stage_fn stage; /* as in rt_run_plan; may be NULL */
+	void *stage_arg;
+	struct rt_pending *pending; /* out */
+};
+
+/* Check the plan against the device, stage, make the buffers, run the S+1 launches with
+ * the plan's swap method, read outputs back to their host buffers. */
+int rt_execute(struct rt_exec *x, struct run_stats *st, struct cs_err *e);
+
+/* Wait for queued work and add its profiling times to st; frees p. */
+int rt_pending_harvest(struct rt_pending *p, struct run_stats *st, struct cs_err *e);
+
+/* Wait for everything queued on every device in use. */
+int rt_session_finish(struct rt_session *s, struct cs_err *e);
+
+#endif
