@@ -32,6 +32,7 @@ static int map_buffer(struct kernel_arg *a, struct stream_bind *b, struct cs_err
 	if (!a->host)
 		return err_prefix(e, "virtual buffer '%s': ", b->buffer);
 	b->host_mapped = true;
+	a->host_shared = true;
 	return 0;
 }
 

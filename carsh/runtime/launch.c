@@ -28,6 +28,7 @@ struct launch {
 	cl_kernel kern;
 	cl_mem *given;          /* per argument: the caller's buffer, or NULL */
 	bool blocking_writes;   /* host data may be freed as soon as we return */
+	cl_mem *in_place;       /* per argument: the buffer made on its host memory, or NULL */
 	cl_mem *mem;            /* per argument: bound now; NULL for Constant and Local */
 	unsigned char *scratch; /* copy-host: the host side of the round trip */
 	cl_event ev[EVENT_BATCH];
@@ -270,6 +271,39 @@ static int set_stream_arg(struct launch *L, size_t i, struct cs_err *e)
 	return 0;
 }
 
+static bool in_a_pair(const struct kernel_plan *kp, size_t i)
+{
+	for (size_t p = 0; p < kp->npairs; p++)
+		if (kp->pairs[p].input == i || kp->pairs[p].output == i)
+			return true;
+	return false;
+}
+
+/* A CPU device can work on a virtual buffer's shared memory itself: no copy in, no copy
+ * out. Not for swap pairs: copy-device writes into the input, which is mapped read-only. */
+static bool use_in_place(const struct launch *L, size_t i)
+{
+	const struct kernel_arg *a = &L->kp->args[i];
+
+	return a->host_shared && (L->dev->type & CL_DEVICE_TYPE_CPU) && !in_a_pair(L->kp, i);
+}
+
+static int create_in_place(struct launch *L, cl_context ctx, size_t i, struct cs_err *e)
+{
+	const struct kernel_arg *a = &L->kp->args[i];
+	cl_int err;
+
+	L->mem[i] = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, a->bytes, a->host,
+	                           &err);
+	if (err != CL_SUCCESS) {
+		L->mem[i] = NULL;
+		return cl_fail(L, e, err, "clCreateBuffer(CL_MEM_USE_HOST_PTR) for stream '%s'",
+		               a->name);
+	}
+	L->in_place[i] = L->mem[i];
+	return 0;
+}
+
 static int create_stream(struct launch *L, cl_context ctx, size_t i, struct cs_err *e)
 {
 	const struct kernel_arg *a = &L->kp->args[i];
@@ -282,6 +316,8 @@ static int create_stream(struct launch *L, cl_context ctx, size_t i, struct cs_e
 		               ? 0
 		               : err_set(e, "stream '%s': its device buffer is gone", a->name);
 	}
+	if (use_in_place(L, i))
+		return create_in_place(L, ctx, i, e);
 	L->mem[i] = clCreateBuffer(ctx, CL_MEM_READ_WRITE, a->bytes, NULL, &err);
 	if (err != CL_SUCCESS) {
 		L->mem[i] = NULL;
@@ -318,6 +354,7 @@ static int launch_buffers(struct launch *L, cl_context ctx, struct cs_err *e)
 	size_t scratch = 0;
 
 	L->mem = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(*L->mem));
+	L->in_place = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(*L->in_place));
 	for (size_t i = 0; i < kp->nargs; i++) {
 		int rc = is_stream(kp->args[i].kind)
 		                 ? create_stream(L, ctx, i, e) || set_stream_arg(L, i, e)
@@ -434,6 +471,23 @@ static int launch_runs(struct launch *L, struct cs_err *e)
 
 /* Each output argument's current buffer holds its latest data (after a swap, that is the
  * buffer bound to it now). An Output without a host buffer (<Discard/>) is not read. */
+/* The kernel wrote the host memory in place; mapping it is what OpenCL requires before the
+ * host may read it (for PoCL's CPU device it moves nothing). */
+static int sync_in_place(struct launch *L, size_t i, struct cs_err *e)
+{
+	const struct kernel_arg *a = &L->kp->args[i];
+	cl_int err;
+	void *p = clEnqueueMapBuffer(L->q, L->mem[i], CL_TRUE, CL_MAP_READ, 0, a->bytes, 0, NULL,
+	                             NULL, &err);
+
+	if (err != CL_SUCCESS)
+		return cl_fail(L, e, err, "clEnqueueMapBuffer of stream '%s'", a->name);
+	err = clEnqueueUnmapMemObject(L->q, L->mem[i], p, 0, NULL, NULL);
+	if (err != CL_SUCCESS)
+		return cl_fail(L, e, err, "clEnqueueUnmapMemObject of stream '%s'", a->name);
+	return 0;
+}
+
 static int launch_read_back(struct launch *L, struct cs_err *e)
 {
 	const struct kernel_plan *kp = L->kp;
@@ -446,6 +500,11 @@ static int launch_read_back(struct launch *L, struct cs_err *e)
 		if ((a->kind != ARG_OUTPUT && a->kind != ARG_INOUT) || !a->host ||
 		    (L->given && L->given[i]))
 			continue;
+		if (L->in_place[i] && L->mem[i] == L->in_place[i]) {
+			if (sync_in_place(L, i, e))
+				return -1;
+			continue;
+		}
 		err = clEnqueueReadBuffer(L->q, L->mem[i], CL_FALSE, 0, a->bytes, a->host, 0, NULL,
 		                          &ev);
 		if (err != CL_SUCCESS)
@@ -473,6 +532,7 @@ static void launch_release(struct launch *L, bool wait)
 		if (L->mem[i])
 			(void)clReleaseMemObject(L->mem[i]);
 	free(L->mem);
+	free(L->in_place);
 	free(L->scratch);
 }
 

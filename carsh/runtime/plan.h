@@ -22,8 +22,10 @@ struct kernel_arg {
 	size_t count;                        /* elements: streams and Local */
 	size_t bytes;                        /* count * type_size(type); constants: type_size */
 	unsigned char value[TYPE_MAX_BYTES]; /* Constant: the value */
-	void *host; /* streams: Input/InOut data read before the first launch; Output/InOut
-	               destination written after the last. Owned by the executor. */
+	void *host;       /* streams: Input/InOut data read before the first launch; Output/InOut
+	                     destination written after the last. Owned by the executor. */
+	bool host_shared; /* host maps a virtual buffer's shared memory (page-aligned, lives as
+	                    long as the job): a CPU device may use it in place */
 };
 
 /* Argument indices of one swap pair: after each run the output's data becomes the input. */
