@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "model/filecache.h"
 
 static int cmd_cd_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
 {
@@ -13,6 +14,7 @@ static int cmd_cd_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *
 		return cmd_error(e, 1, "cd: HOME is not set; give a directory");
 	if (chdir(dir) != 0)
 		return cmd_errno(e, 1, "cd: %s", dir);
+	filecache_new_generation(); /* relative names now mean other files */
 	return 0;
 }
 

@@ -116,8 +116,8 @@ static int run_plan(struct cmd_ctx *c, struct job_plan *jp, const char *label, s
 	return rc;
 }
 
-int cmd_run_exe(struct cmd_ctx *c, const struct exe *exe, const struct params *args,
-                const char *label, struct cs_err *e)
+static int run_exe(struct cmd_ctx *c, const struct exe *exe, const struct params *args,
+                   const char *label, bool cached, struct cs_err *e)
 {
 	struct scope scope;
 	struct job_plan *jp;
@@ -127,11 +127,17 @@ int cmd_run_exe(struct cmd_ctx *c, const struct exe *exe, const struct params *a
 	if (args)
 		scope_push(&scope, args);
 	scope_append(&scope, c->caller);
-	env = (struct plan_env){&scope, c->s->device_cli, resolve_buffer, c->s};
+	env = (struct plan_env){&scope, c->s->device_cli, resolve_buffer, c->s, cached};
 	if (plan_exe(exe, &env, &jp, e))
 		return 1;
 	/* A background job's plan now belongs to the job. */
 	return run_plan(c, jp, label, e);
+}
+
+int cmd_run_exe(struct cmd_ctx *c, const struct exe *exe, const struct params *args,
+                const char *label, struct cs_err *e)
+{
+	return run_exe(c, exe, args, label, false, e);
 }
 
 /* Files come from the file cache: a batch repeating a step parses it once. */
@@ -150,7 +156,7 @@ static int run_executable(struct cmd_ctx *c, const char *path, bool is_fm, int n
 		exe = filecache_exe(path, e);
 	if (exe && read_words(wrap, n, words, &args, e) == 0 &&
 	    (!wrap || exe_check_bindings(wrap, true, e) == 0))
-		rc = cmd_run_exe(c, exe, &args, path, e);
+		rc = run_exe(c, exe, &args, path, true, e);
 	exe_free(wrap);
 	params_free(&args);
 	return rc;

@@ -61,6 +61,26 @@ static int read_values(const char *file, const char *value, const struct vbuf *v
 	return csvio_read(file, v->type.scalar, dst, scalars, e);
 }
 
+/* With the thread executor a value fill of a buffer that lives on a device happens there,
+ * queued like a job: 1 when done so, 0 on an error, -1 when the buffer is only in shared
+ * memory (fill that). */
+static int fill_on_device(struct cmd_ctx *c, const struct vbuf *v, const char *value,
+                          struct cs_err *e)
+{
+	unsigned char one[TYPE_MAX_BYTES];
+	struct claim *cl;
+	int rc;
+
+	if (vector_parse(v->type, value, one, e))
+		return 0;
+	cl = claim_buffer(c, v, true, e);
+	if (!cl)
+		return 0;
+	rc = resident_fill(texec_resident(c->s->texec), v->shm, one, type_size(v->type), e);
+	hazard_release(c->s->hz, cl);
+	return rc == 1 ? 1 : rc == 0 ? -1 : 0;
+}
+
 /* The new contents are read in full before the buffer changes: a bad file leaves the buffer
  * as it was. */
 static int vb_fill(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
@@ -76,6 +96,14 @@ static int vb_fill(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
 		                 "usage: virtbuf fill NAME FILE|- | virtbuf fill NAME --value V");
 	if (vbuf_lookup(c->s->vbufs, argv[2], &v, e))
 		return cmd_prefix(e, 1, "virtbuf fill: ");
+	if (by_value && c->s->texec) {
+		rc = fill_on_device(c, &v, argv[4], e);
+		if (rc >= 0) {
+			vbuf_entry_free(&v);
+			return rc ? 0 : cmd_prefix(e, 1, "virtbuf fill %s: ", argv[2]);
+		}
+		rc = 1;
+	}
 	tmp = data_alloc(v.count, type_size(v.type), v.name, e);
 	if (tmp &&
 	    read_values(by_value ? NULL : argv[3], by_value ? argv[4] : NULL, &v, tmp, e) == 0 &&

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "model/filecache.h"
 #include "util/alloc.h"
 #include "util/strbuf.h"
 
@@ -126,10 +127,12 @@ int command_run(struct session *s, const struct command *cmd, const struct cmd_c
 	struct cs_err *e = xmalloc(sizeof(*e));
 	int rc;
 
-	if (parent)
+	if (parent) {
 		c = *parent;
-	else
+	} else {
 		top_context(s, &c, &shell);
+		filecache_new_generation(); /* files edited since the last command are read again */
+	}
 	c.origin = cmd->origin;
 	c.background = cmd->background;
 	c.timed = false;

@@ -224,6 +224,47 @@ void resident_store(struct resident *r, const char *shm, struct rt_dev *dev, cl_
 	pthread_mutex_unlock(&r->lock);
 }
 
+/* The copy to fill: the current one, else the first there is. */
+static struct copy *fill_target(struct entry *en)
+{
+	for (size_t i = 0; i < en->ncopies; i++)
+		if (en->copies[i].valid)
+			return &en->copies[i];
+	return en->ncopies ? &en->copies[0] : NULL;
+}
+
+int resident_fill(struct resident *r, const char *shm, const void *pattern, size_t psize,
+                  struct cs_err *e)
+{
+	struct entry *en;
+	struct copy *c;
+	cl_event ev;
+	cl_int err;
+	int rc = 0;
+
+	pthread_mutex_lock(&r->lock);
+	en = entry_of(r, shm, 0);
+	c = en ? fill_target(en) : NULL;
+	if (c) {
+		err = clEnqueueFillBuffer(c->dev->q, c->mem, pattern, psize, 0, en->bytes, 0, NULL,
+		                          &ev);
+		if (err != CL_SUCCESS) {
+			rc = err_set(e, "filling a virtual buffer on '%s': %s", c->dev->info->name,
+			             rt_cl_error_name(err));
+		} else {
+			if (c->pending)
+				(void)clReleaseEvent(c->pending);
+			c->pending = ev;
+			for (size_t i = 0; i < en->ncopies; i++)
+				en->copies[i].valid = &en->copies[i] == c;
+			en->host_valid = false;
+			rc = 1;
+		}
+	}
+	pthread_mutex_unlock(&r->lock);
+	return rc;
+}
+
 int resident_to_host(struct resident *r, const char *shm, struct cs_err *e)
 {
 	struct entry *en;

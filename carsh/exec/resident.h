@@ -28,6 +28,12 @@ int resident_acquire(struct resident *r, const char *shm, size_t bytes, struct r
 void resident_store(struct resident *r, const char *shm, struct rt_dev *dev, cl_mem mem,
                     cl_event done);
 
+/* Fill a buffer that has a device copy with one element (pattern, psize bytes: a power of two
+ * up to 128) on that device, without waiting: 1 when done so, 0 when the buffer has no
+ * device copy (fill the shared memory instead), -1 on an error. */
+int resident_fill(struct resident *r, const char *shm, const void *pattern, size_t psize,
+		  struct cs_err *e);
+
 /* Make the shared-memory copy current (before the host reads it). */
 int resident_to_host(struct resident *r, const char *shm, struct cs_err *e);
 /* The host changed the shared-memory copy: every device copy is stale. */

@@ -144,13 +144,14 @@ static void queue_pending(struct texec *t, void *tag, struct rt_pending *p)
 static int execute(struct texec *t, struct job_plan *jp, struct rt_exec *x, void *tag,
                    struct run_stats *st, struct cs_err *e)
 {
-	cl_event done = NULL;
+	cl_event done;
 	int rc = rt_execute(x, st, e);
 
 	if (rc)
 		return rc;
-	/* One marker stands for everything this job queued. */
-	if (clEnqueueMarkerWithWaitList(x->dev->q, 0, NULL, &done) != CL_SUCCESS)
+	/* One event stands for everything this job queued: its last, or a marker. */
+	done = x->done;
+	if (!done && clEnqueueMarkerWithWaitList(x->dev->q, 0, NULL, &done) != CL_SUCCESS)
 		done = NULL;
 	store_outputs(t, jp, x->dev, x->final, done);
 	if (done)

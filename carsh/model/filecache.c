@@ -26,24 +26,37 @@ struct entry {
 	struct dep deps[DEPS_MAX];
 	size_t ndeps;
 	void *value;
+	unsigned checked; /* the generation it was last found unchanged in */
 	struct entry *next;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct entry *entries;
+static unsigned generation = 1;
+static char cwd[PATH_MAX];
+static unsigned cwd_generation;
+
+void filecache_new_generation(void)
+{
+	pthread_mutex_lock(&lock);
+	generation++;
+	pthread_mutex_unlock(&lock);
+}
 
 /* Relative paths inside a parsed file depend on the directory it was named from. */
 static char *make_key(const char *path, size_t *len)
 {
-	char cwd[PATH_MAX];
 	char *key;
 
-	if (!getcwd(cwd, sizeof(cwd)))
+	pthread_mutex_lock(&lock);
+	if (cwd_generation != generation && !getcwd(cwd, sizeof(cwd)))
 		cwd[0] = '\0';
+	cwd_generation = generation;
 	*len = strlen(cwd) + 1 + strlen(path);
 	key = xmalloc(*len + 1);
 	memcpy(key, cwd, strlen(cwd) + 1);
 	memcpy(key + strlen(cwd) + 1, path, strlen(path) + 1);
+	pthread_mutex_unlock(&lock);
 	return key;
 }
 
@@ -66,10 +79,14 @@ static bool fresh(const struct entry *en)
 
 static struct entry *find(enum kind kind, const char *key, size_t len)
 {
-	for (struct entry *en = entries; en; en = en->next)
-		if (en->kind == kind && en->keylen == len && memcmp(en->key, key, len) == 0 &&
-		    fresh(en))
+	for (struct entry *en = entries; en; en = en->next) {
+		if (en->kind != kind || en->keylen != len || memcmp(en->key, key, len) != 0)
+			continue;
+		if (en->checked == generation || fresh(en)) {
+			en->checked = generation;
 			return en;
+		}
+	}
 	return NULL;
 }
 
@@ -180,6 +197,7 @@ static void *cached(enum kind kind, const char *path, struct cs_err *e)
 	en->keylen = len;
 	add_dep(en, path); /* before reading: a change while it is read makes it stale */
 	en->value = load(kind, path, en, e);
+	en->checked = generation;
 	if (!en->value) {
 		entry_free(en);
 		return NULL;

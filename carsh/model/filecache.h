@@ -1,8 +1,9 @@
 /*
  * Parsed files kept for the life of the process, so that a batch repeating a step does not
  * read and parse its executable, flow-model and kernel source at every step. An entry is
- * used only while every file it was read from is unchanged (device, inode, size, mtime with
- * nanoseconds): an edited kernel is read again, never served stale. Entries are immutable;
+  * used only while every file it was read from is unchanged (device, inode, size, mtime with
+ * nanoseconds), checked once per command: an edited kernel is read again by the next
+ * command, never served stale. Entries are immutable;
  * a changed file gets a new entry and the old one stays valid for whoever still uses it.
  */
 #ifndef CARSH_MODEL_FILECACHE_H
@@ -19,6 +20,10 @@ const struct flowmodel *filecache_flowmodel(const char *path, struct cs_err *e);
 const struct exe *filecache_exe(const char *path, struct cs_err *e);
 /* A <CarshBat> file, as batch_read; owned by the cache. */
 const struct batch *filecache_batch(const char *path, struct cs_err *e);
+/* A new command starts: entries are checked against their files again (once each per
+ * generation; a batch repeating a step does not stat its files at every step). Also after
+ * the working directory changed. */
+void filecache_new_generation(void);
 /* Free every entry (at exit, after the last job). */
 void filecache_clear(void);
 

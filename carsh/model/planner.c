@@ -248,7 +248,8 @@ static void plan_program(struct planner *p)
 	const struct flowmodel *fm = p->fm;
 
 	kp->label = xstrdup(p->exe->file);
-	kp->source = xstrdup(fm->source);
+	kp->source_kept = p->env->source_from_cache;
+	kp->source = kp->source_kept ? fm->source : xstrdup(fm->source);
 	kp->source_name = xstrdup(fm->source_name);
 	kp->kernel = xstrdup(fm->kernel);
 	kp->build_options = xstrdup(fm->build_options);

@@ -17,8 +17,10 @@ typedef int (*buffer_resolver)(void *ctx, const char *name, struct cs_type type,
 struct plan_env {
 	const struct scope *caller; /* batch params, run NAME=VALUE, shell variables */
 	const char *device_cli;     /* --device / CARSH_DEVICE, or NULL */
-	buffer_resolver resolve;    /* NULL: <Buffer> bindings are refused */
+		buffer_resolver resolve;    /* NULL: <Buffer> bindings are refused */
 	void *resolve_ctx;
+	bool source_from_cache;	    /* the flow-model is the file cache's: the plan points at
+				       its kernel source instead of copying it */
 };
 
 int plan_exe(const struct exe *exe, const struct plan_env *env, struct job_plan **out,

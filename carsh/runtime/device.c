@@ -106,6 +106,7 @@ static int devinfo_fill(struct rt_devinfo *d, struct cs_err *e)
 	DEV_INFO(CL_DEVICE_GLOBAL_MEM_SIZE, global_mem);
 	DEV_INFO(CL_DEVICE_MAX_MEM_ALLOC_SIZE, max_alloc);
 	DEV_INFO(CL_DEVICE_MAX_WORK_GROUP_SIZE, max_work_group);
+	DEV_INFO(CL_DEVICE_LOCAL_MEM_SIZE, local_mem);
 	err = item_sizes(d->device, d->max_item_sizes);
 	if (err != CL_SUCCESS)
 		return err_set(e, "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES) failed: %s",

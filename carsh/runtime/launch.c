@@ -151,7 +151,6 @@ static int check_streams(struct launch *L, struct cs_err *e)
 {
 	const struct kernel_plan *kp = L->kp;
 	cl_ulong local_mem, local_sum = 0;
-	cl_int err;
 
 	for (size_t i = 0; i < kp->nargs; i++) {
 		const struct kernel_arg *a = &kp->args[i];
@@ -165,10 +164,7 @@ static int check_streams(struct launch *L, struct cs_err *e)
 		if (a->kind == ARG_LOCAL)
 			local_sum += a->bytes;
 	}
-	err = clGetDeviceInfo(L->dev->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof(local_mem),
-	                      &local_mem, NULL);
-	if (err != CL_SUCCESS)
-		return cl_fail(L, e, err, "clGetDeviceInfo(CL_DEVICE_LOCAL_MEM_SIZE)");
+	local_mem = L->dev->local_mem;
 	if (local_sum > local_mem)
 		return err_set(e,
 		               "Local arguments need %llu bytes; device '%s' has %llu of local "
@@ -560,6 +556,10 @@ static int keep_pending(struct launch *L, struct rt_exec *x)
 {
 	struct rt_pending *p = xcalloc(1, sizeof(*p));
 
+	/* The queue is in order: its last command completing means the whole job is done. */
+	if (L->nev && clRetainEvent(L->ev[L->nev - 1]) == CL_SUCCESS)
+		x->done = L->ev[L->nev - 1];
+
 	memcpy(p->ev, L->ev, L->nev * sizeof(*L->ev));
 	memcpy(p->ph, L->ph, L->nev * sizeof(*L->ph));
 	p->nev = L->nev;
@@ -582,6 +582,7 @@ int rt_execute(struct rt_exec *x, struct run_stats *st, struct cs_err *e)
 	int rc;
 
 	x->pending = NULL;
+	x->done = NULL;
 	pthread_mutex_lock(&x->kern->lock);
 	rc = check_streams(&L, e) || check_work(&L, e) || check_pairs(&L, e);
 	if (rc == 0 && x->stage)

@@ -10,7 +10,8 @@ void kernel_plan_free(struct kernel_plan *kp)
 	if (!kp)
 		return;
 	free(kp->label);
-	free(kp->source);
+	if (!kp->source_kept)
+		free(kp->source);
 	free(kp->source_name);
 	free(kp->kernel);
 	free(kp->build_options);

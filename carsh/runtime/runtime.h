@@ -44,6 +44,7 @@ struct rt_devinfo {
 	cl_ulong global_mem;
 	cl_ulong max_alloc;
 	size_t max_work_group;
+	cl_ulong local_mem; /* CL_DEVICE_LOCAL_MEM_SIZE */
 	size_t max_item_sizes[3];
 };
 

@@ -15,6 +15,7 @@ struct kernel_entry {
 
 struct program_entry {
 	size_t dev;
+	const char *kept; /* a kept source's address (kernel_plan.source_kept), or NULL */
 	char *source;
 	char *options;
 	cl_program prog;
@@ -166,10 +167,14 @@ out:
 static struct program_entry *find_program(struct rt_session *s, size_t dev,
                                           const struct kernel_plan *kp)
 {
-	for (struct program_entry *p = s->programs; p; p = p->next)
-		if (p->dev == dev && strcmp(p->options, kp->build_options) == 0 &&
+	for (struct program_entry *p = s->programs; p; p = p->next) {
+		if (p->dev != dev || strcmp(p->options, kp->build_options) != 0)
+			continue;
+		/* A kept source never moves: its address identifies it without reading it. */
+		if ((kp->source_kept && p->kept == kp->source) ||
 		    strcmp(p->source, kp->source) == 0)
 			return p;
+	}
 	return NULL;
 }
 
@@ -189,8 +194,13 @@ static int build_program(struct rt_session *s, struct rt_dev *dev, const struct 
 	                     &prog, &st->cache_hit, e))
 		return -1;
 	p = xcalloc(1, sizeof(*p));
-	*p = (struct program_entry){at,   xstrdup(kp->source), xstrdup(kp->build_options), prog,
-	                            NULL, s->programs};
+	*p = (struct program_entry){at,
+	                            kp->source_kept ? kp->source : NULL,
+	                            xstrdup(kp->source),
+	                            xstrdup(kp->build_options),
+	                            prog,
+	                            NULL,
+	                            s->programs};
 	s->programs = p;
 	*out = p;
 	return 0;

@@ -63,7 +63,8 @@ struct rt_exec {
 	bool wait;
 	rt_stage_fn stage; /* as in rt_run_plan; may be NULL */
 	void *stage_arg;
-	struct rt_pending *pending; /* out */
+		struct rt_pending *pending; /* out */
+	cl_event done; /* out, when work stays queued: its completion (a reference), or NULL */
 };
 
 /* Check the plan against the device, stage, make the buffers, run the S+1 launches with

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Issue "Thread executor": the FFT image filter's processing (batches/fft-filter/
+# filter-steps.bat.xml, buffers already filled) under the thread executor and the process
+# executor, against bench/host_fft.c — the same kernels in a hand-written host program with
+# one context, device-resident buffers and no per-step transfers. The three are measured
+# alternately, in one run, on one device; then the whole flagship example end to end
+# (carsh batches/fft-filter/fft-filter.bat.xml, process start to exit) against the 1.66 s
+# of 004 Table 3 for 128².
+#
+#   bench/threads.sh [--device cpu|gpu] [RUNS [SIZES...]]   (defaults: 7 runs; 128 256 512 1024)
+#
+# $BUILDDIR (default: the source tree) holds carsh/carsh and tests/tools/fftref; $PLOT names
+# a PNG to draw with gnuplot (default docs/img/threads-<device>.png when gnuplot exists).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILDDIR:-$top}
+carsh=${CARSH:-$build/carsh/carsh}
+fftref=${FFTREF:-$build/tests/tools/fftref}
+device=
+if [ "${1:-}" = --device ]; then
+	device=$2
+	shift 2
+fi
+runs=${1:-7}
+shift || true
+sizes=${*:-128 256 512 1024}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export XDG_CACHE_HOME="$work/cache"
+cc -O2 -o "$work/host_fft" "$top/bench/host_fft.c" ${OPENCL_LIBS:--lOpenCL}
+dev_opt=${device:+--device $device}
+steps="$top/batches/fft-filter/filter-steps.bat.xml"
+
+now_ms() { echo "${EPOCHREALTIME/[.,]/}" | awk '{ printf "%.3f", $1 / 1000 }'; }
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# A carsh script: the buffers, filled once, then RUNS+1 timed runs of the steps.
+steps_script() { # N RUNS
+	local n=$1 cnt=$(($1 * $1))
+	for b in re im re_next im_next result; do echo "virtbuf create $b float $cnt"; done
+	echo "virtbuf create stage int 1"
+	echo "virtbuf create stage_next int 1"
+	echo "virtbuf fill re $work/pic$n.pgm"
+	for ((i = 0; i <= $2; i++)); do echo "time run $steps N=$n CUT=$(($n / 8))"; done
+}
+
+# Median "real" of the timed runs after the first (which builds the programs).
+carsh_steps() { # MODE-OPTION N
+	steps_script "$2" "$runs" >"$work/steps.csh"
+	# shellcheck disable=SC2086
+	"$carsh" $1 $dev_opt "$work/steps.csh" 2>"$work/time.txt" >/dev/null
+	awk '/^real/ { if (n++) print $2 }' "$work/time.txt" | median
+}
+
+jobs_of() { awk '/^jobs/ { print $2; exit }' "$work/time.txt"; }
+
+host_steps() { # N
+	"$work/host_fft" "$1" $(($1 / 8)) $((runs + 1)) "$top/kernels/fft.cl" ${device:+$device} |
+		awk '/^run/ { if (n++) print $2 }' | median
+}
+
+# The flagship example from process start to exit, median of RUNS.
+end_to_end() { # MODE-OPTION N
+	local t0 i
+	: >"$work/e2e.txt"
+	for ((i = 0; i < runs; i++)); do
+		t0=$(now_ms)
+		# shellcheck disable=SC2086
+		"$carsh" $1 $dev_opt "$top/batches/fft-filter/fft-filter.bat.xml" N="$2" \
+			IMAGE="$work/pic$2.pgm" OUT="$work/out.pgm" >/dev/null
+		awk -v a="$t0" -v b="$(now_ms)" 'BEGIN { print b - a }' >>"$work/e2e.txt"
+	done
+	median <"$work/e2e.txt"
+}
+
+for n in $sizes; do "$fftref" picture "$n" "$work/pic$n.pgm"; done
+dev_name=$("$carsh" $dev_opt -c "run $top/flowmodels/scale.xml x=fill:1 y=discard N=4; time run $top/flowmodels/scale.xml x=fill:1 y=discard N=4" 2>&1 >/dev/null |
+	awk '/^jobs/ { $1 = $2 = $3 = ""; sub(/^ +/, ""); sub(/; [0-9.]+ ms inside them$/, ""); print }')
+echo "device: $dev_name"
+echo "FFT filter processing, buffers filled (ms, median of $runs runs after a warm-up)"
+printf '%6s %5s %9s %9s %9s %9s %9s %14s\n' N jobs host thread th/host process pr/host "pr overhead/job"
+: >"$work/table.txt"
+for n in $sizes; do
+	h=$(host_steps "$n")
+	t=$(carsh_steps -T "$n")
+	p=$(carsh_steps "" "$n")
+	j=$(jobs_of)
+	awk -v n="$n" -v j="$j" -v h="$h" -v t="$t" -v p="$p" 'BEGIN {
+		printf "%6d %5d %9.2f %9.2f %9.2f %9.1f %9.1f %11.2f ms\n", n, j, h, t, t / h, p, p / h, (p - h) / j }' |
+		tee -a "$work/table.txt"
+done
+echo
+echo "flagship example end to end (carsh batches/fft-filter/fft-filter.bat.xml), ms, median of $runs"
+printf '%6s %9s %9s %12s\n' N thread process "1660/thread"
+for n in $sizes; do
+	t=$(end_to_end -T "$n")
+	p=$(end_to_end "" "$n")
+	awk -v n="$n" -v t="$t" -v p="$p" 'BEGIN { printf "%6d %9.1f %9.1f %11.1fx\n", n, t, p, 1660 / t }'
+done
+
+plot=${PLOT:-$top/docs/img/threads-${device:-default}.png}
+if command -v gnuplot >/dev/null; then
+	gnuplot <<GP
+set terminal pngcairo size 800,500 noenhanced
+set output "$plot"
+set title "FFT filter, buffers filled, on $dev_name"
+set xlabel "N (image N x N)"
+set ylabel "ms per run (log)"
+set logscale xy
+set xrange [100:1300]
+set xtics ("128" 128, "256" 256, "512" 512, "1024" 1024)
+set key top left
+set grid
+plot "$work/table.txt" using 1:3 with linespoints title "hand-written (bench/host_fft.c)", \
+     "" using 1:4 with linespoints title "carsh -T (thread executor)", \
+     "" using 1:6 with linespoints title "carsh (process executor)"
+GP
+	echo "plot: $plot"
+fi
