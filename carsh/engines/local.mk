@@ -1,0 +1,1 @@
+# Adaptive engines (partition: 003; pipeline: 000). `+=` only.
