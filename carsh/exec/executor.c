@@ -109,6 +109,36 @@ static void print_notice(void *ctx, const char *msg)
 	}
 }
 
+int exec_claim_foreground(const struct exec_env *env, const struct job_plan *jp, struct claim **c,
+                          struct cs_err *e)
+{
+	*c = plan_claim(jp, jp->kp.label);
+	hazard_register(env->hz, *c);
+	if (hazard_wait(env->hz, *c, print_notice, env->notices, env->interrupted) == 0)
+		return 0;
+	hazard_release(env->hz, *c);
+	*c = NULL;
+	err_set(e, "%s: interrupted while waiting for its buffers", jp->kp.label);
+	return 130;
+}
+
+struct claim *exec_claim_background(struct hazards *hz, const struct job_plan *jp, int id,
+                                    const char *label)
+{
+	char *name = xasprintf("job [%d] %s", id, label);
+	struct claim *c = plan_claim(jp, name);
+
+	free(name);
+	hazard_register(hz, c);
+	return c;
+}
+
+/* Background jobs do not take Ctrl-C (they are in their own process group). */
+void exec_claim_wait(struct hazards *hz, struct claim *c, FILE *notices)
+{
+	hazard_wait(hz, c, print_notice, notices, NULL);
+}
+
 static int run_child(child_fn fn, void *arg, const struct job_plan *jp, const struct child_io *io,
                      const struct exec_env *env, struct job_result **res, struct cs_err *e)
 {
@@ -133,17 +163,14 @@ static int run_child(child_fn fn, void *arg, const struct job_plan *jp, const st
 int exec_plan_foreground(const struct exec_env *env, struct job_plan *jp, const struct child_io *io,
                          struct run_stats *st, bool *has_stats, struct cs_err *e)
 {
-	struct claim *c = plan_claim(jp, jp->kp.label);
 	struct job_result *res = NULL;
+	struct claim *c;
 	int rc;
 
 	*has_stats = false;
-	hazard_register(env->hz, c);
-	if (hazard_wait(env->hz, c, print_notice, env->notices, env->interrupted) != 0) {
-		hazard_release(env->hz, c);
-		err_set(e, "%s: interrupted while waiting for its buffers", jp->kp.label);
-		return 130;
-	}
+	rc = exec_claim_foreground(env, jp, &c, e);
+	if (rc)
+		return rc;
 	rc = run_child(plan_child, jp, jp, io, env, &res, e);
 	hazard_release(env->hz, c);
 	*has_stats = res && res->has_stats && rc == 0;
@@ -194,21 +221,17 @@ static void send_go(struct bg_job *b, char c)
 static void bg_register(void *arg, int id)
 {
 	struct bg_job *b = arg;
-	char *label = xasprintf("job [%d] %s", id, b->label);
 
-	b->claim = plan_claim(b->jp, label);
-	free(label);
-	hazard_register(b->hz, b->claim);
+	b->claim = exec_claim_background(b->hz, b->jp, id, b->label);
 }
 
-/* Background jobs do not take Ctrl-C (they are in their own process group). */
 static int bg_body(void *arg, int id, struct cs_err *e)
 {
 	struct bg_job *b = arg;
 	int ws;
 
 	(void)id;
-	hazard_wait(b->hz, b->claim, print_notice, b->notices, NULL);
+	exec_claim_wait(b->hz, b->claim, b->notices);
 	send_go(b, 'g');
 	/* The claim is released by bg_free, once the job is marked done. */
 	if (proc_wait(b->pid, true, &ws) != 1) {

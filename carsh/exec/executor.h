@@ -43,4 +43,14 @@ int exec_child_foreground(child_fn fn, void *arg, const struct child_io *io,
 /* The hazard claim of a plan: every stream bound to a virtual buffer. */
 struct claim *plan_claim(const struct job_plan *jp, const char *label);
 
+/* Both executors' steps around a job's claim. A foreground job registers its claim and waits
+ * for it (130 with e set when Ctrl-C came first). A background job registers its claim as
+ * the command is issued, named "job [N] LABEL" (jobs_start's on_id), and waits for it in its
+ * thread. Waits are announced on env->notices. */
+int exec_claim_foreground(const struct exec_env *env, const struct job_plan *jp, struct claim **c,
+                          struct cs_err *e);
+struct claim *exec_claim_background(struct hazards *hz, const struct job_plan *jp, int id,
+                                    const char *label);
+void exec_claim_wait(struct hazards *hz, struct claim *c, FILE *notices);
+
 #endif

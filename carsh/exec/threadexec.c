@@ -250,28 +250,14 @@ int texec_flush(struct texec *t, void *tag, struct run_stats *st, struct cs_err 
 	return rc;
 }
 
-static void print_notice(void *ctx, const char *msg)
-{
-	FILE *f = ctx;
-
-	if (f) {
-		fprintf(f, "carsh: %s\n", msg);
-		fflush(f);
-	}
-}
-
 int exec_thread_foreground(const struct exec_env *env, struct texec *t, struct job_plan *jp,
                            void *tag, struct run_stats *st, struct cs_err *e)
 {
-	struct claim *c = plan_claim(jp, jp->kp.label);
-	int rc;
+	struct claim *c;
+	int rc = exec_claim_foreground(env, jp, &c, e);
 
-	hazard_register(env->hz, c);
-	if (hazard_wait(env->hz, c, print_notice, env->notices, env->interrupted) != 0) {
-		hazard_release(env->hz, c);
-		err_set(e, "%s: interrupted while waiting for its buffers", jp->kp.label);
-		return 130;
-	}
+	if (rc)
+		return rc;
 	rc = texec_run(t, jp, tag, st, e);
 	/* The device's queue orders what follows; host readers wait for the data. */
 	hazard_release(env->hz, c);
@@ -290,11 +276,8 @@ struct tjob {
 static void tjob_register(void *arg, int id)
 {
 	struct tjob *j = arg;
-	char *label = xasprintf("job [%d] %s", id, j->label);
 
-	j->claim = plan_claim(j->jp, label);
-	free(label);
-	hazard_register(j->hz, j->claim);
+	j->claim = exec_claim_background(j->hz, j->jp, id, j->label);
 }
 
 static int tjob_body(void *arg, int id, struct cs_err *e)
@@ -304,7 +287,7 @@ static int tjob_body(void *arg, int id, struct cs_err *e)
 	int rc;
 
 	(void)id;
-	hazard_wait(j->hz, j->claim, print_notice, j->notices, NULL);
+	exec_claim_wait(j->hz, j->claim, j->notices);
 	rc = texec_run(j->t, j->jp, j, &st, e);
 	/* A background job is done when its work is. */
 	if (texec_flush(j->t, j, &queued, e) && rc == 0)
