@@ -1,0 +1,1194 @@
+/*
+ * The batch, flattened (004 §5.3.2: the processing flow that becomes one scenario). Repeats
+ * are unrolled, nested batches inlined in their own scope, and <Command> lines parsed with
+ * the shell's grammar. The steps from the first Exec to the last are the flow; the steps
+ * before it (set-up) and after it (clean-up) stay in the packed batch as they were. Inside
+ * the flow, the names of virtual buffers are followed through `virtbuf swap`, so that every
+ * stream of every Exec is bound to the buffer it really reads or writes (pk_phys); after
+ * the flow, the clean-up is read to see which buffers' contents can still be seen.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "graph/escape.h"
+#include "graph/relpath.h"
+#include "model/planner.h"
+#include "pack/pack.h"
+#include "shell/parse.h"
+#include "util/alloc.h"
+#include "util/path.h"
+
+#define FLAT_LIMIT (1u << 20)
+#define NEST_LIMIT 64
+
+/* Flattened steps: one per XML step, one per command of a <Command>. */
+enum fs_kind {
+	FS_EXEC,
+	FS_SWAP,
+	FS_FILL_VALUE,
+	FS_FILL_FILE,
+	FS_CREATE,
+	FS_DUMP,
+	FS_DELETE,
+	FS_DELETE_ALL,
+	FS_SYNC,
+	FS_ECHO,
+	FS_OPAQUE, /* a command pack does not look into */
+};
+
+struct fstep {
+	enum fs_kind kind;
+	char *where;
+	const struct scope *sc;
+	/* names: swap a b; fill, dump, create: a; delete: names */
+	char *a, *b;
+	char *value;
+	struct strvec names;
+	/* FS_EXEC */
+	const struct exe *exe;
+	struct params *args; /* run NAME=VALUE words, or NULL */
+	/* the packed batch: this step's XML when it stays there; a <Command> split by the flow
+	 * writes its parts one by one (part), else the whole line once (group_xml on its first
+	 * part, group_n parts) */
+	char *xml;
+	char *group_xml;
+	int group; /* -1, or the <Command> it is part of */
+	size_t group_first, group_last;
+	bool redirected;    /* a command with < or > */
+	bool modifies_vars; /* set, unset */
+};
+
+struct flat {
+	struct pack *pk;
+	struct cs_err *e;
+	struct fstep *v;
+	size_t n, cap;
+	/* owned along the way */
+	struct batch **batches;
+	size_t nbatches, bcap;
+	struct scope **scopes;
+	size_t nscopes, scap;
+	struct params **sets;
+	size_t nsets, pcap;
+	struct exe **exes;
+	size_t nexes, ecap;
+	int ngroups;
+	/* nested batches being read, for recursion */
+	char *chain[NEST_LIMIT];
+	int depth;
+	const char *out_dir; /* paths in the packed batch are relative to it ("" none) */
+};
+
+static struct fstep *add(struct flat *F, enum fs_kind k, const struct scope *sc, char *where)
+{
+	struct fstep *s;
+
+	F->v = xgrow(F->v, &F->cap, F->n + 1, sizeof(*F->v));
+	s = memset(&F->v[F->n++], 0, sizeof(*F->v));
+	s->kind = k;
+	s->sc = sc;
+	s->where = where;
+	s->group = -1;
+	return s;
+}
+
+static struct params *new_params(struct flat *F)
+{
+	struct params *p = xcalloc(1, sizeof(*p));
+
+	F->sets = xgrow(F->sets, &F->pcap, F->nsets + 1, sizeof(*F->sets));
+	F->sets[F->nsets++] = p;
+	return p;
+}
+
+static struct scope *new_scope(struct flat *F)
+{
+	struct scope *sc = xcalloc(1, sizeof(*sc));
+
+	scope_init(sc);
+	F->scopes = xgrow(F->scopes, &F->scap, F->nscopes + 1, sizeof(*F->scopes));
+	F->scopes[F->nscopes++] = sc;
+	return sc;
+}
+
+static void keep_exe(struct flat *F, struct exe *x)
+{
+	F->exes = xgrow(F->exes, &F->ecap, F->nexes + 1, sizeof(*F->exes));
+	F->exes[F->nexes++] = x;
+}
+
+static const char *step_tag(const struct step *s)
+{
+	static const char *const tags[] = {"Virtbuf", "Exec",    "Sync", "Repeat",
+	                                   "Batch",   "Command", "Echo"};
+
+	return tags[s->kind];
+}
+
+static char *where_of(const struct batch *b, const struct step *s)
+{
+	const char *file = s->file ? s->file : s->name;
+
+	if (s->kind == STEP_VIRTBUF)
+		return xasprintf(
+		        "%s:%d: <Virtbuf op=\"%s\">", b->file, s->line,
+		        (const char *[]){"create", "fill", "dump", "swap", "delete"}[s->op]);
+	if (file)
+		return xasprintf("%s:%d: <%s %s=\"%s\">", b->file, s->line, step_tag(s),
+		                 s->file ? "file" : "name", path_basename(file));
+	return xasprintf("%s:%d: <%s>", b->file, s->line, step_tag(s));
+}
+
+/* ---- XML of the steps that stay around the flow ---- */
+
+static char *rel_path(struct flat *F, const char *path)
+{
+	if (!F->out_dir || !F->out_dir[0])
+		return xstrdup(path);
+	return path_from_dir(F->out_dir, path);
+}
+
+static void attr(struct strbuf *sb, const char *name, const char *value)
+{
+	sb_addf(sb, " %s=\"", name);
+	sb_add_xml(sb, value);
+	sb_addc(sb, '"');
+}
+
+/* An expression attribute: as written when the step runs in the top batch's own scope,
+ * evaluated otherwise. */
+static int expr_attr(struct flat *F, struct strbuf *sb, const char *name, const char *text,
+                     const struct scope *sc, bool top)
+{
+	long long v;
+	char num[32];
+
+	if (top) {
+		attr(sb, name, text);
+		return 0;
+	}
+	if (scope_eval(sc, text, &v, F->e))
+		return -1;
+	snprintf(num, sizeof(num), "%lld", v);
+	attr(sb, name, num);
+	return 0;
+}
+
+static int virtbuf_xml(struct flat *F, const struct step *s, const struct scope *sc, bool top,
+                       char **out)
+{
+	static const char *const ops[] = {"create", "fill", "dump", "swap", "delete"};
+	struct strbuf sb = STRBUF_INIT;
+	int rc = 0;
+
+	sb_adds(&sb, "<Virtbuf");
+	attr(&sb, "op", ops[s->op]);
+	if (s->name)
+		attr(&sb, "name", s->name);
+	if (s->op == VB_CREATE) {
+		attr(&sb, "type", s->type);
+		rc = expr_attr(F, &sb, "count", s->count, sc, top);
+	} else if (s->op == VB_FILL && s->value) {
+		attr(&sb, "value", s->value);
+	} else if (s->op == VB_SWAP) {
+		attr(&sb, "with", s->with);
+	} else if (s->op == VB_DELETE && s->all) {
+		attr(&sb, "all", "true");
+	}
+	if (s->file && (s->op == VB_FILL || s->op == VB_DUMP)) {
+		char *rel = rel_path(F, s->file);
+
+		attr(&sb, "file", rel);
+		free(rel);
+	}
+	if (s->op == VB_DUMP && s->columns && rc == 0)
+		rc = expr_attr(F, &sb, "columns", s->columns, sc, top);
+	sb_adds(&sb, "/>");
+	*out = sb_detach(&sb);
+	return rc;
+}
+
+static void text_xml(const char *tag, const char *text, char **out)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_addf(&sb, "<%s>", tag);
+	sb_add_xml(&sb, text);
+	sb_addf(&sb, "</%s>", tag);
+	*out = sb_detach(&sb);
+}
+
+/* A word for the shell: as it is when that is safe, else in single quotes. */
+static void shell_word(struct strbuf *sb, const char *w)
+{
+	bool plain = w[0] != '\0';
+
+	for (const char *p = w; *p && plain; p++)
+		plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+		               "_-+=./,:%@",
+		               *p) != NULL;
+	if (plain) {
+		sb_adds(sb, w);
+		return;
+	}
+	sb_addc(sb, '\'');
+	for (const char *p = w; *p; p++) {
+		if (*p == '\'')
+			sb_adds(sb, "'\\''");
+		else
+			sb_addc(sb, *p);
+	}
+	sb_addc(sb, '\'');
+}
+
+static char *command_line(const struct command *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < c->argv.n; i++) {
+		if (i)
+			sb_addc(&sb, ' ');
+		shell_word(&sb, c->argv.v[i]);
+	}
+	if (c->redir_in) {
+		sb_adds(&sb, " < ");
+		shell_word(&sb, c->redir_in);
+	}
+	if (c->redir_out) {
+		sb_adds(&sb, c->append ? " >> " : " > ");
+		shell_word(&sb, c->redir_out);
+	}
+	if (c->background)
+		sb_adds(&sb, " &");
+	return sb_detach(&sb);
+}
+
+/* ${NAME} in <Echo> text, as the batch runner expands it. */
+static int expand_echo(struct flat *F, const char *text, const struct scope *sc, char **out)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (const char *p = text; *p; p++) {
+		const char *end;
+		const struct param *par;
+		char *name;
+
+		if (p[0] != '$' || p[1] != '{' || !(end = strchr(p, '}'))) {
+			sb_addc(&sb, *p);
+			continue;
+		}
+		name = xstrndup(p + 2, (size_t)(end - p - 2));
+		par = scope_get(sc, name);
+		if (!par) {
+			err_set(F->e, "${%s}: no such parameter", name);
+			free(name);
+			sb_free(&sb);
+			return -1;
+		}
+		sb_adds(&sb, par->value);
+		free(name);
+		p = end;
+	}
+	*out = sb_detach(&sb);
+	return 0;
+}
+
+/* ---- flattening ---- */
+
+static int flatten_steps(struct flat *F, const struct batch *b, const struct step *steps, size_t n,
+                         const struct scope *sc, bool top);
+
+static int too_many(struct flat *F, const char *where)
+{
+	if (F->n < FLAT_LIMIT)
+		return 0;
+	return err_set(F->e, "%s: the batch has more than %u steps once its repeats are unrolled",
+	               where, FLAT_LIMIT);
+}
+
+/* The scope of a nested batch, as the batch runner makes it: the arguments, the caller's
+ * scope, the batch's defaults, BATCH_DIR. */
+static const struct scope *nested_scope(struct flat *F, const struct params *args,
+                                        const struct scope *caller, const struct batch *b)
+{
+	struct scope *sc = new_scope(F);
+	struct params *dir = new_params(F);
+
+	if (args)
+		scope_push(sc, args);
+	scope_append(sc, caller);
+	scope_push(sc, &b->params);
+	params_set(dir, "BATCH_DIR", b->dir, b->file);
+	scope_push(sc, dir);
+	return sc;
+}
+
+static int flatten_batch_file(struct flat *F, const char *path, const struct params *args,
+                              const struct scope *caller, const char *where)
+{
+	char real[PATH_MAX];
+	struct batch *b;
+	int rc;
+
+	if (F->depth >= NEST_LIMIT)
+		return err_set(F->e, "%s: batches nested more than %d deep", where, NEST_LIMIT);
+	if (!realpath(path, real))
+		return err_errno(F->e, "%s: %s", where, path);
+	for (int i = 0; i < F->depth; i++)
+		if (strcmp(F->chain[i], real) == 0)
+			return err_set(F->e, "%s: batch recursion: %s runs itself", where, path);
+	if (batch_read(path, &b, F->e))
+		return err_prefix(F->e, "%s: ", where);
+	F->batches = xgrow(F->batches, &F->bcap, F->nbatches + 1, sizeof(*F->batches));
+	F->batches[F->nbatches++] = b;
+	F->chain[F->depth++] = xstrdup(real);
+	rc = flatten_steps(F, b, b->steps, b->nsteps, nested_scope(F, args, caller, b), false);
+	free(F->chain[--F->depth]);
+	return rc;
+}
+
+static int words_to_params(struct flat *F, int n, char **w, struct params *args, const char *where)
+{
+	for (int i = 0; i < n; i++) {
+		const char *eq = strchr(w[i], '=');
+		char *name;
+
+		if (!eq || eq == w[i])
+			return err_set(F->e, "%s: '%s': expected NAME=VALUE", where, w[i]);
+		name = xstrndup(w[i], (size_t)(eq - w[i]));
+		if (!param_name_valid(name)) {
+			err_set(F->e, "%s: '%s' is not a valid parameter name", where, name);
+			free(name);
+			return -1;
+		}
+		params_set(args, name, eq + 1, "command line");
+		free(name);
+	}
+	return 0;
+}
+
+/* `run FILE WORDS` in a <Command>: an executable (an Exec step), a flow-model with its
+ * streams bound on the line, or a batch (inlined). */
+static int command_run(struct flat *F, struct command *c, const struct scope *sc, char *where,
+                       struct fstep **made)
+{
+	const char *file = c->argv.v[1];
+	int nw = (int)c->argv.n - 2;
+	char **w = c->argv.v + 2;
+	char *root = xml_root_name(file, F->e);
+	struct params *args = new_params(F);
+	int rc = 0;
+
+	*made = NULL;
+	if (!root)
+		return err_prefix(F->e, "%s: ", where);
+	if (strcmp(root, "CarshBat") == 0) {
+		rc = words_to_params(F, nw, w, args, where);
+		if (rc == 0)
+			rc = flatten_batch_file(F, file, args, sc, where);
+		free(root);
+		free(where);
+		return rc;
+	}
+	if (strcmp(root, "CarshExe") == 0 || strcmp(root, "FlowModel") == 0) {
+		struct exe *x = NULL;
+		struct flowmodel *fm;
+
+		if (root[0] == 'F' && flowmodel_read(file, &fm, F->e) == 0)
+			x = exe_wrap_flowmodel(fm);
+		else if (root[0] == 'C')
+			exe_read(file, &x, F->e);
+		if (!x)
+			rc = -1;
+		for (int i = 0; i < nw && rc == 0; i++) {
+			const char *eq = strchr(w[i], '=');
+			char *name = eq && eq != w[i] ? xstrndup(w[i], (size_t)(eq - w[i])) : NULL;
+			const struct fm_arg *a =
+			        name && root[0] == 'F' ? flowmodel_arg(x->fm, name, NULL) : NULL;
+
+			if (!name)
+				rc = err_set(F->e, "'%s': expected NAME=VALUE or STREAM=FILE",
+				             w[i]);
+			else if (a && arg_is_stream(a->kind))
+				rc = exe_bind_word(x, name, eq + 1, F->e);
+			else if (!param_name_valid(name))
+				rc = err_set(F->e, "'%s' is not a valid parameter name", name);
+			else
+				params_set(args, name, eq + 1, "command line");
+			free(name);
+		}
+		if (rc == 0 && root[0] == 'F')
+			rc = exe_check_bindings(x, true, F->e);
+		free(root);
+		if (x)
+			keep_exe(F, x);
+		if (rc) {
+			err_prefix(F->e, "%s: ", where);
+			free(where);
+			return -1;
+		}
+		*made = add(F, FS_EXEC, sc, where);
+		(*made)->exe = x;
+		(*made)->args = args;
+		return 0;
+	}
+	free(root);
+	*made = add(F, FS_OPAQUE, sc, where);
+	return 0;
+}
+
+/* One parsed command of a <Command>. */
+static int command_step(struct flat *F, struct command *c, const struct scope *sc, char *where,
+                        struct fstep **made)
+{
+	char **v = c->argv.v;
+	size_t n = c->argv.n;
+	struct fstep *s = NULL;
+
+	*made = NULL;
+	if (n >= 2 && strcmp(v[0], "run") == 0 && !c->redir_in && !c->redir_out)
+		return command_run(F, c, sc, where, made);
+	if (n >= 2 && strcmp(v[0], "virtbuf") == 0) {
+		if (strcmp(v[1], "swap") == 0 && n == 4) {
+			s = add(F, FS_SWAP, sc, where);
+			s->a = xstrdup(v[2]);
+			s->b = xstrdup(v[3]);
+		} else if (strcmp(v[1], "fill") == 0 && n == 5 && strcmp(v[3], "--value") == 0) {
+			s = add(F, FS_FILL_VALUE, sc, where);
+			s->a = xstrdup(v[2]);
+			s->value = xstrdup(v[4]);
+		} else if (strcmp(v[1], "fill") == 0 && n == 4) {
+			s = add(F, FS_FILL_FILE, sc, where);
+			s->a = xstrdup(v[2]);
+		} else if (strcmp(v[1], "dump") == 0 && n >= 3) {
+			s = add(F, FS_DUMP, sc, where);
+			s->a = xstrdup(v[2]);
+		} else if (strcmp(v[1], "create") == 0 && n == 5) {
+			s = add(F, FS_CREATE, sc, where);
+			s->a = xstrdup(v[2]);
+		} else if (strcmp(v[1], "delete") == 0 && n == 3 && strcmp(v[2], "-a") == 0) {
+			s = add(F, FS_DELETE_ALL, sc, where);
+		} else if (strcmp(v[1], "delete") == 0 && n >= 3) {
+			s = add(F, FS_DELETE, sc, where);
+			for (size_t i = 2; i < n; i++)
+				sv_push(&s->names, v[i]);
+		}
+	} else if (n >= 1 && strcmp(v[0], "sync") == 0 && n == 1) {
+		s = add(F, FS_SYNC, sc, where);
+	} else if (n >= 1 && strcmp(v[0], "echo") == 0) {
+		s = add(F, FS_ECHO, sc, where);
+	}
+	if (!s) {
+		s = add(F, FS_OPAQUE, sc, where);
+		s->modifies_vars =
+		        n >= 1 && (strcmp(v[0], "set") == 0 || strcmp(v[0], "unset") == 0);
+	}
+	*made = s;
+	return 0;
+}
+
+static const char *lookup_var(void *ctx, const char *name)
+{
+	const struct param *p = scope_get(ctx, name);
+
+	return p ? p->value : NULL;
+}
+
+static int flatten_command(struct flat *F, const struct batch *b, const struct step *st,
+                           const struct scope *sc, bool top)
+{
+	struct shell_lexer lx;
+	int group = F->ngroups++;
+	size_t first = F->n;
+	bool nested = false;
+	char *group_xml;
+
+	text_xml("Command", st->text, &group_xml);
+	shell_lexer_init(&lx, st->text, b->file, st->line);
+	for (;;) {
+		struct command c = COMMAND_INIT;
+		struct fstep *s;
+		int r = shell_next(&lx, lookup_var, (void *)sc, &c, F->e);
+		char *line;
+
+		if (r == SHELL_END)
+			break;
+		if (r != SHELL_COMMAND) {
+			command_free(&c);
+			free(group_xml);
+			return err_prefix(F->e, "%s:%d: <Command>: ", b->file, st->line);
+		}
+		line = command_line(&c);
+		if (command_step(F, &c, sc,
+		                 xasprintf("%s:%d: <Command>%s</Command>", b->file, st->line, line),
+		                 &s)) {
+			free(line);
+			command_free(&c);
+			free(group_xml);
+			return -1;
+		}
+		if (s) {
+			s->redirected = c.redir_in || c.redir_out;
+			text_xml("Command", line, &s->xml);
+			s->group = group;
+			if (s->kind == FS_ECHO) {
+				free(s->value);
+				s->value = line;
+				line = NULL;
+			}
+		} else {
+			/* a nested batch, whose steps stand for this command: the line can no
+			 * longer be written as it was */
+			nested = true;
+		}
+		free(line);
+		command_free(&c);
+		if (too_many(F, b->file))
+			break;
+	}
+	/* The parts of this line: written as the line itself when none is in the flow. */
+	{
+		size_t lo = SIZE_MAX, hi = 0;
+
+		for (size_t i = first; i < F->n; i++)
+			if (F->v[i].group == group) {
+				lo = lo == SIZE_MAX ? i : lo;
+				hi = i;
+			}
+		for (size_t i = lo; lo != SIZE_MAX && i <= hi; i++)
+			if (F->v[i].group == group) {
+				F->v[i].group_first = lo;
+				F->v[i].group_last = hi;
+			}
+		if (lo != SIZE_MAX && top && !nested) {
+			F->v[lo].group_xml = group_xml;
+			group_xml = NULL;
+		}
+	}
+	free(group_xml);
+	return F->n >= FLAT_LIMIT ? -1 : 0;
+}
+
+static int flatten_step(struct flat *F, const struct batch *b, const struct step *st,
+                        const struct scope *sc, bool top)
+{
+	struct fstep *s;
+	long long count;
+
+	switch (st->kind) {
+	case STEP_EXEC:
+		s = add(F, FS_EXEC, sc, where_of(b, st));
+		if (st->exe) {
+			s->exe = st->exe;
+		} else {
+			struct exe *x;
+
+			if (exe_read(st->file, &x, F->e))
+				return err_prefix(F->e, "%s: ", s->where);
+			keep_exe(F, x);
+			s->exe = x;
+		}
+		return 0;
+	case STEP_VIRTBUF: {
+		static const enum fs_kind kinds[] = {FS_CREATE, FS_FILL_VALUE, FS_DUMP, FS_SWAP,
+		                                     FS_DELETE};
+		enum fs_kind k = kinds[st->op];
+
+		if (st->op == VB_FILL && !st->value)
+			k = FS_FILL_FILE;
+		if (st->op == VB_DELETE && st->all)
+			k = FS_DELETE_ALL;
+		s = add(F, k, sc, where_of(b, st));
+		s->a = st->name ? xstrdup(st->name) : NULL;
+		s->b = st->with ? xstrdup(st->with) : NULL;
+		s->value = st->value ? xstrdup(st->value) : NULL;
+		if (k == FS_DELETE)
+			sv_push(&s->names, st->name);
+		return virtbuf_xml(F, st, sc, top, &s->xml) ? err_prefix(F->e, "%s: ", s->where)
+		                                            : 0;
+	}
+	case STEP_SYNC:
+		s = add(F, FS_SYNC, sc, where_of(b, st));
+		s->xml = xstrdup("<Sync/>");
+		return 0;
+	case STEP_ECHO:
+		s = add(F, FS_ECHO, sc, where_of(b, st));
+		if (top) {
+			text_xml("Echo", st->text, &s->xml);
+			s->value = xstrdup(st->text);
+			return 0;
+		}
+		if (expand_echo(F, st->text, sc, &s->value))
+			return err_prefix(F->e, "%s: ", s->where);
+		text_xml("Echo", s->value, &s->xml);
+		return 0;
+	case STEP_REPEAT:
+		if (scope_eval_range(sc, st->count, "repeat count", 0, FLAT_LIMIT, &count, F->e))
+			return err_prefix(F->e, "%s:%d: <Repeat>: ", b->file, st->line);
+		for (long long i = 0; i < count; i++)
+			if (flatten_steps(F, b, st->steps, st->nsteps, sc, top))
+				return -1;
+		return 0;
+	case STEP_BATCH: {
+		char *where = where_of(b, st);
+		int rc = flatten_batch_file(F, st->file, &st->params, sc, where);
+
+		free(where);
+		return rc;
+	}
+	case STEP_COMMAND:
+		return flatten_command(F, b, st, sc, top);
+	}
+	return 0;
+}
+
+static int flatten_steps(struct flat *F, const struct batch *b, const struct step *steps, size_t n,
+                         const struct scope *sc, bool top)
+{
+	for (size_t i = 0; i < n; i++)
+		if (flatten_step(F, b, &steps[i], sc, top) || too_many(F, b->file))
+			return -1;
+	return 0;
+}
+
+/* ---- buffers ---- */
+
+struct names {
+	struct strvec name;
+	int *phys;
+	size_t cap;
+};
+
+static int name_find(const struct names *nm, const char *name)
+{
+	for (size_t i = 0; i < nm->name.n; i++)
+		if (strcmp(nm->name.v[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int new_phys(struct pack *pk, enum phys_kind k, const char *name)
+{
+	struct pk_phys *p;
+
+	pk->phys = xgrow(pk->phys, &pk->phys_cap, pk->nphys + 1, sizeof(*pk->phys));
+	p = memset(&pk->phys[pk->nphys], 0, sizeof(*p));
+	p->kind = k;
+	p->name = xstrdup(name);
+	p->cur = -1;
+	p->init = -1;
+	return (int)pk->nphys++;
+}
+
+/* The buffer a name stands for now; a name seen for the first time is a buffer that
+ * exists when the flow starts. */
+static int name_phys(struct pack *pk, struct names *nm, const char *name)
+{
+	int i = name_find(nm, name);
+
+	if (i >= 0)
+		return nm->phys[i];
+	nm->phys = xgrow(nm->phys, &nm->cap, nm->name.n + 1, sizeof(*nm->phys));
+	nm->phys[nm->name.n] = new_phys(pk, PHYS_VBUF, name);
+	sv_push(&nm->name, name);
+	return nm->phys[nm->name.n - 1];
+}
+
+static int file_phys(struct pack *pk, const char *path)
+{
+	char cwd[PATH_MAX];
+	char *norm = path_is_stdio(path)
+	                     ? xstrdup(path)
+	                     : path_normalise(path, getcwd(cwd, sizeof(cwd)) ? cwd : "/");
+	int found = -1;
+
+	for (size_t i = 0; i < pk->nphys && found < 0; i++)
+		if (pk->phys[i].kind == PHYS_FILE && strcmp(pk->phys[i].name, norm) == 0)
+			found = (int)i;
+	if (found < 0)
+		found = new_phys(pk, PHYS_FILE, norm);
+	free(norm);
+	return found;
+}
+
+static int type_check(struct pack *pk, int p, const struct kernel_arg *a, const char *where,
+                      struct cs_err *e)
+{
+	struct pk_phys *ph = &pk->phys[p];
+	char t1[16], t2[16];
+
+	if (!ph->typed) {
+		ph->typed = true;
+		ph->type = a->type;
+		ph->count = a->count;
+		return 0;
+	}
+	if (ph->type.scalar == a->type.scalar && ph->type.width == a->type.width &&
+	    ph->count == a->count)
+		return 0;
+	return err_set(e,
+	               "%s: stream '%s' is %zu %s, but %s '%s' is used as %zu %s elsewhere in "
+	               "the flow",
+	               where, a->name, a->count, type_name(a->type, t1, sizeof(t1)),
+	               ph->kind == PHYS_FILE ? "file" : "buffer", ph->name, ph->count,
+	               type_name(ph->type, t2, sizeof(t2)));
+}
+
+static int resolve_any(void *ctx, const char *name, struct cs_type type, size_t count, char **shm,
+                       struct cs_err *e)
+{
+	(void)ctx;
+	(void)name;
+	(void)type;
+	(void)count;
+	(void)e;
+	*shm = xstrdup("-");
+	return 0;
+}
+
+/* Plan one Exec in its scope and bind its streams to buffers. */
+/* Standard output inside the flow: one Exec may write it, and no Echo may come before it
+ * (the packed run prints it at its end, and the echoes after that). */
+struct stdio_use {
+	int writer; /* the Exec that writes standard output, -1 */
+	bool echoed;
+};
+
+static int flow_exec(struct pack *pk, struct names *nm, const struct fstep *s, struct stdio_use *io,
+                     struct cs_err *e)
+{
+	struct scope sc;
+	struct plan_env env;
+	struct pk_exec *x;
+	const struct kernel_plan *kp;
+
+	scope_init(&sc);
+	if (s->args)
+		scope_push(&sc, s->args);
+	scope_append(&sc, s->sc);
+	env = (struct plan_env){.caller = &sc, .resolve = resolve_any};
+	pk->execs = xgrow(pk->execs, &pk->exec_cap, pk->nexecs + 1, sizeof(*pk->execs));
+	x = memset(&pk->execs[pk->nexecs], 0, sizeof(*x));
+	x->where = xstrdup(s->where);
+	x->label = xstrdup(path_basename(s->exe->file));
+	if (plan_exe(s->exe, &env, &x->jp, e)) {
+		free(x->where);
+		free(x->label);
+		return err_prefix(e, "%s: ", s->where);
+	}
+	pk->nexecs++;
+	x->device_exe = s->exe->device ? xstrdup(s->exe->device) : NULL;
+	kp = &x->jp->kp;
+	x->phys = xcalloc(kp->nargs + 1, sizeof(*x->phys));
+	for (size_t i = 0; i < kp->nargs; i++) {
+		const struct stream_bind *b = &x->jp->binds[i];
+		const struct kernel_arg *a = &kp->args[i];
+
+		x->phys[i] = -1;
+		if (a->kind == ARG_CONSTANT || a->kind == ARG_LOCAL)
+			continue;
+		if (b->how == BIND_BUFFER)
+			x->phys[i] = name_phys(pk, nm, b->buffer);
+		else if (b->how == BIND_FILE && path_is_stdio(b->path) && a->kind != ARG_OUTPUT)
+			return err_set(
+			        e,
+			        "%s: stream '%s' reads standard input; inside the flow pack "
+			        "takes streams from buffers, files, <Fill> or <Discard/> only",
+			        s->where, a->name);
+		else if (b->how == BIND_FILE && path_is_stdio(b->path) &&
+		         ((io->writer >= 0 && io->writer != (int)pk->nexecs - 1) || io->echoed))
+			return err_set(e,
+			               "%s: stream '%s' writes standard output after %s inside the "
+			               "flow; the packed run prints once, at its end, so only one "
+			               "Exec may write it, with no Echo before it",
+			               s->where, a->name,
+			               io->echoed ? "an Echo" : "another Exec that does");
+		else if (b->how == BIND_FILE)
+			x->phys[i] = file_phys(pk, b->path);
+		if (b->how == BIND_FILE && path_is_stdio(b->path))
+			io->writer = (int)pk->nexecs - 1;
+		if (x->phys[i] >= 0 && type_check(pk, x->phys[i], a, s->where, e))
+			return -1;
+		if (x->phys[i] >= 0 && b->how == BIND_FILE && a->kind != ARG_INPUT) {
+			pk->phys[x->phys[i]].columns = b->columns;
+			pk->phys[x->phys[i]].columns_given = b->columns_given;
+		}
+	}
+	for (size_t i = 0; i < kp->nargs; i++)
+		for (size_t j = i + 1; j < kp->nargs; j++)
+			if (x->phys[i] >= 0 && x->phys[i] == x->phys[j] &&
+			    kp->args[i].kind != ARG_INPUT && kp->args[j].kind != ARG_INPUT)
+				return err_set(
+				        e,
+				        "%s: streams '%s' and '%s' both write '%s'; which one "
+				        "wins is not defined",
+				        s->where, kp->args[i].name, kp->args[j].name,
+				        pk->phys[x->phys[i]].name);
+	for (size_t p = 0; p < kp->npairs; p++) {
+		const struct kernel_arg *in = &kp->args[kp->pairs[p].input];
+		const struct kernel_arg *out = &kp->args[kp->pairs[p].output];
+
+		if (in->kind == ARG_INOUT || out->kind == ARG_INOUT)
+			return err_set(e,
+			               "%s: swap pair '%s'/'%s' has an InOut stream; pack takes "
+			               "swap pairs of an Input and an Output",
+			               s->where, in->name, out->name);
+	}
+	return 0;
+}
+
+void pack_partner(struct pack *pk, int a, int b)
+{
+	if (a < 0 || b < 0 || a == b)
+		return;
+	for (size_t i = 0; i < pk->npartners; i++)
+		if ((pk->partners[i][0] == a && pk->partners[i][1] == b) ||
+		    (pk->partners[i][0] == b && pk->partners[i][1] == a))
+			return;
+	pk->partners =
+	        xgrow(pk->partners, &pk->partner_cap, pk->npartners + 1, sizeof(*pk->partners));
+	pk->partners[pk->npartners][0] = a;
+	pk->partners[pk->npartners][1] = b;
+	pk->npartners++;
+}
+
+static void add_op(struct pack *pk, struct flow_op op)
+{
+	pk->ops = xgrow(pk->ops, &pk->ops_cap, pk->nops + 1, sizeof(*pk->ops));
+	pk->ops[pk->nops++] = op;
+}
+
+static int refuse_inside(const struct fstep *s, const char *what, struct cs_err *e)
+{
+	return err_set(e,
+	               "%s: %s between the first and the last Exec of the flow; pack moves only "
+	               "Exec, virtbuf swap, virtbuf fill with a value, Sync and Echo into the "
+	               "packed run: put it before the first Exec or after the last",
+	               s->where, what);
+}
+
+static int flow_steps(struct pack *pk, struct flat *F, size_t first, size_t last, struct names *nm,
+                      struct cs_err *e)
+{
+	struct stdio_use io = {-1, false};
+	int rc = 0;
+
+	for (size_t i = first; i <= last && rc == 0; i++) {
+		const struct fstep *s = &F->v[i];
+
+		switch (s->kind) {
+		case FS_EXEC:
+			rc = flow_exec(pk, nm, s, &io, e);
+			for (long long r = 0;
+			     rc == 0 && r <= pk->execs[pk->nexecs - 1].jp->kp.swap_count; r++)
+				add_op(pk, (struct flow_op){.kind = FO_RUN,
+				                            .exec = pk->nexecs - 1,
+				                            .run = r});
+			break;
+		case FS_SWAP: {
+			int a = name_phys(pk, nm, s->a), b = name_phys(pk, nm, s->b);
+
+			nm->phys[name_find(nm, s->a)] = b;
+			nm->phys[name_find(nm, s->b)] = a;
+			pack_partner(pk, a, b);
+			break;
+		}
+		case FS_FILL_VALUE:
+			add_op(pk, (struct flow_op){.kind = FO_FILL,
+			                            .phys = name_phys(pk, nm, s->a),
+			                            .where = xstrdup(s->where),
+			                            .text = xstrdup(s->value)});
+			break;
+		case FS_SYNC:
+			break;
+		case FS_ECHO:
+			sv_push(&pk->after, s->xml);
+			io.echoed = true;
+			break;
+		case FS_FILL_FILE:
+			rc = refuse_inside(s, "a virtbuf fill from a file", e);
+			break;
+		case FS_CREATE:
+			rc = refuse_inside(s, "virtbuf create", e);
+			break;
+		case FS_DUMP:
+			rc = refuse_inside(s, "virtbuf dump", e);
+			break;
+		case FS_DELETE:
+		case FS_DELETE_ALL:
+			rc = refuse_inside(s, "virtbuf delete", e);
+			break;
+		case FS_OPAQUE:
+			rc = refuse_inside(s,
+			                   s->redirected ? "a redirected command"
+			                                 : "a command pack does not understand",
+			                   e);
+			break;
+		}
+	}
+	/* Fills: the values parsed in their buffers' types, which the Execs told. */
+	for (size_t i = 0; rc == 0 && i < pk->nops; i++) {
+		struct flow_op *op = &pk->ops[i];
+		struct pk_phys *ph = &pk->phys[op->phys];
+
+		if (op->kind == FO_FILL && ph->typed &&
+		    vector_parse(ph->type, op->text, op->value, e))
+			rc = err_prefix(e, "%s: ", op->where);
+	}
+	return rc;
+}
+
+/* Whether each buffer's content after the flow can be seen: read the clean-up with the
+ * names as the flow leaves them. A buffer deleted, or filled, before anything reads it
+ * cannot; anything else can (a command pack does not understand might read any). */
+static void cleanup_liveness(struct pack *pk, struct flat *F, size_t from, struct names *nm)
+{
+	unsigned char *decided = xcalloc(pk->nphys + 1, 1);
+	struct names cur = {STRVEC_INIT, NULL, 0};
+
+	sv_copy(&cur.name, &nm->name);
+	cur.phys = xcalloc(nm->name.n + 1, sizeof(*cur.phys));
+	memcpy(cur.phys, nm->phys, nm->name.n * sizeof(*cur.phys));
+	for (size_t i = 0; i < pk->nphys; i++)
+		pk->phys[i].live_end = pk->phys[i].kind == PHYS_FILE;
+#define DECIDE(p, live)                                \
+	do {                                           \
+		if ((p) >= 0 && !decided[p]) {         \
+			decided[p] = 1;                \
+			pk->phys[p].live_end = (live); \
+		}                                      \
+	} while (0)
+	for (size_t i = from; i < F->n; i++) {
+		const struct fstep *s = &F->v[i];
+		int a = s->a ? name_find(&cur, s->a) : -1;
+		int pa = a >= 0 ? cur.phys[a] : -1;
+		bool stop = false;
+
+		switch (s->kind) {
+		case FS_DUMP:
+			DECIDE(pa, true);
+			break;
+		case FS_FILL_VALUE:
+		case FS_FILL_FILE:
+			DECIDE(pa, false);
+			break;
+		case FS_DELETE:
+			for (size_t k = 0; k < s->names.n; k++) {
+				int j = name_find(&cur, s->names.v[k]);
+
+				if (j >= 0) {
+					DECIDE(cur.phys[j], false);
+					cur.phys[j] = -1;
+				}
+			}
+			break;
+		case FS_DELETE_ALL:
+			for (size_t k = 0; k < pk->nphys; k++)
+				if (pk->phys[k].kind == PHYS_VBUF)
+					DECIDE((int)k, false);
+			break;
+		case FS_SWAP: {
+			int b = name_find(&cur, s->b);
+
+			if (a >= 0 && b >= 0) {
+				int t = cur.phys[a];
+
+				cur.phys[a] = cur.phys[b];
+				cur.phys[b] = t;
+			} else if (a >= 0 || b >= 0) {
+				stop = true; /* a buffer the flow does not know: be careful */
+			}
+			break;
+		}
+		case FS_CREATE:
+			if (a >= 0)
+				cur.phys[a] = -1;
+			break;
+		case FS_SYNC:
+		case FS_ECHO:
+			break;
+		case FS_EXEC:
+		case FS_OPAQUE:
+			stop = true;
+			break;
+		}
+		if (stop)
+			break;
+	}
+#undef DECIDE
+	for (size_t i = 0; i < pk->nphys; i++)
+		if (!decided[i])
+			pk->phys[i].live_end = true;
+	free(decided);
+	sv_free(&cur.name);
+	free(cur.phys);
+}
+
+/* After the packed run the buffers have their names from the flow's start; the swaps that
+ * give them the names the flow leaves them with, then the fills of buffers no Exec of the
+ * flow uses (only the last one counts, and nothing in the flow reads them). */
+static void names_after(struct pack *pk, struct names *nm)
+{
+	size_t n = nm->name.n;
+	size_t *have = xcalloc(n + 1, sizeof(*have));
+
+	/* have[i]: the name whose buffer of the flow's start name i now holds */
+	for (size_t i = 0; i < n; i++) {
+		have[i] = i;
+		free(pk->phys[nm->phys[i]].final_name);
+		pk->phys[nm->phys[i]].final_name = xstrdup(nm->name.v[i]);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *want = pk->phys[nm->phys[i]].name;
+		size_t j = i;
+
+		while (j < n && strcmp(want, nm->name.v[have[j]]) != 0)
+			j++;
+		if (j < n && j != i) {
+			struct strbuf sb = STRBUF_INIT;
+			size_t t = have[i];
+
+			sb_adds(&sb, "<Virtbuf op=\"swap\"");
+			attr(&sb, "name", nm->name.v[i]);
+			attr(&sb, "with", nm->name.v[j]);
+			sb_adds(&sb, "/>");
+			sv_push_owned(&pk->after, sb_detach(&sb));
+			have[i] = have[j];
+			have[j] = t;
+		}
+	}
+	free(have);
+	for (size_t p = 0; p < pk->nphys; p++) {
+		const struct flow_op *last = NULL;
+		struct strbuf sb = STRBUF_INIT;
+
+		for (size_t i = 0; i < pk->nops; i++)
+			if (pk->ops[i].kind == FO_FILL && pk->ops[i].phys == (int)p &&
+			    !pk->phys[p].typed)
+				last = &pk->ops[i];
+		if (!last)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (nm->phys[i] == (int)p) {
+				sb_adds(&sb, "<Virtbuf op=\"fill\"");
+				attr(&sb, "name", nm->name.v[i]);
+				attr(&sb, "value", last->text);
+				sb_adds(&sb, "/>");
+				sv_push_owned(&pk->after, sb_detach(&sb));
+				sv_push_owned(
+				        &pk->notes,
+				        xasprintf("%s: no Exec of the flow uses '%s': the fill "
+				                  "moves after the packed run",
+				                  last->where, nm->name.v[i]));
+			}
+	}
+}
+
+static void free_flat(struct flat *F)
+{
+	for (size_t i = 0; i < F->n; i++) {
+		struct fstep *s = &F->v[i];
+
+		free(s->where);
+		free(s->a);
+		free(s->b);
+		free(s->value);
+		free(s->xml);
+		free(s->group_xml);
+		sv_free(&s->names);
+	}
+	free(F->v);
+	for (size_t i = 0; i < F->nexes; i++)
+		exe_free(F->exes[i]);
+	free(F->exes);
+	for (size_t i = 0; i < F->nbatches; i++)
+		batch_free(F->batches[i]);
+	free(F->batches);
+	for (size_t i = 0; i < F->nsets; i++) {
+		params_free(F->sets[i]);
+		free(F->sets[i]);
+	}
+	free(F->sets);
+	for (size_t i = 0; i < F->nscopes; i++)
+		free(F->scopes[i]);
+	free(F->scopes);
+}
+
+/* The XML of the steps in [from, to) for the packed batch. A <Command> whose commands all
+ * lie there is written once as it was; one split by the flow, command by command. */
+static void region_xml(struct flat *F, size_t from, size_t to, struct strvec *out)
+{
+	for (size_t i = from; i < to; i++) {
+		const struct fstep *s = &F->v[i];
+		const struct fstep *g = s->group >= 0 ? &F->v[s->group_first] : NULL;
+		bool whole = g && g->group_xml && s->group_first >= from && s->group_last < to;
+
+		if (whole) {
+			if (i == s->group_first)
+				sv_push(out, g->group_xml);
+			continue;
+		}
+		if (s->xml)
+			sv_push(out, s->xml);
+	}
+}
+
+int pack_flow(struct pack *pk, const struct batch *b, const struct scope *scope, struct cs_err *e)
+{
+	struct flat F = {0};
+	struct names nm = {STRVEC_INIT, NULL, 0};
+	size_t first = SIZE_MAX, last = 0;
+	int rc;
+
+	F.pk = pk;
+	F.e = e;
+	F.out_dir = pk->dir;
+	rc = flatten_steps(&F, b, b->steps, b->nsteps, scope, true);
+	for (size_t i = 0; rc == 0 && i < F.n; i++)
+		if (F.v[i].kind == FS_EXEC) {
+			if (first == SIZE_MAX)
+				first = i;
+			last = i;
+		}
+	if (rc == 0 && first == SIZE_MAX)
+		rc = err_set(e,
+		             "%s: no <Exec> (nor a `run` of an executable): there is no flow "
+		             "to pack",
+		             b->file);
+	if (rc == 0) {
+		for (size_t i = first; i <= last; i++)
+			if (F.v[i].kind == FS_OPAQUE && F.v[i].modifies_vars) {
+				rc = refuse_inside(&F.v[i], "a command that sets variables", e);
+				break;
+			}
+	}
+	if (rc == 0)
+		rc = flow_steps(pk, &F, first, last, &nm, e);
+	if (rc == 0) {
+		region_xml(&F, 0, first, &pk->setup);
+		region_xml(&F, last + 1, F.n, &pk->cleanup);
+		cleanup_liveness(pk, &F, last + 1, &nm);
+		{
+			/* the echoes were collected first; swaps and fills come before them */
+			struct strvec echoes = pk->after;
+
+			pk->after = (struct strvec)STRVEC_INIT;
+			names_after(pk, &nm);
+			for (size_t i = 0; i < echoes.n; i++)
+				sv_push(&pk->after, echoes.v[i]);
+			if (echoes.n)
+				sv_push(&pk->notes,
+				        "the Echo steps inside the flow print after the "
+				        "packed run");
+			sv_free(&echoes);
+		}
+	}
+	sv_free(&nm.name);
+	free(nm.phys);
+	/* The plans keep what they need; the exes and scopes go. */
+	free_flat(&F);
+	return rc;
+}
