@@ -91,7 +91,8 @@ send "virtbuf create orphan float 64"
 wait_until "a segment of carsh $CPID" sh -c "ls /dev/shm | grep -q '^carsh-$CPID-'"
 kill -KILL "$CPID"
 wait "$CPID" 2>/dev/null
-[ -n "$(segments_of "$CPID")" ] && pass "SIGKILL leaves the segment behind" || fail "no segment after SIGKILL"
+# (Whether the segment is still there now is not asserted: under a parallel make check any
+# other carsh starting meanwhile removes it, which is the behaviour under test.)
 expect 0 "" "$CARSH" -c "echo next"
 [ -z "$(segments_of "$CPID")" ] && pass "the next carsh removed the dead master's segment" ||
 	fail "stale segment kept: $(segments_of "$CPID")"
