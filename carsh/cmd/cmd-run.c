@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/graphrun.h"
 #include "model/exe.h"
 #include "model/filecache.h"
 #include "model/planner.h"
@@ -186,6 +187,10 @@ static int cmd_run_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err 
 		rc = cmd_background(c, argc, argv, e);
 	else if (strcmp(root, "CarshBat") == 0)
 		rc = run_batch(c, argv[1], argc - 2, argv + 2, e);
+	else if (strcmp(root, "CarshGraph") == 0 && c->background)
+		rc = cmd_background(c, argc, argv, e);
+	else if (strcmp(root, "CarshGraph") == 0)
+		rc = graph_run_file(c, argv[1], argc - 2, argv + 2, e);
 	else
 		rc = cmd_error(e, 1,
 		               "%s: <%s> files cannot be run (expected <FlowModel>, <CarshExe>, "

@@ -17,6 +17,11 @@ carsh_libcarsh_a_SOURCES += \
 	carsh/graph/batchgen.c carsh/graph/batchgen.h \
 	carsh/graph/dot.c carsh/graph/dotbatch.c carsh/graph/dot.h
 
+# Running a graph: buffer rings (graph/ring.c) and the runner behind `run GRAPH.xml`.
+carsh_libcarsh_a_SOURCES += \
+	carsh/graph/ring.c carsh/graph/ring.h \
+	carsh/cmd/graphrun.c carsh/cmd/graphrun.h
+
 check_PROGRAMS += tests/unit/check_graph
 tests_unit_check_graph_SOURCES = tests/unit/test_graph.c tests/unit/test_graph_cycles.c \
 	tests/unit/test_graph_peast.c tests/unit/test_graph_out.c tests/unit/graph_suites.h
@@ -24,3 +29,11 @@ tests_unit_check_graph_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_graph_LDADD = carsh/libcarsh.a $(CORE_LIBS) $(CHECK_LIBS)
 
 AREA_TESTS += tests/unit/check_graph tests/shell/graphs.sh
+
+# The shipped graphs' flow-models and kernels, the k-means reference, the runner's tests.
+dist_flowmodels_DATA += flowmodels/kmeans_init.xml flowmodels/kmeans_set_group.xml \
+	flowmodels/kmeans_set_new_center.xml flowmodels/kmeans_change_color.xml
+dist_kernels_DATA += kernels/kmeans.cl
+check_PROGRAMS += tests/tools/kmeansref
+tests_tools_kmeansref_SOURCES = tests/tools/kmeansref.c
+AREA_TESTS += tests/shell/graph-run.sh tests/shell/graph-kmeans.sh tests/shell/graph-fft.sh

@@ -126,6 +126,33 @@ static int read_node_ref(const struct xml_ctx *x, xmlNodePtr n, const struct gra
 	return i < 0 ? -1 : 0;
 }
 
+/* file= and value= (an entrance's data, an edge's initial data) and columns= (an exit's
+ * file): at most one of file= and value=, neither empty. */
+static int read_data(const struct xml_ctx *x, xmlNodePtr n, struct graph_data *d)
+{
+	char *file = xml_attr(n, "file");
+
+	d->value = xml_attr(n, "value");
+	d->columns = xml_attr(n, "columns");
+	d->line = xml_line(n);
+	if (file && d->value) {
+		free(file);
+		return gerr(x, n, "give file= or value=, not both");
+	}
+	if ((file && !file[0]) || (d->value && !d->value[0]) || (d->columns && !d->columns[0])) {
+		const char *which = file && !file[0]           ? "file"
+		                    : d->value && !d->value[0] ? "value"
+		                                               : "columns";
+
+		free(file);
+		return gerr(x, n, "empty %s=", which);
+	}
+	if (file)
+		d->file = path_is_stdio(file) ? xstrdup(file) : path_join(x->dir, file);
+	free(file);
+	return 0;
+}
+
 static int read_node(const struct xml_ctx *x, xmlNodePtr n, struct graph *g)
 {
 	static const char *const attrs[] = {"name", "exe", NULL};
@@ -228,7 +255,8 @@ static int check_input_free(const struct xml_ctx *x, xmlNodePtr n, const struct 
 
 static int read_edge(const struct xml_ctx *x, xmlNodePtr n, struct graph *g)
 {
-	static const char *const attrs[] = {"from", "to", "output", "input", "kind", "limit", NULL};
+	static const char *const attrs[] = {"from",  "to",    "output", "input", "kind",
+	                                    "limit", "value", "file",   NULL};
 	size_t from, to, i;
 	struct graph_edge *ed;
 
@@ -241,7 +269,8 @@ static int read_edge(const struct xml_ctx *x, xmlNodePtr n, struct graph *g)
 	ed = &g->edges[i];
 	ed->line = xml_line(n);
 	if (read_stream(x, n, "output", &ed->output) || read_stream(x, n, "input", &ed->input) ||
-	    read_kind(x, n, &ed->kind) || read_limit(x, n, &ed->limit))
+	    read_kind(x, n, &ed->kind) || read_limit(x, n, &ed->limit) ||
+	    read_data(x, n, &ed->init))
 		return -1;
 	return check_input_free(x, n, g, to, ed->input, g->nedges - 1) ||
 	       check_distinct(x, n, g, ed);
@@ -256,7 +285,8 @@ static struct graph_port *add_port(struct graph_port **v, size_t *n)
 /* <Entrance node= input=> and <Exit node= output=>: one of each per stream. */
 static int read_port(const struct xml_ctx *x, xmlNodePtr n, struct graph *g, bool entrance)
 {
-	const char *const attrs[] = {"node", entrance ? "input" : "output", "limit", NULL};
+	const char *const attrs[] = {"node", entrance ? "input" : "output",  "limit",
+	                             "file", entrance ? "value" : "columns", NULL};
 	struct graph_port *v = entrance ? g->entrances : g->exits, *p;
 	size_t nv = entrance ? g->nentrances : g->nexits, node;
 	char *stream = NULL;
@@ -274,8 +304,8 @@ static int read_port(const struct xml_ctx *x, xmlNodePtr n, struct graph *g, boo
 	if (entrance && check_input_free(x, n, g, node, stream, g->nedges))
 		goto fail;
 	p = entrance ? add_port(&g->entrances, &g->nentrances) : add_port(&g->exits, &g->nexits);
-	*p = (struct graph_port){node, stream, 1, xml_line(n)};
-	return read_limit(x, n, &p->limit);
+	*p = (struct graph_port){node, stream, 1, xml_line(n), {NULL, NULL, NULL, 0}};
+	return read_limit(x, n, &p->limit) || read_data(x, n, &p->data) ? -1 : 0;
 fail:
 	free(stream);
 	return -1;
@@ -287,12 +317,14 @@ static int read_child(const struct xml_ctx *x, xmlNodePtr c, struct graph *g)
 		return read_edge(x, c, g);
 	if (xml_is(c, "Entrance") || xml_is(c, "Exit"))
 		return read_port(x, c, g, xml_is(c, "Entrance"));
+	if (xml_is(c, "Param"))
+		return xml_read_param(x, c, &g->params);
 	return 0; /* <Node>: read in the first pass */
 }
 
 static int read_nodes(const struct xml_ctx *x, xmlNodePtr root, struct graph *g)
 {
-	static const char *const kids[] = {"Node", "Edge", "Entrance", "Exit", NULL};
+	static const char *const kids[] = {"Param", "Node", "Edge", "Entrance", "Exit", NULL};
 
 	for (xmlNodePtr c = xml_child(root); c; c = xml_next(c)) {
 		bool known = false;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "data/params.h"
 #include "model/xml.h"
 
 /* Refused above these sizes: the cycle and spanning-tree searches are meant for pipelines of
@@ -20,6 +21,16 @@
 /* 004 §4.2.1: an INTERMEDIATE port needs no initial data; an INITONCE port is initialised
  * before the pipeline starts (and again every `limit` iterations). */
 enum edge_kind { EDGE_INTERMEDIATE, EDGE_INITONCE };
+
+/* Data for a port, read by the runner (004 §4.2.3 step 8: the application feeds the ENTRANCE
+ * and INITONCE ports and reads the EXIT ports). All NULL when the file gives none; the
+ * command line of `run GRAPH.xml` may give or replace it. */
+struct graph_data {
+	char *file;    /* joined to the graph's directory ("-" kept); "{i}" stands for the item */
+	char *value;   /* <Entrance>, <Edge>: every element set to this value */
+	char *columns; /* <Exit>: values per row of the file (an expression), or NULL */
+	int line;      /* where it was given */
+};
 
 struct graph_node {
 	char *name;
@@ -34,6 +45,7 @@ struct graph_edge {
 	enum edge_kind kind;
 	long limit; /* iteration limit (IT in 004 Figure 15); 1 when not given */
 	int line;
+	struct graph_data init; /* initial data, for when the edge is a feedback edge */
 };
 
 /* <Entrance node= input=> or <Exit node= output=>. */
@@ -42,6 +54,7 @@ struct graph_port {
 	char *stream; /* NULL when not given */
 	long limit;
 	int line;
+	struct graph_data data; /* an entrance's source, an exit's destination */
 };
 
 struct graph {
@@ -56,6 +69,7 @@ struct graph {
 	size_t nentrances;
 	struct graph_port *exits;
 	size_t nexits;
+	struct params params; /* <Param>s: defaults for every node's executable */
 };
 
 int graph_read(const char *path, struct graph **out, struct cs_err *e);
@@ -76,6 +90,9 @@ bool graph_name_valid(const char *name);
 /* How many edges go from one node to the other (in that direction). */
 size_t graph_count_edges(const struct graph *g, size_t from, size_t to);
 const char *edge_kind_name(enum edge_kind k);
+void graph_data_free(struct graph_data *d);
+/* A copy (strings duplicated). */
+struct graph_data graph_data_copy(const struct graph_data *d);
 /* "FROM TO", or "FROM.output TO.input" when several edges go from FROM to TO (new string). */
 char *graph_edge_ends(const struct graph *g, size_t edge);
 

@@ -43,7 +43,7 @@ size_t graph_add_edge(struct graph *g, size_t from, size_t to, enum edge_kind ki
 void graph_add_exit(struct graph *g, size_t node)
 {
 	g->exits = xrealloc(g->exits, (g->nexits + 1) * sizeof(*g->exits));
-	g->exits[g->nexits++] = (struct graph_port){node, NULL, 1, 0};
+	g->exits[g->nexits++] = (struct graph_port){.node = node, .limit = 1};
 }
 
 long graph_find_node(const struct graph *g, const char *name)
@@ -99,10 +99,31 @@ char *graph_edge_ends(const struct graph *g, size_t edge)
 	return sb_detach(&sb);
 }
 
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void graph_data_free(struct graph_data *d)
+{
+	free(d->file);
+	free(d->value);
+	free(d->columns);
+	memset(d, 0, sizeof(*d));
+}
+
+struct graph_data graph_data_copy(const struct graph_data *d)
+{
+	return (struct graph_data){dup_or_null(d->file), dup_or_null(d->value),
+	                           dup_or_null(d->columns), d->line};
+}
+
 static void ports_free(struct graph_port *p, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		free(p[i].stream);
+		graph_data_free(&p[i].data);
+	}
 	free(p);
 }
 
@@ -117,6 +138,7 @@ void graph_free(struct graph *g)
 	for (size_t i = 0; i < g->nedges; i++) {
 		free(g->edges[i].output);
 		free(g->edges[i].input);
+		graph_data_free(&g->edges[i].init);
 	}
 	ports_free(g->entrances, g->nentrances);
 	ports_free(g->exits, g->nexits);
@@ -125,5 +147,6 @@ void graph_free(struct graph *g)
 	free(g->name);
 	free(g->file);
 	free(g->dir);
+	params_free(&g->params);
 	free(g);
 }

@@ -136,14 +136,14 @@ START_TEST(test_reader_names_the_element_and_the_fault)
 	             "output=");
 	expect_error("<Edge from=\"A\" to=\"B\" kidn=\"x\"/>",
 	             "<Edge from=\"A\" to=\"B\">: unknown attribute 'kidn' (allowed: from to "
-	             "output input kind limit)");
+	             "output input kind limit value file)");
 	expect_error("<Edge from=\"A\"/>", "<Edge from=\"A\">: missing attribute 'to'");
 	expect_error("<Edge from=\"A\" to=\"B\" output=\"9x\"/>",
 	             "output '9x' is not a stream name");
 	expect_error("<Node name=\"a b\"/>", "'a b' is not a node name");
 	expect_error("<Node name=\"C\" exe=\"\"/>", "empty exe=");
 	expect_error("<Nod name=\"C\"/>",
-	             "dir/t.xml:4: unknown element <Nod> in <CarshGraph> (allowed: Node Edge "
+	             "dir/t.xml:4: unknown element <Nod> in <CarshGraph> (allowed: Param Node Edge "
 	             "Entrance Exit)");
 	expect_error("<Exit node=\"Z\"/>", "unknown node 'Z'");
 	expect_error("text", "unexpected text");
