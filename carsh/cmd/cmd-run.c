@@ -201,8 +201,11 @@ static int cmd_run_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err 
 
 const struct carsh_cmd cmd_run = {
         .name = "run",
-        .usage = "run FILE.xml [NAME=VALUE | STREAM=FILE|-|fill:V|buffer:B|discard]...",
-        .summary = "run an executable, a flow-model (streams bound on the line) or a batch",
+        .usage = "run FILE.xml [NAME=VALUE | STREAM=FILE|-|fill:V|buffer:B|discard]... | "
+                 "run GRAPH.xml [--items N] [--serial] [--root NODE] [--max-parallel N] "
+                 "[--trace] [--report] [[NODE.]STREAM=FILE|-|fill:V|discard]... [NAME=VALUE]...",
+        .summary = "run an executable, a flow-model (streams bound on the line), a batch or a "
+                   "pipeline graph over a stream of items",
         .min_args = 1,
         .max_args = -1,
         .exec = cmd_run_exec,
