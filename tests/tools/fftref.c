@@ -364,7 +364,7 @@ static void cmd_cmp(char **argv)
 	double tol = atof(argv[4]), range = atof(argv[5]), worst = 0;
 
 	if (n != m) {
-				fprintf(stderr, "fftref: %s has %zu values, %s has %zu\n", argv[2], n, argv[3], m);
+		fprintf(stderr, "fftref: %s has %zu values, %s has %zu\n", argv[2], n, argv[3], m);
 		free(got);
 		free(want);
 		exit(1);
@@ -378,7 +378,7 @@ static void cmd_cmp(char **argv)
 		}
 	}
 	printf("max error %.3g of range %g = %.3g (limit %g) at value %zu: got %.9g, want %.9g",
-	       	       worst, range, worst / range, tol, at, n ? got[at] : 0, n ? want[at] : 0);
+	       worst, range, worst / range, tol, at, n ? got[at] : 0, n ? want[at] : 0);
 	free(got);
 	free(want);
 	exit(worst / range <= tol ? 0 : 1);
@@ -393,7 +393,7 @@ static void cmd_pgmcmp(char **argv)
 
 	if (w1 != w2 || h1 != h2 || m1 != m2) {
 		printf("%s is %ldx%ld maxval %ld, %s is %ldx%ld maxval %ld", argv[2], w1, h1, m1,
-		       		       argv[3], w2, h2, m2);
+		       argv[3], w2, h2, m2);
 		free(a);
 		free(b);
 		exit(1);
@@ -405,7 +405,7 @@ static void cmd_pgmcmp(char **argv)
 		worst = fmax(worst, d);
 	}
 	printf("%ldx%ld maxval %ld, %zu pixels differ, by at most %g (limit %g)", w1, h1, m1,
-	       	       differ, worst, limit);
+	       differ, worst, limit);
 	free(a);
 	free(b);
 	exit(worst <= limit ? 0 : 1);
