@@ -9,7 +9,7 @@
 #include "cmd/cmd.h"
 #include "model/filecache.h"
 #include "model/xml.h"
-#include "shell/parse.h"
+#include "model/cmdline.h"
 #include "shell/script.h"
 #include "util/alloc.h"
 #include "exec/process.h"

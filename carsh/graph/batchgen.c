@@ -7,8 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "graph/escape.h"
-#include "graph/relpath.h"
+#include "util/xmltext.h"
+#include "util/relpath.h"
 #include "util/alloc.h"
 #include "util/path.h"
 #include "util/strbuf.h"

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "graph/dot.h"
-#include "graph/escape.h"
+#include "util/xmltext.h"
 #include "model/exe.h"
 #include "util/path.h"
 #include "util/strbuf.h"

@@ -12,8 +12,6 @@ carsh_libcarsh_a_SOURCES += \
 	carsh/graph/deadlock.c carsh/graph/deadlock.h \
 	carsh/graph/spantree.c carsh/graph/spantree.h \
 	carsh/graph/peast.c carsh/graph/rootsel.c carsh/graph/peast.h \
-	carsh/graph/relpath.c carsh/graph/relpath.h \
-	carsh/graph/escape.c carsh/graph/escape.h \
 	carsh/graph/batchgen.c carsh/graph/batchgen.h \
 	carsh/graph/dot.c carsh/graph/dotbatch.c carsh/graph/dot.h
 

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "graph/escape.h"
-#include "graph/relpath.h"
+#include "util/xmltext.h"
+#include "util/relpath.h"
 #include "pack/pack.h"
 #include "util/alloc.h"
 #include "util/atomicfile.h"

@@ -13,11 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "graph/escape.h"
-#include "graph/relpath.h"
+#include "util/xmltext.h"
+#include "util/relpath.h"
 #include "model/planner.h"
 #include "pack/pack.h"
-#include "shell/parse.h"
+#include "model/cmdline.h"
 #include "util/alloc.h"
 #include "util/path.h"
 

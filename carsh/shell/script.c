@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "shell/parse.h"
+#include "model/cmdline.h"
 #include "util/alloc.h"
 
 struct lookup_ctx {

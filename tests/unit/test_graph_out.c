@@ -4,7 +4,7 @@
 
 #include "graph/batchgen.h"
 #include "graph/dot.h"
-#include "graph/relpath.h"
+#include "util/relpath.h"
 #include "graph_suites.h"
 #include "util/alloc.h"
 

@@ -1,9 +1,9 @@
-/* The shell grammar (DESIGN §4, shell/parse.h): words, quotes, ${NAME}, redirections, '&',
+/* The shell grammar (DESIGN §4, model/cmdline.h): words, quotes, ${NAME}, redirections, '&',
  * comments, continuation lines, error messages and incomplete input. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "shell/parse.h"
+#include "model/cmdline.h"
 #include "suites.h"
 
 /* The shell variables the tests see; everything else falls through to the environment. */

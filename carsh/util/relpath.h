@@ -1,7 +1,7 @@
 /* Paths written into generated batches: relative to the batch's directory, so that the
  * directory can be moved together with the executables it names. */
-#ifndef CARSH_GRAPH_RELPATH_H
-#define CARSH_GRAPH_RELPATH_H
+#ifndef CARSH_UTIL_RELPATH_H
+#define CARSH_UTIL_RELPATH_H
 
 /* Lexically normalise path ("a/./b/../c" -> "a/c"), made absolute against cwd when relative
  * and cwd is given. A new string. */

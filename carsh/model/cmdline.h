@@ -9,8 +9,8 @@
  *
  * Commands are parsed one at a time so that `set N=4; echo ${N}` sees the new value.
  */
-#ifndef CARSH_SHELL_PARSE_H
-#define CARSH_SHELL_PARSE_H
+#ifndef CARSH_MODEL_CMDLINE_H
+#define CARSH_MODEL_CMDLINE_H
 
 #include <stdbool.h>
 

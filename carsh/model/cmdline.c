@@ -4,7 +4,7 @@
  * reader that appends to the current word. Variables are expanded while the word is read,
  * so an expansion is never split into words or parsed again.
  */
-#include "shell/parse.h"
+#include "model/cmdline.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Text put into generated XML (batches) and Graphviz HTML-like labels. */
-#ifndef CARSH_GRAPH_ESCAPE_H
-#define CARSH_GRAPH_ESCAPE_H
+#ifndef CARSH_UTIL_XMLTEXT_H
+#define CARSH_UTIL_XMLTEXT_H
 
 #include "util/strbuf.h"
 

@@ -1,4 +1,4 @@
-#include "graph/relpath.h"
+#include "util/relpath.h"
 
 #include <limits.h>
 #include <stdlib.h>

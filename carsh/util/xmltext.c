@@ -1,4 +1,4 @@
-#include "graph/escape.h"
+#include "util/xmltext.h"
 
 #include <string.h>
 
