@@ -1,18 +1,386 @@
-/* partition: placeholder while it is being written (not to be committed). */
+/*
+ * partition: one data-parallel flow-model over every device of the machine, scheduled by
+ * LogFit (003 §4) or a baseline of 003 §5.1 (engines/partition.h, docs/partition.md). It runs
+ * on the thread executor's runtime: OpenCL then lives in the shell's process, so the shell
+ * switches to the thread executor for good (as `set exec=thread` would), since forking jobs
+ * from a process whose OpenCL runtime has started its threads is not safe.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cmd/cmd.h"
+#include "engines/partition.h"
+#include "model/exe.h"
+#include "model/filecache.h"
+#include "model/planner.h"
+#include "util/alloc.h"
+#include "util/path.h"
+
+struct part_cmd {
+	struct part_opts o;
+	bool share_given;
+	const char *trace;
+	bool json;
+	bool no_progress;
+	bool help;
+	const char *file;
+	int nwords;
+	char **words; /* NAME=VALUE and STREAM=FILE after the file, in order */
+};
+
+static int parse_uint(const char *opt, const char *v, unsigned long long max,
+                      unsigned long long *out, struct cs_err *e)
+{
+	char *end;
+	unsigned long long n;
+
+	if (!v || !*v || *v == '-')
+		return err_set(e, "partition: %s needs a number from 1 to %llu", opt, max);
+	n = strtoull(v, &end, 10);
+	if (*end || n < 1 || n > max)
+		return err_set(e, "partition: %s '%s': expected a number from 1 to %llu", opt, v,
+		               max);
+	*out = n;
+	return 0;
+}
+
+static int parse_share(const char *v, struct part_cmd *pc, struct cs_err *e)
+{
+	char *end;
+	double p;
+
+	if (v && strcmp(v, "auto") == 0) {
+		pc->o.gpu_share = PART_SHARE_AUTO;
+		return 0;
+	}
+	p = v ? strtod(v, &end) : -1;
+	if (!v || end == v || (*end && strcmp(end, "%") != 0) || !(p >= 0 && p <= 100))
+		return err_set(e,
+		               "partition: --gpu-share '%s': expected a percentage from 0 to 100 "
+		               "or 'auto'",
+		               v ? v : "");
+	pc->o.gpu_share = p / 100.0;
+	return 0;
+}
+
+/* One option (with its value, from "--name=value" or the next word); *used: words taken. */
+static int parse_option(struct part_cmd *pc, const char *word, const char *next, int *used,
+                        struct cs_err *e)
+{
+	const char *eq = strchr(word, '=');
+	char name[32];
+	const char *v = eq ? eq + 1 : next;
+	unsigned long long n;
+	bool takes_value;
+
+	snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - word) : (int)strlen(word), word);
+	takes_value = strcmp(name, "--json") != 0 && strcmp(name, "--no-progress") != 0 &&
+	              strcmp(name, "--help") != 0;
+	*used = takes_value && !eq ? 2 : 1;
+	if (!takes_value && eq)
+		return err_set(e, "partition: %s takes no value", name);
+	if (takes_value && !v)
+		return err_set(e, "partition: %s needs a value", name);
+	if (strcmp(name, "--sched") == 0) {
+		if (sched_parse(v, &pc->o.sched))
+			return err_set(e,
+			               "partition: --sched '%s': expected logfit, static, concord, "
+			               "hdss, cpu or gpu",
+			               v);
+	} else if (strcmp(name, "--threads") == 0) {
+		if (parse_uint(name, v, 4096, &n, e))
+			return -1;
+		pc->o.threads = (unsigned)n;
+	} else if (strcmp(name, "--gpu-share") == 0) {
+		pc->share_given = true;
+		return parse_share(v, pc, e);
+	} else if (strcmp(name, "--steps") == 0) {
+		if (parse_uint(name, v, 1000000000ULL, &n, e))
+			return -1;
+		pc->o.steps = (long long)n;
+	} else if (strcmp(name, "--trace") == 0) {
+		pc->trace = v;
+	} else if (strcmp(name, "--gpu") == 0) {
+		pc->o.gpu = v;
+	} else if (strcmp(name, "--json") == 0) {
+		pc->json = true;
+	} else if (strcmp(name, "--no-progress") == 0) {
+		pc->no_progress = true;
+	} else if (strcmp(name, "--help") == 0) {
+		pc->help = true;
+	} else {
+		return err_set(e, "partition: unknown option '%s' (see 'help partition')", word);
+	}
+	return 0;
+}
+
+static int parse_args(struct part_cmd *pc, int argc, char **argv, struct cs_err *e)
+{
+	pc->o.sched = SCHED_LOGFIT;
+	pc->o.gpu_share = PART_SHARE_AUTO;
+	pc->words = xcalloc((size_t)argc, sizeof(char *));
+	for (int i = 1; i < argc; i++) {
+		int used;
+
+		if (strncmp(argv[i], "--", 2) == 0) {
+			if (parse_option(pc, argv[i], i + 1 < argc ? argv[i + 1] : NULL, &used, e))
+				return -1;
+			i += used - 1;
+		} else if (!pc->file) {
+			pc->file = argv[i];
+		} else {
+			pc->words[pc->nwords++] = argv[i];
+		}
+	}
+	if (pc->help)
+		return 0;
+	if (!pc->file)
+		return err_set(e, "partition: no executable given (usage: partition [OPTIONS] "
+		                  "EXE.xml [NAME=VALUE]...)");
+	if (pc->share_given && pc->o.sched != SCHED_STATIC)
+		return err_set(e, "partition: --gpu-share is for --sched static");
+	return 0;
+}
+
+/* Words after the file: stream bindings (flow-models only) and parameters, as `run`. */
+static int read_words(struct exe *wrap, const struct part_cmd *pc, struct params *args,
+                      struct cs_err *e)
+{
+	for (int i = 0; i < pc->nwords; i++) {
+		const char *w = pc->words[i], *eq = strchr(w, '=');
+		const struct fm_arg *a;
+		char *name;
+		int rc = 0;
+
+		if (!eq || eq == w)
+			return err_set(e, "'%s': expected NAME=VALUE or STREAM=FILE", w);
+		name = xstrndup(w, (size_t)(eq - w));
+		a = wrap ? flowmodel_arg(wrap->fm, name, NULL) : NULL;
+		if (a && arg_is_stream(a->kind))
+			rc = exe_bind_word(wrap, name, eq + 1, e);
+		else if (!param_name_valid(name))
+			rc = err_set(e, "'%s' is not a valid parameter name", name);
+		else
+			params_set(args, name, eq + 1, "command line");
+		free(name);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* <Buffer> bindings, checked as `run` checks them. */
+static int resolve_buffer(void *ctx, const char *name, struct cs_type type, size_t count,
+                          char **shm, struct cs_err *e)
+{
+	struct session *s = ctx;
+	struct vbuf v;
+	char want[16], have[16];
+
+	if (vbuf_lookup(s->vbufs, name, &v, e))
+		return -1;
+	if (v.type.scalar != type.scalar || v.type.width != type.width || v.count != count) {
+		err_set(e, "virtual buffer '%s' holds %zu %s, the stream needs %zu %s", name,
+		        v.count, type_name(v.type, have, sizeof(have)), count,
+		        type_name(type, want, sizeof(want)));
+		vbuf_entry_free(&v);
+		return -1;
+	}
+	*shm = v.shm;
+	v.shm = NULL;
+	vbuf_entry_free(&v);
+	return 0;
+}
+
+/* partition= and unit= of each argument, unit evaluated in the planner's scope. */
+static int stream_parts(const struct exe *exe, const struct scope *caller, struct part_stream *ps,
+                        struct cs_err *e)
+{
+	const struct flowmodel *fm = exe->fm;
+	struct scope sc;
+
+	scope_init(&sc);
+	scope_push(&sc, &exe->params);
+	scope_append(&sc, caller);
+	scope_push(&sc, &fm->params);
+	for (size_t i = 0; i < fm->nargs; i++) {
+		const struct fm_arg *a = &fm->args[i];
+		long long unit = 1;
+
+		ps[i].block = a->partition == PART_BLOCK;
+		if (a->unit && scope_eval_range(&sc, a->unit, "unit", 1, INT32_MAX, &unit, e))
+			return err_prefix(e, "%s:%d: <%s name=\"%s\">: ", fm->file, a->line,
+			                  arg_kind_name(a->kind), a->name);
+		ps[i].unit = (size_t)unit;
+	}
+	return 0;
+}
+
+/* The summary goes to standard output unless a stream writes there. */
+static bool writes_stdout(const struct job_plan *jp)
+{
+	for (size_t i = 0; i < jp->kp.nargs; i++) {
+		enum arg_kind k = jp->kp.args[i].kind;
+
+		if ((k == ARG_OUTPUT || k == ARG_INOUT) && jp->binds[i].how == BIND_FILE &&
+		    path_is_stdio(jp->binds[i].path))
+			return true;
+	}
+	return false;
+}
+
+static void add_stats(struct cmd_ctx *c, const struct part_result *r)
+{
+	struct run_stats st;
+
+	memset(&st, 0, sizeof(st));
+	st.wall_ms = r->setup_ms + r->time_ms;
+	st.build_ms = r->build_ms;
+	for (unsigned i = 0; i < r->ndev; i++) {
+		st.kernel_ms += r->dev[i].busy_ms;
+		st.h2d_ms += r->dev[i].copy_ms;
+		st.launches += (long long)r->dev[i].chunks;
+	}
+	snprintf(st.device, sizeof(st.device), "partition: %s%s%u CPU core%s", r->gpu ? "gpu" : "",
+	         r->gpu ? " + " : "", r->ncpu, r->ncpu == 1 ? "" : "s");
+	stats_add(c->stats, &st);
+}
+
+static int run_partition(struct cmd_ctx *c, struct part_cmd *pc, const struct exe *exe,
+                         struct params *args, struct cs_err *e)
+{
+	struct scope scope;
+	struct plan_env penv;
+	struct job_plan *jp;
+	struct part_stream *ps;
+	struct part_env env;
+	struct part_result res;
+	struct texec *t;
+	int rc;
+
+	scope_init(&scope);
+	scope_push(&scope, args);
+	scope_append(&scope, c->caller);
+	penv = (struct plan_env){&scope, c->s->device_cli, resolve_buffer, c->s, true};
+	if (plan_exe(exe, &penv, &jp, e))
+		return cmd_prefix(e, 1, "partition: ");
+	ps = xcalloc(jp->kp.nargs ? jp->kp.nargs : 1, sizeof(*ps));
+	if (stream_parts(exe, &scope, ps, e)) {
+		free(ps);
+		job_plan_free(jp);
+		return cmd_prefix(e, 1, "partition: ");
+	}
+	/* From here OpenCL lives in this process: the shell stays on the thread executor. */
+	c->s->thread_mode = true;
+	t = session_texec(c->s);
+	env = (struct part_env){texec_session(t), texec_resident(t), cmd_exec_env(c)};
+	jp->in = c->in;
+	jp->out = c->out;
+	pc->o.progress = !pc->no_progress && !c->detached && isatty(STDERR_FILENO);
+	rc = partition_run(&env, jp, ps, &pc->o, &res, e);
+	if (rc == 0) {
+		FILE *f = writes_stdout(jp) ? stderr : c->out;
+
+		if (pc->json)
+			part_print_json(f, &res);
+		else
+			part_print_summary(f, &res);
+		add_stats(c, &res);
+		if (pc->trace && part_write_trace(pc->trace, &res, e))
+			rc = cmd_prefix(e, 1, "partition: --trace %s: ", pc->trace);
+		part_result_free(&res);
+	} else {
+		cmd_prefix(e, rc, "partition: %s: ", jp->kp.label);
+	}
+	free(ps);
+	job_plan_free(jp);
+	return rc;
+}
+
+extern const struct carsh_cmd cmd_partition;
+
+/* `partition --help`: the usage, then what every option does (docs/partition.md has more). */
+static void print_help(FILE *f)
+{
+	fprintf(f,
+	        "usage: %s\n"
+	        "Runs the flow-model's 1-D work space in chunks on the GPU and on single-core\n"
+	        "sub-devices of the CPU, one host thread each (003).\n"
+	        "  --sched S        logfit (default), static, concord, hdss, cpu (the cores "
+	        "alone), gpu\n"
+	        "  --threads N      the GPU and N-1 cores (1: the GPU alone); default: all\n"
+	        "  --gpu-share P    static: the GPU's percentage, or auto (default): profile "
+	        "0-100 %%\n"
+	        "  --steps S        time steps, swapping the executable's swap pairs between "
+	        "them\n"
+	        "  --trace F.csv    one row per chunk: step, device, offset, size, start, end, "
+	        "throughput, phase\n"
+	        "  --json           the summary as one JSON line\n"
+	        "  --gpu G          auto, none, cpu (a core stands in for the GPU), or a device "
+	        "selector\n"
+	        "  --no-progress    no progress bar (it is drawn only on a terminal)\n"
+	        "See docs/partition.md.\n",
+	        cmd_partition.usage);
+}
 
 static int cmd_partition_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
 {
-	(void)c;
-	(void)argc;
-	return cmd_error(e, 1, "%s: not built yet", argv[0]);
+	struct part_cmd pc;
+	struct params args = PARAMS_INIT;
+	const struct flowmodel *fm;
+	const struct exe *exe = NULL;
+	struct exe *wrap = NULL;
+	const char *root;
+	int rc = 1;
+
+	memset(&pc, 0, sizeof(pc));
+	if (parse_args(&pc, argc, argv, e)) {
+		free(pc.words);
+		return 2;
+	}
+	if (pc.help) {
+		print_help(c->out);
+		free(pc.words);
+		return 0;
+	}
+	root = filecache_root(pc.file, e);
+	if (!root)
+		goto fail;
+	if (strcmp(root, "FlowModel") == 0) {
+		fm = filecache_flowmodel(pc.file, e);
+		exe = wrap = fm ? exe_wrap_shared_flowmodel(fm) : NULL;
+	} else if (strcmp(root, "CarshExe") == 0) {
+		exe = filecache_exe(pc.file, e);
+	} else {
+		err_set(e,
+		        "%s: <%s> files cannot be partitioned (expected <CarshExe> or <FlowModel>)",
+		        pc.file, root);
+		goto fail;
+	}
+	if (!exe || read_words(wrap, &pc, &args, e) || (wrap && exe_check_bindings(wrap, true, e)))
+		goto fail;
+	rc = run_partition(c, &pc, exe, &args, e);
+	goto out;
+fail:
+	rc = cmd_prefix(e, 1, "partition: ");
+out:
+	exe_free(wrap);
+	params_free(&args);
+	free(pc.words);
+	return rc;
 }
 
 const struct carsh_cmd cmd_partition = {
-	.name = "partition",
-	.usage = "partition ...",
-	.summary = "(being written)",
-	.min_args = 0,
-	.max_args = -1,
-	.exec = cmd_partition_exec,
+        .name = "partition",
+        .usage = "partition [--sched logfit|static|concord|hdss|cpu|gpu] [--threads N] "
+                 "[--gpu-share P|auto] [--steps S] [--trace FILE.csv] [--json] "
+                 "[--gpu auto|none|cpu|SELECTOR] [--no-progress] EXE.xml [NAME=VALUE | "
+                 "STREAM=FILE]...",
+        .summary = "run a data-parallel flow-model on the GPU and every CPU core, chunks "
+                   "scheduled by LogFit or a baseline (runs on the thread executor)",
+        .min_args = 1,
+        .max_args = -1,
+        .exec = cmd_partition_exec,
 };

@@ -1,0 +1,377 @@
+#!/usr/bin/env bash
+# Issue "Adaptive partitioning" (003): the partition engine's schedulers -- LogFit (003 §4),
+# the baselines Static (profiled 0-100 % in 10 % steps), Concord and HDSS (003 §5.1), and the
+# CPU cores or the GPU alone -- on four benchmarks: N-body (regular), SpMV on a CSR matrix
+# with skewed row lengths (fine-grained irregular), Mandelbrot (coarse-grained irregular) and
+# cut-off neighbour forces (irregular interaction counts), for 1 ... cores+1 threads (thread 1
+# drives the GPU, the others are single-core sub-devices of the CPU: 003 §5). Prints the time
+# (and the energy where NVML or RAPL give it) per scheduler and thread count, the issue's
+# targets at the full thread count (LogFit vs the best Static, Concord and HDSS), and draws
+# time vs threads and the chunk traces with gnuplot. Each configuration runs once; results
+# are kept as they come, so a run cut short by its budget still reports what it measured.
+# Before the timed runs of each benchmark, one LogFit run with every device writes its
+# outputs, which are compared with the C reference (tests/tools/partref) at the end.
+#
+#   bench/partition.sh [--quick]          (--quick: 4 thread counts, half the problem sizes)
+#
+# Environment:
+#   BUILDDIR   build tree with carsh/carsh (default: the source tree); CARSH overrides the binary
+#   OUT        where results, traces and plots go (default $BUILDDIR/bench-partition)
+#   BUDGET_S   seconds for the measurements (default 420): each benchmark gets its share, the
+#              full thread count and 1 thread first, then the others from high to low; what
+#              does not fit is skipped and said so
+#   GPU        what plays the GPU: auto (default; "cpu" where carsh sees no GPU: a CPU core
+#              stands in), none, cpu, or a device selector
+#   THREADS    thread counts to run (default 1 ... max; --quick: 1 2 max/2+1 max)
+#   SCHEDS     schedulers (default: logfit static concord hdss cpu gpu)
+#   NBODY_N NBODY_STEPS SPMV_N SPMV_AVG SPMV_STEPS MANDEL_W MANDEL_H MANDEL_MAXIT MANDEL_STEPS
+#   NEIGH_N NEIGH_G NEIGH_STEPS   problem sizes (defaults below)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILDDIR:-$top}
+carsh=${CARSH:-$build/carsh/carsh}
+quick=0
+[ "${1:-}" = --quick ] && quick=1
+out=${OUT:-$build/bench-partition}
+budget=${BUDGET_S:-420}
+scheds=${SCHEDS:-logfit static concord hdss cpu gpu}
+mkdir -p "$out"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export XDG_CACHE_HOME=${XDG_CACHE_HOME:-$work/cache}
+fm=$top/flowmodels
+t_start=$SECONDS
+
+if [ $quick = 1 ]; then
+	: "${NBODY_N:=6144}" "${SPMV_N:=65536}" "${MANDEL_W:=512}" "${MANDEL_H:=512}" "${NEIGH_N:=65536}"
+fi
+: "${NBODY_N:=12288}" "${NBODY_STEPS:=4}"
+: "${SPMV_N:=131072}" "${SPMV_AVG:=8}" "${SPMV_STEPS:=20}"
+: "${MANDEL_W:=1024}" "${MANDEL_H:=1024}" "${MANDEL_MAXIT:=2048}" "${MANDEL_STEPS:=2}"
+: "${NEIGH_N:=131072}" "${NEIGH_G:=32}" "${NEIGH_STEPS:=2}"
+
+partref=$build/tests/tools/partref
+if [ ! -x "$partref" ]; then
+	cc -O2 -ffp-contract=off -o "$work/partref" "$top/tests/tools/partref.c" -lm
+	partref=$work/partref
+fi
+
+# ---- the machine: a GPU or a core standing in for one, and the thread counts ----
+if [ -z "${GPU:-}" ]; then
+	if "$carsh" -c devices | awk 'NR > 1 && ($2 == "gpu" || $2 == "accelerator") { f = 1 } END { exit !f }'; then
+		GPU=auto
+	else
+		GPU=cpu
+	fi
+fi
+jget() { # KEY < one JSON line: the value (a number, null, true/false or a string)
+	sed -nE 's/.*"'"$1"'":("[^"]*"|null|true|false|-?[0-9][0-9.eE+-]*).*/\1/p' | tr -d '"'
+}
+probe=$("$carsh" partition --json --no-progress --gpu "$GPU" --sched cpu "$fm/part_mandel.xml" \
+	count=discard W=64 H=1 MAXIT=1 2>&1) || { echo "partition does not run: $probe" >&2; exit 1; }
+cores=$(jget cpu_cores <<<"$probe")
+max=$((cores + 1))
+[ "$GPU" = none ] && max=$cores
+gpu_name=$("$carsh" partition --json --no-progress --gpu "$GPU" --sched gpu "$fm/part_mandel.xml" \
+	count=discard W=64 H=1 MAXIT=1 2>/dev/null | sed -nE 's/.*"label":"gpu","name":"([^"]*)".*/\1/p' || true)
+cpu_name=$(sed -nE 's/.*"label":"cpu0","name":"([^"]*)".*/\1/p' <<<"$probe")
+if [ -n "${THREADS:-}" ]; then
+	threads=$THREADS
+elif [ $quick = 1 ]; then
+	threads=$(printf '%s\n' 1 2 $((max / 2 + 1)) "$max" | sort -nu | tr '\n' ' ')
+else
+	threads=$(seq 1 "$max" | tr '\n' ' ')
+fi
+echo "machine: GPU ${gpu_name:-none} (--gpu $GPU), CPU $cpu_name: $cores cores; threads: $threads"
+echo "budget ${budget}s; results in $out"
+
+# ---- data, and executables bound to virtual buffers (filled once per benchmark) ----
+mkdir -p "$work"/{nbody,spmv,mandel,neigh}
+"$partref" nbody-gen "$NBODY_N" 1 "$work/nbody"
+SPMV_NNZ=$("$partref" spmv-gen "$SPMV_N" "$SPMV_AVG" 1 "$work/spmv")
+NEIGH_RC2=$("$partref" neigh-gen "$NEIGH_N" "$NEIGH_G" 1 "$work/neigh")
+
+exe() { # NAME FLOWMODEL SWAPS STREAMS...: an executable with every stream on a buffer
+	local name=$1 f=$2 swaps=$3 s
+	shift 3
+	{
+		echo "<CarshExe><FlowModel file=\"$fm/$f\"/>"
+		for s in "$@"; do
+			echo "<${s%%:*} name=\"${s#*:}\"><Buffer>${s#*:}</Buffer></${s%%:*}>"
+		done
+		[ -n "$swaps" ] && echo "<Swap count=\"1\">$swaps</Swap>"
+		echo "</CarshExe>"
+	} >"$work/$name.exe.xml"
+}
+exe nbody part_nbody.xml '<SwapPair input="pos" output="pos_next"/><SwapPair input="vel" output="vel_next"/>' \
+	Input:pos Input:vel Output:pos_next Output:vel_next
+exe spmv part_spmv.xml '<SwapPair input="x" output="y"/>' \
+	Input:row_ptr Input:col Input:val Input:x Output:y
+exe mandel part_mandel.xml '' Output:count
+exe neigh part_neigh.xml '' Input:pos Input:cell_of Input:cell_start Output:force
+
+# What each benchmark's carsh script starts with: its buffers, filled.
+prologue() {
+	local d=$work/$1
+	case $1 in
+	nbody)
+		echo "virtbuf create pos float4 $NBODY_N; virtbuf fill pos $d/pos.csv"
+		echo "virtbuf create vel float4 $NBODY_N; virtbuf fill vel $d/vel.csv"
+		echo "virtbuf create pos_next float4 $NBODY_N; virtbuf create vel_next float4 $NBODY_N"
+		;;
+	spmv)
+		echo "virtbuf create row_ptr int $((SPMV_N + 1)); virtbuf fill row_ptr $d/row_ptr.csv"
+		echo "virtbuf create col int $SPMV_NNZ; virtbuf fill col $d/col.csv"
+		echo "virtbuf create val float $SPMV_NNZ; virtbuf fill val $d/val.csv"
+		echo "virtbuf create x float $SPMV_N; virtbuf fill x $d/x.csv; virtbuf create y float $SPMV_N"
+		;;
+	mandel) echo "virtbuf create count int $((MANDEL_W * MANDEL_H))" ;;
+	neigh)
+		echo "virtbuf create pos float4 $NEIGH_N; virtbuf fill pos $d/pos.csv"
+		echo "virtbuf create cell_of int $NEIGH_N; virtbuf fill cell_of $d/cell_of.csv"
+		echo "virtbuf create cell_start int $((NEIGH_G * NEIGH_G * NEIGH_G + 1))"
+		echo "virtbuf fill cell_start $d/cell_start.csv; virtbuf create force float4 $NEIGH_N"
+		;;
+	esac
+}
+params() {
+	case $1 in
+	nbody) echo "--steps $NBODY_STEPS $work/nbody.exe.xml N=$NBODY_N" ;;
+	spmv) echo "--steps $SPMV_STEPS $work/spmv.exe.xml N=$SPMV_N NNZ=$SPMV_NNZ" ;;
+	mandel) echo "--steps $MANDEL_STEPS $work/mandel.exe.xml W=$MANDEL_W H=$MANDEL_H X0=-2.25 Y0=-1.5 STEP=$(awk -v w="$MANDEL_W" 'BEGIN { printf "%.9g", 3.0 / w }') MAXIT=$MANDEL_MAXIT" ;;
+	neigh) echo "--steps $NEIGH_STEPS $work/neigh.exe.xml N=$NEIGH_N GX=$NEIGH_G GY=$NEIGH_G GZ=$NEIGH_G RC2=$NEIGH_RC2" ;;
+	esac
+}
+
+# Before the timed runs (and as their warm-up): LogFit with every device, its outputs
+# dumped to be compared with the C reference at the end.
+check_run() {
+	local d=$work/$1
+	echo "partition --no-progress --gpu $GPU $(params "$1") >$d/check.txt"
+	case $1 in
+	nbody) echo "virtbuf dump pos_next $d/got_pos.csv; virtbuf dump vel_next $d/got_vel.csv" ;;
+	spmv) echo "virtbuf dump y $d/got_y.csv" ;;
+	mandel) echo "virtbuf dump count $d/got_count.csv" ;;
+	neigh) echo "virtbuf dump force $d/got_force.csv" ;;
+	esac
+}
+
+# The order of the runs: the full thread count and 1 first, then from high to low.
+ordered_threads() {
+	local t
+	for t in $threads; do [ "$t" = "$max" ] && echo "$t"; done
+	for t in $threads; do [ "$t" = 1 ] && [ "$max" != 1 ] && echo 1; done
+	for t in $(printf '%s\n' $threads | sort -nr); do [ "$t" != "$max" ] && [ "$t" != 1 ] && echo "$t"; done
+	return 0
+}
+commands() { # BENCH: one partition command per line, "SCHED THREADS" first
+	local b=$1 t s extra
+	for t in $(ordered_threads); do
+		for s in $scheds; do
+			case $s in
+			gpu) [ "$t" = 1 ] || [ "$GPU" = none ] || continue ;; # the GPU alone: once
+			cpu) [ "$GPU" = none ] || [ "$t" -ge 2 ] || continue ;;
+			esac
+			[ "$GPU" = none ] && [ "$s" = gpu ] && continue
+			extra=
+			[ "$s" = static ] && extra="--gpu-share auto"
+			[ "$t" = "$max" ] && case $s in logfit | static | concord | hdss) extra="$extra --trace $out/trace-$b-$s.csv" ;; esac
+			echo "$s $t partition --json --no-progress --gpu $GPU --threads $t --sched $s $extra $(params "$b")"
+		done
+	done
+}
+
+results=$out/results.csv
+echo "bench,sched,threads,time_ms,gpu_j,cpu_j,gpu_share,setup_ms" >"$results"
+benches="nbody spmv mandel neigh"
+left=4
+for b in $benches; do
+	share=$(((budget - (SECONDS - t_start)) / left))
+	left=$((left - 1))
+	commands "$b" >"$work/$b.cmds"
+	: >"$out/$b.jsonl"
+	for attempt in 1 2; do
+		# The commands not yet answered (a failed run is not retried twice).
+		awk 'FILENAME == ARGV[1] { if ($0 ~ /"sched"/) { match($0, /"sched":"[a-z]+"/); s = substr($0, RSTART + 9, RLENGTH - 10); match($0, /"threads":[0-9]+/); done[s " " substr($0, RSTART + 10, RLENGTH - 10)] = 1 } next }
+		     !(($1 " " $2) in done) { $1 = $2 = ""; sub(/^ +/, ""); print }' \
+			"$out/$b.jsonl" "$work/$b.cmds" >"$work/$b.todo"
+		[ -s "$work/$b.todo" ] || break
+		{
+			prologue "$b"
+			[ "$attempt" = 1 ] && check_run "$b"
+			cat "$work/$b.todo"
+		} >"$work/$b.csh"
+		[ "$share" -gt 5 ] || share=5
+		echo "== $b: $(wc -l <"$work/$b.todo") runs, up to ${share}s"
+		t0=$SECONDS
+		set +e
+		timeout --signal=TERM "$share" "$carsh" "$work/$b.csh" >>"$out/$b.jsonl" 2>"$work/$b.err"
+		rc=$?
+		set -e
+		share=$((share - (SECONDS - t0)))
+		if [ $rc = 124 ]; then
+			echo "   budget spent after $((SECONDS - t0))s: $(grep -c '"sched"' "$out/$b.jsonl") of $(wc -l <"$work/$b.cmds") runs done; the rest is skipped"
+			break
+		elif [ $rc != 0 ]; then
+			echo "   carsh failed ($rc): $(tail -3 "$work/$b.err")"
+		fi
+		[ "$share" -gt 5 ] || break
+	done
+	while read -r line; do
+		printf '%s,%s,%s,%s,%s,%s,%s,%s\n' "$b" "$(jget sched <<<"$line")" "$(jget threads <<<"$line")" \
+			"$(jget time_ms <<<"$line")" "$(jget gpu_j <<<"$line")" "$(jget cpu_j <<<"$line")" \
+			"$(jget gpu_share <<<"$line")" "$(jget setup_ms <<<"$line")" >>"$results"
+	done < <(grep '"sched"' "$out/$b.jsonl")
+done
+
+# ---- the results of the check runs against the C references ----
+refcmp=$build/tests/tools/ref
+if [ ! -x "$refcmp" ]; then
+	cc -O2 -o "$work/ref" "$top/tests/tools/ref.c" -lm
+	refcmp=$work/ref
+fi
+check() { # BENCH GOT WANT TOL
+	if [ ! -s "$2" ]; then
+		echo "  $1: no output to check (the check run did not finish)"
+	elif "$refcmp" cmp "$2" "$3" "$4" >"$work/cmp.txt" 2>&1; then
+		echo "  $1: $(cat "$work/cmp.txt") (tolerance $4): ok"
+	else
+		echo "  $1: $(cat "$work/cmp.txt") (tolerance $4): FAILED"
+	fi
+}
+echo
+echo "results of 'partition --sched logfit' with every device against the C references:"
+{
+	d=$work/nbody
+	mkdir -p "$d/ref" && cp "$d/pos.csv" "$d/vel.csv" "$d/ref/"
+	"$partref" nbody "$NBODY_N" "$NBODY_STEPS" 0.001 0.0001 "$d/ref"
+	check nbody "$d/got_pos.csv" "$d/ref/pos_ref.csv" 1e-3
+	d=$work/spmv
+	mkdir -p "$d/ref" && cp "$d"/*.csv "$d/ref/"
+	"$partref" spmv "$SPMV_N" "$SPMV_STEPS" "$d/ref"
+	check spmv "$d/got_y.csv" "$d/ref/y_ref.csv" 1e-5
+	"$partref" mandel "$MANDEL_W" "$MANDEL_H" -2.25 -1.5 "$(awk -v w="$MANDEL_W" 'BEGIN { printf "%.9g", 3.0 / w }')" \
+		"$MANDEL_MAXIT" >"$work/mandel/ref_count.csv"
+	check mandel "$work/mandel/got_count.csv" "$work/mandel/ref_count.csv" 0
+	d=$work/neigh
+	mkdir -p "$d/ref" && cp "$d"/*.csv "$d/ref/"
+	"$partref" neigh "$NEIGH_N" "$NEIGH_G" "$NEIGH_RC2" 0.0001 "$d/ref"
+	check neigh "$d/got_force.csv" "$d/ref/force_ref.csv" 1e-4
+} | tee "$out/check.txt"
+
+# ---- tables ----
+table() { # COLUMN TITLE
+	local col=$1
+	echo
+	echo "$2"
+	for b in $benches; do
+		awk -F, -v b="$b" -v col="$col" -v scheds="$scheds" -v threads="$threads" '
+			$1 == b && $col != "null" && $col != "" { v[$2 " " $3] = $col; if ($2 == "gpu") g = $col }
+			END {
+				ns = split(scheds, S, " "); nt = split(threads, T, " ")
+				printf "%-7s %7s", b, "threads"; for (i = 1; i <= ns; i++) printf " %10s", S[i]; printf "\n"
+				for (j = 1; j <= nt; j++) {
+					printf "%-7s %7d", "", T[j]
+					for (i = 1; i <= ns; i++) {
+						k = S[i] " " T[j]; x = (k in v) ? v[k] : (S[i] == "gpu" && g != "" ? g : "")
+						if (x == "") printf " %10s", "-"; else printf " %10.2f", x
+					}
+					printf "\n"
+				}
+			}' "$results"
+	done
+}
+table 4 "time (ms; all steps, transfers included; static: the best share of its 0-100 % profile; gpu: the GPU alone)"
+if awk -F, 'NR > 1 && $5 != "null" && $5 != "" { f = 1 } END { exit !f }' "$results"; then
+	table 5 "GPU energy (J, NVML) over the timed run"
+else
+	echo
+	echo "GPU energy: not available here ($(jget gpu_note <<<"$probe"))"
+fi
+if awk -F, 'NR > 1 && $6 != "null" && $6 != "" { f = 1 } END { exit !f }' "$results"; then
+	table 6 "CPU package energy (J, RAPL) over the timed run"
+else
+	echo "CPU energy: not available here ($(jget cpu_note <<<"$probe"))"
+fi
+echo
+echo "static: the GPU share its profile chose"
+awk -F, 'NR > 1 && $2 == "static" { printf "  %-7s %3d threads: %3.0f %%\n", $1, $3, 100 * $7 }' "$results"
+
+# ---- the targets (at the full thread count) ----
+echo
+echo "targets at $max threads (speedup of LogFit = time(other) / time(logfit) - 1):"
+awk -F, -v max="$max" '
+	$3 == max && $4 != "" && $4 != "null" { t[$1 " " $2] = $4 }
+	function sp(b, s) { return (b " logfit") in t && (b " " s) in t ? t[b " " s] / t[b " logfit"] - 1 : "" }
+	END {
+		split("spmv mandel neigh", I, " ")
+		for (i = 1; i <= 3; i++) for (k = 1; k <= 3; k++) {
+			s = (k == 1) ? "static" : (k == 2) ? "concord" : "hdss"; x = sp(I[i], s)
+			if (x != "") { sum[s] += x; n[s]++; printf "  %-7s vs %-8s %+7.1f %%\n", I[i], s, 100 * x }
+		}
+		for (k = 1; k <= 3; k++) {
+			s = (k == 1) ? "static" : (k == 2) ? "concord" : "hdss"; want = (k == 1) ? 18 : 25
+			if (n[s]) printf "  irregular average vs %-8s %+7.1f %%  (target >= +%d %%: %s)\n", s, 100 * sum[s] / n[s], want, (100 * sum[s] / n[s] >= want) ? "met" : "MISSED"
+			else printf "  irregular average vs %-8s not measured\n", s
+		}
+		x = sp("nbody", "static")
+		if (x != "") printf "  nbody   logfit / best static = %.3f  (target <= 1.05: %s)\n", 1 / (1 + x), (1 / (1 + x) <= 1.05) ? "met" : "MISSED"
+		else print "  nbody not measured at the full thread count"
+	}' "$results" | tee "$out/targets.txt"
+
+# ---- plots ----
+if command -v gnuplot >/dev/null; then
+	for b in $benches; do
+		for s in $scheds; do
+			awk -F, -v b="$b" -v s="$s" '$1 == b && $2 == s && $4 != "" { print $3, $4 }' "$results" |
+				sort -n >"$work/plot-$b-$s.dat"
+		done
+	done
+	{
+		echo "set terminal pngcairo size 1100,800 noenhanced"
+		echo "set output '$out/partition-time.png'"
+		echo "set multiplot layout 2,2 title 'partition: time vs threads (GPU ${gpu_name:-none}, $cores cores of $cpu_name)'"
+		echo "set logscale y; set grid; set xlabel 'threads (1 = the GPU alone)'; set ylabel 'ms'; set key top right"
+		for b in $benches; do
+			echo "set title '$b'"
+			printf "plot"
+			sep=" "
+			for s in $scheds; do
+				printf "%s'%s' using 1:2 with linespoints title '%s'" "$sep" "$work/plot-$b-$s.dat" "$s"
+				sep=", "
+			done
+			echo
+		done
+		echo "unset multiplot"
+	} >"$work/time.gp"
+	gnuplot "$work/time.gp" && echo "plot: $out/partition-time.png"
+	for b in $benches; do
+		for s in logfit static; do
+			tr=$out/trace-$b-$s.csv
+			[ -s "$tr" ] || continue
+			# device rows: gpu at 0, cpuN at N+1; one segment per chunk
+			awk -F, 'NR > 1 { d = $2 == "gpu" ? 0 : substr($2, 4) + 1; print $5, d, $6 - $5, $4, $8 == "sample" ? 1 : 0, $2 == "gpu" }' "$tr" >"$work/tr.dat"
+			xmax=$(awk -F, 'NR > 1 && $6 > m { m = $6 } END { print m + 0 }' "$tr")
+			gnuplot <<GP && echo "plot: $out/partition-trace-$b-$s.png"
+set terminal pngcairo size 1100,700 noenhanced
+set output "$out/partition-trace-$b-$s.png"
+set multiplot layout 2,1 title "partition --sched $s, $b, $max threads: chunk trace"
+set xlabel "ms"
+set xrange [0:$xmax]
+set ylabel "device (0 = gpu, k = cpu k-1)"
+set yrange [-0.5:$max]
+set grid x
+unset key
+plot "$work/tr.dat" using 1:2:3:(0):(int(\$2) % 8 + 1) with vectors nohead lw 6 lc variable
+set ylabel "chunk size (items, log)"
+set logscale y
+set key top right
+set yrange [*:*]
+plot "$work/tr.dat" using 1:(\$6 == 1 ? \$4 : 1/0) with points pt 7 title "gpu", \
+     "" using 1:(\$6 == 0 ? \$4 : 1/0) with points pt 6 title "cpu cores"
+unset multiplot
+GP
+		done
+	done
+fi
+echo "done in $((SECONDS - t_start))s"

@@ -1,0 +1,1131 @@
+/* The partition engine (003 §3-5); see engines/partition.h and docs/partition.md. */
+#include "engines/partition.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/stage.h"
+#include "runtime/launchguard.h"
+#include "runtime/subdev.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+
+/* One OpenCL context and the copy streams in it: written once per context (not per
+ * device), again only when the host data changed (a swap between steps). */
+struct pctx {
+	cl_context ctx;
+	cl_mem *copy;      /* per argument: the copy stream's buffer, or NULL */
+	unsigned *written; /* per argument: the host version it holds */
+	pthread_mutex_t lock;
+	bool used;
+};
+
+struct pdev {
+	struct part_devstat st;
+	const struct rt_devinfo *info;
+	cl_device_id id;
+	cl_command_queue q;
+	bool own_q; /* created here (the GPU's; the cores' belong to the sub-device group) */
+	cl_kernel k;
+	struct pctx *pc;
+	cl_mem *block; /* per argument: this device's buffer of a block stream, or NULL */
+	bool guarded;  /* launches go through the launch gate (PoCL) */
+};
+
+struct prun {
+	const struct part_env *env;
+	const struct part_opts *o;
+	struct job_plan *jp;
+	const struct kernel_plan *kp;
+	const struct part_stream *ps;
+	unsigned steps;
+	size_t items, granule;
+	uint64_t launch_key; /* the kernel's, for the launch gate */
+	void **host;         /* per argument: the data the engine reads and writes */
+	void **owned;        /* per argument: what the engine allocated itself */
+	void **pristine;     /* per argument: the state before the first run (several runs) */
+	unsigned *version;   /* per argument: bumped whenever the host data changes */
+	bool several_runs;
+	struct rt_subdevs *sd;
+	struct pctx ctx[2]; /* 0: the CPU cores', 1: the GPU's */
+	struct pdev *dev;
+	unsigned ndev, ncpu, threads;
+	bool gpu, standin;
+	/* one run */
+	struct sched *sched;
+	double share;
+	pthread_mutex_t lock; /* the scheduler, the trace, the progress bar, the steps */
+	pthread_cond_t cond;  /* a chunk or a device's step ended */
+	pthread_cond_t start; /* a step starts (generation), or the run ends (quit) */
+	unsigned generation, finished;
+	bool quit;
+	unsigned in_flight;
+	bool failed;
+	struct cs_err err;
+	double t0;
+	unsigned step;
+	size_t done_items;
+	double last_draw;
+	const char *what; /* progress bar label */
+	struct part_trace *trace;
+	size_t ntrace, cap;
+};
+
+static bool is_stream(enum arg_kind k)
+{
+	return k == ARG_INPUT || k == ARG_OUTPUT || k == ARG_INOUT;
+}
+
+static bool reads(enum arg_kind k)
+{
+	return k == ARG_INPUT || k == ARG_INOUT;
+}
+
+static bool writes(enum arg_kind k)
+{
+	return k == ARG_OUTPUT || k == ARG_INOUT;
+}
+
+static bool interrupted(const struct prun *r)
+{
+	return r->env->exec.interrupted && *r->env->exec.interrupted;
+}
+
+/* ---- checks of the plan ---- */
+
+static int check_plan(const struct kernel_plan *kp, const struct part_stream *ps, struct cs_err *e)
+{
+	if (kp->dims != 1)
+		return err_set(e,
+		               "the work size has %u dimensions; partition splits a 1-D global "
+		               "work space (write the kernel over one index)",
+		               kp->dims);
+	for (size_t i = 0; i < kp->nargs; i++) {
+		const struct kernel_arg *a = &kp->args[i];
+
+		if (!is_stream(a->kind))
+			continue;
+		if (!ps[i].block && a->kind != ARG_INPUT)
+			return err_set(
+			        e,
+			        "stream '%s': an %s must be partition=\"block\" (every device "
+			        "writes its own chunks)",
+			        a->name, arg_kind_name(a->kind));
+		if (ps[i].block && (ps[i].unit == 0 || a->count / ps[i].unit != kp->global[0] ||
+		                    a->count % ps[i].unit))
+			return err_set(
+			        e,
+			        "stream '%s': partition=\"block\" with unit=%zu needs %zu x %zu "
+			        "elements (the global size times the unit), it has %zu",
+			        a->name, ps[i].unit, kp->global[0], ps[i].unit, a->count);
+	}
+	return 0;
+}
+
+/* ---- devices ---- */
+
+struct choice {
+	const struct rt_devinfo *cpu; /* the CPU device to split, or NULL */
+	unsigned cores;               /* how many single-core sub-devices it gives */
+	const struct rt_devinfo *gpu; /* the GPU, or NULL */
+	bool standin;                 /* a core of cpu plays the GPU */
+};
+
+static int choose_devices(const struct rt_devinfo *devs, size_t n, const char *gpu,
+                          struct choice *ch, struct cs_err *e)
+{
+	memset(ch, 0, sizeof(*ch));
+	for (size_t i = 0; i < n && !ch->cpu; i++)
+		if (devs[i].type & CL_DEVICE_TYPE_CPU)
+			ch->cpu = &devs[i];
+	if (ch->cpu)
+		ch->cores = rt_subdevs_max(ch->cpu);
+	if (!gpu || strcmp(gpu, "auto") == 0) {
+		for (size_t i = 0; i < n && !ch->gpu; i++)
+			if (devs[i].type & CL_DEVICE_TYPE_GPU)
+				ch->gpu = &devs[i];
+		for (size_t i = 0; i < n && !ch->gpu; i++)
+			if (devs[i].type & CL_DEVICE_TYPE_ACCELERATOR)
+				ch->gpu = &devs[i];
+	} else if (strcmp(gpu, "cpu") == 0) {
+		ch->standin = true;
+	} else if (strcmp(gpu, "none") != 0) {
+		size_t at;
+
+		if (rt_device_pick(devs, n, NULL, gpu, NULL, &at, e)) {
+			/* The selector came from --gpu, not from where the message says. */
+			char *from = strstr(e->msg, " (from --device/CARSH_DEVICE)");
+
+			if (from)
+				memmove(from, from + 29, strlen(from + 29) + 1);
+			return err_prefix(e, "--gpu: ");
+		}
+		if (&devs[at] == ch->cpu)
+			ch->standin = true;
+		else
+			ch->gpu = &devs[at];
+	}
+	if (ch->standin && (!ch->cpu || ch->cores < 2))
+		return err_set(e, "--gpu cpu: a CPU core can stand in for the GPU only on a CPU "
+		                  "device with two cores or more");
+	if (ch->standin)
+		ch->cores--;
+	return 0;
+}
+
+/* 003 §5: "--threads N" is the GPU's host thread and N-1 cores (1: the GPU alone); without a
+ * GPU, N cores. Which of them a scheduler uses follows. */
+static int count_threads(struct prun *r, const struct choice *ch, struct cs_err *e)
+{
+	bool have_gpu = ch->gpu || ch->standin;
+	unsigned max = ch->cores + (have_gpu ? 1 : 0), threads = r->o->threads;
+	enum sched_kind k = r->o->sched;
+
+	if (max == 0)
+		return err_set(e, "no OpenCL CPU or GPU device to run on");
+	if (threads == 0)
+		threads = max;
+	if (threads > max)
+		return err_set(e, "--threads %u: this machine has %u CPU core%s%s (at most %u)",
+		               threads, ch->cores, ch->cores == 1 ? "" : "s",
+		               have_gpu ? " and a GPU" : " and no GPU", max);
+	r->ncpu = have_gpu ? threads - 1 : threads;
+	r->gpu = have_gpu;
+	if (k == SCHED_GPU && !have_gpu)
+		return err_set(e,
+		               "--sched gpu: there is no GPU (see 'devices'; --gpu cpu lets a CPU "
+		               "core stand in for one)");
+	if (k == SCHED_GPU)
+		r->ncpu = 0;
+	if (k == SCHED_CPU)
+		r->gpu = false;
+	if (k == SCHED_STATIC && r->o->gpu_share == 0.0)
+		r->gpu = false;
+	if (k == SCHED_STATIC && r->o->gpu_share == 1.0 && have_gpu)
+		r->ncpu = 0;
+	if (r->ncpu == 0 && !r->gpu)
+		return err_set(e,
+		               "--sched %s with --threads %u leaves no device: thread 1 drives the "
+		               "GPU, the others are CPU cores",
+		               sched_name(k), threads);
+	r->standin = ch->standin && r->gpu;
+	r->threads = threads;
+	r->ndev = r->ncpu + (r->gpu ? 1 : 0);
+	return 0;
+}
+
+static void devstat_init(struct pdev *d, const char *label, const struct rt_devinfo *info, bool gpu,
+                         unsigned cu)
+{
+	snprintf(d->st.label, sizeof(d->st.label), "%s", label);
+	snprintf(d->st.name, sizeof(d->st.name), "%.150s", info->name);
+	d->st.gpu = gpu;
+	d->st.compute_units = cu;
+	d->info = info;
+	d->guarded = rt_launch_guard_needed(info);
+}
+
+static int own_kernel(cl_program prog, const char *name, cl_kernel *k, const char *dev,
+                      struct cs_err *e)
+{
+	cl_int err;
+
+	*k = clCreateKernel(prog, name, &err);
+	if (err != CL_SUCCESS) {
+		*k = NULL;
+		return err_set(e, "kernel '%s' on %s: clCreateKernel failed: %s", name, dev,
+		               rt_cl_error_name(err));
+	}
+	return 0;
+}
+
+/* The cores (and a core standing in for the GPU): sub-devices in one context. */
+static int open_cores(struct prun *r, const struct choice *ch, double *build_ms, struct cs_err *e)
+{
+	size_t n = r->ncpu + (r->standin ? 1 : 0);
+	bool hit;
+	double t;
+
+	if (n == 0)
+		return 0;
+	if (rt_subdevs_open(ch->cpu, n, &r->sd, e))
+		return -1;
+	t = clock_ms();
+	if (rt_subdevs_build(r->sd, r->kp->source, r->kp->source_name, r->kp->build_options, &hit,
+	                     e))
+		return -1;
+	*build_ms += clock_ms() - t;
+	r->ctx[0].ctx = r->sd->ctx;
+	for (size_t i = 0; i < n; i++) {
+		struct pdev *d = &r->dev[i];
+		bool gpu = r->standin && i == n - 1;
+		char label[16];
+
+		if (gpu)
+			snprintf(label, sizeof(label), "gpu");
+		else
+			snprintf(label, sizeof(label), "cpu%zu", i);
+		devstat_init(d, label, ch->cpu, gpu, 1);
+		d->id = r->sd->ids[i];
+		d->q = r->sd->q[i];
+		d->pc = &r->ctx[0];
+		if (own_kernel(r->sd->prog, r->kp->kernel, &d->k, label, e))
+			return -1;
+	}
+	return 0;
+}
+
+/* The GPU through the thread executor's session: its context and program are the session's
+ * (built once per shell); the kernel object and the queue are this run's own, so that no
+ * other job's arguments or queued work mix with the chunks. */
+static int open_gpu(struct prun *r, const struct choice *ch, double *build_ms, struct cs_err *e)
+{
+	struct kernel_plan kp = *r->kp;
+	struct pdev *d = &r->dev[r->ncpu];
+	struct run_stats st;
+	struct rt_dev *rd;
+	struct rt_kernel *rk;
+	cl_program prog;
+	char sel[24];
+	cl_int err;
+
+	snprintf(sel, sizeof(sel), "%d", ch->gpu->index);
+	kp.device_exe = sel;
+	kp.device_cli = kp.device_fm = NULL;
+	memset(&st, 0, sizeof(st));
+	if (rt_session_device(r->env->rt, &kp, &rd, &st, e) ||
+	    rt_session_kernel(r->env->rt, rd, &kp, &rk, &st, e))
+		return -1;
+	*build_ms += st.build_ms;
+	devstat_init(d, "gpu", ch->gpu, true, ch->gpu->compute_units);
+	d->id = ch->gpu->device;
+	d->pc = &r->ctx[1];
+	r->ctx[1].ctx = rd->ctx;
+	err = clGetKernelInfo(rk->k, CL_KERNEL_PROGRAM, sizeof(prog), &prog, NULL);
+	if (err != CL_SUCCESS)
+		return err_set(e, "gpu: clGetKernelInfo(CL_KERNEL_PROGRAM) failed: %s",
+		               rt_cl_error_name(err));
+	if (own_kernel(prog, kp.kernel, &d->k, "gpu", e))
+		return -1;
+	d->q = clCreateCommandQueue(rd->ctx, d->id, 0, &err);
+	if (err != CL_SUCCESS) {
+		d->q = NULL;
+		return err_set(e, "gpu '%s': clCreateCommandQueue failed: %s", ch->gpu->name,
+		               rt_cl_error_name(err));
+	}
+	d->own_q = true;
+	return 0;
+}
+
+static int new_buffer(struct pdev *d, cl_context ctx, cl_mem_flags flags, void *host,
+                      const struct kernel_arg *a, cl_mem *out, struct cs_err *e)
+{
+	cl_int err;
+
+	if (a->bytes > d->info->max_alloc)
+		return err_set(e,
+		               "stream '%s': %zu bytes is more than %s ('%s') allocates at once "
+		               "(%llu bytes): use a smaller size",
+		               a->name, a->bytes, d->st.label, d->st.name,
+		               (unsigned long long)d->info->max_alloc);
+	*out = clCreateBuffer(ctx, flags, a->bytes, host, &err);
+	if (err != CL_SUCCESS) {
+		*out = NULL;
+		return err_set(e, "stream '%s': %zu bytes on %s ('%s'): clCreateBuffer failed: %s",
+		               a->name, a->bytes, d->st.label, d->st.name, rt_cl_error_name(err));
+	}
+	return 0;
+}
+
+/* Copy streams once per context; block streams once per device (each writes its chunks
+ * into its own buffer, so no two devices ever write one buffer). In the CPU cores' context
+ * the copy streams use the host arrays themselves (CL_MEM_USE_HOST_PTR: PoCL then moves
+ * nothing, and a write from the same pointer, which ensure_copies makes when the data
+ * changed, costs nothing either); the GPU gets copies. */
+static int make_buffers(struct prun *r, struct cs_err *e)
+{
+	const struct kernel_plan *kp = r->kp;
+
+	for (unsigned c = 0; c < 2; c++) {
+		r->ctx[c].copy = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(cl_mem));
+		r->ctx[c].written = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(unsigned));
+	}
+	for (unsigned i = 0; i < r->ndev; i++) {
+		struct pdev *d = &r->dev[i];
+
+		d->block = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(cl_mem));
+		d->pc->used = true;
+		for (size_t a = 0; a < kp->nargs; a++) {
+			const struct kernel_arg *ka = &kp->args[a];
+
+			if (!is_stream(ka->kind))
+				continue;
+			bool cores = d->pc == &r->ctx[0];
+
+			if (r->ps[a].block &&
+			    new_buffer(d, d->pc->ctx, CL_MEM_READ_WRITE, NULL, ka, &d->block[a], e))
+				return -1;
+			if (r->ps[a].block || d->pc->copy[a])
+				continue;
+			if (new_buffer(d, d->pc->ctx,
+			               CL_MEM_READ_ONLY | (cores ? CL_MEM_USE_HOST_PTR : 0),
+			               cores ? r->host[a] : NULL, ka, &d->pc->copy[a], e))
+				return -1;
+			/* A buffer on the host array holds its data from the start. */
+			if (cores)
+				d->pc->written[a] = r->version[a];
+		}
+	}
+	return 0;
+}
+
+static int set_args(struct prun *r, struct pdev *d, struct cs_err *e)
+{
+	const struct kernel_plan *kp = r->kp;
+
+	for (size_t i = 0; i < kp->nargs; i++) {
+		const struct kernel_arg *a = &kp->args[i];
+		cl_mem mem;
+		cl_int err;
+
+		if (a->kind == ARG_CONSTANT)
+			err = clSetKernelArg(d->k, (cl_uint)i, a->bytes, a->value);
+		else if (a->kind == ARG_LOCAL)
+			err = clSetKernelArg(d->k, (cl_uint)i, a->bytes, NULL);
+		else {
+			mem = r->ps[i].block ? d->block[i] : d->pc->copy[i];
+			err = clSetKernelArg(d->k, (cl_uint)i, sizeof(mem), &mem);
+		}
+		if (err != CL_SUCCESS)
+			return err_set(e, "argument %zu ('%s') on %s: clSetKernelArg failed: %s", i,
+			               a->name, d->st.label, rt_cl_error_name(err));
+	}
+	return 0;
+}
+
+/* ---- host data ---- */
+
+static bool pair_input(const struct kernel_plan *kp, size_t i)
+{
+	for (size_t p = 0; p < kp->npairs; p++)
+		if (kp->pairs[p].input == i)
+			return true;
+	return false;
+}
+
+/* The engine writes into a pair's input between steps: an Input gets a work copy (its own
+ * data may be a virtual buffer mapped read-only, which a run must not change). A discarded
+ * output gets a scratch buffer: the chunks must land somewhere. */
+static int host_data(struct prun *r, struct cs_err *e)
+{
+	const struct kernel_plan *kp = r->kp;
+	size_t n = kp->nargs ? kp->nargs : 1;
+
+	r->host = xcalloc(n, sizeof(void *));
+	r->owned = xcalloc(n, sizeof(void *));
+	r->pristine = xcalloc(n, sizeof(void *));
+	r->version = xcalloc(n, sizeof(unsigned));
+	for (size_t i = 0; i < kp->nargs; i++) {
+		const struct kernel_arg *a = &kp->args[i];
+
+		r->version[i] = 1;
+		if (!is_stream(a->kind))
+			continue;
+		r->host[i] = a->host;
+		if ((a->kind == ARG_INPUT && pair_input(kp, i)) || !a->host) {
+			r->owned[i] = data_alloc(a->count, type_size(a->type), a->name, e);
+			if (!r->owned[i])
+				return -1;
+			if (a->host)
+				memcpy(r->owned[i], a->host, a->bytes);
+			else
+				memset(r->owned[i], 0, a->bytes);
+			r->host[i] = r->owned[i];
+		}
+		/* Several runs (static's profile) must each start from the same state. */
+		if (r->several_runs && a->kind == ARG_INOUT) {
+			r->pristine[i] = data_alloc(a->count, type_size(a->type), a->name, e);
+			if (!r->pristine[i])
+				return -1;
+			memcpy(r->pristine[i], r->host[i], a->bytes);
+		}
+	}
+	return 0;
+}
+
+static void restore_host(struct prun *r)
+{
+	const struct kernel_plan *kp = r->kp;
+
+	for (size_t i = 0; i < kp->nargs; i++) {
+		const struct kernel_arg *a = &kp->args[i];
+
+		if (r->pristine[i])
+			memcpy(r->host[i], r->pristine[i], a->bytes);
+		else if (r->owned[i] && a->host && a->kind == ARG_INPUT)
+			memcpy(r->owned[i], a->host, a->bytes);
+		else
+			continue;
+		r->version[i]++;
+	}
+}
+
+/* Between steps: each pair's output becomes its input (003's time steps; the executable's
+ * <SwapPair>s). */
+static void swap_host(struct prun *r)
+{
+	const struct kernel_plan *kp = r->kp;
+
+	for (size_t p = 0; p < kp->npairs; p++) {
+		size_t in = kp->pairs[p].input, out = kp->pairs[p].output;
+
+		memcpy(r->host[in], r->host[out], kp->args[in].bytes);
+		r->version[in]++;
+	}
+}
+
+/* ---- one chunk ---- */
+
+static int cl_fail(struct pdev *d, const char *what, const struct sched_chunk *c, cl_int err,
+                   struct cs_err *e)
+{
+	return err_set(e, "%s ('%s'): %s of chunk [%zu, %zu) failed: %s", d->st.label, d->st.name,
+	               what, c->offset, c->offset + c->size, rt_cl_error_name(err));
+}
+
+/* The largest launch on a core: PoCL 3.1 compiles a kernel once for launches of fewer than
+ * 65536 work-items and again for larger ones (measured: 65472 items reuse the small one,
+ * 65536 compile anew, 50-80 ms). */
+static size_t cpu_launch_max(const struct prun *r)
+{
+	size_t m = 65535 / r->granule * r->granule;
+
+	return m ? m : r->granule;
+}
+
+/* The largest launch of a chunk on this device. */
+static size_t launch_piece(const struct prun *r, const struct pdev *d)
+{
+	return d->pc == &r->ctx[0] ? cpu_launch_max(r) : SIZE_MAX;
+}
+
+/* The chunk's part of the block inputs to the device, the launch with the chunk's offset,
+ * its part of the block outputs back into the host arrays (003 §4 footnote 1: the GPU's time
+ * includes both transfers). */
+static int run_chunk_unguarded(struct prun *r, struct pdev *d, const struct sched_chunk *c,
+                               bool keep, struct cs_err *e)
+{
+	const struct kernel_plan *kp = r->kp;
+	size_t off = c->offset, n = c->size, local = r->granule;
+	cl_int err;
+
+	for (size_t i = 0; i < kp->nargs; i++) {
+		const struct kernel_arg *a = &kp->args[i];
+		size_t es = type_size(a->type) * r->ps[i].unit;
+
+		if (!is_stream(a->kind) || !r->ps[i].block || !reads(a->kind))
+			continue;
+		err = clEnqueueWriteBuffer(d->q, d->block[i], CL_FALSE, off * es, n * es,
+		                           (char *)r->host[i] + off * es, 0, NULL, NULL);
+		if (err != CL_SUCCESS)
+			return cl_fail(d, "writing its part of a block stream", c, err, e);
+	}
+	/* Always the same local size: PoCL compiles a kernel anew for every local size it is
+	 * launched with, and chooses one from the global size when none is given. On the cores
+	 * a chunk is also launched in pieces below 65536 work-items: PoCL compiles a second
+	 * variant for larger launches (and warm_up compiles only the small ones). */
+	for (size_t at = 0, step = launch_piece(r, d); at < n; at += step) {
+		size_t o = off + at, m = n - at < step ? n - at : step;
+
+		err = clEnqueueNDRangeKernel(d->q, d->k, 1, &o, &m, &local, 0, NULL, NULL);
+		if (err != CL_SUCCESS)
+			return cl_fail(d, "the launch", c, err, e);
+	}
+	for (size_t i = 0; i < kp->nargs; i++) {
+		const struct kernel_arg *a = &kp->args[i];
+		size_t es = type_size(a->type) * r->ps[i].unit;
+
+		if (!keep || !is_stream(a->kind) || !r->ps[i].block || !writes(a->kind))
+			continue;
+		err = clEnqueueReadBuffer(d->q, d->block[i], CL_FALSE, off * es, n * es,
+		                          (char *)r->host[i] + off * es, 0, NULL, NULL);
+		if (err != CL_SUCCESS)
+			return cl_fail(d, "reading its part of a block stream", c, err, e);
+	}
+	err = clFinish(d->q);
+	return err == CL_SUCCESS ? 0 : cl_fail(d, "finishing", c, err, e);
+}
+
+/* run_chunk_unguarded, on PoCL through the launch gate (runtime/launchguard.h): without it
+ * PoCL 5.0 aborts when the cores run chunks at once. */
+static int run_chunk(struct prun *r, struct pdev *d, const struct sched_chunk *c, bool keep,
+                     struct cs_err *e)
+{
+	bool alone;
+	int rc;
+
+	if (!d->guarded)
+		return run_chunk_unguarded(r, d, c, keep, e);
+	alone = rt_launch_enter(r->launch_key, r->granule, c->offset, c->size, launch_piece(r, d));
+	rc = run_chunk_unguarded(r, d, c, keep, e);
+	if (rc)
+		(void)clFinish(d->q); /* nothing of it may still run when the gate opens */
+	rt_launch_leave(alone);
+	return rc;
+}
+
+/* The copy streams this context lacks at their current version, written through this
+ * device's queue; the other devices of the context wait on the lock. */
+static int ensure_copies(struct prun *r, struct pdev *d, struct cs_err *e)
+{
+	const struct kernel_plan *kp = r->kp;
+	struct pctx *pc = d->pc;
+	double t = clock_ms();
+	int rc = 0;
+
+	pthread_mutex_lock(&pc->lock);
+	for (size_t i = 0; i < kp->nargs && rc == 0; i++) {
+		cl_int err;
+
+		if (!pc->copy[i] || pc->written[i] == r->version[i])
+			continue;
+		err = clEnqueueWriteBuffer(d->q, pc->copy[i], CL_TRUE, 0, kp->args[i].bytes,
+		                           r->host[i], 0, NULL, NULL);
+		if (err != CL_SUCCESS)
+			rc = err_set(e, "%s ('%s'): writing copy stream '%s' failed: %s",
+			             d->st.label, d->st.name, kp->args[i].name,
+			             rt_cl_error_name(err));
+		else
+			pc->written[i] = r->version[i];
+	}
+	pthread_mutex_unlock(&pc->lock);
+	d->st.copy_ms += clock_ms() - t;
+	return rc;
+}
+
+/* One launch at offset 0 and one past it on one device of each context, before the timed
+ * run: PoCL compiles a kernel for its local size, and apart for a zero offset, at the first
+ * such launch (shared by the sub-devices of one context), which would otherwise land in the
+ * first chunks' times and LogFit's first samples. Nothing is read back. */
+static int warm_up(struct prun *r, struct cs_err *e)
+{
+	bool done[2] = {false, false};
+
+	for (unsigned i = 0; i < r->ndev; i++) {
+		struct pdev *d = &r->dev[i];
+		unsigned c = (unsigned)(d->pc - r->ctx);
+
+		if (done[c])
+			continue;
+		done[c] = true;
+		if (ensure_copies(r, d, e))
+			return -1;
+		for (size_t off = 0; off <= r->granule && off + r->granule <= r->items;
+		     off += r->granule) {
+			struct sched_chunk ch = {off, r->granule, PHASE_FIT};
+
+			if (run_chunk(r, d, &ch, false, e))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- the device threads ---- */
+
+static void draw_progress(struct prun *r, bool force)
+{
+	static const char bar[] = "##############################";
+	size_t total = r->items * r->steps;
+	double now = clock_ms();
+	int width = 30, fill, pct;
+
+	if (!r->o->progress || (!force && now - r->last_draw < 100))
+		return;
+	r->last_draw = now;
+	fill = (int)((double)r->done_items / (double)total * width);
+	pct = (int)((double)r->done_items * 100.0 / (double)total);
+	fprintf(stderr, "\r%s [%.*s%*s] %3d%%  step %u/%u", r->what, fill, bar, width - fill, "",
+	        pct, r->step + 1, r->steps);
+	fflush(stderr);
+}
+
+static void trace_add(struct prun *r, unsigned dev, const struct sched_chunk *c, double a, double b)
+{
+	if (r->ntrace == r->cap)
+		r->trace = xgrow(r->trace, &r->cap, r->ntrace + 1, sizeof(*r->trace));
+	r->trace[r->ntrace++] = (struct part_trace){r->step,   dev,       c->offset, c->size,
+	                                            a - r->t0, b - r->t0, c->phase};
+}
+
+struct worker {
+	struct prun *r;
+	unsigned dev;
+	pthread_t th;
+	bool started;
+};
+
+static enum sched_answer next_chunk(struct prun *r, unsigned dev, struct sched_chunk *c)
+{
+	enum sched_answer ans;
+
+	pthread_mutex_lock(&r->lock);
+	for (;;) {
+		if (r->failed || interrupted(r)) {
+			ans = SCHED_DONE;
+			break;
+		}
+		ans = sched_next(r->sched, dev, c);
+		/* Nothing in flight means nothing can change what the scheduler says. */
+		if (ans != SCHED_WAIT || r->in_flight == 0)
+			break;
+		pthread_cond_wait(&r->cond, &r->lock);
+	}
+	if (ans == SCHED_CHUNK)
+		r->in_flight++;
+	else
+		ans = SCHED_DONE;
+	pthread_mutex_unlock(&r->lock);
+	return ans;
+}
+
+/* One device's part of one step: chunks until the scheduler has none for it. */
+static void device_step(struct prun *r, unsigned dev)
+{
+	struct pdev *d = &r->dev[dev];
+	bool copies = false;
+	struct sched_chunk c;
+	struct cs_err e;
+
+	while (next_chunk(r, dev, &c) == SCHED_CHUNK) {
+		int rc = copies ? 0 : ensure_copies(r, d, &e);
+		double a, b;
+
+		copies = true;
+		a = clock_ms();
+		if (rc == 0)
+			rc = run_chunk(r, d, &c, true, &e);
+		b = clock_ms();
+		pthread_mutex_lock(&r->lock);
+		r->in_flight--;
+		if (rc && !r->failed) {
+			r->failed = true;
+			memcpy(r->err.msg, e.msg, sizeof(e.msg));
+		}
+		if (rc == 0) {
+			sched_done(r->sched, dev, &c, b - a);
+			trace_add(r, dev, &c, a, b);
+			d->st.chunks++;
+			d->st.items += c.size;
+			d->st.busy_ms += b - a;
+			d->st.last_chunk = c.size;
+			r->done_items += c.size;
+			draw_progress(r, false);
+		}
+		pthread_cond_broadcast(&r->cond);
+		pthread_mutex_unlock(&r->lock);
+		if (rc)
+			break;
+	}
+}
+
+/* A device's host thread for the whole run (003 §3: one thread per core and one for the
+ * GPU): it waits for each step to start, takes chunks, and reports the step done. */
+static void *device_thread(void *arg)
+{
+	struct worker *w = arg;
+	struct prun *r = w->r;
+	unsigned seen = 0;
+
+	for (;;) {
+		bool uses;
+
+		pthread_mutex_lock(&r->lock);
+		while (r->generation == seen && !r->quit)
+			pthread_cond_wait(&r->start, &r->lock);
+		if (r->quit) {
+			pthread_mutex_unlock(&r->lock);
+			return NULL;
+		}
+		seen = r->generation;
+		uses = sched_uses(r->sched, w->dev);
+		pthread_mutex_unlock(&r->lock);
+		if (uses)
+			device_step(r, w->dev);
+		pthread_mutex_lock(&r->lock);
+		r->finished++;
+		pthread_cond_broadcast(&r->cond);
+		pthread_mutex_unlock(&r->lock);
+	}
+}
+
+static int start_threads(struct prun *r, struct worker *w, struct cs_err *e)
+{
+	for (unsigned i = 0; i < r->ndev; i++) {
+		w[i] = (struct worker){r, i, 0, false};
+		if (pthread_create(&w[i].th, NULL, device_thread, &w[i]) != 0)
+			return err_set(e, "cannot start a host thread for %s", r->dev[i].st.label);
+		w[i].started = true;
+	}
+	return 0;
+}
+
+static void stop_threads(struct prun *r, struct worker *w)
+{
+	pthread_mutex_lock(&r->lock);
+	r->quit = true;
+	pthread_cond_broadcast(&r->start);
+	pthread_mutex_unlock(&r->lock);
+	for (unsigned i = 0; i < r->ndev; i++)
+		if (w[i].started)
+			pthread_join(w[i].th, NULL);
+}
+
+/* One step: every device thread takes chunks until the space is handed out. */
+static int run_step(struct prun *r, struct cs_err *e)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&r->lock);
+	sched_step_begin(r->sched);
+	r->finished = 0;
+	r->generation++;
+	pthread_cond_broadcast(&r->start);
+	while (r->finished < r->ndev)
+		pthread_cond_wait(&r->cond, &r->lock);
+	pthread_mutex_unlock(&r->lock);
+	if (r->failed) {
+		memcpy(e->msg, r->err.msg, sizeof(e->msg));
+		rc = 1;
+	} else if (interrupted(r)) {
+		err_set(e, "interrupted");
+		rc = 130;
+	} else if (sched_assigned(r->sched) != r->items) {
+		err_set(e, "internal error: the %s scheduler handed out %zu of %zu items",
+		        sched_name(r->o->sched), sched_assigned(r->sched), r->items);
+		rc = 1;
+	}
+	return rc;
+}
+
+static void reset_run(struct prun *r)
+{
+	for (unsigned i = 0; i < r->ndev; i++) {
+		struct part_devstat *s = &r->dev[i].st;
+
+		s->chunks = s->items = s->last_chunk = 0;
+		s->busy_ms = s->copy_ms = 0;
+	}
+	r->ntrace = 0;
+	r->done_items = 0;
+	r->failed = false;
+	r->in_flight = 0;
+}
+
+/* Every step once, with a fresh scheduler (a run learns only within itself). */
+static int run_all(struct prun *r, double share, double *ms, struct energy_meter *m,
+                   struct energy_reading *en, struct cs_err *e)
+{
+	struct sched_cfg cfg = {r->o->sched, r->items,
+	                        r->granule,  r->ncpu,
+	                        r->gpu,      r->gpu ? r->dev[r->ncpu].st.compute_units : 1,
+	                        share,       0};
+	const char *why = "";
+	struct worker *w;
+	int rc = 0;
+
+	if (r->several_runs)
+		restore_host(r);
+	/* Every run moves the copy streams to the GPU again: the time includes them. (The
+	 * cores' context uses the host arrays and moves nothing.) */
+	for (size_t i = 0; i < r->kp->nargs; i++)
+		r->ctx[1].written[i] = 0;
+	reset_run(r);
+	sched_free(r->sched);
+	r->sched = sched_new(&cfg, &why);
+	if (!r->sched) {
+		err_set(e, "--sched %s: %s", sched_name(r->o->sched), why);
+		return 1;
+	}
+	w = xcalloc(r->ndev, sizeof(*w));
+	r->quit = false;
+	if (start_threads(r, w, e)) {
+		stop_threads(r, w);
+		free(w);
+		return 1;
+	}
+	if (m)
+		energy_start(m);
+	r->t0 = clock_ms();
+	for (r->step = 0; r->step < r->steps && rc == 0; r->step++) {
+		rc = run_step(r, e);
+		if (rc == 0 && r->step + 1 < r->steps)
+			swap_host(r);
+	}
+	*ms = clock_ms() - r->t0;
+	if (m)
+		energy_stop(m, en);
+	stop_threads(r, w);
+	free(w);
+	if (r->step > 0)
+		r->step--;
+	return rc;
+}
+
+/* ---- the whole command ---- */
+
+/* Chunks are multiples of the flow-model's local size, else of the largest power of two up
+ * to 64 that divides the space: every launch uses it as its local size. */
+static size_t choose_granule(const struct kernel_plan *kp)
+{
+	size_t g = 64;
+
+	if (kp->has_local)
+		return kp->local[0];
+	while (g > 1 && kp->global[0] % g)
+		g /= 2;
+	return g;
+}
+
+static void prun_free(struct prun *r)
+{
+	const struct kernel_plan *kp = r->kp;
+
+	for (unsigned i = 0; r->dev && i < r->ndev; i++) {
+		struct pdev *d = &r->dev[i];
+
+		for (size_t a = 0; d->block && a < kp->nargs; a++)
+			if (d->block[a])
+				(void)clReleaseMemObject(d->block[a]);
+		free(d->block);
+		if (d->k)
+			(void)clReleaseKernel(d->k);
+		if (d->own_q && d->q) {
+			(void)clFinish(d->q);
+			(void)clReleaseCommandQueue(d->q);
+		}
+	}
+	for (unsigned c = 0; c < 2; c++) {
+		for (size_t a = 0; r->ctx[c].copy && a < kp->nargs; a++)
+			if (r->ctx[c].copy[a])
+				(void)clReleaseMemObject(r->ctx[c].copy[a]);
+		free(r->ctx[c].copy);
+		free(r->ctx[c].written);
+		pthread_mutex_destroy(&r->ctx[c].lock);
+	}
+	rt_subdevs_free(r->sd);
+	for (size_t a = 0; r->owned && a < kp->nargs; a++) {
+		free(r->owned[a]);
+		free(r->pristine[a]);
+	}
+	free(r->host);
+	free(r->owned);
+	free(r->pristine);
+	free(r->version);
+	free(r->dev);
+	free(r->trace);
+	sched_free(r->sched);
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->cond);
+	pthread_cond_destroy(&r->start);
+}
+
+static int setup(struct prun *r, double *build_ms, struct cs_err *e)
+{
+	const struct rt_devinfo *devs;
+	size_t n;
+	struct choice ch;
+
+	if (rt_session_devices(r->env->rt, &devs, &n, e) ||
+	    choose_devices(devs, n, r->o->gpu, &ch, e) || count_threads(r, &ch, e))
+		return -1;
+	r->dev = xcalloc(r->ndev, sizeof(*r->dev));
+	if (open_cores(r, &ch, build_ms, e) ||
+	    (r->gpu && !r->standin && open_gpu(r, &ch, build_ms, e)))
+		return -1;
+	for (unsigned i = 0; i < r->ndev; i++)
+		if (r->granule > r->dev[i].info->max_work_group)
+			return err_set(e, "local size %zu is more than %s ('%s') takes (%zu)",
+			               r->granule, r->dev[i].st.label, r->dev[i].st.name,
+			               r->dev[i].info->max_work_group);
+	return 0;
+}
+
+static int make_args(struct prun *r, struct cs_err *e)
+{
+	if (make_buffers(r, e))
+		return -1;
+	for (unsigned i = 0; i < r->ndev; i++)
+		if (set_args(r, &r->dev[i], e))
+			return -1;
+	return 0;
+}
+
+static void fill_result(struct prun *r, struct part_result *res, double ms)
+{
+	res->label = xstrdup(r->kp->label);
+	res->asked = r->o->sched;
+	res->ran = sched_running(r->sched);
+	res->items = r->items;
+	res->granule = r->granule;
+	res->steps = r->steps;
+	res->ncpu = r->ncpu;
+	res->gpu = r->gpu;
+	res->standin = r->standin;
+	res->threads = r->threads;
+	res->time_ms = ms;
+	res->ndev = r->ndev;
+	res->dev = xcalloc(r->ndev ? r->ndev : 1, sizeof(*res->dev));
+	for (unsigned i = 0; i < r->ndev; i++)
+		res->dev[i] = r->dev[i].st;
+	res->trace = r->trace;
+	res->ntrace = r->ntrace;
+	r->trace = NULL;
+	res->gpu_share = r->share;
+	res->fitted = sched_logfit_state(r->sched, &res->fit_a, &res->fit_b, &res->gpu_chunk);
+	res->gpu_fraction = sched_gpu_fraction(r->sched);
+	res->relative_speed = sched_relative_speed(r->sched);
+}
+
+/* Static with --gpu-share auto (003 §5.1): every share from 0 to 100 % in 10 % steps, each a
+ * whole run; the fastest is the one that runs (and is reported). */
+static int profile_static(struct prun *r, struct part_result *res, double *best, struct cs_err *e)
+{
+	struct energy_reading ignored;
+	int rc = 0;
+	double best_ms = 0;
+	char what[32];
+
+	res->profiled = true;
+	for (int p = 0; p < PART_PROFILE_N && rc == 0; p++) {
+		double share = p / 10.0, ms;
+
+		snprintf(what, sizeof(what), "profile %3d%%", p * 10);
+		r->what = what;
+		rc = run_all(r, share, &ms, NULL, &ignored, e);
+		res->profile_ms[p] = ms;
+		if (rc == 0 && (p == 0 || ms < best_ms)) {
+			best_ms = ms;
+			*best = share;
+		}
+	}
+	r->what = sched_name(r->o->sched);
+	return rc;
+}
+
+/* t0: when the command started (staging is part of the setup time). */
+static int run_engine(struct prun *r, struct part_result *res, double t0, struct cs_err *e)
+{
+	struct energy_meter *m;
+	double share = r->o->gpu_share, ms = 0, build_ms = 0;
+	int rc;
+
+	r->several_runs = r->o->sched == SCHED_STATIC && share == PART_SHARE_AUTO;
+	rc = setup(r, &build_ms, e) || host_data(r, e) || make_args(r, e) || warm_up(r, e) ? 1 : 0;
+	/* Where only one device can take part the share decides nothing. */
+	if (r->several_runs && (r->ncpu == 0 || !r->gpu)) {
+		r->several_runs = false;
+		share = r->gpu ? 1.0 : 0.0;
+	}
+	res->setup_ms = clock_ms() - t0;
+	res->build_ms = build_ms;
+	if (rc)
+		return rc;
+	if (r->several_runs)
+		rc = profile_static(r, res, &share, e);
+	if (share < 0)
+		share = 0;
+	r->share = share;
+	if (rc == 0) {
+		m = energy_open(r->gpu && !r->standin ? r->dev[r->ncpu].st.name : NULL);
+		rc = run_all(r, share, &ms, m, &res->energy, e);
+		energy_close(m);
+	}
+	if (r->o->progress)
+		fprintf(stderr, "\r\033[K");
+	if (rc == 0)
+		fill_result(r, res, ms);
+	return rc;
+}
+
+/* Virtual buffers: the thread executor may hold newer data on a device; what the run writes
+ * makes every device copy stale. */
+static int buffers_to_host(const struct part_env *env, struct job_plan *jp, struct cs_err *e)
+{
+	for (size_t i = 0; env->res && i < jp->kp.nargs; i++) {
+		const struct stream_bind *b = &jp->binds[i];
+
+		if (b->how == BIND_BUFFER && b->shm && reads(jp->kp.args[i].kind) &&
+		    resident_to_host(env->res, b->shm, e))
+			return err_prefix(e, "stream '%s': ", jp->kp.args[i].name);
+	}
+	return 0;
+}
+
+static void buffers_written(const struct part_env *env, struct job_plan *jp)
+{
+	for (size_t i = 0; env->res && i < jp->kp.nargs; i++) {
+		const struct stream_bind *b = &jp->binds[i];
+
+		if (b->how == BIND_BUFFER && b->shm && writes(jp->kp.args[i].kind))
+			resident_host_wrote(env->res, b->shm);
+	}
+}
+
+int partition_run(const struct part_env *env, struct job_plan *jp, const struct part_stream *ps,
+                  const struct part_opts *o, struct part_result *res, struct cs_err *e)
+{
+	struct prun r;
+	struct claim *claim;
+	double t0 = clock_ms();
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	memset(&r, 0, sizeof(r));
+	r.env = env;
+	r.o = o;
+	r.jp = jp;
+	r.kp = &jp->kp;
+	r.ps = ps;
+	r.items = jp->kp.global[0];
+	r.granule = choose_granule(&jp->kp);
+	r.launch_key = rt_launch_key(jp->kp.kernel, jp->kp.source, jp->kp.build_options);
+	r.what = sched_name(o->sched);
+	r.steps = (unsigned)(o->steps > 0 ? o->steps : jp->kp.swap_count + 1);
+	pthread_mutex_init(&r.lock, NULL);
+	pthread_cond_init(&r.cond, NULL);
+	pthread_cond_init(&r.start, NULL);
+	for (unsigned c = 0; c < 2; c++)
+		pthread_mutex_init(&r.ctx[c].lock, NULL);
+	if (check_plan(&jp->kp, ps, e)) {
+		prun_free(&r);
+		return 1;
+	}
+	rc = exec_claim_foreground(&env->exec, jp, &claim, e);
+	if (rc) {
+		prun_free(&r);
+		return rc;
+	}
+	rc = buffers_to_host(env, jp, e) || stage_in(jp, e) ? 1 : 0;
+	if (rc == 0)
+		rc = run_engine(&r, res, t0, e);
+	if (rc == 0 && stage_out(jp, e))
+		rc = 1;
+	buffers_written(env, jp);
+	stage_release(jp);
+	hazard_release(env->exec.hz, claim);
+	prun_free(&r);
+	if (rc)
+		part_result_free(res);
+	return rc;
+}
+
+void part_result_free(struct part_result *r)
+{
+	free(r->label);
+	free(r->dev);
+	free(r->trace);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,113 @@
+/*
+ * The partition engine (DESIGN §6, 003): one data-parallel flow-model run over all the
+ * devices of the machine. The CPU device is split into single-core sub-devices
+ * (runtime/subdev.h), each driven by a host thread of its own, plus one thread for the GPU;
+ * a scheduler (engines/sched.h) hands out chunks of the 1-D global work space, which each
+ * device runs with a global work offset. Streams marked partition="copy" are written whole
+ * to every context that runs chunks; block streams move per chunk (unit elements per
+ * work-item): a chunk's part of the block inputs goes to the device before its launch and
+ * its part of the block outputs comes back to the host arrays after it. With several time
+ * steps the executable's swap pairs carry each step's outputs to the next step's inputs on
+ * the host, so every device sees the whole state at the next step.
+ *
+ * It runs in the shell's process on the thread executor's runtime session (DESIGN §2).
+ */
+#ifndef CARSH_ENGINES_PARTITION_H
+#define CARSH_ENGINES_PARTITION_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "engines/energy.h"
+#include "engines/sched.h"
+#include "exec/executor.h"
+#include "exec/jobplan.h"
+#include "exec/resident.h"
+#include "runtime/session.h"
+
+/* How a kernel argument is split (the flow-model's partition= and unit=, evaluated). */
+struct part_stream {
+	bool block; /* block: element range [i·unit, (i+1)·unit) belongs to work-item i */
+	size_t unit;
+};
+
+#define PART_SHARE_AUTO (-1.0)
+#define PART_PROFILE_N  11 /* static auto: 0 %, 10 %, ... 100 % (003 §5.1) */
+
+struct part_opts {
+	enum sched_kind sched;
+	unsigned threads; /* 0: all (every core and the GPU) */
+	double gpu_share; /* static: 0 to 1, or PART_SHARE_AUTO */
+	long long steps;  /* 0: the executable's swap count + 1 */
+	/* Which device plays the GPU: NULL or "auto" (the first GPU, else the first
+	 * accelerator, else none), "none", "cpu" (one core of the CPU stands in for it), or a
+	 * selector as <Device select> takes (INDEX, type, name substring). */
+	const char *gpu;
+	bool progress; /* a progress bar on standard error */
+};
+
+struct part_env {
+	struct rt_session *rt; /* the thread executor's */
+	struct resident *res;  /* its resident virtual buffers */
+	struct exec_env exec;  /* hazards, Ctrl-C, notices */
+};
+
+struct part_trace {
+	unsigned step;
+	unsigned dev;
+	size_t offset, size;
+	double start_ms, end_ms; /* from the start of the timed run */
+	enum sched_phase phase;
+};
+
+struct part_devstat {
+	char label[16]; /* "gpu", "cpu0", ... */
+	char name[160];
+	bool gpu;
+	unsigned compute_units;
+	size_t chunks, items;
+	double busy_ms; /* in chunks: block transfers and kernels */
+	double copy_ms; /* writing copy streams into its context */
+	size_t last_chunk;
+};
+
+struct part_result {
+	char *label;
+	enum sched_kind asked, ran;
+	size_t items, granule;
+	unsigned steps, threads, ncpu;
+	bool gpu;        /* device ncpu is the GPU */
+	bool standin;    /* ... played by a CPU core */
+	double time_ms;  /* the timed run: every step, transfers included */
+	double setup_ms; /* devices, contexts, programs, buffers, staging (not in time_ms) */
+	double build_ms; /* of which program builds (or loads from the binary cache) */
+	struct part_devstat *dev;
+	unsigned ndev;
+	struct part_trace *trace;
+	size_t ntrace;
+	struct energy_reading energy;
+	/* static with --gpu-share auto */
+	bool profiled;
+	double profile_ms[PART_PROFILE_N];
+	double gpu_share; /* static: the share that ran */
+	/* schedulers' state at the end */
+	bool fitted;
+	double fit_a, fit_b, gpu_chunk;
+	double gpu_fraction;   /* concord */
+	double relative_speed; /* hdss */
+};
+
+/* Stage the plan's data, run it as o says, deliver the outputs. ps has one entry per kernel
+ * argument. Returns 0, 1 on failure, 130 when Ctrl-C stopped it; res is filled on success
+ * (free it with part_result_free). */
+int partition_run(const struct part_env *env, struct job_plan *jp, const struct part_stream *ps,
+                  const struct part_opts *o, struct part_result *res, struct cs_err *e);
+void part_result_free(struct part_result *r);
+
+/* The summary (time, each device's share, the final chunk sizes) as text or as one JSON
+ * object, and the trace as CSV: step,device,offset,size,start_ms,end_ms,throughput,phase. */
+void part_print_summary(FILE *f, const struct part_result *r);
+void part_print_json(FILE *f, const struct part_result *r);
+int part_write_trace(const char *path, const struct part_result *r, struct cs_err *e);
+
+#endif

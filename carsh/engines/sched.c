@@ -1,0 +1,624 @@
+#include "engines/sched.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines/logfit.h"
+#include "util/alloc.h"
+
+/* Concord (003 §5.1): profiling stops once the GPU's fraction of the work changes by less
+ * than this between two profiling chunks, or once half the space is handed out. */
+#define CONCORD_STABLE 0.05
+#define CONCORD_LIMIT  0.5
+/* HDSS (003 §5.1): training stops once the relative speed changes by less than 1 %, or once
+ * 20 % of the space is handed out. */
+#define HDSS_STABLE      0.01
+#define HDSS_LIMIT       0.2
+#define HDSS_MAX_SAMPLES 64
+
+struct range {
+	size_t next, end;
+};
+
+struct sched {
+	struct sched_cfg c;
+	enum sched_kind kind; /* what runs: the requested kind, or its fallback */
+	unsigned ndev;
+	struct range pool;  /* the front of the space still to hand out */
+	struct range gpu_r; /* parts reserved by a split (static, concord) */
+	struct range cpu_r;
+	bool split;
+	size_t assigned; /* items handed out in this step */
+	double *lambda;  /* each device's last throughput, items/ms; 0: not measured yet */
+	size_t gpu_last; /* the size of the GPU's current or last chunk */
+
+	/* logfit: the sample set, kept across steps (003 §5.1) */
+	double sx[LOGFIT_SAMPLES], sy[LOGFIT_SAMPLES];
+	unsigned nsamp;
+	bool fitted;
+	double a, b, grec;
+	bool gpu_off;       /* the rest of this step is not worth a GPU chunk */
+	bool cores_out;     /* a core sat out the rest of this step: the GPU takes it all */
+	unsigned cpu_fresh; /* chunks the cores have finished in this step */
+
+	/* concord: the GPU's fraction, kept across steps */
+	bool have_frac;
+	double frac, prev_frac;
+
+	/* hdss: nothing kept across steps */
+	bool training;
+	double hx[HDSS_MAX_SAMPLES], hy[HDSS_MAX_SAMPLES];
+	unsigned nh;
+	double rel, prev_rel;
+	unsigned *cpu_k; /* training chunks each core has had */
+};
+
+static bool is_gpu(const struct sched *s, unsigned dev)
+{
+	return s->c.gpu && dev == s->c.ncpu;
+}
+
+static size_t left(const struct range *r)
+{
+	return r->end - r->next;
+}
+
+/* x rounded to a multiple of the granule, at least one granule, at most avail (a multiple
+ * of the granule itself). */
+static size_t round_chunk(const struct sched *s, double x, size_t avail)
+{
+	size_t g = s->c.granule, n;
+
+	if (!(x > 0))
+		x = 0;
+	if (x >= (double)avail)
+		return avail;
+	n = (size_t)(x / (double)g + 0.5) * g;
+	if (n < g)
+		n = g;
+	return n < avail ? n : avail;
+}
+
+static enum sched_answer take(struct sched *s, struct range *r, size_t n, enum sched_phase ph,
+                              struct sched_chunk *out)
+{
+	if (n == 0 || left(r) == 0)
+		return SCHED_DONE;
+	if (n > left(r))
+		n = left(r);
+	*out = (struct sched_chunk){r->next, n, ph};
+	r->next += n;
+	s->assigned += n;
+	return SCHED_CHUNK;
+}
+
+/* Guided self-scheduling with factor 2 (factoring): half of what is left, shared among the
+ * cores. The CPU cores' part of static and concord, and the cpu scheduler. */
+static enum sched_answer take_guided(struct sched *s, struct range *r, enum sched_phase ph,
+                                     struct sched_chunk *out)
+{
+	double n = ceil((double)left(r) / (2.0 * (s->c.ncpu ? s->c.ncpu : 1)));
+
+	return take(s, r, round_chunk(s, n, left(r)), ph, out);
+}
+
+/* Mean throughput of the cores measured so far (0 when none is). */
+static double cpu_mean(const struct sched *s)
+{
+	double sum = 0;
+	unsigned n = 0;
+
+	for (unsigned d = 0; d < s->c.ncpu; d++)
+		if (s->lambda[d] > 0) {
+			sum += s->lambda[d];
+			n++;
+		}
+	return n ? sum / n : 0;
+}
+
+/* A core's throughput: its own last one, else the mean of the others (0: none known). */
+static double cpu_lambda(const struct sched *s, unsigned dev)
+{
+	return s->lambda[dev] > 0 ? s->lambda[dev] : cpu_mean(s);
+}
+
+/* Sum of the cores' throughputs, a core not measured yet counted at the mean of the others
+ * (0 when none is measured). */
+static double cpu_total(const struct sched *s)
+{
+	double t = 0;
+
+	for (unsigned d = 0; d < s->c.ncpu; d++)
+		t += cpu_lambda(s, d);
+	return t;
+}
+
+static double gpu_lambda(const struct sched *s)
+{
+	return s->c.gpu ? s->lambda[s->c.ncpu] : 0;
+}
+
+/* ---- logfit (003 §4) ---- */
+
+/* 003 §4: x_k = nEU·2^(k-1), with nEU rounded up to a multiple of the granule so that the
+ * four sizes stay distinct (a fit needs two different sizes at least). */
+static double sample(const struct sched *s, unsigned k)
+{
+	size_t g = s->c.granule, neu = (s->c.neu + g - 1) / g * g;
+
+	return logfit_sample_size((unsigned)neu, k);
+}
+
+static double first_sample(const struct sched *s)
+{
+	return sample(s, 1);
+}
+
+/* The fit of the sample set, and the recommended GPU chunk a/thld. Where the fit says
+ * nothing (a <= 0: the throughput does not grow with the chunk; 003 leaves the case open)
+ * the chunk stays as it was, and after the first fit it is the best measured sample's size;
+ * it is never below the first sample, nEU. */
+static void logfit_refit(struct sched *s)
+{
+	double a, b;
+
+	if (s->grec <= 0) {
+		unsigned best = 0;
+
+		for (unsigned i = 1; i < s->nsamp; i++)
+			if (s->sy[i] > s->sy[best])
+				best = i;
+		s->grec = s->sx[best];
+	}
+	if (logfit_fit(s->sx, s->sy, s->nsamp, &a, &b) == 0) {
+		s->fitted = true;
+		s->a = a;
+		s->b = b;
+		if (logfit_gpu_chunk(a, s->c.thld) > 0)
+			s->grec = logfit_gpu_chunk(a, s->c.thld);
+	}
+	if (s->grec < first_sample(s))
+		s->grec = first_sample(s);
+}
+
+/* 003 §4: the GPU's chunk is G = a/thld. Where less than that is left, the GPU takes what
+ * is left if its fitted throughput there, a·ln(R) + b, beats the cores' together; else
+ * nothing more in this step (003 §5.2: "the number of available iterations is not enough to
+ * assign to the GPU a chunk sufficiently large to obtain the predicted GPU throughput, so
+ * it's not scheduled on the GPU"). */
+static enum sched_answer logfit_gpu(struct sched *s, struct sched_chunk *out)
+{
+	size_t r = left(&s->pool);
+	double lc = cpu_total(s);
+
+	if (r == 0 || s->gpu_off)
+		return SCHED_DONE;
+	if (s->nsamp < LOGFIT_SAMPLES)
+		return take(s, &s->pool, round_chunk(s, sample(s, s->nsamp + 1), r), PHASE_SAMPLE,
+		            out);
+	/* Only on throughputs the cores measured in this step: the last step's may come from
+	 * other work, and would take the GPU out of a whole step. */
+	if (s->grec >= (double)r && s->c.ncpu > 0 && lc > 0 && s->cpu_fresh > 0 && !s->cores_out) {
+		double yp = s->fitted ? logfit_eval(s->a, s->b, (double)r) : gpu_lambda(s);
+
+		if (!(yp > lc)) {
+			s->gpu_off = true;
+			return SCHED_DONE;
+		}
+	}
+	return take(s, &s->pool, round_chunk(s, s->grec, r), PHASE_FIT, out);
+}
+
+/* 003 §4: C = G·λC/λG, the chunk a core ends in the time the GPU needs for its next chunk
+ * (G, or what is left when that is less). A core never takes more than its share of what is
+ * left in proportion to its throughput (the rule of [15] 003 §4 builds on): where the last
+ * throughputs were measured on lighter work than a chunk meets, a chunk of G·λC/λG could
+ * otherwise hold a core long after the others are done. */
+static enum sched_answer logfit_cpu(struct sched *s, unsigned dev, struct sched_chunk *out)
+{
+	size_t r = left(&s->pool);
+	double lc = cpu_lambda(s, dev), lg = gpu_lambda(s), c;
+
+	if (r == 0)
+		return SCHED_DONE;
+	if (s->gpu_off)
+		return take_guided(s, &s->pool, PHASE_FIT, out);
+	/* G: the GPU's recommended chunk once fitted, its current sample before. */
+	c = logfit_cpu_chunk(fmin(s->fitted ? s->grec : (double)s->gpu_last, (double)r), lc, lg);
+	if (c <= 0)
+		c = first_sample(s); /* before both throughputs are known */
+	if (lc > 0 && lg > 0) {
+		/* A core sits out the rest of the step when its smallest chunk would take longer
+		 * than the GPU alone needs for all of the rest: it could only make the GPU wait.
+		 * Not in 003, whose GPU was a few cores' worth; an H100 is 300 PoCL cores'. */
+		if ((double)s->c.granule / lc > (double)r / lg) {
+			s->cores_out = true;
+			return SCHED_DONE;
+		}
+		c = fmin(c, (double)r * lc / (lg + cpu_total(s)));
+	}
+	/* Nor more than an equal share of it among the devices: a core is not faster than the
+	 * GPU, and a larger chunk means its throughput came from lighter work than the GPU's. */
+	c = fmin(c, ceil((double)r / (s->c.ncpu + 1)));
+	return take(s, &s->pool, round_chunk(s, c, r), PHASE_FIT, out);
+}
+
+static void logfit_done(struct sched *s, const struct sched_chunk *c, double lambda)
+{
+	if (c->phase == PHASE_SAMPLE && s->nsamp < LOGFIT_SAMPLES) {
+		s->sx[s->nsamp] = (double)c->size;
+		s->sy[s->nsamp] = lambda;
+		if (++s->nsamp == LOGFIT_SAMPLES)
+			logfit_refit(s);
+		return;
+	}
+	/* 003 §4: the fourth sample is replaced by the last chunk and its throughput. */
+	s->sx[LOGFIT_SAMPLES - 1] = (double)c->size;
+	s->sy[LOGFIT_SAMPLES - 1] = lambda;
+	logfit_refit(s);
+}
+
+/* ---- static (003 §5.1) ---- */
+
+static void static_begin(struct sched *s)
+{
+	size_t n = s->c.items, g = s->c.granule, gs;
+
+	if (s->c.ncpu == 0)
+		gs = n;
+	else
+		gs = (size_t)(s->c.gpu_share * (double)(n / g) + 0.5) * g;
+	if (gs > n)
+		gs = n;
+	s->gpu_r = (struct range){0, gs};
+	s->cpu_r = (struct range){gs, n};
+	s->pool.next = n;
+	s->split = true;
+}
+
+/* ---- concord (003 §5.1) ---- */
+
+/* The fixed GPU profiling chunk: a twentieth of the space, at least the largest LogFit
+ * sample (8·nEU); the cores profile with chunks of an eighth of it each. */
+static double concord_gpu_chunk(const struct sched *s)
+{
+	double x = (double)s->c.items / 20.0;
+
+	return fmax(x, sample(s, LOGFIT_SAMPLES));
+}
+
+static double concord_cpu_chunk(const struct sched *s)
+{
+	return concord_gpu_chunk(s) / (8.0 * (s->c.ncpu ? s->c.ncpu : 1));
+}
+
+/* One split of what is left: the GPU's fraction as one chunk, the rest to the cores. */
+static void concord_split(struct sched *s)
+{
+	size_t r = left(&s->pool), g = s->c.granule, gs;
+
+	gs = s->c.ncpu == 0 ? r : (size_t)(s->frac * (double)(r / g) + 0.5) * g;
+	if (gs > r)
+		gs = r;
+	s->gpu_r = (struct range){s->pool.next, s->pool.next + gs};
+	s->cpu_r = (struct range){s->pool.next + gs, s->pool.end};
+	s->pool.next = s->pool.end;
+	s->split = true;
+	s->have_frac = true;
+}
+
+static void concord_gpu_done(struct sched *s)
+{
+	double lg = gpu_lambda(s), lc = cpu_total(s), f;
+
+	if (s->split || s->c.ncpu == 0)
+		return;
+	/* No core has finished a chunk yet: the relative speed is unknown, keep profiling. */
+	if (!(lc > 0) || !(lg > 0))
+		return;
+	f = lg / (lg + lc);
+	if ((s->prev_frac > 0 && fabs(f - s->prev_frac) < CONCORD_STABLE * s->prev_frac) ||
+	    (double)s->pool.next >= CONCORD_LIMIT * (double)s->c.items) {
+		s->frac = f;
+		concord_split(s);
+		return;
+	}
+	s->prev_frac = f;
+}
+
+/* ---- hdss (003 §5.1) ---- */
+
+static void hdss_end_training(struct sched *s)
+{
+	double lc = cpu_mean(s), lg = gpu_lambda(s), est = lg;
+
+	if (s->fitted) {
+		double y = logfit_eval(s->a, s->b, s->grec);
+
+		if (y > 0)
+			est = y;
+	}
+	if (s->rel <= 0)
+		s->rel = lc > 0 && est > 0 ? est / lc : 1.0;
+	s->training = false;
+}
+
+static void hdss_gpu_done(struct sched *s, const struct sched_chunk *c, double lambda)
+{
+	double lc = cpu_mean(s);
+
+	if (s->nh < HDSS_MAX_SAMPLES) {
+		s->hx[s->nh] = (double)c->size;
+		s->hy[s->nh] = lambda;
+		s->nh++;
+	}
+	if (s->nh < LOGFIT_SAMPLES)
+		return;
+	/* A log fit of every sample: the recommended chunk and the throughput there (where the
+	 * fit says nothing, as logfit_refit: the last chunk's size). */
+	if (s->grec <= 0)
+		s->grec = s->hx[s->nh - 1];
+	if (logfit_fit(s->hx, s->hy, s->nh, &s->a, &s->b) == 0) {
+		s->fitted = true;
+		if (logfit_gpu_chunk(s->a, s->c.thld) > 0)
+			s->grec = logfit_gpu_chunk(s->a, s->c.thld);
+	}
+	if (s->grec < first_sample(s))
+		s->grec = first_sample(s);
+	if (lc > 0) {
+		double y = s->fitted ? logfit_eval(s->a, s->b, s->grec) : lambda;
+
+		s->rel = (y > 0 ? y : lambda) / lc;
+		if (s->prev_rel > 0 && fabs(s->rel - s->prev_rel) < HDSS_STABLE * s->prev_rel)
+			hdss_end_training(s);
+		s->prev_rel = s->rel;
+	}
+}
+
+static enum sched_answer hdss_next(struct sched *s, unsigned dev, struct sched_chunk *out)
+{
+	size_t r = left(&s->pool);
+	double x;
+
+	if (r == 0)
+		return SCHED_DONE;
+	if (s->training && is_gpu(s, dev)) {
+		x = s->nh < LOGFIT_SAMPLES ? sample(s, s->nh + 1) : s->grec;
+		return take(s, &s->pool, round_chunk(s, x, r), PHASE_TRAIN, out);
+	}
+	if (s->training) {
+		x = ldexp((double)s->c.granule, (int)(s->cpu_k[dev] < 40 ? s->cpu_k[dev] : 40));
+		s->cpu_k[dev]++;
+		return take(s, &s->pool, round_chunk(s, x, r), PHASE_TRAIN, out);
+	}
+	/* Weighted guided self-scheduling: a device's share of what is left, by relative
+	 * speed (a core weighs 1, the GPU rel), the largest chunk first. */
+	{
+		double w = is_gpu(s, dev) ? s->rel : 1.0;
+		double total = (s->c.gpu ? s->rel : 0) + s->c.ncpu;
+
+		x = ceil((double)r * w / total);
+		return take(s, &s->pool, round_chunk(s, x, r), PHASE_GUIDED, out);
+	}
+}
+
+/* ---- the interface ---- */
+
+struct sched *sched_new(const struct sched_cfg *cfg, const char **why)
+{
+	struct sched *s;
+
+	if (cfg->items == 0 || cfg->granule == 0 || cfg->items % cfg->granule) {
+		*why = "the space must be a positive multiple of the granule";
+		return NULL;
+	}
+	if (cfg->ncpu == 0 && !cfg->gpu) {
+		*why = "no device takes part";
+		return NULL;
+	}
+	if (cfg->kind == SCHED_GPU && !cfg->gpu) {
+		*why = "the gpu scheduler needs a GPU";
+		return NULL;
+	}
+	if (cfg->kind == SCHED_CPU && cfg->ncpu == 0) {
+		*why = "the cpu scheduler needs at least one CPU core";
+		return NULL;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->c = *cfg;
+	if (s->c.neu == 0)
+		s->c.neu = 1;
+	if (!(s->c.thld > 0))
+		s->c.thld = LOGFIT_THLD;
+	s->kind = cfg->kind;
+	/* Without a GPU every heterogeneous scheduler is the CPU cores sharing the space. */
+	if (!cfg->gpu)
+		s->kind = SCHED_CPU;
+	s->ndev = cfg->ncpu + (cfg->gpu ? 1 : 0);
+	s->lambda = xcalloc(s->ndev, sizeof(*s->lambda));
+	s->cpu_k = xcalloc(cfg->ncpu ? cfg->ncpu : 1, sizeof(*s->cpu_k));
+	return s;
+}
+
+void sched_free(struct sched *s)
+{
+	if (!s)
+		return;
+	free(s->lambda);
+	free(s->cpu_k);
+	free(s);
+}
+
+void sched_step_begin(struct sched *s)
+{
+	s->pool = (struct range){0, s->c.items};
+	s->assigned = 0;
+	s->cpu_fresh = 0;
+	s->gpu_r = s->cpu_r = (struct range){0, 0};
+	s->split = false;
+	s->gpu_off = false;
+	s->cores_out = false;
+	switch (s->kind) {
+	case SCHED_STATIC:
+		static_begin(s);
+		break;
+	case SCHED_CONCORD:
+		s->prev_frac = 0;
+		if (s->c.ncpu == 0)
+			s->frac = 1.0;
+		if (s->have_frac || s->c.ncpu == 0)
+			concord_split(s);
+		break;
+	case SCHED_HDSS:
+		/* HDSS trains again in every step (003 §5.1: "HDSS does not re-use
+		 * information"). */
+		s->nh = 0;
+		s->fitted = false;
+		s->rel = s->prev_rel = 0;
+		s->grec = 0;
+		memset(s->cpu_k, 0, (s->c.ncpu ? s->c.ncpu : 1) * sizeof(*s->cpu_k));
+		memset(s->lambda, 0, s->ndev * sizeof(*s->lambda));
+		s->training = s->c.gpu && s->c.ncpu > 0;
+		if (!s->training)
+			s->rel = 1.0;
+		break;
+	default:
+		break;
+	}
+}
+
+enum sched_answer sched_next(struct sched *s, unsigned dev, struct sched_chunk *out)
+{
+	if (dev >= s->ndev)
+		return SCHED_DONE;
+	switch (s->kind) {
+	case SCHED_LOGFIT:
+		return is_gpu(s, dev) ? logfit_gpu(s, out) : logfit_cpu(s, dev, out);
+	case SCHED_STATIC:
+		return is_gpu(s, dev) ? take(s, &s->gpu_r, left(&s->gpu_r), PHASE_STATIC, out)
+		                      : take_guided(s, &s->cpu_r, PHASE_STATIC, out);
+	case SCHED_CONCORD:
+		if (s->split)
+			return is_gpu(s, dev)
+			               ? take(s, &s->gpu_r, left(&s->gpu_r), PHASE_SPLIT, out)
+			               : take_guided(s, &s->cpu_r, PHASE_SPLIT, out);
+		return take(
+		        s, &s->pool,
+		        round_chunk(s, is_gpu(s, dev) ? concord_gpu_chunk(s) : concord_cpu_chunk(s),
+		                    left(&s->pool)),
+		        PHASE_PROFILE, out);
+	case SCHED_HDSS:
+		return hdss_next(s, dev, out);
+	case SCHED_CPU:
+		return is_gpu(s, dev) ? SCHED_DONE : take_guided(s, &s->pool, PHASE_GUIDED, out);
+	case SCHED_GPU:
+		return is_gpu(s, dev) ? take(s, &s->pool, left(&s->pool), PHASE_ALONE, out)
+		                      : SCHED_DONE;
+	}
+	return SCHED_DONE;
+}
+
+void sched_done(struct sched *s, unsigned dev, const struct sched_chunk *c, double ms)
+{
+	double lambda;
+
+	if (dev >= s->ndev || c->size == 0)
+		return;
+	/* A clock tick is the finest time there is: never divide by zero. */
+	lambda = (double)c->size / (ms > 1e-4 ? ms : 1e-4);
+	s->lambda[dev] = lambda;
+	if (is_gpu(s, dev))
+		s->gpu_last = c->size;
+	else
+		s->cpu_fresh++;
+	switch (s->kind) {
+	case SCHED_LOGFIT:
+		if (is_gpu(s, dev))
+			logfit_done(s, c, lambda);
+		break;
+	case SCHED_CONCORD:
+		if (is_gpu(s, dev) && c->phase == PHASE_PROFILE)
+			concord_gpu_done(s);
+		break;
+	case SCHED_HDSS:
+		if (s->training && is_gpu(s, dev))
+			hdss_gpu_done(s, c, lambda);
+		if (s->training && (double)s->pool.next >= HDSS_LIMIT * (double)s->c.items)
+			hdss_end_training(s);
+		break;
+	default:
+		break;
+	}
+}
+
+bool sched_uses(const struct sched *s, unsigned dev)
+{
+	if (dev >= s->ndev)
+		return false;
+	switch (s->kind) {
+	case SCHED_STATIC:
+		return is_gpu(s, dev) ? left(&s->gpu_r) > 0 : left(&s->cpu_r) > 0;
+	case SCHED_CPU:
+		return !is_gpu(s, dev);
+	case SCHED_GPU:
+		return is_gpu(s, dev);
+	default:
+		return true;
+	}
+}
+
+size_t sched_assigned(const struct sched *s)
+{
+	return s->assigned;
+}
+
+enum sched_kind sched_running(const struct sched *s)
+{
+	return s->kind;
+}
+
+bool sched_logfit_state(const struct sched *s, double *a, double *b, double *gpu_chunk)
+{
+	if (!s->fitted || (s->kind != SCHED_LOGFIT && s->kind != SCHED_HDSS))
+		return false;
+	*a = s->a;
+	*b = s->b;
+	*gpu_chunk = s->grec;
+	return true;
+}
+
+double sched_gpu_fraction(const struct sched *s)
+{
+	return s->kind == SCHED_CONCORD && s->have_frac ? s->frac : 0;
+}
+
+double sched_relative_speed(const struct sched *s)
+{
+	return s->kind == SCHED_HDSS ? s->rel : 0;
+}
+
+static const char *const kind_names[] = {"logfit", "static", "concord", "hdss", "cpu", "gpu"};
+
+const char *sched_name(enum sched_kind k)
+{
+	return (size_t)k < ARRAY_SIZE(kind_names) ? kind_names[k] : "?";
+}
+
+int sched_parse(const char *name, enum sched_kind *k)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(kind_names); i++)
+		if (strcmp(name, kind_names[i]) == 0) {
+			*k = (enum sched_kind)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *sched_phase_name(enum sched_phase p)
+{
+	static const char *const names[] = {"sample", "fit",   "static", "profile",
+	                                    "split",  "train", "guided", "alone"};
+
+	return (size_t)p < ARRAY_SIZE(names) ? names[p] : "?";
+}

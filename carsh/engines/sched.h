@@ -1,0 +1,101 @@
+/*
+ * Chunk schedulers of the partition engine (003 §3-5): the iteration space [0, items) of one
+ * time step is split lazily into chunks that idle devices ask for. Devices 0 .. ncpu-1 are
+ * CPU cores; device ncpu, when cfg.gpu is set, is the GPU (or the device standing in for it).
+ * A scheduler only decides sizes: it knows nothing of OpenCL, so it can be driven by the
+ * engine's device threads or by a simulation (tests/unit/test_partition.c). It is not
+ * thread-safe: the engine calls it under one lock.
+ *
+ *   logfit   003 §4: four GPU samples nEU·2^(k-1), a least-squares fit of a·ln(x)+b, GPU chunk
+ *            a/thld with the fourth sample replaced by the last chunk, CPU chunks G·λC/λG;
+ *            samples and throughputs kept from one time step to the next
+ *   static   003 §5.1: one GPU chunk of gpu_share of the space, the rest to the CPU cores
+ *   concord  003 §5.1: a fixed GPU chunk while the cores pick chunks (profiling), re-profiled
+ *            until the relative speed is stable or half the space is done, then one split of
+ *            the rest by relative speed; the relative speed is kept across time steps
+ *   hdss     003 §5.1: training with growing chunks and a log fit until the relative speed
+ *            changes by less than 1 % or 20 % of the space is done, then weighted guided
+ *            self-scheduling; nothing kept across time steps
+ *   cpu, gpu the CPU cores alone, the GPU alone
+ *
+ * docs/partition.md says what was chosen where 003 leaves a detail open.
+ */
+#ifndef CARSH_ENGINES_SCHED_H
+#define CARSH_ENGINES_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum sched_kind { SCHED_LOGFIT, SCHED_STATIC, SCHED_CONCORD, SCHED_HDSS, SCHED_CPU, SCHED_GPU };
+
+/* What a chunk was for, as the trace shows it. */
+enum sched_phase {
+	PHASE_SAMPLE,  /* logfit: one of the four initial GPU samples */
+	PHASE_FIT,     /* logfit: sized by the fit (GPU) or by G·λC/λG (CPU) */
+	PHASE_STATIC,  /* static: the GPU's one chunk, or the CPU cores' share */
+	PHASE_PROFILE, /* concord: profiling */
+	PHASE_SPLIT,   /* concord: after the split by relative speed */
+	PHASE_TRAIN,   /* hdss: training */
+	PHASE_GUIDED,  /* hdss: weighted guided self-scheduling; cpu: guided self-scheduling */
+	PHASE_ALONE,   /* gpu: the whole space */
+};
+
+struct sched_cfg {
+	enum sched_kind kind;
+	size_t items;     /* work-items in one time step, a multiple of granule */
+	size_t granule;   /* chunk sizes are multiples of it (the flow-model's local size) */
+	unsigned ncpu;    /* CPU cores taking part */
+	bool gpu;         /* a GPU takes part, as device ncpu */
+	unsigned neu;     /* its compute units (nEU, 003 §4 footnote 2) */
+	double gpu_share; /* static: the GPU's fraction of the space, 0 to 1 */
+	double thld;      /* logfit and hdss: the slope threshold (LOGFIT_THLD) */
+};
+
+struct sched_chunk {
+	size_t offset;
+	size_t size;
+	enum sched_phase phase;
+};
+
+enum sched_answer { SCHED_CHUNK, SCHED_WAIT, SCHED_DONE };
+
+struct sched;
+
+/* NULL with a reason in why (a static string) when the configuration cannot run: no
+ * device, or the gpu scheduler without a GPU. */
+struct sched *sched_new(const struct sched_cfg *cfg, const char **why);
+void sched_free(struct sched *s);
+
+/* A new time step: the whole space is to be done again. */
+void sched_step_begin(struct sched *s);
+
+/* The next chunk for device dev. SCHED_WAIT: nothing now, ask again after another device's
+ * sched_done; SCHED_DONE: nothing more for this device in this step. */
+enum sched_answer sched_next(struct sched *s, unsigned dev, struct sched_chunk *out);
+
+/* Device dev finished chunk c in ms milliseconds (host time, transfers included: 003 §4
+ * footnote 1). */
+void sched_done(struct sched *s, unsigned dev, const struct sched_chunk *c, double ms);
+
+/* Whether dev can get any work in this step (static with a share of 0 or 100 % leaves a
+ * device idle: the engine then sends it no data). */
+bool sched_uses(const struct sched *s, unsigned dev);
+
+/* Items handed out in this step (equal to items once the step is done). */
+size_t sched_assigned(const struct sched *s);
+
+/* The scheduler that runs: the one asked for, or SCHED_CPU for a heterogeneous one when there
+ * is no GPU. */
+enum sched_kind sched_running(const struct sched *s);
+
+/* For the summary: logfit's current fit and recommended GPU chunk (false when there is
+ * none yet), concord's GPU fraction and hdss's relative speed (0 when none). */
+bool sched_logfit_state(const struct sched *s, double *a, double *b, double *gpu_chunk);
+double sched_gpu_fraction(const struct sched *s);
+double sched_relative_speed(const struct sched *s);
+
+const char *sched_name(enum sched_kind k);
+int sched_parse(const char *name, enum sched_kind *k);
+const char *sched_phase_name(enum sched_phase p);
+
+#endif

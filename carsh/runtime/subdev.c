@@ -1,0 +1,306 @@
+/* Single-core sub-devices of a CPU device for the partition engine (003 §3). */
+#include "runtime/subdev.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/cache.h"
+#include "util/alloc.h"
+
+static bool splits_equally(cl_device_id d)
+{
+	cl_device_partition_property props[8];
+	size_t len = 0;
+
+	if (clGetDeviceInfo(d, CL_DEVICE_PARTITION_PROPERTIES, sizeof(props), props, &len) !=
+	    CL_SUCCESS)
+		return false;
+	for (size_t i = 0; i < len / sizeof(props[0]); i++)
+		if (props[i] == CL_DEVICE_PARTITION_EQUALLY)
+			return true;
+	return false;
+}
+
+unsigned rt_subdevs_max(const struct rt_devinfo *dev)
+{
+	cl_uint max = 0;
+
+	if (!splits_equally(dev->device) ||
+	    clGetDeviceInfo(dev->device, CL_DEVICE_PARTITION_MAX_SUB_DEVICES, sizeof(max), &max,
+	                    NULL) != CL_SUCCESS ||
+	    max < 2)
+		return 1;
+	return max < dev->compute_units ? max : dev->compute_units;
+}
+
+/*
+ * The sub-devices of each parent, made once and kept until the process ends. PoCL 3.1
+ * crashes when sub-devices are released: a device thread of its pthread driver finishing
+ * its last event after clFinish returned reads the released sub-device (POclReleaseEvent;
+ * seen in 7 of 8 runs of three partition commands in a row). Contexts, queues and programs
+ * are released as usual; only the sub-devices themselves stay.
+ */
+struct kept {
+	cl_device_id parent;
+	cl_device_id *ids;
+	cl_uint n;
+	struct kept *next;
+};
+
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct kept *kept_list;
+
+void rt_subdevs_free(struct rt_subdevs *sd)
+{
+	if (!sd)
+		return;
+	for (size_t i = 0; sd->q && i < sd->n; i++)
+		if (sd->q[i]) {
+			(void)clFinish(sd->q[i]);
+			(void)clReleaseCommandQueue(sd->q[i]);
+		}
+	if (sd->prog)
+		(void)clReleaseProgram(sd->prog);
+	if (sd->ctx)
+		(void)clReleaseContext(sd->ctx);
+	free(sd->q);
+	free(sd->ids);
+	free(sd);
+}
+
+/* Every single-core sub-device of the parent, made on first use and kept (see kept). */
+static struct kept *subdevices_of(const struct rt_devinfo *parent, struct cs_err *e)
+{
+	const cl_device_partition_property props[] = {CL_DEVICE_PARTITION_EQUALLY, 1, 0};
+	struct kept *k;
+	cl_uint avail = 0;
+	cl_int err;
+
+	for (k = kept_list; k; k = k->next)
+		if (k->parent == parent->device)
+			return k;
+	err = clCreateSubDevices(parent->device, props, 0, NULL, &avail);
+	if (err != CL_SUCCESS || avail == 0) {
+		err_set(e, "device '%s': cannot split it into single-core sub-devices: %s",
+		        parent->name, err != CL_SUCCESS ? rt_cl_error_name(err) : "no core");
+		return NULL;
+	}
+	k = xcalloc(1, sizeof(*k));
+	k->ids = xcalloc(avail, sizeof(*k->ids));
+	err = clCreateSubDevices(parent->device, props, avail, k->ids, &k->n);
+	if (err != CL_SUCCESS) {
+		free(k->ids);
+		free(k);
+		err_set(e, "device '%s': clCreateSubDevices failed: %s", parent->name,
+		        rt_cl_error_name(err));
+		return NULL;
+	}
+	k->parent = parent->device;
+	k->next = kept_list;
+	kept_list = k;
+	return k;
+}
+
+/* The first n of the device's single-core sub-devices. */
+static int create_subdevices(struct rt_subdevs *sd, size_t n, struct cs_err *e)
+{
+	struct kept *k;
+	int rc = 0;
+
+	pthread_mutex_lock(&kept_lock);
+	k = subdevices_of(sd->parent, e);
+	if (!k)
+		rc = -1;
+	else if (k->n < n)
+		rc = err_set(e, "device '%s': %zu cores asked for, it splits into %u",
+		             sd->parent->name, n, (unsigned)k->n);
+	else
+		memcpy(sd->ids, k->ids, n * sizeof(*sd->ids));
+	pthread_mutex_unlock(&kept_lock);
+	if (rc == 0)
+		sd->split = true;
+	return rc;
+}
+
+int rt_subdevs_open(const struct rt_devinfo *parent, size_t n, struct rt_subdevs **out,
+                    struct cs_err *e)
+{
+	cl_context_properties cprops[] = {CL_CONTEXT_PLATFORM,
+	                                  (cl_context_properties)parent->platform, 0};
+	unsigned max = rt_subdevs_max(parent);
+	struct rt_subdevs *sd;
+	cl_int err;
+
+	if (n == 0 || n > max)
+		return err_set(e, "device '%s': %zu cores asked for, it has %u", parent->name, n,
+		               max);
+	sd = xcalloc(1, sizeof(*sd));
+	sd->parent = parent;
+	sd->n = n;
+	sd->ids = xcalloc(n, sizeof(*sd->ids));
+	sd->q = xcalloc(n, sizeof(*sd->q));
+	if (max == 1)
+		sd->ids[0] = parent->device;
+	else if (create_subdevices(sd, n, e)) {
+		sd->n = 0;
+		rt_subdevs_free(sd);
+		return -1;
+	}
+	sd->ctx = clCreateContext(cprops, (cl_uint)n, sd->ids, NULL, NULL, &err);
+	if (err != CL_SUCCESS) {
+		sd->ctx = NULL;
+		rt_subdevs_free(sd);
+		return err_set(e, "device '%s': clCreateContext for %zu sub-devices failed: %s",
+		               parent->name, n, rt_cl_error_name(err));
+	}
+	for (size_t i = 0; i < n; i++) {
+		sd->q[i] = clCreateCommandQueue(sd->ctx, sd->ids[i], 0, &err);
+		if (err != CL_SUCCESS) {
+			sd->q[i] = NULL;
+			rt_subdevs_free(sd);
+			return err_set(e,
+			               "device '%s': clCreateCommandQueue on core %zu failed: %s",
+			               parent->name, i, rt_cl_error_name(err));
+		}
+	}
+	*out = sd;
+	return 0;
+}
+
+/* "<source>: build failed on <device>: <error>" and the first device's build log, cut to
+ * leave room for the caller's prefix. */
+static int build_error(struct rt_subdevs *sd, cl_program prog, const char *source_name, cl_int err,
+                       struct cs_err *e)
+{
+	size_t len = 0, room;
+	char *log = NULL;
+	int head;
+
+	if (clGetProgramBuildInfo(prog, sd->ids[0], CL_PROGRAM_BUILD_LOG, 0, NULL, &len) ==
+	            CL_SUCCESS &&
+	    len > 1) {
+		log = xmalloc(len + 1);
+		if (clGetProgramBuildInfo(prog, sd->ids[0], CL_PROGRAM_BUILD_LOG, len, log, NULL) !=
+		    CL_SUCCESS)
+			len = 0;
+		log[len] = '\0';
+	}
+	head = snprintf(e->msg, sizeof(e->msg), "%s: build failed on %s: %s", source_name,
+	                sd->parent->name, rt_cl_error_name(err));
+	if (log && head > 0 && (size_t)head + 2048 < sizeof(e->msg)) {
+		room = sizeof(e->msg) - (size_t)head - 2048;
+		snprintf(e->msg + head, room, "\n%s", log);
+	}
+	free(log);
+	return -1;
+}
+
+static int build_from_binary(struct rt_subdevs *sd, const unsigned char *bin, size_t len,
+                             const char *options)
+{
+	size_t *lens = xcalloc(sd->n, sizeof(*lens));
+	const unsigned char **bins = xcalloc(sd->n, sizeof(*bins));
+	cl_int *status = xcalloc(sd->n, sizeof(*status));
+	cl_program prog;
+	cl_int err;
+	int rc = -1;
+
+	for (size_t i = 0; i < sd->n; i++) {
+		lens[i] = len;
+		bins[i] = bin;
+	}
+	/* PoCL leaves binary_status unwritten on success: it starts as CL_SUCCESS. */
+	prog = clCreateProgramWithBinary(sd->ctx, (cl_uint)sd->n, sd->ids, lens, bins, status,
+	                                 &err);
+	if (err == CL_SUCCESS) {
+		bool ok = true;
+
+		for (size_t i = 0; i < sd->n; i++)
+			ok = ok && status[i] == CL_SUCCESS;
+		if (ok && clBuildProgram(prog, (cl_uint)sd->n, sd->ids, options, NULL, NULL) ==
+		                  CL_SUCCESS) {
+			sd->prog = prog;
+			rc = 0;
+		} else {
+			(void)clReleaseProgram(prog);
+		}
+	}
+	free(lens);
+	free(bins);
+	free(status);
+	return rc;
+}
+
+/* Keep the first device's binary (they are all the same). Failing costs only a later
+ * build's time, so it is not reported. */
+static void keep_binary(const char *dir, const char *key, struct rt_subdevs *sd)
+{
+	size_t *lens = xcalloc(sd->n, sizeof(*lens));
+	unsigned char **bins = xcalloc(sd->n, sizeof(*bins));
+	struct cs_err ignored;
+
+	if (clGetProgramInfo(sd->prog, CL_PROGRAM_BINARY_SIZES, sd->n * sizeof(*lens), lens,
+	                     NULL) == CL_SUCCESS &&
+	    lens[0] > 0) {
+		for (size_t i = 0; i < sd->n; i++)
+			bins[i] = lens[i] ? malloc(lens[i]) : NULL;
+		if (bins[0] && clGetProgramInfo(sd->prog, CL_PROGRAM_BINARIES,
+		                                sd->n * sizeof(*bins), bins, NULL) == CL_SUCCESS)
+			cache_store(dir, key, bins[0], lens[0], &ignored);
+		for (size_t i = 0; i < sd->n; i++)
+			free(bins[i]);
+	}
+	free(lens);
+	free(bins);
+}
+
+int rt_subdevs_build(struct rt_subdevs *sd, const char *source, const char *source_name,
+                     const char *options, bool *cache_hit, struct cs_err *e)
+{
+	const struct rt_devinfo *p = sd->parent;
+	char *dir = cache_dir(), *key = NULL;
+	unsigned char *bin;
+	size_t len;
+	cl_program prog;
+	cl_int err;
+	int rc = 0, lock = cache_build_lock();
+
+	*cache_hit = false;
+	if (!options)
+		options = "";
+	if (dir) {
+		key = cache_key(p->platform_version, p->name, p->version, p->driver, options,
+		                source);
+		if (cache_load(dir, key, &bin, &len) == 0) {
+			rc = build_from_binary(sd, bin, len, options);
+			free(bin);
+			if (rc == 0) {
+				*cache_hit = true;
+				goto out;
+			}
+		}
+	}
+	prog = clCreateProgramWithSource(sd->ctx, 1, &source, NULL, &err);
+	if (err != CL_SUCCESS) {
+		rc = err_set(e, "%s: clCreateProgramWithSource failed: %s", source_name,
+		             rt_cl_error_name(err));
+		goto out;
+	}
+	err = clBuildProgram(prog, (cl_uint)sd->n, sd->ids, options, NULL, NULL);
+	if (err != CL_SUCCESS) {
+		rc = build_error(sd, prog, source_name, err, e);
+		(void)clReleaseProgram(prog);
+		goto out;
+	}
+	sd->prog = prog;
+	rc = 0;
+	if (dir)
+		keep_binary(dir, key, sd);
+out:
+	cache_build_unlock(lock);
+	free(key);
+	free(dir);
+	return rc;
+}

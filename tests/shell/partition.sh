@@ -1,0 +1,149 @@
+#!/bin/sh
+# partition (003; docs/partition.md): every scheduler gives the C reference's results on the
+# four benchmarks, and its trace covers each step's space exactly once. This machine has a
+# CPU device only: `--gpu cpu` lets one core stand in for the GPU (one core, nEU = 1), so
+# LogFit, Static, Concord and HDSS all run with a "GPU" and a CPU core; `--gpu none` runs the
+# cores alone. Floats are compared with a relative tolerance of 1e-5 (the kernels and the
+# reference do the same float operations in the same order, so they usually agree exactly);
+# Mandelbrot's counts exactly.
+. "$TOP_SRCDIR/tests/shell/lib.sh"
+cd "$T" || exit 1
+PREF="$TOP_BUILDDIR/tests/tools/partref"
+EX="$TOP_SRCDIR/examples/partition"
+
+# The examples' executables, pointed at this directory's data.
+for f in nbody spmv neigh; do
+	sed "s|../../flowmodels|$FM|" "$EX/$f.exe.xml" >"$f.exe.xml"
+done
+mkdir -p data/nbody data/spmv data/neigh
+
+NB=384
+"$PREF" nbody-gen $NB 7 data/nbody
+mkdir -p ref/nbody && cp data/nbody/pos.csv data/nbody/vel.csv ref/nbody/
+"$PREF" nbody $NB 4 0.001 0.0001 ref/nbody
+SN=3000
+NNZ=$("$PREF" spmv-gen $SN 8 3 data/spmv)
+mkdir -p ref/spmv && cp data/spmv/*.csv ref/spmv/
+"$PREF" spmv $SN 4 ref/spmv
+MW=96 MH=64
+MANDEL="W=$MW H=$MH X0=-2.0 Y0=-1.0 STEP=0.03125 MAXIT=300"
+"$PREF" mandel $MW $MH -2.0 -1.0 0.03125 300 >ref/mandel.csv
+NN=2000 NG=5
+RC2=$("$PREF" neigh-gen $NN $NG 5 data/neigh)
+mkdir -p ref/neigh && cp data/neigh/*.csv ref/neigh/
+"$PREF" neigh $NN $NG "$RC2" 0.0001 ref/neigh
+
+# check NAME ITEMS STEPS OPTIONS...: run, compare with the reference, check the trace.
+check() {
+	local name="$1" items="$2" steps="$3"
+	shift 3
+	case $name in
+	nbody) set -- "$@" nbody.exe.xml N=$NB ;;
+	spmv) set -- "$@" spmv.exe.xml N=$SN NNZ="$NNZ" ;;
+	mandel) set -- "$@" "$FM/part_mandel.xml" count=data/mandel.csv $MANDEL ;;
+	neigh) set -- "$@" neigh.exe.xml N=$NN GX=$NG GY=$NG GZ=$NG RC2="$RC2" ;;
+	esac
+	rm -f trace.csv
+	expect 0 "" "$CARSH" partition --no-progress --trace trace.csv "$@" || return
+	case $name in
+	nbody)
+		close_to data/nbody/pos_out.csv ref/nbody/pos_ref.csv 1e-5 "$name $*: positions"
+		close_to data/nbody/vel_out.csv ref/nbody/vel_ref.csv 1e-5 "$name $*: velocities"
+		;;
+	spmv) close_to data/spmv/y_out.csv ref/spmv/y_ref.csv 1e-5 "$name $*: y = A^4 x" ;;
+	mandel) close_to data/mandel.csv ref/mandel.csv 0 "$name $*: counts" ;;
+	neigh) close_to data/neigh/force_out.csv ref/neigh/force_ref.csv 1e-5 "$name $*: forces" ;;
+	esac
+	if "$PREF" trace-check trace.csv "$items" "$steps" >tc.out 2>&1; then
+		pass "$name $*: trace covers $steps x $items items once ($(cat tc.out))"
+	else
+		fail "$name $*: trace: $(cat tc.out)"
+	fi
+}
+
+for b in "nbody $NB 4" "spmv $SN 4" "mandel $((MW * MH)) 1" "neigh $NN 1"; do
+	# shellcheck disable=SC2086
+	set -- $b
+	for s in logfit concord hdss gpu cpu; do
+		check "$1" "$2" "$3" --gpu cpu --threads 2 --sched $s
+	done
+	check "$1" "$2" "$3" --gpu cpu --sched static
+	check "$1" "$2" "$3" --gpu cpu --sched static --gpu-share 40
+	check "$1" "$2" "$3" --gpu none --sched logfit
+	check "$1" "$2" "$3" --gpu none --threads 1 --sched cpu
+done
+
+# --steps overrides the executable's swap count: two N-body steps.
+cp data/nbody/pos.csv data/nbody/vel.csv ref/nbody/ && "$PREF" nbody $NB 2 0.001 0.0001 ref/nbody
+expect 0 "" "$CARSH" partition --no-progress --gpu cpu --steps 2 nbody.exe.xml N=$NB
+close_to data/nbody/pos_out.csv ref/nbody/pos_ref.csv 1e-5 "--steps 2 runs two time steps"
+
+# The summary: each device's share.
+expect 0 "" "$CARSH" partition --no-progress --gpu cpu --sched logfit spmv.exe.xml N=$SN NNZ="$NNZ"
+grep -q '^time ' "$OUT" && grep -q '^gpu ' "$OUT" && grep -q '^cpu0 ' "$OUT" &&
+	pass "summary lists the time and each device" || fail "summary: $(cat "$OUT")"
+awk '$1 == "gpu" || $1 ~ /^cpu/ { s += $4 } END { exit !(s > 99.8 && s < 100.2) }' "$OUT" &&
+	pass "the devices' shares add up to 100 %" || fail "shares: $(cat "$OUT")"
+# With the GPU alone (one thread) it certainly gets its four samples (8, 16, 32, 64 items:
+# nEU = 1 rounded up to the granule 8), then chunks from the fit.
+expect 0 "" "$CARSH" partition --no-progress --gpu cpu --threads 1 --trace t1.csv \
+	spmv.exe.xml N=$SN NNZ="$NNZ"
+grep -q '^fit  *throughput = ' "$OUT" && pass "summary shows LogFit's fit" ||
+	fail "no fit in the summary: $(cat "$OUT")"
+[ "$(awk -F, 'NR > 1 && NR <= 5 { printf "%s:%s ", $4, $8 }' t1.csv)" = \
+	"8:sample 16:sample 32:sample 64:sample " ] &&
+	awk -F, 'NR > 5 && $8 != "fit" { exit 1 }' t1.csv &&
+	pass "the trace shows the four samples nEU·2^(k-1), then fitted chunks" ||
+	fail "LogFit's first chunks: $(head -8 t1.csv)"
+
+# --json: one object with the fields the benchmark reads.
+# shellcheck disable=SC2086
+expect 0 "" "$CARSH" partition --json --gpu cpu --sched static --gpu-share 50 \
+	"$FM/part_mandel.xml" count=discard $MANDEL
+for k in '"sched":"static"' '"time_ms":' '"gpu_j":null' '"devices":[' '"gpu_share":0.500' \
+	'"threads":2'; do
+	grep -qF "$k" "$OUT" && pass "--json has $k" || fail "--json lacks $k: $(cat "$OUT")"
+done
+[ "$(wc -l <"$OUT")" -eq 1 ] && pass "--json is one line" || fail "--json: $(cat "$OUT")"
+
+# Virtual buffers: the output goes to a buffer; the shell is on the thread executor after.
+cat >vb.csh <<EOF
+virtbuf create cnt int $((MW * MH))
+partition --no-progress --gpu cpu $FM/part_mandel.xml count=buffer:cnt $MANDEL
+virtbuf dump cnt vb.csv
+set exec=process
+EOF
+expect 1 "the thread executor has started OpenCL" "$CARSH" vb.csh
+close_to vb.csv ref/mandel.csv 0 "partition writes a virtual buffer"
+
+# Errors: one line each, with what to do.
+expect 2 "--sched 'fast': expected logfit, static" "$CARSH" partition --sched fast nbody.exe.xml
+expect 2 "--gpu-share is for --sched static" "$CARSH" partition --gpu-share 30 nbody.exe.xml
+expect 2 "--threads '0'" "$CARSH" partition --threads 0 nbody.exe.xml
+expect 1 "--threads 9: this machine has" "$CARSH" partition --gpu none --threads 9 \
+	nbody.exe.xml N=$NB
+expect 1 "--sched gpu: there is no GPU" "$CARSH" partition --gpu none --sched gpu \
+	nbody.exe.xml N=$NB
+expect 1 "partition splits a 1-D global work space" "$CARSH" partition "$FM/fir3x3.xml" \
+	x=fill:1 h=fill:1 y=discard M=8 N=8
+cat >copyout.xml <<EOF
+<FlowModel>
+  <Program><Source>__kernel void k(__global float *y) { y[get_global_id(0)] = 1.0f; }</Source>
+    <Kernel name="k"/></Program>
+  <WorkSize global="64"/>
+  <Arguments><Output name="y" type="float" count="64" partition="copy"/></Arguments>
+</FlowModel>
+EOF
+expect 1 "stream 'y': an Output must be partition=\"block\"" "$CARSH" partition copyout.xml \
+	y=discard
+sed 's|partition="copy"|partition="block" unit="2"|' copyout.xml >unit.xml
+expect 1 "needs 64 x 2 elements" "$CARSH" partition unit.xml y=discard
+expect 2 "no executable given" "$CARSH" partition --json
+
+# --help: status 0, and every option of the usage line explained.
+"$CARSH" -c "partition --help" >help.txt || fail "partition --help failed"
+for o in $("$CARSH" -c "help partition" | head -1 | grep -o -- '--[a-z-]*' | sort -u); do
+	grep -q "^  $o " help.txt || fail "partition --help does not explain $o"
+done
+
+finish

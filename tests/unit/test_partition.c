@@ -1,0 +1,602 @@
+/*
+ * Unit tests of the partition engine's schedulers (003 §4-5.1): LogFit's arithmetic against
+ * values computed by hand, its sampling, refitting and CPU chunk rule, the baselines' phases,
+ * and a discrete-event simulation of devices with known throughputs that checks every
+ * scheduler hands out each step's space exactly once. Simulated time is deterministic: the
+ * balance checks here assert nothing about real clocks. A program of its own (check_partition).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines/logfit.h"
+#include "engines/sched.h"
+#include "runtime/launchguard.h"
+
+#define LN2 0.69314718055994530942
+
+/* ---- LogFit's arithmetic, by hand ---- */
+
+START_TEST(test_fit_recovers_an_exact_log_curve)
+{
+	double x[4] = {8, 16, 32, 64}, y[4], a = 0, b = 0;
+
+	for (int i = 0; i < 4; i++)
+		y[i] = 10.0 * log(x[i]) + 5.0;
+	ck_assert_int_eq(logfit_fit(x, y, 4, &a, &b), 0);
+	ck_assert_double_eq_tol(a, 10.0, 1e-9);
+	ck_assert_double_eq_tol(b, 5.0, 1e-9);
+	/* 003 §4: the recommended chunk is a/thld with thld = 0.01. */
+	ck_assert_double_eq_tol(logfit_gpu_chunk(a, LOGFIT_THLD), 1000.0, 1e-6);
+}
+END_TEST
+
+/* x = 1, 2, 4, 8 gives u = ln x = (0, 1, 2, 3)·ln 2; with y = 1, 2, 2, 3:
+ * Σu = 6 ln2, Σu² = 14 ln²2, Σy = 8, Σuy = 15 ln2, n = 4, so
+ * a = (4·15 − 6·8) ln2 / ((4·14 − 36) ln²2) = 12 / (20 ln 2) = 0.6 / ln 2 = 0.865617...,
+ * b = (8 − a·6 ln2) / 4 = (8 − 3.6) / 4 = 1.1, and a/thld = 86.5617... */
+START_TEST(test_fit_matches_the_normal_equations_by_hand)
+{
+	double x[4] = {1, 2, 4, 8}, y[4] = {1, 2, 2, 3}, a, b;
+
+	ck_assert_int_eq(logfit_fit(x, y, 4, &a, &b), 0);
+	ck_assert_double_eq_tol(a, 0.6 / LN2, 1e-12);
+	ck_assert_double_eq_tol(b, 1.1, 1e-12);
+	ck_assert_double_eq_tol(logfit_gpu_chunk(a, 0.01), 60.0 / LN2, 1e-9);
+	ck_assert_double_eq_tol(logfit_eval(a, b, 16), 0.6 / LN2 * 4 * LN2 + 1.1, 1e-12);
+}
+END_TEST
+
+START_TEST(test_fit_needs_two_distinct_sizes)
+{
+	double x[4] = {5, 5, 5, 5}, y[4] = {1, 2, 3, 4}, a = 7, b = 7;
+
+	ck_assert_int_eq(logfit_fit(x, y, 4, &a, &b), -1);
+	ck_assert_int_eq(logfit_fit(x, y, 1, &a, &b), -1);
+	ck_assert_double_eq(a, 7);
+	ck_assert_double_eq(b, 7);
+}
+END_TEST
+
+START_TEST(test_no_gpu_chunk_from_a_falling_curve)
+{
+	ck_assert_double_eq(logfit_gpu_chunk(-3.0, LOGFIT_THLD), 0);
+	ck_assert_double_eq(logfit_gpu_chunk(0.0, LOGFIT_THLD), 0);
+}
+END_TEST
+
+/* 003 §4: C = G · λC / λG. */
+START_TEST(test_cpu_chunk_is_gpu_chunk_times_throughput_ratio)
+{
+	ck_assert_double_eq_tol(logfit_cpu_chunk(1000, 2, 50), 40, 1e-12);
+	ck_assert_double_eq_tol(logfit_cpu_chunk(700, 3.5, 7), 350, 1e-12);
+	ck_assert_double_eq(logfit_cpu_chunk(1000, 0, 50), 0);
+}
+END_TEST
+
+/* 003 §2 and §4: x_k = nEU · 2^(k-1); 20 EUs on Haswell give 20, 40, 80, 160. */
+START_TEST(test_samples_double_from_the_compute_units)
+{
+	ck_assert_double_eq(logfit_sample_size(20, 1), 20);
+	ck_assert_double_eq(logfit_sample_size(20, 2), 40);
+	ck_assert_double_eq(logfit_sample_size(20, 3), 80);
+	ck_assert_double_eq(logfit_sample_size(20, 4), 160);
+}
+END_TEST
+
+/* ---- the LogFit scheduler, driven by hand ---- */
+
+static struct sched *new_sched(enum sched_kind k, size_t items, size_t granule, unsigned ncpu,
+                               bool gpu, unsigned neu, double share)
+{
+	struct sched_cfg cfg = {k, items, granule, ncpu, gpu, neu, share, LOGFIT_THLD};
+	const char *why = NULL;
+	struct sched *s = sched_new(&cfg, &why);
+
+	ck_assert_msg(s != NULL, "sched_new: %s", why ? why : "?");
+	return s;
+}
+
+/* The GPU runs chunk c at throughput y (items per ms). */
+static void gpu_runs(struct sched *s, unsigned gpu, struct sched_chunk *c, double y)
+{
+	ck_assert_int_eq(sched_next(s, gpu, c), SCHED_CHUNK);
+	sched_done(s, gpu, c, (double)c->size / y);
+}
+
+START_TEST(test_logfit_samples_then_chunk_a_over_thld)
+{
+	struct sched *s = new_sched(SCHED_LOGFIT, 1000000, 1, 0, true, 20, 0);
+	struct sched_chunk c;
+	double a, b, g;
+
+	sched_step_begin(s);
+	for (unsigned k = 1; k <= 4; k++) {
+		ck_assert_int_eq(sched_next(s, 0, &c), SCHED_CHUNK);
+		ck_assert_uint_eq(c.size, 20u << (k - 1));
+		ck_assert_int_eq(c.phase, PHASE_SAMPLE);
+		/* A GPU whose throughput is exactly 10 ln x + 5. */
+		sched_done(s, 0, &c, (double)c.size / (10.0 * log((double)c.size) + 5.0));
+	}
+	ck_assert(sched_logfit_state(s, &a, &b, &g));
+	ck_assert_double_eq_tol(a, 10, 1e-9);
+	ck_assert_double_eq_tol(b, 5, 1e-9);
+	ck_assert_int_eq(sched_next(s, 0, &c), SCHED_CHUNK);
+	ck_assert_uint_eq(c.size, 1000);
+	ck_assert_int_eq(c.phase, PHASE_FIT);
+	sched_free(s);
+}
+END_TEST
+
+/* 003 §4: the set for G(t_Gi) is {(x1,y1), (x2,y2), (x3,y3), (G(t_Gi-1), λG(t_Gi-1))}. */
+START_TEST(test_logfit_replaces_the_fourth_sample_with_the_last_chunk)
+{
+	struct sched *s = new_sched(SCHED_LOGFIT, 1000000, 1, 0, true, 20, 0);
+	double y[4] = {400, 600, 700, 750}, x[4] = {20, 40, 80, 160}, a, b, g, ea, eb;
+	struct sched_chunk c;
+
+	sched_step_begin(s);
+	for (int k = 0; k < 4; k++)
+		gpu_runs(s, 0, &c, y[k]);
+	ck_assert(sched_logfit_state(s, &a, &b, &g));
+	ck_assert_int_eq(logfit_fit(x, y, 4, &ea, &eb), 0);
+	ck_assert_double_eq_tol(g, ea / 0.01, 1e-6);
+	/* The chunk of size g ran at 900 items/ms (the regime changed): it replaces (160, 750). */
+	gpu_runs(s, 0, &c, 900);
+	ck_assert_uint_eq(c.size, (size_t)(g + 0.5));
+	x[3] = (double)c.size;
+	y[3] = 900;
+	ck_assert_int_eq(logfit_fit(x, y, 4, &ea, &eb), 0);
+	ck_assert(sched_logfit_state(s, &a, &b, &g));
+	ck_assert_double_eq_tol(a, ea, 1e-9);
+	ck_assert_double_eq_tol(g, ea / 0.01, 1e-6);
+	ck_assert_int_eq(sched_next(s, 0, &c), SCHED_CHUNK);
+	ck_assert_uint_eq(c.size, (size_t)(ea / 0.01 + 0.5));
+	sched_free(s);
+}
+END_TEST
+
+START_TEST(test_logfit_cpu_chunk_follows_the_gpu_chunk)
+{
+	/* One core (device 0) and the GPU (device 1). */
+	struct sched *s = new_sched(SCHED_LOGFIT, 100000000, 1, 1, true, 20, 0);
+	struct sched_chunk c;
+	double a, b, g;
+
+	sched_step_begin(s);
+	/* Before any throughput is known a core takes the first sample's size, nEU. */
+	ck_assert_int_eq(sched_next(s, 0, &c), SCHED_CHUNK);
+	ck_assert_uint_eq(c.size, 20);
+	sched_done(s, 0, &c, 20.0 / 2.0); /* 2 items/ms */
+	for (unsigned k = 1; k <= 4; k++) {
+		ck_assert_int_eq(sched_next(s, 1, &c), SCHED_CHUNK);
+		sched_done(s, 1, &c, (double)c.size / (10.0 * log((double)c.size) + 5.0));
+	}
+	ck_assert(sched_logfit_state(s, &a, &b, &g));
+	/* G = 1000, λC = 2, λG = the last sample's 10 ln 160 + 5: C = G·λC/λG. */
+	ck_assert_int_eq(sched_next(s, 0, &c), SCHED_CHUNK);
+	ck_assert_uint_eq(c.size, (size_t)(1000.0 * 2.0 / (10.0 * log(160.0) + 5.0) + 0.5));
+	sched_free(s);
+}
+END_TEST
+
+/* A core whose smallest chunk would take longer than the GPU alone needs for the rest sits
+ * out the step; a core fast enough takes its chunk. */
+static enum sched_answer core_after_samples(double core_items_per_ms)
+{
+	struct sched *s = new_sched(SCHED_LOGFIT, 10000, 10, 1, true, 20, 0);
+	struct sched_chunk c;
+	enum sched_answer ans;
+
+	sched_step_begin(s);
+	ck_assert_int_eq(sched_next(s, 0, &c), SCHED_CHUNK);
+	sched_done(s, 0, &c, (double)c.size / core_items_per_ms);
+	for (unsigned k = 1; k <= 4; k++) {
+		ck_assert_int_eq(sched_next(s, 1, &c), SCHED_CHUNK);
+		sched_done(s, 1, &c, (double)c.size / 1000.0); /* 1000 items/ms */
+	}
+	/* 9680 items left: the GPU alone needs 9.68 ms. */
+	ans = sched_next(s, 0, &c);
+	sched_free(s);
+	return ans;
+}
+
+START_TEST(test_logfit_core_sits_out_beside_a_much_faster_gpu)
+{
+	ck_assert_int_eq(core_after_samples(1.0), SCHED_DONE);  /* 10 items: 10 ms */
+	ck_assert_int_eq(core_after_samples(2.0), SCHED_CHUNK); /* 10 items: 5 ms */
+}
+END_TEST
+
+START_TEST(test_logfit_remembers_its_samples_across_steps)
+{
+	struct sched *s = new_sched(SCHED_LOGFIT, 4000, 1, 0, true, 20, 0);
+	struct sched_chunk c;
+	size_t done = 0;
+
+	sched_step_begin(s);
+	while (sched_next(s, 0, &c) == SCHED_CHUNK) {
+		sched_done(s, 0, &c, (double)c.size / (10.0 * log((double)c.size) + 5.0));
+		done += c.size;
+	}
+	ck_assert_uint_eq(done, 4000);
+	sched_step_begin(s);
+	ck_assert_int_eq(sched_next(s, 0, &c), SCHED_CHUNK);
+	ck_assert_int_eq(c.phase, PHASE_FIT);
+	ck_assert_uint_eq(c.size, 1000);
+	sched_free(s);
+}
+END_TEST
+
+START_TEST(test_chunks_are_multiples_of_the_granule)
+{
+	struct sched *s = new_sched(SCHED_LOGFIT, 64 * 1000, 64, 0, true, 20, 0);
+	struct sched_chunk c;
+
+	sched_step_begin(s);
+	while (sched_next(s, 0, &c) == SCHED_CHUNK) {
+		ck_assert_uint_eq(c.size % 64, 0);
+		ck_assert_uint_eq(c.offset % 64, 0);
+		sched_done(s, 0, &c, (double)c.size / (10.0 * log((double)c.size) + 5.0));
+	}
+	sched_free(s);
+}
+END_TEST
+
+/* ---- the baselines ---- */
+
+START_TEST(test_static_gives_the_gpu_one_chunk_of_its_share)
+{
+	struct sched *s = new_sched(SCHED_STATIC, 1000, 10, 2, true, 4, 0.7);
+	struct sched_chunk c;
+	size_t cpu = 0;
+
+	sched_step_begin(s);
+	ck_assert_int_eq(sched_next(s, 2, &c), SCHED_CHUNK);
+	ck_assert_uint_eq(c.offset, 0);
+	ck_assert_uint_eq(c.size, 700);
+	ck_assert_int_eq(sched_next(s, 2, &c), SCHED_DONE);
+	while (sched_next(s, cpu % 2, &c) == SCHED_CHUNK) {
+		ck_assert_uint_ge(c.offset, 700);
+		cpu += c.size;
+	}
+	ck_assert_uint_eq(cpu, 300);
+	ck_assert_uint_eq(sched_assigned(s), 1000);
+	sched_free(s);
+	/* 0 % leaves the GPU without work, 100 % the cores. */
+	s = new_sched(SCHED_STATIC, 1000, 10, 2, true, 4, 0.0);
+	sched_step_begin(s);
+	ck_assert(!sched_uses(s, 2));
+	ck_assert(sched_uses(s, 0));
+	sched_free(s);
+	s = new_sched(SCHED_STATIC, 1000, 10, 2, true, 4, 1.0);
+	sched_step_begin(s);
+	ck_assert(sched_uses(s, 2));
+	ck_assert(!sched_uses(s, 0));
+	sched_free(s);
+}
+END_TEST
+
+START_TEST(test_without_a_gpu_every_scheduler_is_the_cores)
+{
+	enum sched_kind k[] = {SCHED_LOGFIT, SCHED_STATIC, SCHED_CONCORD, SCHED_HDSS};
+	struct sched_cfg cfg = {SCHED_GPU, 100, 1, 2, false, 1, 0.5, LOGFIT_THLD};
+	const char *why = NULL;
+
+	for (size_t i = 0; i < 4; i++) {
+		struct sched *s = new_sched(k[i], 100, 1, 2, false, 1, 0.5);
+
+		ck_assert_int_eq(sched_running(s), SCHED_CPU);
+		sched_free(s);
+	}
+	ck_assert_ptr_null(sched_new(&cfg, &why));
+	ck_assert_str_eq(why, "the gpu scheduler needs a GPU");
+}
+END_TEST
+
+/* ---- a discrete-event simulation of the devices ---- */
+
+/* The time one device needs for a chunk: cost per item by position (an irregular load), a
+ * per-chunk overhead, and for the GPU a throughput that grows with the chunk as a·ln x + b
+ * until it is busy (003 Figure 1). */
+struct simdev {
+	bool gpu;
+	double per_item; /* ms per unit of work */
+	double overhead; /* ms per chunk */
+	double busy_until;
+	bool done;
+	struct sched_chunk c;
+	bool running;
+};
+
+static double work_of(size_t i, size_t items, int shape)
+{
+	double t = (double)i / (double)items;
+
+	switch (shape) {
+	case 1: /* coarse, irregular: a hot region in the middle */
+		return (t > 0.4 && t < 0.6) ? 20.0 : 1.0;
+	case 2: /* a ramp, as a triangular matrix profile */
+		return 0.1 + 2.0 * t;
+	default:
+		return 1.0;
+	}
+}
+
+/* prefix[i]: the work of items 0 .. i-1. */
+static double chunk_ms(const struct simdev *d, const struct sched_chunk *c, const double *prefix)
+{
+	double w = prefix[c->offset + c->size] - prefix[c->offset];
+
+	if (d->gpu) {
+		/* Occupancy: small chunks run below the GPU's peak. */
+		double occ = fmin(1.0, (double)c->size / 4096.0);
+
+		return d->overhead + w * d->per_item / fmax(occ, 0.02);
+	}
+	return d->overhead + w * d->per_item;
+}
+
+struct simresult {
+	double makespan; /* over all steps */
+	size_t chunks;
+	double gpu_share;
+};
+
+/* Runs `steps` steps; checks that each step's chunks cover [0, items) once. */
+static struct simresult simulate(struct sched *s, unsigned ncpu, bool gpu, size_t items,
+                                 unsigned steps, int shape, double gpu_speed)
+{
+	unsigned ndev = ncpu + (gpu ? 1 : 0);
+	struct simdev *d = calloc(ndev, sizeof(*d));
+	unsigned char *seen = calloc(items, 1);
+	struct simresult res = {0, 0, 0};
+	double now = 0, *prefix = malloc((items + 1) * sizeof(double));
+	size_t gpu_items = 0, twice = 0, never = 0;
+
+	prefix[0] = 0;
+	for (size_t i = 0; i < items; i++)
+		prefix[i + 1] = prefix[i] + work_of(i, items, shape);
+	for (unsigned i = 0; i < ndev; i++) {
+		d[i].gpu = gpu && i == ncpu;
+		/* A core does 100 items/ms, the GPU gpu_speed times that once busy. */
+		d[i].per_item = d[i].gpu ? 0.01 / gpu_speed : 0.01;
+		d[i].overhead = d[i].gpu ? 0.05 : 0.005;
+	}
+	for (unsigned st = 0; st < steps; st++) {
+		memset(seen, 0, items);
+		sched_step_begin(s);
+		for (unsigned i = 0; i < ndev; i++) {
+			d[i].done = !sched_uses(s, i);
+			d[i].running = false;
+			d[i].busy_until = now;
+		}
+		for (;;) {
+			unsigned next = ndev;
+
+			/* Idle devices ask in index order; then the earliest chunk finishes. */
+			for (unsigned i = 0; i < ndev; i++) {
+				enum sched_answer a;
+
+				if (d[i].done || d[i].running)
+					continue;
+				a = sched_next(s, i, &d[i].c);
+				ck_assert_int_ne(a, SCHED_WAIT);
+				if (a == SCHED_DONE) {
+					d[i].done = true;
+					continue;
+				}
+				ck_assert_uint_gt(d[i].c.size, 0);
+				ck_assert_uint_le(d[i].c.offset + d[i].c.size, items);
+				/* Plain counting: a ck_assert per item would make a syscall each.
+				 */
+				for (size_t k = d[i].c.offset; k < d[i].c.offset + d[i].c.size; k++)
+					twice += seen[k]++ != 0;
+				d[i].running = true;
+				d[i].busy_until = now + chunk_ms(&d[i], &d[i].c, prefix);
+				res.chunks++;
+				if (d[i].gpu)
+					gpu_items += d[i].c.size;
+			}
+			for (unsigned i = 0; i < ndev; i++)
+				if (d[i].running &&
+				    (next == ndev || d[i].busy_until < d[next].busy_until))
+					next = i;
+			if (next == ndev)
+				break;
+			sched_done(s, next, &d[next].c, chunk_ms(&d[next], &d[next].c, prefix));
+			now = d[next].busy_until;
+			d[next].running = false;
+		}
+		for (size_t k = 0; k < items; k++)
+			never += seen[k] == 0;
+		ck_assert_msg(twice == 0 && never == 0,
+		              "step %u of %zu items: %zu handed out twice, %zu never", st, items,
+		              twice, never);
+		ck_assert_uint_eq(sched_assigned(s), items);
+	}
+	res.makespan = now;
+	res.gpu_share = (double)gpu_items / ((double)items * steps);
+	free(d);
+	free(seen);
+	free(prefix);
+	return res;
+}
+
+START_TEST(test_every_scheduler_hands_out_each_item_once)
+{
+	enum sched_kind kinds[] = {SCHED_LOGFIT, SCHED_STATIC, SCHED_CONCORD,
+	                           SCHED_HDSS,   SCHED_CPU,    SCHED_GPU};
+	size_t items[] = {1, 7, 64, 1000, 4096 * 3, 30011};
+	size_t granules[] = {1, 8, 64};
+
+	for (size_t k = 0; k < 6; k++)
+		for (unsigned ncpu = 0; ncpu <= 3; ncpu++)
+			for (int gpu = 0; gpu <= 1; gpu++)
+				for (size_t n = 0; n < 6; n++)
+					for (size_t g = 0; g < 3; g++) {
+						struct sched_cfg cfg = {
+						        kinds[k],    items[n] * granules[g],
+						        granules[g], ncpu,
+						        gpu,         16,
+						        0.3,         LOGFIT_THLD};
+						const char *why;
+						struct sched *s = sched_new(&cfg, &why);
+
+						if (!s)
+							continue;
+						simulate(s, ncpu, gpu, cfg.items, 3, (int)(n % 3),
+						         8.0);
+						sched_free(s);
+					}
+}
+END_TEST
+
+START_TEST(test_concord_profiles_once_then_splits)
+{
+	struct sched *s = new_sched(SCHED_CONCORD, 200000, 1, 4, true, 16, 0);
+	struct sched_chunk c;
+	size_t split_chunks = 0;
+
+	simulate(s, 4, true, 200000, 1, 0, 8.0);
+	ck_assert(sched_gpu_fraction(s) > 0);
+	/* The relative speed is remembered: the next step splits at once. */
+	sched_step_begin(s);
+	ck_assert_int_eq(sched_next(s, 4, &c), SCHED_CHUNK);
+	ck_assert_int_eq(c.phase, PHASE_SPLIT);
+	ck_assert_uint_eq(c.offset, 0);
+	split_chunks++;
+	ck_assert_int_eq(sched_next(s, 4, &c), SCHED_DONE);
+	ck_assert_int_eq(sched_next(s, 0, &c), SCHED_CHUNK);
+	ck_assert_int_eq(c.phase, PHASE_SPLIT);
+	ck_assert_uint_eq(split_chunks, 1);
+	sched_free(s);
+}
+END_TEST
+
+START_TEST(test_hdss_trains_again_in_every_step)
+{
+	struct sched *s = new_sched(SCHED_HDSS, 200000, 1, 4, true, 16, 0);
+	struct sched_chunk c;
+
+	simulate(s, 4, true, 200000, 1, 0, 8.0);
+	ck_assert(sched_relative_speed(s) > 0);
+	sched_step_begin(s);
+	ck_assert_int_eq(sched_next(s, 4, &c), SCHED_CHUNK);
+	ck_assert_int_eq(c.phase, PHASE_TRAIN);
+	ck_assert_uint_eq(c.size, 16);
+	sched_free(s);
+}
+END_TEST
+
+/* On a regular load the cores and a GPU eight times as fast as one core end together:
+ * LogFit's makespan is within 10 % of the ideal (all the work spread by speed). */
+START_TEST(test_logfit_balances_a_regular_load)
+{
+	size_t items = 400000;
+	struct sched *s = new_sched(SCHED_LOGFIT, items, 1, 4, true, 16, 0);
+	struct simresult r = simulate(s, 4, true, items, 4, 0, 8.0);
+	double ideal = 4.0 * (double)items / (100.0 * (4.0 + 8.0));
+
+	ck_assert_msg(r.makespan < 1.10 * ideal, "makespan %.1f, ideal %.1f", r.makespan, ideal);
+	ck_assert_msg(r.gpu_share > 0.55 && r.gpu_share < 0.75, "GPU share %.3f", r.gpu_share);
+	sched_free(s);
+}
+END_TEST
+
+/* The launch gate for PoCL (runtime/launchguard.h): a launch runs alone when it uses the
+ * zero-offset variant or is wider at a non-zero offset than any before it. Each test uses
+ * a key of its own: the widths are remembered for the process. */
+static bool gate(uint64_t key, size_t local, size_t off, size_t count, size_t piece)
+{
+	bool alone = rt_launch_enter(key, local, off, count, piece);
+
+	rt_launch_leave(alone);
+	return alone;
+}
+
+START_TEST(test_gate_zero_offset_runs_alone)
+{
+	uint64_t k = rt_launch_key("zero", "src", "");
+
+	ck_assert(gate(k, 8, 0, 64, 128));
+	ck_assert(gate(k, 8, 0, 64, 128));
+	ck_assert(gate(k, 8, 8, 64, 128));   /* the first at a non-zero offset */
+	ck_assert(!gate(k, 8, 80, 64, 128)); /* as wide: shares */
+}
+END_TEST
+
+START_TEST(test_gate_wider_launches_run_alone_once)
+{
+	uint64_t k = rt_launch_key("wide", "src", "");
+
+	ck_assert(gate(k, 8, 8, 16, 128));
+	ck_assert(!gate(k, 8, 64, 16, 128));
+	ck_assert(!gate(k, 8, 64, 8, 128));
+	ck_assert(gate(k, 8, 64, 200, 128)); /* pieces of 128: wider than 16 */
+	ck_assert(!gate(k, 8, 64, 128, 128));
+	ck_assert(!gate(k, 8, 64, 1000, 128)); /* every piece at most 128 */
+	ck_assert(gate(k, 16, 64, 16, 128));   /* another local size: another variant */
+	ck_assert(gate(rt_launch_key("wide", "src", "-DX"), 8, 64, 16, 128));
+}
+END_TEST
+
+START_TEST(test_gate_counts_the_pieces_after_a_zero_offset)
+{
+	uint64_t k = rt_launch_key("pieces", "src", "");
+
+	ck_assert(gate(k, 8, 0, 200, 128));   /* pieces [0,128) and [128,200): 72 wide */
+	ck_assert(!gate(k, 8, 256, 72, 128)); /* no wider than that piece */
+	ck_assert(gate(k, 8, 256, 80, 128));
+	ck_assert(rt_launch_key("ab", "c", "") != rt_launch_key("a", "bc", ""));
+}
+END_TEST
+
+static Suite *suite_partition(void)
+{
+	Suite *s = suite_create("partition");
+	TCase *t = tcase_create("logfit");
+
+	tcase_add_test(t, test_fit_recovers_an_exact_log_curve);
+	tcase_add_test(t, test_fit_matches_the_normal_equations_by_hand);
+	tcase_add_test(t, test_fit_needs_two_distinct_sizes);
+	tcase_add_test(t, test_no_gpu_chunk_from_a_falling_curve);
+	tcase_add_test(t, test_cpu_chunk_is_gpu_chunk_times_throughput_ratio);
+	tcase_add_test(t, test_samples_double_from_the_compute_units);
+	tcase_add_test(t, test_logfit_samples_then_chunk_a_over_thld);
+	tcase_add_test(t, test_logfit_replaces_the_fourth_sample_with_the_last_chunk);
+	tcase_add_test(t, test_logfit_cpu_chunk_follows_the_gpu_chunk);
+	tcase_add_test(t, test_logfit_core_sits_out_beside_a_much_faster_gpu);
+	tcase_add_test(t, test_logfit_remembers_its_samples_across_steps);
+	tcase_add_test(t, test_chunks_are_multiples_of_the_granule);
+	suite_add_tcase(s, t);
+	t = tcase_create("baselines");
+	tcase_add_test(t, test_static_gives_the_gpu_one_chunk_of_its_share);
+	tcase_add_test(t, test_without_a_gpu_every_scheduler_is_the_cores);
+	tcase_add_test(t, test_concord_profiles_once_then_splits);
+	tcase_add_test(t, test_hdss_trains_again_in_every_step);
+	suite_add_tcase(s, t);
+	t = tcase_create("launch gate");
+	tcase_add_test(t, test_gate_zero_offset_runs_alone);
+	tcase_add_test(t, test_gate_wider_launches_run_alone_once);
+	tcase_add_test(t, test_gate_counts_the_pieces_after_a_zero_offset);
+	suite_add_tcase(s, t);
+	t = tcase_create("simulation");
+	tcase_set_timeout(t, 60);
+	tcase_add_test(t, test_every_scheduler_hands_out_each_item_once);
+	tcase_add_test(t, test_logfit_balances_a_regular_load);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite_partition());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
