@@ -18,4 +18,5 @@ const struct carsh_cmd cmd_echo = {
         .min_args = 0,
         .max_args = -1,
         .exec = cmd_echo_exec,
+        .words_only = true,
 };

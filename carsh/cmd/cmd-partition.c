@@ -383,4 +383,5 @@ const struct carsh_cmd cmd_partition = {
         .min_args = 1,
         .max_args = -1,
         .exec = cmd_partition_exec,
+        .help = print_help,
 };

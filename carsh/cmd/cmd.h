@@ -56,6 +56,9 @@ struct carsh_cmd {
 	int min_args; /* not counting the name */
 	int max_args; /* -1: no limit */
 	int (*exec)(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e);
+	/* `NAME --help`: this, else the usage and the summary. */
+	void (*help)(FILE *out);
+	bool words_only; /* every argument is data, even --help (echo) */
 };
 
 /* The table, NULL-terminated, in the order `help` lists it. */

@@ -36,6 +36,15 @@ struct child_io cmd_child_io(const struct cmd_ctx *c)
 	return (struct child_io){fileno(c->in), fileno(c->out), -1};
 }
 
+static int print_help(struct cmd_ctx *c, const struct carsh_cmd *cmd)
+{
+	if (cmd->help)
+		cmd->help(c->out);
+	else
+		fprintf(c->out, "usage: %s\n%s\n", cmd->usage, cmd->summary);
+	return 0;
+}
+
 int cmd_exec_argv(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	const struct carsh_cmd *cmd = cmd_find(argv[0]);
@@ -54,6 +63,10 @@ int cmd_exec_argv(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
 	}
 	if (!cmd)
 		return cmd_error(e, 127, "%s: command not found (try 'help')", argv[0]);
+	if (argc >= 2 && !cmd->words_only && strcmp(args[1], "--help") == 0) {
+		free(with_run);
+		return print_help(c, cmd);
+	}
 	if (argc - 1 < cmd->min_args || (cmd->max_args >= 0 && argc - 1 > cmd->max_args)) {
 		free(with_run);
 		return cmd_error(e, 2, "usage: %s", cmd->usage);

@@ -68,4 +68,15 @@ mkdir -p sub
 expect 0 "" "$CARSH" -c "cd sub; echo ok > here.txt"
 [ -f sub/here.txt ] && pass "cd changes where relative paths go" || fail "cd"
 expect 1 "cd: /nonexistent: No such file or directory" "$CARSH" -c 'cd /nonexistent'
+# NAME --help: every builtin prints its usage and exits 0; echo prints its words.
+for name in $("$CARSH" -c help | awk '/^  [a-z]/ { print $1 }'); do
+	[ "$name" = echo ] && continue
+	out=$("$CARSH" -c "$name --help") || fail "$name --help exited $?"
+	case $out in
+	"usage: $name"*) pass "$name --help" ;;
+	*) fail "$name --help printed: $(printf '%s' "$out" | head -1)" ;;
+	esac
+done
+[ "$("$CARSH" -c 'echo --help')" = "--help" ] && pass "echo --help prints its word" ||
+	fail "echo --help"
 finish
