@@ -62,4 +62,15 @@ tail -1 "$OUT" | grep -q "^synced$" && grep -q "^4,5,6,7$" "$OUT" && pass "sync 
 	fail "background batch: $(cat "$OUT")"
 expect 1 "sync: job [1] run $B/fails.bat.xml: Exit 1: $B/fails.bat.xml:7" \
 	"$CARSH" -c "run $B/fails.bat.xml & sync"
+
+# repeat N COMMAND: N runs of a job whose InOut accumulates (z += x), so z = N·x; N an
+# expression; 0 runs nothing; a failing run stops the rest and is named.
+expect 0 "" "$CARSH" -c "virtbuf create p float 8; virtbuf fill p --value 2; virtbuf create q float 8
+virtbuf create z float 8; virtbuf fill z --value 0
+repeat 0 echo never; repeat 2*3-1 run $B/addone.exe.xml; virtbuf dump z"
+[ "$(grep -c never "$OUT")" = 0 ] && [ "$(grep -c '^10$' "$OUT")" = 8 ] &&
+	[ "$(wc -l <"$OUT")" = 8 ] && pass "repeat 2*3-1: z = 5 x 2 everywhere" ||
+	fail "repeat: $(cat "$OUT")"
+expect 127 "repeat: run 1 of 3: nosuch: command not found" "$CARSH" -c "repeat 3 nosuch; echo after"
+grep -q after "$OUT" && fail "the line went on after repeat failed" || pass "repeat stops the line"
 finish

@@ -79,4 +79,18 @@ for name in $("$CARSH" -c help | awk '/^  [a-z]/ { print $1 }'); do
 done
 [ "$("$CARSH" -c 'echo --help')" = "--help" ] && pass "echo --help prints its word" ||
 	fail "echo --help"
+# The interactive shell on a terminal (script(1) gives it one): Tab completes a builtin's
+# name, Up recalls the last line, and every line lands in $CARSH_HISTFILE.
+if command -v script >/dev/null; then
+	rm -f hist.txt
+	printf 'echo hello\n\033[A\nech\t world\nexit\n' |
+		CARSH_HISTFILE=$PWD/hist.txt script -qfec "$CARSH" /dev/null >tty.txt 2>&1
+	grep -v '^#' hist.txt >hist.lines
+	printf 'echo hello\necho hello\necho  world\nexit\n' >hist.want
+	same_file hist.lines hist.want "history: Up recalled the line, Tab completed 'ech', all saved"
+	[ "$(tr -d '\r' <tty.txt | grep -c 'hello$')" -ge 2 ] && pass "the recalled line ran" ||
+		fail "interactive output: $(tr -d '\r' <tty.txt | cat -v | tail -5)"
+else
+	pass "no script(1): the interactive test is skipped"
+fi
 finish
