@@ -1,0 +1,272 @@
+#!/usr/bin/env bash
+# Issue "Adaptive pipeline engine" (000): the model's accuracy and its choice, measured. For
+# each example instance, `pipeline --validate` trains once (000 §IV-A), predicts every
+# configuration (000 §V), then runs every configuration and 000 §VI-B's baseline (stages on
+# the device where they trained faster, MG, no fallback) over the same first N items, one
+# after the other in one process. Printed per instance: every configuration's predicted and
+# measured throughput and the error; the chosen configuration against the measured best and
+# against the baseline (ratios of throughputs measured in the same run); at the end the
+# issue's targets (every error within 10 %, chosen within 5 % of the best, chosen 15 % above
+# the baseline on average). The first items' results are compared with the C reference.
+#
+# N comes from the budget: a first run per instance trains only (its stream is exactly the
+# training's N_s items) and prints the predicted throughput of every configuration; each
+# instance's N is then the most items per configuration that the predictions say fit the
+# time left for it and the instances after it (with a 30 % margin, or more when the
+# instances so far took longer than predicted), between 3 (nC+1) and 400.
+# Every command runs under `timeout`: an instance that does not fit is reported as skipped,
+# never left half-printed.
+#
+#   bench/pipeline.sh [--plot DIR]       (--plot: measured against predicted, PNG, gnuplot)
+#
+# Environment:
+#   CARSH      the carsh binary (default $BUILDDIR/carsh/carsh; BUILDDIR defaults to the
+#              source tree). A carsh carried to another machine runs with its libcsv.so.3:
+#              CARSH=$PWD/.carry/pipe/carsh LD_LIBRARY_PATH=$PWD/.carry/pipe bench/pipeline.sh
+#   PIPEREF    tests/tools/piperef, REF tests/tools/ref (default: next to CARSH, then the
+#              build tree; else built here with cc from tests/tools/*.c)
+#   GPU        what plays 000's GPU, as `pipeline --gpu` takes it: auto (default), none,
+#              cpu (a CPU core stands in), or a device selector (NVIDIA)
+#   BUDGET_S   seconds for the whole script (default 420)
+#   OUT        where the raw results go (default $BUILDDIR/bench-pipeline): per instance the
+#              training run's report (plan-NAME.txt), the validation's JSON (NAME.json) and
+#              a CSV of it (NAME.csv: config,strict,predicted,measured,error); summary.csv
+#   INSTANCES  which instances, in order (default: srad vivid-ld vivid-hd); SIZE_srad etc.
+#              override an instance's parameters (defaults below, with the reasoning)
+#   NMAX, NMIN bounds of N (default 400 and 3 (nC+1))
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILDDIR:-$top}
+carsh=${CARSH:-$build/carsh/carsh}
+out=${OUT:-$build/bench-pipeline}
+budget=${BUDGET_S:-420}
+gpu=${GPU:-auto}
+plot=
+case ${1:-} in
+--plot) plot=$2 ;;
+--plot=*) plot=${1#*=} ;;
+-h | --help) sed -n '2,40p' "$0"; exit 0 ;;
+"") ;;
+*) echo "pipeline.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+esac
+t_start=$SECONDS
+left() { echo $((budget - (SECONDS - t_start))); }
+
+# The instances. On the H100 machine a GPU stage costs mostly its launch (tens of µs) and a
+# core of the 16-core PoCL CPU takes about 0.5 µs per pixel for ViVid's filter with F=16
+# (2 ns per multiply-add) and 30 ns per pixel for an SRAD iteration: a small frame gives the
+# CPU cores a share of the throughput comparable to the GPU's (000's low definition), a large
+# one leaves it to the GPU (high definition). SRAD's serial stage (q0², one work-item) is
+# slow on a GPU and fast on a core, as in 000; its output is made small (64 x 64 blocks) so
+# that the serial Output stage (a CSV file per item) does not bound every configuration.
+: "${SIZE_vivid_ld:=W=128 H=96 F=16}"
+: "${SIZE_vivid_hd:=W=320 H=240 F=16}"
+: "${SIZE_srad:=W=512 H=512 B=64}"
+declare -A file=([vivid-ld]=vivid [vivid-hd]=vivid [srad]=srad [srad2]=srad2)
+instances=(${INSTANCES:-srad vivid-ld vivid-hd})
+
+[ -x "$carsh" ] || { echo "pipeline.sh: no carsh at $carsh (set CARSH or BUILDDIR)" >&2; exit 2; }
+mkdir -p "$out"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export XDG_CACHE_HOME=${XDG_CACHE_HOME:-$work/cache}
+
+# The references: carried next to carsh, in the build tree, or built now.
+tool() { # tool NAME VAR: the path of tests/tools/NAME
+	local name=$1 p=${!2:-}
+	for p in "$p" "$(dirname "$carsh")/$name" "$build/tests/tools/$name"; do
+		[ -n "$p" ] && [ -x "$p" ] && { echo "$p"; return; }
+	done
+	cc -O2 -ffp-contract=off -o "$work/$name" "$top/tests/tools/$name.c" -lm 2>/dev/null &&
+		echo "$work/$name"
+}
+piperef=$(tool piperef PIPEREF || true)
+ref=$(tool ref REF || true)
+
+# ---- the machine: nC and N_s ----
+devs=$("$carsh" devices)
+cores=$(awk '$2 == "cpu" { print $(NF-4); exit }' <<<"$devs")
+[ -n "$cores" ] || { echo "pipeline.sh: no OpenCL CPU device:"; echo "$devs"; exit 1; } >&2
+case $gpu in
+none) has_gpu=0 ;;
+cpu) has_gpu=1 cores=$((cores - 1)) ;;
+auto) has_gpu=$(awk '$2 == "gpu" || $2 == "accelerator" { n++ } END { print n ? 1 : 0 }' <<<"$devs") ;;
+*) has_gpu=1 ;;
+esac
+# N_s as engines/pipetrain.c's ptrain_items counts it: 000's, plus 2 for each one-item
+# experiment (run 3 times for the median).
+if [ "$has_gpu" = 1 ]; then
+	maxt=$((cores + 1)) ns=$(((cores + 2) * (cores + 1) / 2 + 2 + 6))
+else
+	maxt=$cores ns=$((cores * (cores + 1) / 2 + 1 + 4))
+fi
+nmin=${NMIN:-$((3 * maxt))}
+nmax=${NMAX:-400}
+
+echo "# bench/pipeline.sh on $(uname -n), $(date -u +%Y-%m-%dT%H:%MZ), --gpu $gpu, budget ${budget}s"
+sed 's/^/# /' <<<"$devs"
+echo "# nC = $cores CPU cores$([ "$has_gpu" = 1 ] && echo " and a GPU"): training N_s = $ns items"
+
+params() { # params INSTANCE: its NAME=VALUE words
+	local v="SIZE_${1//-/_}"
+	echo "${!v:-}"
+}
+
+pval() { # pval INSTANCE NAME DEFAULT: one of its parameters
+	local w
+	for w in $(params "$1"); do
+		[ "${w%%=*}" = "$2" ] && { echo "${w#*=}"; return; }
+	done
+	echo "$3"
+}
+
+# run_carsh SECONDS OUTFILE ARGS...: carsh pipeline in the work directory, within SECONDS.
+run_carsh() {
+	local secs=$1 dest=$2 rc=0
+	shift 2
+	[ "$secs" -gt 5 ] || { echo "(no time left)" | tee "$dest" >"$dest.err"; return 124; }
+	(cd "$work" && timeout "$secs" "$carsh" pipeline --no-progress --gpu "$gpu" "$@") \
+		>"$dest" 2>"$dest.err" || rc=$?
+	return $rc
+}
+
+mkdir -p "$work/out"
+for inst in "${instances[@]}"; do
+	f=${file[$inst]:-}
+	[ -n "$f" ] || { echo "pipeline.sh: unknown instance '$inst'" >&2; exit 2; }
+	sed "s|../../flowmodels|$top/flowmodels|" "$top/examples/pipeline/$f.xml" >"$work/$f.xml"
+done
+
+# ---- 1. training only: the predictions size N ----
+declare -A cost fixed
+for inst in "${instances[@]}"; do
+	plan=$out/plan-$inst.txt
+	echo
+	echo "== $inst ($(params "$inst")): training, $ns items"
+	if ! run_carsh "$(left)" "$plan" --explain "${file[$inst]}.xml" $(params "$inst") COUNT=$ns; then
+		echo "skipped: $(tail -c 300 "$plan.err")"
+		continue
+	fi
+	sed -n '/^training/,/^  CG, n/p;/serial stages/p;/^total/p' "$plan"
+	# Seconds per item summed over the configurations, and the fixed cost of a run.
+	cost[$inst]=$(awk '/^  (DP|CP)-/ && $2 > 0 { s += 1 / $2 } END { printf "%.6f", s }' "$plan")
+	fixed[$inst]=$(awk '/^total:/ { for (i = 1; i <= NF; i++) if ($i == "setup") s = $(i + 1) }
+	                    /^training 1:/ { t = $0; sub(/.*items, /, "", t); sub(/ ms.*/, "", t) }
+	                    /^  (DP|CP)-/ { n++ }
+	                    END { printf "%d", (s + t) / 1000 + 0.01 * n + 3 }' "$plan")
+done
+
+# ---- 2. N per instance: what the predictions say fits the time left ----
+# f scales the predicted run time: 1.3 at first, then what the instances so far took
+# against their predictions (at least 1.3), so that a machine slower than its model leaves
+# the later instances fewer items rather than no time; a tenth of the time left stays spare.
+f=1.3
+n_for() { # n_for INSTANCE: N for it and the instances after it
+	local inst=$1 rest=0 fix=0 seen=0 i
+	for i in "${instances[@]}"; do
+		[ "$i" = "$inst" ] && seen=1
+		[ $seen = 1 ] && [ -n "${cost[$i]:-}" ] || continue
+		rest=$(awk -v a="$rest" -v b="${cost[$i]}" 'BEGIN { print a + b }')
+		fix=$((fix + ${fixed[$i]}))
+	done
+	awk -v t="$(left)" -v x="$fix" -v s="$rest" -v f="$f" -v lo="$nmin" -v hi="$nmax" \
+		'BEGIN { n = s > 0 ? int((0.9 * t - x) / (f * s)) : hi; if (n > hi) n = hi; if (n < lo) n = lo; print n }'
+}
+
+# ---- 3. every configuration, measured ----
+: >"$out/summary.csv"
+echo "instance,items,configurations,max_error,mean_error,within_10,chosen,chosen_items_s,best,best_items_s,baseline,baseline_items_s,chosen_over_best,chosen_over_baseline,reference" \
+	>>"$out/summary.csv"
+for inst in "${instances[@]}"; do
+	[ -n "${cost[$inst]:-}" ] || continue
+	json=$out/$inst.json
+	n=$(n_for "$inst")
+	count=$((n > ns ? n : ns))
+	echo
+	echo "== $inst ($(params "$inst")): every configuration over items 0-$((n - 1)) ($(left) s left," \
+		"$(awk -v c="${cost[$inst]}" -v n="$n" -v f="$f" 'BEGIN { printf "%.0f", f * c * n }') s predicted)"
+	rm -f "$work"/out/*
+	rc=0
+	t0=$SECONDS
+	run_carsh "$(left)" "$json" --validate --validate-items "$n" --json "${file[$inst]}.xml" \
+		$(params "$inst") COUNT=$count || rc=$?
+	f=$(awk -v t=$((SECONDS - t0)) -v x="${fixed[$inst]}" -v c="${cost[$inst]}" -v n="$n" -v f="$f" \
+		'BEGIN { g = (t - x) / (c * n); print (g > 1.3 ? g : 1.3) }')
+	if [ $rc != 0 ]; then
+		echo "skipped (status $rc$([ $rc = 124 ] && echo ": out of time"); $(left) s left): $(tail -c 300 "$json.err")"
+		continue
+	fi
+	# The validation's runs as CSV: config,strict,predicted,measured,error.
+	grep -o '{"config":"[^"]*","strict":[a-z]*,[^}]*}' "$json" |
+		sed -E 's/^\{"config":"([^"]*)","strict":([a-z]*),.*"throughput":([^,]*),"predicted":([^,]*),"error":([^,]*),.*$/\1,\2,\4,\3,\5/' \
+			>"$out/$inst.csv"
+	printf '  %-24s %12s %12s %9s\n' configuration "predicted/s" "measured/s" error
+	awk -F, '{ e = $5 == "null" ? "" : sprintf("%+7.1f %%", 100 * $5)
+	           printf "  %-24s %12s %12.1f %9s\n", $2 == "true" ? "baseline " $1 : $1,
+	                  $3 == "null" ? "-" : sprintf("%.1f", $3), $4, e }' "$out/$inst.csv"
+	v=$(grep -o '"chosen":"[^"]*","best":"[^"]*","baseline":"[^"]*","chosen_over_best":[^,]*,"chosen_over_baseline":[^,}]*' "$json" | tail -1)
+	chosen=$(sed -E 's/.*"chosen":"([^"]*)".*/\1/' <<<"$v")
+	best=$(sed -E 's/.*"best":"([^"]*)".*/\1/' <<<"$v")
+	base=$(sed -E 's/.*"baseline":"([^"]*)".*/\1/' <<<"$v")
+	r_best=$(sed -E 's/.*"chosen_over_best":([^,]*).*/\1/' <<<"$v")
+	r_base=$(sed -E 's/.*"chosen_over_baseline":([^,}]*).*/\1/' <<<"$v")
+	meas() { awk -F, -v c="$1" -v s="$2" '$1 == c && $2 == s { print $4; exit }' "$out/$inst.csv"; }
+	# The first items' results against the C reference (the baseline ran last).
+	check=skipped
+	if [ -n "$piperef" ] && [ -n "$ref" ]; then
+		check=equal
+		W=$(pval "$inst" W 256) H=$(pval "$inst" H 256)
+		for i in 0 1 $((n - 1)); do
+			case ${file[$inst]} in
+			vivid) "$piperef" vivid "$W" "$H" "$(pval "$inst" F 16)" "$i" "$work/want.csv"; tol=0 ;;
+			srad) "$piperef" srad "$W" "$H" 1 0.5 "$i" "$work/want.csv" "$(pval "$inst" B 4)"; tol=1e-4 ;;
+			*) check=skipped; break ;;
+			esac
+			"$ref" cmp "$work/out/${file[$inst]}-$i.csv" "$work/want.csv" $tol >/dev/null 2>&1 ||
+				check="DIFFERENT (item $i)"
+		done
+	fi
+	awk -F, -v inst="$inst" -v items="$n" -v chosen="$chosen" -v best="$best" -v base="$base" \
+		-v rb="$r_best" -v rl="$r_base" -v ck="$check" \
+		-v lc="$(meas "$chosen" false)" -v lb="$(meas "$best" false)" -v ll="$(meas "$base" true)" '
+		$5 != "null" { e = 100 * ($5 < 0 ? -$5 : $5); n++; sum += e; if (e > max) max = e
+		               if (e <= 10) within++ }
+		END {
+			printf "error: max %.1f %%, mean %.1f %%, %d of %d configurations within 10 %%\n",
+			       max, sum / n, within, n
+			printf "chosen %s: %.1f items/s; measured best %s: %.1f (chosen/best %.3f); baseline %s: %.1f (chosen/baseline %.3f)\n",
+			       chosen, lc, best, lb, rb, base, ll, rl
+			printf "results of items 0, 1 and N-1 against the C reference: %s\n", ck
+			printf "%s,%d,%d,%.2f,%.2f,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", inst, items, n, max, sum / n,
+			       within, chosen, lc, best, lb, base, ll, rb, rl, ck >> "'"$out/summary.csv"'"
+		}' "$out/$inst.csv"
+done
+
+if [ -n "$plot" ] && command -v gnuplot >/dev/null; then
+	mkdir -p "$plot"
+	for inst in "${instances[@]}"; do
+		[ -s "$out/$inst.csv" ] || continue
+		awk -F, '$3 != "null" { print $3, $4 }' "$out/$inst.csv" >"$work/$inst.dat"
+		gnuplot <<GP
+set terminal pngcairo size 800,700 noenhanced
+set output '$plot/pipeline-$inst.png'
+set title '$inst ($(params "$inst")), --gpu $gpu, $n items per configuration, $(uname -n)'
+set xlabel 'predicted items/s'
+set ylabel 'measured items/s'
+set key top left
+stats '$work/$inst.dat' using 1:2 nooutput
+hi = (STATS_max_x > STATS_max_y ? STATS_max_x : STATS_max_y) * 1.1
+set xrange [0:hi]
+set yrange [0:hi]
+plot x title 'measured = predicted' lw 2, 1.1*x title '+10 %' dt 2 lc rgb 'gray', \\
+     0.9*x title '-10 %' dt 2 lc rgb 'gray', '$work/$inst.dat' using 1:2 title 'configurations' pt 7
+GP
+	done
+fi
+
+echo
+echo "== summary ($((SECONDS - t_start)) s; raw results in $out)"
+awk -F, 'NR > 1 { printf "%-9s N %3d: max error %6.1f %%, mean %5.1f %%, %3d/%-3d within 10 %%, chosen/best %.3f, chosen/baseline %.3f, reference %s\n",
+                  $1, $2, $4, $5, $6, $3, $13, $14, $15; r += $14; k++ }
+         END { if (k) printf "average chosen/baseline: %.3f (000 §VI-B: +20 %% on average; the issue asks >= 1.15)\n", r / k }' \
+	"$out/summary.csv"

@@ -1,0 +1,437 @@
+/* The adaptive pipeline engine (000 §III-E, §IV; engines/pipeline.h, docs/pipeline.md). */
+#include "engines/pipeline.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines/energy.h"
+#include "engines/pipeconf.h"
+#include "engines/pipemon.h"
+#include "engines/pipetrain.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+
+struct engine {
+	const struct pipe_env *env;
+	const struct pipe_plan *pp;
+	const struct pipe_opts *o;
+	struct pipe_result *res;
+	struct job_plan *gen0; /* the generator's plan, for building its programs */
+	struct pipe_devs *dv;
+	struct prun_env re;
+	struct energy_meter *meter; /* NULL unless every counter taking part reads */
+	struct pm_shape sh;
+	size_t ns; /* N_s */
+	/* the progress line */
+	char what[64];
+	size_t total;
+	double last_draw;
+};
+
+/* ---- progress ---- */
+
+static void draw(struct engine *g, size_t done, bool force)
+{
+	double now = clock_ms();
+
+	if (!g->o->progress || (!force && now - g->last_draw < 100))
+		return;
+	g->last_draw = now;
+	fprintf(stderr, "\r\033[K%s: %s", g->pp->d->name, g->what);
+	if (g->total) {
+		static const char bar[] = "####################";
+		int fill = (int)(done * 20 / g->total);
+
+		fprintf(stderr, " [%.*s%*s] %zu/%zu items", fill, bar, 20 - fill, "", done,
+		        g->total);
+	}
+	fflush(stderr);
+}
+
+static void on_progress(void *arg, size_t done)
+{
+	draw(arg, done, false);
+}
+
+static void on_label(void *arg, const char *what)
+{
+	struct engine *g = arg;
+
+	snprintf(g->what, sizeof(g->what), "%s", what);
+	g->total = 0;
+	draw(g, 0, true);
+}
+
+/* ---- setup ---- */
+
+static void make_shape(struct engine *g)
+{
+	g->sh.s = (unsigned)g->pp->nstages;
+	g->sh.nc = g->dv->nc;
+	g->sh.gpu = g->dv->has_gpu;
+	g->sh.gpu_ok = 0;
+	for (unsigned k = 0; g->sh.gpu && k < g->sh.s; k++)
+		if (g->pp->stages[k].gpu)
+			g->sh.gpu_ok |= 1u << k;
+	g->ns = ptrain_items(&g->sh);
+}
+
+static int open_workers(struct engine *g, struct cs_err *e)
+{
+	static const struct prun_policy cg = {.c = {false, false, 1, 0}};
+	struct prun_env *re = &g->re;
+	struct pworker w;
+	struct pitem_q q;
+	int rc;
+
+	/* MG runs nC+1 threads too, with or without a GPU (000 §II-B). */
+	re->nslots = g->dv->nc + 1;
+	re->slots = xcalloc(re->nslots, sizeof(*re->slots));
+	re->users = xcalloc(g->dv->nc, sizeof(*re->users));
+	for (unsigned i = 0; i < re->nslots; i++)
+		if (pd_slot_open(g->dv, &re->slots[i], e))
+			return -1;
+	/* Every thread busy while the Output stage writes: twice the most threads there are.
+	 * The training's experiments hold up to nC+1 items at once, whatever --tokens says. */
+	g->res->tokens = g->o->tokens ? g->o->tokens : 2 * (size_t)re->nslots;
+	if (pitem_pool_new(g->pp, g->res->tokens > re->nslots ? g->res->tokens : re->nslots,
+	                   &re->pool, e))
+		return -1;
+	pworker_init(&w, re, &cg, &re->slots[0], 0);
+	q = pworker_queues(&w);
+	rc = pitem_pool_prepare(re->pool, g->dv, &q, e);
+	pworker_release(&w);
+	return rc;
+}
+
+static int setup(struct engine *g, struct cs_err *e)
+{
+	struct pipe_result *r = g->res;
+
+	if (!g->pp->files && pipe_plan_generator(g->pp, 0, &g->gen0, e))
+		return -1;
+	if (pd_open(g->env->rt, g->pp, g->gen0 ? &g->gen0->kp : NULL, g->o->gpu, &g->dv, e))
+		return -1;
+	make_shape(g);
+	r->sh = g->sh;
+	r->standin = g->dv->standin;
+	r->build_ms = g->dv->build_ms;
+	snprintf(r->cpu_name, sizeof(r->cpu_name), "%.150s", g->dv->cpu->name);
+	if (g->dv->gpu)
+		snprintf(r->gpu_name, sizeof(r->gpu_name), "%.150s", g->dv->gpu->name);
+	g->re.pp = g->pp;
+	g->re.dv = g->dv;
+	g->re.interrupted = g->env->interrupted;
+	g->re.progress = on_progress;
+	g->re.progress_arg = g;
+	return open_workers(g, e);
+}
+
+static void teardown(struct engine *g)
+{
+	for (unsigned i = 0; g->re.slots && i < g->re.nslots; i++)
+		pd_slot_close(g->dv, &g->re.slots[i]);
+	free(g->re.slots);
+	free(g->re.users);
+	pitem_pool_free(g->re.pool);
+	pd_close(g->dv);
+	job_plan_free(g->gen0);
+	energy_close(g->meter);
+}
+
+/* The energy criteria need every counter that takes part: RAPL, and NVML with a GPU. */
+static int open_energy(struct engine *g, struct cs_err *e)
+{
+	struct pipe_result *r = g->res;
+	struct energy_reading rd;
+	bool need_gpu = g->dv->gpu != NULL;
+
+	g->meter = energy_open(need_gpu ? g->dv->gpu->name : NULL);
+	energy_start(g->meter);
+	energy_stop(g->meter, &rd);
+	snprintf(r->cpu_note, sizeof(r->cpu_note), "%s", rd.cpu_note);
+	snprintf(r->gpu_note, sizeof(r->gpu_note), "%s",
+	         need_gpu ? rd.gpu_note
+	                  : (g->dv->standin ? "the stand-in is a CPU core" : "no GPU"));
+	r->energy_ok = rd.cpu_ok && (!need_gpu || rd.gpu_ok);
+	if (g->o->tdp > 0) {
+		r->tdp = g->o->tdp;
+		snprintf(r->tdp_note, sizeof(r->tdp_note), "%g W (--tdp)", g->o->tdp);
+	} else {
+		r->tdp = energy_power_limit(g->meter, need_gpu, r->tdp_note, sizeof(r->tdp_note));
+	}
+	if (!r->energy_ok) {
+		energy_close(g->meter);
+		g->meter = NULL;
+	}
+	if (g->o->crit != PM_THROUGHPUT && !r->energy_ok)
+		return err_set(e,
+		               "--criterion %s needs energy counters, and this machine has none "
+		               "readable: CPU: %s%s%s (use --criterion throughput)",
+		               pm_criterion_name(g->o->crit), rd.cpu_note,
+		               need_gpu ? "; GPU: " : "", need_gpu ? rd.gpu_note : "");
+	return 0;
+}
+
+/* ---- one stretch of the stream under one configuration ---- */
+
+struct monitor {
+	struct pmon mon;
+	const struct pm_meas *m;
+	double ov;
+	size_t first, end, ns;
+};
+
+/* 000 §IV-B: a change in throughput starts a training once equation 2 allows it, and only
+ * while enough items are left to train on. */
+static bool monitor_stop(void *arg, double t, size_t done)
+{
+	struct monitor *mc = arg;
+
+	if (!pmon_item(&mc->mon, t) || mc->end - (mc->first + done) < mc->ns)
+		return false;
+	return pm_may_retrain(t, pm_delta_t(mc->m, mc->mon.ref), mc->ov);
+}
+
+static void run_done(struct engine *g, struct pipe_run *r, const struct prun_stream *s)
+{
+	r->items = s->done;
+	r->ms = s->wall * 1000.0;
+	r->lambda = pmon_throughput(s->t_done, s->done);
+	r->retrain = s->stopped;
+	r->energy = -1;
+	if (g->meter && s->done && s->en.cpu_ok)
+		r->energy = (s->en.cpu_j + (s->en.gpu_ok ? s->en.gpu_j : 0)) / (double)s->done;
+}
+
+/* Items first .. end-1. t: the training whose predictions go with it (NULL: none); monitor:
+ * watch for changes. */
+static int run_stretch(struct engine *g, const struct pm_config *c, bool strict, size_t first,
+                       size_t end, const struct pipe_training *t, bool monitor, struct pipe_run *r,
+                       struct cs_err *e)
+{
+	struct prun_policy pol = {.c = *c, .strict = strict};
+	struct monitor mc;
+	struct prun_stream s;
+	char name[PM_NAME_MAX];
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->c = *c;
+	r->strict = strict;
+	r->first = first;
+	if (t && t->complete && !strict) {
+		r->predicted = true;
+		pm_predict(&t->m, c, &r->pred);
+	}
+	snprintf(g->what, sizeof(g->what), "%s %s", strict ? "baseline" : "running",
+	         pm_config_name(&g->sh, c, name, sizeof(name)));
+	g->total = end - first;
+	draw(g, 0, true);
+	if (monitor) {
+		unsigned w = prun_threads(&g->re, &pol);
+
+		pmon_init(&mc.mon, w * 2 > 8 ? w * 2 : 8, g->o->change, 0);
+		mc.m = &t->m;
+		mc.ov = g->o->overhead;
+		mc.first = first;
+		mc.end = end;
+		mc.ns = g->ns;
+	}
+	rc = prun_stream(&g->re, &pol, first, end, g->res->tokens, monitor ? monitor_stop : NULL,
+	                 &mc, g->meter, &s, e);
+	draw(g, s.done, true);
+	run_done(g, r, &s);
+	free(s.t_done);
+	return rc;
+}
+
+/* ---- phases ---- */
+
+static int train(struct engine *g, size_t first, struct pipe_training **out, struct cs_err *e)
+{
+	struct pipe_result *r = g->res;
+	struct pipe_training *t;
+	struct ptrain pt;
+	int rc;
+
+	r->tr = xrealloc(r->tr, (r->ntr + 1) * sizeof(*r->tr));
+	t = memset(&r->tr[r->ntr++], 0, sizeof(*t));
+	*out = t;
+	rc = ptrain_run(&g->re, &g->sh, first, g->pp->items, g->meter, r->tdp, on_label, g, &pt, e);
+	t->first = pt.first;
+	t->items = pt.items;
+	t->ms = pt.ms;
+	t->complete = pt.complete;
+	t->m = pt.m;
+	if (rc || !t->complete)
+		return rc;
+	t->ncfg = pm_enumerate(&g->sh, &t->cfg);
+	t->pred = xcalloc(t->ncfg, sizeof(*t->pred));
+	for (size_t i = 0; i < t->ncfg; i++)
+		pm_predict(&t->m, &t->cfg[i], &t->pred[i]);
+	t->chosen = pm_choose(t->pred, t->ncfg, g->o->crit);
+	t->baseline = pm_baseline(&t->m);
+	return 0;
+}
+
+static struct pipe_run *add_run(struct pipe_run **v, size_t *n)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	return &(*v)[(*n)++];
+}
+
+/* --validate: every configuration, then the baseline, each over the first val_items items
+ * (the whole stream by default). */
+static int validate(struct engine *g, const struct pipe_training *t, struct cs_err *e)
+{
+	struct pipe_result *r = g->res;
+	size_t n =
+	        g->o->val_items && g->o->val_items < g->pp->items ? g->o->val_items : g->pp->items;
+	int rc = 0;
+
+	r->val_items = n;
+	for (size_t i = 0; i < t->ncfg && rc == 0; i++)
+		rc = run_stretch(g, &t->cfg[i], false, 0, n, t, false, add_run(&r->val, &r->nval),
+		                 e);
+	if (rc == 0)
+		rc = run_stretch(g, &t->baseline, true, 0, n, t, false, add_run(&r->val, &r->nval),
+		                 e);
+	return rc;
+}
+
+/* Training, then running with the choice, again after a change; what the training leaves of
+ * a stream too short for it runs homogeneous CG on every core. */
+static int run_adaptive(struct engine *g, bool baseline, struct cs_err *e)
+{
+	struct pipe_result *r = g->res;
+	const struct pipe_training *t = NULL;
+	struct pm_config cur;
+	size_t next = 0;
+	int rc = 0;
+
+	while (next < g->pp->items && rc == 0) {
+		struct pipe_training *nt;
+		struct pipe_run *run;
+
+		rc = train(g, next, &nt, e);
+		next += nt->items;
+		if (rc)
+			break;
+		if (!nt->complete) {
+			cur = (struct pm_config){false, false, pm_max_threads(&g->sh), 0};
+			if (next < g->pp->items)
+				rc = run_stretch(g, &cur, false, next, g->pp->items, NULL, false,
+				                 add_run(&r->runs, &r->nruns), e);
+			break;
+		}
+		t = nt;
+		if (g->o->validate)
+			return validate(g, t, e);
+		if (next == g->pp->items)
+			break; /* the training took the whole stream */
+		cur = baseline ? t->baseline : t->cfg[t->chosen];
+		run = add_run(&r->runs, &r->nruns);
+		rc = run_stretch(g, &cur, baseline, next, g->pp->items, t, !baseline, run, e);
+		next += run->items;
+		if (!run->retrain)
+			break;
+	}
+	return rc;
+}
+
+static int check_opts(struct engine *g, struct pm_config *c, bool *baseline, struct cs_err *e)
+{
+	const struct pipe_opts *o = g->o;
+
+	*baseline = false;
+	if (o->config && pm_config_parse(&g->sh, o->config, c, baseline, e))
+		return err_prefix(e, "--config ");
+	if (o->config && !*baseline && (o->explain || o->validate))
+		return err_set(e,
+		               "--%s needs the training phase: leave out --config (or give "
+		               "--config baseline)",
+		               o->validate ? "validate" : "explain");
+	if (o->validate && *baseline)
+		return err_set(e, "--validate runs the baseline too: leave out --config");
+	if ((o->validate || o->explain) && g->pp->items < g->ns)
+		return err_set(e,
+		               "--%s: the stream has %zu item%s and the training needs %zu "
+		               "(%u CPU core%s%s; give COUNT or more files)",
+		               o->validate ? "validate" : "explain", g->pp->items,
+		               g->pp->items == 1 ? "" : "s", g->ns, g->sh.nc,
+		               g->sh.nc == 1 ? "" : "s", g->sh.gpu ? " and a GPU" : ", no GPU");
+	return 0;
+}
+
+static int run_engine(struct engine *g, double t0, struct cs_err *e)
+{
+	struct pm_config c;
+	bool baseline;
+	int rc;
+	double t;
+
+	if (setup(g, e) || open_energy(g, e) || check_opts(g, &c, &baseline, e))
+		return 1;
+	on_label(g, "warming up");
+	if (prun_warm_up(&g->re, 0, e))
+		return 1;
+	g->res->adaptive = !g->o->config;
+	g->res->setup_ms = clock_ms() - t0;
+	t = clock_ms();
+	if (g->o->config && !baseline)
+		rc = run_stretch(g, &c, false, 0, g->pp->items, NULL, false,
+		                 add_run(&g->res->runs, &g->res->nruns), e);
+	else
+		rc = run_adaptive(g, baseline, e);
+	g->res->time_ms = clock_ms() - t;
+	return rc;
+}
+
+int pipeline_run(const struct pipe_env *env, const struct pipe_plan *pp, const struct pipe_opts *o,
+                 struct pipe_result *res, struct cs_err *e)
+{
+	struct engine g;
+	double t0 = clock_ms();
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	memset(&g, 0, sizeof(g));
+	g.env = env;
+	g.pp = pp;
+	g.o = o;
+	g.res = res;
+	res->name = xstrdup(pp->d->name);
+	res->items = pp->items;
+	for (size_t k = 0; k < pp->nstages; k++)
+		res->stage_names[k] = pp->stages[k].name;
+	res->crit = o->crit;
+	res->overhead = o->overhead;
+	pthread_mutex_init(&g.re.gpu, NULL);
+	pthread_mutex_init(&g.re.mg, NULL);
+	pthread_mutex_init(&g.re.cores, NULL);
+	rc = run_engine(&g, t0, e);
+	if (o->progress)
+		fprintf(stderr, "\r\033[K");
+	teardown(&g);
+	pthread_mutex_destroy(&g.re.gpu);
+	pthread_mutex_destroy(&g.re.mg);
+	pthread_mutex_destroy(&g.re.cores);
+	if (rc)
+		pipe_result_free(res);
+	return rc;
+}
+
+void pipe_result_free(struct pipe_result *r)
+{
+	for (size_t i = 0; i < r->ntr; i++) {
+		free(r->tr[i].cfg);
+		free(r->tr[i].pred);
+	}
+	free(r->tr);
+	free(r->runs);
+	free(r->val);
+	free(r->name);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,41 @@
+# The adaptive pipeline engine (000; docs/pipeline.md). `+=` only.
+
+carsh_libcarsh_a_SOURCES += \
+	carsh/model/pipeline.c carsh/model/pipeline.h \
+	carsh/model/pipeplan.c carsh/model/pipeplan.h \
+	carsh/engines/pipemodel.c carsh/engines/pipemodel.h \
+	carsh/engines/pipeconf.c carsh/engines/pipeconf.h \
+	carsh/engines/pipemon.c carsh/engines/pipemon.h \
+	carsh/engines/pipedev.c carsh/engines/pipedev.h \
+	carsh/engines/pipeitem.c carsh/engines/pipeitem.h \
+	carsh/engines/pipestage.c carsh/engines/pipestage.h \
+	carsh/engines/piperun.c carsh/engines/piperun.h \
+	carsh/engines/pipetrain.c carsh/engines/pipetrain.h \
+	carsh/engines/pipeline.c carsh/engines/pipeline.h \
+	carsh/engines/pipereport.c
+
+# The model's arithmetic (equations 1-10), the configuration names, the monitor: no OpenCL.
+check_PROGRAMS += tests/unit/check_pipeline
+tests_unit_check_pipeline_SOURCES = tests/unit/test_pipemodel.c
+tests_unit_check_pipeline_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_pipeline_LDADD = carsh/libcarsh.a $(CORE_LIBS) $(CHECK_LIBS)
+AREA_TESTS += tests/unit/check_pipeline
+
+# The examples' C reference, built like the kernels' arithmetic: no fused multiply-adds.
+check_PROGRAMS += tests/tools/piperef
+tests_tools_piperef_SOURCES = tests/tools/piperef.c
+tests_tools_piperef_CFLAGS = $(AM_CFLAGS) -ffp-contract=off
+tests_tools_piperef_LDADD = -lm
+
+dist_flowmodels_DATA += flowmodels/pipe_vivid_gen.xml flowmodels/pipe_vivid_filter.xml \
+	flowmodels/pipe_vivid_hist.xml flowmodels/pipe_vivid_classify.xml \
+	flowmodels/pipe_srad_gen.xml flowmodels/pipe_srad_extract.xml \
+	flowmodels/pipe_srad_stats.xml flowmodels/pipe_srad_coeff.xml \
+	flowmodels/pipe_srad_update.xml flowmodels/pipe_srad_compress.xml
+dist_kernels_DATA += kernels/pipe_vivid.cl kernels/pipe_srad.cl
+
+# The examples against the C reference under every form of the command; again with carsh -T.
+AREA_TESTS += tests/shell/pipeline.sh tests/thread/pipeline.tsh
+dist_flowmodels_DATA += flowmodels/pipe_change_gen.xml flowmodels/pipe_change_work.xml \
+	flowmodels/pipe_change_fold.xml
+dist_kernels_DATA += kernels/pipe_change.cl

@@ -1,0 +1,235 @@
+/* The analytical model of 000 §V (engines/pipemodel.h). */
+#include "engines/pipemodel.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util/alloc.h"
+
+static struct pm_energy e_add(struct pm_energy a, struct pm_energy b)
+{
+	return (struct pm_energy){a.c + b.c, a.g + b.g, a.u + b.u};
+}
+
+static struct pm_energy e_scale(struct pm_energy a, double k)
+{
+	return (struct pm_energy){a.c * k, a.g * k, a.u * k};
+}
+
+static double rate(double t)
+{
+	return t > 0 ? 1.0 / t : INFINITY;
+}
+
+struct pm_energy pm_energy_balance(struct pm_energy gpu, struct pm_energy cpu)
+{
+	return (struct pm_energy){fmax(gpu.c, cpu.c), fmax(gpu.g, cpu.g), fmax(gpu.u, cpu.u)};
+}
+
+double pm_effective_energy(double tdp, double lambda, struct pm_energy sum)
+{
+	double e = sum.c + sum.g + sum.u;
+
+	return tdp > 0 && lambda > 0 ? fmin(tdp / lambda, e) : e;
+}
+
+unsigned pm_max_threads(const struct pm_shape *sh)
+{
+	return sh->gpu ? sh->nc + 1 : sh->nc;
+}
+
+static bool on_gpu(const struct pm_config *c, unsigned k)
+{
+	return (c->mask >> k) & 1u;
+}
+
+/* The queues of the GPU stages: their kernels, plus 000 §V-C's transfers at the two ends of
+ * every run of consecutive GPU stages. One GPU serves them all, so their times add up into
+ * one service rate (docs/pipeline.md: where 000 takes the minimum over the queues). */
+static double gpu_time(const struct pm_meas *m, const struct pm_config *c, struct pm_energy *eps)
+{
+	double t = 0;
+
+	*eps = (struct pm_energy){0, 0, 0};
+	for (unsigned k = 0; k < m->sh.s; k++) {
+		if (!on_gpu(c, k))
+			continue;
+		t += m->st[k].t_g;
+		*eps = e_add(*eps, m->st[k].e_g);
+		if (k == 0 || !on_gpu(c, k - 1))
+			t += m->st[k].h2d_g;
+		if (k + 1 == m->sh.s || !on_gpu(c, k + 1))
+			t += m->st[k].d2h_g;
+	}
+	return t;
+}
+
+/* The CPU stages of the GPU-CPU path (Q_CPUA, Table IV), under CG or MG. */
+static double cpua_time(const struct pm_meas *m, const struct pm_config *c, struct pm_energy *eps)
+{
+	double t = 0;
+
+	*eps = (struct pm_energy){0, 0, 0};
+	for (unsigned k = 0; k < m->sh.s; k++) {
+		if (on_gpu(c, k))
+			continue;
+		t += c->mg ? m->st[k].t_mg : m->st[k].t_cg;
+		*eps = e_add(*eps, c->mg ? m->st[k].e_mg : m->st[k].e_cg);
+	}
+	return t;
+}
+
+/* T^CG(n) and E^CG(n); n = 0 is no thread at all. */
+static double t_cg(const struct pm_meas *m, unsigned n)
+{
+	return n == 0 ? INFINITY : m->t_cgn[n];
+}
+
+static struct pm_energy e_cg(const struct pm_meas *m, unsigned n)
+{
+	return n == 0 ? (struct pm_energy){0, 0, 0} : m->e_cgn[n];
+}
+
+/* Table III: a GPU path (all stages on the GPU) beside a CPU path. */
+static void predict_dp(const struct pm_meas *m, const struct pm_config *c, struct pm_pred *p)
+{
+	struct pm_energy eps_g, eps_c = {0, 0, 0};
+	double mu_g = rate(gpu_time(m, c, &eps_g)), mu_c;
+
+	if (c->mg) {
+		mu_c = rate(cpua_time(m, &(struct pm_config){false, true, 0, 0}, &eps_c));
+	} else {
+		mu_c = c->threads > 1 ? rate(t_cg(m, c->threads - 1)) : 0;
+		eps_c = e_cg(m, c->threads - 1);
+	}
+	p->lambda_q = mu_g + mu_c;                             /* eq. 3, ρ = 1 (eq. 6) */
+	p->p_gpu = mu_g / p->lambda_q;                         /* eq. 4, 5 */
+	p->e_sum = pm_energy_balance(e_scale(eps_g, p->p_gpu), /* eq. 7, 9 */
+	                             e_scale(eps_c, 1.0 - p->p_gpu));
+}
+
+/* Table IV: a GPU-CPU path (the GPU stages, then the item's other stages on the CPU) beside
+ * a CPU path; under MG the CPU path gets nothing (μ_CPUB = 0). */
+static void predict_cp(const struct pm_meas *m, const struct pm_config *c, struct pm_pred *p)
+{
+	struct pm_energy eps_g, eps_a, eps_b = {0, 0, 0}, cpu;
+	double t_g = gpu_time(m, c, &eps_g), t_a = cpua_time(m, c, &eps_a);
+	double lambda_gc = fmin(rate(t_g), rate(t_a)), mu_b = 0, p_b;
+
+	/* One thread alone serves both queues in turn: nothing overlaps its GPU stages with
+	 * its CPU stages (000's min assumes another thread does; docs/pipeline.md). */
+	if (!c->mg && c->threads == 1)
+		lambda_gc = rate(t_g + t_a);
+
+	if (!c->mg) {
+		/* n = threads - 1 CPU-path threads interfere with the coupled one: the rate of
+		 * n + 1 threads less one thread's (clamped: noise may make it negative). */
+		mu_b = fmax(0.0, rate(t_cg(m, c->threads)) - rate(t_cg(m, 1)));
+		eps_b = e_cg(m, c->threads - 1);
+	}
+	p->lambda_q = lambda_gc + mu_b; /* eq. 3 */
+	p->p_gpu = lambda_gc / p->lambda_q;
+	p_b = mu_b / p->lambda_q;
+	cpu = e_add(e_scale(eps_a, p->p_gpu), e_scale(eps_b, p_b));  /* eq. 7 */
+	p->e_sum = pm_energy_balance(e_scale(eps_g, p->p_gpu), cpu); /* eq. 10 */
+}
+
+void pm_predict(const struct pm_meas *m, const struct pm_config *c, struct pm_pred *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (c->dp)
+		predict_dp(m, c, out);
+	else
+		predict_cp(m, c, out);
+	/* The serial Input and Output stages let no more items through than they serve. */
+	out->lambda = out->lambda_q;
+	if (m->t_in > 0)
+		out->lambda = fmin(out->lambda, 1.0 / m->t_in);
+	if (m->t_out > 0)
+		out->lambda = fmin(out->lambda, 1.0 / m->t_out);
+	out->energy = m->energy ? pm_effective_energy(m->tdp, out->lambda, out->e_sum) : -1.0;
+}
+
+size_t pm_enumerate(const struct pm_shape *sh, struct pm_config **out)
+{
+	uint32_t all = sh->s >= 32 ? UINT32_MAX : (1u << sh->s) - 1;
+	unsigned maxt = pm_max_threads(sh);
+	size_t n = 0, cap = 0;
+	struct pm_config *v = NULL;
+
+	/* Every subset of the GPU-capable stages: the full set of all stages is DP. */
+	for (uint32_t mask = 0;; mask = (mask - sh->gpu_ok) & sh->gpu_ok) {
+		bool dp = sh->gpu && mask == all;
+
+		if (sh->gpu || mask == 0) {
+			v = xgrow(v, &cap, n + maxt + 1, sizeof(*v));
+			for (unsigned t = 1; t <= maxt; t++)
+				v[n++] = (struct pm_config){dp, false, t, mask};
+			v[n++] = (struct pm_config){dp, true, sh->nc + 1, mask};
+		}
+		if (!sh->gpu || mask == sh->gpu_ok)
+			break;
+	}
+	*out = v;
+	return n;
+}
+
+double pm_score(const struct pm_pred *p, enum pm_criterion crit)
+{
+	switch (crit) {
+	case PM_ENERGY:
+		return p->energy > 0 ? -p->energy : -INFINITY;
+	case PM_TPE:
+		return p->energy > 0 ? p->lambda / p->energy : -INFINITY;
+	case PM_THROUGHPUT:
+		break;
+	}
+	return p->lambda;
+}
+
+size_t pm_choose(const struct pm_pred *p, size_t n, enum pm_criterion crit)
+{
+	size_t best = 0;
+
+	for (size_t i = 1; i < n; i++)
+		if (pm_score(&p[i], crit) > pm_score(&p[best], crit))
+			best = i;
+	return best;
+}
+
+struct pm_config pm_baseline(const struct pm_meas *m)
+{
+	uint32_t all = (1u << m->sh.s) - 1, mask = 0;
+
+	for (unsigned k = 0; m->sh.gpu && k < m->sh.s; k++)
+		if (((m->sh.gpu_ok >> k) & 1u) && m->st[k].t_g < m->st[k].t_mg)
+			mask |= 1u << k;
+	return (struct pm_config){mask == all, true, m->sh.nc + 1, mask};
+}
+
+double pm_delta_t(const struct pm_meas *m, double lambda_c)
+{
+	return m->t_collect - (lambda_c > 0 ? (double)m->n_collect / lambda_c : 0.0);
+}
+
+bool pm_may_retrain(double t, double delta_t, double ov)
+{
+	return ov > 0 && ov < 1 && t > (1.0 - ov) / ov * delta_t;
+}
+
+const char *pm_criterion_name(enum pm_criterion c)
+{
+	static const char *const names[] = {"throughput", "energy", "tpe"};
+
+	return names[c];
+}
+
+int pm_criterion_parse(const char *s, enum pm_criterion *c)
+{
+	for (int i = PM_THROUGHPUT; i <= PM_TPE; i++)
+		if (strcmp(s, pm_criterion_name((enum pm_criterion)i)) == 0) {
+			*c = (enum pm_criterion)i;
+			return 0;
+		}
+	return -1;
+}

@@ -1,0 +1,357 @@
+/* The pipeline engine's report, as text and as JSON (engines/pipeline.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engines/pipeconf.h"
+#include "engines/pipeline.h"
+#include "engines/pipemon.h"
+
+static const char *cname(const struct pipe_result *r, const struct pm_config *c, char *buf)
+{
+	return pm_config_name(&r->sh, c, buf, PM_NAME_MAX);
+}
+
+/* (predicted - measured) / measured, in percent. */
+static double error_pct(double pred, double meas)
+{
+	return meas > 0 ? (pred - meas) / meas * 100.0 : NAN;
+}
+
+static void print_machine(FILE *f, const struct pipe_result *r)
+{
+	fprintf(f, "pipeline %s: %zu item%s, %u stage%s, %u CPU core%s, ", r->name, r->items,
+	        r->items == 1 ? "" : "s", r->sh.s, r->sh.s == 1 ? "" : "s", r->sh.nc,
+	        r->sh.nc == 1 ? "" : "s");
+	if (r->standin)
+		fprintf(f, "a CPU core standing in for the GPU");
+	else if (r->sh.gpu)
+		fprintf(f, "GPU %s", r->gpu_name);
+	else
+		fprintf(f, "no GPU");
+	fprintf(f, "; criterion %s\n", pm_criterion_name(r->crit));
+}
+
+static void print_measurements(FILE *f, const struct pipe_result *r, const struct pm_meas *m,
+                               const char *const *names)
+{
+	fprintf(f, "  %-16s %10s %10s %10s %10s %10s\n", "stage", "CG ms", "MG ms", "GPU ms",
+	        "h2d ms", "d2h ms");
+	for (unsigned k = 0; k < m->sh.s; k++) {
+		const struct pm_stage *st = &m->st[k];
+
+		fprintf(f, "  %-16.16s %10.3f %10.3f", names[k], st->t_cg * 1e3, st->t_mg * 1e3);
+		if ((m->sh.gpu_ok >> k) & 1u)
+			fprintf(f, " %10.3f %10.3f %10.3f\n", st->t_g * 1e3, st->h2d_g * 1e3,
+			        st->d2h_g * 1e3);
+		else
+			fprintf(f, " %10s %10s %10s\n", "-", "-", "-");
+	}
+	fprintf(f, "  CG, n threads at once, ms per item:");
+	for (unsigned n = 1; n <= pm_max_threads(&m->sh); n++)
+		fprintf(f, "  %u: %.3f", n, m->t_cgn[n] * 1e3);
+	fprintf(f, "\n  serial stages, ms per item: input %.3f, output %.3f; TDP %s\n",
+	        m->t_in * 1e3, m->t_out * 1e3, r->tdp_note);
+}
+
+static void print_predictions(FILE *f, const struct pipe_result *r, const struct pipe_training *t)
+{
+	char name[PM_NAME_MAX];
+
+	fprintf(f, "  %-22s %14s %14s\n", "configuration", "items/s", "J/item");
+	for (size_t i = 0; i < t->ncfg; i++) {
+		fprintf(f, "  %-22s %14.3f ", cname(r, &t->cfg[i], name), t->pred[i].lambda);
+		if (t->pred[i].energy >= 0)
+			fprintf(f, "%14.6f", t->pred[i].energy);
+		else
+			fprintf(f, "%14s", "-");
+		fprintf(f, "%s\n", i == t->chosen ? "  <- chosen" : "");
+	}
+	fprintf(f, "  baseline (000 §VI-B): %s, GPU stages wait for the GPU\n",
+	        cname(r, &t->baseline, name));
+}
+
+static void print_training(FILE *f, const struct pipe_result *r, size_t i, bool explain)
+{
+	const struct pipe_training *t = &r->tr[i];
+	char name[PM_NAME_MAX];
+
+	fprintf(f, "training %zu: items %zu-%zu (%zu items, %.0f ms)", i + 1, t->first,
+	        t->first + t->items - (t->items ? 1 : 0), t->items, t->ms);
+	if (!t->complete) {
+		fprintf(f, ": the stream ended before the last experiment\n");
+		return;
+	}
+	fprintf(f, ": chose %s, %.3f items/s predicted\n", cname(r, &t->cfg[t->chosen], name),
+	        t->pred[t->chosen].lambda);
+	if (!explain)
+		return;
+	print_measurements(f, r, &t->m, r->stage_names);
+	print_predictions(f, r, t);
+}
+
+static void print_run(FILE *f, const struct pipe_result *r, const struct pipe_run *run)
+{
+	char name[PM_NAME_MAX];
+
+	fprintf(f, "%s %s: items %zu-%zu (%zu items, %.0f ms): %.3f items/s",
+	        run->strict ? "baseline" : "running", cname(r, &run->c, name), run->first,
+	        run->first + run->items - (run->items ? 1 : 0), run->items, run->ms, run->lambda);
+	if (run->predicted)
+		fprintf(f, " (predicted %.3f, %+.1f %%)", run->pred.lambda,
+		        error_pct(run->pred.lambda, run->lambda));
+	if (run->energy >= 0)
+		fprintf(f, ", %.6f J/item", run->energy);
+	fprintf(f, "%s\n", run->retrain ? "; the throughput changed: training again" : "");
+}
+
+static size_t best_measured(const struct pipe_result *r)
+{
+	size_t best = 0;
+
+	for (size_t i = 1; i + 1 < r->nval; i++)
+		if (r->val[i].lambda > r->val[best].lambda)
+			best = i;
+	return best;
+}
+
+static void print_validation(FILE *f, const struct pipe_result *r)
+{
+	const struct pipe_training *t = &r->tr[0];
+	const struct pipe_run *base = &r->val[r->nval - 1], *ch = &r->val[t->chosen];
+	size_t best = best_measured(r);
+	char a[PM_NAME_MAX], b[PM_NAME_MAX], c[PM_NAME_MAX];
+
+	fprintf(f, "validation: every configuration over items 0-%zu\n", r->val_items - 1);
+	fprintf(f, "  %-22s %12s %12s %8s %12s %12s %8s\n", "configuration", "pred item/s",
+	        "meas item/s", "error", "pred J/item", "meas J/item", "error");
+	for (size_t i = 0; i < r->nval; i++) {
+		const struct pipe_run *v = &r->val[i];
+
+		fprintf(f, "  %-22s", v->strict ? "baseline" : cname(r, &v->c, a));
+		if (v->predicted)
+			fprintf(f, " %12.3f %12.3f %+7.1f%%", v->pred.lambda, v->lambda,
+			        error_pct(v->pred.lambda, v->lambda));
+		else
+			fprintf(f, " %12s %12.3f %8s", "-", v->lambda, "");
+		if (v->predicted && v->pred.energy >= 0 && v->energy >= 0)
+			fprintf(f, " %12.6f %12.6f %+7.1f%%", v->pred.energy, v->energy,
+			        error_pct(v->pred.energy, v->energy));
+		fprintf(f, "%s\n", v->strict ? cname(r, &v->c, a) : "");
+	}
+	fprintf(f,
+	        "chosen %s: %.3f items/s; measured best %s: %.3f (chosen/best %.3f); baseline %s: "
+	        "%.3f (chosen/baseline %.3f)\n",
+	        cname(r, &ch->c, a), ch->lambda, cname(r, &r->val[best].c, b), r->val[best].lambda,
+	        ch->lambda / r->val[best].lambda, cname(r, &base->c, c), base->lambda,
+	        ch->lambda / base->lambda);
+}
+
+void pipe_print_text(FILE *f, const struct pipe_result *r, bool explain)
+{
+	size_t ri = 0;
+
+	print_machine(f, r);
+	if (explain || r->nval)
+		fprintf(f, "energy: CPU: %s; GPU: %s\n", r->cpu_note, r->gpu_note);
+	/* Trainings and runs alternate in stream order. */
+	for (size_t i = 0; i < r->ntr; i++) {
+		print_training(f, r, i, explain);
+		for (; ri < r->nruns && (i + 1 == r->ntr || r->runs[ri].first < r->tr[i + 1].first);
+		     ri++)
+			print_run(f, r, &r->runs[ri]);
+	}
+	for (; ri < r->nruns; ri++)
+		print_run(f, r, &r->runs[ri]);
+	if (r->nval)
+		print_validation(f, r);
+	fprintf(f, "total: %zu items in %.0f ms (%.3f items/s), setup %.0f ms\n", r->items,
+	        r->time_ms, r->time_ms > 0 ? r->items / (r->time_ms / 1000.0) : 0, r->setup_ms);
+}
+
+/* ---- JSON ---- */
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(f, "\\u%04x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+/* A number, or null where there is none (JSON has no NaN or infinity). */
+static void json_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.9g", v);
+	else
+		fputs("null", f);
+}
+
+static void json_energy(FILE *f, double v)
+{
+	json_num(f, v >= 0 ? v : NAN);
+}
+
+static void json_meas(FILE *f, const struct pipe_result *r, const struct pm_meas *m)
+{
+	fputs("{\"stages\":[", f);
+	for (unsigned k = 0; k < m->sh.s; k++) {
+		const struct pm_stage *st = &m->st[k];
+		bool g = (m->sh.gpu_ok >> k) & 1u;
+
+		fprintf(f, "%s{\"name\":", k ? "," : "");
+		json_str(f, r->stage_names[k]);
+		fprintf(f, ",\"cg_ms\":%.9g,\"mg_ms\":%.9g,\"gpu_ms\":", st->t_cg * 1e3,
+		        st->t_mg * 1e3);
+		json_num(f, g ? st->t_g * 1e3 : NAN);
+		fputs(",\"h2d_ms\":", f);
+		json_num(f, g ? st->h2d_g * 1e3 : NAN);
+		fputs(",\"d2h_ms\":", f);
+		json_num(f, g ? st->d2h_g * 1e3 : NAN);
+		fprintf(f, ",\"cg_j\":");
+		json_energy(f, m->energy ? st->e_cg.c + st->e_cg.g + st->e_cg.u : -1);
+		fprintf(f, ",\"mg_j\":");
+		json_energy(f, m->energy ? st->e_mg.c + st->e_mg.g + st->e_mg.u : -1);
+		fprintf(f, ",\"gpu_j\":");
+		json_energy(f, m->energy && g ? st->e_g.c + st->e_g.g + st->e_g.u : -1);
+		fputc('}', f);
+	}
+	fputs("],\"cg_threads_ms\":[", f);
+	for (unsigned n = 1; n <= pm_max_threads(&m->sh); n++)
+		fprintf(f, "%s%.9g", n > 1 ? "," : "", m->t_cgn[n] * 1e3);
+	fprintf(f, "],\"input_ms\":%.9g,\"output_ms\":%.9g,\"collect_ms\":%.9g,\"tdp_w\":",
+	        m->t_in * 1e3, m->t_out * 1e3, m->t_collect * 1e3);
+	json_num(f, m->tdp > 0 ? m->tdp : NAN);
+	fputc('}', f);
+}
+
+static void json_training(FILE *f, const struct pipe_result *r, const struct pipe_training *t)
+{
+	char name[PM_NAME_MAX];
+
+	fprintf(f, "{\"first\":%zu,\"items\":%zu,\"ms\":%.9g,\"complete\":%s", t->first, t->items,
+	        t->ms, t->complete ? "true" : "false");
+	if (t->complete) {
+		fputs(",\"measurements\":", f);
+		json_meas(f, r, &t->m);
+		fputs(",\"configurations\":[", f);
+		for (size_t i = 0; i < t->ncfg; i++) {
+			fprintf(f, "%s{\"config\":", i ? "," : "");
+			json_str(f, cname(r, &t->cfg[i], name));
+			fputs(",\"throughput\":", f);
+			json_num(f, t->pred[i].lambda);
+			fputs(",\"energy_j\":", f);
+			json_energy(f, t->pred[i].energy);
+			fputc('}', f);
+		}
+		fputs("],\"chosen\":", f);
+		json_str(f, cname(r, &t->cfg[t->chosen], name));
+		fputs(",\"baseline\":", f);
+		json_str(f, cname(r, &t->baseline, name));
+	}
+	fputc('}', f);
+}
+
+static void json_run(FILE *f, const struct pipe_result *r, const struct pipe_run *v)
+{
+	char name[PM_NAME_MAX];
+
+	fputs("{\"config\":", f);
+	json_str(f, cname(r, &v->c, name));
+	fprintf(f, ",\"strict\":%s,\"first\":%zu,\"items\":%zu,\"ms\":%.9g,\"throughput\":",
+	        v->strict ? "true" : "false", v->first, v->items, v->ms);
+	json_num(f, v->lambda);
+	fputs(",\"predicted\":", f);
+	json_num(f, v->predicted ? v->pred.lambda : NAN);
+	fputs(",\"error\":", f);
+	json_num(f, v->predicted ? error_pct(v->pred.lambda, v->lambda) / 100.0 : NAN);
+	fputs(",\"energy_j\":", f);
+	json_energy(f, v->energy);
+	fputs(",\"predicted_j\":", f);
+	json_energy(f, v->predicted ? v->pred.energy : -1);
+	fprintf(f, ",\"retrain\":%s}", v->retrain ? "true" : "false");
+}
+
+static void json_validation(FILE *f, const struct pipe_result *r)
+{
+	const struct pipe_run *base = &r->val[r->nval - 1], *ch = &r->val[r->tr[0].chosen];
+	size_t best = best_measured(r);
+	char name[PM_NAME_MAX];
+
+	fprintf(f, ",\"validation\":{\"items\":%zu,\"runs\":[", r->val_items);
+	for (size_t i = 0; i < r->nval; i++) {
+		fputs(i ? "," : "", f);
+		json_run(f, r, &r->val[i]);
+	}
+	fputs("],\"chosen\":", f);
+	json_str(f, cname(r, &ch->c, name));
+	fputs(",\"best\":", f);
+	json_str(f, cname(r, &r->val[best].c, name));
+	fputs(",\"baseline\":", f);
+	json_str(f, cname(r, &base->c, name));
+	fputs(",\"chosen_over_best\":", f);
+	json_num(f, ch->lambda / r->val[best].lambda);
+	fputs(",\"chosen_over_baseline\":", f);
+	json_num(f, ch->lambda / base->lambda);
+	fputc('}', f);
+}
+
+/* The machine, the options, the energy counters. */
+static void json_head(FILE *f, const struct pipe_result *r)
+{
+	fputs("{\"pipeline\":", f);
+	json_str(f, r->name);
+	fprintf(f, ",\"items\":%zu,\"stages\":[", r->items);
+	for (unsigned k = 0; k < r->sh.s; k++) {
+		fputs(k ? "," : "", f);
+		json_str(f, r->stage_names[k]);
+	}
+	fprintf(f, "],\"cores\":%u,\"gpu\":", r->sh.nc);
+	if (r->sh.gpu)
+		json_str(f, r->standin ? "cpu stand-in" : r->gpu_name);
+	else
+		fputs("null", f);
+	fputs(",\"cpu\":", f);
+	json_str(f, r->cpu_name);
+	fprintf(f, ",\"criterion\":\"%s\",\"overhead\":%.9g,\"tokens\":%zu,\"adaptive\":%s",
+	        pm_criterion_name(r->crit), r->overhead, r->tokens, r->adaptive ? "true" : "false");
+	fprintf(f, ",\"energy\":{\"available\":%s,\"cpu\":", r->energy_ok ? "true" : "false");
+	json_str(f, r->cpu_note);
+	fputs(",\"gpu\":", f);
+	json_str(f, r->gpu_note);
+	fputs(",\"tdp\":", f);
+	json_str(f, r->tdp_note);
+	fputc('}', f);
+}
+
+void pipe_print_json(FILE *f, const struct pipe_result *r)
+{
+	json_head(f, r);
+	fputs(",\"trainings\":[", f);
+	for (size_t i = 0; i < r->ntr; i++) {
+		fputs(i ? "," : "", f);
+		json_training(f, r, &r->tr[i]);
+	}
+	fputs("],\"runs\":[", f);
+	for (size_t i = 0; i < r->nruns; i++) {
+		fputs(i ? "," : "", f);
+		json_run(f, r, &r->runs[i]);
+	}
+	fputc(']', f);
+	if (r->nval)
+		json_validation(f, r);
+	fprintf(f,
+	        ",\"time_ms\":%.9g,\"setup_ms\":%.9g,\"build_ms\":%.9g,\"throughput\":", r->time_ms,
+	        r->setup_ms, r->build_ms);
+	json_num(f, r->time_ms > 0 ? r->items / (r->time_ms / 1000.0) : NAN);
+	fputs("}\n", f);
+}

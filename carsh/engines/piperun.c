@@ -1,0 +1,419 @@
+/* Running items under one configuration (engines/piperun.h). */
+#include "engines/piperun.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/alloc.h"
+#include "util/clock.h"
+
+static double now_s(void)
+{
+	return clock_ms() / 1000.0;
+}
+
+unsigned prun_threads(const struct prun_env *env, const struct prun_policy *pol)
+{
+	unsigned n = pol->c.mg ? env->dv->nc + 1 : pol->c.threads;
+
+	return n < env->nslots ? n : env->nslots;
+}
+
+/* ---- a batch of items started at once (the training's experiments) ---- */
+
+/* The threads of a batch wait at the gate until all of them exist. */
+struct gate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool open, abort;
+};
+
+struct bjob {
+	struct pworker w;
+	struct pitem *it;
+	struct prun_item *rec;
+	struct gate *gate;
+	double end;
+	int rc;
+	struct cs_err err;
+	pthread_t th;
+};
+
+static void *batch_thread(void *arg)
+{
+	struct bjob *j = arg;
+	bool go;
+
+	pthread_mutex_lock(&j->gate->lock);
+	while (!j->gate->open)
+		pthread_cond_wait(&j->gate->cond, &j->gate->lock);
+	go = !j->gate->abort;
+	pthread_mutex_unlock(&j->gate->lock);
+	if (go)
+		j->rc = pstage_item(&j->w, j->it, j->rec, &j->err);
+	j->end = now_s();
+	return NULL;
+}
+
+static void gate_open(struct gate *g, bool abort)
+{
+	pthread_mutex_lock(&g->lock);
+	g->open = true;
+	g->abort = abort;
+	pthread_cond_broadcast(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* Start the n threads together. */
+static int batch_go(struct bjob *j, size_t n, struct energy_meter *m, struct prun_batch *out,
+                    struct cs_err *e)
+{
+	struct gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, false};
+	size_t started = 0;
+	double t0;
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		j[i].gate = &g;
+		if (pthread_create(&j[i].th, NULL, batch_thread, &j[i]) != 0)
+			break;
+		started++;
+	}
+	if (started < n)
+		rc = err_set(e, "cannot start worker thread %zu", started + 1);
+	if (m && rc == 0)
+		energy_start(m);
+	t0 = now_s();
+	gate_open(&g, rc != 0);
+	for (size_t i = 0; i < started; i++) {
+		pthread_join(j[i].th, NULL);
+		if (j[i].end - t0 > out->wall)
+			out->wall = j[i].end - t0;
+		if (j[i].rc && rc == 0)
+			rc = err_set(e, "%s", j[i].err.msg);
+	}
+	if (m && started == n)
+		energy_stop(m, &out->en);
+	pthread_mutex_destroy(&g.lock);
+	pthread_cond_destroy(&g.cond);
+	return rc;
+}
+
+/* The serial stages of a batch, one item after the other, outside its timed part. */
+static int batch_serial(struct bjob *j, size_t n, size_t first, bool in, struct prun_batch *out,
+                        struct cs_err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		double t = now_s();
+		const struct pipe_plan *pp = j[i].w.env->pp;
+		int rc = in ? pstage_read(pp, j[i].it, first + i, e) : pstage_write(pp, j[i].it, e);
+
+		if (in)
+			out->t_in += j[i].rec->t_in = now_s() - t;
+		else
+			out->t_out += now_s() - t;
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+int prun_batch(struct prun_env *env, const struct prun_policy *pol, size_t first, size_t n,
+               struct energy_meter *m, struct prun_batch *out, struct cs_err *e)
+{
+	struct bjob *j;
+	double t = now_s();
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (n == 0 || n > env->nslots || n > env->pool->n)
+		return err_set(e, "internal error: a batch of %zu items", n);
+	out->rec = xcalloc(n, sizeof(*out->rec));
+	j = xcalloc(n, sizeof(*j));
+	for (size_t i = 0; i < n; i++) {
+		pworker_init(&j[i].w, env, pol, &env->slots[i], (unsigned)i);
+		j[i].rec = &out->rec[i];
+		j[i].it = pitem_get(env->pool);
+	}
+	rc = batch_serial(j, n, first, true, out, e);
+	if (rc == 0)
+		rc = batch_go(j, n, m, out, e);
+	if (rc == 0)
+		rc = batch_serial(j, n, first, false, out, e);
+	for (size_t i = 0; i < n; i++)
+		pitem_put(env->pool, j[i].it);
+	free(j);
+	out->total = now_s() - t;
+	return rc;
+}
+
+/* ---- a stream of items (the running phase) ---- */
+
+struct stream {
+	struct prun_env *env;
+	const struct prun_policy *pol;
+	pthread_mutex_t lock; /* what follows, but the serial Input stage's own */
+	pthread_mutex_t in;   /* the serial Input stage */
+	pthread_cond_t ready; /* an item waits for the Output stage, or the workers are done */
+	size_t next, end;
+	bool stop, failed, workers_done;
+	struct cs_err err;
+	double t0;
+	size_t cap;
+	struct pitem **outq; /* items done by the workers, for the Output stage, FIFO */
+	size_t out_head, out_n;
+	prun_stop_fn stop_fn;
+	void *stop_arg;
+	struct prun_stream *res;
+};
+
+struct sworker {
+	struct stream *st;
+	struct pworker w;
+	pthread_t th;
+	bool started;
+};
+
+static void stream_fail(struct stream *st, const struct cs_err *e)
+{
+	pthread_mutex_lock(&st->lock);
+	if (!st->failed)
+		memcpy(st->err.msg, e->msg, sizeof(e->msg));
+	st->failed = st->stop = true;
+	pthread_mutex_unlock(&st->lock);
+}
+
+/* The next item's number, or SIZE_MAX when there is none to take. */
+static size_t take_item(struct stream *st)
+{
+	size_t i = SIZE_MAX;
+
+	pthread_mutex_lock(&st->lock);
+	if (st->env->interrupted && *st->env->interrupted)
+		st->stop = true;
+	if (!st->stop && st->next < st->end)
+		i = st->next++;
+	pthread_mutex_unlock(&st->lock);
+	return i;
+}
+
+/* A worker's item is on the host: the Output stage's turn. */
+static void hand_over(struct stream *st, struct pitem *it, double t_in)
+{
+	size_t n = st->env->pool->n;
+
+	pthread_mutex_lock(&st->lock);
+	st->outq[(st->out_head + st->out_n++) % n] = it;
+	st->res->t_in += t_in;
+	pthread_cond_signal(&st->ready);
+	pthread_mutex_unlock(&st->lock);
+}
+
+static void *stream_thread(void *arg)
+{
+	struct sworker *sw = arg;
+	struct stream *st = sw->st;
+	struct cs_err e;
+
+	for (;;) {
+		struct pitem *it = pitem_get(st->env->pool);
+		struct prun_item rec;
+		size_t i;
+		double t;
+		int rc;
+
+		memset(&rec, 0, sizeof(rec));
+		pthread_mutex_lock(&st->in);
+		i = take_item(st);
+		t = now_s();
+		rc = i == SIZE_MAX ? 0 : pstage_read(st->env->pp, it, i, &e);
+		t = now_s() - t;
+		pthread_mutex_unlock(&st->in);
+		if (i == SIZE_MAX) {
+			pitem_put(st->env->pool, it);
+			break;
+		}
+		if (rc || pstage_item(&sw->w, it, &rec, &e)) {
+			pitem_put(st->env->pool, it);
+			stream_fail(st, &e);
+			break;
+		}
+		hand_over(st, it, t);
+	}
+	return NULL;
+}
+
+/* One item written: its completion time, the progress line, the caller's stop rule. */
+static void completed(struct stream *st)
+{
+	struct prun_stream *r = st->res;
+	double t = now_s() - st->t0;
+
+	if (r->done == st->cap)
+		r->t_done = xgrow(r->t_done, &st->cap, r->done + 1, sizeof(double));
+	r->t_done[r->done++] = t;
+	if (st->env->progress)
+		st->env->progress(st->env->progress_arg, r->done);
+	if (st->stop_fn && !st->stop && st->stop_fn(st->stop_arg, t, r->done))
+		st->stop = r->stopped = true;
+}
+
+/* The serial Output stage: items in the order the workers finish them (each goes to a file
+ * of its own). After a failure it only gives the tokens back. */
+static void *output_thread(void *arg)
+{
+	struct stream *st = arg;
+	size_t n = st->env->pool->n;
+	struct cs_err e;
+
+	pthread_mutex_lock(&st->lock);
+	for (;;) {
+		struct pitem *it;
+		double t;
+		int rc = 0;
+
+		while (st->out_n == 0 && !st->workers_done)
+			pthread_cond_wait(&st->ready, &st->lock);
+		if (st->out_n == 0)
+			break;
+		it = st->outq[st->out_head];
+		st->out_head = (st->out_head + 1) % n;
+		st->out_n--;
+		if (!st->failed) {
+			pthread_mutex_unlock(&st->lock);
+			t = now_s();
+			rc = pstage_write(st->env->pp, it, &e);
+			t = now_s() - t;
+			pthread_mutex_lock(&st->lock);
+			st->res->t_out += t;
+			if (rc) {
+				if (!st->failed)
+					memcpy(st->err.msg, e.msg, sizeof(e.msg));
+				st->failed = st->stop = true;
+			} else {
+				completed(st);
+			}
+		}
+		pthread_mutex_unlock(&st->lock);
+		pitem_put(st->env->pool, it);
+		pthread_mutex_lock(&st->lock);
+	}
+	pthread_mutex_unlock(&st->lock);
+	return NULL;
+}
+
+static int stream_status(struct stream *st, struct cs_err *e)
+{
+	if (st->failed) {
+		memcpy(e->msg, st->err.msg, sizeof(e->msg));
+		return 1;
+	}
+	if (st->env->interrupted && *st->env->interrupted) {
+		err_set(e, "interrupted");
+		return 130;
+	}
+	return 0;
+}
+
+static void stream_workers(struct stream *st, struct sworker *sw, unsigned nw)
+{
+	for (unsigned i = 0; i < nw; i++) {
+		sw[i].st = st;
+		pworker_init(&sw[i].w, st->env, st->pol, &st->env->slots[i], i);
+		if (pthread_create(&sw[i].th, NULL, stream_thread, &sw[i]) != 0) {
+			struct cs_err why;
+
+			err_set(&why, "cannot start worker thread %u", i + 1);
+			stream_fail(st, &why);
+			break;
+		}
+		sw[i].started = true;
+	}
+	for (unsigned i = 0; i < nw; i++)
+		if (sw[i].started)
+			pthread_join(sw[i].th, NULL);
+}
+
+int prun_stream(struct prun_env *env, const struct prun_policy *pol, size_t first, size_t end,
+                size_t tokens, prun_stop_fn stop, void *stop_arg, struct energy_meter *m,
+                struct prun_stream *out, struct cs_err *e)
+{
+	unsigned nw = prun_threads(env, pol);
+	struct sworker *sw = xcalloc(nw, sizeof(*sw));
+	struct stream st;
+	pthread_t writer;
+	bool writing;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	st = (struct stream){.env = env,
+	                     .pol = pol,
+	                     .next = first,
+	                     .end = end,
+	                     .stop_fn = stop,
+	                     .stop_arg = stop_arg,
+	                     .res = out};
+	st.outq = xcalloc(env->pool->n, sizeof(*st.outq));
+	pthread_mutex_init(&st.lock, NULL);
+	pthread_mutex_init(&st.in, NULL);
+	pthread_cond_init(&st.ready, NULL);
+	env->pool->limit = tokens < env->pool->n ? tokens : env->pool->n;
+	if (m)
+		energy_start(m);
+	st.t0 = now_s();
+	writing = pthread_create(&writer, NULL, output_thread, &st) == 0;
+	if (writing) {
+		stream_workers(&st, sw, nw);
+	} else {
+		struct cs_err why;
+
+		err_set(&why, "cannot start the output thread");
+		stream_fail(&st, &why);
+	}
+	pthread_mutex_lock(&st.lock);
+	st.workers_done = true;
+	pthread_cond_signal(&st.ready);
+	pthread_mutex_unlock(&st.lock);
+	if (writing)
+		pthread_join(writer, NULL);
+	out->wall = now_s() - st.t0;
+	if (m)
+		energy_stop(m, &out->en);
+	env->pool->limit = env->pool->n;
+	rc = stream_status(&st, e);
+	pthread_mutex_destroy(&st.lock);
+	pthread_mutex_destroy(&st.in);
+	pthread_cond_destroy(&st.ready);
+	free(st.outq);
+	free(sw);
+	return rc;
+}
+
+/* ---- warm-up ---- */
+
+int prun_warm_up(struct prun_env *env, size_t index, struct cs_err *e)
+{
+	static const struct prun_policy cg = {.c = {false, false, 1, 0}};
+	static const struct prun_policy mg = {.c = {false, true, 1, 0}};
+	static const struct prun_policy gpu = {.c = {false, false, 1, 0}, .gpu_all = true};
+	struct pitem *it = pitem_get(env->pool);
+	struct pworker w;
+	struct prun_item rec;
+	int rc = 0;
+
+	memset(&rec, 0, sizeof(rec));
+	/* Every core's queue, then every slot's whole-CPU and GPU queues. */
+	for (unsigned c = 0; c < env->dv->nc && rc == 0; c++) {
+		pworker_init(&w, env, &cg, &env->slots[0], c);
+		w.pin = (int)c;
+		rc = pstage_read(env->pp, it, index, e) || pstage_item(&w, it, &rec, e) ? -1 : 0;
+	}
+	for (unsigned sl = 0; sl < env->nslots && rc == 0; sl++)
+		for (int p = 0; p < (env->dv->has_gpu ? 2 : 1) && rc == 0; p++) {
+			pworker_init(&w, env, p ? &gpu : &mg, &env->slots[sl], sl);
+			rc = pstage_read(env->pp, it, index, e) || pstage_item(&w, it, &rec, e) ? -1
+			                                                                        : 0;
+		}
+	pitem_put(env->pool, it);
+	return rc ? err_prefix(e, "warm-up: ") : 0;
+}

@@ -1,0 +1,58 @@
+/*
+ * Running items under one configuration with worker threads (engines/pipestage.h says how
+ * one item runs). Two ways: a stream (the running phase, and --validate's runs), where the
+ * threads take items from the serial Input stage in order, carry each through the stages and
+ * hand it to the serial Output stage, a thread of its own that writes the results while the
+ * workers go on; and a batch of n items started at once (the homogeneous experiments of the
+ * training phase, 000 §IV-A).
+ */
+#ifndef CARSH_ENGINES_PIPERUN_H
+#define CARSH_ENGINES_PIPERUN_H
+
+#include <stdbool.h>
+
+#include "engines/energy.h"
+#include "engines/pipestage.h"
+
+struct prun_batch {
+	double wall;              /* from the start of the n threads to the end of the last */
+	double total;             /* the whole experiment, serial stages included */
+	double t_in, t_out;       /* summed over the items */
+	struct prun_item *rec;    /* n of them (free it) */
+	struct energy_reading en; /* over the wall time */
+};
+
+/* n items, first .. first+n-1: loaded one after the other, processed by n threads started
+ * together (thread i on slot i, each on a core of its own up to nC), written one after the
+ * other. m may be NULL. */
+int prun_batch(struct prun_env *env, const struct prun_policy *pol, size_t first, size_t n,
+               struct energy_meter *m, struct prun_batch *out, struct cs_err *e);
+
+/* Asked after every completion (under the run's lock): true stops taking new items. t:
+ * seconds since the run started, done: items completed so far. */
+typedef bool (*prun_stop_fn)(void *arg, double t, size_t done);
+
+struct prun_stream {
+	size_t done;    /* items completed: first .. first+done-1 */
+	double wall;    /* seconds */
+	double *t_done; /* completion times, seconds from the start, ascending (malloc'ed) */
+	double t_in, t_out;
+	bool stopped; /* stop() asked for it */
+	struct energy_reading en;
+};
+
+/* Items first .. end-1 with the policy's threads, at most `tokens` in flight (read and not
+ * yet written). Returns 0, 1 on a failure, 130 when interrupted. */
+int prun_stream(struct prun_env *env, const struct prun_policy *pol, size_t first, size_t end,
+                size_t tokens, prun_stop_fn stop, void *stop_arg, struct energy_meter *m,
+                struct prun_stream *out, struct cs_err *e);
+
+/* Run item index through every stage on each core, and on the whole CPU and the GPU with
+ * every slot's queues, once, and throw the results away: PoCL and others compile a kernel
+ * for its work-group size at its first launch, and a queue's first launches cost more. */
+int prun_warm_up(struct prun_env *env, size_t index, struct cs_err *e);
+
+/* The number of worker threads of a policy. */
+unsigned prun_threads(const struct prun_env *env, const struct prun_policy *pol);
+
+#endif

@@ -1,0 +1,623 @@
+/*
+ * Unit tests of the pipeline engine's model (000 §IV-V; engines/pipemodel.h): equations 1-10
+ * on synthetic measurements, each checked against the closed form worked out by hand in the
+ * comment above it; the configuration space of 000 §II-B; the baseline of 000 §VI-B; the
+ * configuration names; the throughput monitor. No OpenCL, no clocks. A program of its own
+ * (check_pipeline).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engines/pipeconf.h"
+#include "engines/pipemodel.h"
+#include "engines/pipemon.h"
+
+#define TOL 1e-9
+
+static struct pm_energy en(double c, double g, double u)
+{
+	return (struct pm_energy){c, g, u};
+}
+
+/*
+ * Three stages, nC = 2 cores and a GPU. Seconds per item:
+ *            CG      MG      GPU
+ *   stage 1  0.030   0.016   0.005
+ *   stage 2  0.010   0.006   0.015
+ *   stage 3  0.020   0.010   0.004
+ * T^CG(1) = 0.060, T^CG(2) = 0.035, T^CG(3) = 0.030 (n items by n threads, per item).
+ * Joules per item (C, G, U):
+ *   CG:  (0.3, 0, 0.03) (0.1, 0, 0.01) (0.2, 0, 0.02); E^CG(1) = (0.6, 0, 0.06),
+ *        E^CG(2) = (0.5, 0, 0.05), E^CG(3) = (0.45, 0, 0.045)
+ *   MG:  (0.2, 0, 0.02) (0.08, 0, 0.01) (0.12, 0, 0.01)
+ *   GPU: (0.01, 0.05, 0.005) (0.02, 0.15, 0.01) (0.01, 0.04, 0.005)
+ */
+static void fixture(struct pm_meas *m)
+{
+	static const double cg[3] = {0.030, 0.010, 0.020}, mg[3] = {0.016, 0.006, 0.010},
+	                    g[3] = {0.005, 0.015, 0.004};
+
+	memset(m, 0, sizeof(*m));
+	m->sh = (struct pm_shape){3, 2, true, 7};
+	m->energy = true;
+	for (int k = 0; k < 3; k++) {
+		m->st[k].t_cg = cg[k];
+		m->st[k].t_mg = mg[k];
+		m->st[k].t_g = g[k];
+	}
+	m->st[0].e_cg = en(0.3, 0, 0.03);
+	m->st[1].e_cg = en(0.1, 0, 0.01);
+	m->st[2].e_cg = en(0.2, 0, 0.02);
+	m->st[0].e_mg = en(0.2, 0, 0.02);
+	m->st[1].e_mg = en(0.08, 0, 0.01);
+	m->st[2].e_mg = en(0.12, 0, 0.01);
+	m->st[0].e_g = en(0.01, 0.05, 0.005);
+	m->st[1].e_g = en(0.02, 0.15, 0.01);
+	m->st[2].e_g = en(0.01, 0.04, 0.005);
+	m->t_cgn[1] = 0.060;
+	m->t_cgn[2] = 0.035;
+	m->t_cgn[3] = 0.030;
+	m->e_cgn[1] = en(0.6, 0, 0.06);
+	m->e_cgn[2] = en(0.5, 0, 0.05);
+	m->e_cgn[3] = en(0.45, 0, 0.045);
+}
+
+static struct pm_pred predict(const struct pm_meas *m, bool dp, bool mg, unsigned threads,
+                              uint32_t mask)
+{
+	struct pm_config c = {dp, mg, threads, mask};
+	struct pm_pred p;
+
+	pm_predict(m, &c, &p);
+	return p;
+}
+
+/* ---- Table III: decoupled ---- */
+
+/* DP-CG, 3 threads: the GPU thread and n = 2 CPU threads.
+ * μ_GPU = 1/(0.005+0.015+0.004) = 1/0.024 = 41.666..., μ_CPU(2) = 1/T^CG(2) = 1/0.035 =
+ * 28.571428...; eq. 3: λ = 70.238095...; eq. 4-5: p_GPU = 41.6667/70.2381 = 0.593220...
+ * eq. 7: E_GPU = p·(0.04, 0.24, 0.02) = (0.0237288, 0.1423729, 0.0118644),
+ *        E_CPU = (1-p)·(0.5, 0, 0.05) = (0.2033898, 0, 0.0203390);
+ * eq. 9: (0.2033898, 0.1423729, 0.0203390), sum = 0.3661017 (= 21.6/59). */
+START_TEST(test_dp_cg_adds_the_gpu_path_and_the_cpu_path)
+{
+	struct pm_meas m;
+	struct pm_pred p;
+
+	fixture(&m);
+	p = predict(&m, true, false, 3, 7);
+	ck_assert_double_eq_tol(p.lambda, 1 / 0.024 + 1 / 0.035, TOL);
+	ck_assert_double_eq_tol(p.p_gpu, (1 / 0.024) / (1 / 0.024 + 1 / 0.035), TOL);
+	ck_assert_double_eq_tol(p.e_sum.c, 0.5 * (1 - p.p_gpu), TOL);
+	ck_assert_double_eq_tol(p.e_sum.g, 0.24 * p.p_gpu, TOL);
+	ck_assert_double_eq_tol(p.e_sum.u, 0.05 * (1 - p.p_gpu), TOL);
+	ck_assert_double_eq_tol(p.energy, 21.6 / 59.0, 1e-9);
+}
+END_TEST
+
+/* DP-CG with 1 thread is the GPU alone: λ = μ_GPU = 41.666..., p_GPU = 1, E = Σ ε_GPU =
+ * 0.04 + 0.24 + 0.02 = 0.30. */
+START_TEST(test_dp_cg_one_thread_is_the_gpu_alone)
+{
+	struct pm_meas m;
+	struct pm_pred p;
+
+	fixture(&m);
+	p = predict(&m, true, false, 1, 7);
+	ck_assert_double_eq_tol(p.lambda, 1 / 0.024, TOL);
+	ck_assert_double_eq_tol(p.p_gpu, 1.0, TOL);
+	ck_assert_double_eq_tol(p.energy, 0.30, TOL);
+}
+END_TEST
+
+/* DP-MG: μ_CPU^MG = 1/(0.016+0.006+0.010) = 31.25; λ = 41.6667 + 31.25 = 72.916666...;
+ * p_GPU = 41.6667/72.9167 = 4/7; ε_MG = (0.4, 0, 0.04);
+ * E = max(4/7·0.04, 3/7·0.4) + max(4/7·0.24, 0) + max(4/7·0.02, 3/7·0.04)
+ *   = 1.2/7 + 0.96/7 + 0.12/7 = 2.28/7. */
+START_TEST(test_dp_mg_adds_the_gpu_and_the_whole_cpu)
+{
+	struct pm_meas m;
+	struct pm_pred p;
+
+	fixture(&m);
+	p = predict(&m, true, true, 3, 7);
+	ck_assert_double_eq_tol(p.lambda, 1 / 0.024 + 31.25, TOL);
+	ck_assert_double_eq_tol(p.p_gpu, 4.0 / 7.0, TOL);
+	ck_assert_double_eq_tol(p.energy, 2.28 / 7.0, TOL);
+}
+END_TEST
+
+/* ---- Table IV: coupled ---- */
+
+/* CP-CG, 3 threads, stage 1 on the GPU: μ_GPU = 1/0.005 = 200, μ_CPUA = 1/(0.010+0.020) =
+ * 33.33...; λ_GPU-CPU = min = 33.33...; μ_CPUB(2) = 1/T^CG(3) - 1/T^CG(1) = 33.33 - 16.67 =
+ * 16.666...; λ = 50; p_GPU-CPU = 2/3, p_CPUB = 1/3.
+ * eq. 7: E_GPU = 2/3·(0.01, 0.05, 0.005); E_CPU = 2/3·(0.3, 0, 0.03) + 1/3·E^CG(2)
+ *        = (0.2 + 0.5/3, 0, 0.02 + 0.05/3);
+ * eq. 10: E = (0.2+0.166667) + 2/3·0.05 + (0.02+0.016667) = 0.436667 (= 1.31/3). */
+START_TEST(test_cp_cg_couples_gpu_and_cpu_stages_beside_a_cpu_path)
+{
+	struct pm_meas m;
+	struct pm_pred p;
+
+	fixture(&m);
+	p = predict(&m, false, false, 3, 1);
+	ck_assert_double_eq_tol(p.lambda, 50.0, 1e-9);
+	ck_assert_double_eq_tol(p.p_gpu, 2.0 / 3.0, TOL);
+	ck_assert_double_eq_tol(p.e_sum.c, 0.2 + 0.5 / 3, TOL);
+	ck_assert_double_eq_tol(p.e_sum.g, 0.1 / 3, TOL);
+	ck_assert_double_eq_tol(p.energy, 1.31 / 3, TOL);
+}
+END_TEST
+
+/* CP-MG, stage 2 on the GPU: μ_GPU = 1/0.015 = 66.67, μ_CPUA^MG = 1/(0.016+0.010) =
+ * 38.4615...; μ_CPUB^MG = 0: λ = 1/0.026 = 38.4615..., p = 1;
+ * E = max(0.02, 0.32) + max(0.15, 0) + max(0.01, 0.03) = 0.50. */
+START_TEST(test_cp_mg_gives_the_cpu_path_nothing)
+{
+	struct pm_meas m;
+	struct pm_pred p;
+
+	fixture(&m);
+	p = predict(&m, false, true, 3, 2);
+	ck_assert_double_eq_tol(p.lambda, 1 / 0.026, TOL);
+	ck_assert_double_eq_tol(p.p_gpu, 1.0, TOL);
+	ck_assert_double_eq_tol(p.energy, 0.50, TOL);
+}
+END_TEST
+
+/* With no stage on the GPU, CP-CG with n threads is the homogeneous CG run:
+ * λ = 1/T^CG(1) + (1/T^CG(n) - 1/T^CG(1)) = 1/T^CG(n); CP-MG is 1/Σ T^MG. */
+START_TEST(test_no_stage_on_the_gpu_is_the_homogeneous_cpu)
+{
+	struct pm_meas m;
+
+	fixture(&m);
+	ck_assert_double_eq_tol(predict(&m, false, false, 1, 0).lambda, 1 / 0.060, TOL);
+	ck_assert_double_eq_tol(predict(&m, false, false, 2, 0).lambda, 1 / 0.035, TOL);
+	ck_assert_double_eq_tol(predict(&m, false, false, 3, 0).lambda, 1 / 0.030, TOL);
+	ck_assert_double_eq_tol(predict(&m, false, true, 3, 0).lambda, 1 / 0.032, TOL);
+}
+END_TEST
+
+/* μ_CPUB never goes negative: with T^CG(2) = 0.070 > T^CG(1) two threads are slower than
+ * one, and CP-CG with 2 threads and stage 1 on the GPU is min(200, 33.33) + 0. */
+START_TEST(test_cpu_path_rate_is_clamped_at_zero)
+{
+	struct pm_meas m;
+
+	fixture(&m);
+	m.t_cgn[2] = 0.070;
+	ck_assert_double_eq_tol(predict(&m, false, false, 2, 1).lambda, 1 / 0.030, TOL);
+}
+END_TEST
+
+/* The GPU stages share one GPU (docs/pipeline.md): with stages 1 and 3 on the GPU and
+ * t_G = 0.025 and 0.030 they take 0.055 s of GPU per item, so CP-MG's coupled path gives
+ * min(1/0.055, 1/T_2^MG = 1/0.006) = 18.18..., not min(1/0.025, 1/0.030, 1/0.006) = 33.3. */
+START_TEST(test_gpu_stages_of_one_item_add_up_on_the_one_gpu)
+{
+	struct pm_meas m;
+
+	fixture(&m);
+	m.st[0].t_g = 0.025;
+	m.st[2].t_g = 0.030;
+	ck_assert_double_eq_tol(predict(&m, false, true, 3, 5).lambda, 1 / 0.055, TOL);
+}
+END_TEST
+
+/* CP-CG with one thread: that thread runs the item's GPU stages, then its CPU stages, so
+ * the two queues add up: stage 1 on the GPU, λ = 1/(0.005 + 0.010 + 0.020) = 28.57...,
+ * not min(1/0.005, 1/0.030) = 33.3; p_GPU-CPU = 1 and E = ε_GPU + ε_CPUA = (0.01, 0.05,
+ * 0.005) + (0.3, 0, 0.03), max per component (eq. 10) = 0.3 + 0.05 + 0.03 = 0.38. */
+START_TEST(test_one_thread_serves_gpu_and_cpu_stages_in_turn)
+{
+	struct pm_meas m;
+	struct pm_pred p;
+
+	fixture(&m);
+	p = predict(&m, false, false, 1, 1);
+	ck_assert_double_eq_tol(p.lambda, 1 / 0.035, TOL);
+	ck_assert_double_eq_tol(p.p_gpu, 1.0, TOL);
+	ck_assert_double_eq_tol(p.energy, 0.38, TOL);
+}
+END_TEST
+
+/* 000 §V-C: a run of GPU stages pays its first stage's host-to-device and its last stage's
+ * device-to-host time. Stages 1-2 on the GPU: 0.005 + 0.015 + h2d_1 (0.002) + d2h_2 (0.003);
+ * the other transfers (h2d_2, d2h_1) are not paid. DP: the whole chain, h2d_1 + d2h_3. */
+START_TEST(test_transfers_count_at_the_ends_of_a_gpu_run)
+{
+	struct pm_meas m;
+
+	fixture(&m);
+	m.st[0].h2d_g = 0.002;
+	m.st[0].d2h_g = 0.100;
+	m.st[1].h2d_g = 0.100;
+	m.st[1].d2h_g = 0.003;
+	m.st[2].h2d_g = 0.100;
+	m.st[2].d2h_g = 0.001;
+	/* CP-MG: μ_GPU = 1/0.025 = 40, μ_CPUA = 1/T_3^MG = 100: min = 40. */
+	ck_assert_double_eq_tol(predict(&m, false, true, 3, 3).lambda, 1 / 0.025, TOL);
+	/* DP-CG:1: 0.024 + 0.002 + 0.001. */
+	ck_assert_double_eq_tol(predict(&m, true, false, 1, 7).lambda, 1 / 0.027, TOL);
+}
+END_TEST
+
+/* ---- equation 8 and the serial stages ---- */
+
+/* E_e = min(TDP/λ, E_eC + E_eG + E_eU): at λ = 50 and TDP = 10 W the cap is 0.2 J < 0.4367. */
+START_TEST(test_tdp_caps_the_energy_per_item)
+{
+	struct pm_meas m;
+
+	fixture(&m);
+	m.tdp = 10;
+	ck_assert_double_eq_tol(predict(&m, false, false, 3, 1).energy, 0.2, TOL);
+	m.tdp = 100; /* 2 J: no cap */
+	ck_assert_double_eq_tol(predict(&m, false, false, 3, 1).energy, 1.31 / 3, TOL);
+	ck_assert_double_eq_tol(pm_effective_energy(0, 50, en(1, 2, 3)), 6, TOL);
+	ck_assert_double_eq_tol(pm_effective_energy(60, 50, en(1, 2, 3)), 1.2, TOL);
+}
+END_TEST
+
+/* The energy balance condition takes each component's larger value. */
+START_TEST(test_energy_balance_takes_each_components_maximum)
+{
+	struct pm_energy b = pm_energy_balance(en(1, 5, 2), en(3, 4, 2.5));
+
+	ck_assert_double_eq(b.c, 3);
+	ck_assert_double_eq(b.g, 5);
+	ck_assert_double_eq(b.u, 2.5);
+}
+END_TEST
+
+/* The serial Input stage at 0.05 s per item lets 20 items/s through at most. */
+START_TEST(test_serial_stages_bound_the_throughput)
+{
+	struct pm_meas m;
+	struct pm_pred p;
+
+	fixture(&m);
+	m.t_in = 0.05;
+	p = predict(&m, false, false, 3, 1);
+	ck_assert_double_eq_tol(p.lambda_q, 50, 1e-9);
+	ck_assert_double_eq_tol(p.lambda, 20, 1e-9);
+	m.t_in = 0.001;
+	m.t_out = 0.04;
+	ck_assert_double_eq_tol(predict(&m, false, false, 3, 1).lambda, 25, 1e-9);
+}
+END_TEST
+
+START_TEST(test_unmeasured_energy_is_negative)
+{
+	struct pm_meas m;
+
+	fixture(&m);
+	m.energy = false;
+	ck_assert(predict(&m, true, false, 3, 7).energy < 0);
+}
+END_TEST
+
+/* ---- the configuration space, the choice, the baseline ---- */
+
+/* 000 §II-B: 2^s·(nC+2) = 8·4 = 32 configurations; the all-GPU mapping is DP. */
+START_TEST(test_enumeration_counts_two_to_the_s_times_nc_plus_two)
+{
+	struct pm_shape sh = {3, 2, true, 7};
+	struct pm_config *c;
+	size_t n = pm_enumerate(&sh, &c), dp = 0, mg = 0;
+
+	ck_assert_uint_eq(n, 32);
+	for (size_t i = 0; i < n; i++) {
+		dp += c[i].dp;
+		mg += c[i].mg;
+		ck_assert(c[i].dp == (c[i].mask == 7));
+		ck_assert(c[i].mg ? c[i].threads == 3 : c[i].threads >= 1 && c[i].threads <= 3);
+	}
+	ck_assert_uint_eq(dp, 4);
+	ck_assert_uint_eq(mg, 8);
+	free(c);
+}
+END_TEST
+
+/* Stage 2 with gpu="no": 2^2 mappings, none of them DP; without a GPU, CG 1..nC and MG. */
+START_TEST(test_enumeration_skips_cpu_only_stages_and_machines)
+{
+	struct pm_shape sh = {3, 2, true, 5}, cpu = {3, 4, false, 0};
+	struct pm_config *c;
+	size_t n = pm_enumerate(&sh, &c);
+
+	ck_assert_uint_eq(n, 16);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert(!c[i].dp);
+		ck_assert_uint_eq(c[i].mask & 2, 0);
+	}
+	free(c);
+	n = pm_enumerate(&cpu, &c);
+	ck_assert_uint_eq(n, 5);
+	ck_assert_uint_eq(c[3].threads, 4);
+	ck_assert(c[4].mg && c[4].mask == 0);
+	free(c);
+}
+END_TEST
+
+/* Throughput, energy and throughput/energy pick different configurations. */
+START_TEST(test_choice_follows_the_criterion)
+{
+	struct pm_pred p[3] = {{.lambda = 10, .energy = 1.0},
+	                       {.lambda = 30, .energy = 6.0},
+	                       {.lambda = 20, .energy = 1.5}};
+
+	ck_assert_uint_eq(pm_choose(p, 3, PM_THROUGHPUT), 1);
+	ck_assert_uint_eq(pm_choose(p, 3, PM_ENERGY), 0);
+	ck_assert_uint_eq(pm_choose(p, 3, PM_TPE), 2); /* 10, 5, 13.3 */
+}
+END_TEST
+
+/* On the fixture the model prefers CP-CG:3:101 for throughput: the GPU serves stages 1 and
+ * 3 (0.009 s), a core stage 2 (0.010 s): min(111.1, 100) + (1/0.030 - 1/0.060) = 116.67
+ * items/s, more than DP-MG's 72.9 or DP-CG:3's 70.2. */
+START_TEST(test_best_throughput_of_the_fixture_is_cp_cg_101)
+{
+	struct pm_meas m;
+	struct pm_config *c;
+	size_t n, best;
+	struct pm_pred *p;
+
+	fixture(&m);
+	n = pm_enumerate(&m.sh, &c);
+	p = calloc(n, sizeof(*p));
+	for (size_t i = 0; i < n; i++)
+		pm_predict(&m, &c[i], &p[i]);
+	best = pm_choose(p, n, PM_THROUGHPUT);
+	ck_assert(!c[best].dp && !c[best].mg);
+	ck_assert_uint_eq(c[best].threads, 3);
+	ck_assert_uint_eq(c[best].mask, 5);
+	ck_assert_double_eq_tol(p[best].lambda, 100 + 1 / 0.030 - 1 / 0.060, 1e-9);
+	free(p);
+	free(c);
+}
+END_TEST
+
+/* 000 §VI-B: each stage where it ran faster, GPU (0.005, 0.015, 0.004) against MG (0.016,
+ * 0.006, 0.010): stages 1 and 3, MG; all three faster on the GPU makes it DP-MG. */
+START_TEST(test_baseline_maps_each_stage_to_its_faster_device)
+{
+	struct pm_meas m;
+	struct pm_config b;
+
+	fixture(&m);
+	b = pm_baseline(&m);
+	ck_assert(!b.dp && b.mg);
+	ck_assert_uint_eq(b.mask, 5);
+	ck_assert_uint_eq(b.threads, 3);
+	m.st[1].t_g = 0.001;
+	b = pm_baseline(&m);
+	ck_assert(b.dp && b.mask == 7);
+	m.sh.gpu = false;
+	ck_assert_uint_eq(pm_baseline(&m).mask, 0);
+}
+END_TEST
+
+/* ---- equations 1 and 2 ---- */
+
+/* Training took 1.0 s for N_s = 10 items; at λ_c = 20 items/s they would have taken 0.5 s:
+ * Δt = 0.5 s. With ov = 5 %: t > 0.95/0.05 · 0.5 = 9.5 s. */
+START_TEST(test_overhead_bound_of_equations_1_and_2)
+{
+	struct pm_meas m;
+
+	memset(&m, 0, sizeof(m));
+	m.t_collect = 1.0;
+	m.n_collect = 10;
+	ck_assert_double_eq_tol(pm_delta_t(&m, 20), 0.5, TOL);
+	ck_assert(!pm_may_retrain(9.4, 0.5, 0.05));
+	ck_assert(pm_may_retrain(9.6, 0.5, 0.05));
+	/* A training faster than the current configuration costs nothing: at once. */
+	ck_assert(pm_delta_t(&m, 5) < 0);
+	ck_assert(pm_may_retrain(0.001, pm_delta_t(&m, 5), 0.05));
+	ck_assert(!pm_may_retrain(1e9, 0.5, 0)); /* no overhead allowed: never */
+}
+END_TEST
+
+/* ---- configuration names ---- */
+
+START_TEST(test_config_names_parse_back)
+{
+	struct pm_shape sh = {3, 2, true, 7};
+	struct pm_config *c;
+	size_t n = pm_enumerate(&sh, &c);
+	struct cs_err e;
+
+	for (size_t i = 0; i < n; i++) {
+		char name[PM_NAME_MAX];
+		struct pm_config back;
+		bool base;
+
+		pm_config_name(&sh, &c[i], name, sizeof(name));
+		ck_assert_msg(pm_config_parse(&sh, name, &back, &base, &e) == 0, "%s: %s", name,
+		              e.msg);
+		ck_assert(!base);
+		ck_assert(back.dp == c[i].dp && back.mg == c[i].mg);
+		ck_assert_uint_eq(back.threads, c[i].threads);
+		ck_assert_uint_eq(back.mask, c[i].mask);
+	}
+	free(c);
+}
+END_TEST
+
+START_TEST(test_config_defaults_and_examples)
+{
+	struct pm_shape sh = {3, 2, true, 7};
+	struct pm_config c;
+	struct cs_err e;
+	bool base;
+	char name[PM_NAME_MAX];
+
+	ck_assert_int_eq(pm_config_parse(&sh, "DP-CG", &c, &base, &e), 0);
+	ck_assert(c.dp && !c.mg && c.threads == 3 && c.mask == 7);
+	ck_assert_int_eq(pm_config_parse(&sh, "cp-cg:2", &c, &base, &e), 0);
+	ck_assert(!c.dp && c.threads == 2 && c.mask == 0);
+	ck_assert_int_eq(pm_config_parse(&sh, "CP-MG::010", &c, &base, &e), 0);
+	ck_assert_str_eq(pm_config_name(&sh, &c, name, sizeof(name)), "CP-MG::010");
+	ck_assert_int_eq(pm_config_parse(&sh, "baseline", &c, &base, &e), 0);
+	ck_assert(base);
+}
+END_TEST
+
+static void bad_config(const struct pm_shape *sh, const char *s, const char *want)
+{
+	struct pm_config c;
+	struct cs_err e;
+	bool base;
+
+	ck_assert_int_eq(pm_config_parse(sh, s, &c, &base, &e), -1);
+	ck_assert_msg(strstr(e.msg, want), "'%s': '%s' lacks '%s'", s, e.msg, want);
+}
+
+START_TEST(test_bad_configs_say_what_is_wrong)
+{
+	struct pm_shape sh = {3, 2, true, 5}, cpu = {3, 2, false, 0};
+
+	bad_config(&sh, "XP-CG", "expected DP-CG, DP-MG, CP-CG or CP-MG");
+	bad_config(&sh, "CP-CG:4", "4 threads; this machine takes 1 to 3");
+	bad_config(&sh, "CP-CG:0", "0 threads");
+	bad_config(&sh, "CP-CG:x", "'x' is not a thread count");
+	bad_config(&sh, "CP-CG:2:01", "STAGES needs one 0 or 1 per stage");
+	bad_config(&sh, "CP-CG:2:012", "STAGES needs one 0 or 1 per stage");
+	bad_config(&sh, "CP-CG:2:010", "stage 2 has gpu=\"no\"");
+	bad_config(&sh, "DP-CG", "a stage has gpu=\"no\"");
+	bad_config(&sh, "CP-MG:2:100", "MG always runs nC+1 = 3 threads");
+	bad_config(&sh, "CP-CG:1:1:1", "too many ':' fields");
+	bad_config(&cpu, "DP-MG", "there is none");
+	bad_config(&cpu, "CP-CG:2:100", "there is none");
+	bad_config(&(struct pm_shape){3, 2, true, 7}, "CP-CG:2:111", "write DP-CG");
+	bad_config(&(struct pm_shape){3, 2, true, 7}, "DP-CG:2:111", "leave STAGES out");
+}
+END_TEST
+
+/* ---- the monitor ---- */
+
+/* Ten items a second, evenly: no change; the second window is the reference. */
+START_TEST(test_monitor_sees_no_change_in_a_steady_stream)
+{
+	struct pmon m;
+
+	pmon_init(&m, 8, 0.25, 0);
+	for (int i = 1; i <= 100; i++)
+		ck_assert(!pmon_item(&m, i * 0.1));
+	ck_assert_double_eq_tol(m.ref, 10, 1e-9);
+}
+END_TEST
+
+/* The rate halves after 40 items: two slow windows in a row make a change; one slow window
+ * alone (a hiccup) does not. */
+START_TEST(test_monitor_needs_two_windows_off_the_same_way)
+{
+	struct pmon m;
+	double t = 0;
+	int i;
+
+	pmon_init(&m, 8, 0.25, 0);
+	for (i = 1; i <= 40; i++)
+		ck_assert(!pmon_item(&m, t += 0.1));
+	for (i = 0; i < 8; i++)
+		ck_assert(!pmon_item(&m, t += 0.2)); /* one slow window */
+	for (i = 0; i < 8; i++)
+		ck_assert(!pmon_item(&m, t += 0.1)); /* back to normal */
+	for (i = 0; i < 8; i++)
+		ck_assert(!pmon_item(&m, t += 0.2));
+	for (i = 0; i < 7; i++)
+		ck_assert(!pmon_item(&m, t += 0.2));
+	ck_assert(pmon_item(&m, t += 0.2)); /* the second slow window ends */
+	ck_assert_int_eq(m.trend, -1);
+}
+END_TEST
+
+/* A rise counts too. */
+START_TEST(test_monitor_sees_a_rise)
+{
+	struct pmon m;
+	double t = 0;
+	bool changed = false;
+
+	pmon_init(&m, 4, 0.25, 0);
+	for (int i = 0; i < 8; i++)
+		pmon_item(&m, t += 0.1);
+	for (int i = 0; i < 8; i++)
+		changed = pmon_item(&m, t += 0.05);
+	ck_assert(changed);
+	ck_assert_int_eq(m.trend, 1);
+}
+END_TEST
+
+/* Completions at 1, 2, ..., 20 s after a slow start: the first and last tenth do not count,
+ * so the steady rate of one a second comes out exactly; too few items: all over the time. */
+START_TEST(test_steady_throughput_drops_filling_and_draining)
+{
+	double t[20], few[3] = {0.5, 1.0, 1.5};
+
+	for (int i = 0; i < 20; i++)
+		t[i] = 5.0 + i;
+	t[0] = 3.0; /* a slow first item */
+	ck_assert_double_eq_tol(pmon_throughput(t, 20), 1.0, TOL);
+	ck_assert_double_eq_tol(pmon_throughput(few, 3), 1.0 / 0.5, TOL);
+	ck_assert_double_eq_tol(pmon_throughput(few, 1), 2.0, TOL);
+	ck_assert_double_eq(pmon_throughput(few, 0), 0);
+}
+END_TEST
+
+static Suite *suite_pipeline(void)
+{
+	Suite *s = suite_create("pipeline");
+	TCase *t = tcase_create("model");
+
+	tcase_add_test(t, test_dp_cg_adds_the_gpu_path_and_the_cpu_path);
+	tcase_add_test(t, test_dp_cg_one_thread_is_the_gpu_alone);
+	tcase_add_test(t, test_dp_mg_adds_the_gpu_and_the_whole_cpu);
+	tcase_add_test(t, test_cp_cg_couples_gpu_and_cpu_stages_beside_a_cpu_path);
+	tcase_add_test(t, test_cp_mg_gives_the_cpu_path_nothing);
+	tcase_add_test(t, test_no_stage_on_the_gpu_is_the_homogeneous_cpu);
+	tcase_add_test(t, test_cpu_path_rate_is_clamped_at_zero);
+	tcase_add_test(t, test_gpu_stages_of_one_item_add_up_on_the_one_gpu);
+	tcase_add_test(t, test_one_thread_serves_gpu_and_cpu_stages_in_turn);
+	tcase_add_test(t, test_transfers_count_at_the_ends_of_a_gpu_run);
+	tcase_add_test(t, test_tdp_caps_the_energy_per_item);
+	tcase_add_test(t, test_energy_balance_takes_each_components_maximum);
+	tcase_add_test(t, test_serial_stages_bound_the_throughput);
+	tcase_add_test(t, test_unmeasured_energy_is_negative);
+	suite_add_tcase(s, t);
+	t = tcase_create("configurations");
+	tcase_add_test(t, test_enumeration_counts_two_to_the_s_times_nc_plus_two);
+	tcase_add_test(t, test_enumeration_skips_cpu_only_stages_and_machines);
+	tcase_add_test(t, test_choice_follows_the_criterion);
+	tcase_add_test(t, test_best_throughput_of_the_fixture_is_cp_cg_101);
+	tcase_add_test(t, test_baseline_maps_each_stage_to_its_faster_device);
+	tcase_add_test(t, test_overhead_bound_of_equations_1_and_2);
+	tcase_add_test(t, test_config_names_parse_back);
+	tcase_add_test(t, test_config_defaults_and_examples);
+	tcase_add_test(t, test_bad_configs_say_what_is_wrong);
+	suite_add_tcase(s, t);
+	t = tcase_create("monitor");
+	tcase_add_test(t, test_monitor_sees_no_change_in_a_steady_stream);
+	tcase_add_test(t, test_monitor_needs_two_windows_off_the_same_way);
+	tcase_add_test(t, test_monitor_sees_a_rise);
+	tcase_add_test(t, test_steady_throughput_drops_filling_and_draining);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite_pipeline());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
