@@ -6,6 +6,7 @@
 #include "engines/pipeconf.h"
 #include "engines/pipeline.h"
 #include "engines/pipemon.h"
+#include "util/json.h"
 
 static const char *cname(const struct pipe_result *r, const struct pm_config *c, char *buf)
 {
@@ -171,22 +172,6 @@ void pipe_print_text(FILE *f, const struct pipe_result *r, bool explain)
 
 /* ---- JSON ---- */
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 /* A number, or null where there is none (JSON has no NaN or infinity). */
 static void json_num(FILE *f, double v)
 {
@@ -209,7 +194,7 @@ static void json_meas(FILE *f, const struct pipe_result *r, const struct pm_meas
 		bool g = (m->sh.gpu_ok >> k) & 1u;
 
 		fprintf(f, "%s{\"name\":", k ? "," : "");
-		json_str(f, r->stage_names[k]);
+		json_put_string(f, r->stage_names[k]);
 		fprintf(f, ",\"cg_ms\":%.9g,\"mg_ms\":%.9g,\"gpu_ms\":", st->t_cg * 1e3,
 		        st->t_mg * 1e3);
 		json_num(f, g ? st->t_g * 1e3 : NAN);
@@ -246,7 +231,7 @@ static void json_training(FILE *f, const struct pipe_result *r, const struct pip
 		fputs(",\"configurations\":[", f);
 		for (size_t i = 0; i < t->ncfg; i++) {
 			fprintf(f, "%s{\"config\":", i ? "," : "");
-			json_str(f, cname(r, &t->cfg[i], name));
+			json_put_string(f, cname(r, &t->cfg[i], name));
 			fputs(",\"throughput\":", f);
 			json_num(f, t->pred[i].lambda);
 			fputs(",\"energy_j\":", f);
@@ -254,9 +239,9 @@ static void json_training(FILE *f, const struct pipe_result *r, const struct pip
 			fputc('}', f);
 		}
 		fputs("],\"chosen\":", f);
-		json_str(f, cname(r, &t->cfg[t->chosen], name));
+		json_put_string(f, cname(r, &t->cfg[t->chosen], name));
 		fputs(",\"baseline\":", f);
-		json_str(f, cname(r, &t->baseline, name));
+		json_put_string(f, cname(r, &t->baseline, name));
 	}
 	fputc('}', f);
 }
@@ -266,7 +251,7 @@ static void json_run(FILE *f, const struct pipe_result *r, const struct pipe_run
 	char name[PM_NAME_MAX];
 
 	fputs("{\"config\":", f);
-	json_str(f, cname(r, &v->c, name));
+	json_put_string(f, cname(r, &v->c, name));
 	fprintf(f, ",\"strict\":%s,\"first\":%zu,\"items\":%zu,\"ms\":%.9g,\"throughput\":",
 	        v->strict ? "true" : "false", v->first, v->items, v->ms);
 	json_num(f, v->lambda);
@@ -293,11 +278,11 @@ static void json_validation(FILE *f, const struct pipe_result *r)
 		json_run(f, r, &r->val[i]);
 	}
 	fputs("],\"chosen\":", f);
-	json_str(f, cname(r, &ch->c, name));
+	json_put_string(f, cname(r, &ch->c, name));
 	fputs(",\"best\":", f);
-	json_str(f, cname(r, &r->val[best].c, name));
+	json_put_string(f, cname(r, &r->val[best].c, name));
 	fputs(",\"baseline\":", f);
-	json_str(f, cname(r, &base->c, name));
+	json_put_string(f, cname(r, &base->c, name));
 	fputs(",\"chosen_over_best\":", f);
 	json_num(f, ch->lambda / r->val[best].lambda);
 	fputs(",\"chosen_over_baseline\":", f);
@@ -309,27 +294,27 @@ static void json_validation(FILE *f, const struct pipe_result *r)
 static void json_head(FILE *f, const struct pipe_result *r)
 {
 	fputs("{\"pipeline\":", f);
-	json_str(f, r->name);
+	json_put_string(f, r->name);
 	fprintf(f, ",\"items\":%zu,\"stages\":[", r->items);
 	for (unsigned k = 0; k < r->sh.s; k++) {
 		fputs(k ? "," : "", f);
-		json_str(f, r->stage_names[k]);
+		json_put_string(f, r->stage_names[k]);
 	}
 	fprintf(f, "],\"cores\":%u,\"gpu\":", r->sh.nc);
 	if (r->sh.gpu)
-		json_str(f, r->standin ? "cpu stand-in" : r->gpu_name);
+		json_put_string(f, r->standin ? "cpu stand-in" : r->gpu_name);
 	else
 		fputs("null", f);
 	fputs(",\"cpu\":", f);
-	json_str(f, r->cpu_name);
+	json_put_string(f, r->cpu_name);
 	fprintf(f, ",\"criterion\":\"%s\",\"overhead\":%.9g,\"tokens\":%zu,\"adaptive\":%s",
 	        pm_criterion_name(r->crit), r->overhead, r->tokens, r->adaptive ? "true" : "false");
 	fprintf(f, ",\"energy\":{\"available\":%s,\"cpu\":", r->energy_ok ? "true" : "false");
-	json_str(f, r->cpu_note);
+	json_put_string(f, r->cpu_note);
 	fputs(",\"gpu\":", f);
-	json_str(f, r->gpu_note);
+	json_put_string(f, r->gpu_note);
 	fputs(",\"tdp\":", f);
-	json_str(f, r->tdp_note);
+	json_put_string(f, r->tdp_note);
 	fputc('}', f);
 }
 

@@ -4,6 +4,7 @@
 
 #include "engines/partition.h"
 #include "util/atomicfile.h"
+#include "util/json.h"
 
 static double share_of(const struct part_result *r, const struct part_devstat *d)
 {
@@ -73,22 +74,6 @@ void part_print_summary(FILE *f, const struct part_result *r)
 	fflush(f);
 }
 
-static void json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 static void json_energy(FILE *f, const char *key, bool ok, double j, const char *note)
 {
 	fprintf(f, "\"%s_j\":", key);
@@ -97,13 +82,13 @@ static void json_energy(FILE *f, const char *key, bool ok, double j, const char 
 	else
 		fprintf(f, "null");
 	fprintf(f, ",\"%s_note\":", key);
-	json_string(f, note);
+	json_put_string(f, note);
 }
 
 void part_print_json(FILE *f, const struct part_result *r)
 {
 	fprintf(f, "{\"exe\":");
-	json_string(f, r->label);
+	json_put_string(f, r->label);
 	fprintf(f,
 	        ",\"sched\":\"%s\",\"ran\":\"%s\",\"items\":%zu,\"granule\":%zu,\"steps\":%u,"
 	        "\"threads\":%u,\"cpu_cores\":%u,\"gpu\":%s,\"gpu_standin\":%s,"
@@ -119,7 +104,7 @@ void part_print_json(FILE *f, const struct part_result *r)
 		const struct part_devstat *d = &r->dev[i];
 
 		fprintf(f, "%s{\"label\":\"%s\",\"name\":", i ? "," : "", d->label);
-		json_string(f, d->name);
+		json_put_string(f, d->name);
 		fprintf(f,
 		        ",\"gpu\":%s,\"compute_units\":%u,\"chunks\":%zu,\"items\":%zu,"
 		        "\"share\":%.6f,\"busy_ms\":%.6f,\"copy_ms\":%.6f,\"last_chunk\":%zu}",
