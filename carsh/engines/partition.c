@@ -665,6 +665,7 @@ struct worker {
 	unsigned dev;
 	pthread_t th;
 	bool started;
+	unsigned seen; /* the last step generation this thread took part in */
 };
 
 static enum sched_answer next_chunk(struct prun *r, unsigned dev, struct sched_chunk *c)
@@ -737,7 +738,7 @@ static void *device_thread(void *arg)
 {
 	struct worker *w = arg;
 	struct prun *r = w->r;
-	unsigned seen = 0;
+	unsigned seen = w->seen;
 
 	for (;;) {
 		bool uses;
@@ -764,7 +765,10 @@ static void *device_thread(void *arg)
 static int start_threads(struct prun *r, struct worker *w, struct cs_err *e)
 {
 	for (unsigned i = 0; i < r->ndev; i++) {
-		w[i] = (struct worker){r, i, 0, false};
+		/* The generation runs on across the runs of a static profile: a thread that
+		 * started from 0 would take the last run's step for a new one and report it
+		 * finished before it had taken its chunks. */
+		w[i] = (struct worker){r, i, 0, false, r->generation};
 		if (pthread_create(&w[i].th, NULL, device_thread, &w[i]) != 0)
 			return err_set(e, "cannot start a host thread for %s", r->dev[i].st.label);
 		w[i].started = true;
