@@ -72,8 +72,9 @@ static void on_field(void *text, size_t len, void *data)
 	r->field++;
 	if (r->failed)
 		return;
-	if (r->count == r->cap && !r->grow) {
-		/* Too many values: count the rest for the message, store nothing. */
+	if (r->count >= r->cap && !r->grow) {
+		/* Too many values: count the rest for the message, store nothing. ('>=': with '=='
+		 * the second value too many was stored past the end of dst.) */
 		r->count++;
 		return;
 	}
@@ -260,7 +261,7 @@ static int write_values(FILE *f, const char *name, void *arg, struct cs_err *e)
 }
 
 int csvio_write(const char *path, enum scalar s, const void *src, size_t n, size_t columns,
-		struct cs_err *e)
+                struct cs_err *e)
 {
 	struct csv_out o = {s, src, n, columns};
 

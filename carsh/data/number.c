@@ -38,11 +38,23 @@ static locale_t number_locale(void)
 	return c_locale;
 }
 
+/* The value as quoted in a message: at most QUOTE_MAX bytes, control characters as \xNN, so
+ * that a binary file or an escape sequence in a field cannot garble the terminal. */
 static int bad_value(struct cs_err *e, const char *p, size_t len, const char *what)
 {
-	int shown = len > QUOTE_MAX ? QUOTE_MAX : (int)len;
+	char shown[QUOTE_MAX * 4 + 1];
+	size_t n = 0;
 
-	return err_set(e, "'%.*s%s' %s", shown, p, len > QUOTE_MAX ? "..." : "", what);
+	for (size_t i = 0; i < len && i < QUOTE_MAX; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c < 0x20 || c == 0x7f)
+			n += (size_t)snprintf(shown + n, sizeof(shown) - n, "\\x%02x", c);
+		else
+			shown[n++] = (char)c;
+	}
+	shown[n] = '\0';
+	return err_set(e, "'%s%s' %s", shown, len > QUOTE_MAX ? "..." : "", what);
 }
 
 /* An integer type got something that is not an integer: say whether it is a number at all. */

@@ -121,6 +121,31 @@ static int check_size(struct vbuf_table *t, const char *name, struct cs_type typ
 	return 0;
 }
 
+/* Size the object and reserve its pages. ftruncate alone makes a sparse object: when
+ * /dev/shm has less room than the buffer, the first write past the room (a fill, a job's
+ * output) raises SIGBUS, which killed the master and left its segments behind. Reserving at
+ * creation refuses such a buffer with a message instead. A file system that cannot reserve
+ * (EOPNOTSUPP) keeps the sparse object. */
+static int reserve(int fd, size_t bytes, struct cs_err *e)
+{
+	int rc;
+
+	if (ftruncate(fd, (off_t)bytes) != 0)
+		return err_errno(e, "cannot size shared memory to %zu bytes", bytes);
+	do
+		rc = posix_fallocate(fd, 0, (off_t)bytes);
+	while (rc == EINTR);
+	if (rc == 0 || rc == EOPNOTSUPP || rc == EINVAL)
+		return 0;
+	if (rc == ENOSPC)
+		return err_set(e,
+		               "%zu bytes do not fit in the shared memory left (/dev/shm: %s); "
+		               "delete buffers or make it larger",
+		               bytes, strerror(rc));
+	errno = rc;
+	return err_errno(e, "cannot reserve %zu bytes of shared memory", bytes);
+}
+
 static char *create_object(size_t bytes, struct cs_err *e)
 {
 	for (int attempt = 0; attempt < 8; attempt++) {
@@ -136,8 +161,7 @@ static char *create_object(size_t bytes, struct cs_err *e)
 			free(shm);
 			return NULL;
 		}
-		if (ftruncate(fd, (off_t)bytes) != 0) {
-			err_errno(e, "cannot size shared memory to %zu bytes", bytes);
+		if (reserve(fd, bytes, e) != 0) {
 			close(fd);
 			shm_unlink(shm);
 			free(shm);
@@ -279,19 +303,47 @@ size_t vbuf_names(struct vbuf_table *t, char ***out)
 	return n;
 }
 
+/* One inaccessible page on each side of every mapping. PoCL's CPU device runs kernels on the
+ * mapping itself (CL_MEM_USE_HOST_PTR), and mmap places mappings next to each other: without
+ * the guards a kernel writing just past its buffer could land in another buffer's pages
+ * unnoticed; with them it is killed by SIGSEGV, and its job is reported as such. */
+static size_t guard_size(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	return page > 0 ? (size_t)page : 4096;
+}
+
+static size_t mapping_span(size_t bytes)
+{
+	size_t g = guard_size();
+
+	return g + (bytes + g - 1) / g * g + g;
+}
+
 void *vbuf_map(const char *shm, size_t bytes, bool writable, struct cs_err *e)
 {
 	int fd = shm_open(shm, writable ? O_RDWR : O_RDONLY, 0);
+	size_t span = mapping_span(bytes);
+	char *area;
 	void *p;
 
 	if (fd < 0) {
 		err_errno(e, "cannot open shared memory %s", shm);
 		return NULL;
 	}
-	p = mmap(NULL, bytes, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED, fd, 0);
+	area = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (area == MAP_FAILED) {
+		close(fd);
+		err_errno(e, "cannot map %zu bytes of shared memory %s", bytes, shm);
+		return NULL;
+	}
+	p = mmap(area + guard_size(), bytes, writable ? PROT_READ | PROT_WRITE : PROT_READ,
+	         MAP_SHARED | MAP_FIXED, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED) {
 		err_errno(e, "cannot map %zu bytes of shared memory %s", bytes, shm);
+		munmap(area, span);
 		return NULL;
 	}
 	return p;
@@ -300,7 +352,7 @@ void *vbuf_map(const char *shm, size_t bytes, bool writable, struct cs_err *e)
 void vbuf_unmap(void *p, size_t bytes)
 {
 	if (p)
-		munmap(p, bytes);
+		munmap((char *)p - guard_size(), mapping_span(bytes));
 }
 
 /* A segment is stale when its master is gone, or its pid now belongs to something that is

@@ -1,9 +1,10 @@
 /*
  * Virtual buffers (004 §3.5, DESIGN §5): named, typed POSIX shared-memory objects. The
  * master creates and deletes them; jobs map the objects they were given. Object names are
- * "/carsh-<master pid>-<random>", created O_EXCL with mode 0600 and sized with ftruncate
- * (so they start zero-filled). A table maps the user's names to objects; `virtbuf swap`
- * exchanges two names and moves no data.
+ * "/carsh-<master pid>-<random>", created O_EXCL with mode 0600, sized with ftruncate (so they
+ * start zero-filled) and reserved with posix_fallocate (so a full /dev/shm is an error at
+ * creation, not a SIGBUS at the first write). A table maps the user's names to objects;
+ * `virtbuf swap` exchanges two names and moves no data.
  */
 #ifndef CARSH_DATA_VBUF_H
 #define CARSH_DATA_VBUF_H
@@ -37,7 +38,7 @@ struct vbuf_table *vbuf_table_new(const struct vbuf_limits *lim);
 void vbuf_table_free(struct vbuf_table *t);
 
 /* Create a zero-filled buffer. Errors: the name is taken, a bad name, the size overflows or
- * passes a limit, shm_open/ftruncate failing (with the reason). */
+ * passes a limit, shm_open/ftruncate/posix_fallocate failing (with the reason). */
 int vbuf_create(struct vbuf_table *t, const char *name, struct cs_type type, size_t count,
                 struct cs_err *e);
 /* Remove and unlink. Error when the name is unknown. */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -205,12 +206,17 @@ static void bg_free(void *p)
 	free(b);
 }
 
+/* The go travels on a socket pair, not a pipe, so that it can be sent with MSG_NOSIGNAL: a
+ * job killed while it waited for its go (`kill PID` of a job queued behind another's
+ * buffers) left a pipe without a reader, and the write killed the master with SIGPIPE,
+ * leaving its segments in /dev/shm. Now the write fails with EPIPE and the job is reported
+ * as killed. */
 static void send_go(struct bg_job *b, char c)
 {
 	ssize_t n;
 
 	do
-		n = write(b->go_fd, &c, 1);
+		n = send(b->go_fd, &c, 1, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	close(b->go_fd);
 	b->go_fd = -1;
@@ -249,9 +255,9 @@ int exec_plan_background(const struct exec_env *env, struct jobs *js, struct job
 	struct child_io cio = *io;
 	int go[2];
 
-	if (pipe(go) != 0) {
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, go) != 0) {
 		free(b);
-		return err_errno(e, "cannot create a pipe for a background job");
+		return err_errno(e, "cannot create a socket pair for a background job");
 	}
 	*b = (struct bg_job){env->hz, NULL, go[1], 0, NULL, jp, env->notices, xstrdup(label)};
 	cio.go_fd = go[0];

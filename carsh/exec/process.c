@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "util/fork.h"
+
 /* Children not yet waited for, so that a master told to stop can stop them too. A fixed
  * table of atomically updated slots: proc_signal_all must work whatever other threads hold. */
 #define LIVE_MAX 1024
@@ -82,7 +84,7 @@ static void child_redirect(const struct child_io *io, bool background)
 }
 
 /* A forked child keeps only standard input, output and error (and go_fd, moved to 3): it
- * must not hold other jobs' pipes open, or a job waiting for its go would never see the
+ * must not hold other jobs' go sockets open, or a job waiting for its go would never see the
  * master's end. */
 static int child_close_fds(int go_fd)
 {
@@ -153,7 +155,7 @@ int proc_start(child_fn fn, void *arg, bool background, const struct child_io *i
 	fflush(NULL);
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	p = fork();
+	p = fork_locked();
 	if (p != 0)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (p < 0) {

@@ -1,6 +1,8 @@
 #include "model/xml.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <libxml/SAX2.h>
 #include <libxml/parser.h>
 #include <libxml/xmlerror.h>
 #include <stdarg.h>
@@ -59,35 +61,155 @@ static void trim_right(char *s)
 		s[--n] = '\0';
 }
 
-/* The first error is the one worth showing: later ones are often its consequences
- * ("Premature end of data" after a tag mismatch). */
-struct first_error {
+/* What the parser saw: the first error worth showing (later ones are often its consequences,
+ * "Premature end of data" after a tag mismatch), or the reason the SAX hooks below stopped it,
+ * which wins over any error the stop itself causes. */
+struct parse_state {
 	int line;
 	char msg[1024];
+	bool stopped;
+	int depth;
+	long elements;
+	startElementNsSAX2Func start;
+	endElementNsSAX2Func end;
 };
 
 static void keep_first_error(void *data, xmlErrorPtr xe)
 {
 	xmlParserCtxtPtr ctxt = data;
-	struct first_error *fe = ctxt->_private;
+	struct parse_state *ps = ctxt->_private;
 
-	if (!fe || fe->msg[0] || !xe || xe->level < XML_ERR_ERROR)
+	if (!ps || ps->msg[0] || !xe || xe->level < XML_ERR_ERROR)
 		return;
-	fe->line = xe->line;
-	snprintf(fe->msg, sizeof(fe->msg), "%s", xe->message ? xe->message : "not well-formed");
-	trim_right(fe->msg);
+	/* Errors raised without the parser (the encoding converters) carry no line. */
+	ps->line = xe->line > 0 ? xe->line : xmlSAX2GetLineNumber(ctxt);
+	snprintf(ps->msg, sizeof(ps->msg), "%s", xe->message ? xe->message : "not well-formed");
+	trim_right(ps->msg);
+	/* One line: "Input is not proper UTF-8, indicate encoding !\nBytes: 0xFF ..." */
+	for (char *nl = strchr(ps->msg, '\n'); nl; nl = strchr(nl, '\n'))
+		*nl = ' ';
 }
 
-static int parse_error(const struct first_error *fe, const char *name, struct cs_err *e)
+static void stop(xmlParserCtxtPtr ctxt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Stop the parser now with this message. */
+static void stop(xmlParserCtxtPtr ctxt, const char *fmt, ...)
 {
-	return err_set(e, "%s:%d: malformed XML: %s", name, fe->line,
-	               fe->msg[0] ? fe->msg : "not well-formed");
+	struct parse_state *ps = ctxt->_private;
+	va_list ap;
+
+	if (ps->stopped)
+		return;
+	ps->stopped = true;
+	ps->line = xmlSAX2GetLineNumber(ctxt);
+	va_start(ap, fmt);
+	vsnprintf(ps->msg, sizeof(ps->msg), fmt, ap);
+	va_end(ap);
+	xmlStopParser(ctxt);
+}
+
+/* Called at "<!DOCTYPE name ...", before the internal subset is read: no entity declaration
+ * (billion laughs, external entities) is ever seen. */
+static void refuse_dtd(void *ctx, const xmlChar *name, const xmlChar *external_id,
+                       const xmlChar *system_id)
+{
+	(void)name;
+	(void)external_id;
+	(void)system_id;
+	stop(ctx, "document type declarations (DTDs, entities) are not allowed in CarSh files; "
+	          "remove the <!DOCTYPE ...>");
+}
+
+static void count_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
+                        const xmlChar *uri, int nb_namespaces, const xmlChar **namespaces,
+                        int nb_attributes, int nb_defaulted, const xmlChar **attributes)
+{
+	xmlParserCtxtPtr ctxt = ctx;
+	struct parse_state *ps = ctxt->_private;
+
+	if (++ps->depth > XML_MAX_DEPTH)
+		stop(ctxt, "elements nested more than %d deep; refusing to parse further",
+		     XML_MAX_DEPTH);
+	else if (++ps->elements > XML_MAX_ELEMENTS)
+		stop(ctxt, "more than %ld elements; refusing to parse further", XML_MAX_ELEMENTS);
+	else
+		ps->start(ctx, localname, prefix, uri, nb_namespaces, namespaces, nb_attributes,
+		          nb_defaulted, attributes);
+}
+
+static void count_end(void *ctx, const xmlChar *localname, const xmlChar *prefix,
+                      const xmlChar *uri)
+{
+	xmlParserCtxtPtr ctxt = ctx;
+	struct parse_state *ps = ctxt->_private;
+
+	ps->depth--;
+	ps->end(ctx, localname, prefix, uri);
+}
+
+/* Past the text that ends what starts at s[*i] ("-->" of a comment), counting lines. The end
+ * of the text when it never comes (libxml2 reports that). */
+static void skip_past(const char *s, size_t len, size_t *i, const char *end, int *line)
+{
+	const char *hit = memmem(s + *i, len - *i, end, strlen(end));
+	size_t stop_at = hit ? (size_t)(hit - s) + strlen(end) : len;
+
+	for (; *i < stop_at; (*i)++)
+		*line += s[*i] == '\n';
+}
+
+static bool starts(const char *s, size_t len, size_t i, const char *with)
+{
+	size_t n = strlen(with);
+
+	return len - i >= n && memcmp(s + i, with, n) == 0;
+}
+
+/* Refuse a tag with more than XML_MAX_ATTRS attributes, before libxml2 spends quadratic time
+ * on it. In well-formed XML every attribute has one '=' outside quotes, and comments, CDATA
+ * sections and processing instructions (which may hold '=' and quotes freely) are skipped; in
+ * malformed XML the count may be off, and libxml2 reports the real error. Linear time. */
+static int check_attribute_counts(const char *s, size_t len, const char *name, struct cs_err *e)
+{
+	int line = 1;
+	size_t i = 0;
+
+	while (i < len) {
+		if (s[i] != '<') {
+			line += s[i++] == '\n';
+		} else if (starts(s, len, i, "<!--")) {
+			skip_past(s, len, &i, "-->", &line);
+		} else if (starts(s, len, i, "<![CDATA[")) {
+			skip_past(s, len, &i, "]]>", &line);
+		} else if (starts(s, len, i, "<?")) {
+			skip_past(s, len, &i, "?>", &line);
+		} else {
+			int tag_line = line, attrs = 0;
+			char quote = 0;
+
+			for (i++; i < len && (quote || (s[i] != '>' && s[i] != '<')); i++) {
+				line += s[i] == '\n';
+				if (quote)
+					quote = s[i] == quote ? 0 : quote;
+				else if (s[i] == '"' || s[i] == '\'')
+					quote = s[i];
+				else if (s[i] == '=' && ++attrs > XML_MAX_ATTRS)
+					return err_set(e,
+					               "%s:%d: an element with more than %d "
+					               "attributes; refusing to parse it",
+					               name, tag_line, XML_MAX_ATTRS);
+			}
+		}
+	}
+	return 0;
 }
 
 int xml_load_memory(const char *text, size_t len, const char *name, struct xml_doc *out,
                     struct cs_err *e)
 {
-	struct first_error fe = {0, ""};
+	struct parse_state ps = {0};
+	xmlStructuredErrorFunc old_handler;
+	void *old_context;
 	xmlParserCtxtPtr ctxt;
 	xmlDocPtr doc;
 
@@ -95,20 +217,38 @@ int xml_load_memory(const char *text, size_t len, const char *name, struct xml_d
 	if (len > XML_MAX_BYTES)
 		return err_set(e, "%s: larger than %u bytes; refusing to parse it", name,
 		               XML_MAX_BYTES);
+	if (check_attribute_counts(text, len, name, e))
+		return -1;
 	ctxt = xmlNewParserCtxt();
 	if (!ctxt)
 		return err_set(e, "%s: cannot create an XML parser (out of memory)", name);
-	ctxt->_private = &fe;
+	ctxt->_private = &ps;
 	ctxt->sax->serror = keep_first_error;
+	ctxt->sax->internalSubset = refuse_dtd;
+	ctxt->sax->externalSubset = refuse_dtd;
+	ps.start = ctxt->sax->startElementNs;
+	ps.end = ctxt->sax->endElementNs;
+	ctxt->sax->startElementNs = count_start;
+	ctxt->sax->endElementNs = count_end;
+	/* The encoding converters report without the parser context, to libxml2's
+	 * thread-local handler, which would print "encoding error : ..." and "I/O error : ..."
+	 * lines of its own on standard error: take them too. */
+	old_handler = xmlStructuredError;
+	old_context = xmlStructuredErrorContext;
+	xmlSetStructuredErrorFunc(ctxt, keep_first_error);
 	doc = xmlCtxtReadMemory(ctxt, text, (int)len, name, NULL, XML_OPTIONS);
-	if (!doc || fe.msg[0]) {
+	xmlSetStructuredErrorFunc(old_context, old_handler);
+	if (!doc || ps.msg[0]) {
 		if (doc)
 			xmlFreeDoc(doc);
-		parse_error(&fe, name, e);
 		xmlFreeParserCtxt(ctxt);
-		return -1;
+		if (ps.stopped)
+			return err_set(e, "%s:%d: %s", name, ps.line, ps.msg);
+		return err_set(e, "%s:%d: malformed XML: %s", name, ps.line,
+		               ps.msg[0] ? ps.msg : "not well-formed");
 	}
 	xmlFreeParserCtxt(ctxt);
+	/* Defence in depth: refuse_dtd should have stopped the parser already. */
 	if (doc->intSubset || doc->extSubset) {
 		xmlFreeDoc(doc);
 		return err_set(e,

@@ -14,6 +14,17 @@
 
 /* Files larger than this are refused before parsing. */
 #define XML_MAX_BYTES (16u << 20)
+/* Limits on what a document may hold, far above what CarSh files need (docs/hardening.md). The
+ * parser stops as soon as one is passed, so memory stays bounded by the file size:
+ * - elements nested deeper than XML_MAX_DEPTH (libxml2's own limit is 256);
+ * - more than XML_MAX_ELEMENTS elements: libxml2 needs about 100 bytes per node, so a 16 MiB
+ *   file of "<a/>" would otherwise take 400 MB;
+ * - an element with more than XML_MAX_ATTRS attributes: libxml2 2.9 looks for duplicate
+ *   attributes in quadratic time (a 2 MB tag with 200000 attributes parses for minutes), so
+ *   these are counted before libxml2 sees the text. */
+#define XML_MAX_DEPTH    64
+#define XML_MAX_ELEMENTS (1L << 18)
+#define XML_MAX_ATTRS    256
 
 struct xml_doc {
 	xmlDocPtr doc;
@@ -24,7 +35,9 @@ struct xml_doc {
 /* Load and parse a file. Errors: "x.xml: No such file or directory",
  * "x.xml:7: malformed XML: Opening and ending tag mismatch: ...". */
 int xml_load(const char *path, struct xml_doc *out, struct cs_err *e);
-/* Parse text already in memory; name is used in messages and dir for relative paths. */
+/* Parse text already in memory; name is used in messages and dir for relative paths.
+ * A <!DOCTYPE> stops the parser where it stands, before any declaration in it is read: no
+ * entity is ever declared or expanded ("x.xml:2: document type declarations ..."). */
 int xml_load_memory(const char *text, size_t len, const char *name, struct xml_doc *out,
                     struct cs_err *e);
 void xml_free(struct xml_doc *d);

@@ -13,6 +13,7 @@
 
 #include "runtime/cache.h"
 #include "util/alloc.h"
+#include "util/fork.h"
 #include "util/strbuf.h"
 
 static int thread_count(void)
@@ -41,7 +42,7 @@ static char *probe(const char *lib, bool *quiet)
 	*quiet = false;
 	if (pipe(fds) != 0)
 		return NULL;
-	p = fork();
+	p = fork_locked();
 	if (p == 0) {
 		int before = thread_count();
 		void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
