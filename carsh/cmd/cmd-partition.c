@@ -171,29 +171,6 @@ static int read_words(struct exe *wrap, const struct part_cmd *pc, struct params
 	return 0;
 }
 
-/* <Buffer> bindings, checked as `run` checks them. */
-static int resolve_buffer(void *ctx, const char *name, struct cs_type type, size_t count,
-                          char **shm, struct cs_err *e)
-{
-	struct session *s = ctx;
-	struct vbuf v;
-	char want[16], have[16];
-
-	if (vbuf_lookup(s->vbufs, name, &v, e))
-		return -1;
-	if (v.type.scalar != type.scalar || v.type.width != type.width || v.count != count) {
-		err_set(e, "virtual buffer '%s' holds %zu %s, the stream needs %zu %s", name,
-		        v.count, type_name(v.type, have, sizeof(have)), count,
-		        type_name(type, want, sizeof(want)));
-		vbuf_entry_free(&v);
-		return -1;
-	}
-	*shm = v.shm;
-	v.shm = NULL;
-	vbuf_entry_free(&v);
-	return 0;
-}
-
 /* partition= and unit= of each argument, unit evaluated in the planner's scope. */
 static int stream_parts(const struct exe *exe, const struct scope *caller, struct part_stream *ps,
                         struct cs_err *e)
@@ -263,7 +240,7 @@ static int run_partition(struct cmd_ctx *c, struct part_cmd *pc, const struct ex
 	scope_init(&scope);
 	scope_push(&scope, args);
 	scope_append(&scope, c->caller);
-	penv = (struct plan_env){&scope, c->s->device_cli, resolve_buffer, c->s, true};
+	penv = (struct plan_env){&scope, c->s->device_cli, session_resolve_buffer, c->s, true};
 	if (plan_exe(exe, &penv, &jp, e))
 		return cmd_prefix(e, 1, "partition: ");
 	ps = xcalloc(jp->kp.nargs ? jp->kp.nargs : 1, sizeof(*ps));

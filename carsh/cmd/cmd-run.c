@@ -47,29 +47,6 @@ static int read_words(struct exe *exe, int n, char **words, struct params *args,
 	return 0;
 }
 
-/* <Buffer> bindings: the stream's type and count must be the buffer's. */
-static int resolve_buffer(void *ctx, const char *name, struct cs_type type, size_t count,
-                          char **shm, struct cs_err *e)
-{
-	struct session *s = ctx;
-	struct vbuf v;
-	char want[16], have[16];
-
-	if (vbuf_lookup(s->vbufs, name, &v, e))
-		return -1;
-	if (v.type.scalar != type.scalar || v.type.width != type.width || v.count != count) {
-		err_set(e, "virtual buffer '%s' holds %zu %s, the stream needs %zu %s", name,
-		        v.count, type_name(v.type, have, sizeof(have)), count,
-		        type_name(type, want, sizeof(want)));
-		vbuf_entry_free(&v);
-		return -1;
-	}
-	*shm = v.shm;
-	v.shm = NULL;
-	vbuf_entry_free(&v);
-	return 0;
-}
-
 static int run_background(struct cmd_ctx *c, struct job_plan *jp, const char *label,
                           struct cs_err *e)
 {
@@ -128,7 +105,7 @@ static int run_exe(struct cmd_ctx *c, const struct exe *exe, const struct params
 	if (args)
 		scope_push(&scope, args);
 	scope_append(&scope, c->caller);
-	env = (struct plan_env){&scope, c->s->device_cli, resolve_buffer, c->s, cached};
+	env = (struct plan_env){&scope, c->s->device_cli, session_resolve_buffer, c->s, cached};
 	if (plan_exe(exe, &env, &jp, e))
 		return 1;
 	/* A background job's plan now belongs to the job. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/types.h"
 #include "util/alloc.h"
 
 static size_t limit_from_env(const char *name)
@@ -59,4 +60,26 @@ bool session_stats_on(const struct params *vars)
 	const struct param *p = params_get(vars, "stats");
 
 	return p && (strcmp(p->value, "on") == 0 || strcmp(p->value, "1") == 0);
+}
+
+int session_resolve_buffer(void *ctx, const char *name, struct cs_type type, size_t count,
+                           char **shm, struct cs_err *e)
+{
+	struct session *s = ctx;
+	struct vbuf v;
+	char want[16], have[16];
+
+	if (vbuf_lookup(s->vbufs, name, &v, e))
+		return -1;
+	if (v.type.scalar != type.scalar || v.type.width != type.width || v.count != count) {
+		err_set(e, "virtual buffer '%s' holds %zu %s, the stream needs %zu %s", name,
+		        v.count, type_name(v.type, have, sizeof(have)), count,
+		        type_name(type, want, sizeof(want)));
+		vbuf_entry_free(&v);
+		return -1;
+	}
+	*shm = v.shm;
+	v.shm = NULL;
+	vbuf_entry_free(&v);
+	return 0;
 }

@@ -48,6 +48,11 @@ void session_free(struct session *s);
 /* The thread executor, started on first use (OpenCL then lives in this process). */
 struct texec *session_texec(struct session *s);
 
+/* A planner's <Buffer> binding (plan_env's resolve, ctx the session): the stream's type and
+ * count must be the virtual buffer's; *shm gets its segment name. */
+int session_resolve_buffer(void *ctx, const char *name, struct cs_type type, size_t count,
+                           char **shm, struct cs_err *e);
+
 /* True when `set stats=on` (in the variables vars). */
 bool session_stats_on(const struct params *vars);
 
