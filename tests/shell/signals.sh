@@ -10,6 +10,12 @@
 # Jobs that must stay running read their input from a FIFO the test holds open, and the
 # test polls for the events it waits for: nothing depends on timing.
 . "$TOP_SRCDIR/tests/shell/lib.sh"
+
+# The child process $1 has exited (a zombie, or already waited for).
+exited() {
+	[ ! -e "/proc/$1" ] || [ "$(sed 's/^.*) //' "/proc/$1/stat" | cut -c1)" = Z ]
+}
+
 cd "$T" || exit 1
 SINK="$DATA/fm/sink.xml"
 OOB="$DATA/errors/oob.xml"
@@ -87,7 +93,10 @@ grep -q "killed by SIGKILL" "$T/carsh.err" && pass "SIGKILL of a job: the job is
 buffers_intact "SIGKILL of a job"
 no_segments "SIGKILL of a job"
 
-# ---- SIGKILL to a background job's process, in a script: sync fails, naming it ----
+# ---- SIGKILL to a background job's process, in a script ----
+# `sync` fails naming the job and the script stops with status 1; or, when the master saw the
+# job end before it read `sync` (under valgrind, say), the job is reported in a notice and
+# `sync` has nothing left to wait for.
 start_carsh
 exec 8<>feed
 send "virtbuf create b float 4"
@@ -95,14 +104,20 @@ send "run $SINK x=- y=buffer:b < feed &"
 wait_until "the background job's process" has_job "$CPID"
 kill -KILL "$(job_pid "$CPID")"
 send "sync"
-send "echo not reached"
+send "echo after sync"
 exec 8>&-
 stop_carsh
-grep -q "sync: job \[1\] $SINK: .*SIGKILL" "$T/carsh.err" &&
-	pass "SIGKILL of a background job: sync reports it" || fail "sync: $(cat "$T/carsh.err")"
-[ "$CSTATUS" = 1 ] && ! grep -q "not reached" "$T/carsh.out" &&
-	pass "SIGKILL of a background job: the script stops with status 1" ||
-	fail "SIGKILL of a background job: status $CSTATUS, out: $(cat "$T/carsh.out")"
+if grep -q "sync: job \[1\] $SINK: .*SIGKILL" "$T/carsh.err"; then
+	[ "$CSTATUS" = 1 ] && ! grep -q "after sync" "$T/carsh.out" &&
+		pass "SIGKILL of a background job: sync reports it, the script stops with status 1" ||
+		fail "SIGKILL of a background job: status $CSTATUS, out: $(cat "$T/carsh.out")"
+elif grep -q "^\[1\]+ Killed by SIGKILL $SINK$" "$T/carsh.err"; then
+	[ "$CSTATUS" = 0 ] && grep -q "^after sync$" "$T/carsh.out" &&
+		pass "SIGKILL of a background job: reported before sync, which then succeeds" ||
+		fail "SIGKILL of a background job: status $CSTATUS, out: $(cat "$T/carsh.out")"
+else
+	fail "SIGKILL of a background job: not reported: $(cat "$T/carsh.err")"
+fi
 no_segments "SIGKILL of a background job"
 
 # ---- SIGKILL to a background job still waiting for another job's buffer ----
@@ -164,6 +179,9 @@ for sig in TERM HUP INT; do
 	wait_until "two jobs" sh -c "[ \$(pgrep -P $CPID | wc -l) -eq 2 ]"
 	jobs=$(pgrep -P "$CPID" | xargs)
 	kill -$sig "$CPID"
+	# Until it ends by the signal: closing its input first could let it end by EOF (seen
+	# under valgrind, which runs one thread at a time).
+	wait_until "carsh to end on SIG$sig" exited "$CPID"
 	stop_carsh
 	exec 8>&-
 	case $sig in TERM) want=143 ;; HUP) want=129 ;; INT) want=130 ;; esac

@@ -2,6 +2,12 @@
 # Virtual buffers (DESIGN §4, §5): the virtbuf builtin, <Buffer> bindings, shared-memory
 # hygiene.
 . "$TOP_SRCDIR/tests/shell/lib.sh"
+
+# The child process $1 has exited (a zombie, or already waited for).
+exited() {
+	[ ! -e "/proc/$1" ] || [ "$(sed 's/^.*) //' "/proc/$1/stat" | cut -c1)" = Z ]
+}
+
 cd "$T" || exit 1
 ADD="$DATA/fm/addone.xml"
 
@@ -103,6 +109,9 @@ for sig in TERM HUP INT; do
 	send "virtbuf create s float 64"
 	wait_until "a segment of carsh $CPID" sh -c "ls /dev/shm | grep -q '^carsh-$CPID-'"
 	kill -$sig "$CPID"
+	# Until it ends by the signal: closing its input first could let it end by EOF (seen
+	# under valgrind, which runs one thread at a time).
+	wait_until "carsh to end on SIG$sig" exited "$CPID"
 	stop_carsh
 	[ -z "$(segments_of "$CPID")" ] && pass "SIG$sig: no segment left" || fail "SIG$sig left $(segments_of "$CPID")"
 	case $sig in
