@@ -30,7 +30,8 @@ static inline pid_t fork_locked(void)
 {
 	bool asan = _ZN6__lsan18LockThreadRegistryEv && _ZN6__lsan20UnlockThreadRegistryEv &&
 	            _ZN6__lsan13LockAllocatorEv && _ZN6__lsan15UnlockAllocatorEv &&
-	            _ZN11__sanitizer17StackDepotLockAllEv && _ZN11__sanitizer19StackDepotUnlockAllEv;
+	            _ZN11__sanitizer17StackDepotLockAllEv &&
+	            _ZN11__sanitizer19StackDepotUnlockAllEv;
 	pid_t p;
 
 	if (asan) {
