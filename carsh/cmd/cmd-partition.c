@@ -144,33 +144,6 @@ static int parse_args(struct part_cmd *pc, int argc, char **argv, struct cs_err 
 	return 0;
 }
 
-/* Words after the file: stream bindings (flow-models only) and parameters, as `run`. */
-static int read_words(struct exe *wrap, const struct part_cmd *pc, struct params *args,
-                      struct cs_err *e)
-{
-	for (int i = 0; i < pc->nwords; i++) {
-		const char *w = pc->words[i], *eq = strchr(w, '=');
-		const struct fm_arg *a;
-		char *name;
-		int rc = 0;
-
-		if (!eq || eq == w)
-			return err_set(e, "'%s': expected NAME=VALUE or STREAM=FILE", w);
-		name = xstrndup(w, (size_t)(eq - w));
-		a = wrap ? flowmodel_arg(wrap->fm, name, NULL) : NULL;
-		if (a && arg_is_stream(a->kind))
-			rc = exe_bind_word(wrap, name, eq + 1, e);
-		else if (!param_name_valid(name))
-			rc = err_set(e, "'%s' is not a valid parameter name", name);
-		else
-			params_set(args, name, eq + 1, "command line");
-		free(name);
-		if (rc)
-			return -1;
-	}
-	return 0;
-}
-
 /* partition= and unit= of each argument, unit evaluated in the planner's scope. */
 static int stream_parts(const struct exe *exe, const struct scope *caller, struct part_stream *ps,
                         struct cs_err *e)
@@ -336,7 +309,8 @@ static int cmd_partition_exec(struct cmd_ctx *c, int argc, char **argv, struct c
 		        pc.file, root);
 		goto fail;
 	}
-	if (!exe || read_words(wrap, &pc, &args, e) || (wrap && exe_check_bindings(wrap, true, e)))
+	if (!exe || session_read_words(wrap, pc.nwords, pc.words, &args, e) ||
+	    (wrap && exe_check_bindings(wrap, true, e)))
 		goto fail;
 	rc = run_partition(c, &pc, exe, &args, e);
 	goto out;

@@ -11,42 +11,6 @@
 #include "model/planner.h"
 #include "util/alloc.h"
 
-/* Split NAME=VALUE; NULL when the word has no '=' or an empty name. */
-static char *word_name(const char *w, const char **value)
-{
-	const char *eq = strchr(w, '=');
-
-	if (!eq || eq == w)
-		return NULL;
-	*value = eq + 1;
-	return xstrndup(w, (size_t)(eq - w));
-}
-
-/* Words after the file: stream bindings (flow-models only) and parameters. */
-static int read_words(struct exe *exe, int n, char **words, struct params *args, struct cs_err *e)
-{
-	for (int i = 0; i < n; i++) {
-		const char *value;
-		char *name = word_name(words[i], &value);
-		const struct fm_arg *a;
-		int rc = 0;
-
-		if (!name)
-			return err_set(e, "'%s': expected NAME=VALUE or STREAM=FILE", words[i]);
-		a = exe ? flowmodel_arg(exe->fm, name, NULL) : NULL;
-		if (a && arg_is_stream(a->kind))
-			rc = exe_bind_word(exe, name, value, e);
-		else if (!param_name_valid(name))
-			rc = err_set(e, "'%s' is not a valid parameter name", name);
-		else
-			params_set(args, name, value, "command line");
-		free(name);
-		if (rc)
-			return -1;
-	}
-	return 0;
-}
-
 static int run_background(struct cmd_ctx *c, struct job_plan *jp, const char *label,
                           struct cs_err *e)
 {
@@ -132,7 +96,7 @@ static int run_executable(struct cmd_ctx *c, const char *path, bool is_fm, int n
 		exe = wrap = exe_wrap_shared_flowmodel(fm);
 	else if (!is_fm)
 		exe = filecache_exe(path, e);
-	if (exe && read_words(wrap, n, words, &args, e) == 0 &&
+	if (exe && session_read_words(wrap, n, words, &args, e) == 0 &&
 	    (!wrap || exe_check_bindings(wrap, true, e) == 0))
 		rc = run_exe(c, exe, &args, path, true, e);
 	exe_free(wrap);
@@ -145,7 +109,7 @@ static int run_batch(struct cmd_ctx *c, const char *path, int n, char **words, s
 	struct params args = PARAMS_INIT;
 	int rc = 1;
 
-	if (read_words(NULL, n, words, &args, e) == 0)
+	if (session_read_words(NULL, n, words, &args, e) == 0)
 		rc = batch_run_file(c, path, &args, e);
 	params_free(&args);
 	return rc;

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "data/types.h"
+#include "model/exe.h"
+#include "model/flowmodel.h"
 #include "util/alloc.h"
 
 static size_t limit_from_env(const char *name)
@@ -81,5 +83,40 @@ int session_resolve_buffer(void *ctx, const char *name, struct cs_type type, siz
 	*shm = v.shm;
 	v.shm = NULL;
 	vbuf_entry_free(&v);
+	return 0;
+}
+
+/* Split NAME=VALUE; NULL when the word has no '=' or an empty name. */
+static char *word_name(const char *w, const char **value)
+{
+	const char *eq = strchr(w, '=');
+
+	if (!eq || eq == w)
+		return NULL;
+	*value = eq + 1;
+	return xstrndup(w, (size_t)(eq - w));
+}
+
+int session_read_words(struct exe *exe, int n, char **words, struct params *args, struct cs_err *e)
+{
+	for (int i = 0; i < n; i++) {
+		const char *value;
+		char *name = word_name(words[i], &value);
+		const struct fm_arg *a;
+		int rc = 0;
+
+		if (!name)
+			return err_set(e, "'%s': expected NAME=VALUE or STREAM=FILE", words[i]);
+		a = exe ? flowmodel_arg(exe->fm, name, NULL) : NULL;
+		if (a && arg_is_stream(a->kind))
+			rc = exe_bind_word(exe, name, value, e);
+		else if (!param_name_valid(name))
+			rc = err_set(e, "'%s' is not a valid parameter name", name);
+		else
+			params_set(args, name, value, "command line");
+		free(name);
+		if (rc)
+			return -1;
+	}
 	return 0;
 }

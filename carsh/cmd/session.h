@@ -53,6 +53,11 @@ struct texec *session_texec(struct session *s);
 int session_resolve_buffer(void *ctx, const char *name, struct cs_type type, size_t count,
                            char **shm, struct cs_err *e);
 
+/* The words after a file on a command line: STREAM=FILE binds a stream of exe (a flow-model
+ * wrapped for the line; NULL: none), NAME=VALUE sets a parameter in args. */
+struct exe;
+int session_read_words(struct exe *exe, int n, char **words, struct params *args, struct cs_err *e);
+
 /* True when `set stats=on` (in the variables vars). */
 bool session_stats_on(const struct params *vars);
 
