@@ -42,6 +42,7 @@ struct cmd_ctx {
 	struct jobs *jobs;       /* where its background jobs go: the shell's or a batch's */
 	bool background;         /* the command ended with '&' */
 	bool timed;              /* `time` already prints the statistics */
+	bool profile;            /* inside `time` (not --wall): the OpenCL times are read */
 	bool quiet;              /* no "[N] PID" notices (inside a batch) */
 	bool detached; /* in a background job's thread: no Ctrl-C, children in their own group */
 	volatile sig_atomic_t *interrupted; /* NULL when detached */
@@ -116,6 +117,7 @@ int cmd_flush(struct cmd_ctx *c, struct cs_err *e);
 /* Add everything src holds to dst (a nested `time`). */
 void stats_merge(struct stats_acc *dst, const struct stats_acc *src);
 /* Print statistics the way `time` does. */
-void stats_print(FILE *f, const struct stats_acc *acc, double wall_ms);
+/* The wall time (when >= 0), the jobs and, when profiled, their OpenCL times. */
+void stats_print(FILE *f, const struct stats_acc *acc, double wall_ms, bool profiled);
 
 #endif

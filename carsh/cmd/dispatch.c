@@ -27,8 +27,12 @@ static bool ends_with(const char *s, const char *suffix)
 
 struct exec_env cmd_exec_env(const struct cmd_ctx *c)
 {
-	return (struct exec_env){c->s->hz, c->interrupted, stderr, c->detached,
-	                         c->detached ? NULL : &c->s->fg_pid};
+	return (struct exec_env){c->s->hz,
+	                         c->interrupted,
+	                         stderr,
+	                         c->detached,
+	                         c->detached ? NULL : &c->s->fg_pid,
+	                         c->profile || session_stats_on(c->vars)};
 }
 
 struct child_io cmd_child_io(const struct cmd_ctx *c)
@@ -166,7 +170,7 @@ int command_run(struct session *s, const struct command *cmd, const struct cmd_c
 	if (rc != 0)
 		print_error(cmd, e);
 	if (acc.jobs && session_stats_on(c.vars) && !c.timed)
-		stats_print(stderr, &acc, -1);
+		stats_print(stderr, &acc, -1, true);
 	s->last_status = rc;
 	free(e);
 	return rc;

@@ -91,7 +91,7 @@ void stats_add(struct stats_acc *acc, const struct run_stats *st)
 	s->launches += st->launches;
 }
 
-void stats_print(FILE *f, const struct stats_acc *acc, double wall_ms)
+void stats_print(FILE *f, const struct stats_acc *acc, double wall_ms, bool profiled)
 {
 	const struct run_stats *s = &acc->sum;
 
@@ -100,6 +100,10 @@ void stats_print(FILE *f, const struct stats_acc *acc, double wall_ms)
 	if (acc->jobs == 0)
 		return;
 	fprintf(f, "jobs     %10d on %s; %.3f ms inside them\n", acc->jobs, s->device, s->wall_ms);
+	if (!profiled) {
+		fflush(f);
+		return;
+	}
 	fprintf(f, "platform %10.3f ms  context %.3f ms  build %.3f ms (%s)\n", s->platform_ms,
 	        s->context_ms, s->build_ms, s->cache_hit ? "binary cache" : "compiled");
 	fprintf(f,

@@ -22,6 +22,7 @@ struct exec_env {
 	volatile sig_atomic_t
 	        *fg_pid; /* where the foreground child's pid is published, so that
 	                   Ctrl-C can be passed on to it; NULL from a background job */
+	bool profile;    /* someone reads the OpenCL times (time, stats=on) */
 };
 
 /* Run in the foreground and wait. Returns the job's status (0, 1, or 128+signal), with the

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "data/vbuf.h"
+#include "runtime/feeder.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 
@@ -126,7 +127,7 @@ static int to_host_locked(struct entry *en, struct cs_err *e)
 		               en->shm);
 	if (host_map(en, e))
 		return -1;
-	err = clEnqueueReadBuffer(src->dev->q, src->mem, CL_TRUE, 0, en->bytes, en->map,
+	err = clEnqueueReadBuffer(rt_dev_queue(src->dev), src->mem, CL_TRUE, 0, en->bytes, en->map,
 	                          src->pending ? 1 : 0, src->pending ? &src->pending : NULL, NULL);
 	if (err != CL_SUCCESS)
 		return err_set(e, "reading a virtual buffer back from '%s': %s",
@@ -160,8 +161,8 @@ static int refresh_copy(struct entry *en, struct copy *c, double *h2d_ms, struct
 
 	if (to_host_locked(en, e) || host_map(en, e))
 		return -1;
-	err = clEnqueueWriteBuffer(c->dev->q, c->mem, CL_TRUE, 0, en->bytes, en->map, 0, NULL,
-	                           NULL);
+	err = clEnqueueWriteBuffer(rt_dev_queue(c->dev), c->mem, CL_TRUE, 0, en->bytes, en->map, 0,
+	                           NULL, NULL);
 	if (err != CL_SUCCESS)
 		return err_set(e, "copying a virtual buffer to '%s': %s", c->dev->info->name,
 		               rt_cl_error_name(err));
@@ -238,23 +239,19 @@ int resident_fill(struct resident *r, const char *shm, const void *pattern, size
 {
 	struct entry *en;
 	struct copy *c;
-	cl_event ev;
-	cl_int err;
 	int rc = 0;
 
 	pthread_mutex_lock(&r->lock);
 	en = entry_of(r, shm, 0);
 	c = en ? fill_target(en) : NULL;
 	if (c) {
-		err = clEnqueueFillBuffer(c->dev->q, c->mem, pattern, psize, 0, en->bytes, 0, NULL,
-		                          &ev);
-		if (err != CL_SUCCESS) {
-			rc = err_set(e, "filling a virtual buffer on '%s': %s", c->dev->info->name,
-			             rt_cl_error_name(err));
+		/* Queued in order with the jobs (through the feeder when it runs). */
+		if (rt_feed_fill(c->dev, c->mem, pattern, psize, en->bytes, e)) {
+			rc = -1;
 		} else {
 			if (c->pending)
 				(void)clReleaseEvent(c->pending);
-			c->pending = ev;
+			c->pending = NULL;
 			for (size_t i = 0; i < en->ncopies; i++)
 				en->copies[i].valid = &en->copies[i] == c;
 			en->host_valid = false;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "exec/stage.h"
+#include "runtime/feeder.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 
@@ -26,6 +27,7 @@ struct texec *texec_new(void)
 {
 	struct texec *t = xcalloc(1, sizeof(*t));
 
+	rt_feeder_read_env();
 	t->s = rt_session_new();
 	t->res = resident_new();
 	pthread_mutex_init(&t->lock, NULL);
@@ -77,7 +79,8 @@ static int private_copy(struct rt_dev *dev, cl_mem *mem, size_t bytes, struct cs
 	cl_mem copy = clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
 
 	if (err == CL_SUCCESS)
-		err = clEnqueueCopyBuffer(dev->q, *mem, copy, 0, 0, bytes, 0, NULL, NULL);
+		err = clEnqueueCopyBuffer(rt_dev_queue(dev), *mem, copy, 0, 0, bytes, 0, NULL,
+		                          NULL);
 	if (err != CL_SUCCESS) {
 		if (copy)
 			(void)clReleaseMemObject(copy);
@@ -131,11 +134,17 @@ static void store_outputs(struct texec *t, struct job_plan *jp, struct rt_dev *d
 
 static void queue_pending(struct texec *t, void *tag, struct rt_pending *p)
 {
-	struct queued *q = xmalloc(sizeof(*q));
+	struct queued *q;
 
+	pthread_mutex_lock(&t->lock);
+	/* Launches without events need one finish of their device, not one each. */
+	if (t->queued && t->queued->tag == tag && rt_pending_merge(t->queued->pending, p)) {
+		pthread_mutex_unlock(&t->lock);
+		return;
+	}
+	q = xmalloc(sizeof(*q));
 	q->tag = tag;
 	q->pending = p;
-	pthread_mutex_lock(&t->lock);
 	q->next = t->queued;
 	t->queued = q;
 	pthread_mutex_unlock(&t->lock);
@@ -149,9 +158,11 @@ static int execute(struct texec *t, struct job_plan *jp, struct rt_exec *x, void
 
 	if (rc)
 		return rc;
-	/* One event stands for everything this job queued: its last, or a marker. */
+	/* One event stands for everything this job queued: its last, or a marker. Without
+	 * profiling there is none: the one in-order queue orders whatever reads the data. */
 	done = x->done;
-	if (!done && clEnqueueMarkerWithWaitList(x->dev->q, 0, NULL, &done) != CL_SUCCESS)
+	if (!done && x->profile &&
+	    clEnqueueMarkerWithWaitList(rt_dev_queue(x->dev), 0, NULL, &done) != CL_SUCCESS)
 		done = NULL;
 	store_outputs(t, jp, x->dev, x->final, done);
 	if (done)
@@ -178,13 +189,15 @@ static int stage_hook(void *arg, struct cs_err *e)
 	return acquire_buffers(g->t, g->jp, g->dev, g->given, g->st, e) || stage_in_files(g->jp, e);
 }
 
-int texec_run(struct texec *t, struct job_plan *jp, void *tag, struct run_stats *st,
+int texec_run(struct texec *t, struct job_plan *jp, void *tag, bool profile, struct run_stats *st,
               struct cs_err *e)
 {
 	size_t n = jp->kp.nargs ? jp->kp.nargs : 1;
 	cl_mem *given = xcalloc(n, sizeof(cl_mem)), *final = xcalloc(n, sizeof(cl_mem));
 	struct staging g = {t, jp, NULL, given, st};
 	struct rt_exec x = {.kp = &jp->kp,
+	                    .profile = profile,
+	                    .feed = !profile,
 	                    .given = given,
 	                    .final = final,
 	                    .stage = stage_hook,
@@ -258,7 +271,7 @@ int exec_thread_foreground(const struct exec_env *env, struct texec *t, struct j
 
 	if (rc)
 		return rc;
-	rc = texec_run(t, jp, tag, st, e);
+	rc = texec_run(t, jp, tag, env->profile, st, e);
 	/* The device's queue orders what follows; host readers wait for the data. */
 	hazard_release(env->hz, c);
 	return rc;
@@ -271,6 +284,7 @@ struct tjob {
 	struct job_plan *jp; /* its in and out are the job's own */
 	FILE *notices;
 	char *label;
+	bool profile;
 };
 
 static void tjob_register(void *arg, int id)
@@ -288,7 +302,7 @@ static int tjob_body(void *arg, int id, struct cs_err *e)
 
 	(void)id;
 	exec_claim_wait(j->hz, j->claim, j->notices);
-	rc = texec_run(j->t, j->jp, j, &st, e);
+	rc = texec_run(j->t, j->jp, j, j->profile, &st, e);
 	/* A background job is done when its work is. */
 	if (texec_flush(j->t, j, &queued, e) && rc == 0)
 		rc = 1;
@@ -314,7 +328,7 @@ int exec_thread_background(const struct exec_env *env, struct texec *t, struct j
 {
 	struct tjob *j = xcalloc(1, sizeof(*j));
 
-	*j = (struct tjob){env->hz, NULL, t, jp, env->notices, xstrdup(label)};
+	*j = (struct tjob){env->hz, NULL, t, jp, env->notices, xstrdup(label), env->profile};
 	*id = jobs_start(js, label, getpid(), tjob_body, j, tjob_register, tjob_free, e);
 	if (*id < 0) {
 		j->jp = NULL; /* still the caller's, with its streams */

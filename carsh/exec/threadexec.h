@@ -20,8 +20,10 @@ void texec_free(struct texec *t);
 struct rt_session *texec_session(struct texec *t);
 struct resident *texec_resident(struct texec *t);
 
-/* Run a plan; work may still be queued on return: texec_flush(tag) waits for it. */
-int texec_run(struct texec *t, struct job_plan *jp, void *tag, struct run_stats *st,
+/* Run a plan; work may still be queued on return: texec_flush(tag) waits for it. With
+ * profile, every command is timed (st, and texec_flush's st); without, a plain launch goes
+ * to the device's feeder and the job returns before it is even queued. */
+int texec_run(struct texec *t, struct job_plan *jp, void *tag, bool profile, struct run_stats *st,
               struct cs_err *e);
 
 /* Wait for the work queued under tag; add its profiling times to st. An error of that work

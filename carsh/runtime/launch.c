@@ -1,9 +1,12 @@
 /*
  * Running one kernel plan: discovery, device choice, context, build, buffers, the S+1
  * launches with the swap methods of 004 §5.2 (Figure 35: copy host, copy device, swap), and
- * the read-back. Every command is profiled, and its time goes to one phase of run_stats.
+ * the read-back. When statistics are wanted every command is profiled, and its time goes to
+ * one phase of run_stats; otherwise no event is taken (on the H100 an event costs as much as
+ * a small kernel), and a plain launch of the thread executor goes to the device's feeder.
  */
 #include "runtime/runtime.h"
+#include "runtime/feeder.h"
 #include "runtime/session.h"
 
 #include <stdarg.h>
@@ -26,23 +29,28 @@ struct launch {
 	const struct rt_devinfo *dev;
 	cl_command_queue q;
 	cl_kernel kern;
-	cl_mem *given;          /* per argument: the caller's buffer, or NULL */
-	bool blocking_writes;   /* host data may be freed as soon as we return */
-	cl_mem *in_place;       /* per argument: the buffer made on its host memory, or NULL */
-	cl_mem *mem;            /* per argument: bound now; NULL for Constant and Local */
-	unsigned char *scratch; /* copy-host: the host side of the round trip */
+	cl_mem *given;            /* per argument: the caller's buffer, or NULL */
+	bool blocking_writes;     /* host data may be freed as soon as we return */
+	bool profile;             /* an event for every command, for run_stats */
+	struct feed_launch *feed; /* the launch for the feeder, when it takes this one */
+	size_t feed_used;         /* bytes of its value storage filled */
+	cl_mem *in_place;         /* per argument: the buffer made on its host memory, or NULL */
+	cl_mem *mem;              /* per argument: bound now; NULL for Constant and Local */
+	unsigned char *scratch;   /* copy-host: the host side of the round trip */
 	cl_event ev[EVENT_BATCH];
 	enum phase ph[EVENT_BATCH];
 	size_t nev;
 };
 
-/* Events of queued work not waited for yet (see rt_exec.pending). */
+/* Work queued and not waited for yet (see rt_exec.pending): its events, or without
+ * profiling the device to finish. */
 struct rt_pending {
-	cl_event ev[EVENT_BATCH];
-	enum phase ph[EVENT_BATCH];
+	cl_event *ev;
+	enum phase *ph;
 	size_t nev;
 	char *kernel;
 	char *device;
+	struct rt_dev *finish;
 };
 
 static bool is_stream(enum arg_kind k)
@@ -137,8 +145,16 @@ static int events_flush(struct launch *L, struct cs_err *e)
 	return rc;
 }
 
+/* Where a command's event goes: nowhere without profiling. */
+static cl_event *event_slot(const struct launch *L, cl_event *ev)
+{
+	return L->profile ? ev : NULL;
+}
+
 static int event_add(struct launch *L, cl_event ev, enum phase p, struct cs_err *e)
 {
+	if (!L->profile)
+		return 0;
 	L->ev[L->nev] = ev;
 	L->ph[L->nev] = p;
 	L->nev++;
@@ -260,7 +276,16 @@ static int check_pairs(struct launch *L, struct cs_err *e)
 
 static int set_stream_arg(struct launch *L, size_t i, struct cs_err *e)
 {
-	cl_int err = clSetKernelArg(L->kern, (cl_uint)i, sizeof(cl_mem), &L->mem[i]);
+	cl_int err;
+
+	if (L->feed) {
+		if (clRetainMemObject(L->mem[i]) != CL_SUCCESS)
+			return err_set(e, "stream '%s': its device buffer is gone",
+			               L->kp->args[i].name);
+		L->feed->args[i] = (struct feed_arg){FEED_MEM, sizeof(cl_mem), L->mem[i], NULL};
+		return 0;
+	}
+	err = clSetKernelArg(L->kern, (cl_uint)i, sizeof(cl_mem), &L->mem[i]);
 
 	if (err != CL_SUCCESS)
 		return cl_fail(L, e, err, "clSetKernelArg(%zu, '%s')", i, L->kp->args[i].name);
@@ -303,7 +328,7 @@ static int create_in_place(struct launch *L, cl_context ctx, size_t i, struct cs
 static int create_stream(struct launch *L, cl_context ctx, size_t i, struct cs_err *e)
 {
 	const struct kernel_arg *a = &L->kp->args[i];
-	cl_event ev;
+	cl_event ev = NULL;
 	cl_int err;
 
 	if (L->given && L->given[i]) {
@@ -325,10 +350,24 @@ static int create_stream(struct launch *L, cl_context ctx, size_t i, struct cs_e
 	if (!a->host)
 		return err_set(e, "%s '%s' has no data", arg_kind_name(a->kind), a->name);
 	err = clEnqueueWriteBuffer(L->q, L->mem[i], L->blocking_writes ? CL_TRUE : CL_FALSE, 0,
-	                           a->bytes, a->host, 0, NULL, &ev);
+	                           a->bytes, a->host, 0, NULL, event_slot(L, &ev));
 	if (err != CL_SUCCESS)
 		return cl_fail(L, e, err, "clEnqueueWriteBuffer for stream '%s'", a->name);
 	return event_add(L, ev, PH_H2D, e);
+}
+
+/* Values go one after the other into the launch's storage (sized by value_bytes). */
+static int feed_value_arg(struct launch *L, size_t i, size_t bytes, const void *value)
+{
+	struct feed_arg *a = &L->feed->args[i];
+
+	*a = (struct feed_arg){value ? FEED_VALUE : FEED_LOCAL, bytes, NULL, NULL};
+	if (value) {
+		memcpy(L->feed->values + L->feed_used, value, bytes);
+		a->value = L->feed->values + L->feed_used;
+		L->feed_used += bytes;
+	}
+	return 0;
 }
 
 static int set_value_arg(struct launch *L, size_t i, struct cs_err *e)
@@ -336,7 +375,11 @@ static int set_value_arg(struct launch *L, size_t i, struct cs_err *e)
 	const struct kernel_arg *a = &L->kp->args[i];
 	/* Local: only the size, the memory is the work-group's. */
 	const void *value = a->kind == ARG_LOCAL ? NULL : a->value;
-	cl_int err = clSetKernelArg(L->kern, (cl_uint)i, a->bytes, value);
+	cl_int err;
+
+	if (L->feed)
+		return feed_value_arg(L, i, a->bytes, value);
+	err = clSetKernelArg(L->kern, (cl_uint)i, a->bytes, value);
 
 	if (err != CL_SUCCESS)
 		return cl_fail(L, e, err, "clSetKernelArg(%zu, %s '%s', %zu bytes)", i,
@@ -386,9 +429,9 @@ static int swap_rebind(struct launch *L, const struct swap_pair_idx *pr, struct 
 static int swap_copy_device(struct launch *L, const struct swap_pair_idx *pr, struct cs_err *e)
 {
 	size_t bytes = L->kp->args[pr->output].bytes;
-	cl_event ev;
+	cl_event ev = NULL;
 	cl_int err = clEnqueueCopyBuffer(L->q, L->mem[pr->output], L->mem[pr->input], 0, 0, bytes,
-	                                 0, NULL, &ev);
+	                                 0, NULL, event_slot(L, &ev));
 
 	if (err != CL_SUCCESS)
 		return cl_fail(L, e, err, "clEnqueueCopyBuffer '%s' -> '%s'",
@@ -402,16 +445,16 @@ static int swap_copy_device(struct launch *L, const struct swap_pair_idx *pr, st
 static int swap_copy_host(struct launch *L, const struct swap_pair_idx *pr, struct cs_err *e)
 {
 	const struct kernel_arg *in = &L->kp->args[pr->input], *out = &L->kp->args[pr->output];
-	cl_event ev;
+	cl_event ev = NULL;
 	cl_int err = clEnqueueReadBuffer(L->q, L->mem[pr->output], CL_TRUE, 0, out->bytes,
-	                                 L->scratch, 0, NULL, &ev);
+	                                 L->scratch, 0, NULL, event_slot(L, &ev));
 
 	if (err != CL_SUCCESS)
 		return cl_fail(L, e, err, "clEnqueueReadBuffer of '%s' for copy-host", out->name);
 	if (event_add(L, ev, PH_SWAP, e) != 0)
 		return -1;
 	err = clEnqueueWriteBuffer(L->q, L->mem[pr->input], CL_TRUE, 0, in->bytes, L->scratch, 0,
-	                           NULL, &ev);
+	                           NULL, event_slot(L, &ev));
 	if (err != CL_SUCCESS)
 		return cl_fail(L, e, err, "clEnqueueWriteBuffer of '%s' for copy-host", in->name);
 	return event_add(L, ev, PH_SWAP, e);
@@ -449,9 +492,10 @@ static int launch_runs(struct launch *L, struct cs_err *e)
 	const struct kernel_plan *kp = L->kp;
 
 	for (long long r = 0; r <= kp->swap_count; r++) {
-		cl_event ev;
+		cl_event ev = NULL;
 		cl_int err = clEnqueueNDRangeKernel(L->q, L->kern, kp->dims, NULL, kp->global,
-		                                    kp->has_local ? kp->local : NULL, 0, NULL, &ev);
+		                                    kp->has_local ? kp->local : NULL, 0, NULL,
+		                                    event_slot(L, &ev));
 
 		if (err != CL_SUCCESS)
 			return cl_fail(L, e, err, "clEnqueueNDRangeKernel (run %lld of %lld)",
@@ -491,7 +535,7 @@ static int launch_read_back(struct launch *L, struct cs_err *e)
 
 	for (size_t i = 0; i < kp->nargs; i++) {
 		const struct kernel_arg *a = &kp->args[i];
-		cl_event ev;
+		cl_event ev = NULL;
 
 		if ((a->kind != ARG_OUTPUT && a->kind != ARG_INOUT) || !a->host ||
 		    (L->given && L->given[i]))
@@ -502,7 +546,7 @@ static int launch_read_back(struct launch *L, struct cs_err *e)
 			continue;
 		}
 		err = clEnqueueReadBuffer(L->q, L->mem[i], CL_FALSE, 0, a->bytes, a->host, 0, NULL,
-		                          &ev);
+		                          event_slot(L, &ev));
 		if (err != CL_SUCCESS)
 			return cl_fail(L, e, err, "clEnqueueReadBuffer of stream '%s'", a->name);
 		if (event_add(L, ev, PH_D2H, e) != 0)
@@ -519,6 +563,7 @@ static int launch_read_back(struct launch *L, struct cs_err *e)
  * pending transfer may still use the caller's host buffers. */
 static void launch_release(struct launch *L, bool wait)
 {
+	feed_launch_free(L->feed);
 	if (wait && L->q)
 		(void)clFinish(L->q);
 	for (size_t i = 0; i < L->nev; i++)
@@ -559,15 +604,60 @@ static int keep_pending(struct launch *L, struct rt_exec *x)
 	/* The queue is in order: its last command completing means the whole job is done. */
 	if (L->nev && clRetainEvent(L->ev[L->nev - 1]) == CL_SUCCESS)
 		x->done = L->ev[L->nev - 1];
-
-	memcpy(p->ev, L->ev, L->nev * sizeof(*L->ev));
-	memcpy(p->ph, L->ph, L->nev * sizeof(*L->ph));
+	if (L->nev) {
+		p->ev = xmalloc(L->nev * sizeof(*p->ev));
+		p->ph = xmalloc(L->nev * sizeof(*p->ph));
+		memcpy(p->ev, L->ev, L->nev * sizeof(*L->ev));
+		memcpy(p->ph, L->ph, L->nev * sizeof(*L->ph));
+		p->kernel = xstrdup(L->kp->kernel);
+		p->device = xstrdup(L->dev->name);
+	}
 	p->nev = L->nev;
-	p->kernel = xstrdup(L->kp->kernel);
-	p->device = xstrdup(L->dev->name);
+	/* Without events only finishing the queue tells that the work is done. */
+	p->finish = L->profile ? NULL : x->dev;
 	L->nev = 0;
 	x->pending = p;
 	return 0;
+}
+
+/* One plain launch, handed to the device's feeder (rt_exec.feed). */
+static bool feedable(const struct rt_exec *x, bool wait)
+{
+	if (!x->feed || wait || x->kp->swap_count != 0 || !x->given ||
+	    !rt_feeder_wanted(x->dev->info))
+		return false;
+	for (size_t i = 0; i < x->kp->nargs; i++)
+		if (is_stream(x->kp->args[i].kind) && !x->given[i])
+			return false;
+	return true;
+}
+
+static struct feed_launch *feed_new(const struct rt_exec *x)
+{
+	const struct kernel_plan *kp = x->kp;
+	size_t values = 0;
+	struct feed_launch *fl;
+
+	for (size_t i = 0; i < kp->nargs; i++)
+		if (!is_stream(kp->args[i].kind) && kp->args[i].kind != ARG_LOCAL)
+			values += kp->args[i].bytes;
+	fl = feed_launch_new((cl_uint)kp->nargs, values);
+	fl->kernel = x->kern->k;
+	fl->name = x->kern->name;
+	fl->dims = kp->dims;
+	fl->has_local = kp->has_local;
+	memcpy(fl->global, kp->global, sizeof(fl->global));
+	memcpy(fl->local, kp->local, sizeof(fl->local));
+	return fl;
+}
+
+static int feed_run(struct launch *L, struct rt_exec *x, struct cs_err *e)
+{
+	struct feed_launch *fl = L->feed;
+
+	L->feed = NULL;
+	L->st->launches++;
+	return rt_feed_launch(x->dev, fl, e);
 }
 
 int rt_execute(struct rt_exec *x, struct run_stats *st, struct cs_err *e)
@@ -575,9 +665,9 @@ int rt_execute(struct rt_exec *x, struct run_stats *st, struct cs_err *e)
 	struct launch L = {.kp = x->kp,
 	                   .st = st,
 	                   .dev = x->dev->info,
-	                   .q = x->dev->q,
 	                   .kern = x->kern->k,
-	                   .given = x->given};
+	                   .given = x->given,
+	                   .profile = x->profile};
 	bool wait = x->wait;
 	int rc;
 
@@ -590,10 +680,14 @@ int rt_execute(struct rt_exec *x, struct run_stats *st, struct cs_err *e)
 	/* Only after staging are the host buffers of the outputs known. */
 	wait = wait || has_host_sink(x->kp, x->given);
 	L.blocking_writes = !wait;
+	if (rc == 0 && feedable(x, wait))
+		L.feed = feed_new(x);
+	else
+		L.q = rt_dev_queue(x->dev); /* after what the feeder still has */
 	if (rc == 0)
 		rc = launch_buffers(&L, x->dev->ctx, e);
 	if (rc == 0)
-		rc = launch_runs(&L, e);
+		rc = L.feed ? feed_run(&L, x, e) : launch_runs(&L, e);
 	if (rc == 0)
 		rc = wait ? launch_read_back(&L, e) : keep_pending(&L, x);
 	if (rc == 0)
@@ -605,19 +699,33 @@ int rt_execute(struct rt_exec *x, struct run_stats *st, struct cs_err *e)
 	return rc ? -1 : 0;
 }
 
+bool rt_pending_merge(struct rt_pending *into, struct rt_pending *p)
+{
+	if (!into->finish || into->nev || p->finish != into->finish || p->nev)
+		return false;
+	free(p);
+	return true;
+}
+
 int rt_pending_harvest(struct rt_pending *p, struct run_stats *st, struct cs_err *e)
 {
 	struct launch L = {.st = st, .nev = p->nev};
 	struct kernel_plan kp = {.kernel = p->kernel};
+	struct cs_err dev_err;
 	struct rt_devinfo dev;
 	int rc;
 
-	snprintf(dev.name, sizeof(dev.name), "%s", p->device);
+	snprintf(dev.name, sizeof(dev.name), "%s", p->device ? p->device : "");
 	L.kp = &kp;
 	L.dev = &dev;
+	L.profile = true;
 	memcpy(L.ev, p->ev, p->nev * sizeof(*p->ev));
 	memcpy(L.ph, p->ph, p->nev * sizeof(*p->ph));
 	rc = events_flush(&L, e);
+	if (p->finish && rt_dev_finish(p->finish, rc ? &dev_err : e) && rc == 0)
+		rc = -1;
+	free(p->ev);
+	free(p->ph);
 	free(p->kernel);
 	free(p->device);
 	free(p);
@@ -628,7 +736,8 @@ int rt_run_plan(const struct kernel_plan *kp, rt_stage_fn stage, void *stage_arg
                 struct run_stats *st, struct cs_err *e)
 {
 	struct rt_session *s = rt_session_new();
-	struct rt_exec x = {.kp = kp, .wait = true, .stage = stage, .stage_arg = stage_arg};
+	struct rt_exec x = {
+	        .kp = kp, .wait = true, .profile = true, .stage = stage, .stage_arg = stage_arg};
 	double t0 = clock_ms();
 	int rc;
 

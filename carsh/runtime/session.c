@@ -1,4 +1,5 @@
 #include "runtime/session.h"
+#include "runtime/feeder.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,10 +73,11 @@ void rt_session_free(struct rt_session *s)
 
 		if (!d)
 			continue;
+		rt_feeder_stop(d);
 		(void)clFinish(d->q);
 		(void)clReleaseCommandQueue(d->q);
 		(void)clReleaseContext(d->ctx);
-		pthread_mutex_destroy(&d->q_lock);
+		pthread_mutex_destroy(&d->feeder_lock);
 		free(d);
 	}
 	free(s->open);
@@ -133,7 +135,7 @@ static int open_device(const struct rt_devinfo *info, struct rt_dev **out, struc
 		return err_set(e, "device '%s': clCreateCommandQueue failed: %s", info->name,
 		               rt_cl_error_name(err));
 	}
-	pthread_mutex_init(&d->q_lock, NULL);
+	pthread_mutex_init(&d->feeder_lock, NULL);
 	*out = d;
 	return 0;
 }
@@ -261,6 +263,7 @@ static int create_kernel(struct program_entry *p, const struct kernel_plan *kp,
 	k = xcalloc(1, sizeof(*k));
 	k->name = xstrdup(kp->kernel);
 	k->kernel.k = kern;
+	k->kernel.name = k->name;
 	pthread_mutex_init(&k->kernel.lock, NULL);
 	k->next = p->kernels;
 	p->kernels = k;
@@ -297,14 +300,12 @@ int rt_session_finish(struct rt_session *s, struct cs_err *e)
 
 	pthread_mutex_lock(&s->lock);
 	for (size_t i = 0; i < s->ndev && s->open; i++) {
-		cl_int err;
+		struct cs_err one;
 
-		if (!s->open[i])
-			continue;
-		err = clFinish(s->open[i]->q);
-		if (err != CL_SUCCESS && rc == 0)
-			rc = err_set(e, "device '%s': clFinish failed: %s", s->devs[i].name,
-			             rt_cl_error_name(err));
+		if (s->open[i] && rt_dev_finish(s->open[i], &one) && rc == 0) {
+			memcpy(e->msg, one.msg, sizeof(e->msg));
+			rc = -1;
+		}
 	}
 	pthread_mutex_unlock(&s->lock);
 	return rc;

@@ -13,18 +13,24 @@
 
 struct rt_session;
 
-/* One device in use: its context, its one in-order queue (with profiling). */
+struct rt_feeder;
+
+/* One device in use: its context, its one in-order queue (with profiling), and the feeder
+ * thread that queues the thread executor's launches (runtime/feeder.h; started on first
+ * use). Code that queues commands itself gets the queue from rt_dev_queue. */
 struct rt_dev {
 	const struct rt_devinfo *info;
 	cl_context ctx;
 	cl_command_queue q;
-	pthread_mutex_t q_lock; /* enqueue sequences that must not interleave take it */
+	struct rt_feeder *feeder;
+	pthread_mutex_t feeder_lock; /* its start */
 };
 
 /* A kernel object of a built program, with the lock its argument setting and enqueueing
  * take: OpenCL captures the arguments at enqueue, so one object serves every job. */
 struct rt_kernel {
 	cl_kernel k;
+	const char *name;
 	pthread_mutex_t lock;
 };
 
@@ -61,9 +67,14 @@ struct rt_exec {
 	/* Wait for the device before returning. Without it, work may still be queued on return
 	 * (never when an output goes to a host buffer); its events come back in pending. */
 	bool wait;
+	/* Profile every command (the times go to run_stats); without it no event is taken. */
+	bool profile;
+	/* A single launch of given buffers that need not be waited for may go to the device's
+	 * feeder (runtime/feeder.h) instead of being queued here. */
+	bool feed;
 	rt_stage_fn stage; /* as in rt_run_plan; may be NULL */
 	void *stage_arg;
-		struct rt_pending *pending; /* out */
+	struct rt_pending *pending; /* out */
 	cl_event done; /* out, when work stays queued: its completion (a reference), or NULL */
 };
 
@@ -73,6 +84,10 @@ int rt_execute(struct rt_exec *x, struct run_stats *st, struct cs_err *e);
 
 /* Wait for queued work and add its profiling times to st; frees p. */
 int rt_pending_harvest(struct rt_pending *p, struct run_stats *st, struct cs_err *e);
+
+/* Whether p, work without events, is covered by into (the same device to finish): then p
+ * is freed. */
+bool rt_pending_merge(struct rt_pending *into, struct rt_pending *p);
 
 /* Wait for everything queued on every device in use. */
 int rt_session_finish(struct rt_session *s, struct cs_err *e);

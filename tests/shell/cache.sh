@@ -34,4 +34,14 @@ rm -rf "$XDG_CACHE_HOME/carsh"
 expect 0 "(compiled)" env CARSH_NO_CACHE=1 "$CARSH" -c "time run k.xml x=x.csv y=-"
 [ ! -e "$XDG_CACHE_HOME/carsh" ] || [ -z "$(ls "$XDG_CACHE_HOME/carsh")" ] &&
 	pass "CARSH_NO_CACHE=1 stores nothing" || fail "cache written despite CARSH_NO_CACHE=1"
+
+# time --wall: the wall time and the jobs, no profiled times; the same result.
+expect 0 "jobs              1 on " "$CARSH" -c "time --wall run k.xml x=x.csv y=-"
+same_file "$OUT" want "time --wall runs the command as it is"
+grep -q "^real " "$ERR" && ! grep -q "kernel\|platform" "$ERR" &&
+	pass "time --wall prints real and jobs only" || fail "time --wall printed: $(cat "$ERR")"
+expect 0 "kernel " "$CARSH" -c "set stats=on; run k.xml x=x.csv y=-"
+expect 2 "time: --wall needs a command" "$CARSH" -c "time --wall"
+expect 0 "CARSH_FEEDER='bogus' is not on, off or auto; using auto" \
+	env CARSH_FEEDER=bogus "$CARSH" -T -c "run k.xml x=x.csv y=-"
 finish

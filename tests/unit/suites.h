@@ -12,5 +12,6 @@ Suite *suite_cache(void);
 Suite *suite_device_pick(void);
 Suite *suite_parse(void);
 Suite *suite_xml(void);
+Suite *suite_feeder(void);
 
 #endif

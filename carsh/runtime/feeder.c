@@ -1,0 +1,384 @@
+#include "runtime/feeder.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/alloc.h"
+
+/* How long an idle feeder polls before it sleeps: a batch hands launches over every few
+ * microseconds, and waking a sleeping thread costs about as much as the launch itself. */
+#define SPIN_NS 200000L
+
+/* The feeder's own object of a session kernel: the session's is shared with the jobs that
+ * set arguments themselves, under the kernel's lock, which the feeder must never wait for. */
+struct clone {
+	cl_kernel of;
+	cl_kernel own;
+	struct clone *next;
+};
+
+struct rt_feeder {
+	struct rt_dev *dev;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t work; /* something was handed over, or stop */
+	pthread_cond_t idle; /* nothing handed over is left to queue */
+	struct feed_launch *head, *tail;
+	int has_work; /* read without the lock while polling */
+	bool busy, sleeping, stopping;
+	/* Read by the feeder without the lock: a failure not reported yet; the hand-overs up to
+	 * the last report (what was handed over before a failure was reported is dropped). */
+	bool failed;
+	unsigned long handed, drop_upto;
+	struct cs_err error; /* the first failure, until reported */
+	struct clone *clones;
+};
+
+static int feeder_env = -1; /* 0 off, 1 on, 2 auto */
+
+static void read_feeder_env(void)
+{
+	const char *v = getenv("CARSH_FEEDER");
+
+	feeder_env = 2;
+	if (!v || !v[0] || strcmp(v, "auto") == 0)
+		return;
+	if (strcmp(v, "on") == 0 || strcmp(v, "off") == 0)
+		feeder_env = v[1] == 'n';
+	else
+		fprintf(stderr, "carsh: CARSH_FEEDER='%s' is not on, off or auto; using auto\n", v);
+}
+
+void rt_feeder_read_env(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	(void)pthread_once(&once, read_feeder_env);
+}
+
+bool rt_feeder_wanted(const struct rt_devinfo *info)
+{
+	rt_feeder_read_env();
+	return feeder_env == 2 ? !(info->type & CL_DEVICE_TYPE_CPU) : feeder_env == 1;
+}
+
+struct feed_launch *feed_launch_new(cl_uint nargs, size_t value_bytes)
+{
+	struct feed_launch *l =
+	        xcalloc(1, sizeof(*l) + nargs * sizeof(struct feed_arg) + value_bytes);
+
+	l->nargs = nargs;
+	l->args = (struct feed_arg *)(l + 1);
+	l->values = (unsigned char *)(l->args + nargs);
+	return l;
+}
+
+void feed_launch_free(struct feed_launch *l)
+{
+	if (!l)
+		return;
+	for (cl_uint i = 0; i < l->nargs; i++)
+		if (l->args[i].kind == FEED_MEM && l->args[i].mem)
+			(void)clReleaseMemObject(l->args[i].mem);
+	free(l);
+}
+
+static int fail(struct rt_feeder *f, const struct feed_launch *l, const char *what, cl_int err)
+{
+	pthread_mutex_lock(&f->lock);
+	if (!f->failed) {
+		if (l->kernel)
+			err_set(&f->error, "kernel '%s' on %s: %s failed: %s", l->name,
+			        f->dev->info->name, what, rt_cl_error_name(err));
+		else
+			err_set(&f->error, "filling a virtual buffer on '%s': %s failed: %s",
+			        f->dev->info->name, what, rt_cl_error_name(err));
+		__atomic_store_n(&f->failed, true, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&f->lock);
+	return -1;
+}
+
+static cl_kernel own_kernel(struct rt_feeder *f, cl_kernel of, cl_int *err)
+{
+	struct clone *c;
+	cl_program prog;
+	cl_kernel k;
+	char name[256];
+
+	for (c = f->clones; c; c = c->next)
+		if (c->of == of)
+			return c->own;
+	*err = clGetKernelInfo(of, CL_KERNEL_PROGRAM, sizeof(prog), &prog, NULL);
+	if (*err == CL_SUCCESS)
+		*err = clGetKernelInfo(of, CL_KERNEL_FUNCTION_NAME, sizeof(name), name, NULL);
+	if (*err != CL_SUCCESS)
+		return NULL;
+	k = clCreateKernel(prog, name, err);
+	if (*err != CL_SUCCESS)
+		return NULL;
+	c = xmalloc(sizeof(*c));
+	*c = (struct clone){of, k, f->clones};
+	f->clones = c;
+	return k;
+}
+
+static int queue_launch(struct rt_feeder *f, const struct feed_launch *l)
+{
+	cl_int err = CL_SUCCESS;
+	cl_kernel k = own_kernel(f, l->kernel, &err);
+
+	if (!k)
+		return fail(f, l, "clCreateKernel", err);
+	for (cl_uint i = 0; i < l->nargs; i++) {
+		const struct feed_arg *a = &l->args[i];
+		const void *v = a->kind == FEED_MEM ? (const void *)&a->mem : a->value;
+
+		err = clSetKernelArg(k, i, a->size, v);
+		if (err != CL_SUCCESS)
+			return fail(f, l, "clSetKernelArg", err);
+	}
+	err = clEnqueueNDRangeKernel(f->dev->q, k, l->dims, NULL, l->global,
+	                             l->has_local ? l->local : NULL, 0, NULL, NULL);
+	return err == CL_SUCCESS ? 0 : fail(f, l, "clEnqueueNDRangeKernel", err);
+}
+
+/* A fill is a launch without a kernel: args[0] is the buffer, values the pattern, and
+ * global[0] the bytes to fill. */
+static int queue_fill(struct rt_feeder *f, const struct feed_launch *l)
+{
+	cl_int err = clEnqueueFillBuffer(f->dev->q, l->args[0].mem, l->values, l->args[0].size, 0,
+	                                 l->global[0], 0, NULL, NULL);
+
+	return err == CL_SUCCESS ? 0 : fail(f, l, "clEnqueueFillBuffer", err);
+}
+
+static void queue_all(struct rt_feeder *f, struct feed_launch *l)
+{
+	while (l) {
+		struct feed_launch *next = l->next;
+
+		/* After a failure the rest is dropped: it may depend on what failed. */
+		if (!__atomic_load_n(&f->failed, __ATOMIC_ACQUIRE) &&
+		    l->seq > __atomic_load_n(&f->drop_upto, __ATOMIC_ACQUIRE))
+			(void)(l->kernel ? queue_launch(f, l) : queue_fill(f, l));
+		feed_launch_free(l);
+		l = next;
+	}
+}
+
+static bool poll_for_work(struct rt_feeder *f)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (__atomic_load_n(&f->has_work, __ATOMIC_ACQUIRE))
+			return true;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < SPIN_NS);
+	return false;
+}
+
+/* Everything handed over so far, or NULL when stopping. Called with the lock held. */
+static struct feed_launch *take_work(struct rt_feeder *f)
+{
+	for (;;) {
+		struct feed_launch *l = f->head;
+
+		if (l) {
+			f->head = f->tail = NULL;
+			__atomic_store_n(&f->has_work, 0, __ATOMIC_RELEASE);
+			f->busy = true;
+			return l;
+		}
+		f->busy = false;
+		pthread_cond_broadcast(&f->idle);
+		if (f->stopping)
+			return NULL;
+		pthread_mutex_unlock(&f->lock);
+		bool soon = poll_for_work(f);
+		pthread_mutex_lock(&f->lock);
+		while (!soon && !f->head && !f->stopping) {
+			f->sleeping = true;
+			pthread_cond_wait(&f->work, &f->lock);
+			f->sleeping = false;
+		}
+	}
+}
+
+static void *feeder_main(void *arg)
+{
+	struct rt_feeder *f = arg;
+	struct feed_launch *l;
+
+	pthread_mutex_lock(&f->lock);
+	while ((l = take_work(f)) != NULL) {
+		pthread_mutex_unlock(&f->lock);
+		queue_all(f, l);
+		pthread_mutex_lock(&f->lock);
+	}
+	pthread_mutex_unlock(&f->lock);
+	return NULL;
+}
+
+static int feeder_start(struct rt_dev *d, struct cs_err *e)
+{
+	struct rt_feeder *f;
+	int rc = 0;
+
+	pthread_mutex_lock(&d->feeder_lock);
+	if (d->feeder)
+		goto out;
+	f = xcalloc(1, sizeof(*f));
+	f->dev = d;
+	pthread_mutex_init(&f->lock, NULL);
+	pthread_cond_init(&f->work, NULL);
+	pthread_cond_init(&f->idle, NULL);
+	rc = pthread_create(&f->thread, NULL, feeder_main, f);
+	if (rc != 0) {
+		pthread_cond_destroy(&f->idle);
+		pthread_cond_destroy(&f->work);
+		pthread_mutex_destroy(&f->lock);
+		free(f);
+		rc = err_set(e, "device '%s': cannot start its feeder thread: %s", d->info->name,
+		             strerror(rc));
+		goto out;
+	}
+	__atomic_store_n(&d->feeder, f, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&d->feeder_lock);
+	return rc;
+}
+
+/* The kept error into e, cleared. Called with the lock held. */
+static int take_error(struct rt_feeder *f, struct cs_err *e)
+{
+	if (!f->failed)
+		return 0;
+	memcpy(e->msg, f->error.msg, sizeof(e->msg));
+	__atomic_store_n(&f->drop_upto, f->handed, __ATOMIC_RELEASE);
+	__atomic_store_n(&f->failed, false, __ATOMIC_RELEASE);
+	return -1;
+}
+
+static int hand_over(struct rt_dev *d, struct feed_launch *l, struct cs_err *e)
+{
+	struct rt_feeder *f;
+	int rc;
+
+	if (!__atomic_load_n(&d->feeder, __ATOMIC_ACQUIRE) && feeder_start(d, e)) {
+		feed_launch_free(l);
+		return -1;
+	}
+	f = d->feeder;
+	pthread_mutex_lock(&f->lock);
+	rc = take_error(f, e);
+	if (rc == 0) {
+		l->seq = ++f->handed;
+		l->next = NULL;
+		if (f->tail)
+			f->tail->next = l;
+		else
+			f->head = l;
+		f->tail = l;
+		__atomic_store_n(&f->has_work, 1, __ATOMIC_RELEASE);
+		if (f->sleeping)
+			pthread_cond_signal(&f->work);
+		l = NULL;
+	}
+	pthread_mutex_unlock(&f->lock);
+	feed_launch_free(l);
+	return rc;
+}
+
+int rt_feed_launch(struct rt_dev *d, struct feed_launch *l, struct cs_err *e)
+{
+	return hand_over(d, l, e);
+}
+
+int rt_feed_fill(struct rt_dev *d, cl_mem mem, const void *pattern, size_t psize, size_t bytes,
+                 struct cs_err *e)
+{
+	struct feed_launch *l;
+	cl_int err;
+
+	if (!__atomic_load_n(&d->feeder, __ATOMIC_ACQUIRE)) {
+		err = clEnqueueFillBuffer(d->q, mem, pattern, psize, 0, bytes, 0, NULL, NULL);
+		return err == CL_SUCCESS ? 0
+		                         : err_set(e, "filling a virtual buffer on '%s': %s",
+		                                   d->info->name, rt_cl_error_name(err));
+	}
+	if (clRetainMemObject(mem) != CL_SUCCESS)
+		return err_set(e, "filling a virtual buffer on '%s': its buffer is gone",
+		               d->info->name);
+	l = feed_launch_new(1, psize);
+	l->args[0] = (struct feed_arg){FEED_MEM, psize, mem, NULL};
+	memcpy(l->values, pattern, psize);
+	l->global[0] = bytes;
+	return hand_over(d, l, e);
+}
+
+static void drain(struct rt_feeder *f)
+{
+	pthread_mutex_lock(&f->lock);
+	while (f->head || f->busy)
+		pthread_cond_wait(&f->idle, &f->lock);
+	pthread_mutex_unlock(&f->lock);
+}
+
+cl_command_queue rt_dev_queue(struct rt_dev *d)
+{
+	struct rt_feeder *f = __atomic_load_n(&d->feeder, __ATOMIC_ACQUIRE);
+
+	if (f)
+		drain(f);
+	return d->q;
+}
+
+int rt_dev_finish(struct rt_dev *d, struct cs_err *e)
+{
+	struct rt_feeder *f = __atomic_load_n(&d->feeder, __ATOMIC_ACQUIRE);
+	cl_int err;
+	int rc = 0;
+
+	if (f) {
+		drain(f);
+		pthread_mutex_lock(&f->lock);
+		rc = take_error(f, e);
+		pthread_mutex_unlock(&f->lock);
+	}
+	err = clFinish(d->q);
+	if (err != CL_SUCCESS && rc == 0)
+		rc = err_set(e, "device '%s': clFinish failed: %s", d->info->name,
+		             rt_cl_error_name(err));
+	return rc;
+}
+
+void rt_feeder_stop(struct rt_dev *d)
+{
+	struct rt_feeder *f = d->feeder;
+
+	if (!f)
+		return;
+	pthread_mutex_lock(&f->lock);
+	f->stopping = true;
+	pthread_cond_signal(&f->work);
+	pthread_mutex_unlock(&f->lock);
+	(void)pthread_join(f->thread, NULL);
+	while (f->clones) {
+		struct clone *c = f->clones;
+
+		f->clones = c->next;
+		(void)clReleaseKernel(c->own);
+		free(c);
+	}
+	pthread_cond_destroy(&f->idle);
+	pthread_cond_destroy(&f->work);
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+	d->feeder = NULL;
+}
