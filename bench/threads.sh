@@ -9,10 +9,37 @@
 #
 #   bench/threads.sh [--device cpu|gpu] [RUNS [SIZES...]]   (defaults: 7 runs; 128 256 512 1024)
 #
+# PROCESS=no leaves the process executor out (on the GPU machine it takes ~15 s a run);
+# TABLE=FILE keeps the table (N jobs hand thread th/hand process pr/hand overhead);
+#   bench/threads.sh --plot TABLE PNG "TITLE"   draws a kept table (where gnuplot is).
+#
 # $BUILDDIR (default: the source tree) holds carsh/carsh and tests/tools/fftref; $PLOT names
 # a PNG to draw with gnuplot (default docs/img/threads-<device>.png when gnuplot exists).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+
+draw() { # TABLE PNG TITLE
+	gnuplot <<GP
+set terminal pngcairo size 800,500 noenhanced
+set output "$2"
+set title "FFT filter, buffers filled, on $3"
+set xlabel "N (image N x N)"
+set ylabel "ms per run (log)"
+set logscale xy
+set xrange [100:1300]
+set xtics ("128" 128, "256" 256, "512" 512, "1024" 1024)
+set key top left
+set grid
+set datafile missing "-"
+plot "$1" using 1:3 with linespoints title "hand-written (bench/host_fft.c)", \\
+     "" using 1:4 with linespoints title "carsh -T (thread executor)", \\
+     "" using 1:6 with linespoints title "carsh (process executor)"
+GP
+}
+if [ "${1:-}" = --plot ]; then
+	draw "$2" "$3" "$4"
+	exit
+fi
 build=${BUILDDIR:-$top}
 carsh=${CARSH:-$build/carsh/carsh}
 fftref=${FFTREF:-$build/tests/tools/fftref}
@@ -34,14 +61,16 @@ steps="$top/batches/fft-filter/filter-steps.bat.xml"
 now_ms() { echo "${EPOCHREALTIME/[.,]/}" | awk '{ printf "%.3f", $1 / 1000 }'; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-# A carsh script: the buffers, filled once, then RUNS+1 timed runs of the steps.
+# A carsh script: the buffers, filled once, then RUNS+1 timed runs of the steps. `time --wall`
+# takes no profiling events, so the jobs run as they do untimed (the hand-written program
+# takes none either).
 steps_script() { # N RUNS
 	local n=$1 cnt=$(($1 * $1))
 	for b in re im re_next im_next result; do echo "virtbuf create $b float $cnt"; done
 	echo "virtbuf create stage int 1"
 	echo "virtbuf create stage_next int 1"
 	echo "virtbuf fill re $work/pic$n.pgm"
-	for ((i = 0; i <= $2; i++)); do echo "time run $steps N=$n CUT=$(($n / 8))"; done
+	for ((i = 0; i <= $2; i++)); do echo "time --wall run $steps N=$n CUT=$(($n / 8))"; done
 }
 
 # Median "real" of the timed runs after the first (which builds the programs).
@@ -83,10 +112,13 @@ printf '%6s %5s %9s %9s %9s %9s %9s %14s\n' N jobs host thread th/host process p
 for n in $sizes; do
 	h=$(host_steps "$n")
 	t=$(carsh_steps -T "$n")
-	p=$(carsh_steps "" "$n")
 	j=$(jobs_of)
+	p=-1
+	[ "${PROCESS:-yes}" = no ] || p=$(carsh_steps "" "$n")
 	awk -v n="$n" -v j="$j" -v h="$h" -v t="$t" -v p="$p" 'BEGIN {
-		printf "%6d %5d %9.2f %9.2f %9.2f %9.1f %9.1f %11.2f ms\n", n, j, h, t, t / h, p, p / h, (p - h) / j }' |
+		printf "%6d %5d %9.2f %9.2f %9.2f", n, j, h, t, t / h
+		if (p < 0) printf " %9s %9s %14s\n", "-", "-", "-"
+		else printf " %9.1f %9.1f %11.2f ms\n", p, p / h, (p - h) / j }' |
 		tee -a "$work/table.txt"
 done
 echo
@@ -94,26 +126,15 @@ echo "flagship example end to end (carsh batches/fft-filter/fft-filter.bat.xml),
 printf '%6s %9s %9s %12s\n' N thread process "1660/thread"
 for n in $sizes; do
 	t=$(end_to_end -T "$n")
-	p=$(end_to_end "" "$n")
-	awk -v n="$n" -v t="$t" -v p="$p" 'BEGIN { printf "%6d %9.1f %9.1f %11.1fx\n", n, t, p, 1660 / t }'
+	p=-1
+	[ "${PROCESS:-yes}" = no ] || p=$(end_to_end "" "$n")
+	awk -v n="$n" -v t="$t" -v p="$p" 'BEGIN {
+		printf "%6d %9.1f %9s %11.1fx\n", n, t, p < 0 ? "-" : sprintf("%.1f", p), 1660 / t }'
 done
 
+[ -z "${TABLE:-}" ] || cp "$work/table.txt" "$TABLE"
 plot=${PLOT:-$top/docs/img/threads-${device:-default}.png}
 if command -v gnuplot >/dev/null; then
-	gnuplot <<GP
-set terminal pngcairo size 800,500 noenhanced
-set output "$plot"
-set title "FFT filter, buffers filled, on $dev_name"
-set xlabel "N (image N x N)"
-set ylabel "ms per run (log)"
-set logscale xy
-set xrange [100:1300]
-set xtics ("128" 128, "256" 256, "512" 512, "1024" 1024)
-set key top left
-set grid
-plot "$work/table.txt" using 1:3 with linespoints title "hand-written (bench/host_fft.c)", \
-     "" using 1:4 with linespoints title "carsh -T (thread executor)", \
-     "" using 1:6 with linespoints title "carsh (process executor)"
-GP
+	draw "$work/table.txt" "$plot" "$dev_name"
 	echo "plot: $plot"
 fi
