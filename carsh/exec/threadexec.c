@@ -193,7 +193,10 @@ int texec_run(struct texec *t, struct job_plan *jp, void *tag, bool profile, str
               struct cs_err *e)
 {
 	size_t n = jp->kp.nargs ? jp->kp.nargs : 1;
-	cl_mem *given = xcalloc(n, sizeof(cl_mem)), *final = xcalloc(n, sizeof(cl_mem));
+	/* Most kernels have few arguments: no allocation for them. */
+	cl_mem few[2][16] = {{NULL}};
+	cl_mem *given = n <= 16 ? few[0] : xcalloc(n, sizeof(cl_mem));
+	cl_mem *final = n <= 16 ? few[1] : xcalloc(n, sizeof(cl_mem));
 	struct staging g = {t, jp, NULL, given, st};
 	struct rt_exec x = {.kp = &jp->kp,
 	                    .profile = profile,
@@ -216,8 +219,10 @@ int texec_run(struct texec *t, struct job_plan *jp, void *tag, bool profile, str
 	release_all(final, jp->kp.nargs);
 	release_all(given, jp->kp.nargs);
 	stage_release(jp);
-	free(given);
-	free(final);
+	if (given != few[0]) {
+		free(given);
+		free(final);
+	}
 	st->wall_ms = clock_ms() - t0;
 	return rc ? 1 : 0;
 }

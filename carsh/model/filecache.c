@@ -44,18 +44,22 @@ void filecache_new_generation(void)
 }
 
 /* Relative paths inside a parsed file depend on the directory it was named from. */
-static char *make_key(const char *path, size_t *len)
+/* The key into buf when it fits (the common case: no allocation for a lookup), else into
+ * a new string; *len without the final NUL. */
+static char *make_key(const char *path, char *buf, size_t size, size_t *len)
 {
+	size_t clen, plen = strlen(path);
 	char *key;
 
 	pthread_mutex_lock(&lock);
 	if (cwd_generation != generation && !getcwd(cwd, sizeof(cwd)))
 		cwd[0] = '\0';
 	cwd_generation = generation;
-	*len = strlen(cwd) + 1 + strlen(path);
-	key = xmalloc(*len + 1);
-	memcpy(key, cwd, strlen(cwd) + 1);
-	memcpy(key + strlen(cwd) + 1, path, strlen(path) + 1);
+	clen = strlen(cwd);
+	*len = clen + 1 + plen;
+	key = *len < size ? buf : xmalloc(*len + 1);
+	memcpy(key, cwd, clen + 1);
+	memcpy(key + clen + 1, path, plen + 1);
 	pthread_mutex_unlock(&lock);
 	return key;
 }
@@ -66,12 +70,45 @@ static bool same_stat(const struct stat *a, const struct stat *b)
 	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
 }
 
+/* The stats taken in this generation: a kernel source shared by many flow-models is looked
+ * at once per command, not once per entry. Under the lock. */
+#define SEEN_MAX 64
+static struct {
+	const char *path; /* a dep's own copy, alive as long as the entries */
+	struct stat st;
+	bool ok;
+} seen[SEEN_MAX];
+static size_t nseen;
+static unsigned seen_generation;
+
+static bool stat_once(const char *path, struct stat *st)
+{
+	bool ok;
+
+	if (seen_generation != generation) {
+		nseen = 0;
+		seen_generation = generation;
+	}
+	for (size_t i = 0; i < nseen; i++)
+		if (strcmp(seen[i].path, path) == 0) {
+			*st = seen[i].st;
+			return seen[i].ok;
+		}
+	ok = stat(path, st) == 0;
+	if (nseen < SEEN_MAX) {
+		seen[nseen].path = path;
+		seen[nseen].st = *st;
+		seen[nseen++].ok = ok;
+	}
+	return ok;
+}
+
 static bool fresh(const struct entry *en)
 {
 	for (size_t i = 0; i < en->ndeps; i++) {
 		struct stat st;
 
-		if (stat(en->deps[i].path, &st) != 0 || !same_stat(&st, &en->deps[i].st))
+		if (!stat_once(en->deps[i].path, &st) || !same_stat(&st, &en->deps[i].st))
 			return false;
 	}
 	return true;
@@ -182,18 +219,20 @@ static void *cached(enum kind kind, const char *path, struct cs_err *e)
 {
 	struct entry *en;
 	size_t len;
-	char *key = make_key(path, &len);
+	char buf[512];
+	char *key = make_key(path, buf, sizeof(buf), &len);
 
 	pthread_mutex_lock(&lock);
 	en = find(kind, key, len);
 	pthread_mutex_unlock(&lock);
 	if (en) {
-		free(key);
+		if (key != buf)
+			free(key);
 		return en->value;
 	}
 	en = xcalloc(1, sizeof(*en));
 	en->kind = kind;
-	en->key = key;
+	en->key = key != buf ? key : xstrndup(buf, len); /* the key holds one NUL inside */
 	en->keylen = len;
 	add_dep(en, path); /* before reading: a change while it is read makes it stale */
 	en->value = load(kind, path, en, e);
@@ -232,6 +271,7 @@ const struct batch *filecache_batch(const char *path, struct cs_err *e)
 void filecache_clear(void)
 {
 	pthread_mutex_lock(&lock);
+	nseen = 0; /* its paths belong to the entries */
 	while (entries) {
 		struct entry *en = entries;
 

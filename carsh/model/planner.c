@@ -99,7 +99,7 @@ static int eval_arg(struct planner *p, const struct fm_arg *a, struct kernel_arg
 	long long count;
 
 	ka->kind = a->kind;
-	ka->name = xstrdup(a->name);
+	ka->name = p->jp->kp.source_kept ? a->name : xstrdup(a->name);
 	ka->type = a->type;
 	if (a->kind == ARG_CONSTANT) {
 		ka->bytes = type_size(a->type);
@@ -249,10 +249,17 @@ static void plan_program(struct planner *p)
 
 	kp->label = xstrdup(p->exe->file);
 	kp->source_kept = p->env->source_from_cache;
-	kp->source = kp->source_kept ? fm->source : xstrdup(fm->source);
-	kp->source_name = xstrdup(fm->source_name);
-	kp->kernel = xstrdup(fm->kernel);
-	kp->build_options = xstrdup(fm->build_options);
+	if (kp->source_kept) {
+		kp->source = fm->source;
+		kp->source_name = fm->source_name;
+		kp->kernel = fm->kernel;
+		kp->build_options = fm->build_options;
+	} else {
+		kp->source = xstrdup(fm->source);
+		kp->source_name = xstrdup(fm->source_name);
+		kp->kernel = xstrdup(fm->kernel);
+		kp->build_options = xstrdup(fm->build_options);
+	}
 	kp->device_exe = dup_or_null(p->exe->device);
 	kp->device_cli = dup_or_null(p->env->device_cli);
 	kp->device_fm = dup_or_null(fm->device);

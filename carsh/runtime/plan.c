@@ -10,13 +10,14 @@ void kernel_plan_free(struct kernel_plan *kp)
 	if (!kp)
 		return;
 	free(kp->label);
-	if (!kp->source_kept)
+	if (!kp->source_kept) {
 		free(kp->source);
-	free(kp->source_name);
-	free(kp->kernel);
-	free(kp->build_options);
-	for (size_t i = 0; i < kp->nargs; i++)
-		free(kp->args[i].name);
+		free(kp->source_name);
+		free(kp->kernel);
+		free(kp->build_options);
+		for (size_t i = 0; i < kp->nargs; i++)
+			free(kp->args[i].name);
+	}
 	free(kp->args);
 	free(kp->pairs);
 	free(kp->device_exe);

@@ -37,8 +37,9 @@ struct swap_pair_idx {
 struct kernel_plan {
 	char *label;       /* the executable's file name, for messages */
 	char *source;      /* OpenCL C text */
-	bool source_kept;  /* source belongs to the file cache, which keeps it (and its
-	                      address) until the process ends: not freed with the plan */
+	bool source_kept;  /* source, source_name, kernel, build_options and the arguments'
+	                      names belong to the file cache, which keeps them (and their
+	                      addresses) until the process ends: not freed with the plan */
 	char *source_name; /* its file, or "<inline in x.xml>" */
 	char *kernel;
 	char *build_options; /* never NULL */

@@ -122,6 +122,7 @@ static int open_device(const struct rt_devinfo *info, struct rt_dev **out, struc
 	cl_int err;
 
 	d->info = info;
+	snprintf(d->label, sizeof(d->label), "%.100s (%.50s)", info->name, info->platform_name);
 	d->ctx = clCreateContext(props, 1, &info->device, NULL, NULL, &err);
 	if (err != CL_SUCCESS) {
 		free(d);
@@ -158,8 +159,7 @@ int rt_session_device(struct rt_session *s, const struct kernel_plan *kp, struct
 		st->context_ms += clock_ms() - t0;
 	}
 	*dev = s->open[at];
-	snprintf(st->device, sizeof(st->device), "%.100s (%.50s)", s->devs[at].name,
-	         s->devs[at].platform_name);
+	memcpy(st->device, (*dev)->label, sizeof(st->device));
 	rc = 0;
 out:
 	pthread_mutex_unlock(&s->lock);

@@ -24,6 +24,7 @@ struct rt_dev {
 	cl_command_queue q;
 	struct rt_feeder *feeder;
 	pthread_mutex_t feeder_lock; /* its start */
+	char label[160];             /* "NAME (PLATFORM)", as run_stats.device */
 };
 
 /* A kernel object of a built program, with the lock its argument setting and enqueueing
