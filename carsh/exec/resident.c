@@ -47,8 +47,10 @@ static void copy_clear(struct copy *c)
 		(void)clWaitForEvents(1, &c->pending);
 		(void)clReleaseEvent(c->pending);
 	}
-	if (c->mem)
+	if (c->mem) {
+		(void)rt_dev_queue(c->dev); /* the feeder may still name it */
 		(void)clReleaseMemObject(c->mem);
+	}
 	memset(c, 0, sizeof(*c));
 }
 
@@ -186,10 +188,8 @@ int resident_acquire(struct resident *r, const char *shm, size_t bytes, struct r
 		rc = new_copy(en, dev, &c, e);
 	if (rc == 0 && read && !c->valid)
 		rc = refresh_copy(en, c, h2d_ms, e);
-	if (rc == 0) {
-		clRetainMemObject(c->mem);
+	if (rc == 0)
 		*out = c->mem;
-	}
 	pthread_mutex_unlock(&r->lock);
 	return rc;
 }
@@ -205,14 +205,13 @@ void resident_store(struct resident *r, const char *shm, struct rt_dev *dev, cl_
 	c = en ? copy_on(en, dev) : NULL;
 	if (!c) {
 		pthread_mutex_unlock(&r->lock);
-		(void)clReleaseMemObject(mem);
 		return;
 	}
-	if (c->mem != mem) {
+	/* After swaps the job's output may be another buffer: the copy takes it over. */
+	if (c->mem != mem && clRetainMemObject(mem) == CL_SUCCESS) {
+		(void)rt_dev_queue(dev); /* the feeder may still name the old one */
 		(void)clReleaseMemObject(c->mem);
 		c->mem = mem;
-	} else {
-		(void)clReleaseMemObject(mem); /* the copy holds one already */
 	}
 	if (c->pending)
 		(void)clReleaseEvent(c->pending);

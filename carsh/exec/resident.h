@@ -17,14 +17,16 @@ struct resident *resident_new(void);
 /* Waits for pending work on the buffers, then releases them (the shm objects stay). */
 void resident_free(struct resident *r);
 
-/* The buffer of shm on dev for a job, with a reference for the caller. With read, it holds
+/* The buffer of shm on dev for a job, borrowed: it stays until a job's store replaces it or
+ * the buffer is deleted, both of which drain the device's feeder first. With read, it holds
  * the current data (moved there if needed; the time goes to *h2d_ms). */
 int resident_acquire(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
                      bool read, cl_mem *out, double *h2d_ms, struct cs_err *e);
 
-/* A job on dev wrote shm's data into mem (taking the caller's reference): mem becomes the
- * device copy, every other copy stale. The data is complete once done has completed (it is
- * retained; NULL when it already is). */
+/* A job on dev wrote shm's data into mem (borrowed; the copy takes a reference when mem is
+ * not already its buffer): mem becomes the device copy, every other copy stale. The data is
+ * complete once done has completed (it is retained; NULL when it already is, or when the
+ * device's in-order queue orders every reader after it). */
 void resident_store(struct resident *r, const char *shm, struct rt_dev *dev, cl_mem mem,
                     cl_event done);
 
@@ -32,7 +34,7 @@ void resident_store(struct resident *r, const char *shm, struct rt_dev *dev, cl_
  * up to 128) on that device, without waiting: 1 when done so, 0 when the buffer has no
  * device copy (fill the shared memory instead), -1 on an error. */
 int resident_fill(struct resident *r, const char *shm, const void *pattern, size_t psize,
-		  struct cs_err *e);
+                  struct cs_err *e);
 
 /* Make the shared-memory copy current (before the host reads it). */
 int resident_to_host(struct resident *r, const char *shm, struct cs_err *e);

@@ -71,8 +71,9 @@ static bool in_pair_as_input(const struct kernel_plan *kp, size_t i)
 	return false;
 }
 
-/* A private device copy: the swaps of a pair write into its input's buffer, which must not
- * change a buffer the job only reads. */
+/* A private device copy, which replaces the borrowed *mem and which the job owns: the swaps
+ * of a pair write into its input's buffer, which must not change a buffer the job only
+ * reads. */
 static int private_copy(struct rt_dev *dev, cl_mem *mem, size_t bytes, struct cs_err *e)
 {
 	cl_int err;
@@ -87,13 +88,13 @@ static int private_copy(struct rt_dev *dev, cl_mem *mem, size_t bytes, struct cs
 		return err_set(e, "a private copy of %zu bytes on '%s': %s", bytes, dev->info->name,
 		               rt_cl_error_name(err));
 	}
-	(void)clReleaseMemObject(*mem);
 	*mem = copy;
 	return 0;
 }
 
+/* given[i]: the buffer's device copy, borrowed; or a private copy, also in own[i]. */
 static int acquire_buffers(struct texec *t, struct job_plan *jp, struct rt_dev *dev, cl_mem *given,
-                           struct run_stats *st, struct cs_err *e)
+                           cl_mem *own, struct run_stats *st, struct cs_err *e)
 {
 	for (size_t i = 0; i < jp->kp.nargs; i++) {
 		const struct kernel_arg *a = &jp->kp.args[i];
@@ -103,9 +104,11 @@ static int acquire_buffers(struct texec *t, struct job_plan *jp, struct rt_dev *
 		if (resident_acquire(t->res, jp->binds[i].shm, a->bytes, dev, a->kind != ARG_OUTPUT,
 		                     &given[i], &st->h2d_ms, e))
 			return err_prefix(e, "stream '%s': ", a->name);
-		if (a->kind == ARG_INPUT && in_pair_as_input(&jp->kp, i) &&
-		    private_copy(dev, &given[i], a->bytes, e))
-			return -1;
+		if (a->kind == ARG_INPUT && in_pair_as_input(&jp->kp, i)) {
+			if (private_copy(dev, &given[i], a->bytes, e))
+				return -1;
+			own[i] = given[i];
+		}
 	}
 	return 0;
 }
@@ -117,17 +120,36 @@ static void release_all(cl_mem *mems, size_t n)
 			(void)clReleaseMemObject(mems[i]);
 }
 
-/* What the job wrote becomes the buffers' device copies; done marks their completion. */
-static void store_outputs(struct texec *t, struct job_plan *jp, struct rt_dev *dev, cl_mem *final,
-                          cl_event done)
+static bool among(cl_mem m, const cl_mem *set, size_t n)
 {
+	for (size_t i = 0; i < n; i++)
+		if (set[i] == m)
+			return true;
+	return false;
+}
+
+/* What the job wrote becomes the buffers' device copies; done marks their completion. A
+ * final buffer the runtime made (not one of given) came with a reference, dropped here. */
+static void store_outputs(struct texec *t, struct job_plan *jp, struct rt_dev *dev,
+                          const cl_mem *given, cl_mem *final, cl_event done)
+{
+	/* After swaps a buffer's old copy may be another's new one: nothing may go before
+	 * every copy has taken its new buffer. */
+	bool swapped = jp->kp.swap_count > 0 && jp->kp.npairs > 0;
+
+	for (size_t i = 0; swapped && i < jp->kp.nargs; i++)
+		if (final[i])
+			(void)clRetainMemObject(final[i]);
+	for (size_t i = 0; i < jp->kp.nargs; i++)
+		if (final[i] && jp->kp.args[i].kind != ARG_INPUT)
+			resident_store(t->res, jp->binds[i].shm, dev, final[i], done);
 	for (size_t i = 0; i < jp->kp.nargs; i++) {
 		if (!final[i])
 			continue;
-		if (jp->kp.args[i].kind == ARG_INPUT)
+		if (swapped)
 			(void)clReleaseMemObject(final[i]);
-		else
-			resident_store(t->res, jp->binds[i].shm, dev, final[i], done);
+		if (!among(final[i], given, jp->kp.nargs))
+			(void)clReleaseMemObject(final[i]);
 		final[i] = NULL;
 	}
 }
@@ -164,7 +186,7 @@ static int execute(struct texec *t, struct job_plan *jp, struct rt_exec *x, void
 	if (!done && x->profile &&
 	    clEnqueueMarkerWithWaitList(rt_dev_queue(x->dev), 0, NULL, &done) != CL_SUCCESS)
 		done = NULL;
-	store_outputs(t, jp, x->dev, x->final, done);
+	store_outputs(t, jp, x->dev, x->given, x->final, done);
 	if (done)
 		(void)clReleaseEvent(done);
 	if (x->pending)
@@ -175,8 +197,8 @@ static int execute(struct texec *t, struct job_plan *jp, struct rt_exec *x, void
 struct staging {
 	struct texec *t;
 	struct job_plan *jp;
-	struct rt_dev *dev;
-	cl_mem *given;
+	struct rt_exec *x;
+	cl_mem *own; /* private copies */
 	struct run_stats *st;
 };
 
@@ -185,8 +207,14 @@ struct staging {
 static int stage_hook(void *arg, struct cs_err *e)
 {
 	struct staging *g = arg;
+	int rc = acquire_buffers(g->t, g->jp, g->x->dev, g->x->given, g->own, g->st, e) ||
+	         stage_in_files(g->jp, e);
 
-	return acquire_buffers(g->t, g->jp, g->dev, g->given, g->st, e) || stage_in_files(g->jp, e);
+	/* The feeder borrows the buffers it is given, and a private copy ends with the job. */
+	for (size_t i = 0; i < g->jp->kp.nargs; i++)
+		if (g->own[i])
+			g->x->feed = false;
+	return rc;
 }
 
 int texec_run(struct texec *t, struct job_plan *jp, void *tag, bool profile, struct run_stats *st,
@@ -194,34 +222,39 @@ int texec_run(struct texec *t, struct job_plan *jp, void *tag, bool profile, str
 {
 	size_t n = jp->kp.nargs ? jp->kp.nargs : 1;
 	/* Most kernels have few arguments: no allocation for them. */
-	cl_mem few[2][16] = {{NULL}};
+	cl_mem few[3][16] = {{NULL}};
 	cl_mem *given = n <= 16 ? few[0] : xcalloc(n, sizeof(cl_mem));
 	cl_mem *final = n <= 16 ? few[1] : xcalloc(n, sizeof(cl_mem));
-	struct staging g = {t, jp, NULL, given, st};
+	cl_mem *own = n <= 16 ? few[2] : xcalloc(n, sizeof(cl_mem));
 	struct rt_exec x = {.kp = &jp->kp,
 	                    .profile = profile,
 	                    .feed = !profile,
 	                    .given = given,
 	                    .final = final,
-	                    .stage = stage_hook,
-	                    .stage_arg = &g};
+	                    .stage = stage_hook};
+	struct staging g = {t, jp, &x, own, st};
 	double t0 = clock_ms();
 	int rc;
 
+	x.stage_arg = &g;
 	memset(st, 0, sizeof(*st));
 	rc = rt_session_device(t->s, &jp->kp, &x.dev, st, e) ||
 	     rt_session_kernel(t->s, x.dev, &jp->kp, &x.kern, st, e);
 	if (rc)
 		err_prefix(e, "%s: ", jp->kp.label);
-	g.dev = x.dev;
 	if (rc == 0)
 		rc = execute(t, jp, &x, tag, st, e);
-	release_all(final, jp->kp.nargs);
-	release_all(given, jp->kp.nargs);
+	/* final and given hold references only to what was made for this job (on an error,
+	 * final may hold what store_outputs did not get to). */
+	for (size_t i = 0; i < jp->kp.nargs; i++)
+		if (final[i] && !among(final[i], given, jp->kp.nargs))
+			(void)clReleaseMemObject(final[i]);
+	release_all(own, jp->kp.nargs);
 	stage_release(jp);
 	if (given != few[0]) {
 		free(given);
 		free(final);
+		free(own);
 	}
 	st->wall_ms = clock_ms() - t0;
 	return rc ? 1 : 0;

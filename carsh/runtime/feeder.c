@@ -78,12 +78,7 @@ struct feed_launch *feed_launch_new(cl_uint nargs, size_t value_bytes)
 
 void feed_launch_free(struct feed_launch *l)
 {
-	if (!l)
-		return;
-	for (cl_uint i = 0; i < l->nargs; i++)
-		if (l->args[i].kind == FEED_MEM && l->args[i].mem)
-			(void)clReleaseMemObject(l->args[i].mem);
-	free(l);
+	free(l); /* its buffers are borrowed */
 }
 
 static int fail(struct rt_feeder *f, const struct feed_launch *l, const char *what, cl_int err)
@@ -312,9 +307,6 @@ int rt_feed_fill(struct rt_dev *d, cl_mem mem, const void *pattern, size_t psize
 		                         : err_set(e, "filling a virtual buffer on '%s': %s",
 		                                   d->info->name, rt_cl_error_name(err));
 	}
-	if (clRetainMemObject(mem) != CL_SUCCESS)
-		return err_set(e, "filling a virtual buffer on '%s': its buffer is gone",
-		               d->info->name);
 	l = feed_launch_new(1, psize);
 	l->args[0] = (struct feed_arg){FEED_MEM, psize, mem, NULL};
 	memcpy(l->values, pattern, psize);

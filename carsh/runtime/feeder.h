@@ -17,10 +17,14 @@
 
 enum feed_arg_kind { FEED_MEM, FEED_VALUE, FEED_LOCAL };
 
+/* The buffers are borrowed, not retained: whoever releases a buffer that a launch handed
+ * over may still name drains the feeder first (rt_dev_queue). Reference counting here would
+ * cost more than it saves: NVIDIA's clRetainMemObject beside a thread that enqueues makes
+ * each enqueue three times slower (15 µs against 5). */
 struct feed_arg {
 	enum feed_arg_kind kind;
 	size_t size;
-	cl_mem mem;                 /* FEED_MEM: retained by the launch, released once queued */
+	cl_mem mem;                 /* FEED_MEM: borrowed */
 	const unsigned char *value; /* FEED_VALUE: in the launch's own storage */
 };
 
@@ -41,7 +45,7 @@ struct feed_launch {
 
 /* A launch with room for nargs arguments and value_bytes of argument values. */
 struct feed_launch *feed_launch_new(cl_uint nargs, size_t value_bytes);
-/* Frees a launch not handed over, releasing its buffers. */
+/* Frees a launch not handed over. */
 void feed_launch_free(struct feed_launch *l);
 
 /* Hand l over (the feeder owns it from now on, also on failure). Fails with the feeder's

@@ -278,10 +278,7 @@ static int set_stream_arg(struct launch *L, size_t i, struct cs_err *e)
 {
 	cl_int err;
 
-	if (L->feed) {
-		if (clRetainMemObject(L->mem[i]) != CL_SUCCESS)
-			return err_set(e, "stream '%s': its device buffer is gone",
-			               L->kp->args[i].name);
+	if (L->feed) { /* a given buffer, borrowed (runtime/feeder.h) */
 		L->feed->args[i] = (struct feed_arg){FEED_MEM, sizeof(cl_mem), L->mem[i], NULL};
 		return 0;
 	}
@@ -332,10 +329,8 @@ static int create_stream(struct launch *L, cl_context ctx, size_t i, struct cs_e
 	cl_int err;
 
 	if (L->given && L->given[i]) {
-		L->mem[i] = L->given[i];
-		return clRetainMemObject(L->mem[i]) == CL_SUCCESS
-		               ? 0
-		               : err_set(e, "stream '%s': its device buffer is gone", a->name);
+		L->mem[i] = L->given[i]; /* the caller's: borrowed, no OpenCL call (see given) */
+		return 0;
 	}
 	if (use_in_place(L, i))
 		return create_in_place(L, ctx, i, e);
@@ -561,6 +556,14 @@ static int launch_read_back(struct launch *L, struct cs_err *e)
 /* Every path ends here. Buffers are released (each holds one reference of ours: queued
  * commands keep theirs until they complete). With wait the queue is drained first, since a
  * pending transfer may still use the caller's host buffers. */
+static bool is_given(const struct launch *L, cl_mem m)
+{
+	for (size_t i = 0; L->given && i < L->kp->nargs; i++)
+		if (L->given[i] == m)
+			return true;
+	return false;
+}
+
 static void launch_release(struct launch *L, bool wait)
 {
 	feed_launch_free(L->feed);
@@ -569,8 +572,9 @@ static void launch_release(struct launch *L, bool wait)
 	for (size_t i = 0; i < L->nev; i++)
 		(void)clReleaseEvent(L->ev[i]);
 	L->nev = 0;
+	/* Swaps move buffers between arguments: what is released is what was made here. */
 	for (size_t i = 0; L->mem && i < L->kp->nargs; i++)
-		if (L->mem[i])
+		if (L->mem[i] && !is_given(L, L->mem[i]))
 			(void)clReleaseMemObject(L->mem[i]);
 	free(L->mem);
 	free(L->in_place);
@@ -586,13 +590,15 @@ static bool has_host_sink(const struct kernel_plan *kp, cl_mem *const given)
 	return false;
 }
 
-/* The buffers bound at the end, for the caller's own arguments, with a reference each. */
+/* The buffers bound at the end, for the caller's own arguments: one of given (borrowed), or
+ * — after a swap with a stream of the runtime's — a buffer made here, with a reference. */
 static void report_final(struct launch *L, cl_mem *final)
 {
 	for (size_t i = 0; final && i < L->kp->nargs; i++) {
 		final[i] = NULL;
-		if (L->given && L->given[i] && L->mem[i] &&
-		    clRetainMemObject(L->mem[i]) == CL_SUCCESS)
+		if (!L->given || !L->given[i] || !L->mem[i])
+			continue;
+		if (is_given(L, L->mem[i]) || clRetainMemObject(L->mem[i]) == CL_SUCCESS)
 			final[i] = L->mem[i];
 	}
 }
@@ -719,8 +725,10 @@ int rt_pending_harvest(struct rt_pending *p, struct run_stats *st, struct cs_err
 	L.kp = &kp;
 	L.dev = &dev;
 	L.profile = true;
-	memcpy(L.ev, p->ev, p->nev * sizeof(*p->ev));
-	memcpy(L.ph, p->ph, p->nev * sizeof(*p->ph));
+	if (p->nev) {
+		memcpy(L.ev, p->ev, p->nev * sizeof(*p->ev));
+		memcpy(L.ph, p->ph, p->nev * sizeof(*p->ph));
+	}
 	rc = events_flush(&L, e);
 	if (p->finish && rt_dev_finish(p->finish, rc ? &dev_err : e) && rc == 0)
 		rc = -1;

@@ -60,10 +60,13 @@ struct rt_exec {
 	const struct kernel_plan *kp;
 	/* Per argument: a device buffer of dev the caller holds for this stream, used as it is
 	 * and not read back; NULL: the runtime makes one from the argument's host data and reads
-	 * an output back to its host buffer. May be NULL altogether. */
+	 * an output back to its host buffer. May be NULL altogether. The runtime borrows them:
+	 * no OpenCL call (NVIDIA's reference counting slows a feeder enqueueing beside it), and
+	 * a launch handed to the feeder names them until it is queued (runtime/feeder.h). */
 	cl_mem *given;
 	/* Out, per argument (may be NULL): for each given stream, the buffer bound to it at the
-	 * end — swaps exchange them — with a reference the caller now owns. */
+	 * end — swaps exchange them: one of given, or a buffer the runtime made, with a
+	 * reference the caller now owns. */
 	cl_mem *final;
 	/* Wait for the device before returning. Without it, work may still be queued on return
 	 * (never when an output goes to a host buffer); its events come back in pending. */

@@ -63,7 +63,6 @@ static struct feed_launch *add_launch(struct fixture *f, int by, bool bad)
 	l->global[0] = COUNT;
 	l->local[0] = 3;
 	l->has_local = bad;
-	clRetainMemObject(f->buf);
 	l->args[0] = (struct feed_arg){FEED_MEM, sizeof(cl_mem), f->buf, NULL};
 	l->args[1] = (struct feed_arg){FEED_VALUE, sizeof(int), NULL, l->values};
 	memcpy(l->values, &by, sizeof(by));
