@@ -6,6 +6,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/graphrun.h"
+#include "cmd/plancache.h"
 #include "model/exe.h"
 #include "model/filecache.h"
 #include "model/planner.h"
@@ -35,8 +36,10 @@ static int run_background(struct cmd_ctx *c, struct job_plan *jp, const char *la
 	return 0;
 }
 
-/* A background job's plan belongs to the job; a foreground one's is freed here. */
-static int run_plan(struct cmd_ctx *c, struct job_plan *jp, const char *label, struct cs_err *e)
+/* A background job's plan belongs to the job; a foreground one's is freed here unless the
+ * plan cache keeps it. */
+static int run_plan(struct cmd_ctx *c, struct job_plan *jp, bool kept, const char *label,
+                    struct cs_err *e)
 {
 	struct exec_env env = cmd_exec_env(c);
 	struct child_io io = cmd_child_io(c);
@@ -54,32 +57,40 @@ static int run_plan(struct cmd_ctx *c, struct job_plan *jp, const char *label, s
 		rc = exec_plan_foreground(&env, jp, &io, &st, &has_stats, e);
 	if (has_stats && rc == 0)
 		stats_add(c->stats, &st);
-	job_plan_free(jp);
+	if (!kept)
+		job_plan_free(jp);
 	return rc;
 }
 
+/* reusable: exe is the file cache's, so its address names its content (plancache.h). */
 static int run_exe(struct cmd_ctx *c, const struct exe *exe, const struct params *args,
-                   const char *label, bool cached, struct cs_err *e)
+                   const char *label, bool cached, bool reusable, struct cs_err *e)
 {
 	struct scope scope;
 	struct job_plan *jp;
 	struct plan_env env;
+	bool kept = false;
 
 	scope_init(&scope);
 	if (args)
 		scope_push(&scope, args);
 	scope_append(&scope, c->caller);
 	env = (struct plan_env){&scope, c->s->device_cli, session_resolve_buffer, c->s, cached};
-	if (plan_exe(exe, &env, &jp, e))
+	/* The cache serves the shell's own thread, and lends a plan for one job at a time. */
+	if (reusable && c->s->thread_mode && !c->background && !c->detached) {
+		if (plancache_plan(c->s->plans, exe, &env, &jp, &kept, e))
+			return 1;
+	} else if (plan_exe(exe, &env, &jp, e)) {
 		return 1;
+	}
 	/* A background job's plan now belongs to the job. */
-	return run_plan(c, jp, label, e);
+	return run_plan(c, jp, kept, label, e);
 }
 
 int cmd_run_exe(struct cmd_ctx *c, const struct exe *exe, const struct params *args,
                 const char *label, struct cs_err *e)
 {
-	return run_exe(c, exe, args, label, false, e);
+	return run_exe(c, exe, args, label, false, false, e);
 }
 
 /* Files come from the file cache: a batch repeating a step parses it once. */
@@ -98,7 +109,7 @@ static int run_executable(struct cmd_ctx *c, const char *path, bool is_fm, int n
 		exe = filecache_exe(path, e);
 	if (exe && session_read_words(wrap, n, words, &args, e) == 0 &&
 	    (!wrap || exe_check_bindings(wrap, true, e) == 0))
-		rc = run_exe(c, exe, &args, path, true, e);
+		rc = run_exe(c, exe, &args, path, true, !wrap, e);
 	exe_free(wrap);
 	params_free(&args);
 	return rc;

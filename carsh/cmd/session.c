@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/plancache.h"
 #include "data/types.h"
 #include "model/exe.h"
 #include "model/flowmodel.h"
@@ -28,6 +29,7 @@ struct session *session_new(void)
 	                          limit_from_env("CARSH_MAX_SHM")};
 
 	s->jobs = jobs_new();
+	s->plans = plancache_new();
 	s->vbufs = vbuf_table_new(&lim);
 	s->hz = hazards_new();
 	pthread_mutex_init(&s->texec_lock, NULL);
@@ -40,6 +42,7 @@ void session_free(struct session *s)
 		return;
 	jobs_free(s->jobs);
 	texec_free(s->texec);
+	plancache_free(s->plans);
 	pthread_mutex_destroy(&s->texec_lock);
 	vbuf_table_free(s->vbufs);
 	hazards_free(s->hz);

@@ -21,6 +21,8 @@ struct cmd_ctx;
 typedef int (*text_runner)(struct session *s, const char *text, const char *file, int first_line,
                            const struct cmd_ctx *parent, bool stop_on_error);
 
+struct plancache;
+
 struct session {
 	struct params vars; /* `set` variables; also the weakest parameters of every run */
 	struct jobs *jobs;  /* the shell's background jobs */
@@ -36,6 +38,7 @@ struct session {
 	text_runner run_text;
 	bool thread_mode;           /* `set exec=thread` or -T */
 	struct texec *texec;        /* the thread executor, once it has started */
+	struct plancache *plans;    /* plans reused by the shell's thread (cmd/plancache.h) */
 	pthread_mutex_t texec_lock; /* it starts once, whichever thread needs it first */
 };
 

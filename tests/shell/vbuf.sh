@@ -119,4 +119,25 @@ for sig in TERM HUP INT; do
 	HUP) [ "$CSTATUS" = 129 ] && pass "SIGHUP: exit status 129" || fail "SIGHUP: status $CSTATUS" ;;
 	esac
 done
+
+# The same executable again and again (the thread executor reuses its plan): a changed
+# parameter, a shell variable and a swapped buffer name must each be seen. y = A*x.
+printf '%s\n' 1 2 3 4 >x4.csv
+cat >scale4.exe.xml <<EOF
+<CarshExe>
+  <FlowModel file="$FM/scale.xml"/>
+  <Input  name="x"><Buffer>x</Buffer></Input>
+  <Output name="y"><Buffer>y</Buffer></Output>
+</CarshExe>
+EOF
+expect 0 "" "$CARSH" -c "virtbuf create x float 4; virtbuf create y float 4; virtbuf fill x x4.csv
+run scale4.exe.xml N=4 A=2; virtbuf dump y y1.csv
+run scale4.exe.xml N=4 A=3; virtbuf dump y y2.csv
+virtbuf swap x y; run scale4.exe.xml N=4 A=3; virtbuf dump y y3.csv
+set A=5; run scale4.exe.xml N=4; virtbuf dump y y4.csv"
+awk '{ print 2 * $1 }' x4.csv >want1
+awk '{ print 3 * $1 }' x4.csv >want2
+awk '{ print 9 * $1 }' x4.csv >want3
+awk '{ print 15 * $1 }' x4.csv >want4
+for k in 1 2 3 4; do close_to y$k.csv want$k 0 "repeated run $k: the parameters and buffers of that run"; done
 finish
