@@ -9,6 +9,9 @@
 #
 #   bench/threads.sh [--device cpu|gpu] [RUNS [SIZES...]]   (defaults: 7 runs; 128 256 512 1024)
 #
+# The hand-written program and the thread executor run ROUNDS times (default 3) in turn, RUNS
+# runs each time, and the medians are of all their runs; the process executor runs once.
+#
 # PROCESS=no leaves the process executor out (on the GPU machine it takes ~15 s a run);
 # TABLE=FILE keeps the table (N jobs hand thread th/hand process pr/hand overhead);
 #   bench/threads.sh --plot TABLE PNG "TITLE"   draws a kept table (where gnuplot is).
@@ -73,19 +76,33 @@ steps_script() { # N RUNS
 	for ((i = 0; i <= $2; i++)); do echo "time --wall run $steps N=$n CUT=$(($n / 8))"; done
 }
 
-# Median "real" of the timed runs after the first (which builds the programs).
+# The "real" of the timed runs after the first (which builds the programs), one per line.
 carsh_steps() { # MODE-OPTION N
 	steps_script "$2" "$runs" >"$work/steps.csh"
 	# shellcheck disable=SC2086
 	"$carsh" $1 $dev_opt "$work/steps.csh" 2>"$work/time.txt" >/dev/null
-	awk '/^real/ { if (n++) print $2 }' "$work/time.txt" | median
+	awk '/^real/ { if (n++) print $2 }' "$work/time.txt"
 }
 
 jobs_of() { awk '/^jobs/ { print $2; exit }' "$work/time.txt"; }
 
 host_steps() { # N
 	"$work/host_fft" "$1" $(($1 / 8)) $((runs + 1)) "$top/kernels/fft.cl" ${device:+$device} |
-		awk '/^run/ { if (n++) print $2 }' | median
+		awk '/^run/ { if (n++) print $2 }'
+}
+
+# ROUNDS rounds of RUNS runs of each, one after the other, so that a slow spell of the
+# machine falls on all of them alike; the medians of all the runs.
+measure() { # N
+	local r
+	: >"$work/h.txt"
+	: >"$work/t.txt"
+	: >"$work/p.txt"
+	for ((r = 0; r < ${ROUNDS:-3}; r++)); do
+		host_steps "$1" >>"$work/h.txt"
+		carsh_steps -T "$1" >>"$work/t.txt"
+		[ "${PROCESS:-yes}" = no ] || [ "$r" -gt 0 ] || carsh_steps "" "$1" >>"$work/p.txt"
+	done
 }
 
 # The flagship example from process start to exit, median of RUNS.
@@ -106,15 +123,16 @@ for n in $sizes; do "$fftref" picture "$n" "$work/pic$n.pgm"; done
 dev_name=$("$carsh" $dev_opt -c "run $top/flowmodels/scale.xml x=fill:1 y=discard N=4; time run $top/flowmodels/scale.xml x=fill:1 y=discard N=4" 2>&1 >/dev/null |
 	awk '/^jobs/ { $1 = $2 = $3 = ""; sub(/^ +/, ""); sub(/; [0-9.]+ ms inside them$/, ""); print }')
 echo "device: $dev_name"
-echo "FFT filter processing, buffers filled (ms, median of $runs runs after a warm-up)"
+echo "FFT filter processing, buffers filled (ms, median of ${ROUNDS:-3} x $runs runs, each after a warm-up)"
 printf '%6s %5s %9s %9s %9s %9s %9s %14s\n' N jobs host thread th/host process pr/host "pr overhead/job"
 : >"$work/table.txt"
 for n in $sizes; do
-	h=$(host_steps "$n")
-	t=$(carsh_steps -T "$n")
+	measure "$n"
+	h=$(median <"$work/h.txt")
+	t=$(median <"$work/t.txt")
 	j=$(jobs_of)
 	p=-1
-	[ "${PROCESS:-yes}" = no ] || p=$(carsh_steps "" "$n")
+	[ ! -s "$work/p.txt" ] || p=$(median <"$work/p.txt")
 	awk -v n="$n" -v j="$j" -v h="$h" -v t="$t" -v p="$p" 'BEGIN {
 		printf "%6d %5d %9.2f %9.2f %9.2f", n, j, h, t, t / h
 		if (p < 0) printf " %9s %9s %14s\n", "-", "-", "-"
