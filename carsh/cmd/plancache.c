@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/session.h"
 #include "util/alloc.h"
 
 #define PLANS_MAX 64
@@ -99,7 +100,9 @@ static int rebind(struct job_plan *jp, const struct plan_env *env, struct cs_err
 		struct stream_bind *b = &jp->binds[i];
 		char *shm;
 
-		if (!arg_is_stream(jp->kp.args[i].kind))
+		if (!arg_is_stream(jp->kp.args[i].kind) ||
+		    session_buffer_unchanged(env->resolve_ctx, b->buffer, b->shm,
+		                             jp->kp.args[i].type, jp->kp.args[i].count))
 			continue;
 		if (env->resolve(env->resolve_ctx, b->buffer, jp->kp.args[i].type,
 		                 jp->kp.args[i].count, &shm, e))
@@ -144,7 +147,7 @@ int plancache_plan(struct plancache *pc, const struct exe *exe, const struct pla
 		entry_clear(en);
 	if (plan_exe(exe, env, jp, e))
 		return -1;
-	if (!env->resolve || !all_buffers(*jp))
+	if (env->resolve != session_resolve_buffer || !all_buffers(*jp))
 		return 0;
 	en = &pc->e[pc->next];
 	pc->next = (pc->next + 1) % PLANS_MAX;

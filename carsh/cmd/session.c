@@ -67,6 +67,14 @@ bool session_stats_on(const struct params *vars)
 	return p && (strcmp(p->value, "on") == 0 || strcmp(p->value, "1") == 0);
 }
 
+bool session_buffer_unchanged(void *ctx, const char *name, const char *shm, struct cs_type type,
+                              size_t count)
+{
+	struct session *s = ctx;
+
+	return vbuf_holds(s->vbufs, name, shm, type, count);
+}
+
 int session_resolve_buffer(void *ctx, const char *name, struct cs_type type, size_t count,
                            char **shm, struct cs_err *e)
 {

@@ -55,6 +55,10 @@ struct texec *session_texec(struct session *s);
  * count must be the virtual buffer's; *shm gets its segment name. */
 int session_resolve_buffer(void *ctx, const char *name, struct cs_type type, size_t count,
                            char **shm, struct cs_err *e);
+/* Whether a binding resolved before still holds: name still names segment shm, of that type
+ * and count (ctx the session, as for session_resolve_buffer; nothing is copied). */
+bool session_buffer_unchanged(void *ctx, const char *name, const char *shm, struct cs_type type,
+                              size_t count);
 
 /* The words after a file on a command line: STREAM=FILE binds a stream of exe (a flow-model
  * wrapped for the line; NULL: none), NAME=VALUE sets a parameter in args. */

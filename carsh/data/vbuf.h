@@ -45,6 +45,9 @@ int vbuf_create(struct vbuf_table *t, const char *name, struct cs_type type, siz
 int vbuf_delete(struct vbuf_table *t, const char *name, struct cs_err *e);
 /* Exchange two names (no data moves). */
 int vbuf_swap(struct vbuf_table *t, const char *a, const char *b, struct cs_err *e);
+/* Whether name is a buffer of that type and count on segment shm (no copy made). */
+bool vbuf_holds(struct vbuf_table *t, const char *name, const char *shm, struct cs_type type,
+                size_t count);
 /* A copy of the entry (free it with vbuf_entry_free), or -1 with "no virtual buffer 're'
  * (see 'virtbuf list')". */
 int vbuf_lookup(struct vbuf_table *t, const char *name, struct vbuf *out, struct cs_err *e);

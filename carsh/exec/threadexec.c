@@ -154,16 +154,19 @@ static void store_outputs(struct texec *t, struct job_plan *jp, struct rt_dev *d
 	}
 }
 
-static void queue_pending(struct texec *t, void *tag, struct rt_pending *p)
+/* p, or without it the finish of dev (one for many launches without events). */
+static void queue_pending(struct texec *t, void *tag, struct rt_pending *p, struct rt_dev *dev)
 {
 	struct queued *q;
 
 	pthread_mutex_lock(&t->lock);
-	/* Launches without events need one finish of their device, not one each. */
-	if (t->queued && t->queued->tag == tag && rt_pending_merge(t->queued->pending, p)) {
+	if (!p && t->queued && t->queued->tag == tag &&
+	    rt_pending_finishes(t->queued->pending, dev)) {
 		pthread_mutex_unlock(&t->lock);
 		return;
 	}
+	if (!p)
+		p = rt_pending_finish(dev);
 	q = xmalloc(sizeof(*q));
 	q->tag = tag;
 	q->pending = p;
@@ -189,8 +192,8 @@ static int execute(struct texec *t, struct job_plan *jp, struct rt_exec *x, void
 	store_outputs(t, jp, x->dev, x->given, x->final, done);
 	if (done)
 		(void)clReleaseEvent(done);
-	if (x->pending)
-		queue_pending(t, tag, x->pending);
+	if (x->pending || x->unfinished)
+		queue_pending(t, tag, x->pending, x->unfinished);
 	return stage_out(jp, e) ? err_prefix(e, "%s: ", jp->kp.label) : 0;
 }
 

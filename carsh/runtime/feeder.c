@@ -165,17 +165,29 @@ static void queue_all(struct rt_feeder *f, struct feed_launch *l)
 	}
 }
 
-static bool poll_for_work(struct rt_feeder *f)
+/* Poll for up to SPIN_NS until done(f). */
+static bool poll_until(struct rt_feeder *f, bool (*done)(struct rt_feeder *))
 {
 	struct timespec t0, t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	do {
-		if (__atomic_load_n(&f->has_work, __ATOMIC_ACQUIRE))
+		if (done(f))
 			return true;
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < SPIN_NS);
 	return false;
+}
+
+static bool work_handed(struct rt_feeder *f)
+{
+	return __atomic_load_n(&f->has_work, __ATOMIC_ACQUIRE);
+}
+
+static bool all_queued(struct rt_feeder *f)
+{
+	return !__atomic_load_n(&f->has_work, __ATOMIC_ACQUIRE) &&
+	       !__atomic_load_n(&f->busy, __ATOMIC_ACQUIRE);
 }
 
 /* Everything handed over so far, or NULL when stopping. Called with the lock held. */
@@ -186,16 +198,17 @@ static struct feed_launch *take_work(struct rt_feeder *f)
 
 		if (l) {
 			f->head = f->tail = NULL;
+			/* busy before has_work goes: a polling drain must never see neither */
+			__atomic_store_n(&f->busy, true, __ATOMIC_RELEASE);
 			__atomic_store_n(&f->has_work, 0, __ATOMIC_RELEASE);
-			f->busy = true;
 			return l;
 		}
-		f->busy = false;
+		__atomic_store_n(&f->busy, false, __ATOMIC_RELEASE);
 		pthread_cond_broadcast(&f->idle);
 		if (f->stopping)
 			return NULL;
 		pthread_mutex_unlock(&f->lock);
-		bool soon = poll_for_work(f);
+		bool soon = poll_until(f, work_handed);
 		pthread_mutex_lock(&f->lock);
 		while (!soon && !f->head && !f->stopping) {
 			f->sleeping = true;
@@ -220,6 +233,21 @@ static void *feeder_main(void *arg)
 	return NULL;
 }
 
+/* The shell and the feeder each hold the lock for a few instructions; a thread that blocked
+ * on it would cost the other a wake-up system call, so it spins a little first (glibc's
+ * adaptive mutex). */
+static void init_lock(pthread_mutex_t *m)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
+	(void)pthread_mutexattr_settype(&a, PTHREAD_MUTEX_ADAPTIVE_NP);
+#endif
+	pthread_mutex_init(m, &a);
+	pthread_mutexattr_destroy(&a);
+}
+
 static int feeder_start(struct rt_dev *d, struct cs_err *e)
 {
 	struct rt_feeder *f;
@@ -230,7 +258,7 @@ static int feeder_start(struct rt_dev *d, struct cs_err *e)
 		goto out;
 	f = xcalloc(1, sizeof(*f));
 	f->dev = d;
-	pthread_mutex_init(&f->lock, NULL);
+	init_lock(&f->lock);
 	pthread_cond_init(&f->work, NULL);
 	pthread_cond_init(&f->idle, NULL);
 	rc = pthread_create(&f->thread, NULL, feeder_main, f);
@@ -314,8 +342,12 @@ int rt_feed_fill(struct rt_dev *d, cl_mem mem, const void *pattern, size_t psize
 	return hand_over(d, l, e);
 }
 
+/* A short poll first: the feeder is usually a launch or two behind, and a wake-up after
+ * cond_wait can take longer than that. */
 static void drain(struct rt_feeder *f)
 {
+	if (poll_until(f, all_queued))
+		return;
 	pthread_mutex_lock(&f->lock);
 	while (f->head || f->busy)
 		pthread_cond_wait(&f->idle, &f->lock);

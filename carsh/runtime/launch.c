@@ -605,8 +605,14 @@ static void report_final(struct launch *L, cl_mem *final)
 
 static int keep_pending(struct launch *L, struct rt_exec *x)
 {
-	struct rt_pending *p = xcalloc(1, sizeof(*p));
+	struct rt_pending *p;
 
+	/* Without events only finishing the queue tells that the work is done. */
+	if (!L->profile) {
+		x->unfinished = x->dev;
+		return 0;
+	}
+	p = xcalloc(1, sizeof(*p));
 	/* The queue is in order: its last command completing means the whole job is done. */
 	if (L->nev && clRetainEvent(L->ev[L->nev - 1]) == CL_SUCCESS)
 		x->done = L->ev[L->nev - 1];
@@ -619,8 +625,6 @@ static int keep_pending(struct launch *L, struct rt_exec *x)
 		p->device = xstrdup(L->dev->name);
 	}
 	p->nev = L->nev;
-	/* Without events only finishing the queue tells that the work is done. */
-	p->finish = L->profile ? NULL : x->dev;
 	L->nev = 0;
 	x->pending = p;
 	return 0;
@@ -678,6 +682,7 @@ int rt_execute(struct rt_exec *x, struct run_stats *st, struct cs_err *e)
 	int rc;
 
 	x->pending = NULL;
+	x->unfinished = NULL;
 	x->done = NULL;
 	pthread_mutex_lock(&x->kern->lock);
 	rc = check_streams(&L, e) || check_work(&L, e) || check_pairs(&L, e);
@@ -705,12 +710,17 @@ int rt_execute(struct rt_exec *x, struct run_stats *st, struct cs_err *e)
 	return rc ? -1 : 0;
 }
 
-bool rt_pending_merge(struct rt_pending *into, struct rt_pending *p)
+struct rt_pending *rt_pending_finish(struct rt_dev *d)
 {
-	if (!into->finish || into->nev || p->finish != into->finish || p->nev)
-		return false;
-	free(p);
-	return true;
+	struct rt_pending *p = xcalloc(1, sizeof(*p));
+
+	p->finish = d;
+	return p;
+}
+
+bool rt_pending_finishes(const struct rt_pending *p, const struct rt_dev *d)
+{
+	return p->finish == d;
 }
 
 int rt_pending_harvest(struct rt_pending *p, struct run_stats *st, struct cs_err *e)

@@ -78,7 +78,8 @@ struct rt_exec {
 	bool feed;
 	rt_stage_fn stage; /* as in rt_run_plan; may be NULL */
 	void *stage_arg;
-	struct rt_pending *pending; /* out */
+	struct rt_pending *pending; /* out: the events of work left queued, with profiling */
+	struct rt_dev *unfinished;  /* out: without profiling, the device with work left */
 	cl_event done; /* out, when work stays queued: its completion (a reference), or NULL */
 };
 
@@ -89,9 +90,10 @@ int rt_execute(struct rt_exec *x, struct run_stats *st, struct cs_err *e);
 /* Wait for queued work and add its profiling times to st; frees p. */
 int rt_pending_harvest(struct rt_pending *p, struct run_stats *st, struct cs_err *e);
 
-/* Whether p, work without events, is covered by into (the same device to finish): then p
- * is freed. */
-bool rt_pending_merge(struct rt_pending *into, struct rt_pending *p);
+/* Work without events on d: harvesting it finishes d's queue. */
+struct rt_pending *rt_pending_finish(struct rt_dev *d);
+/* Whether harvesting p finishes d's queue. */
+bool rt_pending_finishes(const struct rt_pending *p, const struct rt_dev *d);
 
 /* Wait for everything queued on every device in use. */
 int rt_session_finish(struct rt_session *s, struct cs_err *e);
