@@ -72,8 +72,8 @@ START_TEST(test_external_entities_are_never_read)
 	        "<!DOCTYPE x [<!ENTITY e SYSTEM \"file:///etc/passwd\">]><FlowModel name=\"&e;\"/>",
 	        "<!DOCTYPE x SYSTEM \"http://127.0.0.1:9/x.dtd\"><FlowModel/>",
 	        "<!DOCTYPE x PUBLIC \"-//x//y\" \"file:///etc/passwd\"><FlowModel/>",
-	        "<?xml version=\"1.0\"?>\n\n<!DOCTYPE x [<!ENTITY % p SYSTEM \"/etc/passwd\"> %p;]>"
-	        "<FlowModel/>",
+	        ("<?xml version=\"1.0\"?>\n\n<!DOCTYPE x [<!ENTITY % p SYSTEM \"/etc/passwd\"> "
+	         "%p;]><FlowModel/>"),
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(docs); i++) {

@@ -152,7 +152,7 @@ static struct job_plan *plan_with(struct exe *exe, const char *caller_n)
 {
 	struct params caller = PARAMS_INIT;
 	struct scope sc;
-	struct plan_env env = {&sc, "cpu", NULL, NULL};
+	struct plan_env env = {&sc, "cpu", NULL, NULL, false};
 	struct job_plan *jp = NULL;
 
 	scope_init(&sc);
