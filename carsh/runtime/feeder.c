@@ -300,7 +300,9 @@ static int hand_over(struct rt_dev *d, struct feed_launch *l, struct cs_err *e)
 	f = d->feeder;
 	pthread_mutex_lock(&f->lock);
 	rc = take_error(f, e);
-	if (rc == 0) {
+	if (rc) {
+		err_prefix(e, "an earlier launch failed: ");
+	} else {
 		l->seq = ++f->handed;
 		l->next = NULL;
 		if (f->tail)
