@@ -224,11 +224,10 @@ int texec_run(struct texec *t, struct job_plan *jp, void *tag, bool profile, str
               struct cs_err *e)
 {
 	size_t n = jp->kp.nargs ? jp->kp.nargs : 1;
-	/* Most kernels have few arguments: no allocation for them. */
-	cl_mem few[3][16] = {{NULL}};
-	cl_mem *given = n <= 16 ? few[0] : xcalloc(n, sizeof(cl_mem));
-	cl_mem *final = n <= 16 ? few[1] : xcalloc(n, sizeof(cl_mem));
-	cl_mem *own = n <= 16 ? few[2] : xcalloc(n, sizeof(cl_mem));
+	/* given, final and own side by side; most kernels have few arguments: no allocation. */
+	cl_mem few[3 * 16] = {NULL};
+	cl_mem *given = n <= 16 ? few : xcalloc(3 * n, sizeof(cl_mem));
+	cl_mem *final = given + n, *own = given + 2 * n;
 	struct rt_exec x = {.kp = &jp->kp,
 	                    .profile = profile,
 	                    .feed = !profile,
@@ -254,11 +253,8 @@ int texec_run(struct texec *t, struct job_plan *jp, void *tag, bool profile, str
 			(void)clReleaseMemObject(final[i]);
 	release_all(own, jp->kp.nargs);
 	stage_release(jp);
-	if (given != few[0]) {
+	if (given != few)
 		free(given);
-		free(final);
-		free(own);
-	}
 	st->wall_ms = clock_ms() - t0;
 	return rc ? 1 : 0;
 }

@@ -293,20 +293,3 @@ out:
 	pthread_mutex_unlock(&s->lock);
 	return rc;
 }
-
-int rt_session_finish(struct rt_session *s, struct cs_err *e)
-{
-	int rc = 0;
-
-	pthread_mutex_lock(&s->lock);
-	for (size_t i = 0; i < s->ndev && s->open; i++) {
-		struct cs_err one;
-
-		if (s->open[i] && rt_dev_finish(s->open[i], &one) && rc == 0) {
-			memcpy(e->msg, one.msg, sizeof(e->msg));
-			rc = -1;
-		}
-	}
-	pthread_mutex_unlock(&s->lock);
-	return rc;
-}

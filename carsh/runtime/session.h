@@ -95,7 +95,4 @@ struct rt_pending *rt_pending_finish(struct rt_dev *d);
 /* Whether harvesting p finishes d's queue. */
 bool rt_pending_finishes(const struct rt_pending *p, const struct rt_dev *d);
 
-/* Wait for everything queued on every device in use. */
-int rt_session_finish(struct rt_session *s, struct cs_err *e);
-
 #endif
