@@ -267,8 +267,10 @@ static int feeder_start(struct rt_dev *d, struct cs_err *e)
 		pthread_cond_destroy(&f->work);
 		pthread_mutex_destroy(&f->lock);
 		free(f);
-		rc = err_set(e, "device '%s': cannot start its feeder thread: %s", d->info->name,
-		             strerror(rc));
+		rc = err_set(e,
+		             "device '%s': cannot start its feeder thread: %s (CARSH_FEEDER=off "
+		             "runs without it)",
+		             d->info->name, strerror(rc));
 		goto out;
 	}
 	__atomic_store_n(&d->feeder, f, __ATOMIC_RELEASE);
