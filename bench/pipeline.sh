@@ -2,18 +2,19 @@
 # Issue "Adaptive pipeline engine" (000): the model's accuracy and its choice, measured. For
 # each example instance, `pipeline --validate` trains once (000 §IV-A), predicts every
 # configuration (000 §V), then runs every configuration and 000 §VI-B's baseline (stages on
-# the device where they trained faster, MG, no fallback) over the same first N items, one
-# after the other in one process. Printed per instance: every configuration's predicted and
+# the device where they trained faster, MG, no fallback) for the same S seconds each (from
+# item 0 on), one after the other in one process. The measured throughput is the engine's
+# steady-state one (docs/pipeline.md, "Measured throughput"). Printed per instance: every configuration's predicted and
 # measured throughput and the error; the chosen configuration against the measured best and
 # against the baseline (ratios of throughputs measured in the same run); at the end the
 # issue's targets (every error within 10 %, chosen within 5 % of the best, chosen 15 % above
 # the baseline on average). The first items' results are compared with the C reference.
 #
-# N comes from the budget: a first run per instance trains only (its stream is exactly the
-# training's N_s items) and prints the predicted throughput of every configuration; each
-# instance's N is then the most items per configuration that the predictions say fit the
-# time left for it and the instances after it (with a 30 % margin, or more when the
-# instances so far took longer than predicted), between 3 (nC+1) and 400.
+# S comes from the budget: a first run per instance trains only (its stream is exactly the
+# training's N_s items) and prints its predictions; S is then the time left, less each
+# instance's fixed cost (setup and training) and each run's draining (the longest a CPU
+# item can take after the last one was taken: one item on one core, or nC items queued for
+# the whole CPU), shared equally among the configurations left, between SMIN and SMAX.
 # Every command runs under `timeout`: an instance that does not fit is reported as skipped,
 # never left half-printed.
 #
@@ -30,10 +31,10 @@
 #   BUDGET_S   seconds for the whole script (default 420)
 #   OUT        where the raw results go (default $BUILDDIR/bench-pipeline): per instance the
 #              training run's report (plan-NAME.txt), the validation's JSON (NAME.json) and
-#              a CSV of it (NAME.csv: config,strict,predicted,measured,error); summary.csv
+#              a CSV of it (NAME.csv: config,strict,predicted,measured,error,items); summary.csv
 #   INSTANCES  which instances, in order (default: srad vivid-ld vivid-hd); SIZE_srad etc.
 #              override an instance's parameters (defaults below, with the reasoning)
-#   NMAX, NMIN bounds of N (default 400 and 3 (nC+1))
+#   SMIN, SMAX bounds of S in seconds (default 0.05 and 2)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILDDIR:-$top}
@@ -100,8 +101,8 @@ if [ "$has_gpu" = 1 ]; then
 else
 	maxt=$cores ns=$((cores * (cores + 1) / 2 + 1 + 4))
 fi
-nmin=${NMIN:-$((3 * maxt))}
-nmax=${NMAX:-400}
+smin=${SMIN:-0.05}
+smax=${SMAX:-2}
 
 echo "# bench/pipeline.sh on $(uname -n), $(date -u +%Y-%m-%dT%H:%MZ), --gpu $gpu, budget ${budget}s"
 sed 's/^/# /' <<<"$devs"
@@ -138,7 +139,7 @@ for inst in "${instances[@]}"; do
 done
 
 # ---- 1. training only: the predictions size N ----
-declare -A cost fixed
+declare -A ncfg top drain fixed
 for inst in "${instances[@]}"; do
 	plan=$out/plan-$inst.txt
 	echo
@@ -148,29 +149,31 @@ for inst in "${instances[@]}"; do
 		continue
 	fi
 	sed -n '/^training/,/^  CG, n/p;/serial stages/p;/^total/p' "$plan"
-	# Seconds per item summed over the configurations, and the fixed cost of a run.
-	cost[$inst]=$(awk '/^  (DP|CP)-/ && $2 > 0 { s += 1 / $2 } END { printf "%.6f", s }' "$plan")
+	# Configurations, the most items/s predicted, a run's draining (one item on one core,
+	# or nC items in turn on the whole CPU), and the fixed cost of a run.
+	ncfg[$inst]=$(grep -cE '^  (DP|CP)-' "$plan")
+	top[$inst]=$(awk '/^  (DP|CP)-/ && $2 > m { m = $2 } END { printf "%.3f", m }' "$plan")
+	drain[$inst]=$(awk -v nc="$cores" '/^  CP-CG:1:0*  / && $2 > 0 { cg = 1 / $2 }
+	                                  /^  CP-MG::0*  / && $2 > 0 { mg = nc / $2 }
+	                                  END { printf "%.4f", cg > mg ? cg : mg }' "$plan")
 	fixed[$inst]=$(awk '/^total:/ { for (i = 1; i <= NF; i++) if ($i == "setup") s = $(i + 1) }
 	                    /^training 1:/ { t = $0; sub(/.*items, /, "", t); sub(/ ms.*/, "", t) }
 	                    /^  (DP|CP)-/ { n++ }
 	                    END { printf "%d", (s + t) / 1000 + 0.01 * n + 3 }' "$plan")
 done
 
-# ---- 2. N per instance: what the predictions say fits the time left ----
-# f scales the predicted run time: 1.3 at first, then what the instances so far took
-# against their predictions (at least 1.3), so that a machine slower than its model leaves
-# the later instances fewer items rather than no time; a tenth of the time left stays spare.
-f=1.3
-n_for() { # n_for INSTANCE: N for it and the instances after it
-	local inst=$1 rest=0 fix=0 seen=0 i
+# ---- 2. S: the seconds each configuration runs ----
+s_for() { # s_for INSTANCE: S for it and the instances after it
+	local inst=$1 k=0 fix=0 dr=0 seen=0 i
 	for i in "${instances[@]}"; do
 		[ "$i" = "$inst" ] && seen=1
-		[ $seen = 1 ] && [ -n "${cost[$i]:-}" ] || continue
-		rest=$(awk -v a="$rest" -v b="${cost[$i]}" 'BEGIN { print a + b }')
+		[ $seen = 1 ] && [ -n "${ncfg[$i]:-}" ] || continue
+		k=$((k + ${ncfg[$i]} + 1))
 		fix=$((fix + ${fixed[$i]}))
+		dr=$(awk -v a="$dr" -v n="${ncfg[$i]}" -v d="${drain[$i]}" 'BEGIN { print a + (n + 1) * d }')
 	done
-	awk -v t="$(left)" -v x="$fix" -v s="$rest" -v f="$f" -v lo="$nmin" -v hi="$nmax" \
-		'BEGIN { n = s > 0 ? int((0.9 * t - x) / (f * s)) : hi; if (n > hi) n = hi; if (n < lo) n = lo; print n }'
+	awk -v t="$(left)" -v x="$fix" -v d="$dr" -v k="$k" -v lo="$smin" -v hi="$smax" \
+		'BEGIN { s = (0.9 * t - x - d) / k; if (s > hi) s = hi; if (s < lo) s = lo; printf "%.3f", s }'
 }
 
 # ---- 3. every configuration, measured ----
@@ -178,32 +181,31 @@ n_for() { # n_for INSTANCE: N for it and the instances after it
 echo "instance,items,configurations,max_error,mean_error,within_10,chosen,chosen_items_s,best,best_items_s,baseline,baseline_items_s,chosen_over_best,chosen_over_baseline,reference" \
 	>>"$out/summary.csv"
 for inst in "${instances[@]}"; do
-	[ -n "${cost[$inst]:-}" ] || continue
+	[ -n "${ncfg[$inst]:-}" ] || continue
 	json=$out/$inst.json
-	n=$(n_for "$inst")
-	count=$((n > ns ? n : ns))
+	secs=$(s_for "$inst")
+	# Enough items that no run ends before S: three times the most predicted, and N_s.
+	count=$(awk -v s="$secs" -v m="${top[$inst]}" -v ns="$ns" 'BEGIN { n = int(3 * s * m) + 100; print (n > ns ? n : ns) }')
 	echo
-	echo "== $inst ($(params "$inst")): every configuration over items 0-$((n - 1)) ($(left) s left," \
-		"$(awk -v c="${cost[$inst]}" -v n="$n" -v f="$f" 'BEGIN { printf "%.0f", f * c * n }') s predicted)"
+	echo "== $inst ($(params "$inst")): every configuration for $secs s ($(left) s left," \
+		"$(awk -v s="$secs" -v k="${ncfg[$inst]}" -v d="${drain[$inst]}" -v x="${fixed[$inst]}" \
+			'BEGIN { printf "%.0f", (k + 1) * (s + d) + x }') s predicted)"
 	rm -f "$work"/out/*
 	rc=0
-	t0=$SECONDS
-	run_carsh "$(left)" "$json" --validate --validate-items "$n" --json "${file[$inst]}.xml" \
+	run_carsh "$(left)" "$json" --validate --validate-seconds "$secs" --json "${file[$inst]}.xml" \
 		$(params "$inst") COUNT=$count || rc=$?
-	f=$(awk -v t=$((SECONDS - t0)) -v x="${fixed[$inst]}" -v c="${cost[$inst]}" -v n="$n" -v f="$f" \
-		'BEGIN { g = (t - x) / (c * n); print (g > 1.3 ? g : 1.3) }')
 	if [ $rc != 0 ]; then
 		echo "skipped (status $rc$([ $rc = 124 ] && echo ": out of time"); $(left) s left): $(tail -c 300 "$json.err")"
 		continue
 	fi
-	# The validation's runs as CSV: config,strict,predicted,measured,error.
+	# The validation's runs as CSV: config,strict,predicted,measured,error,items.
 	grep -o '{"config":"[^"]*","strict":[a-z]*,[^}]*}' "$json" |
-		sed -E 's/^\{"config":"([^"]*)","strict":([a-z]*),.*"throughput":([^,]*),"predicted":([^,]*),"error":([^,]*),.*$/\1,\2,\4,\3,\5/' \
+		sed -E 's/^\{"config":"([^"]*)","strict":([a-z]*),.*"items":([0-9]*),.*"throughput":([^,]*),"predicted":([^,]*),"error":([^,]*),.*$/\1,\2,\5,\4,\6,\3/' \
 			>"$out/$inst.csv"
-	printf '  %-24s %12s %12s %9s\n' configuration "predicted/s" "measured/s" error
+	printf '  %-24s %12s %12s %9s %7s\n' configuration "predicted/s" "measured/s" error items
 	awk -F, '{ e = $5 == "null" ? "" : sprintf("%+7.1f %%", 100 * $5)
-	           printf "  %-24s %12s %12.1f %9s\n", $2 == "true" ? "baseline " $1 : $1,
-	                  $3 == "null" ? "-" : sprintf("%.1f", $3), $4, e }' "$out/$inst.csv"
+	           printf "  %-24s %12s %12.1f %9s %7d\n", $2 == "true" ? "baseline " $1 : $1,
+	                  $3 == "null" ? "-" : sprintf("%.1f", $3), $4, e, $6 }' "$out/$inst.csv"
 	v=$(grep -o '"chosen":"[^"]*","best":"[^"]*","baseline":"[^"]*","chosen_over_best":[^,]*,"chosen_over_baseline":[^,}]*' "$json" | tail -1)
 	chosen=$(sed -E 's/.*"chosen":"([^"]*)".*/\1/' <<<"$v")
 	best=$(sed -E 's/.*"best":"([^"]*)".*/\1/' <<<"$v")
@@ -211,7 +213,9 @@ for inst in "${instances[@]}"; do
 	r_best=$(sed -E 's/.*"chosen_over_best":([^,]*).*/\1/' <<<"$v")
 	r_base=$(sed -E 's/.*"chosen_over_baseline":([^,}]*).*/\1/' <<<"$v")
 	meas() { awk -F, -v c="$1" -v s="$2" '$1 == c && $2 == s { print $4; exit }' "$out/$inst.csv"; }
-	# The first items' results against the C reference (the baseline ran last).
+	# Items 0, 1 and the last one any run wrote against the C reference.
+	n=$(ls "$work/out" | sed -nE 's/.*-([0-9]+)\.csv$/\1/p' | sort -n | tail -1)
+	n=$((${n:-1} + 1))
 	check=skipped
 	if [ -n "$piperef" ] && [ -n "$ref" ]; then
 		check=equal
@@ -236,7 +240,7 @@ for inst in "${instances[@]}"; do
 			       max, sum / n, within, n
 			printf "chosen %s: %.1f items/s; measured best %s: %.1f (chosen/best %.3f); baseline %s: %.1f (chosen/baseline %.3f)\n",
 			       chosen, lc, best, lb, rb, base, ll, rl
-			printf "results of items 0, 1 and N-1 against the C reference: %s\n", ck
+			printf "results of items 0, 1 and %d against the C reference: %s\n", items - 1, ck
 			printf "%s,%d,%d,%.2f,%.2f,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", inst, items, n, max, sum / n,
 			       within, chosen, lc, best, lb, base, ll, rb, rl, ck >> "'"$out/summary.csv"'"
 		}' "$out/$inst.csv"
@@ -250,7 +254,7 @@ if [ -n "$plot" ] && command -v gnuplot >/dev/null; then
 		gnuplot <<GP
 set terminal pngcairo size 800,700 noenhanced
 set output '$plot/pipeline-$inst.png'
-set title '$inst ($(params "$inst")), --gpu $gpu, $n items per configuration, $(uname -n)'
+set title '$inst ($(params "$inst")), --gpu $gpu, $secs s per configuration, $(uname -n)'
 set xlabel 'predicted items/s'
 set ylabel 'measured items/s'
 set key top left

@@ -107,6 +107,8 @@ static int set_value(struct pipe_cmd *pc, const char *name, const char *v, const
 			return err_set(
 			        e, "pipeline: --validate-items '%s': expected a whole number", v);
 		pc->o.val_items = (size_t)x;
+	} else if (strcmp(name, "--validate-seconds") == 0) {
+		return parse_positive(name, v, 3600, &pc->o.val_secs, e);
 	} else if (strcmp(name, "--gpu") == 0) {
 		pc->o.gpu = v;
 	} else if (strcmp(name, "--tdp") == 0) {
@@ -182,6 +184,8 @@ static int parse_args(struct pipe_cmd *pc, int argc, char **argv, struct cs_err 
 		                  "PIPE.xml [NAME=VALUE]...)");
 	if (pc->o.val_items && !pc->o.validate)
 		return err_set(e, "pipeline: --validate-items goes with --validate");
+	if (pc->o.val_secs > 0 && !pc->o.validate)
+		return err_set(e, "pipeline: --validate-seconds goes with --validate");
 	return 0;
 }
 
@@ -214,6 +218,9 @@ static void print_help(FILE *f)
 	        "                      measured against predicted\n"
 	        "  --validate-items N  with --validate: each run takes items 0 .. N-1 (default: "
 	        "all)\n"
+	        "  --validate-seconds S\n"
+	        "                      with --validate: each run takes items for S seconds at "
+	        "most\n"
 	        "  --json              the report as one JSON object\n"
 	        "  --gpu G             auto (default), none, cpu (a CPU core stands in), or a "
 	        "device\n"
@@ -294,7 +301,7 @@ const struct carsh_cmd cmd_pipeline = {
         .name = "pipeline",
         .usage = "pipeline [--criterion throughput|energy|tpe] [--overhead 0.05] "
                  "[--config DP-CG|DP-MG|CP-CG|CP-MG[:THREADS][:STAGES]|baseline] [--tokens N] "
-                 "[--explain] [--validate [--validate-items N]] [--json] "
+                 "[--explain] [--validate [--validate-items N] [--validate-seconds S]] [--json] "
                  "[--gpu auto|none|cpu|SELECTOR] [--tdp W] [--no-progress] PIPE.xml "
                  "[NAME=VALUE]...",
         .summary = "run a stream of items through a pipeline of flow-models, mapped onto the "

@@ -25,7 +25,8 @@ struct pitem_buf {
 struct pitem {
 	struct pitem_buf *b; /* one per item buffer */
 	size_t nb;
-	size_t index; /* the item it holds */
+	size_t index;  /* the item it holds */
+	double t_take; /* when a stream took it from the Input stage (seconds from its start) */
 };
 
 struct pitem_pool {

@@ -198,20 +198,24 @@ static void run_done(struct engine *g, struct pipe_run *r, const struct prun_str
 {
 	r->items = s->done;
 	r->ms = s->wall * 1000.0;
-	r->lambda = pmon_throughput(s->t_done, s->done);
+	r->lambda = pmon_throughput(s->t_take, s->t_done, s->done, s->t_fed);
 	r->retrain = s->stopped;
+	r->gpu_items = s->gpu_items;
+	r->gpu_item_s = s->gpu_items ? s->gpu_wall / (double)s->gpu_items : 0;
+	r->cpu_item_s = s->cpu_items ? s->cpu_wall / (double)s->cpu_items : 0;
 	r->energy = -1;
 	if (g->meter && s->done && s->en.cpu_ok)
 		r->energy = (s->en.cpu_j + (s->en.gpu_ok ? s->en.gpu_j : 0)) / (double)s->done;
 }
 
-/* Items first .. end-1. t: the training whose predictions go with it (NULL: none); monitor:
- * watch for changes. */
+/* Items first .. end-1, for at most `secs` seconds (0: no limit). t: the training whose
+ * predictions go with it (NULL: none); monitor: watch for changes. */
 static int run_stretch(struct engine *g, const struct pm_config *c, bool strict, size_t first,
-                       size_t end, const struct pipe_training *t, bool monitor, struct pipe_run *r,
-                       struct cs_err *e)
+                       size_t end, double secs, const struct pipe_training *t, bool monitor,
+                       struct pipe_run *r, struct cs_err *e)
 {
 	struct prun_policy pol = {.c = *c, .strict = strict};
+	struct prun_limits lim = {.tokens = g->res->tokens, .deadline = secs};
 	struct monitor mc;
 	struct prun_stream s;
 	char name[PM_NAME_MAX];
@@ -238,12 +242,14 @@ static int run_stretch(struct engine *g, const struct pm_config *c, bool strict,
 		mc.first = first;
 		mc.end = end;
 		mc.ns = g->ns;
+		lim.stop = monitor_stop;
+		lim.stop_arg = &mc;
 	}
-	rc = prun_stream(&g->re, &pol, first, end, g->res->tokens, monitor ? monitor_stop : NULL,
-	                 &mc, g->meter, &s, e);
+	rc = prun_stream(&g->re, &pol, first, end, &lim, g->meter, &s, e);
 	draw(g, s.done, true);
 	run_done(g, r, &s);
 	free(s.t_done);
+	free(s.t_take);
 	return rc;
 }
 
@@ -283,7 +289,7 @@ static struct pipe_run *add_run(struct pipe_run **v, size_t *n)
 }
 
 /* --validate: every configuration, then the baseline, each over the first val_items items
- * (the whole stream by default). */
+ * (the whole stream by default), for val_secs at most. */
 static int validate(struct engine *g, const struct pipe_training *t, struct cs_err *e)
 {
 	struct pipe_result *r = g->res;
@@ -292,12 +298,13 @@ static int validate(struct engine *g, const struct pipe_training *t, struct cs_e
 	int rc = 0;
 
 	r->val_items = n;
+	r->val_secs = g->o->val_secs;
 	for (size_t i = 0; i < t->ncfg && rc == 0; i++)
-		rc = run_stretch(g, &t->cfg[i], false, 0, n, t, false, add_run(&r->val, &r->nval),
-		                 e);
+		rc = run_stretch(g, &t->cfg[i], false, 0, n, g->o->val_secs, t, false,
+		                 add_run(&r->val, &r->nval), e);
 	if (rc == 0)
-		rc = run_stretch(g, &t->baseline, true, 0, n, t, false, add_run(&r->val, &r->nval),
-		                 e);
+		rc = run_stretch(g, &t->baseline, true, 0, n, g->o->val_secs, t, false,
+		                 add_run(&r->val, &r->nval), e);
 	return rc;
 }
 
@@ -322,7 +329,7 @@ static int run_adaptive(struct engine *g, bool baseline, struct cs_err *e)
 		if (!nt->complete) {
 			cur = (struct pm_config){false, false, pm_max_threads(&g->sh), 0};
 			if (next < g->pp->items)
-				rc = run_stretch(g, &cur, false, next, g->pp->items, NULL, false,
+				rc = run_stretch(g, &cur, false, next, g->pp->items, 0, NULL, false,
 				                 add_run(&r->runs, &r->nruns), e);
 			break;
 		}
@@ -333,7 +340,7 @@ static int run_adaptive(struct engine *g, bool baseline, struct cs_err *e)
 			break; /* the training took the whole stream */
 		cur = baseline ? t->baseline : t->cfg[t->chosen];
 		run = add_run(&r->runs, &r->nruns);
-		rc = run_stretch(g, &cur, baseline, next, g->pp->items, t, !baseline, run, e);
+		rc = run_stretch(g, &cur, baseline, next, g->pp->items, 0, t, !baseline, run, e);
 		next += run->items;
 		if (!run->retrain)
 			break;
@@ -381,7 +388,7 @@ static int run_engine(struct engine *g, double t0, struct cs_err *e)
 	g->res->setup_ms = clock_ms() - t0;
 	t = clock_ms();
 	if (g->o->config && !baseline)
-		rc = run_stretch(g, &c, false, 0, g->pp->items, NULL, false,
+		rc = run_stretch(g, &c, false, 0, g->pp->items, 0, NULL, false,
 		                 add_run(&g->res->runs, &g->res->nruns), e);
 	else
 		rc = run_adaptive(g, baseline, e);

@@ -28,6 +28,8 @@ struct pipe_opts {
 	bool explain;       /* keep every training's predictions */
 	bool validate;      /* run every configuration and the baseline, and measure */
 	size_t val_items;   /* --validate-items: items per validated run; 0: the whole stream */
+	double val_secs;    /* --validate-seconds: each validated run takes items this long; 0: no
+	                       limit */
 	bool progress;      /* draw a progress line on standard error */
 	const char *gpu;    /* as partition's --gpu: auto, none, cpu, or a selector */
 	double tdp;         /* watts; 0: from the counters' limits */
@@ -46,9 +48,12 @@ struct pipe_run {
 	struct pm_pred pred;
 	size_t first, items;
 	double ms;
-	double lambda; /* measured, steady state (pmon_throughput) */
-	double energy; /* measured joules per item; < 0 when not measured */
-	bool retrain;  /* it ended because the throughput changed */
+	double lambda;    /* measured, steady state (pmon_throughput) */
+	size_t gpu_items; /* items with a stage on the GPU */
+	double gpu_item_s,
+	        cpu_item_s; /* mean time of an item in its stages, GPU items and others */
+	double energy;      /* measured joules per item; < 0 when not measured */
+	bool retrain;       /* it ended because the throughput changed */
 };
 
 /* A training and its predictions. */
@@ -80,7 +85,8 @@ struct pipe_result {
 	size_t nruns;
 	struct pipe_run *val; /* --validate: every configuration, then the baseline */
 	size_t nval;
-	size_t val_items; /* the items each of them ran: 0 .. val_items-1 */
+	size_t val_items; /* the items each of them may take: 0 .. val_items-1 */
+	double val_secs;  /* and for how long (0: no limit) */
 	double time_ms;   /* training and running phases */
 	double setup_ms;  /* devices, programs, warm-up */
 	double build_ms;

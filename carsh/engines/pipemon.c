@@ -47,13 +47,19 @@ bool pmon_item(struct pmon *m, double t)
 	return m->changed;
 }
 
-double pmon_throughput(const double *done, size_t n)
+double pmon_throughput(const double *take, const double *done, size_t n, double fed)
 {
-	size_t cut = n / 10, lo = cut, hi = n - 1 - cut;
+	double sum = 0;
 
-	if (n == 0)
+	if (fed <= 0)
 		return 0;
-	if (hi > lo && done[hi] > done[lo])
-		return (double)(hi - lo) / (done[hi] - done[lo]);
-	return done[n - 1] > 0 ? (double)n / done[n - 1] : 0;
+	for (size_t i = 0; i < n; i++) {
+		double a = take[i] > 0 ? take[i] : 0, b = done[i] < fed ? done[i] : fed;
+
+		if (done[i] <= take[i])
+			sum += take[i] <= fed; /* no measurable stay: it counts where it happened */
+		else if (b > a)
+			sum += (b - a) / (done[i] - take[i]);
+	}
+	return sum / fed;
 }

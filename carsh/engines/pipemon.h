@@ -30,10 +30,12 @@ void pmon_init(struct pmon *m, size_t window, double change, double t0);
  * pmon_init). */
 bool pmon_item(struct pmon *m, double t);
 
-/* The steady-state throughput of a run from its completion times (seconds from its start,
- * ascending): the items between the first and the last tenth over the time between them, so
- * that filling and draining the pipeline do not count; with too few items, all of them over
- * the whole time. */
-double pmon_throughput(const double *done, size_t n);
+/* The steady-state throughput of a run while its Input stage fed it, from 0 to `fed`
+ * seconds: each item counts for the share of its stay in the pipeline (take[i] to done[i],
+ * seconds from the start) that falls in that time. By Little's law, applied to each path,
+ * items that stay R seconds with L of them in flight count L/R a second, their throughput,
+ * however few of them finish in the time: a core whose items outlast the run still counts
+ * for what it did, and the draining after the last item was taken does not count. */
+double pmon_throughput(const double *take, const double *done, size_t n, double fed);
 
 #endif

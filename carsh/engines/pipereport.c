@@ -123,7 +123,10 @@ static void print_validation(FILE *f, const struct pipe_result *r)
 	size_t best = best_measured(r);
 	char a[PM_NAME_MAX], b[PM_NAME_MAX], c[PM_NAME_MAX];
 
-	fprintf(f, "validation: every configuration over items 0-%zu\n", r->val_items - 1);
+	fprintf(f, "validation: every configuration over items 0-%zu", r->val_items - 1);
+	if (r->val_secs > 0)
+		fprintf(f, ", each taking items for %g s at most", r->val_secs);
+	fputc('\n', f);
 	fprintf(f, "  %-22s %12s %12s %8s %12s %12s %8s\n", "configuration", "pred item/s",
 	        "meas item/s", "error", "pred J/item", "meas J/item", "error");
 	for (size_t i = 0; i < r->nval; i++) {
@@ -263,6 +266,10 @@ static void json_run(FILE *f, const struct pipe_result *r, const struct pipe_run
 	json_energy(f, v->energy);
 	fputs(",\"predicted_j\":", f);
 	json_energy(f, v->predicted ? v->pred.energy : -1);
+	fprintf(f, ",\"gpu_items\":%zu,\"gpu_item_ms\":", v->gpu_items);
+	json_num(f, v->gpu_items ? v->gpu_item_s * 1e3 : NAN);
+	fputs(",\"cpu_item_ms\":", f);
+	json_num(f, v->items > v->gpu_items ? v->cpu_item_s * 1e3 : NAN);
 	fprintf(f, ",\"retrain\":%s}", v->retrain ? "true" : "false");
 }
 
@@ -272,7 +279,9 @@ static void json_validation(FILE *f, const struct pipe_result *r)
 	size_t best = best_measured(r);
 	char name[PM_NAME_MAX];
 
-	fprintf(f, ",\"validation\":{\"items\":%zu,\"runs\":[", r->val_items);
+	fprintf(f, ",\"validation\":{\"items\":%zu,\"seconds\":", r->val_items);
+	json_num(f, r->val_secs > 0 ? r->val_secs : NAN);
+	fputs(",\"runs\":[", f);
 	for (size_t i = 0; i < r->nval; i++) {
 		fputs(i ? "," : "", f);
 		json_run(f, r, &r->val[i]);

@@ -162,8 +162,8 @@ struct stream {
 	size_t cap;
 	struct pitem **outq; /* items done by the workers, for the Output stage, FIFO */
 	size_t out_head, out_n;
-	prun_stop_fn stop_fn;
-	void *stop_arg;
+	const struct prun_limits *lim;
+	bool fed; /* the Input stage has given its last item: res->t_fed is set */
 	struct prun_stream *res;
 };
 
@@ -183,28 +183,44 @@ static void stream_fail(struct stream *st, const struct cs_err *e)
 	pthread_mutex_unlock(&st->lock);
 }
 
-/* The next item's number, or SIZE_MAX when there is none to take. */
-static size_t take_item(struct stream *st)
+/* The next item's number, or SIZE_MAX when there is none to take; *t: when (seconds from the
+ * start). The first refusal ends the time in which the pipeline was fed. */
+static size_t take_item(struct stream *st, double *t)
 {
 	size_t i = SIZE_MAX;
 
 	pthread_mutex_lock(&st->lock);
+	*t = now_s() - st->t0;
 	if (st->env->interrupted && *st->env->interrupted)
+		st->stop = true;
+	if (st->lim->deadline > 0 && *t >= st->lim->deadline)
 		st->stop = true;
 	if (!st->stop && st->next < st->end)
 		i = st->next++;
+	else if (!st->fed) {
+		st->fed = true;
+		st->res->t_fed = *t;
+	}
 	pthread_mutex_unlock(&st->lock);
 	return i;
 }
 
 /* A worker's item is on the host: the Output stage's turn. */
-static void hand_over(struct stream *st, struct pitem *it, double t_in)
+static void hand_over(struct stream *st, struct pitem *it, double t_in, const struct prun_item *rec)
 {
+	struct prun_stream *r = st->res;
 	size_t n = st->env->pool->n;
 
 	pthread_mutex_lock(&st->lock);
 	st->outq[(st->out_head + st->out_n++) % n] = it;
-	st->res->t_in += t_in;
+	r->t_in += t_in;
+	if (rec->gpu) {
+		r->gpu_items++;
+		r->gpu_wall += rec->wall;
+	} else {
+		r->cpu_items++;
+		r->cpu_wall += rec->wall;
+	}
 	pthread_cond_signal(&st->ready);
 	pthread_mutex_unlock(&st->lock);
 }
@@ -224,7 +240,7 @@ static void *stream_thread(void *arg)
 
 		memset(&rec, 0, sizeof(rec));
 		pthread_mutex_lock(&st->in);
-		i = take_item(st);
+		i = take_item(st, &it->t_take);
 		t = now_s();
 		rc = i == SIZE_MAX ? 0 : pstage_read(st->env->pp, it, i, &e);
 		t = now_s() - t;
@@ -238,23 +254,28 @@ static void *stream_thread(void *arg)
 			stream_fail(st, &e);
 			break;
 		}
-		hand_over(st, it, t);
+		hand_over(st, it, t, &rec);
 	}
 	return NULL;
 }
 
-/* One item written: its completion time, the progress line, the caller's stop rule. */
-static void completed(struct stream *st)
+/* Item it written: its times, the progress line, the caller's stop rule. */
+static void completed(struct stream *st, const struct pitem *it)
 {
 	struct prun_stream *r = st->res;
 	double t = now_s() - st->t0;
 
-	if (r->done == st->cap)
+	if (r->done == st->cap) {
+		size_t cap = st->cap;
+
 		r->t_done = xgrow(r->t_done, &st->cap, r->done + 1, sizeof(double));
+		r->t_take = xgrow(r->t_take, &cap, r->done + 1, sizeof(double));
+	}
+	r->t_take[r->done] = it->t_take;
 	r->t_done[r->done++] = t;
 	if (st->env->progress)
 		st->env->progress(st->env->progress_arg, r->done);
-	if (st->stop_fn && !st->stop && st->stop_fn(st->stop_arg, t, r->done))
+	if (st->lim->stop && !st->stop && st->lim->stop(st->lim->stop_arg, t, r->done))
 		st->stop = r->stopped = true;
 }
 
@@ -291,7 +312,7 @@ static void *output_thread(void *arg)
 					memcpy(st->err.msg, e.msg, sizeof(e.msg));
 				st->failed = st->stop = true;
 			} else {
-				completed(st);
+				completed(st, it);
 			}
 		}
 		pthread_mutex_unlock(&st->lock);
@@ -335,8 +356,8 @@ static void stream_workers(struct stream *st, struct sworker *sw, unsigned nw)
 }
 
 int prun_stream(struct prun_env *env, const struct prun_policy *pol, size_t first, size_t end,
-                size_t tokens, prun_stop_fn stop, void *stop_arg, struct energy_meter *m,
-                struct prun_stream *out, struct cs_err *e)
+                const struct prun_limits *lim, struct energy_meter *m, struct prun_stream *out,
+                struct cs_err *e)
 {
 	unsigned nw = prun_threads(env, pol);
 	struct sworker *sw = xcalloc(nw, sizeof(*sw));
@@ -346,18 +367,13 @@ int prun_stream(struct prun_env *env, const struct prun_policy *pol, size_t firs
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	st = (struct stream){.env = env,
-	                     .pol = pol,
-	                     .next = first,
-	                     .end = end,
-	                     .stop_fn = stop,
-	                     .stop_arg = stop_arg,
-	                     .res = out};
+	st = (struct stream){
+	        .env = env, .pol = pol, .next = first, .end = end, .lim = lim, .res = out};
 	st.outq = xcalloc(env->pool->n, sizeof(*st.outq));
 	pthread_mutex_init(&st.lock, NULL);
 	pthread_mutex_init(&st.in, NULL);
 	pthread_cond_init(&st.ready, NULL);
-	env->pool->limit = tokens < env->pool->n ? tokens : env->pool->n;
+	env->pool->limit = lim->tokens < env->pool->n ? lim->tokens : env->pool->n;
 	if (m)
 		energy_start(m);
 	st.t0 = now_s();
@@ -377,6 +393,8 @@ int prun_stream(struct prun_env *env, const struct prun_policy *pol, size_t firs
 	if (writing)
 		pthread_join(writer, NULL);
 	out->wall = now_s() - st.t0;
+	if (!st.fed)
+		out->t_fed = out->wall; /* every worker failed before asking again */
 	if (m)
 		energy_stop(m, &out->en);
 	env->pool->limit = env->pool->n;

@@ -32,20 +32,34 @@ int prun_batch(struct prun_env *env, const struct prun_policy *pol, size_t first
  * seconds since the run started, done: items completed so far. */
 typedef bool (*prun_stop_fn)(void *arg, double t, size_t done);
 
+/* What bounds a stream besides its items. */
+struct prun_limits {
+	size_t tokens;     /* most items in flight (read and not yet written) */
+	double deadline;   /* seconds from the start after which no item is taken; 0: none */
+	prun_stop_fn stop; /* may be NULL */
+	void *stop_arg;
+};
+
 struct prun_stream {
 	size_t done;    /* items completed: first .. first+done-1 */
 	double wall;    /* seconds */
 	double *t_done; /* completion times, seconds from the start, ascending (malloc'ed) */
+	double *t_take; /* when each of those items was taken from the Input stage (malloc'ed) */
+	double t_fed;   /* when the Input stage stopped giving items (source, deadline or stop) */
 	double t_in, t_out;
+	/* Where the items went: those with a stage on the GPU and the others, and the summed
+	 * time each spent in pstage_item (what 000's paths serve). */
+	size_t gpu_items, cpu_items;
+	double gpu_wall, cpu_wall;
 	bool stopped; /* stop() asked for it */
 	struct energy_reading en;
 };
 
-/* Items first .. end-1 with the policy's threads, at most `tokens` in flight (read and not
- * yet written). Returns 0, 1 on a failure, 130 when interrupted. */
+/* Items first .. end-1 with the policy's threads, as lim bounds them. Returns 0, 1 on a
+ * failure, 130 when interrupted. Free out->t_done and out->t_take. */
 int prun_stream(struct prun_env *env, const struct prun_policy *pol, size_t first, size_t end,
-                size_t tokens, prun_stop_fn stop, void *stop_arg, struct energy_meter *m,
-                struct prun_stream *out, struct cs_err *e);
+                const struct prun_limits *lim, struct energy_meter *m, struct prun_stream *out,
+                struct cs_err *e);
 
 /* Run item index through every stage on each core, and on the whole CPU and the GPU with
  * every slot's queues, once, and throw the results away: PoCL and others compile a kernel

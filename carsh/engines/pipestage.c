@@ -275,6 +275,7 @@ int pstage_item(struct pworker *w, struct pitem *it, struct prun_item *rec, stru
 {
 	struct pitem_q q = pworker_queues(w);
 	bool item_on_gpu = false;
+	double t0 = now_s();
 	int rc = 0;
 
 	/* DP: the thread that finds the GPU idle at the first stage is the GPU thread. */
@@ -287,6 +288,7 @@ int pstage_item(struct pworker *w, struct pitem *it, struct prun_item *rec, stru
 		if (d == PD_MG)
 			pthread_mutex_lock(&w->env->mg);
 		rc = stage_in(w, it, k, d, rec, e);
+		rec->gpu |= d == PD_GPU;
 		if (d == PD_MG)
 			pthread_mutex_unlock(&w->env->mg);
 		if (held)
@@ -297,6 +299,7 @@ int pstage_item(struct pworker *w, struct pitem *it, struct prun_item *rec, stru
 	if (item_on_gpu)
 		pthread_mutex_unlock(&w->env->gpu);
 	pworker_release(w);
+	rec->wall = now_s() - t0;
 	return rc;
 }
 

@@ -58,6 +58,8 @@ struct prun_item {
 	double stage[PIPE_MAX_STAGES]; /* the kernel, with its transfers unless xfer (and the
 	                                  generator's kernel in the first) */
 	double h2d[PIPE_MAX_STAGES], d2h[PIPE_MAX_STAGES];
+	double wall; /* the whole item in pstage_item: stages, waits, the result to the host */
+	bool gpu;    /* some stage ran on the GPU */
 };
 
 /* A worker thread: its slot, under a policy, and the core it holds. */

@@ -105,6 +105,16 @@ struct experiment {
 	char what[48];
 };
 
+double ptrain_time_per_item(const struct prun_item *rec, size_t n)
+{
+	double rate = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (rec[i].wall > 0)
+			rate += 1 / rec[i].wall;
+	return rate > 0 ? 1 / rate : 0;
+}
+
 /* A batch of n items done: its items and times into t. */
 static void account(struct ptrain *t, const struct prun_batch *b, size_t n)
 {
@@ -126,7 +136,7 @@ static int experiment(struct prun_env *env, struct ptrain *t, const struct exper
 		rc = prun_batch(env, &x->pol, t->first + t->items, x->n, meter, &b, e);
 		if (rc == 0) {
 			account(t, &b, x->n);
-			t->m.t_cgn[x->n] = b.wall / (double)x->n;
+			t->m.t_cgn[x->n] = ptrain_time_per_item(b.rec, x->n);
 			t->m.e_cgn[x->n] = share(run_energy(&b.en), 1, (double)x->n);
 		}
 		free(b.rec);

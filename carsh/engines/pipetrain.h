@@ -28,6 +28,13 @@ struct ptrain {
  * nC(nC+1)/2 + 1 without, plus PTRAIN_REPEAT - 1 for each one-item experiment. */
 size_t ptrain_items(const struct pm_shape *sh);
 
+/* T^CG(n) from n items started together: the time per item of n threads that go on taking
+ * items, 1 / Σ 1/R_i, where R_i is item i's wall time. Not the batch's wall time over n:
+ * with one core slower, or two threads sharing one (nC+1 threads), the last item would set
+ * the time of all, while in a running phase each thread takes its next item as soon as its
+ * own is done. */
+double ptrain_time_per_item(const struct prun_item *rec, size_t n);
+
 /* Train on items first .. end-1 (as many as it needs). meter: NULL when energy is not
  * measured. label(arg, what) announces each experiment (may be NULL). */
 int ptrain_run(struct prun_env *env, const struct pm_shape *sh, size_t first, size_t end,

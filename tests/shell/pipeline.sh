@@ -130,6 +130,25 @@ grep -qF '"validation":{"items":6,' "$OUT" && pass "--validate-items: 6 items pe
 n=$(grep -o '"first":0,"items":6,' "$OUT" | wc -l)
 [ "$n" = 4 ] && pass "--validate-items: 3 configurations and the baseline took items 0-5" ||
 	fail "--validate-items: $n runs over items 0-5"
+# --validate-seconds: every run stops taking items after 0.2 s, long before the stream of
+# 5000 items ends; what the runs wrote equals the reference, the last item too.
+expect 0 "" $P --gpu none --validate --validate-seconds 0.2 --json vivid.xml $G COUNT=5000 || true
+grep -qF '"validation":{"items":5000,"seconds":0.2,' "$OUT" && pass "--validate-seconds in --json" ||
+	fail "--validate-seconds: $(head -c 600 "$OUT")"
+n=$(sed 's/.*"validation"//' "$OUT" | grep -o '"first":0,"items":[0-9]*' |
+	awk -F: '$3 > 0 && $3 < 5000' | wc -l)
+[ "$n" = 4 ] && pass "--validate-seconds: 3 configurations and the baseline each stopped early" ||
+	fail "--validate-seconds: $n of 4 runs stopped between 1 and 4999 items: $(head -c 900 "$OUT")"
+last=$(ls out | sed -nE 's/^vivid-([0-9]+)\.csv$/\1/p' | sort -n | tail -1)
+"$PREF" vivid $W $H 16 "${last:-0}" "ref/vivid-last.csv"
+for i in 0 "${last:-0}"; do
+	want=ref/vivid-$i.csv
+	[ "$i" = "${last:-0}" ] && want=ref/vivid-last.csv
+	"$REF" cmp "out/vivid-$i.csv" "$want" 0 >"$T/cmp.out" 2>&1 &&
+		pass "--validate-seconds: item $i equals the reference" ||
+		fail "--validate-seconds: item $i: $(cat "$T/cmp.out")"
+done
+rm -f out/*
 
 # More cores: PoCL's thread count makes a 4-core CPU device (3 cores and the stand-in), so
 # that threads lease different cores and the oversubscribed nC+1 shares one; every
@@ -216,6 +235,8 @@ expect 2 "unknown option '--fast'" $P --fast vivid.xml
 expect 2 "--json takes no value" $P --json=yes vivid.xml
 expect 2 "--config needs a value" $P vivid.xml --config
 expect 2 "pipeline: --validate-items goes with --validate" $P --validate-items 5 vivid.xml
+expect 2 "pipeline: --validate-seconds goes with --validate" $P --validate-seconds 1 vivid.xml
+expect 2 "--validate-seconds 'x': expected a number above 0, at most 3600" $P --validate --validate-seconds x vivid.xml
 expect 2 "--validate-items '0': expected a number above 0" $P --validate --validate-items 0 vivid.xml
 expect 2 "no pipeline file given" $P --explain
 expect 2 "'9x' is not a valid parameter name" $P vivid.xml 9x=1

@@ -13,6 +13,7 @@
 #include "engines/pipeconf.h"
 #include "engines/pipemodel.h"
 #include "engines/pipemon.h"
+#include "engines/pipetrain.h"
 
 #define TOL 1e-9
 
@@ -555,19 +556,41 @@ START_TEST(test_monitor_sees_a_rise)
 }
 END_TEST
 
-/* Completions at 1, 2, ..., 20 s after a slow start: the first and last tenth do not count,
- * so the steady rate of one a second comes out exactly; too few items: all over the time. */
-START_TEST(test_steady_throughput_drops_filling_and_draining)
+/* Little's law per path: a GPU thread doing an item every 0.01 s and a core whose one item
+ * takes 1 s, fed for 0.5 s (the core's item outlasts the time it was fed): the 50 GPU items
+ * count whole, the core's for half: 50.5 items in 0.5 s, 101 a second, the two paths' rates
+ * added. */
+START_TEST(test_steady_throughput_counts_each_items_share_of_the_fed_time)
 {
-	double t[20], few[3] = {0.5, 1.0, 1.5};
+	double take[51], done[51];
 
-	for (int i = 0; i < 20; i++)
-		t[i] = 5.0 + i;
-	t[0] = 3.0; /* a slow first item */
-	ck_assert_double_eq_tol(pmon_throughput(t, 20), 1.0, TOL);
-	ck_assert_double_eq_tol(pmon_throughput(few, 3), 1.0 / 0.5, TOL);
-	ck_assert_double_eq_tol(pmon_throughput(few, 1), 2.0, TOL);
-	ck_assert_double_eq(pmon_throughput(few, 0), 0);
+	for (int i = 0; i < 50; i++) {
+		take[i] = 0.01 * i;
+		done[i] = 0.01 * (i + 1);
+	}
+	take[50] = 0;
+	done[50] = 1.0;
+	ck_assert_double_eq_tol(pmon_throughput(take, done, 51, 0.5), 50.5 / 0.5, TOL);
+	/* Items taken after the feeding stopped, and draining, do not count. */
+	ck_assert_double_eq_tol(pmon_throughput(take, done, 51, 0.25), (25 + 0.25) / 0.25, TOL);
+	ck_assert_double_eq(pmon_throughput(take, done, 0, 0.5), 0);
+	ck_assert_double_eq(pmon_throughput(take, done, 51, 0), 0);
+}
+END_TEST
+
+/* n threads on cores of speeds 1, 1 and 1/2 (R = 1, 1, 2 s): 2.5 items a second, T = 0.4 s,
+ * where the batch's wall time over n would say 2/3 s. */
+START_TEST(test_cg_time_per_item_adds_the_threads_rates)
+{
+	struct prun_item r[3];
+
+	memset(r, 0, sizeof(r));
+	r[0].wall = r[1].wall = 1.0;
+	r[2].wall = 2.0;
+	ck_assert_double_eq_tol(ptrain_time_per_item(r, 3), 0.4, TOL);
+	ck_assert_double_eq_tol(ptrain_time_per_item(r, 1), 1.0, TOL);
+	r[0].wall = r[1].wall = r[2].wall = 0;
+	ck_assert_double_eq(ptrain_time_per_item(r, 3), 0);
 }
 END_TEST
 
@@ -606,7 +629,8 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_monitor_sees_no_change_in_a_steady_stream);
 	tcase_add_test(t, test_monitor_needs_two_windows_off_the_same_way);
 	tcase_add_test(t, test_monitor_sees_a_rise);
-	tcase_add_test(t, test_steady_throughput_drops_filling_and_draining);
+	tcase_add_test(t, test_steady_throughput_counts_each_items_share_of_the_fed_time);
+	tcase_add_test(t, test_cg_time_per_item_adds_the_threads_rates);
 	suite_add_tcase(s, t);
 	return s;
 }
