@@ -68,7 +68,9 @@ instances=(${INSTANCES:-srad vivid-ld vivid-hd})
 
 [ -x "$carsh" ] || { echo "pipeline.sh: no carsh at $carsh (set CARSH or BUILDDIR)" >&2; exit 2; }
 mkdir -p "$out"
-work=$(mktemp -d)
+# The results go to memory where there is /dev/shm: the serial Output stage writes a file
+# per item, and a disk's latency would be the measurement.
+work=$(mktemp -d -p "$([ -w /dev/shm ] && echo /dev/shm || echo "${TMPDIR:-/tmp}")")
 trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME=${XDG_CACHE_HOME:-$work/cache}
 

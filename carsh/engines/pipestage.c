@@ -196,8 +196,18 @@ static bool take_gpu(struct prun_env *env, bool wait)
 	return pthread_mutex_trylock(&env->gpu) == 0;
 }
 
-/* Where stage k goes: *held says whether this stage took the GPU for itself. */
-static enum pd_dom route(struct pworker *w, size_t k, bool item_on_gpu, bool *held)
+/* An item's path through a coupled mapping (000 §II): decided at its first stage mapped to
+ * the GPU. */
+enum cp_path { CP_UNDECIDED, CP_GPU_CPU, CP_CPU };
+
+/* Where stage k goes: *held says whether this stage took the GPU for itself. In a coupled
+ * mapping an item that finds the GPU idle at its first GPU stage is on the GPU-CPU path and
+ * waits for the GPU at the later ones; one that finds it busy goes through the CPU path, every
+ * stage on the CPU: 000 §II's "the item is directed through the CPU path", the two paths of
+ * its model (§V-B). Falling back stage by stage instead sent GPU-CPU items to a core for the
+ * GPU stages that found the GPU busy between their CPU stages, at 100 times the GPU's time. */
+static enum pd_dom route(struct pworker *w, size_t k, bool item_on_gpu, enum cp_path *path,
+                         bool *held)
 {
 	const struct prun_policy *pol = w->pol;
 	bool capable = w->env->pp->stages[k].gpu && w->env->dv->has_gpu;
@@ -207,8 +217,10 @@ static enum pd_dom route(struct pworker *w, size_t k, bool item_on_gpu, bool *he
 		*held = take_gpu(w->env, true);
 	else if (pol->c.dp && !pol->gpu_all)
 		return item_on_gpu ? PD_GPU : cpu_dom(pol);
-	else if (!pol->gpu_all && ((pol->c.mask >> k) & 1u) && capable)
-		*held = take_gpu(w->env, pol->strict);
+	else if (!pol->gpu_all && ((pol->c.mask >> k) & 1u) && capable && *path != CP_CPU) {
+		*held = take_gpu(w->env, pol->strict || *path == CP_GPU_CPU);
+		*path = *held ? CP_GPU_CPU : CP_CPU;
+	}
 	return *held ? PD_GPU : cpu_dom(pol);
 }
 
@@ -274,6 +286,7 @@ static int stage_in(struct pworker *w, struct pitem *it, size_t k, enum pd_dom d
 int pstage_item(struct pworker *w, struct pitem *it, struct prun_item *rec, struct cs_err *e)
 {
 	struct pitem_q q = pworker_queues(w);
+	enum cp_path path = CP_UNDECIDED;
 	bool item_on_gpu = false;
 	double t0 = now_s();
 	int rc = 0;
@@ -283,7 +296,7 @@ int pstage_item(struct pworker *w, struct pitem *it, struct prun_item *rec, stru
 		item_on_gpu = take_gpu(w->env, w->pol->strict);
 	for (size_t k = 0; k < w->env->pp->nstages && rc == 0; k++) {
 		bool held;
-		enum pd_dom d = route(w, k, item_on_gpu, &held);
+		enum pd_dom d = route(w, k, item_on_gpu, &path, &held);
 
 		if (d == PD_MG)
 			pthread_mutex_lock(&w->env->mg);
