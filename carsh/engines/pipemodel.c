@@ -108,21 +108,8 @@ static void predict_dp(const struct pm_meas *m, const struct pm_config *c, struc
 	                             e_scale(eps_c, 1.0 - p->p_gpu));
 }
 
-/* Under MG the CPU path's items share the one whole-CPU server with the GPU-CPU path's CPU
- * stages: they get the time those leave, at Σ_k T_k^MG an item. 000 sets μ_CPUB^MG = 0,
- * taking the CPU as busy with Q_CPUA; that is this rate when Q_CPUA bounds the GPU-CPU path
- * (λ_GPU-CPU · T_CPUA = 1), and it is wrong when the GPU does: an item that finds the GPU
- * busy runs on the whole CPU (000 §II) while it waits for nothing (docs/pipeline.md). */
-static double mg_cpub_rate(const struct pm_meas *m, double lambda_gc, double t_a,
-                           struct pm_energy *eps)
-{
-	double t_all = cpua_time(m, &(struct pm_config){false, true, 0, 0}, eps);
-
-	return t_all > 0 ? fmax(0.0, 1.0 - lambda_gc * t_a) / t_all : 0;
-}
-
 /* Table IV: a GPU-CPU path (the GPU stages, then the item's other stages on the CPU) beside
- * a CPU path. */
+ * a CPU path; under MG the CPU path gets nothing (μ_CPUB = 0). */
 static void predict_cp(const struct pm_meas *m, const struct pm_config *c, struct pm_pred *p)
 {
 	struct pm_energy eps_g, eps_a, eps_b = {0, 0, 0}, cpu;
@@ -139,8 +126,6 @@ static void predict_cp(const struct pm_meas *m, const struct pm_config *c, struc
 		 * n + 1 threads less one thread's (clamped: noise may make it negative). */
 		mu_b = fmax(0.0, rate(t_cg(m, c->threads)) - rate(t_cg(m, 1)));
 		eps_b = e_cg(m, c->threads - 1);
-	} else {
-		mu_b = mg_cpub_rate(m, lambda_gc, t_a, &eps_b);
 	}
 	p->lambda_q = lambda_gc + mu_b; /* eq. 3 */
 	p->p_gpu = lambda_gc / p->lambda_q;

@@ -33,6 +33,7 @@ struct bjob {
 	struct pitem *it;
 	struct prun_item *rec;
 	struct gate *gate;
+	size_t seq; /* items this thread runs one after the other: its own and the next seq-1 */
 	double end;
 	int rc;
 	struct cs_err err;
@@ -49,8 +50,8 @@ static void *batch_thread(void *arg)
 		pthread_cond_wait(&j->gate->cond, &j->gate->lock);
 	go = !j->gate->abort;
 	pthread_mutex_unlock(&j->gate->lock);
-	if (go)
-		j->rc = pstage_item(&j->w, j->it, j->rec, &j->err);
+	for (size_t i = 0; go && i < j->seq && j->rc == 0; i++)
+		j->rc = pstage_item(&j[i].w, j[i].it, j[i].rec, &j->err);
 	j->end = now_s();
 	return NULL;
 }
@@ -64,7 +65,7 @@ static void gate_open(struct gate *g, bool abort)
 	pthread_mutex_unlock(&g->lock);
 }
 
-/* Start the n threads together. */
+/* Start the n threads together (a thread with seq > 1 runs the jobs after its own too). */
 static int batch_go(struct bjob *j, size_t n, struct energy_meter *m, struct prun_batch *out,
                     struct cs_err *e)
 {
@@ -73,11 +74,11 @@ static int batch_go(struct bjob *j, size_t n, struct energy_meter *m, struct pru
 	double t0;
 	int rc = 0;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i += j[i].seq) {
 		j[i].gate = &g;
 		if (pthread_create(&j[i].th, NULL, batch_thread, &j[i]) != 0)
 			break;
-		started++;
+		started = i + j[i].seq;
 	}
 	if (started < n)
 		rc = err_set(e, "cannot start worker thread %zu", started + 1);
@@ -85,7 +86,7 @@ static int batch_go(struct bjob *j, size_t n, struct energy_meter *m, struct pru
 		energy_start(m);
 	t0 = now_s();
 	gate_open(&g, rc != 0);
-	for (size_t i = 0; i < started; i++) {
+	for (size_t i = 0; i < started; i += j[i].seq) {
 		pthread_join(j[i].th, NULL);
 		if (j[i].end - t0 > out->wall)
 			out->wall = j[i].end - t0;
@@ -118,22 +119,26 @@ static int batch_serial(struct bjob *j, size_t n, size_t first, bool in, struct 
 	return 0;
 }
 
-int prun_batch(struct prun_env *env, const struct prun_policy *pol, size_t first, size_t n,
-               struct energy_meter *m, struct prun_batch *out, struct cs_err *e)
+static int batch_run(struct prun_env *env, const struct prun_policy *pol, size_t first, size_t n,
+                     bool one_thread, struct energy_meter *m, struct prun_batch *out,
+                     struct cs_err *e)
 {
 	struct bjob *j;
 	double t = now_s();
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (n == 0 || n > env->nslots || n > env->pool->n)
+	if (n == 0 || (!one_thread && n > env->nslots) || n > env->pool->n)
 		return err_set(e, "internal error: a batch of %zu items", n);
 	out->rec = xcalloc(n, sizeof(*out->rec));
 	j = xcalloc(n, sizeof(*j));
 	for (size_t i = 0; i < n; i++) {
-		pworker_init(&j[i].w, env, pol, &env->slots[i], (unsigned)i);
+		unsigned slot = one_thread ? 0 : (unsigned)i;
+
+		pworker_init(&j[i].w, env, pol, &env->slots[slot], slot);
 		j[i].rec = &out->rec[i];
 		j[i].it = pitem_get(env->pool);
+		j[i].seq = one_thread ? n - i : 1;
 	}
 	rc = batch_serial(j, n, first, true, out, e);
 	if (rc == 0)
@@ -145,6 +150,18 @@ int prun_batch(struct prun_env *env, const struct prun_policy *pol, size_t first
 	free(j);
 	out->total = now_s() - t;
 	return rc;
+}
+
+int prun_batch(struct prun_env *env, const struct prun_policy *pol, size_t first, size_t n,
+               struct energy_meter *m, struct prun_batch *out, struct cs_err *e)
+{
+	return batch_run(env, pol, first, n, false, m, out, e);
+}
+
+int prun_sequence(struct prun_env *env, const struct prun_policy *pol, size_t first, size_t n,
+                  struct energy_meter *m, struct prun_batch *out, struct cs_err *e)
+{
+	return batch_run(env, pol, first, n, true, m, out, e);
 }
 
 /* ---- a stream of items (the running phase) ---- */

@@ -28,6 +28,12 @@ struct prun_batch {
 int prun_batch(struct prun_env *env, const struct prun_policy *pol, size_t first, size_t n,
                struct energy_meter *m, struct prun_batch *out, struct cs_err *e);
 
+/* The same n items run by one thread, one right after the other (the training's one-item
+ * experiments): what a thread that goes on taking items sees, where n items started apart
+ * would each pay a device's waking up (an NVIDIA GPU's item took twice its steady time). */
+int prun_sequence(struct prun_env *env, const struct prun_policy *pol, size_t first, size_t n,
+                  struct energy_meter *m, struct prun_batch *out, struct cs_err *e);
+
 /* Asked after every completion (under the run's lock): true stops taking new items. t:
  * seconds since the run started, done: items completed so far. */
 typedef bool (*prun_stop_fn)(void *arg, double t, size_t done);

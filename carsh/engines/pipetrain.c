@@ -127,37 +127,26 @@ static void account(struct ptrain *t, const struct prun_batch *b, size_t n)
 static int experiment(struct prun_env *env, struct ptrain *t, const struct experiment *x,
                       struct energy_meter *meter, struct cs_err *e)
 {
-	struct prun_item rec[PTRAIN_REPEAT];
-	struct pm_energy en = {0, 0, 0};
+	size_t first = t->first + t->items;
 	struct prun_batch b;
-	int rc = 0;
+	int rc;
 
-	if (x->n > 1) {
-		rc = prun_batch(env, &x->pol, t->first + t->items, x->n, meter, &b, e);
-		if (rc == 0) {
-			account(t, &b, x->n);
-			t->m.t_cgn[x->n] = ptrain_time_per_item(b.rec, x->n);
-			t->m.e_cgn[x->n] = share(run_energy(&b.en), 1, (double)x->n);
-		}
-		free(b.rec);
-		return rc;
-	}
-	for (size_t r = 0; r < x->runs && rc == 0; r++) {
-		rc = prun_batch(env, &x->pol, t->first + t->items, 1, meter, &b, e);
-		if (rc == 0) {
-			struct pm_energy er = run_energy(&b.en);
+	/* n items at once; a one-item experiment's items one right after the other. */
+	if (x->n > 1)
+		rc = prun_batch(env, &x->pol, first, x->n, meter, &b, e);
+	else
+		rc = prun_sequence(env, &x->pol, first, x->runs, meter, &b, e);
+	if (rc == 0 && x->n > 1) {
+		account(t, &b, x->n);
+		t->m.t_cgn[x->n] = ptrain_time_per_item(b.rec, x->n);
+		t->m.e_cgn[x->n] = share(run_energy(&b.en), 1, (double)x->n);
+	} else if (rc == 0) {
+		struct prun_item med = median_item(b.rec, x->runs, t->m.sh.s);
 
-			account(t, &b, 1);
-			rec[r] = b.rec[0];
-			en = (struct pm_energy){en.c + er.c, en.g + er.g, en.u + er.u};
-		}
-		free(b.rec);
+		account(t, &b, x->runs);
+		per_stage(t, &med, share(run_energy(&b.en), 1, (double)x->runs), x->dom);
 	}
-	if (rc == 0) {
-		struct prun_item med = median_item(rec, x->runs, t->m.sh.s);
-
-		per_stage(t, &med, share(en, 1, (double)x->runs), x->dom);
-	}
+	free(b.rec);
 	return rc;
 }
 

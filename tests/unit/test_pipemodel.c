@@ -155,8 +155,7 @@ START_TEST(test_cp_cg_couples_gpu_and_cpu_stages_beside_a_cpu_path)
 END_TEST
 
 /* CP-MG, stage 2 on the GPU: μ_GPU = 1/0.015 = 66.67, μ_CPUA^MG = 1/(0.016+0.010) =
- * 38.4615...; the GPU-CPU path keeps the whole CPU busy, so μ_CPUB^MG = 0 as in 000:
- * λ = 1/0.026 = 38.4615..., p = 1;
+ * 38.4615...; μ_CPUB^MG = 0: λ = 1/0.026 = 38.4615..., p = 1;
  * E = max(0.02, 0.32) + max(0.15, 0) + max(0.01, 0.03) = 0.50. */
 START_TEST(test_cp_mg_gives_the_cpu_path_nothing)
 {
@@ -168,25 +167,6 @@ START_TEST(test_cp_mg_gives_the_cpu_path_nothing)
 	ck_assert_double_eq_tol(p.lambda, 1 / 0.026, TOL);
 	ck_assert_double_eq_tol(p.p_gpu, 1.0, TOL);
 	ck_assert_double_eq_tol(p.energy, 0.50, TOL);
-}
-END_TEST
-
-/* CP-MG, stage 2 on a slower GPU (t_G = 0.050): λ_GPU-CPU = min(20, 38.46) = 20, which
- * keeps the whole CPU busy 20 · 0.026 = 0.52 of the time; the CPU path's items take the
- * rest at Σ T^MG = 0.032 each: μ_CPUB^MG = 0.48 / 0.032 = 15, λ = 35, p = 4/7.
- * eq. 7: E_GPU = 4/7·(0.02, 0.15, 0.01); E_CPU = 4/7·(0.32, 0, 0.03) + 3/7·(0.4, 0, 0.04);
- * eq. 10: E = 2.48/7 + 0.6/7 + 0.24/7 = 3.32/7. */
-START_TEST(test_cp_mg_cpu_path_takes_the_time_the_gpu_cpu_path_leaves)
-{
-	struct pm_meas m;
-	struct pm_pred p;
-
-	fixture(&m);
-	m.st[1].t_g = 0.050;
-	p = predict(&m, false, true, 3, 2);
-	ck_assert_double_eq_tol(p.lambda, 35.0, 1e-9);
-	ck_assert_double_eq_tol(p.p_gpu, 4.0 / 7.0, TOL);
-	ck_assert_double_eq_tol(p.energy, 3.32 / 7.0, TOL);
 }
 END_TEST
 
@@ -217,18 +197,16 @@ START_TEST(test_cpu_path_rate_is_clamped_at_zero)
 END_TEST
 
 /* The GPU stages share one GPU (docs/pipeline.md): with stages 1 and 3 on the GPU and
- * t_G = 0.025 and 0.030 they take 0.055 s of GPU per item, so CP-MG's GPU-CPU path gives
+ * t_G = 0.025 and 0.030 they take 0.055 s of GPU per item, so CP-MG's coupled path gives
  * min(1/0.055, 1/T_2^MG = 1/0.006) = 18.18..., not min(1/0.025, 1/0.030, 1/0.006) = 33.3. */
 START_TEST(test_gpu_stages_of_one_item_add_up_on_the_one_gpu)
 {
 	struct pm_meas m;
-	struct pm_pred p;
 
 	fixture(&m);
 	m.st[0].t_g = 0.025;
 	m.st[2].t_g = 0.030;
-	p = predict(&m, false, true, 3, 5);
-	ck_assert_double_eq_tol(p.lambda * p.p_gpu, 1 / 0.055, TOL); /* λ_GPU-CPU */
+	ck_assert_double_eq_tol(predict(&m, false, true, 3, 5).lambda, 1 / 0.055, TOL);
 }
 END_TEST
 
@@ -263,9 +241,8 @@ START_TEST(test_transfers_count_at_the_ends_of_a_gpu_run)
 	m.st[1].d2h_g = 0.003;
 	m.st[2].h2d_g = 0.100;
 	m.st[2].d2h_g = 0.001;
-	/* CP-MG: μ_GPU = 1/0.025 = 40, μ_CPUA = 1/T_3^MG = 100: min = 40, which leaves the
-	 * whole CPU 1 - 40 · 0.010 = 0.6 of the time for the CPU path: 0.6 / 0.032 = 18.75. */
-	ck_assert_double_eq_tol(predict(&m, false, true, 3, 3).lambda, 40 + 18.75, 1e-9);
+	/* CP-MG: μ_GPU = 1/0.025 = 40, μ_CPUA = 1/T_3^MG = 100: min = 40. */
+	ck_assert_double_eq_tol(predict(&m, false, true, 3, 3).lambda, 1 / 0.025, TOL);
 	/* DP-CG:1: 0.024 + 0.002 + 0.001. */
 	ck_assert_double_eq_tol(predict(&m, true, false, 1, 7).lambda, 1 / 0.027, TOL);
 }
@@ -382,12 +359,10 @@ START_TEST(test_choice_follows_the_criterion)
 }
 END_TEST
 
-/* On the fixture the model prefers CP-MG::101 for throughput: the GPU serves stages 1 and
- * 3 (0.009 s), the whole CPU stage 2 (0.006 s): min(111.1, 166.7) = 111.1, and the CPU
- * path takes the whole CPU's other 1 - 111.1 · 0.006 = 1/3 at 0.032 s an item: 10.42;
- * 121.53 items/s, more than CP-CG:3:101's min(111.1, 100) + (1/0.030 - 1/0.060) = 116.67,
- * DP-MG's 72.9 or DP-CG:3's 70.2. */
-START_TEST(test_best_throughput_of_the_fixture_is_cp_mg_101)
+/* On the fixture the model prefers CP-CG:3:101 for throughput: the GPU serves stages 1 and
+ * 3 (0.009 s), a core stage 2 (0.010 s): min(111.1, 100) + (1/0.030 - 1/0.060) = 116.67
+ * items/s, more than DP-MG's 72.9 or DP-CG:3's 70.2. */
+START_TEST(test_best_throughput_of_the_fixture_is_cp_cg_101)
 {
 	struct pm_meas m;
 	struct pm_config *c;
@@ -400,9 +375,10 @@ START_TEST(test_best_throughput_of_the_fixture_is_cp_mg_101)
 	for (size_t i = 0; i < n; i++)
 		pm_predict(&m, &c[i], &p[i]);
 	best = pm_choose(p, n, PM_THROUGHPUT);
-	ck_assert(!c[best].dp && c[best].mg);
+	ck_assert(!c[best].dp && !c[best].mg);
+	ck_assert_uint_eq(c[best].threads, 3);
 	ck_assert_uint_eq(c[best].mask, 5);
-	ck_assert_double_eq_tol(p[best].lambda, 1 / 0.009 + (1 - 0.006 / 0.009) / 0.032, 1e-9);
+	ck_assert_double_eq_tol(p[best].lambda, 100 + 1 / 0.030 - 1 / 0.060, 1e-9);
 	free(p);
 	free(c);
 }
@@ -628,7 +604,6 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_dp_mg_adds_the_gpu_and_the_whole_cpu);
 	tcase_add_test(t, test_cp_cg_couples_gpu_and_cpu_stages_beside_a_cpu_path);
 	tcase_add_test(t, test_cp_mg_gives_the_cpu_path_nothing);
-	tcase_add_test(t, test_cp_mg_cpu_path_takes_the_time_the_gpu_cpu_path_leaves);
 	tcase_add_test(t, test_no_stage_on_the_gpu_is_the_homogeneous_cpu);
 	tcase_add_test(t, test_cpu_path_rate_is_clamped_at_zero);
 	tcase_add_test(t, test_gpu_stages_of_one_item_add_up_on_the_one_gpu);
@@ -643,7 +618,7 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_enumeration_counts_two_to_the_s_times_nc_plus_two);
 	tcase_add_test(t, test_enumeration_skips_cpu_only_stages_and_machines);
 	tcase_add_test(t, test_choice_follows_the_criterion);
-	tcase_add_test(t, test_best_throughput_of_the_fixture_is_cp_mg_101);
+	tcase_add_test(t, test_best_throughput_of_the_fixture_is_cp_cg_101);
 	tcase_add_test(t, test_baseline_maps_each_stage_to_its_faster_device);
 	tcase_add_test(t, test_overhead_bound_of_equations_1_and_2);
 	tcase_add_test(t, test_config_names_parse_back);
