@@ -24,7 +24,7 @@ repeat=${REPEAT:-3}
 secs=${SECS:-0.5}
 case ${1:-} in -h | --help) sed -n '2,16p' "$0"; exit 0 ;; esac
 case $inst in
-vivid-ld) f=vivid size=${SIZE:-W=128 H=96 F=16} stages=3 ;;
+vivid-ld) f=vivid size=${SIZE:-W=64 H=48 F=16} stages=3 ;;
 vivid-hd) f=vivid size=${SIZE:-W=320 H=240 F=16} stages=3 ;;
 srad) f=srad size=${SIZE:-W=512 H=512 B=64} stages=5 ;;
 *) echo "pipeline-spread.sh: unknown instance '$inst'" >&2; exit 2 ;;

@@ -60,7 +60,7 @@ left() { echo $((budget - (SECONDS - t_start))); }
 # one leaves it to the GPU (high definition). SRAD's serial stage (q0², one work-item) is
 # slow on a GPU and fast on a core, as in 000; its output is made small (64 x 64 blocks) so
 # that the serial Output stage (a CSV file per item) does not bound every configuration.
-: "${SIZE_vivid_ld:=W=128 H=96 F=16}"
+: "${SIZE_vivid_ld:=W=64 H=48 F=16}"
 : "${SIZE_vivid_hd:=W=320 H=240 F=16}"
 : "${SIZE_srad:=W=512 H=512 B=64}"
 declare -A file=([vivid-ld]=vivid [vivid-hd]=vivid [srad]=srad [srad2]=srad2)

@@ -277,7 +277,7 @@ static int train(struct engine *g, size_t first, struct pipe_training **out, str
 	t->pred = xcalloc(t->ncfg, sizeof(*t->pred));
 	for (size_t i = 0; i < t->ncfg; i++)
 		pm_predict(&t->m, &t->cfg[i], &t->pred[i]);
-	t->chosen = pm_choose(t->pred, t->ncfg, g->o->crit);
+	t->chosen = pm_choose(t->cfg, t->pred, t->ncfg, g->o->crit, PM_CHOICE_TOLERANCE, g->sh.nc);
 	t->baseline = pm_baseline(&t->m);
 	return 0;
 }

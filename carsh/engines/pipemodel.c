@@ -187,14 +187,31 @@ double pm_score(const struct pm_pred *p, enum pm_criterion crit)
 	return p->lambda;
 }
 
-size_t pm_choose(const struct pm_pred *p, size_t n, enum pm_criterion crit)
+static unsigned threads_of(const struct pm_config *c, unsigned nc)
 {
-	size_t best = 0;
+	return c->mg ? nc + 1 : c->threads;
+}
+
+size_t pm_choose(const struct pm_config *c, const struct pm_pred *p, size_t n,
+                 enum pm_criterion crit, double tol, unsigned nc)
+{
+	size_t best = 0, pick;
+	double top;
 
 	for (size_t i = 1; i < n; i++)
 		if (pm_score(&p[i], crit) > pm_score(&p[best], crit))
 			best = i;
-	return best;
+	top = pm_score(&p[best], crit);
+	pick = best;
+	for (size_t i = 0; i < n; i++) {
+		double s = pm_score(&p[i], crit);
+		bool near = top > 0 ? s >= top * (1 - tol) : s >= top * (1 + tol);
+		unsigned ti = threads_of(&c[i], nc), tp = threads_of(&c[pick], nc);
+
+		if (near && (ti < tp || (ti == tp && s > pm_score(&p[pick], crit))))
+			pick = i;
+	}
+	return pick;
 }
 
 struct pm_config pm_baseline(const struct pm_meas *m)

@@ -91,9 +91,15 @@ unsigned pm_max_threads(const struct pm_shape *sh);
  * GPU (CG with 1 .. nC threads, and MG). The caller frees *out. */
 size_t pm_enumerate(const struct pm_shape *sh, struct pm_config **out);
 
-/* The best prediction under crit: highest λ, lowest E, or highest λ/E; the first of equals.
- * The energy criteria need m->energy. Returns the index. */
-size_t pm_choose(const struct pm_pred *p, size_t n, enum pm_criterion crit);
+/* The choice under crit (highest λ, lowest E, or highest λ/E): of the configurations c[i]
+ * whose prediction p[i] is within tol (relative) of the best one, the one with the fewest
+ * threads (MG counts nC+1), the best of those, the first of equals. Predictions that close
+ * are within the measurements' own spread on a real machine (docs/pipeline.md), and more
+ * threads than needed only oversubscribe the cores the GPU's thread needs. The energy
+ * criteria need m->energy. Returns the index. */
+#define PM_CHOICE_TOLERANCE 0.05
+size_t pm_choose(const struct pm_config *c, const struct pm_pred *p, size_t n,
+                 enum pm_criterion crit, double tol, unsigned nc);
 /* The value crit ranks by (higher is better). */
 double pm_score(const struct pm_pred *p, enum pm_criterion crit);
 

@@ -349,13 +349,40 @@ END_TEST
 /* Throughput, energy and throughput/energy pick different configurations. */
 START_TEST(test_choice_follows_the_criterion)
 {
+	struct pm_config c[3] = {{true, false, 2, 7}, {true, false, 2, 7}, {true, false, 2, 7}};
 	struct pm_pred p[3] = {{.lambda = 10, .energy = 1.0},
 	                       {.lambda = 30, .energy = 6.0},
 	                       {.lambda = 20, .energy = 1.5}};
 
-	ck_assert_uint_eq(pm_choose(p, 3, PM_THROUGHPUT), 1);
-	ck_assert_uint_eq(pm_choose(p, 3, PM_ENERGY), 0);
-	ck_assert_uint_eq(pm_choose(p, 3, PM_TPE), 2); /* 10, 5, 13.3 */
+	ck_assert_uint_eq(pm_choose(c, p, 3, PM_THROUGHPUT, 0.05, 2), 1);
+	ck_assert_uint_eq(pm_choose(c, p, 3, PM_ENERGY, 0.05, 2), 0);
+	ck_assert_uint_eq(pm_choose(c, p, 3, PM_TPE, 0.05, 2), 2); /* 10, 5, 13.3 */
+}
+END_TEST
+
+/* Within the tolerance the fewest threads win, MG counting nC+1: 100 items/s with 9 threads
+ * against 97 with 4, 96 with 3 (MG) and 94 with 2: 2 threads at 6 %, 3 at 5 %, the MG one
+ * (nC+1 = 3 threads) losing to the CG one of 3 threads that predicts more; energy: 1.00 J
+ * with 9 threads against 1.04 J with 4. */
+START_TEST(test_choice_prefers_fewer_threads_within_the_tolerance)
+{
+	struct pm_config c[4] = {
+	        {true, false, 9, 7}, {true, false, 4, 7}, {true, true, 3, 7}, {true, false, 2, 7}};
+	struct pm_pred p[4] = {{.lambda = 100, .energy = 1.00},
+	                       {.lambda = 97, .energy = 1.04},
+	                       {.lambda = 95.5, .energy = 2},
+	                       {.lambda = 94, .energy = 2}};
+
+	ck_assert_uint_eq(pm_choose(c, p, 4, PM_THROUGHPUT, 0, 2), 0);
+	ck_assert_uint_eq(pm_choose(c, p, 4, PM_THROUGHPUT, 0.05, 2), 2);
+	ck_assert_uint_eq(pm_choose(c, p, 4, PM_THROUGHPUT, 0.06, 2), 3);
+	c[2].threads = 3;
+	c[2].mg = false;
+	p[2].lambda = 95;
+	c[1].threads = 3;
+	ck_assert_uint_eq(pm_choose(c, p, 4, PM_THROUGHPUT, 0.05, 2), 1);
+	ck_assert_uint_eq(pm_choose(c, p, 4, PM_ENERGY, 0.05, 2), 1);
+	ck_assert_uint_eq(pm_choose(c, p, 4, PM_ENERGY, 0.03, 2), 0);
 }
 END_TEST
 
@@ -374,11 +401,17 @@ START_TEST(test_best_throughput_of_the_fixture_is_cp_cg_101)
 	p = calloc(n, sizeof(*p));
 	for (size_t i = 0; i < n; i++)
 		pm_predict(&m, &c[i], &p[i]);
-	best = pm_choose(p, n, PM_THROUGHPUT);
+	best = pm_choose(c, p, n, PM_THROUGHPUT, 0, m.sh.nc);
 	ck_assert(!c[best].dp && !c[best].mg);
 	ck_assert_uint_eq(c[best].threads, 3);
 	ck_assert_uint_eq(c[best].mask, 5);
 	ck_assert_double_eq_tol(p[best].lambda, 100 + 1 / 0.030 - 1 / 0.060, 1e-9);
+	/* Within 5 %: CP-CG:2:101, min(111.1, 100) + (1/0.035 - 1/0.060) = 111.90 >= 110.83. */
+	best = pm_choose(c, p, n, PM_THROUGHPUT, PM_CHOICE_TOLERANCE, m.sh.nc);
+	ck_assert(!c[best].dp && !c[best].mg);
+	ck_assert_uint_eq(c[best].threads, 2);
+	ck_assert_uint_eq(c[best].mask, 5);
+	ck_assert_double_eq_tol(p[best].lambda, 100 + 1 / 0.035 - 1 / 0.060, 1e-9);
 	free(p);
 	free(c);
 }
@@ -618,6 +651,7 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_enumeration_counts_two_to_the_s_times_nc_plus_two);
 	tcase_add_test(t, test_enumeration_skips_cpu_only_stages_and_machines);
 	tcase_add_test(t, test_choice_follows_the_criterion);
+	tcase_add_test(t, test_choice_prefers_fewer_threads_within_the_tolerance);
 	tcase_add_test(t, test_best_throughput_of_the_fixture_is_cp_cg_101);
 	tcase_add_test(t, test_baseline_maps_each_stage_to_its_faster_device);
 	tcase_add_test(t, test_overhead_bound_of_equations_1_and_2);
