@@ -64,17 +64,25 @@ static double gpu_time(const struct pm_meas *m, const struct pm_config *c, struc
 	return t;
 }
 
-/* The CPU stages of the GPU-CPU path (Q_CPUA, Table IV), under CG or MG. */
+/* The CPU stages of the GPU-CPU path (Q_CPUA, Table IV), under CG or MG, with the moves of
+ * their data from and to the GPU's stages (a CarSh extension, docs/pipeline.md: a discrete
+ * GPU shares no memory with the CPU's contexts). */
 static double cpua_time(const struct pm_meas *m, const struct pm_config *c, struct pm_energy *eps)
 {
 	double t = 0;
 
 	*eps = (struct pm_energy){0, 0, 0};
 	for (unsigned k = 0; k < m->sh.s; k++) {
+		const struct pm_stage *st = &m->st[k];
+
 		if (on_gpu(c, k))
 			continue;
-		t += c->mg ? m->st[k].t_mg : m->st[k].t_cg;
-		*eps = e_add(*eps, c->mg ? m->st[k].e_mg : m->st[k].e_cg);
+		t += c->mg ? st->t_mg : st->t_cg;
+		*eps = e_add(*eps, c->mg ? st->e_mg : st->e_cg);
+		if (k > 0 && on_gpu(c, k - 1))
+			t += c->mg ? st->h2d_mg : st->h2d_cg;
+		if (k + 1 < m->sh.s && on_gpu(c, k + 1))
+			t += c->mg ? st->d2h_mg : st->d2h_cg;
 	}
 	return t;
 }

@@ -27,8 +27,10 @@ struct pm_stage {
 	double t_mg; /* T_k^MG: the whole CPU for one item */
 	double t_g;  /* T_k^G: the GPU's kernel */
 	/* 000 §V-C: host-to-device time of the stage's inputs and device-to-host time of its
-	 * outputs on the GPU, charged to a run of GPU stages at its ends. */
+	 * outputs on the GPU, charged to a run of GPU stages at its ends; the same for the CPU's
+	 * contexts (CG, MG), charged to a run of CPU stages where it meets a GPU stage. */
 	double h2d_g, d2h_g;
+	double h2d_cg, d2h_cg, h2d_mg, d2h_mg;
 	struct pm_energy e_cg, e_mg, e_g;
 };
 

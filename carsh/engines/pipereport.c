@@ -36,17 +36,19 @@ static void print_machine(FILE *f, const struct pipe_result *r)
 static void print_measurements(FILE *f, const struct pipe_result *r, const struct pm_meas *m,
                                const char *const *names)
 {
-	fprintf(f, "  %-16s %10s %10s %10s %10s %10s\n", "stage", "CG ms", "MG ms", "GPU ms",
-	        "h2d ms", "d2h ms");
+	fprintf(f, "  %-16s %10s %10s %10s %10s %10s %10s %10s %10s %10s\n", "stage", "CG ms",
+	        "MG ms", "GPU ms", "h2d ms", "d2h ms", "CG in", "CG out", "MG in", "MG out");
 	for (unsigned k = 0; k < m->sh.s; k++) {
 		const struct pm_stage *st = &m->st[k];
 
 		fprintf(f, "  %-16.16s %10.3f %10.3f", names[k], st->t_cg * 1e3, st->t_mg * 1e3);
 		if ((m->sh.gpu_ok >> k) & 1u)
-			fprintf(f, " %10.3f %10.3f %10.3f\n", st->t_g * 1e3, st->h2d_g * 1e3,
+			fprintf(f, " %10.3f %10.3f %10.3f", st->t_g * 1e3, st->h2d_g * 1e3,
 			        st->d2h_g * 1e3);
 		else
-			fprintf(f, " %10s %10s %10s\n", "-", "-", "-");
+			fprintf(f, " %10s %10s %10s", "-", "-", "-");
+		fprintf(f, " %10.3f %10.3f %10.3f %10.3f\n", st->h2d_cg * 1e3, st->d2h_cg * 1e3,
+		        st->h2d_mg * 1e3, st->d2h_mg * 1e3);
 	}
 	fprintf(f, "  CG, n threads at once, ms per item:");
 	for (unsigned n = 1; n <= pm_max_threads(&m->sh); n++)
@@ -205,6 +207,10 @@ static void json_meas(FILE *f, const struct pipe_result *r, const struct pm_meas
 		json_num(f, g ? st->h2d_g * 1e3 : NAN);
 		fputs(",\"d2h_ms\":", f);
 		json_num(f, g ? st->d2h_g * 1e3 : NAN);
+		fprintf(f,
+		        ",\"cg_in_ms\":%.9g,\"cg_out_ms\":%.9g,\"mg_in_ms\":%.9g,\"mg_out_ms\":%."
+		        "9g",
+		        st->h2d_cg * 1e3, st->d2h_cg * 1e3, st->h2d_mg * 1e3, st->d2h_mg * 1e3);
 		fprintf(f, ",\"cg_j\":");
 		json_energy(f, m->energy ? st->e_cg.c + st->e_cg.g + st->e_cg.u : -1);
 		fprintf(f, ",\"mg_j\":");

@@ -164,7 +164,7 @@ static int run_stage(struct pworker *w, struct pitem *it, size_t k, enum pd_dom 
 	const struct pipe_stage_plan *sp = &w->env->pp->stages[k];
 	const struct kernel_plan *kp = &sp->jp->kp;
 	cl_kernel kern = w->slot->k[d][k];
-	bool xfer = w->pol->xfer && d == PD_GPU;
+	bool xfer = w->pol->xfer;
 	double t0 = now_s(), t1;
 
 	if (!kern)

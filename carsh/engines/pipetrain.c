@@ -70,19 +70,25 @@ static void per_stage(struct ptrain *t, const struct prun_item *r, struct pm_ene
                       enum pd_dom d)
 {
 	struct pm_meas *m = &t->m;
-	double sum = 0;
+	double sum = 0, kernels = 0;
 
-	for (unsigned k = 0; k < m->sh.s; k++)
+	for (unsigned k = 0; k < m->sh.s; k++) {
 		sum += r->stage[k] + r->h2d[k] + r->d2h[k];
+		kernels += r->stage[k];
+	}
 	for (unsigned k = 0; k < m->sh.s; k++) {
 		struct pm_stage *st = &m->st[k];
 		struct pm_energy ek = share(en, r->stage[k] + r->h2d[k] + r->d2h[k], sum);
 
 		if (d == PD_CG) {
 			st->t_cg = r->stage[k];
+			st->h2d_cg = r->h2d[k];
+			st->d2h_cg = r->d2h[k];
 			st->e_cg = ek;
 		} else if (d == PD_MG) {
 			st->t_mg = r->stage[k];
+			st->h2d_mg = r->h2d[k];
+			st->d2h_mg = r->d2h[k];
 			st->e_mg = ek;
 		} else if ((m->sh.gpu_ok >> k) & 1u) {
 			st->t_g = r->stage[k];
@@ -91,8 +97,9 @@ static void per_stage(struct ptrain *t, const struct prun_item *r, struct pm_ene
 			st->e_g = ek;
 		}
 	}
+	/* An item of a homogeneous CG run moves nothing between stages. */
 	if (d == PD_CG) {
-		m->t_cgn[1] = sum;
+		m->t_cgn[1] = kernels;
 		m->e_cgn[1] = en;
 	}
 }
@@ -157,7 +164,7 @@ static size_t plan_experiments(const struct pm_shape *sh, struct experiment *x)
 	size_t n = 0;
 
 	for (unsigned i = 1; i <= nmax; i++) {
-		x[n] = (struct experiment){.pol = {.c = {false, false, i, 0}},
+		x[n] = (struct experiment){.pol = {.c = {false, false, i, 0}, .xfer = i == 1},
 		                           .n = i,
 		                           .runs = i == 1 ? PTRAIN_REPEAT : 1,
 		                           .dom = PD_CG};
@@ -172,8 +179,10 @@ static size_t plan_experiments(const struct pm_shape *sh, struct experiment *x)
 		        .dom = PD_GPU};
 		snprintf(x[n++].what, sizeof(x[0].what), "training: GPU");
 	}
-	x[n] = (struct experiment){
-	        .pol = {.c = {false, true, 1, 0}}, .n = 1, .runs = PTRAIN_REPEAT, .dom = PD_MG};
+	x[n] = (struct experiment){.pol = {.c = {false, true, 1, 0}, .xfer = true},
+	                           .n = 1,
+	                           .runs = PTRAIN_REPEAT,
+	                           .dom = PD_MG};
 	snprintf(x[n++].what, sizeof(x[0].what), "training: MG");
 	return n;
 }

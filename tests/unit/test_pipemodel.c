@@ -170,6 +170,34 @@ START_TEST(test_cp_mg_gives_the_cpu_path_nothing)
 }
 END_TEST
 
+/* The CPU's moves count where a run of CPU stages meets a GPU stage: CP-CG:1:101 (stage 2 on
+ * a core between two GPU stages) pays stage 2's inputs in (0.004) and outputs out (0.006);
+ * CP-CG:1:001 pays only stage 2's out (0.006, to stage 3 on the GPU), not stage 1's in
+ * (the item is made on the CPU); CP-MG::101 pays MG's (0.001 + 0.002); DP-MG, and a
+ * homogeneous CPU run, pay none. */
+START_TEST(test_cpu_moves_count_where_cpu_stages_meet_gpu_stages)
+{
+	struct pm_meas m;
+
+	fixture(&m);
+	m.st[0].h2d_cg = 0.100;
+	m.st[1].h2d_cg = 0.004;
+	m.st[1].d2h_cg = 0.006;
+	m.st[2].d2h_cg = 0.100;
+	m.st[1].h2d_mg = 0.001;
+	m.st[1].d2h_mg = 0.002;
+	m.st[0].d2h_mg = m.st[2].h2d_mg = 0.100;
+	/* One thread: 1 / (GPU 0.009 + core 0.010 + 0.004 + 0.006). */
+	ck_assert_double_eq_tol(predict(&m, false, false, 1, 5).lambda, 1 / 0.029, TOL);
+	/* Stage 3 on the GPU (0.004), stages 1-2 on a core (0.040 + 0.006). */
+	ck_assert_double_eq_tol(predict(&m, false, false, 1, 4).lambda, 1 / 0.050, TOL);
+	/* MG: min(1/0.009, 1/(0.006 + 0.003)). */
+	ck_assert_double_eq_tol(predict(&m, false, true, 3, 5).lambda, 1 / 0.009, TOL);
+	ck_assert_double_eq_tol(predict(&m, true, true, 3, 7).lambda, 1 / 0.024 + 31.25, TOL);
+	ck_assert_double_eq_tol(predict(&m, false, false, 3, 0).lambda, 1 / 0.030, TOL);
+}
+END_TEST
+
 /* With no stage on the GPU, CP-CG with n threads is the homogeneous CG run:
  * λ = 1/T^CG(1) + (1/T^CG(n) - 1/T^CG(1)) = 1/T^CG(n); CP-MG is 1/Σ T^MG. */
 START_TEST(test_no_stage_on_the_gpu_is_the_homogeneous_cpu)
@@ -642,6 +670,7 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_gpu_stages_of_one_item_add_up_on_the_one_gpu);
 	tcase_add_test(t, test_one_thread_serves_gpu_and_cpu_stages_in_turn);
 	tcase_add_test(t, test_transfers_count_at_the_ends_of_a_gpu_run);
+	tcase_add_test(t, test_cpu_moves_count_where_cpu_stages_meet_gpu_stages);
 	tcase_add_test(t, test_tdp_caps_the_energy_per_item);
 	tcase_add_test(t, test_energy_balance_takes_each_components_maximum);
 	tcase_add_test(t, test_serial_stages_bound_the_throughput);
