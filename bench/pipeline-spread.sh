@@ -8,8 +8,8 @@
 #
 #   bench/pipeline-spread.sh
 #
-# Environment: CARSH, GPU (as bench/pipeline.sh), INSTANCE (vivid-ld, vivid-hd or srad;
-# default vivid-ld), SIZE (its parameters; default bench/pipeline.sh's), REPEAT (default 3),
+# Environment: CARSH, GPU (as bench/pipeline.sh), INSTANCE (vivid-ld, vivid-hd, srad or
+# srad2; default vivid-ld), SIZE (its parameters; default bench/pipeline-lib.sh's), REPEAT (default 3),
 # CONFIGS (default: DP-CG:1 DP-CG:9 DP-CG:17 DP-MG CP-CG:1:000 CP-CG:16:000 CP-MG::000 and
 # the two coupled ones CP-CG:9:<first stage on the GPU> and CP-MG::<same>), SECS (about how
 # long each run lasts; default 0.5), OUT (default $BUILDDIR/bench-pipeline-spread).
@@ -23,22 +23,21 @@ inst=${INSTANCE:-vivid-ld}
 repeat=${REPEAT:-3}
 secs=${SECS:-0.5}
 case ${1:-} in -h | --help) sed -n '2,16p' "$0"; exit 0 ;; esac
-case $inst in
-vivid-ld) f=vivid size=${SIZE:-W=64 H=48 F=16} stages=3 ;;
-vivid-hd) f=vivid size=${SIZE:-W=320 H=240 F=16} stages=3 ;;
-srad) f=srad size=${SIZE:-W=512 H=512 B=64} stages=5 ;;
-*) echo "pipeline-spread.sh: unknown instance '$inst'" >&2; exit 2 ;;
-esac
-first=1$(printf '%0*d' $((stages - 1)) 0)
-configs=${CONFIGS:-DP-CG:1 DP-CG:9 DP-CG:17 DP-MG CP-CG:1:$(printf '%0*d' $stages 0) CP-CG:16:$(printf '%0*d' $stages 0) CP-MG::$(printf '%0*d' $stages 0) CP-CG:9:$first CP-MG::$first}
+. "$top/bench/pipeline-lib.sh"
+f=${file[$inst]:-}
+[ -n "$f" ] || { echo "pipeline-spread.sh: unknown instance '$inst'" >&2; exit 2; }
+size=${SIZE:-$(params "$inst")}
+nst=${stages[$inst]}
+first=1$(printf '%0*d' $((nst - 1)) 0)
+cpu_only=$(printf '%0*d' "$nst" 0)
+configs=${CONFIGS:-DP-CG:1 DP-CG:9 DP-CG:17 DP-MG CP-CG:1:$cpu_only CP-CG:16:$cpu_only CP-MG::$cpu_only CP-CG:9:$first CP-MG::$first}
 mkdir -p "$out"
 work=$(mktemp -d -p "$([ -w /dev/shm ] && echo /dev/shm || echo /tmp)")
 trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME=${XDG_CACHE_HOME:-$work/cache}
 sed "s|../../flowmodels|$top/flowmodels|" "$top/examples/pipeline/$f.xml" >"$work/$f.xml"
 mkdir -p "$work/out"
-cores=$("$carsh" devices | awk '$2 == "cpu" { print $(NF-4); exit }')
-ns=$(((cores + 2) * (cores + 1) / 2 + 2 + 6))
+pipe_machine "$carsh" "$gpu" || exit 1
 echo "# bench/pipeline-spread.sh on $(uname -n), $(date -u +%Y-%m-%dT%H:%MZ): $inst ($size), --gpu $gpu, $repeat times"
 
 spread() { # spread LABEL VALUES...: the values, and max/min - 1

@@ -53,17 +53,8 @@ esac
 t_start=$SECONDS
 left() { echo $((budget - (SECONDS - t_start))); }
 
-# The instances. On the H100 machine a GPU stage costs mostly its launch (tens of µs) and a
-# core of the 16-core PoCL CPU takes about 0.5 µs per pixel for ViVid's filter with F=16
-# (2 ns per multiply-add) and 30 ns per pixel for an SRAD iteration: a small frame gives the
-# CPU cores a share of the throughput comparable to the GPU's (000's low definition), a large
-# one leaves it to the GPU (high definition). SRAD's serial stage (q0², one work-item) is
-# slow on a GPU and fast on a core, as in 000; its output is made small (64 x 64 blocks) so
-# that the serial Output stage (a CSV file per item) does not bound every configuration.
-: "${SIZE_vivid_ld:=W=64 H=48 F=16}"
-: "${SIZE_vivid_hd:=W=320 H=240 F=16}"
-: "${SIZE_srad:=W=512 H=512 B=64}"
-declare -A file=([vivid-ld]=vivid [vivid-hd]=vivid [srad]=srad [srad2]=srad2)
+# The instances and their parameters: bench/pipeline-lib.sh.
+. "$top/bench/pipeline-lib.sh"
 instances=(${INSTANCES:-srad vivid-ld vivid-hd})
 
 [ -x "$carsh" ] || { echo "pipeline.sh: no carsh at $carsh (set CARSH or BUILDDIR)" >&2; exit 2; }
@@ -87,33 +78,13 @@ piperef=$(tool piperef PIPEREF || true)
 ref=$(tool ref REF || true)
 
 # ---- the machine: nC and N_s ----
-devs=$("$carsh" devices)
-cores=$(awk '$2 == "cpu" { print $(NF-4); exit }' <<<"$devs")
-[ -n "$cores" ] || { echo "pipeline.sh: no OpenCL CPU device:"; echo "$devs"; exit 1; } >&2
-case $gpu in
-none) has_gpu=0 ;;
-cpu) has_gpu=1 cores=$((cores - 1)) ;;
-auto) has_gpu=$(awk '$2 == "gpu" || $2 == "accelerator" { n++ } END { print n ? 1 : 0 }' <<<"$devs") ;;
-*) has_gpu=1 ;;
-esac
-# N_s as engines/pipetrain.c's ptrain_items counts it: 000's, plus 2 for each one-item
-# experiment (run 3 times for the median).
-if [ "$has_gpu" = 1 ]; then
-	maxt=$((cores + 1)) ns=$(((cores + 2) * (cores + 1) / 2 + 2 + 6))
-else
-	maxt=$cores ns=$((cores * (cores + 1) / 2 + 1 + 4))
-fi
+pipe_machine "$carsh" "$gpu" || exit 1
 smin=${SMIN:-0.05}
 smax=${SMAX:-2}
 
 echo "# bench/pipeline.sh on $(uname -n), $(date -u +%Y-%m-%dT%H:%MZ), --gpu $gpu, budget ${budget}s"
 sed 's/^/# /' <<<"$devs"
 echo "# nC = $cores CPU cores$([ "$has_gpu" = 1 ] && echo " and a GPU"): training N_s = $ns items"
-
-params() { # params INSTANCE: its NAME=VALUE words
-	local v="SIZE_${1//-/_}"
-	echo "${!v:-}"
-}
 
 pval() { # pval INSTANCE NAME DEFAULT: one of its parameters
 	local w
