@@ -200,9 +200,8 @@ static void run_done(struct engine *g, struct pipe_run *r, const struct prun_str
 	r->ms = s->wall * 1000.0;
 	r->lambda = pmon_throughput(s->t_take, s->t_done, s->done, s->t_fed);
 	r->retrain = s->stopped;
-	r->gpu_items = s->gpu_items;
-	r->gpu_item_s = s->gpu_items ? s->gpu_wall / (double)s->gpu_items : 0;
-	r->cpu_item_s = s->cpu_items ? s->cpu_wall / (double)s->cpu_items : 0;
+	r->gpu = s->gpu;
+	r->cpu = s->cpu;
 	r->energy = -1;
 	if (g->meter && s->done && s->en.cpu_ok)
 		r->energy = (s->en.cpu_j + (s->en.gpu_ok ? s->en.gpu_j : 0)) / (double)s->done;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "engines/pipemodel.h"
+#include "engines/piperun.h"
 #include "model/pipeplan.h"
 #include "runtime/session.h"
 
@@ -48,12 +49,10 @@ struct pipe_run {
 	struct pm_pred pred;
 	size_t first, items;
 	double ms;
-	double lambda;    /* measured, steady state (pmon_throughput) */
-	size_t gpu_items; /* items with a stage on the GPU */
-	double gpu_item_s,
-	        cpu_item_s; /* mean time of an item in its stages, GPU items and others */
-	double energy;      /* measured joules per item; < 0 when not measured */
-	bool retrain;       /* it ended because the throughput changed */
+	double lambda;             /* measured, steady state (pmon_throughput) */
+	struct prun_path gpu, cpu; /* the items on each path and their summed times */
+	double energy;             /* measured joules per item; < 0 when not measured */
+	bool retrain;              /* it ended because the throughput changed */
 };
 
 /* A training and its predictions. */

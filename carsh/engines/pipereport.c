@@ -255,6 +255,22 @@ static void json_training(FILE *f, const struct pipe_result *r, const struct pip
 	fputc('}', f);
 }
 
+/* A path's items and their mean times: in pstage_item and per stage (null without items). */
+static void json_path(FILE *f, const char *name, const struct prun_path *p, size_t nstages)
+{
+	double n = (double)p->items;
+
+	fprintf(f, ",\"%s_items\":%zu,\"%s_item_ms\":", name, p->items, name);
+	json_num(f, p->items ? p->wall / n * 1e3 : NAN);
+	fprintf(f, ",\"%s_stage_ms\":[", name);
+	for (size_t k = 0; k < nstages; k++) {
+		if (k)
+			fputc(',', f);
+		json_num(f, p->items ? p->stage[k] / n * 1e3 : NAN);
+	}
+	fputc(']', f);
+}
+
 static void json_run(FILE *f, const struct pipe_result *r, const struct pipe_run *v)
 {
 	char name[PM_NAME_MAX];
@@ -272,10 +288,8 @@ static void json_run(FILE *f, const struct pipe_result *r, const struct pipe_run
 	json_energy(f, v->energy);
 	fputs(",\"predicted_j\":", f);
 	json_energy(f, v->predicted ? v->pred.energy : -1);
-	fprintf(f, ",\"gpu_items\":%zu,\"gpu_item_ms\":", v->gpu_items);
-	json_num(f, v->gpu_items ? v->gpu_item_s * 1e3 : NAN);
-	fputs(",\"cpu_item_ms\":", f);
-	json_num(f, v->items > v->gpu_items ? v->cpu_item_s * 1e3 : NAN);
+	json_path(f, "gpu", &v->gpu, r->sh.s);
+	json_path(f, "cpu", &v->cpu, r->sh.s);
 	fprintf(f, ",\"retrain\":%s}", v->retrain ? "true" : "false");
 }
 

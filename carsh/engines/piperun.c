@@ -222,6 +222,14 @@ static size_t take_item(struct stream *st, double *t)
 	return i;
 }
 
+static void path_add(struct prun_path *p, const struct prun_item *rec, size_t nstages)
+{
+	p->items++;
+	p->wall += rec->wall;
+	for (size_t k = 0; k < nstages; k++)
+		p->stage[k] += rec->stage[k];
+}
+
 /* A worker's item is on the host: the Output stage's turn. */
 static void hand_over(struct stream *st, struct pitem *it, double t_in, const struct prun_item *rec)
 {
@@ -231,13 +239,7 @@ static void hand_over(struct stream *st, struct pitem *it, double t_in, const st
 	pthread_mutex_lock(&st->lock);
 	st->outq[(st->out_head + st->out_n++) % n] = it;
 	r->t_in += t_in;
-	if (rec->gpu) {
-		r->gpu_items++;
-		r->gpu_wall += rec->wall;
-	} else {
-		r->cpu_items++;
-		r->cpu_wall += rec->wall;
-	}
+	path_add(rec->gpu ? &r->gpu : &r->cpu, rec, st->env->pp->nstages);
 	pthread_cond_signal(&st->ready);
 	pthread_mutex_unlock(&st->lock);
 }

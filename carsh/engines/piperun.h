@@ -46,6 +46,14 @@ struct prun_limits {
 	void *stop_arg;
 };
 
+/* The items of a stream on one of 000's two paths (§V-B): those with a stage on the GPU, or
+ * the others; their summed times in pstage_item and in each stage (prun_item's). */
+struct prun_path {
+	size_t items;
+	double wall;
+	double stage[PIPE_MAX_STAGES];
+};
+
 struct prun_stream {
 	size_t done;    /* items completed: first .. first+done-1 */
 	double wall;    /* seconds */
@@ -53,11 +61,8 @@ struct prun_stream {
 	double *t_take; /* when each of those items was taken from the Input stage (malloc'ed) */
 	double t_fed;   /* when the Input stage stopped giving items (source, deadline or stop) */
 	double t_in, t_out;
-	/* Where the items went: those with a stage on the GPU and the others, and the summed
-	 * time each spent in pstage_item (what 000's paths serve). */
-	size_t gpu_items, cpu_items;
-	double gpu_wall, cpu_wall;
-	bool stopped; /* stop() asked for it */
+	struct prun_path gpu, cpu; /* where the items went */
+	bool stopped;              /* stop() asked for it */
 	struct energy_reading en;
 };
 

@@ -118,6 +118,15 @@ if command -v python3 >/dev/null; then
 	python3 -m json.tool "$OUT" >/dev/null 2>"$T/json.err" && pass "--json is valid JSON" ||
 		fail "--json: $(cat "$T/json.err")"
 fi
+# The paths: one thread finds the GPU (a stand-in core) idle at every item's first stage, so
+# all 6 go the GPU-CPU path; each of their 3 stages took time, less than the whole item.
+expect 0 "" $P --gpu cpu --config CP-CG:1:110 --json vivid.xml $G COUNT=6 || true
+path=$(grep -o '"gpu_items":[^]]*\],"cpu_items":[^]]*\]' "$OUT")
+echo "$path" | awk -F'[]:,[]' '$2 == 6 && $4 > 0 && $7 > 0 && $8 > 0 && $9 > 0 &&
+	$7 + $8 + $9 <= $4 && $12 == 0 && $14 == "null" && $17 == "null" { ok = 1 } END { exit !ok }' &&
+	pass "--json: 6 items on the GPU-CPU path, their stages' times" ||
+	fail "--json paths: ${path:-$(head -c 900 "$OUT")}"
+rm -f out/*
 expect 0 "" $P --gpu none --validate vivid.xml $G COUNT=8 || true
 grep -q "^chosen CP-.*chosen/best .*chosen/baseline" "$OUT" && pass "--validate's verdict" ||
 	fail "--validate text: $(cat "$OUT")"
