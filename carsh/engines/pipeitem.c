@@ -166,8 +166,10 @@ int pitem_ensure(const struct pipe_devs *dv, const struct pitem_q *q, struct pit
 		return 0;
 	if (pitem_to_host(dv, q, it, i, e))
 		return -1;
-	err = clEnqueueWriteBuffer(q->queue(q->arg, s), b->mem[s], CL_TRUE, 0, b->bytes, b->host, 0,
-	                           NULL, NULL);
+	/* Not blocking: the kernel that reads it follows on the same in-order queue, and waiting
+	 * here as well cost a PoCL core's thread one more wake-up per buffer. */
+	err = clEnqueueWriteBuffer(q->domain(q->arg, d), b->mem[s], CL_FALSE, 0, b->bytes, b->host,
+	                           0, NULL, NULL);
 	if (err != CL_SUCCESS)
 		return err_set(e, "writing an item buffer (%s) failed: %s", pd_dom_name(d),
 		               rt_cl_error_name(err));

@@ -40,9 +40,11 @@ struct pitem_pool {
 	pthread_cond_t cond;
 };
 
-/* How data moves: a queue in the context of buffer space s (the caller's thread uses it). */
+/* How data moves: a queue in the context of buffer space s, and the queue of domain d, where
+ * the kernels that read a move run (the caller's thread uses them). */
 struct pitem_q {
 	cl_command_queue (*queue)(void *arg, unsigned space);
+	cl_command_queue (*domain)(void *arg, enum pd_dom d);
 	void *arg;
 };
 
@@ -61,7 +63,9 @@ void pitem_put(struct pitem_pool *p, struct pitem *it);
 void pitem_reset(struct pitem *it, size_t index);
 
 /* Make buffer i of it usable in domain d: its device copy exists and, when read, holds the
- * current data (moved there, through the host, when it does not). */
+ * current data (moved there, through the host, when it does not). The move into the device
+ * copy is enqueued on d's queue, not waited for: it is done once that queue is finished, and
+ * the host copy must not change before. */
 int pitem_ensure(const struct pipe_devs *dv, const struct pitem_q *q, struct pitem *it, size_t i,
                  enum pd_dom d, bool read, cl_mem *mem, struct cs_err *e);
 /* A kernel in domain d wrote buffer i: that copy is the current one. */

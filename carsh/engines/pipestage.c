@@ -86,9 +86,14 @@ static cl_command_queue space_queue(void *arg, unsigned s)
 	return dom_queue(w, PD_CG);
 }
 
+static cl_command_queue domain_queue(void *arg, enum pd_dom d)
+{
+	return dom_queue(arg, d);
+}
+
 struct pitem_q pworker_queues(struct pworker *w)
 {
-	return (struct pitem_q){space_queue, w};
+	return (struct pitem_q){space_queue, domain_queue, w};
 }
 
 static int cl_check(cl_int err, const char *what, const char *name, enum pd_dom d, struct cs_err *e)
@@ -170,8 +175,14 @@ static int run_stage(struct pworker *w, struct pitem *it, size_t k, enum pd_dom 
 	if (!kern)
 		return err_set(e, "internal error: stage '%s' has no kernel on %s", sp->name,
 		               pd_dom_name(d));
-	if (set_args(w, it, kp, sp->buf, kern, d, e))
+	if (set_args(w, it, kp, sp->buf, kern, d, e)) {
+		(void)clFinish(
+		        dom_queue(w, d)); /* moves enqueued before the failure read the host */
 		return err_prefix(e, "stage '%s': ", sp->name);
+	}
+	/* The training times the moves apart (000 §V-C): they end here. */
+	if (xfer && cl_check(clFinish(dom_queue(w, d)), "moving the inputs of", sp->name, d, e))
+		return -1;
 	/* Off the CPU cores, the item needs no core (its inputs have moved). */
 	if (d != PD_CG)
 		pworker_release(w);
