@@ -64,9 +64,19 @@ static double gpu_time(const struct pm_meas *m, const struct pm_config *c, struc
 	return t;
 }
 
+/* How much longer stage k takes on a core beside n - 1 other threads than alone, as the CG
+ * experiment with n threads measured it (1 where it did not). */
+static double cg_crowding(const struct pm_meas *m, unsigned k, unsigned n)
+{
+	double alone = m->st[k].t_cg, crowded = n <= PM_MAX_CORES + 1 ? m->t_cgn_stage[n][k] : 0;
+
+	return n > 1 && alone > 0 && crowded > 0 ? crowded / alone : 1;
+}
+
 /* The CPU stages of the GPU-CPU path (Q_CPUA, Table IV), under CG or MG, with the moves of
  * their data from and to the GPU's stages (a CarSh extension, docs/pipeline.md: a discrete
- * GPU shares no memory with the CPU's contexts). */
+ * GPU shares no memory with the CPU's contexts). Under CG, a stage and its moves take as
+ * long as beside the configuration's other threads (cg_crowding). */
 static double cpua_time(const struct pm_meas *m, const struct pm_config *c, struct pm_energy *eps)
 {
 	double t = 0;
@@ -74,15 +84,17 @@ static double cpua_time(const struct pm_meas *m, const struct pm_config *c, stru
 	*eps = (struct pm_energy){0, 0, 0};
 	for (unsigned k = 0; k < m->sh.s; k++) {
 		const struct pm_stage *st = &m->st[k];
+		double tk;
 
 		if (on_gpu(c, k))
 			continue;
-		t += c->mg ? st->t_mg : st->t_cg;
+		tk = c->mg ? st->t_mg : st->t_cg;
 		*eps = e_add(*eps, c->mg ? st->e_mg : st->e_cg);
 		if (k > 0 && on_gpu(c, k - 1))
-			t += c->mg ? st->h2d_mg : st->h2d_cg;
+			tk += c->mg ? st->h2d_mg : st->h2d_cg;
 		if (k + 1 < m->sh.s && on_gpu(c, k + 1))
-			t += c->mg ? st->d2h_mg : st->d2h_cg;
+			tk += c->mg ? st->d2h_mg : st->d2h_cg;
+		t += c->mg ? tk : tk * cg_crowding(m, k, c->threads);
 	}
 	return t;
 }

@@ -51,6 +51,10 @@ struct pm_meas {
 	 * threads process n items at once. T^CG(1) = Σ T_k^CG (Table I). */
 	double t_cgn[PM_MAX_CORES + 2];
 	struct pm_energy e_cgn[PM_MAX_CORES + 2];
+	/* Each stage's mean time in that experiment, n = 1 .. (T_k^CG at n = 1); 0: not
+	 * measured. A stage of n threads at once takes longer than alone, a short one the most
+	 * (docs/pipeline.md): what a GPU-CPU item's CPU stage meets beside n - 1 CPU threads. */
+	double t_cgn_stage[PM_MAX_CORES + 2][PIPE_MAX_STAGES];
 	/* The serial stages per item (an extension, docs/pipeline.md); 0: no bound. */
 	double t_in, t_out;
 	double tdp; /* watts; 0: unknown (E_e is not capped) */

@@ -81,7 +81,7 @@ static void per_stage(struct ptrain *t, const struct prun_item *r, struct pm_ene
 		struct pm_energy ek = share(en, r->stage[k] + r->h2d[k] + r->d2h[k], sum);
 
 		if (d == PD_CG) {
-			st->t_cg = r->stage[k];
+			st->t_cg = m->t_cgn_stage[1][k] = r->stage[k];
 			st->h2d_cg = r->h2d[k];
 			st->d2h_cg = r->d2h[k];
 			st->e_cg = ek;
@@ -122,6 +122,16 @@ double ptrain_time_per_item(const struct prun_item *rec, size_t n)
 	return rate > 0 ? 1 / rate : 0;
 }
 
+/* Stage k's mean time over n items. */
+static double mean_stage(const struct prun_item *rec, size_t n, unsigned k)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum += rec[i].stage[k];
+	return n ? sum / (double)n : 0;
+}
+
 /* A batch of n items done: its items and times into t. */
 static void account(struct ptrain *t, const struct prun_batch *b, size_t n)
 {
@@ -147,6 +157,8 @@ static int experiment(struct prun_env *env, struct ptrain *t, const struct exper
 		account(t, &b, x->n);
 		t->m.t_cgn[x->n] = ptrain_time_per_item(b.rec, x->n);
 		t->m.e_cgn[x->n] = share(run_energy(&b.en), 1, (double)x->n);
+		for (unsigned k = 0; k < t->m.sh.s; k++)
+			t->m.t_cgn_stage[x->n][k] = mean_stage(b.rec, x->n, k);
 	} else if (rc == 0) {
 		struct prun_item med = median_item(b.rec, x->runs, t->m.sh.s);
 

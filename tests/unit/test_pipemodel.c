@@ -198,6 +198,27 @@ START_TEST(test_cpu_moves_count_where_cpu_stages_meet_gpu_stages)
 }
 END_TEST
 
+/* A GPU-CPU item's CPU stages take, with their moves, as long as each stage took in the CG
+ * experiment with as many threads: CP-CG:3:100 where that experiment measured stage 2 at
+ * 0.020 (twice alone) and stage 3 at 0.030 (1.5 times), stage 2's moves in 0.004 alone:
+ * μ_CPUA = 1/(2·(0.010 + 0.004) + 1.5·0.020) = 1/0.058, μ_GPU = 1/0.005, μ_CPUB = 1/0.030 -
+ * 1/0.060: λ = 1/0.058 + 1/0.060. One thread is alone: 1/(0.005 + 0.010 + 0.004 + 0.020);
+ * MG has no such experiment: min(1/0.005, 1/0.016). */
+START_TEST(test_gpu_cpu_stages_take_their_time_beside_the_other_threads)
+{
+	struct pm_meas m;
+
+	fixture(&m);
+	m.st[1].h2d_cg = 0.004;
+	m.t_cgn_stage[3][1] = 0.020;
+	m.t_cgn_stage[3][2] = 0.030;
+	m.t_cgn_stage[1][1] = m.t_cgn_stage[1][2] = 1.0; /* n = 1 is the stage alone */
+	ck_assert_double_eq_tol(predict(&m, false, false, 3, 1).lambda, 1 / 0.058 + 1 / 0.060, TOL);
+	ck_assert_double_eq_tol(predict(&m, false, false, 1, 1).lambda, 1 / 0.039, TOL);
+	ck_assert_double_eq_tol(predict(&m, false, true, 3, 1).lambda, 1 / 0.016, TOL);
+}
+END_TEST
+
 /* With no stage on the GPU, CP-CG with n threads is the homogeneous CG run:
  * λ = 1/T^CG(1) + (1/T^CG(n) - 1/T^CG(1)) = 1/T^CG(n); CP-MG is 1/Σ T^MG. */
 START_TEST(test_no_stage_on_the_gpu_is_the_homogeneous_cpu)
@@ -671,6 +692,7 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_one_thread_serves_gpu_and_cpu_stages_in_turn);
 	tcase_add_test(t, test_transfers_count_at_the_ends_of_a_gpu_run);
 	tcase_add_test(t, test_cpu_moves_count_where_cpu_stages_meet_gpu_stages);
+	tcase_add_test(t, test_gpu_cpu_stages_take_their_time_beside_the_other_threads);
 	tcase_add_test(t, test_tdp_caps_the_energy_per_item);
 	tcase_add_test(t, test_energy_balance_takes_each_components_maximum);
 	tcase_add_test(t, test_serial_stages_bound_the_throughput);
