@@ -1,5 +1,5 @@
-# Shared by bench/pipeline.sh and bench/pipeline-spread.sh (sourced, bash): the example
-# instances and the machine's nC and N_s, so that both scripts size and train alike.
+# Shared by bench/pipeline.sh, pipeline-spread.sh and pipeline-paths.sh (sourced, bash): the example
+# instances and the machine's nC and N_s, so that the scripts size and train alike.
 
 # The instances. On the H100 machine a GPU stage costs mostly its launch (tens of µs) and a
 # core of the 16-core PoCL CPU takes about 0.5 µs per pixel for ViVid's filter with F=16
