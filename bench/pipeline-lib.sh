@@ -1,5 +1,6 @@
-# Shared by bench/pipeline.sh, pipeline-spread.sh and pipeline-paths.sh (sourced, bash): the example
-# instances and the machine's nC and N_s, so that the scripts size and train alike.
+# Shared by bench/pipeline.sh, pipeline-spread.sh and pipeline-paths.sh (sourced, bash): the
+# example instances, their work directory, and the machine's nC and N_s, so that the scripts
+# size and train alike.
 
 # The instances. On the H100 machine a GPU stage costs mostly its launch (tens of µs) and a
 # core of the 16-core PoCL CPU takes about 0.5 µs per pixel for ViVid's filter with F=16
@@ -38,4 +39,23 @@ pipe_machine() {
 	else
 		maxt=$cores ns=$((cores * (cores + 1) / 2 + 1 + 4))
 	fi
+}
+
+# pipe_instance NAME SCRIPT: sets f (its pipeline's file name), size (SIZE, else its
+# parameters) and nst (its stages); an unknown NAME is SCRIPT's error.
+pipe_instance() {
+	f=${file[$1]:-}
+	[ -n "$f" ] || { echo "$2: unknown instance '$1'" >&2; return 2; }
+	size=${SIZE:-$(params "$1")}
+	nst=${stages[$1]}
+}
+
+# pipe_workdir F: sets work, a directory in memory where there is /dev/shm (removed on exit),
+# with the pipeline F.xml (its flow-models found in the source tree $top) and out/ in it.
+pipe_workdir() {
+	work=$(mktemp -d -p "$([ -w /dev/shm ] && echo /dev/shm || echo /tmp)")
+	trap 'rm -rf "$work"' EXIT
+	export XDG_CACHE_HOME=${XDG_CACHE_HOME:-$work/cache}
+	sed "s|../../flowmodels|$top/flowmodels|" "$top/examples/pipeline/$1.xml" >"$work/$1.xml"
+	mkdir -p "$work/out"
 }

@@ -26,19 +26,12 @@ inst=${INSTANCE:-vivid-ld}
 count=${COUNT:-3000}
 case ${1:-} in -h | --help) sed -n '2,17p' "$0"; exit 0 ;; esac
 . "$top/bench/pipeline-lib.sh"
-f=${file[$inst]:-}
-[ -n "$f" ] || { echo "pipeline-paths.sh: unknown instance '$inst'" >&2; exit 2; }
-size=${SIZE:-$(params "$inst")}
-nst=${stages[$inst]}
+pipe_instance "$inst" pipeline-paths.sh || exit 2
 two=11$(printf '%0*d' $((nst - 2)) 0)
 one=1$(printf '%0*d' $((nst - 1)) 0)
 configs=${CONFIGS:-CP-CG:1:$two CP-CG:2:$two CP-CG:4:$two CP-CG:8:$two CP-CG:4:$one DP-CG:1 DP-CG:4 DP-MG}
 mkdir -p "$out"
-work=$(mktemp -d -p "$([ -w /dev/shm ] && echo /dev/shm || echo /tmp)")
-trap 'rm -rf "$work"' EXIT
-export XDG_CACHE_HOME=${XDG_CACHE_HOME:-$work/cache}
-sed "s|../../flowmodels|$top/flowmodels|" "$top/examples/pipeline/$f.xml" >"$work/$f.xml"
-mkdir -p "$work/out"
+pipe_workdir "$f"
 
 # one BIN CONFIG JSON: run it; prints "throughput|gpu_items|item_ms|stages|cpu_items|item_ms|stages"
 # (stages: comma-separated ms) from the JSON, read as tests/shell/pipeline.sh reads it.

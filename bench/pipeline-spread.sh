@@ -24,19 +24,12 @@ repeat=${REPEAT:-3}
 secs=${SECS:-0.5}
 case ${1:-} in -h | --help) sed -n '2,16p' "$0"; exit 0 ;; esac
 . "$top/bench/pipeline-lib.sh"
-f=${file[$inst]:-}
-[ -n "$f" ] || { echo "pipeline-spread.sh: unknown instance '$inst'" >&2; exit 2; }
-size=${SIZE:-$(params "$inst")}
-nst=${stages[$inst]}
+pipe_instance "$inst" pipeline-spread.sh || exit 2
 first=1$(printf '%0*d' $((nst - 1)) 0)
 cpu_only=$(printf '%0*d' "$nst" 0)
 configs=${CONFIGS:-DP-CG:1 DP-CG:9 DP-CG:17 DP-MG CP-CG:1:$cpu_only CP-CG:16:$cpu_only CP-MG::$cpu_only CP-CG:9:$first CP-MG::$first}
 mkdir -p "$out"
-work=$(mktemp -d -p "$([ -w /dev/shm ] && echo /dev/shm || echo /tmp)")
-trap 'rm -rf "$work"' EXIT
-export XDG_CACHE_HOME=${XDG_CACHE_HOME:-$work/cache}
-sed "s|../../flowmodels|$top/flowmodels|" "$top/examples/pipeline/$f.xml" >"$work/$f.xml"
-mkdir -p "$work/out"
+pipe_workdir "$f"
 pipe_machine "$carsh" "$gpu" || exit 1
 echo "# bench/pipeline-spread.sh on $(uname -n), $(date -u +%Y-%m-%dT%H:%MZ): $inst ($size), --gpu $gpu, $repeat times"
 
