@@ -176,8 +176,8 @@ static int run_stage(struct pworker *w, struct pitem *it, size_t k, enum pd_dom 
 		return err_set(e, "internal error: stage '%s' has no kernel on %s", sp->name,
 		               pd_dom_name(d));
 	if (set_args(w, it, kp, sp->buf, kern, d, e)) {
-		(void)clFinish(
-		        dom_queue(w, d)); /* moves enqueued before the failure read the host */
+		/* Moves enqueued before the failure still read the item's host copies. */
+		(void)clFinish(dom_queue(w, d));
 		return err_prefix(e, "stage '%s': ", sp->name);
 	}
 	/* The training times the moves apart (000 §V-C): they end here. */
