@@ -223,10 +223,12 @@ static void json_meas(FILE *f, const struct pipe_result *r, const struct pm_meas
 	for (unsigned n = 1; n <= pm_max_threads(&m->sh); n++)
 		fprintf(f, "%s%.9g", n > 1 ? "," : "", m->t_cgn[n] * 1e3);
 	fputs("],\"cg_threads_stage_ms\":[", f);
-	for (unsigned n = 1; n <= pm_max_threads(&m->sh); n++)
+	for (unsigned n = 1; n <= pm_max_threads(&m->sh); n++) {
+		fputs(n > 1 ? ",[" : "[", f);
 		for (unsigned k = 0; k < m->sh.s; k++)
-			fprintf(f, "%s%s%.9g%s", n > 1 && k == 0 ? "," : "", k == 0 ? "[" : ",",
-			        m->t_cgn_stage[n][k] * 1e3, k + 1 == m->sh.s ? "]" : "");
+			fprintf(f, "%s%.9g", k ? "," : "", m->t_cgn_stage[n][k] * 1e3);
+		fputc(']', f);
+	}
 	fprintf(f, "],\"input_ms\":%.9g,\"output_ms\":%.9g,\"collect_ms\":%.9g,\"tdp_w\":",
 	        m->t_in * 1e3, m->t_out * 1e3, m->t_collect * 1e3);
 	json_num(f, m->tdp > 0 ? m->tdp : NAN);

@@ -212,7 +212,8 @@ START_TEST(test_gpu_cpu_stages_take_their_time_beside_the_other_threads)
 	m.st[1].h2d_cg = 0.004;
 	m.t_cgn_stage[3][1] = 0.020;
 	m.t_cgn_stage[3][2] = 0.030;
-	m.t_cgn_stage[1][1] = m.t_cgn_stage[1][2] = 1.0; /* n = 1 is the stage alone */
+	/* Never read: one thread's stages are T_k^CG, however the n = 1 row reads. */
+	m.t_cgn_stage[1][1] = m.t_cgn_stage[1][2] = 1.0;
 	ck_assert_double_eq_tol(predict(&m, false, false, 3, 1).lambda, 1 / 0.058 + 1 / 0.060, TOL);
 	ck_assert_double_eq_tol(predict(&m, false, false, 1, 1).lambda, 1 / 0.039, TOL);
 	ck_assert_double_eq_tol(predict(&m, false, true, 3, 1).lambda, 1 / 0.016, TOL);
