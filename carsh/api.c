@@ -10,7 +10,7 @@
 #include "model/filecache.h"
 #include "model/xml.h"
 #include "model/cmdline.h"
-#include "shell/script.h"
+#include "cmd/script.h"
 #include "util/alloc.h"
 #include "exec/process.h"
 

@@ -5,7 +5,7 @@
 #include "cmd/cmd.h"
 #include "model/filecache.h"
 
-static int cmd_cd_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+static int cmd_cd_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	const char *dir = argc > 1 ? argv[1] : getenv("HOME");
 

@@ -19,7 +19,7 @@ static int deadlock_error(const struct graph *g, const struct deadlock *d, struc
 	return 1;
 }
 
-static int cmd_check_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+static int cmd_check_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	struct graph *g;
 	struct deadlock d;

@@ -35,7 +35,7 @@ static int list_devices_child(void *arg, struct job_result *res)
 }
 
 /* The thread executor's runtime already knows them. */
-static int list_devices_here(struct cmd_ctx *c, struct cs_err *e)
+static int list_devices_here(struct run_ctx *c, struct cs_err *e)
 {
 	const struct rt_devinfo *devs;
 	size_t n;
@@ -48,10 +48,10 @@ static int list_devices_here(struct cmd_ctx *c, struct cs_err *e)
 
 /* OpenCL runs in a child: the master must never create an OpenCL context (DESIGN §2) —
  * unless the thread executor has made this process the runtime. */
-static int cmd_devices_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+static int cmd_devices_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
-	struct child_io io = cmd_child_io(c);
-	struct exec_env env = cmd_exec_env(c);
+	struct child_io io = run_child_io(c);
+	struct exec_env env = run_exec_env(c);
 
 	(void)argc;
 	(void)argv;

@@ -1,7 +1,7 @@
 /* echo: print the words, separated by spaces. */
 #include "cmd/cmd.h"
 
-static int cmd_echo_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+static int cmd_echo_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	for (int i = 1; i < argc; i++)
 		fprintf(c->out, "%s%s", i > 1 ? " " : "", argv[i]);

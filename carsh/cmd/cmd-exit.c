@@ -3,7 +3,7 @@
 
 #include "cmd/cmd.h"
 
-static int cmd_exit_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+static int cmd_exit_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	int status = c->s->last_status;
 

@@ -43,7 +43,7 @@ static int parse(int argc, char **argv, struct graph_args *a, struct cs_err *e)
 
 /* Without options a graph no node spans is drawn without stages; with them, failing to
  * meet them is an error. */
-static int draw_graph(struct cmd_ctx *c, const struct graph_args *a, struct cs_err *e)
+static int draw_graph(struct run_ctx *c, const struct graph_args *a, struct cs_err *e)
 {
 	struct graph *g;
 	struct deadlock d;
@@ -71,7 +71,7 @@ out:
 }
 
 /* Drawn into memory first: an executable that cannot be read leaves no half picture. */
-static int draw_batch(struct cmd_ctx *c, const char *file, struct cs_err *e)
+static int draw_batch(struct run_ctx *c, const char *file, struct cs_err *e)
 {
 	struct batch *b;
 	char *text = NULL;
@@ -95,7 +95,7 @@ static int draw_batch(struct cmd_ctx *c, const char *file, struct cs_err *e)
 	return rc;
 }
 
-static int cmd_graph_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+static int cmd_graph_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	struct graph_args a = {NULL, NULL, NULL};
 	char *root;

@@ -1,7 +1,7 @@
 /* help: list the builtins, or show one's usage. */
 #include "cmd/cmd.h"
 
-static int cmd_help_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+static int cmd_help_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	const struct carsh_cmd *cmd;
 

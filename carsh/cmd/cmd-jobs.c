@@ -1,7 +1,7 @@
 /* jobs: list background jobs. */
 #include "cmd/cmd.h"
 
-static int cmd_jobs_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+static int cmd_jobs_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	(void)argc;
 	(void)argv;

@@ -49,7 +49,7 @@ static void shown_params(const struct batch *b, const struct params *args, const
 	params_set(shown, "BATCH_DIR", realpath(b->dir, real) ? real : b->dir, NULL);
 }
 
-static int cmd_pack_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+static int cmd_pack_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	struct pack_opts o = {NULL, NULL, false, c->out};
 	struct params args = PARAMS_INIT, dir = PARAMS_INIT, shown = PARAMS_INIT;
@@ -92,12 +92,7 @@ static int cmd_pack_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err
 	if (batch_read(file, &b, e))
 		goto done;
 	/* the scope the batch runner gives the batch's steps */
-	scope_init(&sc);
-	scope_push(&sc, &args);
-	scope_append(&sc, c->caller);
-	scope_push(&sc, &b->params);
-	params_set(&dir, "BATCH_DIR", b->dir, b->file);
-	scope_push(&sc, &dir);
+	batch_scope(&sc, &args, c->caller, b, &dir);
 	shown_params(b, &args, &sc, &shown);
 	if (pack_batch(b, &sc, &shown, &o, e) == 0)
 		rc = 0;

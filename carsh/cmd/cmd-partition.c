@@ -181,7 +181,7 @@ static bool writes_stdout(const struct job_plan *jp)
 	return false;
 }
 
-static void add_stats(struct cmd_ctx *c, const struct part_result *r)
+static void add_stats(struct run_ctx *c, const struct part_result *r)
 {
 	struct run_stats st;
 
@@ -198,7 +198,7 @@ static void add_stats(struct cmd_ctx *c, const struct part_result *r)
 	stats_add(c->stats, &st);
 }
 
-static int run_partition(struct cmd_ctx *c, struct part_cmd *pc, const struct exe *exe,
+static int run_partition(struct run_ctx *c, struct part_cmd *pc, const struct exe *exe,
                          struct params *args, struct cs_err *e)
 {
 	struct scope scope;
@@ -225,7 +225,7 @@ static int run_partition(struct cmd_ctx *c, struct part_cmd *pc, const struct ex
 	/* From here OpenCL lives in this process: the shell stays on the thread executor. */
 	c->s->thread_mode = true;
 	t = session_texec(c->s);
-	env = (struct part_env){texec_session(t), texec_resident(t), cmd_exec_env(c)};
+	env = (struct part_env){texec_session(t), texec_resident(t), run_exec_env(c)};
 	jp->in = c->in;
 	jp->out = c->out;
 	pc->o.progress = !pc->no_progress && !c->detached && isatty(STDERR_FILENO);
@@ -275,7 +275,7 @@ static void print_help(FILE *f)
 	        cmd_partition.usage);
 }
 
-static int cmd_partition_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+static int cmd_partition_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	struct part_cmd pc;
 	struct params args = PARAMS_INIT;

@@ -57,7 +57,7 @@ static int parse(int argc, char **argv, struct peast_args *a, struct cs_err *e)
 	return a->file ? 0 : usage(e, "no graph file in", argv[0]);
 }
 
-static int schedule(struct cmd_ctx *c, const struct peast_args *a, const struct graph *g,
+static int schedule(struct run_ctx *c, const struct peast_args *a, const struct graph *g,
                     struct cs_err *e)
 {
 	struct peast_opts o;
@@ -75,7 +75,7 @@ static int schedule(struct cmd_ctx *c, const struct peast_args *a, const struct 
 	return rc;
 }
 
-static int cmd_peast_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+static int cmd_peast_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	struct peast_args a = {NULL, NULL, NULL, NULL, false};
 	struct graph *g;

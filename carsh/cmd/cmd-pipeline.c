@@ -232,7 +232,7 @@ static void print_help(FILE *f)
 	        cmd_pipeline.usage);
 }
 
-static void add_stats(struct cmd_ctx *c, const struct pipe_result *r)
+static void add_stats(struct run_ctx *c, const struct pipe_result *r)
 {
 	struct run_stats st;
 
@@ -245,7 +245,7 @@ static void add_stats(struct cmd_ctx *c, const struct pipe_result *r)
 	stats_add(c->stats, &st);
 }
 
-static int run_pipeline(struct cmd_ctx *c, struct pipe_cmd *pc, const struct pipe_plan *pp,
+static int run_pipeline(struct run_ctx *c, struct pipe_cmd *pc, const struct pipe_plan *pp,
                         struct cs_err *e)
 {
 	struct pipe_result res;
@@ -270,7 +270,7 @@ static int run_pipeline(struct cmd_ctx *c, struct pipe_cmd *pc, const struct pip
 	return 0;
 }
 
-static int cmd_pipeline_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+static int cmd_pipeline_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	struct pipe_cmd pc;
 	struct pipe_desc *d = NULL;

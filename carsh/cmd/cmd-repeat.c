@@ -3,7 +3,7 @@
 
 #include "cmd/cmd.h"
 
-static int cmd_repeat_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+static int cmd_repeat_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	long long n;
 

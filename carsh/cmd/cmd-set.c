@@ -42,7 +42,7 @@ static int check_setting(struct session *s, const char *name, const char *value,
 	return 0;
 }
 
-static int cmd_set_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+static int cmd_set_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	if (argc == 1) {
 		list_vars(c->vars, c->out);

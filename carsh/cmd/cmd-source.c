@@ -4,10 +4,10 @@
 #include "cmd/cmd.h"
 #include "model/xml.h"
 
-static int cmd_source_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+static int cmd_source_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	struct session *s = c->s;
-	struct cmd_ctx inner = *c;
+	struct run_ctx inner = *c;
 	char *text;
 	int rc;
 

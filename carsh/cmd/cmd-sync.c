@@ -17,7 +17,7 @@ static int parse_job(const char *arg, int *id)
 	return 0;
 }
 
-static int cmd_sync_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+static int cmd_sync_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	int failed = 0;
 

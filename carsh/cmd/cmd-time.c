@@ -6,11 +6,11 @@
 
 /* --wall: only the wall time, with the jobs unprofiled, as they run untimed (profiling
  * events cost the thread executor as much as a small kernel on a GPU). */
-static int cmd_time_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+static int cmd_time_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	bool wall = strcmp(argv[1], "--wall") == 0;
 	struct stats_acc acc = {0, {0}};
-	struct cmd_ctx inner = *c;
+	struct run_ctx inner = *c;
 	double t0;
 	int rc;
 
@@ -22,7 +22,7 @@ static int cmd_time_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err
 	inner.profile = !wall;
 	t0 = clock_ms();
 	rc = cmd_exec_argv(&inner, argc - 1, argv + 1, e);
-	if (cmd_flush(&inner, e) && rc == 0)
+	if (run_flush(&inner, e) && rc == 0)
 		rc = 1;
 	stats_print(stderr, &acc, clock_ms() - t0, !wall);
 	stats_merge(c->stats, &acc);

@@ -1,7 +1,7 @@
 /* unset: remove variables. */
 #include "cmd/cmd.h"
 
-static int cmd_unset_exec(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+static int cmd_unset_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	for (int i = 1; i < argc; i++)
 		if (!params_unset(c->vars, argv[i]))

@@ -1,14 +1,12 @@
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "model/filecache.h"
 #include "util/alloc.h"
 #include "util/strbuf.h"
+#include "util/strvec.h"
 
 const struct carsh_cmd *cmd_find(const char *name)
 {
@@ -25,22 +23,7 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-struct exec_env cmd_exec_env(const struct cmd_ctx *c)
-{
-	return (struct exec_env){c->s->hz,
-	                         c->interrupted,
-	                         stderr,
-	                         c->detached,
-	                         c->detached ? NULL : &c->s->fg_pid,
-	                         c->profile || session_stats_on(c->vars)};
-}
-
-struct child_io cmd_child_io(const struct cmd_ctx *c)
-{
-	return (struct child_io){fileno(c->in), fileno(c->out), -1};
-}
-
-static int print_help(struct cmd_ctx *c, const struct carsh_cmd *cmd)
+static int print_help(struct run_ctx *c, const struct carsh_cmd *cmd)
 {
 	if (cmd->help)
 		cmd->help(c->out);
@@ -49,7 +32,7 @@ static int print_help(struct cmd_ctx *c, const struct carsh_cmd *cmd)
 	return 0;
 }
 
-int cmd_exec_argv(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
+int cmd_exec_argv(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	const struct carsh_cmd *cmd = cmd_find(argv[0]);
 	char **args = argv;
@@ -84,7 +67,7 @@ int cmd_exec_argv(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
 	return rc;
 }
 
-static int open_redirections(const struct command *cmd, struct cmd_ctx *c, struct cs_err *e)
+static int open_redirections(const struct command *cmd, struct run_ctx *c, struct cs_err *e)
 {
 	if (cmd->redir_in) {
 		c->in = fopen(cmd->redir_in, "r");
@@ -99,7 +82,7 @@ static int open_redirections(const struct command *cmd, struct cmd_ctx *c, struc
 	return 0;
 }
 
-static int close_redirections(const struct command *cmd, struct cmd_ctx *c, struct cs_err *e)
+static int close_redirections(const struct command *cmd, struct run_ctx *c, struct cs_err *e)
 {
 	int rc = 0;
 
@@ -121,11 +104,11 @@ static void print_error(const struct command *cmd, const struct cs_err *e)
 }
 
 /* The shell's own context: its variables, its jobs, the terminal's Ctrl-C. */
-static void top_context(struct session *s, struct cmd_ctx *c, struct scope *shell)
+static void top_context(struct session *s, struct run_ctx *c, struct scope *shell)
 {
 	scope_init(shell);
 	scope_push(shell, &s->vars);
-	*c = (struct cmd_ctx){
+	*c = (struct run_ctx){
 	        .s = s,
 	        .caller = shell,
 	        .vars = &s->vars,
@@ -136,11 +119,11 @@ static void top_context(struct session *s, struct cmd_ctx *c, struct scope *shel
 	};
 }
 
-int command_run(struct session *s, const struct command *cmd, const struct cmd_ctx *parent)
+int command_run(struct session *s, const struct command *cmd, const struct run_ctx *parent)
 {
 	struct scope shell;
 	struct stats_acc acc = {0, {0}};
-	struct cmd_ctx c;
+	struct run_ctx c;
 	struct cs_err *e = xmalloc(sizeof(*e));
 	int rc;
 
@@ -165,7 +148,7 @@ int command_run(struct session *s, const struct command *cmd, const struct cmd_c
 			rc = 1;
 	}
 	/* A top-level command ends when its queued device work does. */
-	if (!parent && cmd_flush(&c, e) && rc == 0)
+	if (!parent && run_flush(&c, e) && rc == 0)
 		rc = 1;
 	if (rc != 0)
 		print_error(cmd, e);
@@ -176,113 +159,34 @@ int command_run(struct session *s, const struct command *cmd, const struct cmd_c
 	return rc;
 }
 
-/* ---- background commands: a thread with a snapshot of everything it reads ---- */
+/* ---- background commands: argv run in a job's thread (runner/context.h) ---- */
 
-struct bg_cmd {
-	struct session *s;
-	struct strvec argv;
-	char *origin;
-	struct params vars; /* the caller's parameters, frozen at `&` */
-	FILE *in;
-	FILE *out;
-	int depth;
-	struct batch_frame *frames;
-};
-
-static void bg_cmd_free(void *p)
+static void argv_free(void *p)
 {
-	struct bg_cmd *b = p;
+	struct strvec *argv = p;
 
-	sv_free(&b->argv);
-	free(b->origin);
-	params_free(&b->vars);
-	if (b->in)
-		fclose(b->in);
-	if (b->out && fclose(b->out) != 0)
-		fprintf(stderr, "carsh: background job: error writing its output: %s\n",
-		        strerror(errno));
-	free(b);
+	sv_free(argv);
+	free(argv);
 }
 
-static int bg_cmd_body(void *arg, int id, struct cs_err *e)
+static int argv_body(struct run_ctx *c, void *arg, struct cs_err *e)
 {
-	struct bg_cmd *b = arg;
-	struct stats_acc acc = {0, {0}};
-	struct jobs *own = jobs_new();
-	struct scope sc;
-	struct cmd_ctx c;
-	struct cs_err sync_err;
+	struct strvec *argv = arg;
+
+	return cmd_exec_argv(c, (int)argv->n, argv->v, e);
+}
+
+int cmd_background(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+{
+	struct strvec *copy = xcalloc(1, sizeof(*copy));
+	struct strbuf label = STRBUF_INIT;
 	int rc;
 
-	(void)id;
-	scope_init(&sc);
-	scope_push(&sc, &b->vars);
-	c = (struct cmd_ctx){
-	        .s = b->s,
-	        .origin = b->origin,
-	        .caller = &sc,
-	        .vars = &b->vars,
-	        .in = b->in,
-	        .out = b->out,
-	        .stats = &acc,
-	        .jobs = own,
-	        .quiet = true,
-	        .detached = true,
-	        .depth = b->depth,
-	};
-	rc = cmd_exec_argv(&c, (int)b->argv.n, b->argv.v, e);
-	if (cmd_flush(&c, &sync_err) && rc == 0) {
-		memcpy(e->msg, sync_err.msg, sizeof(e->msg));
-		rc = 1;
-	}
-	if (jobs_sync(own, 0, &sync_err) != 0 && rc == 0) {
-		memcpy(e->msg, sync_err.msg, sizeof(e->msg));
-		rc = 1;
-	}
-	jobs_free(own);
-	fflush(b->out);
-	return rc;
-}
-
-/* The job's own descriptors: the command's redirection closes when the command returns. */
-FILE *cmd_own_stream(FILE *f, const char *mode, bool devnull)
-{
-	int fd = devnull ? open("/dev/null", O_RDONLY | O_CLOEXEC) : dup(fileno(f));
-
-	if (fflush(f) != 0 && !devnull)
-		clearerr(f);
-	return fd < 0 ? NULL : fdopen(fd, mode);
-}
-
-int cmd_background(struct cmd_ctx *c, int argc, char **argv, struct cs_err *e)
-{
-	struct bg_cmd *b = xcalloc(1, sizeof(*b));
-	struct strbuf label = STRBUF_INIT;
-	int id;
-
-	b->s = c->s;
 	for (int i = 0; i < argc; i++) {
-		sv_push(&b->argv, argv[i]);
+		sv_push(copy, argv[i]);
 		sb_addf(&label, "%s%s", i ? " " : "", argv[i]);
 	}
-	b->origin = c->origin ? xstrdup(c->origin) : NULL;
-	scope_flatten(c->caller, &b->vars);
-	/* POSIX: a background command reads /dev/null unless its input was redirected. */
-	b->in = cmd_own_stream(c->in, "r", c->in == stdin);
-	b->out = cmd_own_stream(c->out, "w", false);
-	b->depth = c->depth;
-	if (!b->in || !b->out) {
-		bg_cmd_free(b);
-		sb_free(&label);
-		return cmd_errno(e, 1, "cannot set up a background job");
-	}
-	id = jobs_start(c->jobs, sb_str(&label), 0, bg_cmd_body, b, NULL, bg_cmd_free, e);
+	rc = run_background(c, sb_str(&label), argv_body, copy, argv_free, e);
 	sb_free(&label);
-	if (id < 0) {
-		bg_cmd_free(b);
-		return 1;
-	}
-	if (!c->quiet)
-		fprintf(stderr, "[%d] %d\n", id, (int)getpid());
-	return 0;
+	return rc;
 }

@@ -291,3 +291,23 @@ void batch_free(struct batch *b)
 	free(b->dir);
 	free(b);
 }
+
+const char *step_kind_tag(enum step_kind k)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(step_tags); i++)
+		if (step_tags[i].kind == k)
+			return step_tags[i].tag;
+	return "?";
+}
+
+void batch_scope(struct scope *sc, const struct params *args, const struct scope *caller,
+                 const struct batch *b, struct params *dir)
+{
+	scope_init(sc);
+	if (args)
+		scope_push(sc, args);
+	scope_append(sc, caller);
+	scope_push(sc, &b->params);
+	params_set(dir, "BATCH_DIR", b->dir, b->file);
+	scope_push(sc, dir);
+}

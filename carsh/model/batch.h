@@ -64,4 +64,13 @@ int batch_read(const char *path, struct batch **out, struct cs_err *e);
 int batch_from_node(const struct xml_ctx *x, xmlNodePtr node, struct batch **out);
 void batch_free(struct batch *b);
 
+/* The XML tag of a step of kind k ("Exec"), for messages. */
+const char *step_kind_tag(enum step_kind k);
+
+/* The scope a batch's steps see (DESIGN §3.1): args (the caller's, strongest; may be NULL),
+ * the caller's scope, the batch's own <Param>s as defaults, then BATCH_DIR, which is set in
+ * dir (the caller owns dir and frees it after the steps ran). */
+void batch_scope(struct scope *sc, const struct params *args, const struct scope *caller,
+                 const struct batch *b, struct params *dir);
+
 #endif

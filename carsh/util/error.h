@@ -2,6 +2,7 @@
 #ifndef CARSH_UTIL_ERROR_H
 #define CARSH_UTIL_ERROR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Large enough for an OpenCL build log of a few hundred lines. */
@@ -19,6 +20,11 @@ int err_prefix(struct cs_err *e, const char *fmt, ...) __attribute__((format(pri
 
 /* Set the message from errno: "<what>: <strerror(errno)>". Returns -1. */
 int err_errno(struct cs_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The same with a va_list, for wrappers that add a return value of their own. */
+int err_vset(struct cs_err *e, const char *fmt, va_list ap);
+int err_vprefix(struct cs_err *e, const char *fmt, va_list ap);
+int err_verrno(struct cs_err *e, const char *fmt, va_list ap);
 
 void err_clear(struct cs_err *e);
 

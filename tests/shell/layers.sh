@@ -1,12 +1,18 @@
 #!/bin/sh
 # The layering of docs/architecture.md: code calls downward only. Every #include of a header
-# in another directory of carsh/ must name a lower layer. The check is also run on a made-up
-# upward include, so that a broken awk program cannot pass silently.
+# in another directory of carsh/, at any depth, must name a lower layer; a file's layer is
+# its first directory below carsh/ (files at the top, api.c and carsh.h, are the library's
+# public face, "api"). Inside one layer a subfolder may include its own files and those of
+# the folders above it (engines/partition/ may include engines/energy.h), never a sibling's
+# (engines/partition/ never includes engines/pipeline/). The check is also run on made-up
+# bad includes, so that a broken awk program cannot pass silently.
 . "$TOP_SRCDIR/tests/shell/lib.sh"
 
-# Rank of each directory, highest first (docs/architecture.md, "Layers").
-ranks='shell 8
-cmd 7
+# Rank of each layer, highest first (docs/architecture.md, "Layers").
+ranks='shell 10
+api 9
+cmd 8
+runner 7
 graph 6
 pack 6
 engines 6
@@ -16,39 +22,60 @@ runtime 3
 data 2
 util 1'
 
-# upward_includes DIR: "FILE: includes LAYER/..." for every include that is not downward.
-upward_includes() {
+# bad_includes DIR: "FILE: includes ..." for every include that is not downward.
+bad_includes() {
 	printf '%s\n' "$ranks" >"$T/ranks"
-	for f in "$1"/*/*.[ch]; do
-		grep -H '^#include "[a-z]*/' "$f"
-	done | awk -v ranks="$T/ranks" '
+	(cd "$1" && find . -name '*.[ch]' | sed 's|^\./||' | sort | while read -r f; do
+		sed -n 's|^#include "\([a-z][a-z0-9_/.-]*\)".*|\1|p' "$f" | sed "s|^|$f |"
+	done) | awk -v ranks="$T/ranks" '
 		BEGIN { while ((getline line < ranks) > 0) { split(line, w, " "); rank[w[1]] = w[2] } }
+		function dir(path) { return path ~ /\// ? substr(path, 1, match(path, /\/[^\/]*$/) - 1) : "" }
+		function layer(d) { return d == "" ? "api" : (index(d, "/") ? substr(d, 1, index(d, "/") - 1) : d) }
 		{
-			n = split(substr($0, 1, index($0, ":") - 1), p, "/"); from = p[n - 1]
-			to = $0; sub(/^[^"]*"/, "", to); sub(/\/.*/, "", to)
-			if (!(from in rank)) { print substr($0, 1, index($0, ":") - 1) ": directory " from " has no layer"; next }
-			if (!(to in rank)) { print $0 ": layer " to " unknown"; next }
-			if (from != to && rank[to] >= rank[from])
-				print substr($0, 1, index($0, ":") - 1) ": includes " to "/ (" rank[to] " >= " rank[from] ")"
+			file = $1; inc = $2
+			# includes without a folder: the public header, or one of the build (config.h)
+			if (inc !~ /\// && inc != "carsh.h") next
+			from = dir(file); to = dir(inc)
+			lf = layer(from); lt = layer(to)
+			if (!(lf in rank)) { print file ": directory " from " has no layer"; next }
+			if (!(lt in rank)) { print file ": includes " inc ": layer " lt " unknown"; next }
+			if (lf != lt) {
+				if (rank[lt] >= rank[lf])
+					print file ": includes " lt "/ (" rank[lt] " >= " rank[lf] ")"
+				next
+			}
+			# same layer: the own folder or one above it
+			if (to != from && index(from "/", to "/") != 1)
+				print file ": includes " inc ", a sibling folder of the same layer"
 		}'
 }
 
-bad=$(upward_includes "$TOP_SRCDIR/carsh")
+bad=$(bad_includes "$TOP_SRCDIR/carsh")
+nfiles=$(find "$TOP_SRCDIR/carsh" -name '*.[ch]' | wc -l)
 if [ -z "$bad" ]; then
-	pass "every include between carsh/ directories goes down a layer ($(ls "$TOP_SRCDIR"/carsh/*/*.[ch] | wc -l) files)"
+	pass "every include between carsh/ folders, at every depth, goes down a layer ($nfiles files)"
 else
 	fail "includes against the layering:
 $bad"
 fi
 
-# The same check must catch an upward include (and a sideways one between equal ranks).
-mkdir -p "$T/src/model" "$T/src/pack"
+# The same check must catch an upward include, a sideways one between equal ranks, one
+# from the top-level public face into the front-end, and one between sibling subfolders.
+mkdir -p "$T/src/model" "$T/src/pack" "$T/src/engines/a" "$T/src/engines/b" "$T/src/cmd"
 printf '#include "cmd/cmd.h"\n' >"$T/src/model/up.c"
 printf '#include "graph/adj.h"\n' >"$T/src/pack/side.c"
-bad=$(upward_includes "$T/src")
+printf '#include "shell/script.h"\n' >"$T/src/api.c"
+printf '#include "engines/b/x.h"\n#include "engines/e.h"\n' >"$T/src/engines/a/sib.c"
+printf '#include "carsh.h"\n' >"$T/src/cmd/public.c"
+bad=$(bad_includes "$T/src")
 case "$bad" in
-*"model/up.c: includes cmd/"*"pack/side.c: includes graph/"*) pass "an upward and a sideways include are reported" ;;
+*"api.c: includes shell/"*"cmd/public.c: includes api/"*"engines/a/sib.c: includes engines/b/x.h, a sibling"*"model/up.c: includes cmd/"*"pack/side.c: includes graph/"*)
+	pass "planted upward, sideways, top-level and sibling includes are reported" ;;
 *) fail "the check missed planted includes: '$bad'" ;;
+esac
+case "$bad" in
+*"engines/e.h"*) fail "an include of the own layer's parent folder was reported: '$bad'" ;;
+*) pass "a subfolder may include its layer's parent folder" ;;
 esac
 
 finish

@@ -1,6 +1,6 @@
 /* The shell's state that commands share: variables, virtual buffers, hazards, jobs. */
-#ifndef CARSH_CMD_SESSION_H
-#define CARSH_CMD_SESSION_H
+#ifndef CARSH_RUNNER_SESSION_H
+#define CARSH_RUNNER_SESSION_H
 
 #include <signal.h>
 #include <stdbool.h>
@@ -12,14 +12,14 @@
 #include "exec/threadexec.h"
 
 struct session;
-struct cmd_ctx;
+struct run_ctx;
 
 /* Runs a text of commands through the shell front-end (for `source`, -c and <Command>);
  * installed by the front-end so that this layer needs no parser of its own. The commands run
  * in a context derived from parent (NULL: the shell's own). With stop_on_error the first
  * failing command ends the text. Returns the last status. */
 typedef int (*text_runner)(struct session *s, const char *text, const char *file, int first_line,
-                           const struct cmd_ctx *parent, bool stop_on_error);
+                           const struct run_ctx *parent, bool stop_on_error);
 
 struct plancache;
 
@@ -38,7 +38,7 @@ struct session {
 	text_runner run_text;
 	bool thread_mode;           /* `set exec=thread` or -T */
 	struct texec *texec;        /* the thread executor, once it has started */
-	struct plancache *plans;    /* plans reused by the shell's thread (cmd/plancache.h) */
+	struct plancache *plans;    /* plans reused by the shell's thread (runner/plancache.h) */
 	pthread_mutex_t texec_lock; /* it starts once, whichever thread needs it first */
 };
 
@@ -55,11 +55,6 @@ struct texec *session_texec(struct session *s);
  * count must be the virtual buffer's; *shm gets its segment name. */
 int session_resolve_buffer(void *ctx, const char *name, struct cs_type type, size_t count,
                            char **shm, struct cs_err *e);
-/* Whether a binding resolved before still holds: name still names segment shm, of that type
- * and count (ctx the session, as for session_resolve_buffer; nothing is copied). */
-bool session_buffer_unchanged(void *ctx, const char *name, const char *shm, struct cs_type type,
-                              size_t count);
-
 /* The words after a file on a command line: STREAM=FILE binds a stream of exe (a flow-model
  * wrapped for the line; NULL: none), NAME=VALUE sets a parameter in args. */
 struct exe;

@@ -1,4 +1,4 @@
-#include "shell/script.h"
+#include "cmd/script.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +8,7 @@
 
 struct lookup_ctx {
 	struct session *s;
-	const struct cmd_ctx *parent;
+	const struct run_ctx *parent;
 };
 
 /* ${NAME}: the parameters the commands will see (a batch's, or the shell variables). */
@@ -21,7 +21,7 @@ static const char *lookup_var(void *ctx, const char *name)
 	return p ? p->value : NULL;
 }
 
-static bool interrupted(const struct session *s, const struct cmd_ctx *parent)
+static bool interrupted(const struct session *s, const struct run_ctx *parent)
 {
 	if (parent)
 		return parent->interrupted && *parent->interrupted;
@@ -29,7 +29,7 @@ static bool interrupted(const struct session *s, const struct cmd_ctx *parent)
 }
 
 int script_run(struct session *s, const char *text, const char *file, int first_line,
-               const struct cmd_ctx *parent, bool stop_on_error)
+               const struct run_ctx *parent, bool stop_on_error)
 {
 	struct lookup_ctx lc = {s, parent};
 	struct shell_lexer lx;

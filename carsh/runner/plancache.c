@@ -1,9 +1,9 @@
-#include "cmd/plancache.h"
+#include "runner/plancache.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/session.h"
+#include "data/vbuf.h"
 #include "util/alloc.h"
 
 #define PLANS_MAX 64
@@ -94,15 +94,15 @@ static bool all_buffers(const struct job_plan *jp)
 }
 
 /* The <Buffer> names again, to the segments they name now. */
-static int rebind(struct job_plan *jp, const struct plan_env *env, struct cs_err *e)
+static int rebind(struct job_plan *jp, struct vbuf_table *vbufs, const struct plan_env *env,
+                  struct cs_err *e)
 {
 	for (size_t i = 0; i < jp->kp.nargs; i++) {
 		struct stream_bind *b = &jp->binds[i];
 		char *shm;
 
 		if (!arg_is_stream(jp->kp.args[i].kind) ||
-		    session_buffer_unchanged(env->resolve_ctx, b->buffer, b->shm,
-		                             jp->kp.args[i].type, jp->kp.args[i].count))
+		    vbuf_holds(vbufs, b->buffer, b->shm, jp->kp.args[i].type, jp->kp.args[i].count))
 			continue;
 		if (env->resolve(env->resolve_ctx, b->buffer, jp->kp.args[i].type,
 		                 jp->kp.args[i].count, &shm, e))
@@ -130,15 +130,15 @@ static struct plan_entry *find(struct plancache *pc, const struct exe *exe,
 	return NULL;
 }
 
-int plancache_plan(struct plancache *pc, const struct exe *exe, const struct plan_env *env,
-                   struct job_plan **jp, bool *kept, struct cs_err *e)
+int plancache_plan(struct plancache *pc, struct vbuf_table *vbufs, const struct exe *exe,
+                   const struct plan_env *env, struct job_plan **jp, bool *kept, struct cs_err *e)
 {
 	struct plan_entry *en = find(pc, exe, env);
 	struct cs_err ignored;
 
 	*kept = false;
 	/* A binding that no longer resolves is planned again, for plan_exe's message. */
-	if (en && rebind(en->jp, env, &ignored) == 0) {
+	if (en && rebind(en->jp, vbufs, env, &ignored) == 0) {
 		*jp = en->jp;
 		*kept = true;
 		return 0;
@@ -147,7 +147,7 @@ int plancache_plan(struct plancache *pc, const struct exe *exe, const struct pla
 		entry_clear(en);
 	if (plan_exe(exe, env, jp, e))
 		return -1;
-	if (env->resolve != session_resolve_buffer || !all_buffers(*jp))
+	if (!all_buffers(*jp))
 		return 0;
 	en = &pc->e[pc->next];
 	pc->next = (pc->next + 1) % PLANS_MAX;

@@ -1,10 +1,10 @@
-#include "cmd/session.h"
+#include "runner/session.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/plancache.h"
+#include "runner/plancache.h"
 #include "data/types.h"
 #include "model/exe.h"
 #include "model/flowmodel.h"
@@ -65,14 +65,6 @@ bool session_stats_on(const struct params *vars)
 	const struct param *p = params_get(vars, "stats");
 
 	return p && (strcmp(p->value, "on") == 0 || strcmp(p->value, "1") == 0);
-}
-
-bool session_buffer_unchanged(void *ctx, const char *name, const char *shm, struct cs_type type,
-                              size_t count)
-{
-	struct session *s = ctx;
-
-	return vbuf_holds(s->vbufs, name, shm, type, count);
 }
 
 int session_resolve_buffer(void *ctx, const char *name, struct cs_type type, size_t count,

@@ -1,36 +1,33 @@
 /*
- * Running a batch (DESIGN §3.4): each step becomes the same command the shell would run
- * (`virtbuf ...`, `run FILE`, `sync`, `echo`), evaluated in the batch's scope: the caller's
- * parameters (strongest), then the batch's own <Param>s as defaults. A batch stops at its
- * first failing step, waits for the background jobs it started, and fails with every
- * file:line on the way; its end is an implicit <Sync/>.
+ * Running a batch (DESIGN §3.4): each step does what the shell's command would (`virtbuf
+ * ...`, `run FILE`, `sync`, `echo`) through the same runner functions, evaluated in the
+ * batch's scope: the caller's parameters (strongest), then the batch's own <Param>s as
+ * defaults. A batch stops at its first failing step, waits for the background jobs it
+ * started, and fails with every file:line on the way; its end is an implicit <Sync/>.
  */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmd.h"
+#include "runner/batch.h"
+
+#include <errno.h>
+
 #include "model/batch.h"
 #include "model/filecache.h"
+#include "runner/buffers.h"
+#include "runner/run.h"
 #include "util/alloc.h"
 #include "util/strbuf.h"
 
 struct run {
-	struct cmd_ctx *c; /* the steps' context */
+	struct run_ctx *c; /* the steps' context */
 	const struct batch *b;
 	struct cs_err *e;
 };
 
 static int run_steps(struct run *r, const struct step *steps, size_t n);
-
-static const char *step_tag(const struct step *s)
-{
-	static const char *const tags[] = {"Virtbuf", "Exec",    "Sync", "Repeat",
-	                                   "Batch",   "Command", "Echo"};
-
-	return tags[s->kind];
-}
 
 /* "fft.bat.xml:12: <Exec file="x.exe.xml">: " in front of the step's message. */
 static int step_failed(struct run *r, const struct step *s, int status)
@@ -40,16 +37,11 @@ static int step_failed(struct run *r, const struct step *s, int status)
 	if (!r->e->msg[0])
 		err_set(r->e, "failed (status %d)", status);
 	if (file)
-		err_prefix(r->e, "%s:%d: <%s %s=\"%s\">: ", r->b->file, s->line, step_tag(s),
-		           s->file ? "file" : "name", file);
+		err_prefix(r->e, "%s:%d: <%s %s=\"%s\">: ", r->b->file, s->line,
+		           step_kind_tag(s->kind), s->file ? "file" : "name", file);
 	else
-		err_prefix(r->e, "%s:%d: <%s>: ", r->b->file, s->line, step_tag(s));
+		err_prefix(r->e, "%s:%d: <%s>: ", r->b->file, s->line, step_kind_tag(s->kind));
 	return status ? status : 1;
-}
-
-static int exec_words(struct run *r, int argc, char **argv)
-{
-	return cmd_exec_argv(r->c, argc, argv, r->e);
 }
 
 static int eval_text(struct run *r, const char *text, const char *what, char *buf, size_t len)
@@ -62,50 +54,80 @@ static int eval_text(struct run *r, const char *text, const char *what, char *bu
 	return 0;
 }
 
+/* A count or column number: the expression, then the range `virtbuf` checks. */
+static int eval_size(struct run *r, const char *text, const char *what, const char *range_what,
+                     const char *op, size_t *out)
+{
+	char num[32];
+	long long v;
+
+	if (eval_text(r, text, what, num, sizeof(num)))
+		return -1;
+	if (scope_eval_range(r->c->caller, num, range_what, 1, INT64_MAX, &v, r->e))
+		return err_prefix(r->e, "%s", op);
+	*out = (size_t)v;
+	return 0;
+}
+
+static int step_create(struct run *r, const struct step *s)
+{
+	struct cs_type t;
+	char op[300];
+	size_t count;
+
+	snprintf(op, sizeof(op), "virtbuf create %s: ", s->name);
+	if (eval_size(r, s->count, "count", "count", op, &count))
+		return 1;
+	if (type_parse(s->type, &t, r->e)) {
+		err_prefix(r->e, "%s", op);
+		return 1;
+	}
+	return buffers_create(r->c, s->name, t, count, r->e) ? 1 : 0;
+}
+
+static int step_dump(struct run *r, const struct step *s)
+{
+	size_t cols = 0;
+
+	if (s->columns && eval_size(r, s->columns, "columns", "--columns", "virtbuf dump: ", &cols))
+		return 2;
+	return buffers_dump(r->c, s->name, s->file, cols, r->e) ? 1 : 0;
+}
+
 static int step_virtbuf(struct run *r, const struct step *s)
 {
-	static const char *const ops[] = {"create", "fill", "dump", "swap", "delete"};
-	char *argv[8] = {(char *)"virtbuf", (char *)ops[s->op], s->name};
-	char num[32];
-	int argc = 3;
+	int rc = 0;
 
-	if (s->op == VB_CREATE) {
-		if (eval_text(r, s->count, "count", num, sizeof(num)))
-			return 1;
-		argv[argc++] = s->type;
-		argv[argc++] = num;
-	} else if (s->op == VB_FILL) {
-		if (s->value)
-			argv[argc++] = (char *)"--value";
-		argv[argc++] = s->value ? s->value : s->file;
-	} else if (s->op == VB_DUMP) {
-		if (s->file)
-			argv[argc++] = s->file;
-		if (s->columns && eval_text(r, s->columns, "columns", num, sizeof(num)))
-			return 1;
-		if (s->columns) {
-			argv[argc++] = (char *)"--columns";
-			argv[argc++] = num;
-		}
-	} else if (s->op == VB_SWAP) {
-		argv[argc++] = s->with;
-	} else if (s->all) {
-		argv[2] = (char *)"-a";
+	switch (s->op) {
+	case VB_CREATE:
+		return step_create(r, s);
+	case VB_FILL:
+		rc = s->value ? buffers_fill_value(r->c, s->name, s->value, r->e)
+		              : buffers_fill_file(r->c, s->name, s->file, r->e);
+		break;
+	case VB_DUMP:
+		return step_dump(r, s);
+	case VB_SWAP:
+		rc = buffers_swap(r->c, s->name, s->with, r->e);
+		break;
+	case VB_DELETE:
+		rc = s->all ? buffers_delete_all(r->c, r->e)
+		            : buffers_delete(r->c, &s->name, 1, r->e);
+		break;
 	}
-	return exec_words(r, argc, argv);
+	return rc ? 1 : 0;
 }
 
 static int step_exec(struct run *r, const struct step *s)
 {
-	char *argv[] = {(char *)"run", s->file};
 	bool bg = r->c->background;
 	int rc;
 
 	r->c->background = s->background;
 	if (s->exe)
-		rc = cmd_run_exe(r->c, s->exe, NULL, r->b->file, r->e);
+		rc = run_exe(r->c, s->exe, NULL, r->b->file, r->e);
 	else
-		rc = exec_words(r, 2, argv);
+		rc = run_file(r->c, s->file, 0, NULL, r->e);
 	r->c->background = bg;
 	return rc;
 }
@@ -154,12 +176,13 @@ static int expand(struct run *r, const char *text, struct strbuf *out)
 static int step_echo(struct run *r, const struct step *s)
 {
 	struct strbuf text = STRBUF_INIT;
-	char *argv[3] = {(char *)"echo"};
 	int rc = 1;
 
 	if (expand(r, s->text, &text) == 0) {
-		argv[1] = (char *)sb_str(&text);
-		rc = exec_words(r, 2, argv);
+		fprintf(r->c->out, "%s\n", sb_str(&text));
+		rc = fflush(r->c->out) == 0 ? 0 : 1;
+		if (rc)
+			err_errno(r->e, "echo: write error");
 	}
 	sb_free(&text);
 	return rc;
@@ -206,8 +229,10 @@ static int run_steps(struct run *r, const struct step *steps, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		int rc;
 
-		if (r->c->interrupted && *r->c->interrupted)
-			return cmd_error(r->e, 130, "%s: interrupted", r->b->file);
+		if (r->c->interrupted && *r->c->interrupted) {
+			err_set(r->e, "%s: interrupted", r->b->file);
+			return 130;
+		}
 		rc = run_step(r, &steps[i]);
 		if (rc)
 			return steps[i].kind == STEP_REPEAT ? rc : step_failed(r, &steps[i], rc);
@@ -216,7 +241,7 @@ static int run_steps(struct run *r, const struct step *steps, size_t n)
 }
 
 /* The chain "a.bat.xml -> b.bat.xml -> a.bat.xml" when path is already being run. */
-static int check_recursion(const struct cmd_ctx *c, const char *real, const char *shown,
+static int check_recursion(const struct run_ctx *c, const char *real, const char *shown,
                            struct cs_err *e)
 {
 	struct strbuf chain = STRBUF_INIT;
@@ -238,31 +263,17 @@ static int check_recursion(const struct cmd_ctx *c, const char *real, const char
 	return -1;
 }
 
-/* The steps' scope: the caller's args, the caller's scope, then the batch's defaults and
- * BATCH_DIR. */
-static void batch_scope(struct scope *sc, const struct params *args, const struct cmd_ctx *c,
-                        const struct batch *b, struct params *dir)
-{
-	scope_init(sc);
-	if (args)
-		scope_push(sc, args);
-	scope_append(sc, c->caller);
-	scope_push(sc, &b->params);
-	params_set(dir, "BATCH_DIR", b->dir, b->file);
-	scope_push(sc, dir);
-}
-
-static int run_loaded(struct cmd_ctx *parent, const struct batch *b, const struct params *args,
+static int run_loaded(struct run_ctx *parent, const struct batch *b, const struct params *args,
                       const struct batch_frame *frame, struct cs_err *e)
 {
 	struct params dir = PARAMS_INIT;
 	struct scope sc;
-	struct cmd_ctx c = *parent;
+	struct run_ctx c = *parent;
 	struct run r = {&c, b, e};
 	struct cs_err sync_err;
 	int rc, jobs_rc;
 
-	batch_scope(&sc, args, parent, b, &dir);
+	batch_scope(&sc, args, parent->caller, b, &dir);
 	c.caller = &sc;
 	c.jobs = jobs_new();
 	c.quiet = true;
@@ -281,17 +292,20 @@ static int run_loaded(struct cmd_ctx *parent, const struct batch *b, const struc
 	return rc;
 }
 
-int batch_run_file(struct cmd_ctx *c, const char *path, const struct params *args, struct cs_err *e)
+int batch_run_file(struct run_ctx *c, const char *path, const struct params *args, struct cs_err *e)
 {
 	char real[PATH_MAX];
 	const struct batch *b;
 	struct batch_frame frame;
 
-	if (c->depth >= SESSION_MAX_DEPTH)
-		return cmd_error(e, 1, "%s: batches nested more than %d deep", path,
-		                 SESSION_MAX_DEPTH);
-	if (!realpath(path, real))
-		return cmd_errno(e, 1, "%s", path);
+	if (c->depth >= SESSION_MAX_DEPTH) {
+		err_set(e, "%s: batches nested more than %d deep", path, SESSION_MAX_DEPTH);
+		return 1;
+	}
+	if (!realpath(path, real)) {
+		err_errno(e, "%s", path);
+		return 1;
+	}
 	if (check_recursion(c, real, path, e))
 		return 1;
 	b = filecache_batch(path, e);

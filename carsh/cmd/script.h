@@ -1,11 +1,11 @@
 /* Running a text of commands: the loop behind -c, scripts, stdin, `source` and <Command>. */
-#ifndef CARSH_SHELL_SCRIPT_H
-#define CARSH_SHELL_SCRIPT_H
+#ifndef CARSH_CMD_SCRIPT_H
+#define CARSH_CMD_SCRIPT_H
 
 #include "cmd/cmd.h"
 
-/* A text_runner (see cmd/session.h). */
+/* A text_runner (see runner/session.h). */
 int script_run(struct session *s, const char *text, const char *file, int first_line,
-               const struct cmd_ctx *parent, bool stop_on_error);
+               const struct run_ctx *parent, bool stop_on_error);
 
 #endif

@@ -16,7 +16,7 @@
  * startup. With --serial the same runs go one at a time, item after item, each node after
  * the nodes it reads from: running the flow-models one after another.
  */
-#include "cmd/graphrun.h"
+#include "runner/graphrun.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -29,6 +29,8 @@
 #include "graph/ring.h"
 #include "graph/validate.h"
 #include "model/graph.h"
+#include "runner/buffers.h"
+#include "runner/run.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/path.h"
@@ -76,7 +78,7 @@ struct timing {
 };
 
 struct grun {
-	struct cmd_ctx c; /* the runs' context: its own job table and scope */
+	struct run_ctx c; /* the runs' context: its own job table and scope */
 	struct scope scope;
 	struct graph *g;
 	struct options *o;
@@ -99,7 +101,8 @@ struct grun {
 
 static int usage(struct cs_err *e, const char *path, const char *what, const char *word)
 {
-	return cmd_error(e, 2, "%s: %s '%s'; usage: %s", path, what, word, usage_text);
+	err_set(e, "%s: %s '%s'; usage: %s", path, what, word, usage_text);
+	return 2;
 }
 
 static int option_value(int argc, char **argv, int *i, const char *name, const char **out,
@@ -513,9 +516,11 @@ static int decide_items(struct grun *r)
 
 		errno = 0;
 		v = strtoull(s, &end, 10);
-		if (s[0] < '0' || s[0] > '9' || *end || errno || v < 1 || v > (1ull << 40))
-			return cmd_error(r->e, 2, "%s: --items '%s': expected a positive integer",
-			                 r->g->file, s);
+		if (s[0] < '0' || s[0] > '9' || *end || errno || v < 1 || v > (1ull << 40)) {
+			err_set(r->e, "%s: --items '%s': expected a positive integer", r->g->file,
+			        s);
+			return 2;
+		}
 		r->items = (size_t)v;
 		return 0;
 	}
@@ -533,9 +538,10 @@ static int decide_items(struct grun *r)
 	}
 	if (r->items == SIZE_MAX)
 		r->items = 1;
-	if (r->items == 0)
-		return cmd_error(r->e, 1, "%s: no items: '%s' names no file for item 0", r->g->file,
-		                 pattern);
+	if (r->items == 0) {
+		err_set(r->e, "%s: no items: '%s' names no file for item 0", r->g->file, pattern);
+		return 1;
+	}
 	return 0;
 }
 
@@ -663,18 +669,13 @@ static int port_size(struct grun *r, const struct ring_port *p, struct cs_type *
 	return 0;
 }
 
-static int exec_words(struct grun *r, int argc, const char **argv)
-{
-	return cmd_exec_argv(&r->c, argc, (char **)argv, r->e);
-}
-
 static int create_channel(struct grun *r, size_t c, const char *prefix)
 {
 	const struct ring_channel *ch = &r->rp.chans[c];
 	const struct ring_port *o = &r->rp.ports[ch->origin];
 	struct cs_type t;
 	size_t count;
-	char tn[16], num[32];
+	char tn[16];
 
 	if (port_size(r, o, &t, &count))
 		return -1;
@@ -698,18 +699,14 @@ static int create_channel(struct grun *r, size_t c, const char *prefix)
 			        type_name(pt, ptn, sizeof(ptn)));
 	}
 	r->buf[c] = xcalloc(ch->ring + 1, sizeof(char *));
-	type_name(t, tn, sizeof(tn));
-	snprintf(num, sizeof(num), "%zu", count);
 	for (size_t s = 0; s < ch->ring; s++) {
 		char *name = xasprintf("%s%s.%s.%zu", prefix, node_name(r, o->node), o->stream, s);
-		const char *argv[] = {"virtbuf", "create", name, tn, num};
 
 		if (strlen(name) > 64) {
 			free(name);
 			name = xasprintf("%sc%zu.%zu", prefix, c, s);
-			argv[2] = name;
 		}
-		if (exec_words(r, 5, argv)) {
+		if (buffers_create(&r->c, name, t, count, r->e)) {
 			free(name);
 			return -1;
 		}
@@ -724,9 +721,7 @@ static void delete_buffers(struct grun *r)
 
 	for (size_t c = 0; r->buf && c < r->rp.nchans; c++) {
 		for (size_t s = 0; r->buf[c] && r->buf[c][s]; s++) {
-			const char *argv[] = {"virtbuf", "delete", r->buf[c][s]};
-
-			cmd_exec_argv(&r->c, 3, (char **)argv, &ignored);
+			buffers_delete(&r->c, &r->buf[c][s], 1, &ignored);
 			free(r->buf[c][s]);
 		}
 		free(r->buf[c]);
@@ -754,17 +749,9 @@ static char *item_path(const char *pattern, size_t item)
 static int fill(struct grun *r, const char *buffer, const struct graph_data *d, size_t item)
 {
 	char *path = d->file ? item_path(d->file, item) : NULL;
-	const char *argv[5] = {"virtbuf", "fill", buffer};
-	int rc;
+	int rc = path ? buffers_fill_file(&r->c, buffer, path, r->e)
+	              : buffers_fill_value(&r->c, buffer, d->value, r->e);
 
-	if (path) {
-		argv[3] = path;
-		rc = exec_words(r, 4, argv);
-	} else {
-		argv[3] = "--value";
-		argv[4] = d->value;
-		rc = exec_words(r, 5, argv);
-	}
 	free(path);
 	return rc;
 }
@@ -861,23 +848,26 @@ static int dump_exits(struct grun *r, size_t node, size_t item)
 	for (size_t i = 0; i < r->g->nexits; i++) {
 		const struct graph_data *d = &r->exit[i];
 		const struct graph_port *gp = &r->g->exits[i];
-		const char *argv[6] = {"virtbuf", "dump"};
+		long long cols = 0;
 		long p;
 		char *path;
-		int argc = 4, rc;
+		int rc;
 
 		if (gp->node != node || !d->file || (item + 1) % (size_t)gp->limit != 0)
 			continue;
 		p = ring_port_find(&r->rp, node, r->names.exit[i]);
-		path = item_path(d->file, item);
-		argv[2] = r->buf[r->rp.ports[p].chan][ring_slot(&r->rp, &r->rp.ports[p], item)];
-		argv[3] = path;
-		if (d->columns) {
-			argv[argc++] = "--columns";
-			argv[argc++] = d->columns;
+		if (d->columns && scope_eval_range(r->c.caller, d->columns, "--columns", 1,
+		                                   INT64_MAX, &cols, r->e)) {
+			err_prefix(r->e, "virtbuf dump: ");
+			rc = -1;
+		} else {
+			path = item_path(d->file, item);
+			rc = buffers_dump(&r->c,
+			                  r->buf[r->rp.ports[p].chan]
+			                        [ring_slot(&r->rp, &r->rp.ports[p], item)],
+			                  path, (size_t)cols, r->e);
+			free(path);
 		}
-		rc = exec_words(r, argc, argv);
-		free(path);
 		if (rc)
 			return err_prefix(r->e, "exit %s.%s, item %zu: ", node_name(r, node),
 			                  r->names.exit[i], item);
@@ -900,7 +890,7 @@ static int start_run(struct grun *r, size_t node, size_t item)
 	}
 	label = xasprintf("%s#%zu %s", node_name(r, node), item, nr->label);
 	r->c.background = true;
-	rc = cmd_run_exe(&r->c, nr->exe, NULL, label, r->e);
+	rc = run_exe(&r->c, nr->exe, NULL, label, r->e);
 	r->c.background = false;
 	free(label);
 	r->tm.jobs++;
@@ -1167,7 +1157,7 @@ static int run_graph(struct grun *r)
 	return rc ? 1 : 0;
 }
 
-int graph_run_file(struct cmd_ctx *c, const char *path, int argc, char **argv, struct cs_err *e)
+int graph_run_file(struct run_ctx *c, const char *path, int argc, char **argv, struct cs_err *e)
 {
 	struct options o = {0};
 	struct grun r = {0};

@@ -1,44 +1,7 @@
 /* Statistics of foreground jobs, for `time` and `set stats=on`. */
-#include <errno.h>
-#include <stdarg.h>
+#include "runner/stats.h"
+
 #include <string.h>
-
-#include "cmd/cmd.h"
-
-int cmd_error(struct cs_err *e, int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-	return status;
-}
-
-int cmd_prefix(struct cs_err *e, int status, const char *fmt, ...)
-{
-	char head[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(head, sizeof(head), fmt, ap);
-	va_end(ap);
-	err_prefix(e, "%s", head);
-	return status;
-}
-
-int cmd_errno(struct cs_err *e, int status, const char *fmt, ...)
-{
-	int saved = errno;
-	char what[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	snprintf(e->msg, sizeof(e->msg), "%s: %s", what, strerror(saved));
-	return status;
-}
 
 void stats_add_queued(struct stats_acc *acc, const struct run_stats *st)
 {
@@ -48,7 +11,7 @@ void stats_add_queued(struct stats_acc *acc, const struct run_stats *st)
 	acc->sum.d2h_ms += st->d2h_ms;
 }
 
-int cmd_flush(struct cmd_ctx *c, struct cs_err *e)
+int run_flush(struct run_ctx *c, struct cs_err *e)
 {
 	struct run_stats st;
 	int rc;

@@ -10,9 +10,10 @@
  * Only the shell's own thread uses the cache (foreground jobs of the thread executor), and
  * only plans whose streams are all bound to virtual buffers are kept.
  */
-#ifndef CARSH_CMD_PLANCACHE_H
-#define CARSH_CMD_PLANCACHE_H
+#ifndef CARSH_RUNNER_PLANCACHE_H
+#define CARSH_RUNNER_PLANCACHE_H
 
+#include "data/vbuf.h"
 #include "exec/jobplan.h"
 #include "model/exe.h"
 #include "model/planner.h"
@@ -22,9 +23,10 @@ struct plancache;
 struct plancache *plancache_new(void);
 void plancache_free(struct plancache *pc);
 
-/* A plan for exe under env, as plan_exe makes it. *kept tells whether the cache keeps it
- * (then the caller must not free it, and must not keep it past the job). */
-int plancache_plan(struct plancache *pc, const struct exe *exe, const struct plan_env *env,
-                   struct job_plan **jp, bool *kept, struct cs_err *e);
+/* A plan for exe under env, as plan_exe makes it; env resolves <Buffer> names in vbufs. *kept
+ * tells whether the cache keeps it (then the caller must not free it, and must not keep it
+ * past the job). */
+int plancache_plan(struct plancache *pc, struct vbuf_table *vbufs, const struct exe *exe,
+                   const struct plan_env *env, struct job_plan **jp, bool *kept, struct cs_err *e);
 
 #endif

@@ -1,0 +1,268 @@
+/* The typed buffer service (runner/buffers.h). */
+#include "runner/buffers.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/csvio.h"
+#include "data/pgm.h"
+#include "exec/hazard.h"
+#include "exec/resident.h"
+#include "exec/threadexec.h"
+#include "util/alloc.h"
+#include "util/path.h"
+
+/* The thread executor's resident copies, once it has started. */
+static struct resident *resident_of(const struct run_ctx *c)
+{
+	return c->s->texec ? texec_resident(c->s->texec) : NULL;
+}
+
+int buffers_create(struct run_ctx *c, const char *name, struct cs_type type, size_t count,
+                   struct cs_err *e)
+{
+	if (vbuf_create(c->s->vbufs, name, type, count, e))
+		return err_prefix(e, "virtbuf create: ");
+	return 0;
+}
+
+/* Host access to a buffer takes a hazard claim like a job, so it never races one. */
+static struct claim *claim_buffer(struct run_ctx *c, const struct vbuf *v, bool writes,
+                                  struct cs_err *e)
+{
+	struct exec_env env = run_exec_env(c);
+	char *label = xasprintf("virtbuf %s %s", writes ? "fill" : "dump", v->name);
+	struct claim *cl = claim_new(label);
+
+	free(label);
+	claim_use(cl, v->shm, v->name, writes);
+	hazard_register(env.hz, cl);
+	if (hazard_wait(env.hz, cl, NULL, NULL, env.interrupted) == 0)
+		return cl;
+	hazard_release(env.hz, cl);
+	err_set(e, "interrupted while waiting for '%s'", v->name);
+	return NULL;
+}
+
+static int read_values(const char *file, const char *value, const struct vbuf *v, void *dst,
+                       struct cs_err *e)
+{
+	size_t scalars = v->count * v->type.width;
+	unsigned char one[TYPE_MAX_BYTES];
+
+	if (value) {
+		if (vector_parse(v->type, value, one, e))
+			return -1;
+		type_fill(v->type, dst, v->count, one);
+		return 0;
+	}
+	if (pgm_path(file))
+		return pgm_read(file, v->type.scalar, dst, scalars, NULL, NULL, e);
+	return csvio_read(file, v->type.scalar, dst, scalars, e);
+}
+
+/* With the thread executor a value fill of a buffer that lives on a device happens there,
+ * queued like a job: 1 when done so, 0 on an error, -1 when the buffer is only in shared
+ * memory (fill that). */
+static int fill_on_device(struct run_ctx *c, const struct vbuf *v, const char *value,
+                          struct cs_err *e)
+{
+	unsigned char one[TYPE_MAX_BYTES];
+	struct claim *cl;
+	int rc;
+
+	if (vector_parse(v->type, value, one, e))
+		return 0;
+	cl = claim_buffer(c, v, true, e);
+	if (!cl)
+		return 0;
+	rc = resident_fill(resident_of(c), v->shm, one, type_size(v->type), e);
+	hazard_release(c->s->hz, cl);
+	return rc == 1 ? 1 : rc == 0 ? -1 : 0;
+}
+
+/* The new contents are read in full before the buffer changes. */
+static int fill_host(struct run_ctx *c, const struct vbuf *v, const char *file, const char *value,
+                     struct cs_err *e)
+{
+	struct claim *cl = NULL;
+	void *tmp, *map = NULL;
+	int rc = -1;
+
+	tmp = data_alloc(v->count, type_size(v->type), v->name, e);
+	if (tmp && read_values(file, value, v, tmp, e) == 0 && (cl = claim_buffer(c, v, true, e)) &&
+	    (map = vbuf_map(v->shm, v->bytes, true, e))) {
+		memcpy(map, tmp, v->bytes);
+		if (resident_of(c))
+			resident_host_wrote(resident_of(c), v->shm);
+		rc = 0;
+	}
+	vbuf_unmap(map, v->bytes);
+	hazard_release(c->s->hz, cl);
+	free(tmp);
+	return rc;
+}
+
+static int fill(struct run_ctx *c, const char *name, const char *file, const char *value,
+                struct cs_err *e)
+{
+	struct vbuf v;
+	int rc = -1;
+
+	if (vbuf_lookup(c->s->vbufs, name, &v, e))
+		return err_prefix(e, "virtbuf fill: ");
+	if (value && resident_of(c))
+		rc = fill_on_device(c, &v, value, e);
+	if (rc == 1)
+		rc = 0;
+	else if (rc == 0)
+		rc = -1;
+	else
+		rc = fill_host(c, &v, file, value, e);
+	if (rc)
+		err_prefix(e, "virtbuf fill %s: ", v.name);
+	vbuf_entry_free(&v);
+	return rc;
+}
+
+int buffers_fill_file(struct run_ctx *c, const char *name, const char *file, struct cs_err *e)
+{
+	return fill(c, name, file, NULL, e);
+}
+
+int buffers_fill_value(struct run_ctx *c, const char *name, const char *value, struct cs_err *e)
+{
+	return fill(c, name, NULL, value, e);
+}
+
+static int write_values(struct run_ctx *c, const char *file, const struct vbuf *v, const void *src,
+                        size_t columns, struct cs_err *e)
+{
+	size_t scalars = v->count * v->type.width;
+	size_t cols = columns ? columns : (size_t)v->type.width;
+
+	if (file && pgm_path(file)) {
+		if (!columns)
+			return err_set(e, "%s: a PGM image needs its width: add --columns WIDTH",
+			               file);
+		return pgm_write(file, v->type.scalar, src, scalars, cols, e);
+	}
+	if (!file || path_is_stdio(file))
+		return csvio_write_stream(c->out, "<stdout>", v->type.scalar, src, scalars, cols,
+		                          e);
+	return csvio_write(file, v->type.scalar, src, scalars, cols, e);
+}
+
+/* With the thread executor the current data may be on a device. */
+static int to_host(struct run_ctx *c, const struct vbuf *v, struct cs_err *e)
+{
+	return resident_of(c) ? resident_to_host(resident_of(c), v->shm, e) : 0;
+}
+
+int buffers_dump(struct run_ctx *c, const char *name, const char *file, size_t columns,
+                 struct cs_err *e)
+{
+	struct vbuf v;
+	struct claim *cl = NULL;
+	void *map = NULL;
+	int rc = -1;
+
+	if (vbuf_lookup(c->s->vbufs, name, &v, e))
+		return err_prefix(e, "virtbuf dump: ");
+	if ((cl = claim_buffer(c, &v, false, e)) && to_host(c, &v, e) == 0 &&
+	    (map = vbuf_map(v.shm, v.bytes, false, e)) &&
+	    write_values(c, file, &v, map, columns, e) == 0)
+		rc = 0;
+	if (rc)
+		err_prefix(e, "virtbuf dump %s: ", v.name);
+	vbuf_unmap(map, v.bytes);
+	hazard_release(c->s->hz, cl);
+	vbuf_entry_free(&v);
+	return rc;
+}
+
+int buffers_swap(struct run_ctx *c, const char *a, const char *b, struct cs_err *e)
+{
+	if (vbuf_swap(c->s->vbufs, a, b, e))
+		return err_prefix(e, "virtbuf swap: ");
+	return 0;
+}
+
+/* A buffer a registered job reads or writes cannot go: the job mapped it by name. */
+static int check_unused(struct run_ctx *c, const char *name, struct cs_err *e)
+{
+	struct vbuf v;
+	char user[512];
+	int rc = 0;
+
+	if (vbuf_lookup(c->s->vbufs, name, &v, e))
+		return err_prefix(e, "virtbuf delete: ");
+	if (hazard_user(c->s->hz, v.shm, user, sizeof(user)))
+		rc = err_set(e, "virtbuf delete %s: in use by %s; run 'sync' first", name, user);
+	vbuf_entry_free(&v);
+	return rc;
+}
+
+static int delete_one(struct run_ctx *c, const char *name, struct cs_err *e)
+{
+	struct vbuf v;
+
+	if (resident_of(c) && vbuf_lookup(c->s->vbufs, name, &v, e) == 0) {
+		resident_forget(resident_of(c), v.shm);
+		vbuf_entry_free(&v);
+	}
+	if (vbuf_delete(c->s->vbufs, name, e))
+		return err_prefix(e, "virtbuf delete: ");
+	return 0;
+}
+
+int buffers_delete(struct run_ctx *c, char *const *names, size_t n, struct cs_err *e)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = check_unused(c, names[i], e);
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = delete_one(c, names[i], e);
+	return rc;
+}
+
+int buffers_delete_all(struct run_ctx *c, struct cs_err *e)
+{
+	char **names;
+	size_t n = vbuf_names(c->s->vbufs, &names);
+	int rc = buffers_delete(c, names, n, e);
+
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+size_t buffers_list(struct run_ctx *c, struct buffer_info **out)
+{
+	struct vbuf *all;
+	size_t n = vbuf_list(c->s->vbufs, &all);
+
+	*out = xcalloc(n ? n : 1, sizeof(**out));
+	for (size_t i = 0; i < n; i++) {
+		struct buffer_info *b = &(*out)[i];
+
+		b->name = all[i].name;
+		all[i].name = NULL;
+		b->type = all[i].type;
+		b->count = all[i].count;
+		b->bytes = all[i].bytes;
+		hazard_users(c->s->hz, all[i].shm, b->users, sizeof(b->users));
+		vbuf_entry_free(&all[i]);
+	}
+	free(all);
+	return n;
+}
+
+void buffers_list_free(struct buffer_info *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(list[i].name);
+	free(list);
+}

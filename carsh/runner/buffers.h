@@ -1,0 +1,48 @@
+/*
+ * The typed buffer service: every operation on virtual buffers that a builtin, a batch, a
+ * graph run, an engine or the C API performs, with typed arguments. Each operation takes a
+ * hazard claim like a job (so host access never races a running job) and keeps the thread
+ * executor's device copies right (a dump reads the newest copy; a fill makes device copies
+ * stale). Messages name the operation as `virtbuf` does ("virtbuf fill re: ..."), whoever
+ * asked for it.
+ */
+#ifndef CARSH_RUNNER_BUFFERS_H
+#define CARSH_RUNNER_BUFFERS_H
+
+#include <stddef.h>
+
+#include "data/types.h"
+#include "runner/context.h"
+
+/* A zero-filled buffer of count elements of type. */
+int buffers_create(struct run_ctx *c, const char *name, struct cs_type type, size_t count,
+                   struct cs_err *e);
+/* The buffer's contents from a CSV or PGM file ("-": standard input), read in full before
+ * the buffer changes: a bad file leaves it as it was. */
+int buffers_fill_file(struct run_ctx *c, const char *name, const char *file, struct cs_err *e);
+/* Every element set to value (a scalar, or a vector "1,2,3,4"). */
+int buffers_fill_value(struct run_ctx *c, const char *name, const char *value, struct cs_err *e);
+/* The buffer as CSV (or PGM by the file's name) to file, or to c->out when file is NULL or
+ * "-"; columns scalars per row, 0 for the type's width (a PGM needs its width). */
+int buffers_dump(struct run_ctx *c, const char *name, const char *file, size_t columns,
+                 struct cs_err *e);
+/* Exchange the names of a and b (no copy). */
+int buffers_swap(struct run_ctx *c, const char *a, const char *b, struct cs_err *e);
+/* Delete the named buffers, or every buffer when all; every name is checked (it exists, no
+ * registered job uses it) before any buffer goes, so a refusal deletes nothing. */
+int buffers_delete(struct run_ctx *c, char *const *names, size_t n, struct cs_err *e);
+int buffers_delete_all(struct run_ctx *c, struct cs_err *e);
+
+struct buffer_info {
+	char *name;
+	struct cs_type type;
+	size_t count;
+	size_t bytes;
+	char users[512]; /* the jobs that use it, or empty */
+};
+
+/* Every buffer, in name order; free with buffers_list_free. */
+size_t buffers_list(struct run_ctx *c, struct buffer_info **out);
+void buffers_list_free(struct buffer_info *list, size_t n);
+
+#endif

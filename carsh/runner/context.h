@@ -1,0 +1,71 @@
+/*
+ * What a running command, batch step or graph run sees: the session, the parameters in
+ * scope, its standard streams, where its jobs go and where their statistics add up. The
+ * runners take one of these; the builtins derive theirs from the dispatcher's.
+ */
+#ifndef CARSH_RUNNER_CONTEXT_H
+#define CARSH_RUNNER_CONTEXT_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "data/params.h"
+#include "exec/executor.h"
+#include "exec/jobs.h"
+#include "runner/session.h"
+#include "runtime/runtime.h"
+
+/* Statistics of the foreground jobs a command ran (for `time` and `set stats=on`). */
+struct stats_acc {
+	int jobs;
+	struct run_stats sum;
+};
+
+/* The batch files being run, innermost first: nested batch recursion is refused with the
+ * chain. */
+struct batch_frame {
+	const char *path; /* canonical */
+	const char *shown;
+	const struct batch_frame *up;
+};
+
+struct run_ctx {
+	struct session *s;
+	const char *origin;         /* where the command was written, or NULL */
+	const struct scope *caller; /* parameters for `run` and ${NAME}: batch, then shell */
+	struct params *vars;        /* what `set` and `unset` change */
+	FILE *in;                   /* after redirections */
+	FILE *out;
+	struct stats_acc *stats; /* where foreground jobs add their statistics */
+	struct jobs *jobs;       /* where its background jobs go: the shell's or a batch's */
+	bool background;         /* the command ended with '&' */
+	bool timed;              /* `time` already prints the statistics */
+	bool profile;            /* inside `time` (not --wall): the OpenCL times are read */
+	bool quiet;              /* no "[N] PID" notices (inside a batch) */
+	bool detached; /* in a background job's thread: no Ctrl-C, children in their own group */
+	volatile sig_atomic_t *interrupted; /* NULL when detached */
+	int depth;                          /* nesting of source and batches */
+	const struct batch_frame *frames;
+};
+
+/* The environment the executors need, for this context. */
+struct exec_env run_exec_env(const struct run_ctx *c);
+/* A child's standard input and output: the context's. */
+struct child_io run_child_io(const struct run_ctx *c);
+
+/* A stream of the job's own, a copy of f (for a background job: the command's redirection
+ * is closed when the command returns); /dev/null for reading when devnull. */
+FILE *run_own_stream(FILE *f, const char *mode, bool devnull);
+
+/* The body of a background job: runs in the job's thread with a context of its own (a
+ * snapshot of the parameters, its own streams and job table); returns the status with the
+ * message in e. */
+typedef int (*bg_body)(struct run_ctx *c, void *arg, struct cs_err *e);
+
+/* Start body(arg) as a background job of c->jobs, labelled label; free_arg(arg) runs when
+ * the job ends (or here, if it cannot start). Prints "[N] PID" unless c->quiet. */
+int run_background(struct run_ctx *c, const char *label, bg_body body, void *arg,
+                   void (*free_arg)(void *), struct cs_err *e);
+
+#endif

@@ -1,0 +1,217 @@
+/* Running what a file names (runner/run.h). */
+#include "runner/run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model/filecache.h"
+#include "model/planner.h"
+#include "runner/batch.h"
+#include "runner/graphrun.h"
+#include "runner/plancache.h"
+#include "runner/stats.h"
+#include "util/alloc.h"
+#include "util/strbuf.h"
+
+static int plan_background(struct run_ctx *c, struct job_plan *jp, const char *label,
+                           struct cs_err *e)
+{
+	struct exec_env env = run_exec_env(c);
+	struct child_io io = run_child_io(c);
+	pid_t pid = getpid();
+	int id, rc;
+
+	if (c->s->thread_mode) {
+		/* POSIX: a background job reads /dev/null unless its input was redirected. */
+		jp->in = run_own_stream(c->in, "r", c->in == stdin);
+		jp->out = run_own_stream(c->out, "w", false);
+		rc = exec_thread_background(&env, session_texec(c->s), c->jobs, jp, label, &id, e);
+	} else
+		rc = exec_plan_background(&env, c->jobs, jp, label, &io, &id, &pid, e);
+	if (rc) {
+		job_plan_free(jp);
+		return 1;
+	}
+	if (!c->quiet)
+		fprintf(stderr, "[%d] %d\n", id, (int)pid);
+	return 0;
+}
+
+/* A background job's plan belongs to the job; a foreground one's is freed here unless the
+ * plan cache keeps it. */
+static int run_plan(struct run_ctx *c, struct job_plan *jp, bool kept, const char *label,
+                    struct cs_err *e)
+{
+	struct exec_env env = run_exec_env(c);
+	struct child_io io = run_child_io(c);
+	struct run_stats st;
+	bool has_stats = true;
+	int rc;
+
+	if (c->background)
+		return plan_background(c, jp, label, e);
+	if (c->s->thread_mode) {
+		jp->in = c->in;
+		jp->out = c->out;
+		rc = exec_thread_foreground(&env, session_texec(c->s), jp, c->stats, &st, e);
+	} else
+		rc = exec_plan_foreground(&env, jp, &io, &st, &has_stats, e);
+	if (has_stats && rc == 0)
+		stats_add(c->stats, &st);
+	if (!kept)
+		job_plan_free(jp);
+	return rc;
+}
+
+/* reusable: exe is the file cache's, so its address names its content (plancache.h). */
+static int plan_and_run(struct run_ctx *c, const struct exe *exe, const struct params *args,
+                        const char *label, bool cached, bool reusable, struct cs_err *e)
+{
+	struct scope scope;
+	struct job_plan *jp;
+	struct plan_env env;
+	bool kept = false;
+
+	scope_init(&scope);
+	if (args)
+		scope_push(&scope, args);
+	scope_append(&scope, c->caller);
+	env = (struct plan_env){&scope, c->s->device_cli, session_resolve_buffer, c->s, cached};
+	/* The cache serves the shell's own thread, and lends a plan for one job at a time. */
+	if (reusable && c->s->thread_mode && !c->background && !c->detached) {
+		if (plancache_plan(c->s->plans, c->s->vbufs, exe, &env, &jp, &kept, e))
+			return 1;
+	} else if (plan_exe(exe, &env, &jp, e)) {
+		return 1;
+	}
+	return run_plan(c, jp, kept, label, e);
+}
+
+int run_exe(struct run_ctx *c, const struct exe *exe, const struct params *args, const char *label,
+            struct cs_err *e)
+{
+	return plan_and_run(c, exe, args, label, false, false, e);
+}
+
+int exe_load(const char *path, const char *root, int n, char **words, struct loaded_exe *out,
+             struct cs_err *e)
+{
+	const struct flowmodel *fm;
+
+	*out = (struct loaded_exe){.args = PARAMS_INIT};
+	if (strcmp(root, "FlowModel") == 0 && (fm = filecache_flowmodel(path, e)) != NULL)
+		out->exe = out->wrap = exe_wrap_shared_flowmodel(fm);
+	else if (strcmp(root, "CarshExe") == 0)
+		out->exe = filecache_exe(path, e);
+	if (out->exe && session_read_words(out->wrap, n, words, &out->args, e) == 0 &&
+	    (!out->wrap || exe_check_bindings(out->wrap, true, e) == 0))
+		return 0;
+	exe_loaded_free(out);
+	return -1;
+}
+
+void exe_loaded_free(struct loaded_exe *l)
+{
+	exe_free(l->wrap);
+	params_free(&l->args);
+	*l = (struct loaded_exe){.args = PARAMS_INIT};
+}
+
+/* Files come from the file cache: a batch repeating a step parses it once. */
+static int run_executable(struct run_ctx *c, const char *path, const char *root, int n,
+                          char **words, struct cs_err *e)
+{
+	struct loaded_exe l;
+	int rc;
+
+	if (exe_load(path, root, n, words, &l, e))
+		return 1;
+	rc = plan_and_run(c, l.exe, &l.args, path, true, !l.wrap, e);
+	exe_loaded_free(&l);
+	return rc;
+}
+
+static int run_batch(struct run_ctx *c, const char *path, int n, char **words, struct cs_err *e)
+{
+	struct params args = PARAMS_INIT;
+	int rc = 1;
+
+	if (session_read_words(NULL, n, words, &args, e) == 0)
+		rc = batch_run_file(c, path, &args, e);
+	params_free(&args);
+	return rc;
+}
+
+/* A batch or a graph in the background: its words, kept for the job's thread. */
+struct bg_file {
+	char **argv; /* path, then the words */
+	int argc;
+	bool graph;
+};
+
+static void bg_file_free(void *p)
+{
+	struct bg_file *b = p;
+
+	for (int i = 0; i < b->argc; i++)
+		free(b->argv[i]);
+	free(b->argv);
+	free(b);
+}
+
+static int bg_file_body(struct run_ctx *c, void *arg, struct cs_err *e)
+{
+	struct bg_file *b = arg;
+
+	if (b->graph)
+		return graph_run_file(c, b->argv[0], b->argc - 1, b->argv + 1, e);
+	return run_batch(c, b->argv[0], b->argc - 1, b->argv + 1, e);
+}
+
+/* Labelled as the command that started it: "run FILE WORD...". */
+static int file_background(struct run_ctx *c, const char *path, int n, char **words, bool graph,
+                           struct cs_err *e)
+{
+	struct bg_file *b = xcalloc(1, sizeof(*b));
+	struct strbuf label = STRBUF_INIT;
+	int rc;
+
+	b->graph = graph;
+	b->argc = n + 1;
+	b->argv = xcalloc((size_t)n + 2, sizeof(char *));
+	b->argv[0] = xstrdup(path);
+	sb_addf(&label, "run %s", path);
+	for (int i = 0; i < n; i++) {
+		b->argv[i + 1] = xstrdup(words[i]);
+		sb_addf(&label, " %s", words[i]);
+	}
+	rc = run_background(c, sb_str(&label), bg_file_body, b, bg_file_free, e);
+	sb_free(&label);
+	return rc;
+}
+
+int run_file(struct run_ctx *c, const char *path, int n, char **words, struct cs_err *e)
+{
+	const char *root = filecache_root(path, e);
+	bool graph;
+
+	if (!root)
+		return 1;
+	if (strcmp(root, "FlowModel") == 0 || strcmp(root, "CarshExe") == 0)
+		return run_executable(c, path, root, n, words, e);
+	graph = strcmp(root, "CarshGraph") == 0;
+	if (!graph && strcmp(root, "CarshBat") != 0) {
+		err_set(e,
+		        "%s: <%s> files cannot be run (expected <FlowModel>, <CarshExe>, "
+		        "<CarshBat> or <CarshGraph>)",
+		        path, root);
+		return 1;
+	}
+	if (c->background)
+		return file_background(c, path, n, words, graph, e);
+	if (graph)
+		return graph_run_file(c, path, n, words, e);
+	return run_batch(c, path, n, words, e);
+}
