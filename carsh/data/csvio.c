@@ -239,11 +239,7 @@ int csvio_write_stream(FILE *f, const char *name, enum scalar s, const void *src
 		if (fwrite(buf, 1, len, f) != len)
 			return err_errno(e, "%s", name);
 	}
-	if (fflush(f) == EOF)
-		return err_errno(e, "%s", name);
-	if (ferror(f))
-		return err_set(e, "%s: write error", name);
-	return 0;
+	return file_flush(f, name, e);
 }
 
 struct csv_out {

@@ -616,6 +616,39 @@ static unsigned long long load_unsigned(enum scalar s, const void *src)
 	return l;
 }
 
+double scalar_load_double(enum scalar s, const void *src)
+{
+	float f;
+	double d;
+
+	if (s == SC_FLOAT) {
+		memcpy(&f, src, sizeof(f));
+		return f;
+	}
+	if (s == SC_DOUBLE) {
+		memcpy(&d, src, sizeof(d));
+		return d;
+	}
+	if (scalar_is_signed(s))
+		return (double)load_signed(s, src);
+	return (double)load_unsigned(s, src);
+}
+
+void scalar_store_integer(enum scalar s, long long v, void *dst)
+{
+	float f = (float)v;
+	double d = (double)v;
+
+	if (s == SC_FLOAT)
+		memcpy(dst, &f, sizeof(f));
+	else if (s == SC_DOUBLE)
+		memcpy(dst, &d, sizeof(d));
+	else if (scalar_is_signed(s))
+		store_signed(s, v, dst);
+	else
+		store_unsigned(s, (unsigned long long)v, dst);
+}
+
 /* Like snprintf(buf, n, "%s", out), without printf's cost. */
 static int copy_out(const char *out, char *buf, size_t n)
 {

@@ -173,43 +173,7 @@ static int store_pixel(struct pgm_reader *r, size_t i, long v)
 	if (v > scalar_pixel_max(r->scalar))
 		return err_set(r->e, "%s: pixel %zu is %ld, which does not fit in %s", r->name, i,
 		               v, scalar_name(r->scalar));
-	switch (r->scalar) {
-	case SC_CHAR:
-	case SC_UCHAR: {
-		uint8_t x = (uint8_t)v;
-		memcpy(p, &x, 1);
-		break;
-	}
-	case SC_SHORT:
-	case SC_USHORT: {
-		uint16_t x = (uint16_t)v;
-		memcpy(p, &x, 2);
-		break;
-	}
-	case SC_INT:
-	case SC_UINT: {
-		uint32_t x = (uint32_t)v;
-		memcpy(p, &x, 4);
-		break;
-	}
-	case SC_LONG:
-	case SC_ULONG: {
-		uint64_t x = (uint64_t)v;
-		memcpy(p, &x, 8);
-		break;
-	}
-	case SC_FLOAT: {
-		float x = (float)v;
-		memcpy(p, &x, 4);
-		break;
-	}
-	case SC_DOUBLE:
-	case SC_COUNT: {
-		double x = (double)v;
-		memcpy(p, &x, 8);
-		break;
-	}
-	}
+	scalar_store_integer(r->scalar, v, p);
 	return 0;
 }
 
@@ -322,66 +286,6 @@ int pgm_read(const char *path, enum scalar s, void *dst, size_t n, size_t *width
 
 /* ---- writing ---- */
 
-static double scalar_double(const unsigned char *p)
-{
-	double x;
-
-	memcpy(&x, p, 8);
-	return x;
-}
-
-static double scalar_value(enum scalar s, const unsigned char *p)
-{
-	switch (s) {
-	case SC_CHAR: {
-		int8_t x;
-		memcpy(&x, p, 1);
-		return x;
-	}
-	case SC_UCHAR:
-		return *p;
-	case SC_SHORT: {
-		int16_t x;
-		memcpy(&x, p, 2);
-		return x;
-	}
-	case SC_USHORT: {
-		uint16_t x;
-		memcpy(&x, p, 2);
-		return x;
-	}
-	case SC_INT: {
-		int32_t x;
-		memcpy(&x, p, 4);
-		return x;
-	}
-	case SC_UINT: {
-		uint32_t x;
-		memcpy(&x, p, 4);
-		return x;
-	}
-	case SC_LONG: {
-		int64_t x;
-		memcpy(&x, p, 8);
-		return (double)x;
-	}
-	case SC_ULONG: {
-		uint64_t x;
-		memcpy(&x, p, 8);
-		return (double)x;
-	}
-	case SC_FLOAT: {
-		float x;
-		memcpy(&x, p, 4);
-		return x;
-	}
-	case SC_DOUBLE:
-	case SC_COUNT:
-		break;
-	}
-	return scalar_double(p);
-}
-
 /* Nearest integer, halves away from zero (round()), clamped to 0..255; NaN is 0. */
 static unsigned char pixel_byte(double v)
 {
@@ -405,16 +309,12 @@ static int write_stream(FILE *f, const char *name, enum scalar s, const void *sr
 		size_t k = n - done < CHUNK ? n - done : CHUNK;
 
 		for (size_t i = 0; i < k; i++)
-			buf[i] = pixel_byte(scalar_value(s, p + (done + i) * size));
+			buf[i] = pixel_byte(scalar_load_double(s, p + (done + i) * size));
 		if (fwrite(buf, 1, k, f) != k)
 			return err_errno(e, "%s", name);
 		done += k;
 	}
-	if (fflush(f) == EOF)
-		return err_errno(e, "%s", name);
-	if (ferror(f))
-		return err_set(e, "%s: write error", name);
-	return 0;
+	return file_flush(f, name, e);
 }
 
 struct pgm_out {

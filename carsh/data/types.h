@@ -55,6 +55,11 @@ int number_parse(enum scalar s, const char *text, void *dst, struct cs_err *e);
  * %.9g for float, %.17g for double). Returns the length written (buf >= NUMBER_BUF). */
 int number_format(enum scalar s, const void *src, char *buf, size_t n);
 
+/* One scalar of kind s at src, as a double (long and ulong rounded to the nearest). */
+double scalar_load_double(enum scalar s, const void *src);
+/* Store v as one scalar of kind s at dst; integer kinds keep its low bits, as a C cast. */
+void scalar_store_integer(enum scalar s, long long v, void *dst);
+
 /* Parse a comma-separated list of exactly `width` scalars ("1,2,3,4") into dst; a single
  * value is repeated to every component. Used for Constant values and Fill values. */
 int vector_parse(struct cs_type t, const char *text, void *dst, struct cs_err *e);

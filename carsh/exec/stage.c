@@ -9,21 +9,6 @@
 #include "util/alloc.h"
 #include "util/path.h"
 
-static bool reads_data(enum arg_kind k)
-{
-	return k == ARG_INPUT || k == ARG_INOUT;
-}
-
-static bool writes_data(enum arg_kind k)
-{
-	return k == ARG_OUTPUT || k == ARG_INOUT;
-}
-
-static bool is_stream(enum arg_kind k)
-{
-	return reads_data(k) || writes_data(k);
-}
-
 /* Inputs are mapped read-only: a kernel run gone wrong cannot change a buffer it only
  * reads. */
 static int map_buffer(struct kernel_arg *a, struct stream_bind *b, struct cs_err *e)
@@ -62,7 +47,7 @@ static int stage_one(const struct job_plan *jp, struct kernel_arg *a, struct str
 	b->host_owned = true;
 	if (b->how == BIND_FILL)
 		type_fill(a->type, a->host, a->count, b->fill);
-	else if (b->how == BIND_FILE && reads_data(a->kind))
+	else if (b->how == BIND_FILE && arg_is_read(a->kind))
 		return read_file(jp, a, b, e);
 	return 0;
 }
@@ -75,7 +60,7 @@ static int check_stdin(const struct job_plan *jp, struct cs_err *e)
 	for (size_t i = 0; i < jp->kp.nargs; i++) {
 		const struct stream_bind *b = &jp->binds[i];
 
-		if (!reads_data(jp->kp.args[i].kind) || b->how != BIND_FILE ||
+		if (!arg_is_read(jp->kp.args[i].kind) || b->how != BIND_FILE ||
 		    !path_is_stdio(b->path))
 			continue;
 		if (first)
@@ -93,7 +78,7 @@ static int stage(struct job_plan *jp, bool buffers, struct cs_err *e)
 	for (size_t i = 0; i < jp->kp.nargs; i++) {
 		struct kernel_arg *a = &jp->kp.args[i];
 
-		if (!is_stream(a->kind) || (!buffers && jp->binds[i].how == BIND_BUFFER))
+		if (!arg_is_stream(a->kind) || (!buffers && jp->binds[i].how == BIND_BUFFER))
 			continue;
 		if (stage_one(jp, a, &jp->binds[i], e)) {
 			stage_release(jp);
@@ -138,7 +123,7 @@ int stage_out(struct job_plan *jp, struct cs_err *e)
 		struct kernel_arg *a = &jp->kp.args[i];
 		struct stream_bind *b = &jp->binds[i];
 
-		if (!writes_data(a->kind) || b->how != BIND_FILE)
+		if (!arg_is_written(a->kind) || b->how != BIND_FILE)
 			continue;
 		if (write_file(jp, a, b, e))
 			return err_prefix(e, "stream '%s': ", a->name);

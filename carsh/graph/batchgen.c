@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "util/xmltext.h"
 #include "util/relpath.h"
 #include "util/alloc.h"
+#include "util/atomicfile.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 
@@ -96,34 +96,10 @@ int batchgen_text(const struct graph *g, const struct peast_plan *p, bool repeat
 	return 0;
 }
 
-/* Through a temporary file and a rename, so a failed run leaves no half-written batch. */
-static int write_file(const char *path, const char *text, struct cs_err *e)
-{
-	char *tmp = xasprintf("%s.tmp%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "w");
-	int rc = 0;
-
-	if (!f) {
-		err_errno(e, "%s", tmp);
-		free(tmp);
-		return -1;
-	}
-	if (fputs(text, f) == EOF)
-		rc = err_errno(e, "%s: write error", tmp);
-	if (fclose(f) != 0 && !rc)
-		rc = err_errno(e, "%s: write error", tmp);
-	if (!rc && rename(tmp, path) != 0)
-		rc = err_errno(e, "%s", path);
-	if (rc)
-		unlink(tmp);
-	free(tmp);
-	return rc;
-}
-
 static int write_named(const char *dir, const char *name, const char *text, struct cs_err *e)
 {
 	char *path = path_join(dir, name);
-	int rc = write_file(path, text, e);
+	int rc = atomic_write_text(path, text, e);
 
 	free(path);
 	return rc;

@@ -77,11 +77,9 @@ static int print_exec(struct bdot *d, size_t id, const struct step *s)
 	return 0;
 }
 
-static const char *const vbuf_op_names[] = {"create", "fill", "dump", "swap", "delete"};
-
 static void vbuf_label(struct strbuf *sb, const struct step *s)
 {
-	sb_addf(sb, "virtbuf %s", vbuf_op_names[s->op]);
+	sb_addf(sb, "virtbuf %s", vbuf_op_name(s->op));
 	if (s->name)
 		sb_addf(sb, " %s", s->name);
 	if (s->with)

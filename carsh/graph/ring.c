@@ -63,16 +63,6 @@ static long port(struct builder *b, size_t node, const char *stream)
 	return (long)r->nports++;
 }
 
-static bool reads(enum arg_kind k)
-{
-	return k == ARG_INPUT || k == ARG_INOUT;
-}
-
-static bool writes(enum arg_kind k)
-{
-	return k == ARG_OUTPUT || k == ARG_INOUT;
-}
-
 static int wrong_kind(struct builder *b, const struct ring_port *rp, const char *what)
 {
 	return err_set(b->e, "'%s' is an %s stream of '%s'; %s", rp->stream,
@@ -94,7 +84,7 @@ static int feed(struct builder *b, long pi, long edge, long entrance)
 		               rp->stream, node_name(b, rp->node),
 		               rp->fed_by >= 0 ? "edge" : "<Entrance>", line);
 	}
-	if (!reads(rp->kind))
+	if (!arg_is_read(rp->kind))
 		return wrong_kind(b, rp, "an edge or an <Entrance> feeds an Input or InOut stream");
 	rp->fed_by = edge;
 	rp->entrance = entrance;
@@ -117,7 +107,7 @@ static int add_edges(struct builder *b)
 
 		if (from < 0)
 			return at_edge(b, i);
-		if (!writes(b->r->ports[from].kind)) {
+		if (!arg_is_written(b->r->ports[from].kind)) {
 			wrong_kind(b, &b->r->ports[from],
 			           "an edge leaves an Output or InOut stream");
 			return at_edge(b, i);
@@ -145,7 +135,7 @@ static int add_ports(struct builder *b)
 
 		if (pi < 0)
 			return at_port(b, &g->exits[i], false);
-		if (!writes(b->r->ports[pi].kind)) {
+		if (!arg_is_written(b->r->ports[pi].kind)) {
 			wrong_kind(b, &b->r->ports[pi],
 			           "an <Exit> takes an Output or InOut stream");
 			return at_port(b, &g->exits[i], false);

@@ -65,6 +65,14 @@ static const struct {
         {"delete", VB_DELETE, {"name", "all", NULL}, ""},
 };
 
+const char *vbuf_op_name(enum vbuf_op op)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(vbuf_ops); k++)
+		if (vbuf_ops[k].op == op)
+			return vbuf_ops[k].name;
+	return "?";
+}
+
 static int check_vbuf_attrs(const struct xml_ctx *x, xmlNodePtr n, size_t k)
 {
 	const char *allowed[8] = {"op"};
@@ -188,6 +196,14 @@ static const struct {
         {"Echo", STEP_ECHO, read_text_step},
 };
 
+const char *step_kind_tag(enum step_kind kind)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(step_tags); k++)
+		if (step_tags[k].kind == kind)
+			return step_tags[k].tag;
+	return "?";
+}
+
 static int read_step(const struct xml_ctx *x, xmlNodePtr c, struct step **steps, size_t *n)
 {
 	static const char *const kids[] = {"Param", "Virtbuf", "Exec", "Sync", "Repeat",
@@ -241,24 +257,15 @@ int batch_from_node(const struct xml_ctx *x, xmlNodePtr node, struct batch **out
 	return 0;
 }
 
+static int batch_from_root(const struct xml_ctx *x, xmlNodePtr root, void *out)
+{
+	return batch_from_node(x, root, out);
+}
+
 int batch_read(const char *path, struct batch **out, struct cs_err *e)
 {
-	struct xml_doc d;
-	struct xml_ctx x;
-	xmlNodePtr root;
-	int rc;
-
 	*out = NULL;
-	if (xml_load(path, &d, e))
-		return -1;
-	x = (struct xml_ctx){d.file, d.dir, e};
-	root = xmlDocGetRootElement(d.doc);
-	if (!xml_is(root, "CarshBat"))
-		rc = xml_err(&x, root, "expected a <CarshBat> file");
-	else
-		rc = batch_from_node(&x, root, out);
-	xml_free(&d);
-	return rc;
+	return xml_read_file(path, "CarshBat", batch_from_root, out, e);
 }
 
 static void steps_free(struct step *steps, size_t n)
@@ -290,14 +297,6 @@ void batch_free(struct batch *b)
 	free(b->file);
 	free(b->dir);
 	free(b);
-}
-
-const char *step_kind_tag(enum step_kind k)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(step_tags); i++)
-		if (step_tags[i].kind == k)
-			return step_tags[i].tag;
-	return "?";
 }
 
 void batch_scope(struct scope *sc, const struct params *args, const struct scope *caller,

@@ -63,9 +63,9 @@ int batch_read(const char *path, struct batch **out, struct cs_err *e);
 /* Read a <CarshBat> element (a file's root). */
 int batch_from_node(const struct xml_ctx *x, xmlNodePtr node, struct batch **out);
 void batch_free(struct batch *b);
-
-/* The XML tag of a step of kind k ("Exec"), for messages. */
-const char *step_kind_tag(enum step_kind k);
+/* As written in the file: a step's element ("Exec") and a <Virtbuf> op ("swap"). */
+const char *step_kind_tag(enum step_kind kind);
+const char *vbuf_op_name(enum vbuf_op op);
 
 /* The scope a batch's steps see (DESIGN §3.1): args (the caller's, strongest; may be NULL),
  * the caller's scope, the batch's own <Param>s as defaults, then BATCH_DIR, which is set in

@@ -220,24 +220,15 @@ fail:
 	return -1;
 }
 
+static int exe_from_root(const struct xml_ctx *x, xmlNodePtr root, void *out)
+{
+	return exe_from_node(x, root, out);
+}
+
 int exe_read(const char *path, struct exe **out, struct cs_err *e)
 {
-	struct xml_doc d;
-	struct xml_ctx x;
-	xmlNodePtr root;
-	int rc;
-
 	*out = NULL;
-	if (xml_load(path, &d, e))
-		return -1;
-	x = (struct xml_ctx){d.file, d.dir, e};
-	root = xmlDocGetRootElement(d.doc);
-	if (!xml_is(root, "CarshExe"))
-		rc = xml_err(&x, root, "expected a <CarshExe> file");
-	else
-		rc = exe_from_node(&x, root, out);
-	xml_free(&d);
-	return rc;
+	return xml_read_file(path, "CarshExe", exe_from_root, out, e);
 }
 
 struct exe *exe_wrap_flowmodel(struct flowmodel *fm)

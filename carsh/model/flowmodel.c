@@ -7,11 +7,6 @@
 #include "util/alloc.h"
 #include "util/path.h"
 
-bool arg_is_stream(enum arg_kind k)
-{
-	return k == ARG_INPUT || k == ARG_OUTPUT || k == ARG_INOUT;
-}
-
 static int read_runtime(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel *fm)
 {
 	static const char *const attrs[] = {"device", NULL};
@@ -281,24 +276,15 @@ fail:
 	return -1;
 }
 
+static int flowmodel_from_root(const struct xml_ctx *x, xmlNodePtr root, void *out)
+{
+	return flowmodel_from_node(x, root, out);
+}
+
 int flowmodel_read(const char *path, struct flowmodel **out, struct cs_err *e)
 {
-	struct xml_doc d;
-	struct xml_ctx x;
-	xmlNodePtr root;
-	int rc;
-
 	*out = NULL;
-	if (xml_load(path, &d, e))
-		return -1;
-	x = (struct xml_ctx){d.file, d.dir, e};
-	root = xmlDocGetRootElement(d.doc);
-	if (!xml_is(root, "FlowModel"))
-		rc = xml_err(&x, root, "expected a <FlowModel> file");
-	else
-		rc = flowmodel_from_node(&x, root, out);
-	xml_free(&d);
-	return rc;
+	return xml_read_file(path, "FlowModel", flowmodel_from_root, out, e);
 }
 
 const struct fm_arg *flowmodel_arg(const struct flowmodel *fm, const char *name, size_t *index)

@@ -50,6 +50,5 @@ int flowmodel_from_node(const struct xml_ctx *x, xmlNodePtr node, struct flowmod
 void flowmodel_free(struct flowmodel *fm);
 /* The argument called name, or NULL. */
 const struct fm_arg *flowmodel_arg(const struct flowmodel *fm, const char *name, size_t *index);
-bool arg_is_stream(enum arg_kind k);
 
 #endif

@@ -367,22 +367,13 @@ fail:
 	return -1;
 }
 
+static int graph_from_root(const struct xml_ctx *x, xmlNodePtr root, void *out)
+{
+	return graph_from_node(x, root, out);
+}
+
 int graph_read(const char *path, struct graph **out, struct cs_err *e)
 {
-	struct xml_doc d;
-	struct xml_ctx x;
-	xmlNodePtr root;
-	int rc;
-
 	*out = NULL;
-	if (xml_load(path, &d, e))
-		return -1;
-	x = (struct xml_ctx){d.file, d.dir, e};
-	root = xmlDocGetRootElement(d.doc);
-	if (!xml_is(root, "CarshGraph"))
-		rc = xml_err(&x, root, "expected a <CarshGraph> file");
-	else
-		rc = graph_from_node(&x, root, out);
-	xml_free(&d);
-	return rc;
+	return xml_read_file(path, "CarshGraph", graph_from_root, out, e);
 }

@@ -270,40 +270,30 @@ static int read_children(struct reader *r, xmlNodePtr root)
 	return 0;
 }
 
-int pipe_desc_read(const char *path, struct pipe_desc **out, struct cs_err *e)
+static int pipe_desc_from_root(const struct xml_ctx *x, xmlNodePtr root, void *out)
 {
 	static const char *const attrs[] = {"name", NULL};
-	struct pipe_desc *p;
-	struct xml_doc d;
-	struct xml_ctx x;
-	struct reader r;
-	xmlNodePtr root;
-	int rc;
+	struct pipe_desc *p = xcalloc(1, sizeof(*p));
+	struct reader r = {x, p, 0, 0, 0};
 
-	*out = NULL;
-	if (xml_load(path, &d, e))
-		return -1;
-	x = (struct xml_ctx){d.file, d.dir, e};
-	p = xcalloc(1, sizeof(*p));
-	p->file = xstrdup(d.file);
-	p->dir = xstrdup(d.dir);
-	r = (struct reader){&x, p, 0, 0, 0};
-	root = xmlDocGetRootElement(d.doc);
-	if (!xml_is(root, "CarshPipeline"))
-		rc = xml_err(&x, root, "expected a <CarshPipeline> file");
-	else
-		rc = xml_check_attrs(&x, root, attrs) || xml_check_no_text(&x, root) ||
-		     read_children(&r, root);
-	if (rc == 0) {
-		p->name = xml_attr(root, "name");
-		if (!p->name)
-			p->name = xstrdup(path_basename(p->file));
-		*out = p;
-	} else {
+	p->file = xstrdup(x->file);
+	p->dir = xstrdup(x->dir);
+	if (xml_check_attrs(x, root, attrs) || xml_check_no_text(x, root) ||
+	    read_children(&r, root)) {
 		pipe_desc_free(p);
+		return -1;
 	}
-	xml_free(&d);
-	return rc ? -1 : 0;
+	p->name = xml_attr(root, "name");
+	if (!p->name)
+		p->name = xstrdup(path_basename(p->file));
+	*(struct pipe_desc **)out = p;
+	return 0;
+}
+
+int pipe_desc_read(const char *path, struct pipe_desc **out, struct cs_err *e)
+{
+	*out = NULL;
+	return xml_read_file(path, "CarshPipeline", pipe_desc_from_root, out, e);
 }
 
 void pipe_desc_free(struct pipe_desc *p)

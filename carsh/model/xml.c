@@ -301,6 +301,26 @@ char *xml_root_name(const char *path, struct cs_err *e)
 	return name;
 }
 
+int xml_read_file(const char *path, const char *root_name, xml_root_reader read, void *out,
+                  struct cs_err *e)
+{
+	struct xml_doc d;
+	struct xml_ctx x;
+	xmlNodePtr root;
+	int rc;
+
+	if (xml_load(path, &d, e))
+		return -1;
+	x = (struct xml_ctx){d.file, d.dir, e};
+	root = xmlDocGetRootElement(d.doc);
+	if (!xml_is(root, root_name))
+		rc = xml_err(&x, root, "expected a <%s> file", root_name);
+	else
+		rc = read(&x, root, out);
+	xml_free(&d);
+	return rc;
+}
+
 bool xml_is(xmlNodePtr n, const char *name)
 {
 	return n && n->type == XML_ELEMENT_NODE && strcmp((const char *)n->name, name) == 0;

@@ -52,6 +52,16 @@ struct xml_ctx {
 	struct cs_err *e;
 };
 
+/* Reads a file's root element into what out points to (a struct exe **, ...): 0, or -1 with
+ * x->e set. */
+typedef int (*xml_root_reader)(const struct xml_ctx *x, xmlNodePtr root, void *out);
+
+/* Every reader of a CarSh file: load path, refuse a root other than <root_name>
+ * ("x.xml:3: <FlowModel name="vadd">: expected a <CarshGraph> file") and hand the root to
+ * read. The document is freed on return, so read copies what it keeps. */
+int xml_read_file(const char *path, const char *root_name, xml_root_reader read, void *out,
+                  struct cs_err *e);
+
 /* Set "FILE:LINE: <Elem name="x">: <message>" in x->e. Returns -1. */
 int xml_err(const struct xml_ctx *x, xmlNodePtr n, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));

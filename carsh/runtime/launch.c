@@ -53,11 +53,6 @@ struct rt_pending {
 	struct rt_dev *finish;
 };
 
-static bool is_stream(enum arg_kind k)
-{
-	return k == ARG_INPUT || k == ARG_OUTPUT || k == ARG_INOUT;
-}
-
 /* "kernel 'k' on DEV: WHAT failed: CL_..." */
 static int cl_fail(const struct launch *L, struct cs_err *e, cl_int err, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
@@ -171,7 +166,7 @@ static int check_streams(struct launch *L, struct cs_err *e)
 	for (size_t i = 0; i < kp->nargs; i++) {
 		const struct kernel_arg *a = &kp->args[i];
 
-		if (is_stream(a->kind) && a->bytes > L->dev->max_alloc)
+		if (arg_is_stream(a->kind) && a->bytes > L->dev->max_alloc)
 			return err_set(e,
 			               "stream '%s' needs %zu bytes; device '%s' allows at most "
 			               "%llu per buffer",
@@ -252,8 +247,8 @@ static int check_pairs(struct launch *L, struct cs_err *e)
 		if (in >= kp->nargs || out >= kp->nargs)
 			rc = err_set(e, "swap pair %zu names argument %zu; the kernel has %zu", p,
 			             in >= kp->nargs ? in : out, kp->nargs);
-		else if (in == out || !is_stream(kp->args[in].kind) ||
-		         !is_stream(kp->args[out].kind))
+		else if (in == out || !arg_is_stream(kp->args[in].kind) ||
+		         !arg_is_stream(kp->args[out].kind))
 			rc = err_set(e, "swap pair '%s'/'%s': both must be different streams",
 			             kp->args[in].name, kp->args[out].name);
 		else if (kp->args[in].bytes != kp->args[out].bytes)
@@ -390,7 +385,7 @@ static int launch_buffers(struct launch *L, cl_context ctx, struct cs_err *e)
 	L->mem = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(*L->mem));
 	L->in_place = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(*L->in_place));
 	for (size_t i = 0; i < kp->nargs; i++) {
-		int rc = is_stream(kp->args[i].kind)
+		int rc = arg_is_stream(kp->args[i].kind)
 		                 ? create_stream(L, ctx, i, e) || set_stream_arg(L, i, e)
 		                 : set_value_arg(L, i, e);
 
@@ -584,8 +579,7 @@ static void launch_release(struct launch *L, bool wait)
 static bool has_host_sink(const struct kernel_plan *kp, cl_mem *const given)
 {
 	for (size_t i = 0; i < kp->nargs; i++)
-		if ((kp->args[i].kind == ARG_OUTPUT || kp->args[i].kind == ARG_INOUT) &&
-		    kp->args[i].host && !(given && given[i]))
+		if (arg_is_written(kp->args[i].kind) && kp->args[i].host && !(given && given[i]))
 			return true;
 	return false;
 }
@@ -637,7 +631,7 @@ static bool feedable(const struct rt_exec *x, bool wait)
 	    !rt_feeder_wanted(x->dev->info))
 		return false;
 	for (size_t i = 0; i < x->kp->nargs; i++)
-		if (is_stream(x->kp->args[i].kind) && !x->given[i])
+		if (arg_is_stream(x->kp->args[i].kind) && !x->given[i])
 			return false;
 	return true;
 }
@@ -649,7 +643,7 @@ static struct feed_launch *feed_new(const struct rt_exec *x)
 	struct feed_launch *fl;
 
 	for (size_t i = 0; i < kp->nargs; i++)
-		if (!is_stream(kp->args[i].kind) && kp->args[i].kind != ARG_LOCAL)
+		if (!arg_is_stream(kp->args[i].kind) && kp->args[i].kind != ARG_LOCAL)
 			values += kp->args[i].bytes;
 	fl = feed_launch_new((cl_uint)kp->nargs, values);
 	fl->kernel = x->kern->k;

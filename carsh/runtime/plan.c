@@ -26,6 +26,21 @@ void kernel_plan_free(struct kernel_plan *kp)
 	memset(kp, 0, sizeof(*kp));
 }
 
+bool arg_is_stream(enum arg_kind k)
+{
+	return arg_is_read(k) || arg_is_written(k);
+}
+
+bool arg_is_read(enum arg_kind k)
+{
+	return k == ARG_INPUT || k == ARG_INOUT;
+}
+
+bool arg_is_written(enum arg_kind k)
+{
+	return k == ARG_OUTPUT || k == ARG_INOUT;
+}
+
 const char *arg_kind_name(enum arg_kind k)
 {
 	switch (k) {

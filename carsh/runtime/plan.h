@@ -62,6 +62,11 @@ struct kernel_plan {
 /* Free what the plan owns (not the host buffers). */
 void kernel_plan_free(struct kernel_plan *kp);
 const char *arg_kind_name(enum arg_kind k); /* "Input", "Output", ... as in the XML */
+/* Streams are the buffers with data (Input, Output, InOut); the kernel reads Input and
+ * InOut, writes Output and InOut. */
+bool arg_is_stream(enum arg_kind k);
+bool arg_is_read(enum arg_kind k);
+bool arg_is_written(enum arg_kind k);
 const char *swap_method_name(enum swap_method m);
 
 #endif

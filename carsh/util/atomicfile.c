@@ -20,7 +20,7 @@
 static int temp_create(char *name, size_t suffix_at)
 {
 	static const char chars[] =
-		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	static unsigned long counter;
 	struct timespec ts;
 
@@ -51,8 +51,7 @@ static char *replace_target(const char *path)
 	return xstrdup(path);
 }
 
-static int write_stream(FILE *f, const char *name, file_writer writer, void *arg,
-			struct cs_err *e)
+static int write_stream(FILE *f, const char *name, file_writer writer, void *arg, struct cs_err *e)
 {
 	int rc = writer(f, name, arg, e);
 
@@ -61,8 +60,8 @@ static int write_stream(FILE *f, const char *name, file_writer writer, void *arg
 	return rc;
 }
 
-static int write_replace(const char *path, const struct stat *old, file_writer writer,
-			 void *arg, struct cs_err *e)
+static int write_replace(const char *path, const struct stat *old, file_writer writer, void *arg,
+                         struct cs_err *e)
 {
 	char *target = replace_target(path);
 	char *tmp = xasprintf("%s.XXXXXX", target);
@@ -102,6 +101,27 @@ static int write_in_place(const char *path, file_writer writer, void *arg, struc
 	if (!f)
 		return err_errno(e, "%s", path);
 	return write_stream(f, path, writer, arg, e);
+}
+
+static int write_text(FILE *f, const char *name, void *text, struct cs_err *e)
+{
+	if (fputs(text, f) == EOF)
+		return err_errno(e, "%s", name);
+	return 0;
+}
+
+int atomic_write_text(const char *path, const char *text, struct cs_err *e)
+{
+	return atomic_write(path, write_text, (void *)text, e);
+}
+
+int file_flush(FILE *f, const char *name, struct cs_err *e)
+{
+	if (fflush(f) == EOF)
+		return err_errno(e, "%s", name);
+	if (ferror(f))
+		return err_set(e, "%s: write error", name);
+	return 0;
 }
 
 int atomic_write(const char *path, file_writer writer, void *arg, struct cs_err *e)

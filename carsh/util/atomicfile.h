@@ -16,4 +16,11 @@ typedef int (*file_writer)(FILE *f, const char *name, void *arg, struct cs_err *
 
 int atomic_write(const char *path, file_writer writer, void *arg, struct cs_err *e);
 
+/* A whole text. */
+int atomic_write_text(const char *path, const char *text, struct cs_err *e);
+
+/* A writer's last step, also where f is standard output and nothing closes it: flush f and
+ * report any write that failed on it ("x.csv: write error"). */
+int file_flush(FILE *f, const char *name, struct cs_err *e);
+
 #endif

@@ -526,6 +526,36 @@ START_TEST(test_type_fill_repeats_the_element)
 }
 END_TEST
 
+/* What a C cast to each kind gives, worked out by hand: low bits kept, floats rounded. */
+START_TEST(test_scalar_store_integer_then_load_double_is_a_c_cast)
+{
+	static const struct {
+		enum scalar s;
+		long long v;
+		double want;
+	} cases[] = {
+	        {SC_CHAR, -3, -3},
+	        {SC_UCHAR, 300, 44},
+	        {SC_SHORT, 40000, -25536},
+	        {SC_USHORT, 65535, 65535},
+	        {SC_INT, -7, -7},
+	        {SC_UINT, -1, 4294967295.0},
+	        {SC_LONG, -5, -5},
+	        {SC_ULONG, 1LL << 53, 9007199254740992.0},
+	        {SC_FLOAT, 16777217, 16777216},
+	        {SC_DOUBLE, 16777217, 16777217},
+	};
+	unsigned char buf[9];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(buf, 0xaa, sizeof(buf));
+		scalar_store_integer(cases[i].s, cases[i].v, buf);
+		ck_assert_double_eq(scalar_load_double(cases[i].s, buf), cases[i].want);
+		ck_assert_uint_eq(buf[scalar_size(cases[i].s)], 0xaa);
+	}
+}
+END_TEST
+
 Suite *suite_types(void)
 {
 	Suite *s = suite_create("types");
@@ -549,6 +579,7 @@ Suite *suite_types(void)
 	tcase_add_test(tc, test_vector_parse_components);
 	tcase_add_test(tc, test_vector_parse_wrong_count_says_what_is_needed);
 	tcase_add_test(tc, test_type_fill_repeats_the_element);
+	tcase_add_test(tc, test_scalar_store_integer_then_load_double_is_a_c_cast);
 	suite_add_tcase(s, tc);
 
 	/* Thousands of printf calls for the reference: slow under valgrind. */
