@@ -22,7 +22,7 @@ params() { # params INSTANCE: its NAME=VALUE words
 }
 
 # pipe_machine CARSH GPU: sets devs (`carsh devices`), cores (nC), has_gpu, maxt (most
-# threads) and ns (N_s, as engines/pipetrain.c's ptrain_items counts it: 000's, plus 2 for
+# threads) and ns (N_s, as engines/pipeline/pipetrain.c's ptrain_items counts it: 000's, plus 2 for
 # each one-item experiment, run 3 times for the median). GPU as `pipeline --gpu` takes it.
 pipe_machine() {
 	devs=$("$1" devices)

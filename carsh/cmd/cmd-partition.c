@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "engines/partition.h"
+#include "engines/partition/partition.h"
 #include "model/exe.h"
 #include "model/filecache.h"
 #include "model/planner.h"

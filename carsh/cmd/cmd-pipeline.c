@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "engines/pipeline.h"
+#include "engines/pipeline/pipeline.h"
 #include "model/pipeline.h"
 #include "model/pipeplan.h"
 #include "util/alloc.h"

@@ -289,24 +289,33 @@ static bool selector_given(const char *s)
 	return s && *s && strcasecmp(s, "any") != 0;
 }
 
-int rt_device_pick(const struct rt_devinfo *devs, size_t n, const char *exe, const char *cli,
-                   const char *fm, size_t *chosen, struct cs_err *e)
+/* "no OpenCL device matches": origin says where sel came from, or is NULL when the caller's
+ * own prefix says it (--gpu). */
+static int no_match(const struct rt_devinfo *devs, size_t n, const char *sel, const char *origin,
+                    struct cs_err *e)
 {
-	const char *sels[] = {exe, cli, fm};
-	const char *origins[] = {"<Device select> of the executable", "--device/CARSH_DEVICE",
-	                         "<RuntimeType device> of the flow-model"};
 	struct strbuf sb = STRBUF_INIT;
 
-	for (size_t i = 0; i < ARRAY_SIZE(sels); i++) {
+	sb_addf(&sb, "no OpenCL device matches '%s'", sel);
+	if (origin)
+		sb_addf(&sb, " (from %s)", origin);
+	sb_adds(&sb, "; devices: ");
+	devices_describe(devs, n, &sb);
+	err_set(e, "%s", sb_str(&sb));
+	sb_free(&sb);
+	return -1;
+}
+
+/* rt_device_pick over nsel selectors, strongest first, each with its origin. */
+static int pick(const struct rt_devinfo *devs, size_t n, const char *const *sels,
+                const char *const *origins, size_t nsel, size_t *chosen, struct cs_err *e)
+{
+	for (size_t i = 0; i < nsel; i++) {
 		if (!selector_given(sels[i]))
 			continue;
 		if (select_one(devs, n, sels[i], chosen) == 0)
 			return 0;
-		devices_describe(devs, n, &sb);
-		err_set(e, "no OpenCL device matches '%s' (from %s); devices: %s", sels[i],
-		        origins[i], sb_str(&sb));
-		sb_free(&sb);
-		return -1;
+		return no_match(devs, n, sels[i], origins[i], e);
 	}
 	if (first_of_type(devs, n, CL_DEVICE_TYPE_GPU, chosen) == 0 ||
 	    first_of_type(devs, n, CL_DEVICE_TYPE_CPU, chosen) == 0)
@@ -314,5 +323,49 @@ int rt_device_pick(const struct rt_devinfo *devs, size_t n, const char *exe, con
 	if (n == 0)
 		return err_set(e, "no OpenCL device found");
 	*chosen = 0;
+	return 0;
+}
+
+int rt_device_pick(const struct rt_devinfo *devs, size_t n, const char *exe, const char *cli,
+                   const char *fm, size_t *chosen, struct cs_err *e)
+{
+	const char *sels[] = {exe, cli, fm};
+	const char *const origins[] = {"<Device select> of the executable", "--device/CARSH_DEVICE",
+	                               "<RuntimeType device> of the flow-model"};
+
+	return pick(devs, n, sels, origins, ARRAY_SIZE(sels), chosen, e);
+}
+
+const struct rt_devinfo *rt_device_first(const struct rt_devinfo *devs, size_t n,
+                                         cl_device_type type)
+{
+	size_t at;
+
+	return first_of_type(devs, n, type, &at) == 0 ? &devs[at] : NULL;
+}
+
+int rt_device_choose_gpu(const struct rt_devinfo *devs, size_t n, const struct rt_devinfo *cpu,
+                         const char *sel, const struct rt_devinfo **gpu, bool *standin,
+                         struct cs_err *e)
+{
+	const char *const no_origin = NULL;
+	size_t at;
+
+	*gpu = NULL;
+	*standin = false;
+	if (!sel || strcmp(sel, "auto") == 0) {
+		*gpu = rt_device_first(devs, n, CL_DEVICE_TYPE_GPU);
+		if (!*gpu)
+			*gpu = rt_device_first(devs, n, CL_DEVICE_TYPE_ACCELERATOR);
+	} else if (strcmp(sel, "cpu") == 0) {
+		*standin = true;
+	} else if (strcmp(sel, "none") != 0) {
+		if (pick(devs, n, &sel, &no_origin, 1, &at, e))
+			return err_prefix(e, "--gpu: ");
+		if (&devs[at] == cpu)
+			*standin = true;
+		else
+			*gpu = &devs[at];
+	}
 	return 0;
 }

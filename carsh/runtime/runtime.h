@@ -60,6 +60,20 @@ int rt_devices_list(struct rt_devinfo **out, size_t *n, struct cs_err *e);
 int rt_device_pick(const struct rt_devinfo *devs, size_t n, const char *exe, const char *cli,
                    const char *fm, size_t *chosen, struct cs_err *e);
 
+/* The first device of the type, or NULL. */
+const struct rt_devinfo *rt_device_first(const struct rt_devinfo *devs, size_t n,
+                                         cl_device_type type);
+
+/* The GPU an engine drives beside the CPU's cores (`--gpu`, partition and pipeline): sel NULL
+ * or "auto": the first GPU, else the first accelerator, else none; "none"; "cpu": a core of
+ * cpu (the CPU device the engine splits) stands in for a GPU (*standin); any other sel as
+ * rt_device_pick takes it, where choosing cpu itself also means the stand-in. Error
+ * "--gpu: no OpenCL device matches 'SEL'; devices: ...". Whether cpu has a core to spare is
+ * the engine's to check. */
+int rt_device_choose_gpu(const struct rt_devinfo *devs, size_t n, const struct rt_devinfo *cpu,
+                         const char *sel, const struct rt_devinfo **gpu, bool *standin,
+                         struct cs_err *e);
+
 /* "cpu", "gpu", "accelerator" or "other". */
 const char *rt_device_type_name(cl_device_type t);
 

@@ -194,6 +194,69 @@ START_TEST(test_empty_list_is_an_error)
 }
 END_TEST
 
+/* --gpu (partition, pipeline): devs[0] is the CPU the engine splits. */
+static long choose_gpu(const char *sel, bool *standin, struct cs_err *e)
+{
+	const struct rt_devinfo *gpu = &devs[0];
+
+	err_clear(e);
+	if (rt_device_choose_gpu(devs, ndevs, &devs[0], sel, &gpu, standin, e) != 0)
+		return -2;
+	return gpu ? (long)(gpu - devs) : -1;
+}
+
+START_TEST(test_gpu_auto_is_first_gpu_else_accelerator)
+{
+	struct rt_devinfo d[2] = {fake(0, CL_DEVICE_TYPE_CPU, "c", "P"),
+	                          fake(1, CL_DEVICE_TYPE_ACCELERATOR, "fpga", "X")};
+	const struct rt_devinfo *gpu = NULL;
+	struct cs_err e;
+	bool standin = true;
+
+	ck_assert_int_eq(choose_gpu(NULL, &standin, &e), 2);
+	ck_assert(!standin);
+	ck_assert_int_eq(choose_gpu("auto", &standin, &e), 2);
+	ck_assert_int_eq(rt_device_choose_gpu(d, 2, &d[0], "auto", &gpu, &standin, &e), 0);
+	ck_assert_ptr_eq(gpu, &d[1]);
+	ck_assert_int_eq(rt_device_choose_gpu(d, 1, &d[0], "auto", &gpu, &standin, &e), 0);
+	ck_assert_ptr_null(gpu);
+	ck_assert(!standin);
+}
+END_TEST
+
+START_TEST(test_gpu_none_cpu_and_selectors)
+{
+	struct cs_err e;
+	bool standin;
+
+	ck_assert_int_eq(choose_gpu("none", &standin, &e), -1);
+	ck_assert(!standin);
+	ck_assert_int_eq(choose_gpu("cpu", &standin, &e), -1);
+	ck_assert(standin);
+	ck_assert_int_eq(choose_gpu("a770", &standin, &e), 3);
+	ck_assert(!standin);
+	ck_assert_int_eq(choose_gpu("1", &standin, &e), 1);
+	/* Choosing the CPU the engine splits by a selector means a core stands in. */
+	ck_assert_int_eq(choose_gpu("0", &standin, &e), -1);
+	ck_assert(standin);
+}
+END_TEST
+
+/* The selector came from --gpu: the message says so by its prefix, with no other origin. */
+START_TEST(test_gpu_selector_absent_names_gpu_option)
+{
+	struct rt_devinfo cpu[1] = {fake(0, CL_DEVICE_TYPE_CPU, "pthread-x", "Portable")};
+	const struct rt_devinfo *gpu;
+	struct cs_err e;
+	bool standin;
+
+	err_clear(&e);
+	ck_assert_int_eq(rt_device_choose_gpu(cpu, 1, &cpu[0], "radeon", &gpu, &standin, &e), -1);
+	ck_assert_str_eq(e.msg, "--gpu: no OpenCL device matches 'radeon'; devices: 0 cpu "
+	                        "'pthread-x' (Portable)");
+}
+END_TEST
+
 START_TEST(test_type_names)
 {
 	ck_assert_str_eq(rt_device_type_name(CL_DEVICE_TYPE_CPU), "cpu");
@@ -223,6 +286,9 @@ Suite *suite_device_pick(void)
 	tcase_add_test(tc, test_absent_type_names_selector_and_origin);
 	tcase_add_test(tc, test_failed_selector_does_not_fall_through);
 	tcase_add_test(tc, test_empty_list_is_an_error);
+	tcase_add_test(tc, test_gpu_auto_is_first_gpu_else_accelerator);
+	tcase_add_test(tc, test_gpu_none_cpu_and_selectors);
+	tcase_add_test(tc, test_gpu_selector_absent_names_gpu_option);
 	tcase_add_test(tc, test_type_names);
 	suite_add_tcase(s, tc);
 	return s;

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engines/logfit.h"
-#include "engines/sched.h"
+#include "engines/partition/logfit.h"
+#include "engines/partition/sched.h"
 #include "runtime/launchguard.h"
 
 #define LN2 0.69314718055994530942

@@ -1,6 +1,6 @@
 /*
- * Unit tests of the pipeline engine's model (000 §IV-V; engines/pipemodel.h): equations 1-10
- * on synthetic measurements, each checked against the closed form worked out by hand in the
+ * Unit tests of the pipeline engine's model (000 §IV-V; engines/pipeline/pipemodel.h): equations
+ * 1-10 on synthetic measurements, each checked against the closed form worked out by hand in the
  * comment above it; the configuration space of 000 §II-B; the baseline of 000 §VI-B; the
  * configuration names; the throughput monitor. No OpenCL, no clocks. A program of its own
  * (check_pipeline).
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engines/pipeconf.h"
-#include "engines/pipemodel.h"
-#include "engines/pipemon.h"
-#include "engines/pipetrain.h"
+#include "engines/pipeline/pipeconf.h"
+#include "engines/pipeline/pipemodel.h"
+#include "engines/pipeline/pipemon.h"
+#include "engines/pipeline/pipetrain.h"
 
 #define TOL 1e-9
 

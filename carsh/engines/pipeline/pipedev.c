@@ -1,5 +1,5 @@
-/* The pipeline engine's devices (engines/pipedev.h). */
-#include "engines/pipedev.h"
+/* The pipeline engine's devices (engines/pipeline/pipedev.h). */
+#include "engines/pipeline/pipedev.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -16,32 +16,6 @@ const char *pd_dom_name(enum pd_dom d)
 	return names[d];
 }
 
-static int choose_gpu(struct pipe_devs *dv, const struct rt_devinfo *devs, size_t n,
-                      const char *gpu, struct cs_err *e)
-{
-	if (!gpu || strcmp(gpu, "auto") == 0) {
-		for (size_t i = 0; i < n && !dv->gpu; i++)
-			if (devs[i].type & CL_DEVICE_TYPE_GPU)
-				dv->gpu = &devs[i];
-		for (size_t i = 0; i < n && !dv->gpu; i++)
-			if (devs[i].type & CL_DEVICE_TYPE_ACCELERATOR)
-				dv->gpu = &devs[i];
-	} else if (strcmp(gpu, "cpu") == 0) {
-		dv->standin = true;
-	} else if (strcmp(gpu, "none") != 0) {
-		size_t at;
-
-		if (rt_device_pick(devs, n, NULL, gpu, NULL, &at, e))
-			return err_prefix(e, "--gpu: ");
-		if (&devs[at] == dv->cpu)
-			dv->standin = true;
-		else
-			dv->gpu = &devs[at];
-	}
-	dv->has_gpu = dv->gpu || dv->standin;
-	return 0;
-}
-
 static int choose(struct pipe_devs *dv, struct rt_session *rt, const char *gpu, struct cs_err *e)
 {
 	const struct rt_devinfo *devs;
@@ -50,14 +24,13 @@ static int choose(struct pipe_devs *dv, struct rt_session *rt, const char *gpu, 
 
 	if (rt_session_devices(rt, &devs, &n, e))
 		return -1;
-	for (size_t i = 0; i < n && !dv->cpu; i++)
-		if (devs[i].type & CL_DEVICE_TYPE_CPU)
-			dv->cpu = &devs[i];
+	dv->cpu = rt_device_first(devs, n, CL_DEVICE_TYPE_CPU);
 	if (!dv->cpu)
 		return err_set(e, "no OpenCL CPU device (the CPU threads and the serial stages run "
 		                  "there; see 'devices')");
-	if (choose_gpu(dv, devs, n, gpu, e))
+	if (rt_device_choose_gpu(devs, n, dv->cpu, gpu, &dv->gpu, &dv->standin, e))
 		return -1;
+	dv->has_gpu = dv->gpu || dv->standin;
 	cores = rt_subdevs_max(dv->cpu);
 	if (dv->standin && cores < 2)
 		return err_set(e,

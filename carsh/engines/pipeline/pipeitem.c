@@ -1,5 +1,5 @@
-/* Items in flight and where their buffers' data is (engines/pipeitem.h). */
-#include "engines/pipeitem.h"
+/* Items in flight and where their buffers' data is (engines/pipeline/pipeitem.h). */
+#include "engines/pipeline/pipeitem.h"
 
 #include <stdlib.h>
 #include <string.h>

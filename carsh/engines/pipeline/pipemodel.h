@@ -5,8 +5,8 @@
  * item E_e of every configuration (Tables III and IV, equations 3-10). Pure arithmetic: no
  * OpenCL, no clock; tests/unit/test_pipemodel.c checks it against closed forms.
  */
-#ifndef CARSH_ENGINES_PIPEMODEL_H
-#define CARSH_ENGINES_PIPEMODEL_H
+#ifndef CARSH_ENGINES_PIPELINE_PIPEMODEL_H
+#define CARSH_ENGINES_PIPELINE_PIPEMODEL_H
 
 #include <stdbool.h>
 #include <stddef.h>

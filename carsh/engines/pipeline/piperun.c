@@ -1,5 +1,5 @@
-/* Running items under one configuration (engines/piperun.h). */
-#include "engines/piperun.h"
+/* Running items under one configuration (engines/pipeline/piperun.h). */
+#include "engines/pipeline/piperun.h"
 
 #include <stdlib.h>
 #include <string.h>

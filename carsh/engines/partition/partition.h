@@ -2,7 +2,7 @@
  * The partition engine (DESIGN §6, 003): one data-parallel flow-model run over all the
  * devices of the machine. The CPU device is split into single-core sub-devices
  * (runtime/subdev.h), each driven by a host thread of its own, plus one thread for the GPU;
- * a scheduler (engines/sched.h) hands out chunks of the 1-D global work space, which each
+ * a scheduler (engines/partition/sched.h) hands out chunks of the 1-D global work space, which each
  * device runs with a global work offset. Streams marked partition="copy" are written whole
  * to every context that runs chunks; block streams move per chunk (unit elements per
  * work-item): a chunk's part of the block inputs goes to the device before its launch and
@@ -12,14 +12,14 @@
  *
  * It runs in the shell's process on the thread executor's runtime session (DESIGN §2).
  */
-#ifndef CARSH_ENGINES_PARTITION_H
-#define CARSH_ENGINES_PARTITION_H
+#ifndef CARSH_ENGINES_PARTITION_PARTITION_H
+#define CARSH_ENGINES_PARTITION_PARTITION_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
 #include "engines/energy.h"
-#include "engines/sched.h"
+#include "engines/partition/sched.h"
 #include "exec/executor.h"
 #include "exec/jobplan.h"
 #include "exec/resident.h"

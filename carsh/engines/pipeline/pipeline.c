@@ -1,14 +1,15 @@
-/* The adaptive pipeline engine (000 §III-E, §IV; engines/pipeline.h, docs/pipeline.md). */
-#include "engines/pipeline.h"
+/* The adaptive pipeline engine (000 §III-E, §IV; engines/pipeline/pipeline.h, docs/pipeline.md). */
+#include "engines/pipeline/pipeline.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engines/energy.h"
-#include "engines/pipeconf.h"
-#include "engines/pipemon.h"
-#include "engines/pipetrain.h"
+#include "engines/progress.h"
+#include "engines/pipeline/pipeconf.h"
+#include "engines/pipeline/pipemon.h"
+#include "engines/pipeline/pipetrain.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 
@@ -26,25 +27,19 @@ struct engine {
 	/* the progress line */
 	char what[64];
 	size_t total;
-	double last_draw;
+	struct progress progress;
 };
 
 /* ---- progress ---- */
 
 static void draw(struct engine *g, size_t done, bool force)
 {
-	double now = clock_ms();
-
-	if (!g->o->progress || (!force && now - g->last_draw < 100))
+	if (!progress_due(&g->progress, force))
 		return;
-	g->last_draw = now;
 	fprintf(stderr, "\r\033[K%s: %s", g->pp->d->name, g->what);
 	if (g->total) {
-		static const char bar[] = "####################";
-		int fill = (int)(done * 20 / g->total);
-
-		fprintf(stderr, " [%.*s%*s] %zu/%zu items", fill, bar, 20 - fill, "", done,
-		        g->total);
+		progress_bar(done, g->total, 20);
+		fprintf(stderr, " %zu/%zu items", done, g->total);
 	}
 	fflush(stderr);
 }
@@ -408,6 +403,7 @@ int pipeline_run(const struct pipe_env *env, const struct pipe_plan *pp, const s
 	g.pp = pp;
 	g.o = o;
 	g.res = res;
+	g.progress.on = o->progress;
 	res->name = xstrdup(pp->d->name);
 	res->items = pp->items;
 	for (size_t k = 0; k < pp->nstages; k++)
@@ -418,8 +414,7 @@ int pipeline_run(const struct pipe_env *env, const struct pipe_plan *pp, const s
 	pthread_mutex_init(&g.re.mg, NULL);
 	pthread_mutex_init(&g.re.cores, NULL);
 	rc = run_engine(&g, t0, e);
-	if (o->progress)
-		fprintf(stderr, "\r\033[K");
+	progress_end(&g.progress);
 	teardown(&g);
 	pthread_mutex_destroy(&g.re.gpu);
 	pthread_mutex_destroy(&g.re.mg);

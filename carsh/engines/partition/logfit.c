@@ -1,4 +1,4 @@
-#include "engines/logfit.h"
+#include "engines/partition/logfit.h"
 
 #include <math.h>
 

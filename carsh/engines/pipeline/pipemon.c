@@ -1,5 +1,5 @@
-/* Throughput monitoring (engines/pipemon.h). */
-#include "engines/pipemon.h"
+/* Throughput monitoring (engines/pipeline/pipemon.h). */
+#include "engines/pipeline/pipemon.h"
 
 #include <math.h>
 #include <string.h>

@@ -18,16 +18,16 @@
  * no thread waits for another's kernel to get its input (PoCL 3's pthread device runs a
  * single-core sub-device's commands on that core's thread only).
  */
-#ifndef CARSH_ENGINES_PIPESTAGE_H
-#define CARSH_ENGINES_PIPESTAGE_H
+#ifndef CARSH_ENGINES_PIPELINE_PIPESTAGE_H
+#define CARSH_ENGINES_PIPELINE_PIPESTAGE_H
 
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 
-#include "engines/pipedev.h"
-#include "engines/pipeitem.h"
-#include "engines/pipemodel.h"
+#include "engines/pipeline/pipedev.h"
+#include "engines/pipeline/pipeitem.h"
+#include "engines/pipeline/pipemodel.h"
 
 struct prun_env {
 	const struct pipe_plan *pp;
@@ -76,7 +76,7 @@ void pworker_init(struct pworker *w, struct prun_env *env, const struct prun_pol
                   struct pd_slot *slot, unsigned home);
 /* Give the held core back (nothing when none is held). */
 void pworker_release(struct pworker *w);
-/* How this thread moves item buffers (engines/pipeitem.h). */
+/* How this thread moves item buffers (engines/pipeline/pipeitem.h). */
 struct pitem_q pworker_queues(struct pworker *w);
 
 /* The serial Input stage: the token now holds item index; a file source's file is read into

@@ -1,11 +1,11 @@
-/* The pipeline engine's report, as text and as JSON (engines/pipeline.h). */
+/* The pipeline engine's report, as text and as JSON (engines/pipeline/pipeline.h). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "engines/pipeconf.h"
-#include "engines/pipeline.h"
-#include "engines/pipemon.h"
+#include "engines/pipeline/pipeconf.h"
+#include "engines/pipeline/pipeline.h"
+#include "engines/pipeline/pipemon.h"
 #include "util/json.h"
 
 static const char *cname(const struct pipe_result *r, const struct pm_config *c, char *buf)

@@ -5,8 +5,8 @@
  * are in work-items per millisecond, as 003's Figure 1: the threshold is a slope (dy/dx of
  * the fitted curve is a/x, which equals thld at x = a/thld), so its meaning depends on them.
  */
-#ifndef CARSH_ENGINES_LOGFIT_H
-#define CARSH_ENGINES_LOGFIT_H
+#ifndef CARSH_ENGINES_PARTITION_LOGFIT_H
+#define CARSH_ENGINES_PARTITION_LOGFIT_H
 
 #include <stdbool.h>
 #include <stddef.h>

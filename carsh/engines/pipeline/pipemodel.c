@@ -1,5 +1,5 @@
-/* The analytical model of 000 §V (engines/pipemodel.h). */
-#include "engines/pipemodel.h"
+/* The analytical model of 000 §V (engines/pipeline/pipemodel.h). */
+#include "engines/pipeline/pipemodel.h"
 
 #include <math.h>
 #include <string.h>

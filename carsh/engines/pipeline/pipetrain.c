@@ -1,5 +1,5 @@
-/* The training phase's measurements (engines/pipetrain.h). */
-#include "engines/pipetrain.h"
+/* The training phase's measurements (engines/pipeline/pipetrain.h). */
+#include "engines/pipeline/pipetrain.h"
 
 #include <stdio.h>
 #include <stdlib.h>

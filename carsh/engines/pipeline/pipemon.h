@@ -6,8 +6,8 @@
  * pending change may start a training is equation 2's business (pm_may_retrain). Pure
  * arithmetic on times the caller gives: tests/unit/test_pipemodel.c drives it.
  */
-#ifndef CARSH_ENGINES_PIPEMON_H
-#define CARSH_ENGINES_PIPEMON_H
+#ifndef CARSH_ENGINES_PIPELINE_PIPEMON_H
+#define CARSH_ENGINES_PIPELINE_PIPEMON_H
 
 #include <stdbool.h>
 #include <stddef.h>

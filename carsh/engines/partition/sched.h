@@ -20,8 +20,8 @@
  *
  * docs/partition.md says what was chosen where 003 leaves a detail open.
  */
-#ifndef CARSH_ENGINES_SCHED_H
-#define CARSH_ENGINES_SCHED_H
+#ifndef CARSH_ENGINES_PARTITION_SCHED_H
+#define CARSH_ENGINES_PARTITION_SCHED_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /*
  * The devices of the pipeline engine (000 §II) in three domains:
  *   CG   the CPU split into single-core sub-devices (runtime/subdev.h), one queue per core;
- *        a thread leases a core for an item's CPU stages (engines/pipestage.h);
+ *        a thread leases a core for an item's CPU stages (engines/pipeline/pipestage.h);
  *   MG   the whole CPU device, for one item at a time (the session's context);
  *   GPU  the GPU (the session's context), or a stand-in: one more single-core sub-device
  *        (`--gpu cpu`, for machines without a GPU), in the CG context.
@@ -11,8 +11,8 @@
  * arguments on one kernel. PoCL 3 runs a sub-device's commands on that core's pool thread only,
  * so the CG queues are per core, shared by the threads that lease it.
  */
-#ifndef CARSH_ENGINES_PIPEDEV_H
-#define CARSH_ENGINES_PIPEDEV_H
+#ifndef CARSH_ENGINES_PIPELINE_PIPEDEV_H
+#define CARSH_ENGINES_PIPELINE_PIPEDEV_H
 
 #include <stdbool.h>
 

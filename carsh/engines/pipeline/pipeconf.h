@@ -8,13 +8,13 @@
  * STAGES has one digit per stage, the first stage first (000 §III-B's tuple); left out, no
  * stage is mapped to the GPU. `baseline` names 000 §VI-B's baseline (pm_baseline).
  */
-#ifndef CARSH_ENGINES_PIPECONF_H
-#define CARSH_ENGINES_PIPECONF_H
+#ifndef CARSH_ENGINES_PIPELINE_PIPECONF_H
+#define CARSH_ENGINES_PIPELINE_PIPECONF_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "engines/pipemodel.h"
+#include "engines/pipeline/pipemodel.h"
 #include "util/error.h"
 
 #define PM_NAME_MAX 64

@@ -6,10 +6,10 @@
  * experiment three times, for the median) — and the serial stages' times on the way.
  * Without a GPU: CG with 1 .. nC threads and MG.
  */
-#ifndef CARSH_ENGINES_PIPETRAIN_H
-#define CARSH_ENGINES_PIPETRAIN_H
+#ifndef CARSH_ENGINES_PIPELINE_PIPETRAIN_H
+#define CARSH_ENGINES_PIPELINE_PIPETRAIN_H
 
-#include "engines/piperun.h"
+#include "engines/pipeline/piperun.h"
 
 struct ptrain {
 	size_t first; /* the first item it used */

@@ -4,13 +4,13 @@
  * buffer space (context) that used it, each marked current or not, like 000's DataBuffer:
  * data moves only when a stage needs it where it is not current, through the host.
  */
-#ifndef CARSH_ENGINES_PIPEITEM_H
-#define CARSH_ENGINES_PIPEITEM_H
+#ifndef CARSH_ENGINES_PIPELINE_PIPEITEM_H
+#define CARSH_ENGINES_PIPELINE_PIPEITEM_H
 
 #include <pthread.h>
 #include <stdbool.h>
 
-#include "engines/pipedev.h"
+#include "engines/pipeline/pipedev.h"
 #include "model/pipeplan.h"
 
 #define PITEM_SPACES 3

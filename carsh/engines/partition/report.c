@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engines/partition.h"
+#include "engines/partition/partition.h"
 #include "util/atomicfile.h"
 #include "util/json.h"
 

@@ -1,5 +1,5 @@
-/* Configuration names (engines/pipeconf.h). */
-#include "engines/pipeconf.h"
+/* Configuration names (engines/pipeline/pipeconf.h). */
+#include "engines/pipeline/pipeconf.h"
 
 #include <ctype.h>
 #include <stdio.h>

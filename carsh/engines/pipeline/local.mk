@@ -3,16 +3,16 @@
 carsh_libcarsh_a_SOURCES += \
 	carsh/model/pipeline.c carsh/model/pipeline.h \
 	carsh/model/pipeplan.c carsh/model/pipeplan.h \
-	carsh/engines/pipemodel.c carsh/engines/pipemodel.h \
-	carsh/engines/pipeconf.c carsh/engines/pipeconf.h \
-	carsh/engines/pipemon.c carsh/engines/pipemon.h \
-	carsh/engines/pipedev.c carsh/engines/pipedev.h \
-	carsh/engines/pipeitem.c carsh/engines/pipeitem.h \
-	carsh/engines/pipestage.c carsh/engines/pipestage.h \
-	carsh/engines/piperun.c carsh/engines/piperun.h \
-	carsh/engines/pipetrain.c carsh/engines/pipetrain.h \
-	carsh/engines/pipeline.c carsh/engines/pipeline.h \
-	carsh/engines/pipereport.c
+	carsh/engines/pipeline/pipemodel.c carsh/engines/pipeline/pipemodel.h \
+	carsh/engines/pipeline/pipeconf.c carsh/engines/pipeline/pipeconf.h \
+	carsh/engines/pipeline/pipemon.c carsh/engines/pipeline/pipemon.h \
+	carsh/engines/pipeline/pipedev.c carsh/engines/pipeline/pipedev.h \
+	carsh/engines/pipeline/pipeitem.c carsh/engines/pipeline/pipeitem.h \
+	carsh/engines/pipeline/pipestage.c carsh/engines/pipeline/pipestage.h \
+	carsh/engines/pipeline/piperun.c carsh/engines/pipeline/piperun.h \
+	carsh/engines/pipeline/pipetrain.c carsh/engines/pipeline/pipetrain.h \
+	carsh/engines/pipeline/pipeline.c carsh/engines/pipeline/pipeline.h \
+	carsh/engines/pipeline/pipereport.c
 
 # The model's arithmetic (equations 1-10), the configuration names, the monitor: no OpenCL.
 check_PROGRAMS += tests/unit/check_pipeline

@@ -1,26 +1,17 @@
-/* One item through the pipeline's stages (engines/pipestage.h). */
-#include "engines/pipestage.h"
+/* One item through the pipeline's stages (engines/pipeline/pipestage.h). */
+#include "engines/pipeline/pipestage.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "data/csvio.h"
+#include "model/flowmodel.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 
 static double now_s(void)
 {
 	return clock_ms() / 1000.0;
-}
-
-static bool reads(enum arg_kind k)
-{
-	return k == ARG_INPUT || k == ARG_INOUT;
-}
-
-static bool writes(enum arg_kind k)
-{
-	return k == ARG_OUTPUT || k == ARG_INOUT;
 }
 
 static enum pd_dom cpu_dom(const struct prun_policy *pol)
@@ -120,7 +111,7 @@ static int set_args(struct pworker *w, struct pitem *it, const struct kernel_pla
 		} else {
 			struct pitem_q q = pworker_queues(w);
 
-			if (pitem_ensure(w->env->dv, &q, it, (size_t)buf[a], d, reads(ka->kind),
+			if (pitem_ensure(w->env->dv, &q, it, (size_t)buf[a], d, arg_reads(ka->kind),
 			                 &mem, e))
 				return -1;
 			err = clSetKernelArg(k, (cl_uint)a, sizeof(mem), &mem);
@@ -153,7 +144,7 @@ static int time_readback(struct pworker *w, struct pitem *it, size_t k, struct p
 	double t = now_s();
 
 	for (size_t a = 0; a < sp->jp->kp.nargs; a++) {
-		if (sp->buf[a] < 0 || !writes(sp->jp->kp.args[a].kind))
+		if (sp->buf[a] < 0 || !arg_writes(sp->jp->kp.args[a].kind))
 			continue;
 		if (pitem_to_host(w->env->dv, &q, it, (size_t)sp->buf[a], e))
 			return -1;
@@ -190,7 +181,7 @@ static int run_stage(struct pworker *w, struct pitem *it, size_t k, enum pd_dom 
 	if (launch(w, kp, kern, d, e))
 		return err_prefix(e, "stage '%s', item %zu: ", sp->name, it->index);
 	for (size_t a = 0; a < kp->nargs; a++)
-		if (sp->buf[a] >= 0 && writes(kp->args[a].kind))
+		if (sp->buf[a] >= 0 && arg_writes(kp->args[a].kind))
 			pitem_wrote(w->env->dv, it, (size_t)sp->buf[a], d);
 	rec->stage[k] = now_s() - (xfer ? t1 : t0);
 	rec->h2d[k] = xfer ? t1 - t0 : 0;

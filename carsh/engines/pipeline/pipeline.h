@@ -2,21 +2,21 @@
  * The adaptive pipeline engine (DESIGN §6, 000; docs/pipeline.md): a stream of items through
  * a linear pipeline of flow-models, mapped onto the CPU cores and the GPU by one of the
  * configurations of 000 §II. Adaptive mode alternates a training phase (the homogeneous
- * experiments of 000 §IV-A, engines/pipetrain.h) and a running phase with the configuration
- * the analytical model (000 §V, engines/pipemodel.h) predicts best for the criterion; the
- * running phase watches the throughput and trains again after a change, no sooner than the
- * overhead bound of equation 2 allows. A configuration given by the user runs as it is.
+ * experiments of 000 §IV-A, engines/pipeline/pipetrain.h) and a running phase with the
+ * configuration the analytical model (000 §V, engines/pipeline/pipemodel.h) predicts best for the
+ * criterion; the running phase watches the throughput and trains again after a change, no sooner
+ * than the overhead bound of equation 2 allows. A configuration given by the user runs as it is.
  *
  * It runs in the shell's process on the thread executor's runtime session (DESIGN §2).
  */
-#ifndef CARSH_ENGINES_PIPELINE_H
-#define CARSH_ENGINES_PIPELINE_H
+#ifndef CARSH_ENGINES_PIPELINE_PIPELINE_H
+#define CARSH_ENGINES_PIPELINE_PIPELINE_H
 
 #include <signal.h>
 #include <stdio.h>
 
-#include "engines/pipemodel.h"
-#include "engines/piperun.h"
+#include "engines/pipeline/pipemodel.h"
+#include "engines/pipeline/piperun.h"
 #include "model/pipeplan.h"
 #include "runtime/session.h"
 

@@ -1,10 +1,10 @@
-#include "engines/sched.h"
+#include "engines/partition/sched.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engines/logfit.h"
+#include "engines/partition/logfit.h"
 #include "util/alloc.h"
 
 /* Concord (003 §5.1): profiling stops once the GPU's fraction of the work changes by less

@@ -1,12 +1,14 @@
-/* The partition engine (003 §3-5); see engines/partition.h and docs/partition.md. */
-#include "engines/partition.h"
+/* The partition engine (003 §3-5); see engines/partition/partition.h and docs/partition.md. */
+#include "engines/partition/partition.h"
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engines/progress.h"
 #include "exec/stage.h"
+#include "model/flowmodel.h"
 #include "runtime/launchguard.h"
 #include "runtime/subdev.h"
 #include "util/alloc.h"
@@ -67,26 +69,11 @@ struct prun {
 	double t0;
 	unsigned step;
 	size_t done_items;
-	double last_draw;
+	struct progress progress;
 	const char *what; /* progress bar label */
 	struct part_trace *trace;
 	size_t ntrace, cap;
 };
-
-static bool is_stream(enum arg_kind k)
-{
-	return k == ARG_INPUT || k == ARG_OUTPUT || k == ARG_INOUT;
-}
-
-static bool reads(enum arg_kind k)
-{
-	return k == ARG_INPUT || k == ARG_INOUT;
-}
-
-static bool writes(enum arg_kind k)
-{
-	return k == ARG_OUTPUT || k == ARG_INOUT;
-}
 
 static bool interrupted(const struct prun *r)
 {
@@ -105,7 +92,7 @@ static int check_plan(const struct kernel_plan *kp, const struct part_stream *ps
 	for (size_t i = 0; i < kp->nargs; i++) {
 		const struct kernel_arg *a = &kp->args[i];
 
-		if (!is_stream(a->kind))
+		if (!arg_is_stream(a->kind))
 			continue;
 		if (!ps[i].block && a->kind != ARG_INPUT)
 			return err_set(
@@ -137,36 +124,11 @@ static int choose_devices(const struct rt_devinfo *devs, size_t n, const char *g
                           struct choice *ch, struct cs_err *e)
 {
 	memset(ch, 0, sizeof(*ch));
-	for (size_t i = 0; i < n && !ch->cpu; i++)
-		if (devs[i].type & CL_DEVICE_TYPE_CPU)
-			ch->cpu = &devs[i];
+	ch->cpu = rt_device_first(devs, n, CL_DEVICE_TYPE_CPU);
 	if (ch->cpu)
 		ch->cores = rt_subdevs_max(ch->cpu);
-	if (!gpu || strcmp(gpu, "auto") == 0) {
-		for (size_t i = 0; i < n && !ch->gpu; i++)
-			if (devs[i].type & CL_DEVICE_TYPE_GPU)
-				ch->gpu = &devs[i];
-		for (size_t i = 0; i < n && !ch->gpu; i++)
-			if (devs[i].type & CL_DEVICE_TYPE_ACCELERATOR)
-				ch->gpu = &devs[i];
-	} else if (strcmp(gpu, "cpu") == 0) {
-		ch->standin = true;
-	} else if (strcmp(gpu, "none") != 0) {
-		size_t at;
-
-		if (rt_device_pick(devs, n, NULL, gpu, NULL, &at, e)) {
-			/* The selector came from --gpu, not from where the message says. */
-			char *from = strstr(e->msg, " (from --device/CARSH_DEVICE)");
-
-			if (from)
-				memmove(from, from + 29, strlen(from + 29) + 1);
-			return err_prefix(e, "--gpu: ");
-		}
-		if (&devs[at] == ch->cpu)
-			ch->standin = true;
-		else
-			ch->gpu = &devs[at];
-	}
+	if (rt_device_choose_gpu(devs, n, ch->cpu, gpu, &ch->gpu, &ch->standin, e))
+		return -1;
 	if (ch->standin && (!ch->cpu || ch->cores < 2))
 		return err_set(e, "--gpu cpu: a CPU core can stand in for the GPU only on a CPU "
 		                  "device with two cores or more");
@@ -360,7 +322,7 @@ static int make_buffers(struct prun *r, struct cs_err *e)
 		for (size_t a = 0; a < kp->nargs; a++) {
 			const struct kernel_arg *ka = &kp->args[a];
 
-			if (!is_stream(ka->kind))
+			if (!arg_is_stream(ka->kind))
 				continue;
 			bool cores = d->pc == &r->ctx[0];
 
@@ -431,7 +393,7 @@ static int host_data(struct prun *r, struct cs_err *e)
 		const struct kernel_arg *a = &kp->args[i];
 
 		r->version[i] = 1;
-		if (!is_stream(a->kind))
+		if (!arg_is_stream(a->kind))
 			continue;
 		r->host[i] = a->host;
 		if ((a->kind == ARG_INPUT && pair_input(kp, i)) || !a->host) {
@@ -525,7 +487,7 @@ static int run_chunk_unguarded(struct prun *r, struct pdev *d, const struct sche
 		const struct kernel_arg *a = &kp->args[i];
 		size_t es = type_size(a->type) * r->ps[i].unit;
 
-		if (!is_stream(a->kind) || !r->ps[i].block || !reads(a->kind))
+		if (!arg_is_stream(a->kind) || !r->ps[i].block || !arg_reads(a->kind))
 			continue;
 		err = clEnqueueWriteBuffer(d->q, d->block[i], CL_FALSE, off * es, n * es,
 		                           (char *)r->host[i] + off * es, 0, NULL, NULL);
@@ -547,7 +509,7 @@ static int run_chunk_unguarded(struct prun *r, struct pdev *d, const struct sche
 		const struct kernel_arg *a = &kp->args[i];
 		size_t es = type_size(a->type) * r->ps[i].unit;
 
-		if (!keep || !is_stream(a->kind) || !r->ps[i].block || !writes(a->kind))
+		if (!keep || !arg_is_stream(a->kind) || !r->ps[i].block || !arg_writes(a->kind))
 			continue;
 		err = clEnqueueReadBuffer(d->q, d->block[i], CL_FALSE, off * es, n * es,
 		                          (char *)r->host[i] + off * es, 0, NULL, NULL);
@@ -637,18 +599,14 @@ static int warm_up(struct prun *r, struct cs_err *e)
 
 static void draw_progress(struct prun *r, bool force)
 {
-	static const char bar[] = "##############################";
 	size_t total = r->items * r->steps;
-	double now = clock_ms();
-	int width = 30, fill, pct;
 
-	if (!r->o->progress || (!force && now - r->last_draw < 100))
+	if (!progress_due(&r->progress, force))
 		return;
-	r->last_draw = now;
-	fill = (int)((double)r->done_items / (double)total * width);
-	pct = (int)((double)r->done_items * 100.0 / (double)total);
-	fprintf(stderr, "\r%s [%.*s%*s] %3d%%  step %u/%u", r->what, fill, bar, width - fill, "",
-	        pct, r->step + 1, r->steps);
+	fprintf(stderr, "\r%s", r->what);
+	progress_bar(r->done_items, total, 30);
+	fprintf(stderr, " %3d%%  step %u/%u", (int)((double)r->done_items * 100.0 / (double)total),
+	        r->step + 1, r->steps);
 	fflush(stderr);
 }
 
@@ -1047,8 +1005,7 @@ static int run_engine(struct prun *r, struct part_result *res, double t0, struct
 		rc = run_all(r, share, &ms, m, &res->energy, e);
 		energy_close(m);
 	}
-	if (r->o->progress)
-		fprintf(stderr, "\r\033[K");
+	progress_end(&r->progress);
 	if (rc == 0)
 		fill_result(r, res, ms);
 	return rc;
@@ -1061,7 +1018,7 @@ static int buffers_to_host(const struct part_env *env, struct job_plan *jp, stru
 	for (size_t i = 0; env->res && i < jp->kp.nargs; i++) {
 		const struct stream_bind *b = &jp->binds[i];
 
-		if (b->how == BIND_BUFFER && b->shm && reads(jp->kp.args[i].kind) &&
+		if (b->how == BIND_BUFFER && b->shm && arg_reads(jp->kp.args[i].kind) &&
 		    resident_to_host(env->res, b->shm, e))
 			return err_prefix(e, "stream '%s': ", jp->kp.args[i].name);
 	}
@@ -1073,7 +1030,7 @@ static void buffers_written(const struct part_env *env, struct job_plan *jp)
 	for (size_t i = 0; env->res && i < jp->kp.nargs; i++) {
 		const struct stream_bind *b = &jp->binds[i];
 
-		if (b->how == BIND_BUFFER && b->shm && writes(jp->kp.args[i].kind))
+		if (b->how == BIND_BUFFER && b->shm && arg_writes(jp->kp.args[i].kind))
 			resident_host_wrote(env->res, b->shm);
 	}
 }
@@ -1097,6 +1054,7 @@ int partition_run(const struct part_env *env, struct job_plan *jp, const struct 
 	r.granule = choose_granule(&jp->kp);
 	r.launch_key = rt_launch_key(jp->kp.kernel, jp->kp.source, jp->kp.build_options);
 	r.what = sched_name(o->sched);
+	r.progress.on = o->progress;
 	r.steps = (unsigned)(o->steps > 0 ? o->steps : jp->kp.swap_count + 1);
 	pthread_mutex_init(&r.lock, NULL);
 	pthread_cond_init(&r.cond, NULL);

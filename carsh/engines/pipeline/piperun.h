@@ -1,18 +1,18 @@
 /*
- * Running items under one configuration with worker threads (engines/pipestage.h says how
+ * Running items under one configuration with worker threads (engines/pipeline/pipestage.h says how
  * one item runs). Two ways: a stream (the running phase, and --validate's runs), where the
  * threads take items from the serial Input stage in order, carry each through the stages and
  * hand it to the serial Output stage, a thread of its own that writes the results while the
  * workers go on; and a batch of n items started at once (the homogeneous experiments of the
  * training phase, 000 §IV-A).
  */
-#ifndef CARSH_ENGINES_PIPERUN_H
-#define CARSH_ENGINES_PIPERUN_H
+#ifndef CARSH_ENGINES_PIPELINE_PIPERUN_H
+#define CARSH_ENGINES_PIPELINE_PIPERUN_H
 
 #include <stdbool.h>
 
 #include "engines/energy.h"
-#include "engines/pipestage.h"
+#include "engines/pipeline/pipestage.h"
 
 struct prun_batch {
 	double wall;              /* from the start of the n threads to the end of the last */

@@ -1,0 +1,31 @@
+# The partition engine (003: LogFit, Static, Concord, HDSS; docs/partition.md). `+=` only.
+carsh_libcarsh_a_SOURCES += \
+	carsh/engines/partition/logfit.c carsh/engines/partition/logfit.h \
+	carsh/engines/partition/sched.c carsh/engines/partition/sched.h \
+	carsh/engines/partition/partition.c carsh/engines/partition/partition.h \
+	carsh/engines/partition/report.c \
+	carsh/runtime/subdev.c carsh/runtime/subdev.h \
+	carsh/runtime/launchguard.c carsh/runtime/launchguard.h
+
+dist_flowmodels_DATA += flowmodels/part_nbody.xml flowmodels/part_spmv.xml \
+	flowmodels/part_mandel.xml flowmodels/part_neigh.xml
+dist_kernels_DATA += kernels/part_nbody.cl kernels/part_spmv.cl kernels/part_mandel.cl \
+	kernels/part_neigh.cl
+
+# The benchmarks' C references, generators and the trace checker; the reference's float
+# arithmetic is plain float operations, no fused multiply-adds, as the kernels'.
+check_PROGRAMS += tests/tools/partref
+tests_tools_partref_SOURCES = tests/tools/partref.c
+tests_tools_partref_CFLAGS = $(AM_CFLAGS) -ffp-contract=off
+tests_tools_partref_LDADD = -lm
+
+# LogFit's arithmetic and the schedulers, with a simulation of the devices (no OpenCL).
+check_PROGRAMS += tests/unit/check_partition
+tests_unit_check_partition_SOURCES = tests/unit/test_partition.c
+tests_unit_check_partition_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_partition_LDADD = carsh/libcarsh.a $(CORE_LIBS) $(CHECK_LIBS)
+AREA_TESTS += tests/unit/check_partition
+
+# Every scheduler against the C references on the four benchmarks, traces, errors; again
+# with carsh -T.
+AREA_TESTS += tests/shell/partition.sh tests/thread/partition.tsh
