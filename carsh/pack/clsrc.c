@@ -402,6 +402,31 @@ static void declaration_names(struct cl_src *s, size_t from, size_t end)
 	(void)is_typedef;
 }
 
+/* A function of the item from token from: its name at token name, its parameters in the
+ * parentheses at open, then after: its body's '{', or ';' or ',' of a prototype. */
+static const struct cl_fn *add_fn(struct items *it, size_t from, size_t name, size_t open,
+                                  size_t after, bool kernel)
+{
+	struct cl_src *s = it->s;
+	struct cl_fn f = {0};
+
+	f.name = tok_str(s, name);
+	f.name_tok = name;
+	f.open = open;
+	f.close = match(s, open);
+	f.kernel = kernel;
+	f.first_tok = from;
+	f.line = s->toks[name].line;
+	if (tok_is(s, after, "{")) {
+		f.body_open = after;
+		f.body_close = match(s, after);
+	}
+	parse_params(s, &f);
+	s->fns = xgrow(s->fns, &it->fcap, s->nfns + 1, sizeof(*s->fns));
+	s->fns[s->nfns++] = f;
+	return &s->fns[s->nfns - 1];
+}
+
 /* One item from token from: a function (definition or prototype) or another declaration.
  * Returns the token after it. */
 static size_t parse_item(struct items *it, size_t from)
@@ -437,24 +462,10 @@ static size_t parse_item(struct items *it, size_t from)
 			after = skip_attributes(s, next_code(s, close + 1));
 			if (after < s->ntoks && (tok_is(s, after, "{") || tok_is(s, after, ";") ||
 			                         tok_is(s, after, ","))) {
-				struct cl_fn f = {0};
+				const struct cl_fn *f = add_fn(it, from, prev, i, after, kernel);
 
-				f.name = tok_str(s, prev);
-				f.name_tok = prev;
-				f.open = i;
-				f.close = close;
-				f.kernel = kernel;
-				f.first_tok = from;
-				f.line = s->toks[prev].line;
-				if (tok_is(s, after, "{")) {
-					f.body_open = after;
-					f.body_close = match(s, after);
-				}
-				parse_params(s, &f);
-				s->fns = xgrow(s->fns, &it->fcap, s->nfns + 1, sizeof(*s->fns));
-				s->fns[s->nfns++] = f;
-				if (f.body_open)
-					return f.body_close + 1;
+				if (f->body_open)
+					return f->body_close + 1;
 				i = after;
 				if (tok_is(s, after, ";"))
 					return after + 1;

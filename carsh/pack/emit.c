@@ -183,6 +183,68 @@ static size_t total_items(const struct kernel_plan *kp)
 	return t;
 }
 
+/* A step of another size than the first runs on the first work-items of the packed kernel,
+ * which keeps no work-groups: it may take no Local argument and use no work-group
+ * function. */
+static int check_no_groups(const struct pack *pk, const struct pk_exec *x, struct cs_err *e)
+{
+	const struct pk_exec *x0 = &pk->execs[0];
+	const struct kernel_plan *kp = &x->jp->kp;
+	char feat[512], r0[96], r1[96];
+	char *what = NULL;
+	int rc;
+
+	for (size_t a = 0; a < kp->nargs && !what; a++)
+		if (kp->args[a].kind == ARG_LOCAL)
+			what = xasprintf("takes the Local argument '%s'", kp->args[a].name);
+	if (!what && clsrc_group_feature(pk->sources[x->source].cl, kp->kernel, feat, sizeof(feat)))
+		what = xasprintf("uses %s", feat);
+	if (!what)
+		return 0;
+	range_text(kp, r0, sizeof(r0));
+	range_text(&x0->jp->kp, r1, sizeof(r1));
+	rc = err_set(e,
+	             "%s: work size %s differs from %s of %s, and kernel '%s' %s: pack runs "
+	             "steps of different sizes on the work-items of the largest, which keeps no "
+	             "work-groups; give every step the same <WorkSize> to pack it",
+	             x->where, r0, r1, x0->where, kp->kernel, what);
+	free(what);
+	return rc;
+}
+
+/* Every step's own NDRange, the same for all: the packed kernel's. */
+static void uniform_range(struct pack *pk, const struct kernel_plan *k0)
+{
+	pk->dims = k0->dims;
+	pk->has_local = k0->has_local;
+	pk->G = 1;
+	for (unsigned d = 0; d < 3; d++) {
+		pk->global[d] = d < k0->dims ? k0->global[d] : 1;
+		pk->local[d] = d < k0->dims ? k0->local[d] : 1;
+		pk->G *= pk->global[d];
+	}
+}
+
+/* 004 §5.3.3: the packed kernel runs as many work-items as the largest step; a step with
+ * fewer runs on the first ones and sees its own NDRange (pk_range). */
+static int largest_range(struct pack *pk, struct cs_err *e)
+{
+	pk->dims = 1;
+	pk->has_local = false;
+	pk->G = 0;
+	for (size_t i = 0; i < pk->nexecs; i++) {
+		const struct kernel_plan *kp = &pk->execs[i].jp->kp;
+
+		if (total_items(kp) > pk->G)
+			pk->G = total_items(kp);
+		if (check_no_groups(pk, &pk->execs[i], e))
+			return -1;
+	}
+	pk->global[0] = pk->G;
+	pk->global[1] = pk->global[2] = 1;
+	return 0;
+}
+
 /* Every Exec runs the same way: one program, one device, one NDRange or bounded steps. */
 static int check_steps(struct pack *pk, struct cs_err *e)
 {
@@ -211,55 +273,9 @@ static int check_steps(struct pack *pk, struct cs_err *e)
 	pk->build_options = xstrdup(k0->build_options);
 	pk->device_exe = x0->device_exe ? xstrdup(x0->device_exe) : NULL;
 	pk->device_fm = k0->device_fm ? xstrdup(k0->device_fm) : NULL;
-	if (pk->uniform) {
-		pk->dims = k0->dims;
-		pk->has_local = k0->has_local;
-		pk->G = 1;
-		for (unsigned d = 0; d < 3; d++) {
-			pk->global[d] = d < k0->dims ? k0->global[d] : 1;
-			pk->local[d] = d < k0->dims ? k0->local[d] : 1;
-			pk->G *= pk->global[d];
-		}
-		return 0;
-	}
-	/* 004 §5.3.3: the packed kernel runs as many work-items as the largest step; a step
-	 * with fewer runs on the first ones and sees its own NDRange (pk_range). */
-	pk->dims = 1;
-	pk->has_local = false;
-	pk->G = 0;
-	for (size_t i = 0; i < pk->nexecs; i++) {
-		const struct pk_exec *x = &pk->execs[i];
-		const struct kernel_plan *kp = &x->jp->kp;
-		const struct pack_source *src = &pk->sources[x->source];
-		char feat[512], r0[96], r1[96];
-
-		if (total_items(kp) > pk->G)
-			pk->G = total_items(kp);
-		range_text(kp, r0, sizeof(r0));
-		range_text(k0, r1, sizeof(r1));
-		for (size_t a = 0; a < kp->nargs; a++)
-			if (kp->args[a].kind == ARG_LOCAL)
-				return err_set(
-				        e,
-				        "%s: work size %s differs from %s of %s, and kernel "
-				        "'%s' takes the Local argument '%s': pack runs steps of "
-				        "different sizes on the work-items of the largest, which "
-				        "keeps no work-groups; give every step the same <WorkSize> "
-				        "to pack it",
-				        x->where, r0, r1, x0->where, kp->kernel, kp->args[a].name);
-		if (clsrc_group_feature(src->cl, kp->kernel, feat, sizeof(feat)))
-			return err_set(
-			        e,
-			        "%s: work size %s differs from %s of %s, and kernel '%s' uses "
-			        "%s: pack runs steps of different sizes on the work-items of "
-			        "the largest, which keeps no work-groups; give every step the "
-			        "same <WorkSize> to pack it",
-			        x->where, r0, r1, x0->where, kp->kernel, feat);
-	}
-	{
-		pk->global[0] = pk->G;
-		pk->global[1] = pk->global[2] = 1;
-	}
+	if (!pk->uniform)
+		return largest_range(pk, e);
+	uniform_range(pk, k0);
 	return 0;
 }
 
@@ -326,56 +342,40 @@ static int rename_sources(struct pack *pk, const char *kernel, struct cs_err *e)
 	return 0;
 }
 
-int pack_sources(struct pack *pk, struct cs_err *e)
+/* The source and the kernel of an Exec, as pack can merge them. */
+static int exec_source(struct pack *pk, struct pk_exec *x, struct cs_err *e)
 {
-	char *kernel;
-	int rc = 0;
+	const struct kernel_plan *kp = &x->jp->kp;
+	int rc = 0, line;
 
-	for (size_t i = 0; i < pk->nexecs && rc == 0; i++) {
-		struct pk_exec *x = &pk->execs[i];
-		const struct kernel_plan *kp = &x->jp->kp;
-		int line;
+	x->source = source_of(pk, kp, e, &rc);
+	if (rc)
+		return err_prefix(e, "%s: ", x->where);
+	x->cl = clsrc_kernel(pk->sources[x->source].cl, kp->kernel);
+	if (!x->cl)
+		return err_set(e,
+		               "%s: pack finds no '__kernel void %s(...)' in %s (the __kernel "
+		               "qualifier must be written out, not made by a macro)",
+		               x->where, kp->kernel, kp->source_name);
+	if (x->cl->nparams != kp->nargs)
+		return err_set(
+		        e, "%s: kernel '%s' in %s takes %zu arguments; the flow-model gives %zu",
+		        x->where, kp->kernel, kp->source_name, x->cl->nparams, kp->nargs);
+	if (clsrc_local_variable(pk->sources[x->source].cl, kp->kernel, &line))
+		return err_set(
+		        e,
+		        "%s: kernel '%s' declares __local memory in its body (%s:%d); OpenCL "
+		        "C allows that only in kernels, and pack turns every kernel into a "
+		        "function: pass it as a <Local> argument instead",
+		        x->where, kp->kernel, kp->source_name, line);
+	return 0;
+}
 
-		x->source = source_of(pk, kp, e, &rc);
-		if (rc)
-			return err_prefix(e, "%s: ", x->where);
-		x->cl = clsrc_kernel(pk->sources[x->source].cl, kp->kernel);
-		if (!x->cl)
-			return err_set(e,
-			               "%s: pack finds no '__kernel void %s(...)' in %s (the "
-			               "__kernel qualifier must be written out, not made by a "
-			               "macro)",
-			               x->where, kp->kernel, kp->source_name);
-		if (x->cl->nparams != kp->nargs)
-			return err_set(e,
-			               "%s: kernel '%s' in %s takes %zu arguments; the flow-model "
-			               "gives %zu",
-			               x->where, kp->kernel, kp->source_name, x->cl->nparams,
-			               kp->nargs);
-		if (clsrc_local_variable(pk->sources[x->source].cl, kp->kernel, &line))
-			return err_set(
-			        e,
-			        "%s: kernel '%s' declares __local memory in its body (%s:%d); "
-			        "OpenCL C allows that only in kernels, and pack turns every "
-			        "kernel into a function: pass it as a <Local> argument instead",
-			        x->where, kp->kernel, kp->source_name, line);
-	}
-	if (check_steps(pk, e))
-		return -1;
-	kernel = xasprintf("%s_packed", pk->name);
-	rc = rename_sources(pk, kernel, e);
-	free(kernel);
-	for (size_t i = 0; i < pk->nexecs && rc == 0; i++) {
-		struct pk_exec *x = &pk->execs[i];
-		const struct pack_source *s = &pk->sources[x->source];
-
-		for (size_t m = 0; m < s->nmap; m++)
-			if (strcmp(s->map[m].from, x->jp->kp.kernel) == 0)
-				x->fn = xstrdup(s->map[m].to);
-	}
-	/* Local arguments (same NDRange only): shared areas, the k-th of each step in the k-th,
-	 * as large as the largest, in long16 so that any type is aligned. */
-	for (size_t i = 0; i < pk->nexecs && rc == 0; i++) {
+/* Local arguments (same NDRange only): shared areas, the k-th of each step in the k-th, as
+ * large as the largest, in long16 so that any type is aligned. */
+static void share_locals(struct pack *pk)
+{
+	for (size_t i = 0; i < pk->nexecs; i++) {
 		const struct kernel_plan *kp = &pk->execs[i].jp->kp;
 		size_t k = 0;
 
@@ -397,7 +397,33 @@ int pack_sources(struct pack *pk, struct cs_err *e)
 			k++;
 		}
 	}
-	return rc;
+}
+
+int pack_sources(struct pack *pk, struct cs_err *e)
+{
+	char *kernel;
+	int rc;
+
+	for (size_t i = 0; i < pk->nexecs; i++)
+		if (exec_source(pk, &pk->execs[i], e))
+			return -1;
+	if (check_steps(pk, e))
+		return -1;
+	kernel = xasprintf("%s_packed", pk->name);
+	rc = rename_sources(pk, kernel, e);
+	free(kernel);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < pk->nexecs; i++) {
+		struct pk_exec *x = &pk->execs[i];
+		const struct pack_source *s = &pk->sources[x->source];
+
+		for (size_t m = 0; m < s->nmap; m++)
+			if (strcmp(s->map[m].from, x->jp->kp.kernel) == 0)
+				x->fn = xstrdup(s->map[m].to);
+	}
+	share_locals(pk);
+	return 0;
 }
 
 /* ---- the merged kernel ---- */
@@ -604,10 +630,76 @@ static const char range_preamble[] =
         "#define get_global_linear_id() (pk_r.l)\n"
         "#define get_work_dim() (pk_r.dims)\n\n";
 
+/* The steps' sources, renamed; each one's macros are undefined after it. */
+static void add_sources(struct strbuf *sb, const struct pack *pk)
+{
+	for (size_t k = 0; k < pk->nsources; k++) {
+		const struct pack_source *s = &pk->sources[k];
+		char *text = clsrc_rewrite(s->cl, s->map, s->nmap, !pk->uniform);
+		char *shown = path_normalise(s->name, NULL);
+
+		sb_addf(sb, "/* ==== %s ====", shown);
+		for (size_t m = 0; m < s->nmap; m++)
+			if (strcmp(s->map[m].from, s->map[m].to) != 0)
+				sb_addf(sb, "\n * %s -> %s", s->map[m].from, s->map[m].to);
+		sb_adds(sb, " */\n");
+		sb_adds(sb, text);
+		free(text);
+		if (sb->len && sb->s[sb->len - 1] != '\n')
+			sb_addc(sb, '\n');
+		for (size_t m = 0; m < s->cl->macros.n; m++)
+			sb_addf(sb, "#undef %s\n", s->cl->macros.v[m]);
+		sb_addf(sb, "/* ==== end of %s ==== */\n\n", shown);
+		free(shown);
+	}
+}
+
+/* The switch on the scenario: one case per distinct step, with how many runs it has. */
+static void add_cases(struct strbuf *sb, const struct pack *pk)
+{
+	int *count = xcalloc(pk->ncases + 1, sizeof(*count));
+
+	for (size_t i = 0; i < pk->nruns; i++)
+		count[pk->runs[i].kase]++;
+	for (size_t c = 0; c < pk->ncases; c++) {
+		sb_addf(sb, "\tcase %zu: /* ", c);
+		sb_add_comment(sb, pk->cases[c].first);
+		if (count[c] > 1)
+			sb_addf(sb, "; %d runs", count[c]);
+		sb_adds(sb, " */\n");
+		sb_adds(sb, pk->cases[c].code);
+		sb_adds(sb, "\t\tbreak;\n");
+	}
+	free(count);
+}
+
+static void add_packed_kernel(struct strbuf *sb, const struct pack *pk)
+{
+	sb_addf(sb,
+	        "/* 004 Figure 46: one case per distinct step; work-item 0 advances the index\n"
+	        " * into its output, never its input, which other work-items may still read. */\n"
+	        "__kernel void %s_packed(",
+	        pk->name);
+	kernel_params(sb, pk);
+	sb_adds(sb, ")\n{\n");
+	if (pk->uniform && pk->dims > 1)
+		sb_addf(sb,
+		        "\tconst size_t pk_l = get_global_id(0) + %zu * (get_global_id(1) + %zu * "
+		        "get_global_id(2));\n\tconst size_t pk_G = %zu;\n",
+		        pk->global[0], pk->global[1], pk->G);
+	else
+		sb_addf(sb, "\tconst size_t pk_l = get_global_id(0);\n\tconst size_t pk_G = %zu;\n",
+		        pk->G);
+	sb_adds(sb, "\tconst int pk_step = pk_index_in[0];\n\n\tswitch (pk_scenario[pk_step]) {\n");
+	add_cases(sb, pk);
+	sb_adds(sb,
+	        "\tdefault:\n\t\tbreak;\n\t}\n\tif (pk_l == 0)\n\t\tpk_index_out[0] = pk_step + "
+	        "1;\n}\n");
+}
+
 static char *kernel_source(const struct pack *pk)
 {
 	struct strbuf sb = STRBUF_INIT;
-	int *count = xcalloc(pk->ncases + 1, sizeof(*count));
 
 	sb_addf(&sb,
 	        "/*\n * Generated by carsh pack from %s:\n * %zu kernel runs of the flow as one "
@@ -616,26 +708,7 @@ static char *kernel_source(const struct pack *pk)
 	        pk->batch_file, pk->nruns);
 	if (!pk->uniform)
 		sb_adds(&sb, range_preamble);
-	for (size_t k = 0; k < pk->nsources; k++) {
-		const struct pack_source *s = &pk->sources[k];
-		char *text = clsrc_rewrite(s->cl, s->map, s->nmap, !pk->uniform);
-
-		char *shown = path_normalise(s->name, NULL);
-
-		sb_addf(&sb, "/* ==== %s ====", shown);
-		for (size_t m = 0; m < s->nmap; m++)
-			if (strcmp(s->map[m].from, s->map[m].to) != 0)
-				sb_addf(&sb, "\n * %s -> %s", s->map[m].from, s->map[m].to);
-		sb_adds(&sb, " */\n");
-		sb_adds(&sb, text);
-		free(text);
-		if (sb.len && sb.s[sb.len - 1] != '\n')
-			sb_addc(&sb, '\n');
-		for (size_t m = 0; m < s->cl->macros.n; m++)
-			sb_addf(&sb, "#undef %s\n", s->cl->macros.v[m]);
-		sb_addf(&sb, "/* ==== end of %s ==== */\n\n", shown);
-		free(shown);
-	}
+	add_sources(&sb, pk);
 	if (!pk->uniform)
 		sb_adds(&sb,
 		        "#undef get_global_id\n#undef get_global_size\n#undef "
@@ -647,45 +720,13 @@ static char *kernel_source(const struct pack *pk)
 	             "#define PK_FILL(d, v, n) \\\n"
 	             "\tfor (size_t pk_i = pk_l; pk_i < (size_t)(n); pk_i += pk_G) \\\n"
 	             "\t\t(d)[pk_i] = (v)\n\n");
-	sb_addf(&sb,
-	        "/* 004 Figure 46: one case per distinct step; work-item 0 advances the index\n"
-	        " * into its output, never its input, which other work-items may still read. */\n"
-	        "__kernel void %s_packed(",
-	        pk->name);
-	kernel_params(&sb, pk);
-	sb_adds(&sb, ")\n{\n");
-	if (pk->uniform && pk->dims > 1)
-		sb_addf(&sb,
-		        "\tconst size_t pk_l = get_global_id(0) + %zu * (get_global_id(1) + %zu * "
-		        "get_global_id(2));\n\tconst size_t pk_G = %zu;\n",
-		        pk->global[0], pk->global[1], pk->G);
-	else
-		sb_addf(&sb,
-		        "\tconst size_t pk_l = get_global_id(0);\n\tconst size_t pk_G = %zu;\n",
-		        pk->G);
-	sb_adds(&sb,
-	        "\tconst int pk_step = pk_index_in[0];\n\n\tswitch (pk_scenario[pk_step]) {\n");
-	for (size_t i = 0; i < pk->nruns; i++)
-		count[pk->runs[i].kase]++;
-	for (size_t c = 0; c < pk->ncases; c++) {
-		sb_addf(&sb, "\tcase %zu: /* ", c);
-		sb_add_comment(&sb, pk->cases[c].first);
-		if (count[c] > 1)
-			sb_addf(&sb, "; %d runs", count[c]);
-		sb_adds(&sb, " */\n");
-		sb_adds(&sb, pk->cases[c].code);
-		sb_adds(&sb, "\t\tbreak;\n");
-	}
-	sb_adds(&sb,
-	        "\tdefault:\n\t\tbreak;\n\t}\n\tif (pk_l == 0)\n\t\tpk_index_out[0] = pk_step + "
-	        "1;\n}\n");
-	free(count);
+	add_packed_kernel(&sb, pk);
 	return sb_detach(&sb);
 }
 
 /* ---- XML ---- */
 
-static void attr(struct strbuf *sb, const char *name, const char *value)
+void pack_attr(struct strbuf *sb, const char *name, const char *value)
 {
 	sb_addf(sb, " %s=\"", name);
 	sb_add_xml(sb, value);
@@ -713,8 +754,8 @@ static void stream_xml(struct strbuf *sb, const char *kind, const char *name, st
 	char tn[16];
 
 	sb_addf(sb, "    <%s", kind);
-	attr(sb, "name", name);
-	attr(sb, "type", type_name(t, tn, sizeof(tn)));
+	pack_attr(sb, "name", name);
+	pack_attr(sb, "type", type_name(t, tn, sizeof(tn)));
 	sb_addf(sb, " count=\"%zu\"/>\n", count);
 }
 
@@ -797,6 +838,59 @@ static void bind_phys(struct strbuf *sb, const struct pack *pk, int p, bool out)
 	}
 }
 
+/* Each slot's pair of streams: its input starts with a buffer or zeros, its output goes to
+ * a buffer or is discarded. */
+static void slots_xml(struct strbuf *sb, const struct pack *pk)
+{
+	for (size_t s = 0; s < pk->nslots; s++) {
+		const struct pk_slot *sl = &pk->slots[s];
+
+		sb_addf(sb, "  <Input name=\"%s_in\">", sl->name);
+		if (sl->init_phys >= 0)
+			bind_phys(sb, pk, sl->init_phys, false);
+		else
+			sb_adds(sb, "<Fill value=\"0\"/>");
+		sb_addf(sb, "</Input>\n  <Output name=\"%s_out\">", sl->name);
+		if (sl->final_phys >= 0)
+			bind_phys(sb, pk, sl->final_phys, true);
+		else
+			sb_adds(sb, "<Discard/>");
+		sb_adds(sb, "</Output>\n");
+	}
+}
+
+static void plains_xml(struct strbuf *sb, const struct pack *pk)
+{
+	for (size_t p = 0; p < pk->nplains; p++) {
+		const struct pk_plain *pl = &pk->plains[p];
+		char *fill;
+
+		switch (pl->how) {
+		case PL_INIT:
+			sb_addf(sb, "  <Input name=\"%s\">", pl->name);
+			bind_phys(sb, pk, pl->phys, false);
+			sb_adds(sb, "</Input>\n");
+			break;
+		case PL_FILL:
+			fill = fill_text(pl->type, pl->fill);
+			sb_addf(sb, "  <Input name=\"%s\"><Fill value=\"%s\"/></Input>\n", pl->name,
+			        fill);
+			free(fill);
+			break;
+		case PL_FINAL:
+			sb_addf(sb, "  <Output name=\"%s\">", pl->name);
+			bind_phys(sb, pk, pl->phys, true);
+			sb_adds(sb, "</Output>\n");
+			break;
+		case PL_SCRATCH:
+			sb_addf(sb, "  <Output name=\"%s\"><Discard/></Output>\n", pl->name);
+			break;
+		case PL_LOCAL:
+			break;
+		}
+	}
+}
+
 static char *exe_xml(const struct pack *pk)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -809,56 +903,15 @@ static char *exe_xml(const struct pack *pk)
 	sb_addf(&sb, "<CarshExe>\n  <FlowModel file=\"%s.packed.fm.xml\"/>\n", pk->name);
 	if (pk->device_exe) {
 		sb_adds(&sb, "  <Device");
-		attr(&sb, "select", pk->device_exe);
+		pack_attr(&sb, "select", pk->device_exe);
 		sb_adds(&sb, "/>\n");
 	}
 	sb_addf(&sb, "  <Input name=\"scenario\"><DataFile>%s.scenario.csv</DataFile></Input>\n",
 	        pk->name);
 	sb_adds(&sb, "  <Input name=\"index_in\"><Fill value=\"0\"/></Input>\n"
 	             "  <Output name=\"index_out\"><Discard/></Output>\n");
-	for (size_t s = 0; s < pk->nslots; s++) {
-		const struct pk_slot *sl = &pk->slots[s];
-
-		sb_addf(&sb, "  <Input name=\"%s_in\">", sl->name);
-		if (sl->init_phys >= 0)
-			bind_phys(&sb, pk, sl->init_phys, false);
-		else
-			sb_adds(&sb, "<Fill value=\"0\"/>");
-		sb_addf(&sb, "</Input>\n  <Output name=\"%s_out\">", sl->name);
-		if (sl->final_phys >= 0)
-			bind_phys(&sb, pk, sl->final_phys, true);
-		else
-			sb_adds(&sb, "<Discard/>");
-		sb_adds(&sb, "</Output>\n");
-	}
-	for (size_t p = 0; p < pk->nplains; p++) {
-		const struct pk_plain *pl = &pk->plains[p];
-		char *fill;
-
-		switch (pl->how) {
-		case PL_INIT:
-			sb_addf(&sb, "  <Input name=\"%s\">", pl->name);
-			bind_phys(&sb, pk, pl->phys, false);
-			sb_adds(&sb, "</Input>\n");
-			break;
-		case PL_FILL:
-			fill = fill_text(pl->type, pl->fill);
-			sb_addf(&sb, "  <Input name=\"%s\"><Fill value=\"%s\"/></Input>\n",
-			        pl->name, fill);
-			free(fill);
-			break;
-		case PL_FINAL:
-			sb_addf(&sb, "  <Output name=\"%s\">", pl->name);
-			bind_phys(&sb, pk, pl->phys, true);
-			sb_adds(&sb, "</Output>\n");
-			break;
-		case PL_SCRATCH:
-			sb_addf(&sb, "  <Output name=\"%s\"><Discard/></Output>\n", pl->name);
-			break;
-		case PL_LOCAL:
-			break;
-		}
-	}
+	slots_xml(&sb, pk);
+	plains_xml(&sb, pk);
 	sb_addf(&sb, "  <Swap count=\"%zu\" method=\"swap\">\n", pk->nruns - 1);
 	sb_adds(&sb, "    <SwapPair input=\"index_in\" output=\"index_out\"/>\n");
 	for (size_t s = 0; s < pk->nslots; s++)
@@ -891,8 +944,8 @@ static char *batch_xml(const struct pack *pk)
 	sb_adds(&sb, "<CarshBat>\n");
 	for (size_t i = 0; i < pk->shown.n; i++) {
 		sb_adds(&sb, "  <Param");
-		attr(&sb, "name", pk->shown.v[i].name);
-		attr(&sb, "value", pk->shown.v[i].value);
+		pack_attr(&sb, "name", pk->shown.v[i].name);
+		pack_attr(&sb, "value", pk->shown.v[i].value);
 		sb_adds(&sb, "/>\n");
 	}
 	for (size_t i = 0; i < pk->setup.n; i++)
@@ -948,11 +1001,25 @@ static const char *slot_start(const struct pack *pk, const struct pk_slot *sl, c
 	return buf;
 }
 
-void pack_explain(const struct pack *pk, FILE *f)
+/* " (called 'NAME' after the flow)" for a buffer the flow leaves with another name. */
+static void explain_renamed(FILE *f, const struct pk_phys *ph)
 {
-	char tn[16], b1[512], b2[512], b3[512];
-	size_t width = 5;
+	if (ph->final_name && strcmp(ph->final_name, ph->name) != 0)
+		fprintf(f, " (called '%s' after the flow)", ph->final_name);
+}
 
+/* "float x 64" */
+static const char *type_count(struct cs_type t, size_t count, char *buf, size_t n)
+{
+	char tn[16];
+
+	snprintf(buf, n, "%s x %zu", type_name(t, tn, sizeof(tn)), count);
+	return buf;
+}
+
+/* The batch with its parameters, the runs of the flow and the work size. */
+static void explain_flow(const struct pack *pk, FILE *f)
+{
 	fprintf(f, "pack %s:", pk->batch_file);
 	for (size_t i = 0; i < pk->shown.n; i++)
 		if (strcmp(pk->shown.v[i].name, "BATCH_DIR") != 0)
@@ -974,44 +1041,49 @@ void pack_explain(const struct pack *pk, FILE *f)
 		        "work-items and see their own NDRange)\n",
 		        pk->G);
 	}
+}
+
+static void explain_slots(const struct pack *pk, FILE *f)
+{
+	char b1[512], b2[512], b3[512];
+
 	fprintf(f, "\nswap pairs:\n  %-24s %-14s the scenario index; work-item 0 advances it\n",
 	        "index_in / index_out", "int x 1");
 	for (size_t s = 0; s < pk->nslots; s++) {
 		const struct pk_slot *sl = &pk->slots[s];
 
 		snprintf(b1, sizeof(b1), "%s_in / %s_out", sl->name, sl->name);
-		snprintf(b2, sizeof(b2), "%s x %zu", type_name(sl->type, tn, sizeof(tn)),
-		         sl->count);
-		fprintf(f, "  %-24s %-14s slot %s%s", b1, b2, sl->name,
+		fprintf(f, "  %-24s %-14s slot %s%s", b1,
+		        type_count(sl->type, sl->count, b2, sizeof(b2)), sl->name,
 		        slot_start(pk, sl, b3, sizeof(b3)));
-		if (sl->final_phys >= 0)
+		if (sl->final_phys >= 0) {
 			fprintf(f, "; its last value goes to '%s'", pk->phys[sl->final_phys].name);
-		if (sl->final_phys >= 0 && pk->phys[sl->final_phys].final_name &&
-		    strcmp(pk->phys[sl->final_phys].final_name, pk->phys[sl->final_phys].name) != 0)
-			fprintf(f, " (called '%s' after the flow)",
-			        pk->phys[sl->final_phys].final_name);
+			explain_renamed(f, &pk->phys[sl->final_phys]);
+		}
 		fputc('\n', f);
-		if (strlen(sl->name) > width)
-			width = strlen(sl->name);
 	}
+}
+
+static void explain_plains(const struct pack *pk, FILE *f)
+{
+	static const char *const what[] = {"the start content of", "<Fill>",
+	                                   "the content after the flow of", "<Discard/>",
+	                                   "__local scratch"};
+	static const char *const kind[] = {"Input", "Input", "Output", "Output", "Local"};
+	char b1[512], b2[512];
+
 	fprintf(f, "plain streams:\n  %-24s %-14s %s.scenario.csv\n", "scenario (Input)", "int",
 	        pk->name);
 	for (size_t p = 0; p < pk->nplains; p++) {
 		const struct pk_plain *pl = &pk->plains[p];
-		static const char *const what[] = {"the start content of", "<Fill>",
-		                                   "the content after the flow of", "<Discard/>",
-		                                   "__local scratch"};
-		static const char *const kind[] = {"Input", "Input", "Output", "Output", "Local"};
 
 		snprintf(b1, sizeof(b1), "%s (%s)", pl->name, kind[pl->how]);
-		snprintf(b2, sizeof(b2), "%s x %zu", type_name(pl->type, tn, sizeof(tn)),
-		         pl->count);
-		fprintf(f, "  %-24s %-14s %s", b1, b2, what[pl->how]);
+		fprintf(f, "  %-24s %-14s %s", b1, type_count(pl->type, pl->count, b2, sizeof(b2)),
+		        what[pl->how]);
 		if (pl->phys >= 0)
 			fprintf(f, " '%s'", pk->phys[pl->phys].name);
-		if (pl->phys >= 0 && pl->how == PL_FINAL && pk->phys[pl->phys].final_name &&
-		    strcmp(pk->phys[pl->phys].final_name, pk->phys[pl->phys].name) != 0)
-			fprintf(f, " (called '%s' after the flow)", pk->phys[pl->phys].final_name);
+		if (pl->phys >= 0 && pl->how == PL_FINAL)
+			explain_renamed(f, &pk->phys[pl->phys]);
 		if (pl->how == PL_FILL) {
 			char *v = fill_text(pl->type, pl->fill);
 
@@ -1020,12 +1092,38 @@ void pack_explain(const struct pack *pk, FILE *f)
 		}
 		fputc('\n', f);
 	}
+}
+
+static void explain_cases(const struct pack *pk, FILE *f)
+{
 	fprintf(f, "\ncases (scenario values):\n");
 	for (size_t c = 0; c < pk->ncases; c++)
 		fprintf(f, "  %2zu  %-20s first %s\n", c, pk->cases[c].title, pk->cases[c].first);
 	fprintf(f, "\nscenario:");
 	for (size_t i = 0; i < pk->nruns; i++)
 		fprintf(f, " %d", pk->runs[i].kase);
+}
+
+/* What run r does with slot s: its state, or 'r' when it only reads the slot. */
+static char slot_use(const struct pack *pk, const struct pk_run *r, size_t s)
+{
+	char c = r->state ? r->state[s] : '.';
+
+	for (size_t k = 0; k < r->nuses && c == '.'; k++)
+		if (r->uses[k].in >= 0 && pk->vals[r->uses[k].in].loc == VL_SLOT &&
+		    pk->vals[r->uses[k].in].slot == (int)s)
+			c = 'r';
+	return c;
+}
+
+/* The table of runs: one column per slot, as wide as the longest slot name. */
+static void explain_runs(const struct pack *pk, FILE *f)
+{
+	size_t width = 5;
+
+	for (size_t s = 0; s < pk->nslots; s++)
+		if (strlen(pk->slots[s].name) > width)
+			width = strlen(pk->slots[s].name);
 	fprintf(f,
 	        "\n\nruns (per slot: W written, I changed in place, F filled, P passed "
 	        "through, r only read, . idle):\n  %5s %4s ",
@@ -1037,15 +1135,8 @@ void pack_explain(const struct pack *pk, FILE *f)
 		const struct pk_run *r = &pk->runs[i];
 
 		fprintf(f, "  %5zu %4d ", i, r->kase);
-		for (size_t s = 0; s < pk->nslots; s++) {
-			char c = r->state ? r->state[s] : '.';
-
-			for (size_t k = 0; k < r->nuses && c == '.'; k++)
-				if (r->uses[k].in >= 0 && pk->vals[r->uses[k].in].loc == VL_SLOT &&
-				    pk->vals[r->uses[k].in].slot == (int)s)
-					c = 'r';
-			fprintf(f, " %-*c", (int)width, c);
-		}
+		for (size_t s = 0; s < pk->nslots; s++)
+			fprintf(f, " %-*c", (int)width, slot_use(pk, r, s));
 		fprintf(f, "  %s", r->where);
 		if (r->exec >= 0 && pk->execs[r->exec].jp->kp.swap_count > 0)
 			fprintf(f, " (its run %lld)", r->iter + 1);
@@ -1055,6 +1146,15 @@ void pack_explain(const struct pack *pk, FILE *f)
 				        pk->plains[r->ops[k].plain].name);
 		fputc('\n', f);
 	}
+}
+
+void pack_explain(const struct pack *pk, FILE *f)
+{
+	explain_flow(pk, f);
+	explain_slots(pk, f);
+	explain_plains(pk, f);
+	explain_cases(pk, f);
+	explain_runs(pk, f);
 	if (pk->after.n) {
 		fprintf(f, "\nafter the packed run:\n");
 		for (size_t i = 0; i < pk->after.n; i++)

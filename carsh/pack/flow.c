@@ -151,13 +151,6 @@ static char *rel_path(struct flat *F, const char *path)
 	return path_from_dir(F->out_dir, path);
 }
 
-static void attr(struct strbuf *sb, const char *name, const char *value)
-{
-	sb_addf(sb, " %s=\"", name);
-	sb_add_xml(sb, value);
-	sb_addc(sb, '"');
-}
-
 /* An expression attribute: as written when the step runs in the top batch's own scope,
  * evaluated otherwise. */
 static int expr_attr(struct flat *F, struct strbuf *sb, const char *name, const char *text,
@@ -167,13 +160,13 @@ static int expr_attr(struct flat *F, struct strbuf *sb, const char *name, const 
 	char num[32];
 
 	if (top) {
-		attr(sb, name, text);
+		pack_attr(sb, name, text);
 		return 0;
 	}
 	if (scope_eval(sc, text, &v, F->e))
 		return -1;
 	snprintf(num, sizeof(num), "%lld", v);
-	attr(sb, name, num);
+	pack_attr(sb, name, num);
 	return 0;
 }
 
@@ -185,23 +178,23 @@ static int virtbuf_xml(struct flat *F, const struct step *s, const struct scope 
 	int rc = 0;
 
 	sb_adds(&sb, "<Virtbuf");
-	attr(&sb, "op", ops[s->op]);
+	pack_attr(&sb, "op", ops[s->op]);
 	if (s->name)
-		attr(&sb, "name", s->name);
+		pack_attr(&sb, "name", s->name);
 	if (s->op == VB_CREATE) {
-		attr(&sb, "type", s->type);
+		pack_attr(&sb, "type", s->type);
 		rc = expr_attr(F, &sb, "count", s->count, sc, top);
 	} else if (s->op == VB_FILL && s->value) {
-		attr(&sb, "value", s->value);
+		pack_attr(&sb, "value", s->value);
 	} else if (s->op == VB_SWAP) {
-		attr(&sb, "with", s->with);
+		pack_attr(&sb, "with", s->with);
 	} else if (s->op == VB_DELETE && s->all) {
-		attr(&sb, "all", "true");
+		pack_attr(&sb, "all", "true");
 	}
 	if (s->file && (s->op == VB_FILL || s->op == VB_DUMP)) {
 		char *rel = rel_path(F, s->file);
 
-		attr(&sb, "file", rel);
+		pack_attr(&sb, "file", rel);
 		free(rel);
 	}
 	if (s->op == VB_DUMP && s->columns && rc == 0)
@@ -370,6 +363,50 @@ static int words_to_params(struct flat *F, int n, char **w, struct params *args,
 	return 0;
 }
 
+/* NAME=VALUE on a `run` line: a stream of a flow-model bound on the line (STREAM=FILE,
+ * STREAM=buffer:NAME), else a parameter. */
+static int run_word(struct flat *F, struct exe *x, bool fm, const char *word, struct params *args)
+{
+	const char *eq = strchr(word, '=');
+	char *name = eq && eq != word ? xstrndup(word, (size_t)(eq - word)) : NULL;
+	const struct fm_arg *a = name && fm ? flowmodel_arg(x->fm, name, NULL) : NULL;
+	int rc = 0;
+
+	if (!name)
+		rc = err_set(F->e, "'%s': expected NAME=VALUE or STREAM=FILE", word);
+	else if (a && arg_is_stream(a->kind))
+		rc = exe_bind_word(x, name, eq + 1, F->e);
+	else if (!param_name_valid(name))
+		rc = err_set(F->e, "'%s' is not a valid parameter name", name);
+	else
+		params_set(args, name, eq + 1, "command line");
+	free(name);
+	return rc;
+}
+
+/* `run` of an executable or (fm) a flow-model with the words of its line; *out: what was
+ * read, NULL if nothing. */
+static int run_exe(struct flat *F, const char *file, bool fm, int nw, char **w, struct params *args,
+                   struct exe **out)
+{
+	struct exe *x = NULL;
+	struct flowmodel *flm;
+	int rc = 0;
+
+	if (fm && flowmodel_read(file, &flm, F->e) == 0)
+		x = exe_wrap_flowmodel(flm);
+	else if (!fm)
+		exe_read(file, &x, F->e);
+	if (!x)
+		rc = -1;
+	for (int i = 0; i < nw && rc == 0; i++)
+		rc = run_word(F, x, fm, w[i], args);
+	if (rc == 0 && fm)
+		rc = exe_check_bindings(x, true, F->e);
+	*out = x;
+	return rc;
+}
+
 /* `run FILE WORDS` in a <Command>: an executable (an Exec step), a flow-model with its
  * streams bound on the line, or a batch (inlined). */
 static int command_run(struct flat *F, struct command *c, const struct scope *sc, char *where,
@@ -380,6 +417,7 @@ static int command_run(struct flat *F, struct command *c, const struct scope *sc
 	char **w = c->argv.v + 2;
 	char *root = xml_root_name(file, F->e);
 	struct params *args = new_params(F);
+	struct exe *x;
 	int rc = 0;
 
 	*made = NULL;
@@ -393,50 +431,23 @@ static int command_run(struct flat *F, struct command *c, const struct scope *sc
 		free(where);
 		return rc;
 	}
-	if (strcmp(root, "CarshExe") == 0 || strcmp(root, "FlowModel") == 0) {
-		struct exe *x = NULL;
-		struct flowmodel *fm;
-
-		if (root[0] == 'F' && flowmodel_read(file, &fm, F->e) == 0)
-			x = exe_wrap_flowmodel(fm);
-		else if (root[0] == 'C')
-			exe_read(file, &x, F->e);
-		if (!x)
-			rc = -1;
-		for (int i = 0; i < nw && rc == 0; i++) {
-			const char *eq = strchr(w[i], '=');
-			char *name = eq && eq != w[i] ? xstrndup(w[i], (size_t)(eq - w[i])) : NULL;
-			const struct fm_arg *a =
-			        name && root[0] == 'F' ? flowmodel_arg(x->fm, name, NULL) : NULL;
-
-			if (!name)
-				rc = err_set(F->e, "'%s': expected NAME=VALUE or STREAM=FILE",
-				             w[i]);
-			else if (a && arg_is_stream(a->kind))
-				rc = exe_bind_word(x, name, eq + 1, F->e);
-			else if (!param_name_valid(name))
-				rc = err_set(F->e, "'%s' is not a valid parameter name", name);
-			else
-				params_set(args, name, eq + 1, "command line");
-			free(name);
-		}
-		if (rc == 0 && root[0] == 'F')
-			rc = exe_check_bindings(x, true, F->e);
+	if (strcmp(root, "CarshExe") != 0 && strcmp(root, "FlowModel") != 0) {
 		free(root);
-		if (x)
-			keep_exe(F, x);
-		if (rc) {
-			err_prefix(F->e, "%s: ", where);
-			free(where);
-			return -1;
-		}
-		*made = add(F, FS_EXEC, sc, where);
-		(*made)->exe = x;
-		(*made)->args = args;
+		*made = add(F, FS_OPAQUE, sc, where);
 		return 0;
 	}
+	rc = run_exe(F, file, root[0] == 'F', nw, w, args, &x);
 	free(root);
-	*made = add(F, FS_OPAQUE, sc, where);
+	if (x)
+		keep_exe(F, x);
+	if (rc) {
+		err_prefix(F->e, "%s: ", where);
+		free(where);
+		return -1;
+	}
+	*made = add(F, FS_EXEC, sc, where);
+	(*made)->exe = x;
+	(*made)->args = args;
 	return 0;
 }
 
@@ -497,6 +508,60 @@ static const char *lookup_var(void *ctx, const char *name)
 	return p ? p->value : NULL;
 }
 
+/* One command c of the <Command> line st, part `group`; *nested: it ran a batch, whose
+ * steps stand for it. */
+static int command_part(struct flat *F, struct command *c, const struct batch *b,
+                        const struct step *st, const struct scope *sc, int group, bool *nested)
+{
+	char *line = command_line(c);
+	struct fstep *s;
+
+	if (command_step(F, c, sc,
+	                 xasprintf("%s:%d: <Command>%s</Command>", b->file, st->line, line), &s)) {
+		free(line);
+		return -1;
+	}
+	if (!s) {
+		/* the line can no longer be written as it was */
+		*nested = true;
+		free(line);
+		return 0;
+	}
+	s->redirected = c->redir_in || c->redir_out;
+	text_xml("Command", line, &s->xml);
+	s->group = group;
+	if (s->kind == FS_ECHO) {
+		free(s->value);
+		s->value = line;
+		line = NULL;
+	}
+	free(line);
+	return 0;
+}
+
+/* Each part of a <Command> line (the steps from first on of group) knows the first and the
+ * last; the first keeps the line's XML (*group_xml) when whole: the line is written as it
+ * was wherever none of its parts is in the flow. */
+static void mark_group(struct flat *F, int group, size_t first, bool whole, char **group_xml)
+{
+	size_t lo = SIZE_MAX, hi = 0;
+
+	for (size_t i = first; i < F->n; i++)
+		if (F->v[i].group == group) {
+			lo = lo == SIZE_MAX ? i : lo;
+			hi = i;
+		}
+	for (size_t i = lo; lo != SIZE_MAX && i <= hi; i++)
+		if (F->v[i].group == group) {
+			F->v[i].group_first = lo;
+			F->v[i].group_last = hi;
+		}
+	if (lo != SIZE_MAX && whole) {
+		F->v[lo].group_xml = *group_xml;
+		*group_xml = NULL;
+	}
+}
+
 static int flatten_command(struct flat *F, const struct batch *b, const struct step *st,
                            const struct scope *sc, bool top)
 {
@@ -510,66 +575,80 @@ static int flatten_command(struct flat *F, const struct batch *b, const struct s
 	shell_lexer_init(&lx, st->text, b->file, st->line);
 	for (;;) {
 		struct command c = COMMAND_INIT;
-		struct fstep *s;
 		int r = shell_next(&lx, lookup_var, (void *)sc, &c, F->e);
-		char *line;
+		int rc;
 
 		if (r == SHELL_END)
 			break;
-		if (r != SHELL_COMMAND) {
-			command_free(&c);
-			free(group_xml);
-			return err_prefix(F->e, "%s:%d: <Command>: ", b->file, st->line);
-		}
-		line = command_line(&c);
-		if (command_step(F, &c, sc,
-		                 xasprintf("%s:%d: <Command>%s</Command>", b->file, st->line, line),
-		                 &s)) {
-			free(line);
-			command_free(&c);
+		if (r != SHELL_COMMAND)
+			rc = err_prefix(F->e, "%s:%d: <Command>: ", b->file, st->line);
+		else
+			rc = command_part(F, &c, b, st, sc, group, &nested);
+		command_free(&c);
+		if (rc) {
 			free(group_xml);
 			return -1;
 		}
-		if (s) {
-			s->redirected = c.redir_in || c.redir_out;
-			text_xml("Command", line, &s->xml);
-			s->group = group;
-			if (s->kind == FS_ECHO) {
-				free(s->value);
-				s->value = line;
-				line = NULL;
-			}
-		} else {
-			/* a nested batch, whose steps stand for this command: the line can no
-			 * longer be written as it was */
-			nested = true;
-		}
-		free(line);
-		command_free(&c);
 		if (too_many(F, b->file))
 			break;
 	}
-	/* The parts of this line: written as the line itself when none is in the flow. */
-	{
-		size_t lo = SIZE_MAX, hi = 0;
-
-		for (size_t i = first; i < F->n; i++)
-			if (F->v[i].group == group) {
-				lo = lo == SIZE_MAX ? i : lo;
-				hi = i;
-			}
-		for (size_t i = lo; lo != SIZE_MAX && i <= hi; i++)
-			if (F->v[i].group == group) {
-				F->v[i].group_first = lo;
-				F->v[i].group_last = hi;
-			}
-		if (lo != SIZE_MAX && top && !nested) {
-			F->v[lo].group_xml = group_xml;
-			group_xml = NULL;
-		}
-	}
+	mark_group(F, group, first, top && !nested, &group_xml);
 	free(group_xml);
 	return F->n >= FLAT_LIMIT ? -1 : 0;
+}
+
+static int flatten_exec(struct flat *F, const struct batch *b, const struct step *st,
+                        const struct scope *sc)
+{
+	struct fstep *s = add(F, FS_EXEC, sc, where_of(b, st));
+	struct exe *x;
+
+	if (st->exe) {
+		s->exe = st->exe;
+		return 0;
+	}
+	if (exe_read(st->file, &x, F->e))
+		return err_prefix(F->e, "%s: ", s->where);
+	keep_exe(F, x);
+	s->exe = x;
+	return 0;
+}
+
+static int flatten_virtbuf(struct flat *F, const struct batch *b, const struct step *st,
+                           const struct scope *sc, bool top)
+{
+	static const enum fs_kind kinds[] = {FS_CREATE, FS_FILL_VALUE, FS_DUMP, FS_SWAP, FS_DELETE};
+	enum fs_kind k = kinds[st->op];
+	struct fstep *s;
+
+	if (st->op == VB_FILL && !st->value)
+		k = FS_FILL_FILE;
+	if (st->op == VB_DELETE && st->all)
+		k = FS_DELETE_ALL;
+	s = add(F, k, sc, where_of(b, st));
+	s->a = st->name ? xstrdup(st->name) : NULL;
+	s->b = st->with ? xstrdup(st->with) : NULL;
+	s->value = st->value ? xstrdup(st->value) : NULL;
+	if (k == FS_DELETE)
+		sv_push(&s->names, st->name);
+	return virtbuf_xml(F, st, sc, top, &s->xml) ? err_prefix(F->e, "%s: ", s->where) : 0;
+}
+
+/* An <Echo>: as written in the top batch's own scope, expanded in a nested batch's. */
+static int flatten_echo(struct flat *F, const struct batch *b, const struct step *st,
+                        const struct scope *sc, bool top)
+{
+	struct fstep *s = add(F, FS_ECHO, sc, where_of(b, st));
+
+	if (top) {
+		text_xml("Echo", st->text, &s->xml);
+		s->value = xstrdup(st->text);
+		return 0;
+	}
+	if (expand_echo(F, st->text, sc, &s->value))
+		return err_prefix(F->e, "%s: ", s->where);
+	text_xml("Echo", s->value, &s->xml);
+	return 0;
 }
 
 static int flatten_step(struct flat *F, const struct batch *b, const struct step *st,
@@ -580,51 +659,15 @@ static int flatten_step(struct flat *F, const struct batch *b, const struct step
 
 	switch (st->kind) {
 	case STEP_EXEC:
-		s = add(F, FS_EXEC, sc, where_of(b, st));
-		if (st->exe) {
-			s->exe = st->exe;
-		} else {
-			struct exe *x;
-
-			if (exe_read(st->file, &x, F->e))
-				return err_prefix(F->e, "%s: ", s->where);
-			keep_exe(F, x);
-			s->exe = x;
-		}
-		return 0;
-	case STEP_VIRTBUF: {
-		static const enum fs_kind kinds[] = {FS_CREATE, FS_FILL_VALUE, FS_DUMP, FS_SWAP,
-		                                     FS_DELETE};
-		enum fs_kind k = kinds[st->op];
-
-		if (st->op == VB_FILL && !st->value)
-			k = FS_FILL_FILE;
-		if (st->op == VB_DELETE && st->all)
-			k = FS_DELETE_ALL;
-		s = add(F, k, sc, where_of(b, st));
-		s->a = st->name ? xstrdup(st->name) : NULL;
-		s->b = st->with ? xstrdup(st->with) : NULL;
-		s->value = st->value ? xstrdup(st->value) : NULL;
-		if (k == FS_DELETE)
-			sv_push(&s->names, st->name);
-		return virtbuf_xml(F, st, sc, top, &s->xml) ? err_prefix(F->e, "%s: ", s->where)
-		                                            : 0;
-	}
+		return flatten_exec(F, b, st, sc);
+	case STEP_VIRTBUF:
+		return flatten_virtbuf(F, b, st, sc, top);
 	case STEP_SYNC:
 		s = add(F, FS_SYNC, sc, where_of(b, st));
 		s->xml = xstrdup("<Sync/>");
 		return 0;
 	case STEP_ECHO:
-		s = add(F, FS_ECHO, sc, where_of(b, st));
-		if (top) {
-			text_xml("Echo", st->text, &s->xml);
-			s->value = xstrdup(st->text);
-			return 0;
-		}
-		if (expand_echo(F, st->text, sc, &s->value))
-			return err_prefix(F->e, "%s: ", s->where);
-		text_xml("Echo", s->value, &s->xml);
-		return 0;
+		return flatten_echo(F, b, st, sc, top);
 	case STEP_REPEAT:
 		if (scope_eval_range(sc, st->count, "repeat count", 0, FLAT_LIMIT, &count, F->e))
 			return err_prefix(F->e, "%s:%d: <Repeat>: ", b->file, st->line);
@@ -749,7 +792,6 @@ static int resolve_any(void *ctx, const char *name, struct cs_type type, size_t 
 	return 0;
 }
 
-/* Plan one Exec in its scope and bind its streams to buffers. */
 /* Standard output inside the flow: one Exec may write it, and no Echo may come before it
  * (the packed run prints it at its end, and the echoes after that). */
 struct stdio_use {
@@ -757,13 +799,12 @@ struct stdio_use {
 	bool echoed;
 };
 
-static int flow_exec(struct pack *pk, struct names *nm, const struct fstep *s, struct stdio_use *io,
-                     struct cs_err *e)
+/* Plan an Exec in its scope (its run's NAME=VALUE words first) as the next pk_exec. */
+static struct pk_exec *plan_exec(struct pack *pk, const struct fstep *s, struct cs_err *e)
 {
 	struct scope sc;
 	struct plan_env env;
 	struct pk_exec *x;
-	const struct kernel_plan *kp;
 
 	scope_init(&sc);
 	if (s->args)
@@ -777,46 +818,60 @@ static int flow_exec(struct pack *pk, struct names *nm, const struct fstep *s, s
 	if (plan_exe(s->exe, &env, &x->jp, e)) {
 		free(x->where);
 		free(x->label);
-		return err_prefix(e, "%s: ", s->where);
+		err_prefix(e, "%s: ", s->where);
+		return NULL;
 	}
 	pk->nexecs++;
 	x->device_exe = s->exe->device ? xstrdup(s->exe->device) : NULL;
-	kp = &x->jp->kp;
-	x->phys = xcalloc(kp->nargs + 1, sizeof(*x->phys));
-	for (size_t i = 0; i < kp->nargs; i++) {
-		const struct stream_bind *b = &x->jp->binds[i];
-		const struct kernel_arg *a = &kp->args[i];
+	return x;
+}
 
-		x->phys[i] = -1;
-		if (a->kind == ARG_CONSTANT || a->kind == ARG_LOCAL)
-			continue;
-		if (b->how == BIND_BUFFER)
-			x->phys[i] = name_phys(pk, nm, b->buffer);
-		else if (b->how == BIND_FILE && path_is_stdio(b->path) && a->kind != ARG_OUTPUT)
-			return err_set(
-			        e,
-			        "%s: stream '%s' reads standard input; inside the flow pack "
-			        "takes streams from buffers, files, <Fill> or <Discard/> only",
-			        s->where, a->name);
-		else if (b->how == BIND_FILE && path_is_stdio(b->path) &&
-		         ((io->writer >= 0 && io->writer != (int)pk->nexecs - 1) || io->echoed))
-			return err_set(e,
-			               "%s: stream '%s' writes standard output after %s inside the "
-			               "flow; the packed run prints once, at its end, so only one "
-			               "Exec may write it, with no Echo before it",
-			               s->where, a->name,
-			               io->echoed ? "an Echo" : "another Exec that does");
-		else if (b->how == BIND_FILE)
-			x->phys[i] = file_phys(pk, b->path);
-		if (b->how == BIND_FILE && path_is_stdio(b->path))
-			io->writer = (int)pk->nexecs - 1;
-		if (x->phys[i] >= 0 && type_check(pk, x->phys[i], a, s->where, e))
-			return -1;
-		if (x->phys[i] >= 0 && b->how == BIND_FILE && a->kind != ARG_INPUT) {
-			pk->phys[x->phys[i]].columns = b->columns;
-			pk->phys[x->phys[i]].columns_given = b->columns_given;
-		}
+/* Bind stream i of the newest Exec x to its buffer (x->phys[i]; -1 for constants, local
+ * memory, <Fill> and <Discard/>), typed by the stream. */
+static int bind_stream(struct pack *pk, struct names *nm, struct pk_exec *x, size_t i,
+                       const char *where, struct stdio_use *io, struct cs_err *e)
+{
+	const struct stream_bind *b = &x->jp->binds[i];
+	const struct kernel_arg *a = &x->jp->kp.args[i];
+	int self = (int)pk->nexecs - 1;
+	bool stdio;
+
+	x->phys[i] = -1;
+	if (a->kind == ARG_CONSTANT || a->kind == ARG_LOCAL)
+		return 0;
+	stdio = b->how == BIND_FILE && path_is_stdio(b->path);
+	if (stdio && a->kind != ARG_OUTPUT)
+		return err_set(e,
+		               "%s: stream '%s' reads standard input; inside the flow pack takes "
+		               "streams from buffers, files, <Fill> or <Discard/> only",
+		               where, a->name);
+	if (stdio && ((io->writer >= 0 && io->writer != self) || io->echoed))
+		return err_set(e,
+		               "%s: stream '%s' writes standard output after %s inside the flow; "
+		               "the packed run prints once, at its end, so only one Exec may write "
+		               "it, with no Echo before it",
+		               where, a->name, io->echoed ? "an Echo" : "another Exec that does");
+	if (b->how == BIND_BUFFER)
+		x->phys[i] = name_phys(pk, nm, b->buffer);
+	else if (b->how == BIND_FILE)
+		x->phys[i] = file_phys(pk, b->path);
+	if (stdio)
+		io->writer = self;
+	if (x->phys[i] >= 0 && type_check(pk, x->phys[i], a, where, e))
+		return -1;
+	if (x->phys[i] >= 0 && b->how == BIND_FILE && a->kind != ARG_INPUT) {
+		pk->phys[x->phys[i]].columns = b->columns;
+		pk->phys[x->phys[i]].columns_given = b->columns_given;
 	}
+	return 0;
+}
+
+/* Two streams of one Exec that write one buffer, or a swap pair with an InOut stream. */
+static int check_writes(const struct pack *pk, const struct pk_exec *x, const char *where,
+                        struct cs_err *e)
+{
+	const struct kernel_plan *kp = &x->jp->kp;
+
 	for (size_t i = 0; i < kp->nargs; i++)
 		for (size_t j = i + 1; j < kp->nargs; j++)
 			if (x->phys[i] >= 0 && x->phys[i] == x->phys[j] &&
@@ -825,7 +880,7 @@ static int flow_exec(struct pack *pk, struct names *nm, const struct fstep *s, s
 				        e,
 				        "%s: streams '%s' and '%s' both write '%s'; which one "
 				        "wins is not defined",
-				        s->where, kp->args[i].name, kp->args[j].name,
+				        where, kp->args[i].name, kp->args[j].name,
 				        pk->phys[x->phys[i]].name);
 	for (size_t p = 0; p < kp->npairs; p++) {
 		const struct kernel_arg *in = &kp->args[kp->pairs[p].input];
@@ -835,24 +890,26 @@ static int flow_exec(struct pack *pk, struct names *nm, const struct fstep *s, s
 			return err_set(e,
 			               "%s: swap pair '%s'/'%s' has an InOut stream; pack takes "
 			               "swap pairs of an Input and an Output",
-			               s->where, in->name, out->name);
+			               where, in->name, out->name);
 	}
 	return 0;
 }
 
-void pack_partner(struct pack *pk, int a, int b)
+/* Plan one Exec in its scope and bind its streams to buffers. */
+static int flow_exec(struct pack *pk, struct names *nm, const struct fstep *s, struct stdio_use *io,
+                     struct cs_err *e)
 {
-	if (a < 0 || b < 0 || a == b)
-		return;
-	for (size_t i = 0; i < pk->npartners; i++)
-		if ((pk->partners[i][0] == a && pk->partners[i][1] == b) ||
-		    (pk->partners[i][0] == b && pk->partners[i][1] == a))
-			return;
-	pk->partners =
-	        xgrow(pk->partners, &pk->partner_cap, pk->npartners + 1, sizeof(*pk->partners));
-	pk->partners[pk->npartners][0] = a;
-	pk->partners[pk->npartners][1] = b;
-	pk->npartners++;
+	struct pk_exec *x = plan_exec(pk, s, e);
+	size_t nargs;
+
+	if (!x)
+		return -1;
+	nargs = x->jp->kp.nargs;
+	x->phys = xcalloc(nargs + 1, sizeof(*x->phys));
+	for (size_t i = 0; i < nargs; i++)
+		if (bind_stream(pk, nm, x, i, s->where, io, e))
+			return -1;
+	return check_writes(pk, x, s->where, e);
 }
 
 static void add_op(struct pack *pk, struct flow_op op)
@@ -870,75 +927,159 @@ static int refuse_inside(const struct fstep *s, const char *what, struct cs_err 
 	               s->where, what);
 }
 
+/* One step inside the flow: an Exec's runs, a swap of names, a fill, or an Echo for after
+ * the packed run; anything else is refused. */
+static int flow_step(struct pack *pk, struct names *nm, const struct fstep *s, struct stdio_use *io,
+                     struct cs_err *e)
+{
+	int a, b;
+
+	switch (s->kind) {
+	case FS_EXEC:
+		if (flow_exec(pk, nm, s, io, e))
+			return -1;
+		for (long long r = 0; r <= pk->execs[pk->nexecs - 1].jp->kp.swap_count; r++)
+			add_op(pk,
+			       (struct flow_op){.kind = FO_RUN, .exec = pk->nexecs - 1, .run = r});
+		return 0;
+	case FS_SWAP:
+		a = name_phys(pk, nm, s->a);
+		b = name_phys(pk, nm, s->b);
+		nm->phys[name_find(nm, s->a)] = b;
+		nm->phys[name_find(nm, s->b)] = a;
+		pack_partner(pk, a, b);
+		return 0;
+	case FS_FILL_VALUE:
+		add_op(pk, (struct flow_op){.kind = FO_FILL,
+		                            .phys = name_phys(pk, nm, s->a),
+		                            .where = xstrdup(s->where),
+		                            .text = xstrdup(s->value)});
+		return 0;
+	case FS_SYNC:
+		return 0;
+	case FS_ECHO:
+		sv_push(&pk->after, s->xml);
+		io->echoed = true;
+		return 0;
+	case FS_FILL_FILE:
+		return refuse_inside(s, "a virtbuf fill from a file", e);
+	case FS_CREATE:
+		return refuse_inside(s, "virtbuf create", e);
+	case FS_DUMP:
+		return refuse_inside(s, "virtbuf dump", e);
+	case FS_DELETE:
+	case FS_DELETE_ALL:
+		return refuse_inside(s, "virtbuf delete", e);
+	case FS_OPAQUE:
+		return refuse_inside(s,
+		                     s->redirected ? "a redirected command"
+		                                   : "a command pack does not understand",
+		                     e);
+	}
+	return 0;
+}
+
 static int flow_steps(struct pack *pk, struct flat *F, size_t first, size_t last, struct names *nm,
                       struct cs_err *e)
 {
 	struct stdio_use io = {-1, false};
-	int rc = 0;
 
-	for (size_t i = first; i <= last && rc == 0; i++) {
-		const struct fstep *s = &F->v[i];
-
-		switch (s->kind) {
-		case FS_EXEC:
-			rc = flow_exec(pk, nm, s, &io, e);
-			for (long long r = 0;
-			     rc == 0 && r <= pk->execs[pk->nexecs - 1].jp->kp.swap_count; r++)
-				add_op(pk, (struct flow_op){.kind = FO_RUN,
-				                            .exec = pk->nexecs - 1,
-				                            .run = r});
-			break;
-		case FS_SWAP: {
-			int a = name_phys(pk, nm, s->a), b = name_phys(pk, nm, s->b);
-
-			nm->phys[name_find(nm, s->a)] = b;
-			nm->phys[name_find(nm, s->b)] = a;
-			pack_partner(pk, a, b);
-			break;
-		}
-		case FS_FILL_VALUE:
-			add_op(pk, (struct flow_op){.kind = FO_FILL,
-			                            .phys = name_phys(pk, nm, s->a),
-			                            .where = xstrdup(s->where),
-			                            .text = xstrdup(s->value)});
-			break;
-		case FS_SYNC:
-			break;
-		case FS_ECHO:
-			sv_push(&pk->after, s->xml);
-			io.echoed = true;
-			break;
-		case FS_FILL_FILE:
-			rc = refuse_inside(s, "a virtbuf fill from a file", e);
-			break;
-		case FS_CREATE:
-			rc = refuse_inside(s, "virtbuf create", e);
-			break;
-		case FS_DUMP:
-			rc = refuse_inside(s, "virtbuf dump", e);
-			break;
-		case FS_DELETE:
-		case FS_DELETE_ALL:
-			rc = refuse_inside(s, "virtbuf delete", e);
-			break;
-		case FS_OPAQUE:
-			rc = refuse_inside(s,
-			                   s->redirected ? "a redirected command"
-			                                 : "a command pack does not understand",
-			                   e);
-			break;
-		}
-	}
+	for (size_t i = first; i <= last; i++)
+		if (flow_step(pk, nm, &F->v[i], &io, e))
+			return -1;
 	/* Fills: the values parsed in their buffers' types, which the Execs told. */
-	for (size_t i = 0; rc == 0 && i < pk->nops; i++) {
+	for (size_t i = 0; i < pk->nops; i++) {
 		struct flow_op *op = &pk->ops[i];
 		struct pk_phys *ph = &pk->phys[op->phys];
 
 		if (op->kind == FO_FILL && ph->typed &&
 		    vector_parse(ph->type, op->text, op->value, e))
-			rc = err_prefix(e, "%s: ", op->where);
+			return err_prefix(e, "%s: ", op->where);
 	}
-	return rc;
+	return 0;
+}
+
+/* The clean-up read with the names as the flow leaves them; decided[p]: buffer p's
+ * live_end is known. */
+struct cleanup_walk {
+	struct pack *pk;
+	struct names cur;
+	unsigned char *decided;
+};
+
+static void decide(struct cleanup_walk *w, int p, bool live)
+{
+	if (p >= 0 && !w->decided[p]) {
+		w->decided[p] = 1;
+		w->pk->phys[p].live_end = live;
+	}
+}
+
+static void cleanup_delete(struct cleanup_walk *w, const struct strvec *names)
+{
+	for (size_t k = 0; k < names->n; k++) {
+		int j = name_find(&w->cur, names->v[k]);
+
+		if (j >= 0) {
+			decide(w, w->cur.phys[j], false);
+			w->cur.phys[j] = -1;
+		}
+	}
+}
+
+/* A swap of names a and b (-1: a name the flow does not know); false where the reading
+ * stops. */
+static bool cleanup_swap(struct cleanup_walk *w, int a, int b)
+{
+	int t;
+
+	if (a < 0 && b < 0)
+		return true;
+	if (a < 0 || b < 0)
+		return false; /* a buffer the flow does not know: be careful */
+	t = w->cur.phys[a];
+	w->cur.phys[a] = w->cur.phys[b];
+	w->cur.phys[b] = t;
+	return true;
+}
+
+/* One step of the clean-up; false where the reading stops: an Exec or a command pack
+ * does not understand might read any buffer. */
+static bool cleanup_step(struct cleanup_walk *w, const struct fstep *s)
+{
+	int a = s->a ? name_find(&w->cur, s->a) : -1;
+	int pa = a >= 0 ? w->cur.phys[a] : -1;
+
+	switch (s->kind) {
+	case FS_DUMP:
+		decide(w, pa, true);
+		return true;
+	case FS_FILL_VALUE:
+	case FS_FILL_FILE:
+		decide(w, pa, false);
+		return true;
+	case FS_DELETE:
+		cleanup_delete(w, &s->names);
+		return true;
+	case FS_DELETE_ALL:
+		for (size_t k = 0; k < w->pk->nphys; k++)
+			if (w->pk->phys[k].kind == PHYS_VBUF)
+				decide(w, (int)k, false);
+		return true;
+	case FS_SWAP:
+		return cleanup_swap(w, a, name_find(&w->cur, s->b));
+	case FS_CREATE:
+		if (a >= 0)
+			w->cur.phys[a] = -1;
+		return true;
+	case FS_SYNC:
+	case FS_ECHO:
+		return true;
+	case FS_EXEC:
+	case FS_OPAQUE:
+		return false;
+	}
+	return true;
 }
 
 /* Whether each buffer's content after the flow can be seen: read the clean-up with the
@@ -946,91 +1087,24 @@ static int flow_steps(struct pack *pk, struct flat *F, size_t first, size_t last
  * cannot; anything else can (a command pack does not understand might read any). */
 static void cleanup_liveness(struct pack *pk, struct flat *F, size_t from, struct names *nm)
 {
-	unsigned char *decided = xcalloc(pk->nphys + 1, 1);
-	struct names cur = {STRVEC_INIT, NULL, 0};
+	struct cleanup_walk w = {pk, {STRVEC_INIT, NULL, 0}, xcalloc(pk->nphys + 1, 1)};
 
-	sv_copy(&cur.name, &nm->name);
-	cur.phys = xcalloc(nm->name.n + 1, sizeof(*cur.phys));
-	memcpy(cur.phys, nm->phys, nm->name.n * sizeof(*cur.phys));
+	sv_copy(&w.cur.name, &nm->name);
+	w.cur.phys = xcalloc(nm->name.n + 1, sizeof(*w.cur.phys));
+	memcpy(w.cur.phys, nm->phys, nm->name.n * sizeof(*w.cur.phys));
+	for (size_t i = from; i < F->n && cleanup_step(&w, &F->v[i]); i++)
+		;
 	for (size_t i = 0; i < pk->nphys; i++)
-		pk->phys[i].live_end = pk->phys[i].kind == PHYS_FILE;
-#define DECIDE(p, live)                                \
-	do {                                           \
-		if ((p) >= 0 && !decided[p]) {         \
-			decided[p] = 1;                \
-			pk->phys[p].live_end = (live); \
-		}                                      \
-	} while (0)
-	for (size_t i = from; i < F->n; i++) {
-		const struct fstep *s = &F->v[i];
-		int a = s->a ? name_find(&cur, s->a) : -1;
-		int pa = a >= 0 ? cur.phys[a] : -1;
-		bool stop = false;
-
-		switch (s->kind) {
-		case FS_DUMP:
-			DECIDE(pa, true);
-			break;
-		case FS_FILL_VALUE:
-		case FS_FILL_FILE:
-			DECIDE(pa, false);
-			break;
-		case FS_DELETE:
-			for (size_t k = 0; k < s->names.n; k++) {
-				int j = name_find(&cur, s->names.v[k]);
-
-				if (j >= 0) {
-					DECIDE(cur.phys[j], false);
-					cur.phys[j] = -1;
-				}
-			}
-			break;
-		case FS_DELETE_ALL:
-			for (size_t k = 0; k < pk->nphys; k++)
-				if (pk->phys[k].kind == PHYS_VBUF)
-					DECIDE((int)k, false);
-			break;
-		case FS_SWAP: {
-			int b = name_find(&cur, s->b);
-
-			if (a >= 0 && b >= 0) {
-				int t = cur.phys[a];
-
-				cur.phys[a] = cur.phys[b];
-				cur.phys[b] = t;
-			} else if (a >= 0 || b >= 0) {
-				stop = true; /* a buffer the flow does not know: be careful */
-			}
-			break;
-		}
-		case FS_CREATE:
-			if (a >= 0)
-				cur.phys[a] = -1;
-			break;
-		case FS_SYNC:
-		case FS_ECHO:
-			break;
-		case FS_EXEC:
-		case FS_OPAQUE:
-			stop = true;
-			break;
-		}
-		if (stop)
-			break;
-	}
-#undef DECIDE
-	for (size_t i = 0; i < pk->nphys; i++)
-		if (!decided[i])
+		if (!w.decided[i])
 			pk->phys[i].live_end = true;
-	free(decided);
-	sv_free(&cur.name);
-	free(cur.phys);
+	free(w.decided);
+	sv_free(&w.cur.name);
+	free(w.cur.phys);
 }
 
-/* After the packed run the buffers have their names from the flow's start; the swaps that
- * give them the names the flow leaves them with, then the fills of buffers no Exec of the
- * flow uses (only the last one counts, and nothing in the flow reads them). */
-static void names_after(struct pack *pk, struct names *nm)
+/* After the packed run the buffers have their names from the flow's start: the swaps that
+ * give them the names the flow leaves them with. */
+static void swap_names_after(struct pack *pk, struct names *nm)
 {
 	size_t n = nm->name.n;
 	size_t *have = xcalloc(n + 1, sizeof(*have));
@@ -1052,8 +1126,8 @@ static void names_after(struct pack *pk, struct names *nm)
 			size_t t = have[i];
 
 			sb_adds(&sb, "<Virtbuf op=\"swap\"");
-			attr(&sb, "name", nm->name.v[i]);
-			attr(&sb, "with", nm->name.v[j]);
+			pack_attr(&sb, "name", nm->name.v[i]);
+			pack_attr(&sb, "with", nm->name.v[j]);
 			sb_adds(&sb, "/>");
 			sv_push_owned(&pk->after, sb_detach(&sb));
 			have[i] = have[j];
@@ -1061,6 +1135,12 @@ static void names_after(struct pack *pk, struct names *nm)
 		}
 	}
 	free(have);
+}
+
+/* The fills of buffers no Exec of the flow uses: after the packed run (only the last one
+ * counts, and nothing in the flow reads them). */
+static void fills_after(struct pack *pk, struct names *nm)
+{
 	for (size_t p = 0; p < pk->nphys; p++) {
 		const struct flow_op *last = NULL;
 		struct strbuf sb = STRBUF_INIT;
@@ -1071,11 +1151,11 @@ static void names_after(struct pack *pk, struct names *nm)
 				last = &pk->ops[i];
 		if (!last)
 			continue;
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i < nm->name.n; i++)
 			if (nm->phys[i] == (int)p) {
 				sb_adds(&sb, "<Virtbuf op=\"fill\"");
-				attr(&sb, "name", nm->name.v[i]);
-				attr(&sb, "value", last->text);
+				pack_attr(&sb, "name", nm->name.v[i]);
+				pack_attr(&sb, "value", last->text);
 				sb_adds(&sb, "/>");
 				sv_push_owned(&pk->after, sb_detach(&sb));
 				sv_push_owned(
@@ -1085,6 +1165,22 @@ static void names_after(struct pack *pk, struct names *nm)
 				                  last->where, nm->name.v[i]));
 			}
 	}
+}
+
+/* What the packed batch does right after the packed run: the swaps and fills, then the
+ * Echo steps of the flow (collected first, in pk->after). */
+static void steps_after(struct pack *pk, struct names *nm)
+{
+	struct strvec echoes = pk->after;
+
+	pk->after = (struct strvec)STRVEC_INIT;
+	swap_names_after(pk, nm);
+	fills_after(pk, nm);
+	for (size_t i = 0; i < echoes.n; i++)
+		sv_push(&pk->after, echoes.v[i]);
+	if (echoes.n)
+		sv_push(&pk->notes, "the Echo steps inside the flow print after the packed run");
+	sv_free(&echoes);
 }
 
 static void free_flat(struct flat *F)
@@ -1171,20 +1267,7 @@ int pack_flow(struct pack *pk, const struct batch *b, const struct scope *scope,
 		region_xml(&F, 0, first, &pk->setup);
 		region_xml(&F, last + 1, F.n, &pk->cleanup);
 		cleanup_liveness(pk, &F, last + 1, &nm);
-		{
-			/* the echoes were collected first; swaps and fills come before them */
-			struct strvec echoes = pk->after;
-
-			pk->after = (struct strvec)STRVEC_INIT;
-			names_after(pk, &nm);
-			for (size_t i = 0; i < echoes.n; i++)
-				sv_push(&pk->after, echoes.v[i]);
-			if (echoes.n)
-				sv_push(&pk->notes,
-				        "the Echo steps inside the flow print after the "
-				        "packed run");
-			sv_free(&echoes);
-		}
+		steps_after(pk, &nm);
 	}
 	sv_free(&nm.name);
 	free(nm.phys);

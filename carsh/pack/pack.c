@@ -7,6 +7,31 @@
 #include "util/alloc.h"
 #include "util/path.h"
 
+/* The NAME of NAME.packed.*: --name, else the batch's file name without .bat.xml (or
+ * .xml); anything but letters, digits and '_' becomes '_'. */
+static char *pack_name(const char *batch_file, const char *given)
+{
+	char *name;
+
+	if (given) {
+		name = xstrdup(given);
+	} else {
+		const char *base = path_basename(batch_file);
+		size_t n = strlen(base);
+
+		if (n > 8 && strcmp(base + n - 8, ".bat.xml") == 0)
+			n -= 8;
+		else if (n > 4 && strcmp(base + n - 4, ".xml") == 0)
+			n -= 4;
+		name = xstrndup(base, n);
+	}
+	for (char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_'))
+			*p = '_';
+	return name;
+}
+
 int pack_batch(const struct batch *b, const struct scope *scope, const struct params *shown,
                const struct pack_opts *opts, struct cs_err *e)
 {
@@ -15,22 +40,7 @@ int pack_batch(const struct batch *b, const struct scope *scope, const struct pa
 
 	pk.batch_file = xstrdup(b->file);
 	pk.dir = xstrdup(opts->dir ? opts->dir : "");
-	if (opts->name) {
-		pk.name = xstrdup(opts->name);
-	} else {
-		const char *base = path_basename(b->file);
-		size_t n = strlen(base);
-
-		if (n > 8 && strcmp(base + n - 8, ".bat.xml") == 0)
-			n -= 8;
-		else if (n > 4 && strcmp(base + n - 4, ".xml") == 0)
-			n -= 4;
-		pk.name = xstrndup(base, n);
-	}
-	for (char *p = pk.name; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '_'))
-			*p = '_';
+	pk.name = pack_name(b->file, opts->name);
 	params_copy(&pk.shown, shown);
 	rc = pack_flow(&pk, b, scope, e);
 	if (rc == 0)
@@ -47,12 +57,9 @@ int pack_batch(const struct batch *b, const struct scope *scope, const struct pa
 	return rc;
 }
 
-void pack_free(struct pack *pk)
+/* What flow.c made: the buffers, the Execs with their plans, the flow's operations. */
+static void free_flow(struct pack *pk)
 {
-	free(pk->batch_file);
-	free(pk->name);
-	free(pk->dir);
-	params_free(&pk->shown);
 	for (size_t i = 0; i < pk->nphys; i++) {
 		free(pk->phys[i].name);
 		free(pk->phys[i].final_name);
@@ -80,6 +87,10 @@ void pack_free(struct pack *pk)
 	sv_free(&pk->after);
 	sv_free(&pk->notes);
 	free(pk->partners);
+}
+
+static void free_sources(struct pack *pk)
+{
 	for (size_t i = 0; i < pk->nsources; i++) {
 		struct pack_source *s = &pk->sources[i];
 
@@ -93,6 +104,11 @@ void pack_free(struct pack *pk)
 	free(pk->build_options);
 	free(pk->device_exe);
 	free(pk->device_fm);
+}
+
+/* What sched.c and the cases made: values, runs, slots, plain streams, cases. */
+static void free_schedule(struct pack *pk)
+{
 	free(pk->vals);
 	for (size_t i = 0; i < pk->nruns; i++) {
 		struct pk_run *r = &pk->runs[i];
@@ -116,4 +132,15 @@ void pack_free(struct pack *pk)
 		free(pk->cases[i].title);
 	}
 	free(pk->cases);
+}
+
+void pack_free(struct pack *pk)
+{
+	free(pk->batch_file);
+	free(pk->name);
+	free(pk->dir);
+	params_free(&pk->shown);
+	free_flow(pk);
+	free_sources(pk);
+	free_schedule(pk);
 }

@@ -239,10 +239,10 @@ int pack_batch(const struct batch *b, const struct scope *scope, const struct pa
 
 /* flow.c */
 int pack_flow(struct pack *pk, const struct batch *b, const struct scope *scope, struct cs_err *e);
-void pack_partner(struct pack *pk, int a, int b);
-void pack_partner(struct pack *pk, int a, int b);
 /* sched.c */
 int pack_schedule(struct pack *pk, struct cs_err *e);
+/* Buffers a and b exchanged by a swap: their values may share slots. */
+void pack_partner(struct pack *pk, int a, int b);
 int pack_new_plain(struct pack *pk, enum plain_kind how, const char *base, struct cs_type t,
                    size_t count, int phys);
 /* emit.c */
@@ -251,6 +251,8 @@ void pack_cases(struct pack *pk);
 int pack_write(struct pack *pk, struct cs_err *e);
 void pack_explain(const struct pack *pk, FILE *f);
 char *pack_literal(struct cs_type t, const unsigned char *bytes);
+/* ' NAME="VALUE"', the value as XML text. */
+void pack_attr(struct strbuf *sb, const char *name, const char *value);
 void pack_free(struct pack *pk);
 
 #endif

@@ -61,6 +61,15 @@ static int cur_val(struct pack *pk, int p)
 	return ph->cur;
 }
 
+/* A value of a fill, kept for the packed kernel: its index in pk->fill_values. */
+static int add_fill_value(struct pack *pk, const unsigned char *bytes)
+{
+	pk->fill_values =
+	        xgrow(pk->fill_values, &pk->fv_cap, pk->nfill_values + 1, sizeof(*pk->fill_values));
+	memcpy(pk->fill_values[pk->nfill_values], bytes, TYPE_MAX_BYTES);
+	return (int)pk->nfill_values++;
+}
+
 /* A <Fill>-bound input: one constant value per type, size and content. */
 static int const_val(struct pack *pk, const struct kernel_arg *a, const unsigned char *fill)
 {
@@ -72,13 +81,10 @@ static int const_val(struct pack *pk, const struct kernel_arg *a, const unsigned
 		    memcmp(pk->fill_values[v->fill], fill, type_size(a->type)) == 0)
 			return (int)i;
 	}
-	pk->fill_values =
-	        xgrow(pk->fill_values, &pk->fv_cap, pk->nfill_values + 1, sizeof(*pk->fill_values));
-	memcpy(pk->fill_values[pk->nfill_values], fill, TYPE_MAX_BYTES);
 	{
 		int v = new_val(pk, -1, a->type, a->count, VD_INIT, -1);
 
-		pk->vals[v].fill = (int)pk->nfill_values++;
+		pk->vals[v].fill = add_fill_value(pk, fill);
 		return v;
 	}
 }
@@ -105,120 +111,139 @@ static struct pk_run *new_run(struct pack *pk, int exec, long long iter, const c
 
 /* ---- 1. the values ---- */
 
-static int simulate(struct pack *pk, struct cs_err *e)
+/* A fill inside the flow: a new value of its buffer, made after the last run. */
+static void simulate_fill(struct pack *pk, const struct flow_op *op)
 {
-	int *dev = NULL;
-	size_t dcap = 0;
+	struct pk_phys *ph = &pk->phys[op->phys];
+	struct pk_run *last = &pk->runs[pk->nruns - 1];
+	int v;
 
-	for (size_t o = 0; o < pk->nops; o++) {
-		const struct flow_op *op = &pk->ops[o];
-		const struct pk_exec *x;
-		const struct kernel_plan *kp;
-		struct pk_run *r;
-		bool copy = false;
-		int at;
+	if (!ph->typed)
+		return; /* flow.c moved it after the packed run */
+	v = new_val(pk, op->phys, ph->type, ph->count, VD_FILL, (int)pk->nruns - 1);
+	pk->vals[v].fill = add_fill_value(pk, op->value);
+	last->fills = xgrow(last->fills, &last->fcap, last->nfills + 1, sizeof(*last->fills));
+	last->fills[last->nfills++] = v;
+	ph->cur = v;
+}
 
-		if (pk->nruns >= RUN_LIMIT)
-			return err_set(e, "the flow has more than %u kernel runs", RUN_LIMIT);
-		if (op->kind == FO_FILL) {
-			struct pk_phys *ph = &pk->phys[op->phys];
-			struct pk_run *last = &pk->runs[pk->nruns - 1];
-			int v;
+/* What the executable's device buffers start with (dev: per kernel argument, the value
+ * its buffer holds); its swap pairs exchange buffers. */
+static void exec_start(struct pack *pk, const struct pk_exec *x, int *dev)
+{
+	const struct kernel_plan *kp = &x->jp->kp;
 
-			if (!ph->typed)
-				continue; /* flow.c moved it after the packed run */
-			pk->fill_values = xgrow(pk->fill_values, &pk->fv_cap, pk->nfill_values + 1,
-			                        sizeof(*pk->fill_values));
-			memcpy(pk->fill_values[pk->nfill_values], op->value, TYPE_MAX_BYTES);
-			v = new_val(pk, op->phys, ph->type, ph->count, VD_FILL, (int)pk->nruns - 1);
-			pk->vals[v].fill = (int)pk->nfill_values++;
-			last->fills = xgrow(last->fills, &last->fcap, last->nfills + 1,
-			                    sizeof(*last->fills));
-			last->fills[last->nfills++] = v;
-			ph->cur = v;
+	for (size_t i = 0; i < kp->nargs; i++) {
+		const struct kernel_arg *a = &kp->args[i];
+
+		dev[i] = -1;
+		if (a->kind != ARG_INPUT && a->kind != ARG_INOUT)
 			continue;
-		}
-		x = &pk->execs[op->exec];
-		kp = &x->jp->kp;
-		dev = xgrow(dev, &dcap, kp->nargs + 1, sizeof(*dev));
-		if (op->run == 0) {
-			/* what the executable's device buffers start with */
-			for (size_t i = 0; i < kp->nargs; i++) {
-				const struct kernel_arg *a = &kp->args[i];
+		dev[i] = x->phys[i] >= 0 ? cur_val(pk, x->phys[i])
+		                         : const_val(pk, a, x->jp->binds[i].fill);
+	}
+	for (size_t p = 0; p < kp->npairs; p++)
+		pack_partner(pk, x->phys[kp->pairs[p].input], x->phys[kp->pairs[p].output]);
+}
 
-				dev[i] = -1;
-				if (a->kind != ARG_INPUT && a->kind != ARG_INOUT)
-					continue;
-				dev[i] = x->phys[i] >= 0 ? cur_val(pk, x->phys[i])
-				                         : const_val(pk, a, x->jp->binds[i].fill);
-			}
-			for (size_t p = 0; p < kp->npairs; p++)
-				pack_partner(pk, x->phys[kp->pairs[p].input],
-				             x->phys[kp->pairs[p].output]);
-		}
-		/* An InOut stream works in place on its slot's output, which must hold the value:
-		 * it does if the run before passed the slot through; when the run before made
-		 * the value, a copy run comes first. */
-		at = (int)pk->nruns;
-		for (size_t i = 0; i < kp->nargs; i++)
-			if (kp->args[i].kind == ARG_INOUT && pk->vals[dev[i]].def >= at - 1)
-				copy = true;
-		if (copy) {
-			char *why = xasprintf("copy before %s", x->label);
+/* An InOut stream works in place on its slot's output, which must hold the value: it does
+ * if the run before passed the slot through; when the run before made the value, a copy
+ * run comes first. Returns the index the executable's run will have. */
+static int copy_before_in_place(struct pack *pk, const struct pk_exec *x, const int *dev)
+{
+	const struct kernel_plan *kp = &x->jp->kp;
+	int at = (int)pk->nruns;
+	bool copy = false;
+	char *why;
 
-			new_run(pk, -1, 0, why);
-			free(why);
-			pk->ncopies++;
-			at++;
-		}
-		r = new_run(pk, (int)op->exec, op->run, x->where);
-		r->uses = xcalloc(kp->nargs + 1, sizeof(*r->uses));
-		for (size_t i = 0; i < kp->nargs; i++) {
-			const struct kernel_arg *a = &kp->args[i];
-			struct pk_use *u;
+	for (size_t i = 0; i < kp->nargs; i++)
+		if (kp->args[i].kind == ARG_INOUT && pk->vals[dev[i]].def >= at - 1)
+			copy = true;
+	if (!copy)
+		return at;
+	why = xasprintf("copy before %s", x->label);
+	new_run(pk, -1, 0, why);
+	free(why);
+	pk->ncopies++;
+	return at + 1;
+}
 
-			if (a->kind != ARG_INPUT && a->kind != ARG_OUTPUT && a->kind != ARG_INOUT)
-				continue;
-			u = &r->uses[r->nuses++];
-			u->arg = i;
-			u->kind = a->kind;
-			u->in = u->out = u->plain = -1;
-			if (a->kind != ARG_OUTPUT) {
-				u->in = dev[i];
-				pk->vals[dev[i]].last_use = at;
-			}
-			if (a->kind != ARG_INPUT) {
-				u->out = new_val(pk, x->phys[i], a->type, a->count, VD_RUN, at);
-				if (a->kind == ARG_INOUT)
-					pk->vals[u->in].in_place = true;
-				dev[i] = u->out;
-			}
-		}
-		/* the stream a temporary of a swap pair goes to chooses its slot */
-		for (size_t p = 0; p < kp->npairs; p++) {
-			int out = dev[kp->pairs[p].output];
+/* The run's streams: the values it reads (now last used by it) and the values it makes. */
+static void add_uses(struct pack *pk, struct pk_run *r, const struct pk_exec *x, int *dev, int at)
+{
+	const struct kernel_plan *kp = &x->jp->kp;
 
-			if (pk->vals[out].pref < 0)
-				pk->vals[out].pref = x->phys[kp->pairs[p].input];
-		}
-		if (op->run < kp->swap_count) {
-			for (size_t p = 0; p < kp->npairs; p++) {
-				int t = dev[kp->pairs[p].input];
+	r->uses = xcalloc(kp->nargs + 1, sizeof(*r->uses));
+	for (size_t i = 0; i < kp->nargs; i++) {
+		const struct kernel_arg *a = &kp->args[i];
+		struct pk_use *u;
 
-				dev[kp->pairs[p].input] = dev[kp->pairs[p].output];
-				dev[kp->pairs[p].output] = t;
-			}
-		} else {
-			for (size_t i = 0; i < kp->nargs; i++)
-				if ((kp->args[i].kind == ARG_OUTPUT ||
-				     kp->args[i].kind == ARG_INOUT) &&
-				    x->phys[i] >= 0)
-					pk->phys[x->phys[i]].cur = dev[i];
+		if (a->kind != ARG_INPUT && a->kind != ARG_OUTPUT && a->kind != ARG_INOUT)
+			continue;
+		u = &r->uses[r->nuses++];
+		u->arg = i;
+		u->kind = a->kind;
+		u->in = u->out = u->plain = -1;
+		if (a->kind != ARG_OUTPUT) {
+			u->in = dev[i];
+			pk->vals[dev[i]].last_use = at;
+		}
+		if (a->kind != ARG_INPUT) {
+			u->out = new_val(pk, x->phys[i], a->type, a->count, VD_RUN, at);
+			if (a->kind == ARG_INOUT)
+				pk->vals[u->in].in_place = true;
+			dev[i] = u->out;
 		}
 	}
-	free(dev);
-	/* A value changed in place is gone; nothing may read it later (an executable with
-	 * <Swap> whose Input and InOut streams share a buffer would). */
+}
+
+/* After a run: between the executable's runs its swap pairs swap; after its last run the
+ * buffers of its outputs hold what they made. */
+static void exec_after_run(struct pack *pk, const struct pk_exec *x, long long run, int *dev)
+{
+	const struct kernel_plan *kp = &x->jp->kp;
+
+	/* the stream a temporary of a swap pair goes to chooses its slot */
+	for (size_t p = 0; p < kp->npairs; p++) {
+		int out = dev[kp->pairs[p].output];
+
+		if (pk->vals[out].pref < 0)
+			pk->vals[out].pref = x->phys[kp->pairs[p].input];
+	}
+	if (run < kp->swap_count) {
+		for (size_t p = 0; p < kp->npairs; p++) {
+			int t = dev[kp->pairs[p].input];
+
+			dev[kp->pairs[p].input] = dev[kp->pairs[p].output];
+			dev[kp->pairs[p].output] = t;
+		}
+		return;
+	}
+	for (size_t i = 0; i < kp->nargs; i++)
+		if ((kp->args[i].kind == ARG_OUTPUT || kp->args[i].kind == ARG_INOUT) &&
+		    x->phys[i] >= 0)
+			pk->phys[x->phys[i]].cur = dev[i];
+}
+
+/* One run of an executable; dev carries its device buffers' values from run to run. */
+static void simulate_run(struct pack *pk, const struct flow_op *op, int *dev)
+{
+	const struct pk_exec *x = &pk->execs[op->exec];
+	struct pk_run *r;
+	int at;
+
+	if (op->run == 0)
+		exec_start(pk, x, dev);
+	at = copy_before_in_place(pk, x, dev);
+	r = new_run(pk, (int)op->exec, op->run, x->where);
+	add_uses(pk, r, x, dev, at);
+	exec_after_run(pk, x, op->run, dev);
+}
+
+/* A value changed in place is gone; nothing may read it later (an executable with <Swap>
+ * whose Input and InOut streams share a buffer would). */
+static int check_in_place(const struct pack *pk, struct cs_err *e)
+{
 	for (size_t i = 0; i < pk->nruns; i++)
 		for (size_t k = 0; k < pk->runs[i].nuses; k++) {
 			const struct pk_use *u = &pk->runs[i].uses[k];
@@ -229,18 +254,48 @@ static int simulate(struct pack *pk, struct cs_err *e)
 				               "run still reads; pack cannot keep both",
 				               pk->runs[i].where);
 		}
-	/* What the buffers hold at the end and the clean-up (or the user) can see. */
+	return 0;
+}
+
+/* What the buffers hold at the end and the clean-up (or the user) can see. */
+static void mark_finals(struct pack *pk)
+{
 	for (size_t p = 0; p < pk->nphys; p++) {
 		const struct pk_phys *ph = &pk->phys[p];
 
 		if (ph->live_end && ph->cur >= 0 && ph->cur != ph->init)
 			pk->vals[ph->cur].final_of = (int)p;
 	}
+}
+
+static int simulate(struct pack *pk, struct cs_err *e)
+{
+	int *dev = NULL;
+	size_t dcap = 0;
+	int rc = 0;
+
+	for (size_t o = 0; o < pk->nops && rc == 0; o++) {
+		const struct flow_op *op = &pk->ops[o];
+
+		if (pk->nruns >= RUN_LIMIT) {
+			rc = err_set(e, "the flow has more than %u kernel runs", RUN_LIMIT);
+		} else if (op->kind == FO_FILL) {
+			simulate_fill(pk, op);
+		} else {
+			dev = xgrow(dev, &dcap, pk->execs[op->exec].jp->kp.nargs + 1, sizeof(*dev));
+			simulate_run(pk, op, dev);
+		}
+	}
+	free(dev);
+	if (rc || check_in_place(pk, e))
+		return -1;
+	mark_finals(pk);
 	return 0;
 }
 
 /* ---- 2. slots and plain streams ---- */
 
+/* Whether buffers a and b share slots: the same buffer, or exchanged by a swap. */
 static bool partners(const struct pack *pk, int a, int b)
 {
 	if (a < 0 || b < 0)
@@ -252,6 +307,17 @@ static bool partners(const struct pack *pk, int a, int b)
 		    (pk->partners[i][0] == b && pk->partners[i][1] == a))
 			return true;
 	return false;
+}
+
+void pack_partner(struct pack *pk, int a, int b)
+{
+	if (a < 0 || b < 0 || partners(pk, a, b))
+		return;
+	pk->partners =
+	        xgrow(pk->partners, &pk->partner_cap, pk->npartners + 1, sizeof(*pk->partners));
+	pk->partners[pk->npartners][0] = a;
+	pk->partners[pk->npartners][1] = b;
+	pk->npartners++;
 }
 
 /* Argument names of the packed flow-model: slots give NAME_in and NAME_out, plain streams
@@ -487,9 +553,9 @@ static void place_new(struct pack *pk, int vi, int i, char how, int *scratch_ran
 	v->plain = scratch_plain(pk, v, (*scratch_rank)++);
 }
 
-static void allocate(struct pack *pk)
+/* Buffers changed in place from their start content: in a slot from the start. */
+static void in_place_slots(struct pack *pk)
 {
-	/* Buffers changed in place from their start content: in a slot from the start. */
 	for (size_t v = 0; v < pk->nvals; v++) {
 		struct pk_val *val = &pk->vals[v];
 		int s;
@@ -503,47 +569,70 @@ static void allocate(struct pack *pk)
 		val->loc = VL_SLOT;
 		val->slot = s;
 	}
+}
+
+/* Saves at run i: a value made by the run before that the end needs. */
+static void add_saves(struct pack *pk, int i)
+{
+	for (size_t s = 0; s < pk->nslots; s++) {
+		int c = pk->slots[s].cur;
+
+		if (c >= 0 && pk->vals[c].def == i - 1 && pk->vals[c].final_of >= 0 &&
+		    pk->vals[c].def_kind != VD_INIT)
+			add_op(&pk->runs[i], PO_SAVE, (int)s, final_plain(pk, &pk->vals[c]), c);
+	}
+}
+
+/* Pass-through at run i: the values of the slots it leaves alone that a later run still
+ * reads; a slot whose value nobody reads again is free. */
+static void add_passes(struct pack *pk, int i)
+{
+	struct pk_run *r = &pk->runs[i];
+
+	for (size_t s = 0; s < pk->nslots; s++) {
+		int c = pk->slots[s].cur;
+
+		if (r->state[s] != '.' || c < 0)
+			continue;
+		if (pk->vals[c].last_use > i) {
+			r->state[s] = 'P';
+			add_op(r, PO_PASS, (int)s, -1, c);
+		} else {
+			pk->slots[s].cur = -1;
+		}
+	}
+}
+
+/* The values run i makes: in place in the slot of the value it changes, then its outputs,
+ * then the fills after it. */
+static void place_run(struct pack *pk, int i)
+{
+	struct pk_run *r = &pk->runs[i];
+	int rank = 0;
+
+	for (size_t k = 0; k < r->nuses; k++)
+		if (r->uses[k].kind == ARG_INOUT) {
+			int s = pk->vals[r->uses[k].in].slot;
+
+			place_in_slot(pk, r->uses[k].out, s, i, 'I');
+			pk->slots[s].cur = r->uses[k].out;
+		}
+	for (size_t k = 0; k < r->nuses; k++)
+		if (r->uses[k].kind == ARG_OUTPUT)
+			place_new(pk, r->uses[k].out, i, 'W', &rank, false);
+	r = &pk->runs[i];
+	for (size_t k = 0; k < r->nfills; k++)
+		place_new(pk, r->fills[k], i, 'F', &rank, true);
+}
+
+static void allocate(struct pack *pk)
+{
+	in_place_slots(pk);
 	grow_states(pk);
 	for (int i = 0; i < (int)pk->nruns; i++) {
-		struct pk_run *r = &pk->runs[i];
-		int rank = 0;
-
-		/* saves: a value made by the run before that the end needs */
-		for (size_t s = 0; s < pk->nslots; s++) {
-			int c = pk->slots[s].cur;
-
-			if (c >= 0 && pk->vals[c].def == i - 1 && pk->vals[c].final_of >= 0 &&
-			    pk->vals[c].def_kind != VD_INIT)
-				add_op(r, PO_SAVE, (int)s, final_plain(pk, &pk->vals[c]), c);
-		}
-		/* in place: the slot of the value it changes */
-		for (size_t k = 0; k < r->nuses; k++)
-			if (r->uses[k].kind == ARG_INOUT) {
-				int s = pk->vals[r->uses[k].in].slot;
-
-				place_in_slot(pk, r->uses[k].out, s, i, 'I');
-				pk->slots[s].cur = r->uses[k].out;
-			}
-		for (size_t k = 0; k < r->nuses; k++)
-			if (r->uses[k].kind == ARG_OUTPUT)
-				place_new(pk, r->uses[k].out, i, 'W', &rank, false);
-		r = &pk->runs[i];
-		for (size_t k = 0; k < r->nfills; k++)
-			place_new(pk, r->fills[k], i, 'F', &rank, true);
-		r = &pk->runs[i];
-		/* pass-through: values a later run still reads */
-		for (size_t s = 0; s < pk->nslots; s++) {
-			int c = pk->slots[s].cur;
-
-			if (r->state[s] != '.' || c < 0)
-				continue;
-			if (pk->vals[c].last_use > i) {
-				r->state[s] = 'P';
-				add_op(r, PO_PASS, (int)s, -1, c);
-			} else {
-				pk->slots[s].cur = -1;
-			}
-		}
+		add_saves(pk, i);
+		place_run(pk, i);
+		add_passes(pk, i);
 	}
 	/* The last run's values the end needs: the slot's output goes to the buffer. */
 	for (size_t s = 0; s < pk->nslots; s++) {
@@ -554,58 +643,69 @@ static void allocate(struct pack *pk)
 	}
 }
 
+/* A slot that holds nothing when the first run starts and may start with val: preferred,
+ * the one whose first value belongs to a partner of val's buffer. -1: none. */
+static int free_first_slot(const struct pack *pk, const struct pk_val *val)
+{
+	int best = -1, best_score = -1;
+
+	for (size_t s = 0; s < pk->nslots; s++) {
+		const struct pk_slot *sl = &pk->slots[s];
+		int score;
+
+		if (sl->init_phys >= 0 || sl->init_val >= 0 ||
+		    !same_type(sl->type, sl->count, val->type, val->count) ||
+		    pk->runs[0].state[s] == 'P')
+			continue;
+		/* the slot's first value: whose buffer? */
+		score = 1;
+		for (size_t w = 0; w < pk->nvals; w++)
+			if (pk->vals[w].loc == VL_SLOT && pk->vals[w].slot == (int)s &&
+			    pk->vals[w].def_kind != VD_INIT) {
+				score = partners(pk, pk->vals[w].pref, val->phys) ? 2 : 1;
+				break;
+			}
+		if (score > best_score) {
+			best = (int)s;
+			best_score = score;
+		}
+	}
+	return best;
+}
+
+/* Slot s named after the buffer it starts with. */
+static void name_slot_after(struct pack *pk, int s, int phys)
+{
+	char *base = clean_name(phys_label(pk, phys), "slot");
+	char *name;
+
+	free(pk->slots[s].name);
+	pk->slots[s].name = xstrdup(""); /* its old name is free to take again */
+	name = unique_name(pk, base, true);
+	free(pk->slots[s].name);
+	pk->slots[s].name = name;
+	free(base);
+}
+
 /* A buffer's start content read only by the first run, and a slot that holds nothing
  * then: the slot's input starts with the buffer (Figure 45: a and d in one pair). */
 static void first_inputs(struct pack *pk)
 {
 	for (size_t v = 0; v < pk->nvals; v++) {
 		struct pk_val *val = &pk->vals[v];
-		int best = -1, best_score = -1;
+		int s;
 
 		if (val->def_kind != VD_INIT || val->phys < 0 || val->loc != VL_NONE ||
 		    val->last_use != 0)
 			continue;
-		for (size_t s = 0; s < pk->nslots; s++) {
-			const struct pk_slot *sl = &pk->slots[s];
-			int score;
-
-			if (sl->init_phys >= 0 || sl->init_val >= 0 ||
-			    !same_type(sl->type, sl->count, val->type, val->count) ||
-			    pk->runs[0].state[s] == 'P')
-				continue;
-			/* the slot's first value: whose buffer? */
-			score = 1;
-			for (size_t w = 0; w < pk->nvals; w++)
-				if (pk->vals[w].loc == VL_SLOT && pk->vals[w].slot == (int)s &&
-				    pk->vals[w].def_kind != VD_INIT) {
-					score = partners(pk, pk->vals[w].pref, val->phys) ? 2 : 1;
-					break;
-				}
-			if (score > best_score) {
-				best = (int)s;
-				best_score = score;
-			}
-		}
-		if (best < 0)
+		s = free_first_slot(pk, val);
+		if (s < 0)
 			continue;
-		pk->slots[best].init_phys = val->phys;
-		pk->slots[best].init_val = (int)v;
+		pk->slots[s].init_phys = val->phys;
+		pk->slots[s].init_val = (int)v;
 		val->loc = VL_SLOT;
-		val->slot = best;
-		/* named after the buffer it starts with */
-		{
-			char *base = clean_name(phys_label(pk, val->phys), "slot");
-			char *old = pk->slots[best].name;
-
-			char *name;
-
-			pk->slots[best].name = xstrdup("");
-			name = unique_name(pk, base, true);
-			free(pk->slots[best].name);
-			pk->slots[best].name = name;
-			free(old);
-			free(base);
-		}
+		val->slot = s;
+		name_slot_after(pk, s, val->phys);
 	}
 }
 

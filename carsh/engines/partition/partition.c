@@ -487,7 +487,7 @@ static int run_chunk_unguarded(struct prun *r, struct pdev *d, const struct sche
 		const struct kernel_arg *a = &kp->args[i];
 		size_t es = type_size(a->type) * r->ps[i].unit;
 
-		if (!arg_is_stream(a->kind) || !r->ps[i].block || !arg_reads(a->kind))
+		if (!arg_is_stream(a->kind) || !r->ps[i].block || !arg_is_read(a->kind))
 			continue;
 		err = clEnqueueWriteBuffer(d->q, d->block[i], CL_FALSE, off * es, n * es,
 		                           (char *)r->host[i] + off * es, 0, NULL, NULL);
@@ -509,7 +509,7 @@ static int run_chunk_unguarded(struct prun *r, struct pdev *d, const struct sche
 		const struct kernel_arg *a = &kp->args[i];
 		size_t es = type_size(a->type) * r->ps[i].unit;
 
-		if (!keep || !arg_is_stream(a->kind) || !r->ps[i].block || !arg_writes(a->kind))
+		if (!keep || !arg_is_stream(a->kind) || !r->ps[i].block || !arg_is_written(a->kind))
 			continue;
 		err = clEnqueueReadBuffer(d->q, d->block[i], CL_FALSE, off * es, n * es,
 		                          (char *)r->host[i] + off * es, 0, NULL, NULL);
@@ -1018,7 +1018,7 @@ static int buffers_to_host(const struct part_env *env, struct job_plan *jp, stru
 	for (size_t i = 0; env->res && i < jp->kp.nargs; i++) {
 		const struct stream_bind *b = &jp->binds[i];
 
-		if (b->how == BIND_BUFFER && b->shm && arg_reads(jp->kp.args[i].kind) &&
+		if (b->how == BIND_BUFFER && b->shm && arg_is_read(jp->kp.args[i].kind) &&
 		    resident_to_host(env->res, b->shm, e))
 			return err_prefix(e, "stream '%s': ", jp->kp.args[i].name);
 	}
@@ -1030,7 +1030,7 @@ static void buffers_written(const struct part_env *env, struct job_plan *jp)
 	for (size_t i = 0; env->res && i < jp->kp.nargs; i++) {
 		const struct stream_bind *b = &jp->binds[i];
 
-		if (b->how == BIND_BUFFER && b->shm && arg_writes(jp->kp.args[i].kind))
+		if (b->how == BIND_BUFFER && b->shm && arg_is_written(jp->kp.args[i].kind))
 			resident_host_wrote(env->res, b->shm);
 	}
 }

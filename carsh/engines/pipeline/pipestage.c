@@ -111,7 +111,7 @@ static int set_args(struct pworker *w, struct pitem *it, const struct kernel_pla
 		} else {
 			struct pitem_q q = pworker_queues(w);
 
-			if (pitem_ensure(w->env->dv, &q, it, (size_t)buf[a], d, arg_reads(ka->kind),
+			if (pitem_ensure(w->env->dv, &q, it, (size_t)buf[a], d, arg_is_read(ka->kind),
 			                 &mem, e))
 				return -1;
 			err = clSetKernelArg(k, (cl_uint)a, sizeof(mem), &mem);
@@ -144,7 +144,7 @@ static int time_readback(struct pworker *w, struct pitem *it, size_t k, struct p
 	double t = now_s();
 
 	for (size_t a = 0; a < sp->jp->kp.nargs; a++) {
-		if (sp->buf[a] < 0 || !arg_writes(sp->jp->kp.args[a].kind))
+		if (sp->buf[a] < 0 || !arg_is_written(sp->jp->kp.args[a].kind))
 			continue;
 		if (pitem_to_host(w->env->dv, &q, it, (size_t)sp->buf[a], e))
 			return -1;
@@ -181,7 +181,7 @@ static int run_stage(struct pworker *w, struct pitem *it, size_t k, enum pd_dom 
 	if (launch(w, kp, kern, d, e))
 		return err_prefix(e, "stage '%s', item %zu: ", sp->name, it->index);
 	for (size_t a = 0; a < kp->nargs; a++)
-		if (sp->buf[a] >= 0 && arg_writes(kp->args[a].kind))
+		if (sp->buf[a] >= 0 && arg_is_written(kp->args[a].kind))
 			pitem_wrote(w->env->dv, it, (size_t)sp->buf[a], d);
 	rec->stage[k] = now_s() - (xfer ? t1 : t0);
 	rec->h2d[k] = xfer ? t1 - t0 : 0;
