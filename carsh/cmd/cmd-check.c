@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "graph/deadlock.h"
 #include "graph/validate.h"
 
@@ -19,14 +20,20 @@ static int deadlock_error(const struct graph *g, const struct deadlock *d, struc
 	return 1;
 }
 
-static int cmd_check_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+static const char usage_text[] = "check GRAPH.xml";
+static const char summary[] = "list the edges of a pipeline graph to initialise against deadlock";
+
+/* No options: the parser still gives "--bogus" the same answer as every builtin. */
+static const struct opt check_opts[] = {OPT_END};
+static const struct opt_cmd check_spec = {"check", usage_text, summary, check_opts, NULL, 0};
+
+static int check_graph(struct run_ctx *c, const char *file, struct cs_err *e)
 {
 	struct graph *g;
 	struct deadlock d;
 	int rc;
 
-	(void)argc;
-	if (graph_read(argv[1], &g, e))
+	if (graph_read(file, &g, e))
 		return 1;
 	if (graph_validate(g, e) || deadlock_find(g, &d, e)) {
 		graph_free(g);
@@ -41,10 +48,23 @@ static int cmd_check_exec(struct run_ctx *c, int argc, char **argv, struct cs_er
 	return rc;
 }
 
+static int cmd_check_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+{
+	char **files;
+	int n = opt_parse(&check_spec, NULL, argc - 1, argv + 1, &files, e);
+	int rc;
+
+	if (n < 0)
+		return opt_failed(n, &check_spec, c->out);
+	rc = n == 1 ? check_graph(c, files[0], e) : cmd_error(e, 2, "usage: %s", usage_text);
+	free(files);
+	return rc;
+}
+
 const struct carsh_cmd cmd_check = {
         .name = "check",
-        .usage = "check GRAPH.xml",
-        .summary = "list the edges of a pipeline graph to initialise against deadlock",
+        .usage = usage_text,
+        .summary = summary,
         .min_args = 1,
         .max_args = 1,
         .exec = cmd_check_exec,

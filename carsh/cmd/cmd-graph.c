@@ -4,11 +4,13 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "graph/deadlock.h"
 #include "graph/dot.h"
 #include "graph/peast.h"
 
 static const char usage_text[] = "graph FILE.xml [--root NODE] [--max-parallel N]";
+static const char summary[] = "print Graphviz DOT for a pipeline graph or a batch";
 
 struct graph_args {
 	const char *file;
@@ -16,29 +18,16 @@ struct graph_args {
 	const char *max_parallel;
 };
 
+static const struct opt graph_opts[] = {
+        OPT_PEAST_CHOICE(struct graph_args, root, max_parallel),
+        OPT_END,
+};
+
+static const struct opt_cmd graph_spec = {"graph", usage_text, summary, graph_opts, NULL, 0};
+
 static int usage(struct cs_err *e, const char *what, const char *word)
 {
 	return cmd_error(e, 2, "graph: %s '%s'; usage: %s", what, word, usage_text);
-}
-
-static int parse(int argc, char **argv, struct graph_args *a, struct cs_err *e)
-{
-	for (int i = 1; i < argc; i++) {
-		bool root = strcmp(argv[i], "--root") == 0;
-
-		if (root || strcmp(argv[i], "--max-parallel") == 0) {
-			if (i + 1 == argc)
-				return usage(e, "missing value after", argv[i]);
-			*(root ? &a->root : &a->max_parallel) = argv[++i];
-		} else if (argv[i][0] == '-') {
-			return usage(e, "unknown option", argv[i]);
-		} else if (a->file) {
-			return usage(e, "one file at a time, not also", argv[i]);
-		} else {
-			a->file = argv[i];
-		}
-	}
-	return a->file ? 0 : usage(e, "no file in", argv[0]);
 }
 
 /* Without options a graph no node spans is drawn without stages; with them, failing to
@@ -95,35 +84,58 @@ static int draw_batch(struct run_ctx *c, const char *file, struct cs_err *e)
 	return rc;
 }
 
-static int cmd_graph_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+static int draw(struct run_ctx *c, const struct graph_args *a, struct cs_err *e)
 {
-	struct graph_args a = {NULL, NULL, NULL};
-	char *root;
-	int rc = parse(argc, argv, &a, e);
+	char *root = xml_root_name(a->file, e);
+	int rc;
 
-	if (rc)
-		return rc;
-	root = xml_root_name(a.file, e);
 	if (!root)
 		return 1;
 	if (strcmp(root, "CarshGraph") == 0)
-		rc = draw_graph(c, &a, e);
-	else if (strcmp(root, "CarshBat") == 0 && !a.root && !a.max_parallel)
-		rc = draw_batch(c, a.file, e);
+		rc = draw_graph(c, a, e);
+	else if (strcmp(root, "CarshBat") == 0 && !a->root && !a->max_parallel)
+		rc = draw_batch(c, a->file, e);
 	else
-		rc = cmd_error(e, 1, "graph: %s: a <%s> file; graph draws a <CarshGraph>%s", a.file,
-		               root, a.root || a.max_parallel ? "" : " or a <CarshBat>");
+		rc = cmd_error(e, 1, "graph: %s: a <%s> file; graph draws a <CarshGraph>%s",
+		               a->file, root, a->root || a->max_parallel ? "" : " or a <CarshBat>");
 	free(root);
 	if (rc == 0 && fflush(c->out) != 0)
 		return cmd_errno(e, 1, "graph: write error");
 	return rc;
 }
 
+static int cmd_graph_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+{
+	struct graph_args a = {NULL, NULL, NULL};
+	char **files;
+	int n = opt_parse(&graph_spec, &a, argc - 1, argv + 1, &files, e);
+	int rc;
+
+	if (n < 0)
+		return opt_failed(n, &graph_spec, c->out);
+	if (n == 0) {
+		rc = usage(e, "no file in", argv[0]);
+	} else if (n > 1) {
+		rc = usage(e, "one file at a time, not also", files[1]);
+	} else {
+		a.file = files[0];
+		rc = draw(c, &a, e);
+	}
+	free(files);
+	return rc;
+}
+
+static void graph_help(FILE *out)
+{
+	opt_help(out, &graph_spec);
+}
+
 const struct carsh_cmd cmd_graph = {
         .name = "graph",
         .usage = usage_text,
-        .summary = "print Graphviz DOT for a pipeline graph or a batch",
+        .summary = summary,
         .min_args = 1,
         .max_args = 5,
         .exec = cmd_graph_exec,
+        .help = graph_help,
 };

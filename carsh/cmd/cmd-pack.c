@@ -9,11 +9,26 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "model/batch.h"
 #include "pack/pack.h"
 #include "util/alloc.h"
 
-extern const struct carsh_cmd cmd_pack;
+static const char usage_text[] = "pack BATCH.xml -o DIR [--name NAME] [--explain] [NAME=VALUE...]";
+static const char summary[] = "pack a batch's flow into one kernel driven by a scenario (004 §5.3)";
+
+static const struct opt pack_opts[] = {
+        OPT_STRING("-o", struct pack_opts, dir, "DIR",
+                   "write NAME.packed.cl, .packed.fm.xml, .packed.exe.xml, .scenario.csv\n"
+                   "and .packed.bat.xml into DIR"),
+        OPT_STRING("--name", struct pack_opts, name, "NAME",
+                   "the files' NAME (default: the batch's file name)"),
+        OPT_FLAG("--explain", struct pack_opts, explain,
+                 "print the scenario, the swap pairs and which run writes which slot"),
+        OPT_END,
+};
+
+static const struct opt_cmd pack_spec = {"pack", usage_text, summary, pack_opts, NULL, 0};
 
 static int add_word(const char *w, struct params *args, struct cs_err *e)
 {
@@ -49,77 +64,90 @@ static void shown_params(const struct batch *b, const struct params *args, const
 	params_set(shown, "BATCH_DIR", realpath(b->dir, real) ? real : b->dir, NULL);
 }
 
-static int cmd_pack_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+/* The batch and its NAME=VALUE words among the operands. */
+static int pack_words(int n, char **words, const char **file, struct params *args, struct cs_err *e)
 {
-	struct pack_opts o = {NULL, NULL, false, c->out};
-	struct params args = PARAMS_INIT, dir = PARAMS_INIT, shown = PARAMS_INIT;
-	const char *file = NULL;
+	for (int i = 0; i < n; i++) {
+		if (!*file && !strchr(words[i], '='))
+			*file = words[i];
+		else if (add_word(words[i], args, e))
+			return err_prefix(e, "pack: ");
+	}
+	if (!*file)
+		return err_set(e, "pack: which batch?");
+	return 0;
+}
+
+static int pack_file(struct run_ctx *c, const char *file, const struct params *args,
+                     const struct pack_opts *o, struct cs_err *e)
+{
+	struct params dir = PARAMS_INIT, shown = PARAMS_INIT;
 	struct batch *b = NULL;
 	struct scope sc;
 	char *root;
 	int rc = 1;
 
-	for (int i = 1; i < argc; i++) {
-		if ((strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--name") == 0) &&
-		    i + 1 >= argc) {
-			err_set(e, "pack: %s needs a value", argv[i]);
-			goto usage;
-		} else if (strcmp(argv[i], "-o") == 0) {
-			o.dir = argv[++i];
-		} else if (strcmp(argv[i], "--name") == 0) {
-			o.name = argv[++i];
-		} else if (strcmp(argv[i], "--explain") == 0) {
-			o.explain = true;
-		} else if (!file && !strchr(argv[i], '=')) {
-			file = argv[i];
-		} else if (add_word(argv[i], &args, e)) {
-			err_prefix(e, "pack: ");
-			goto usage;
-		}
-	}
-	if (!file || (!o.dir && !o.explain)) {
-		err_set(e, "pack: %s", !file ? "which batch?" : "give -o DIR or --explain");
-		goto usage;
-	}
 	if (!(root = xml_root_name(file, e)))
-		goto done;
+		return 1;
 	if (strcmp(root, "CarshBat") != 0) {
 		err_set(e, "%s: <%s>: pack takes a batch (<CarshBat>)", file, root);
 		free(root);
-		goto done;
+		return 1;
 	}
 	free(root);
 	if (batch_read(file, &b, e))
-		goto done;
+		return 1;
 	/* the scope the batch runner gives the batch's steps */
-	batch_scope(&sc, &args, c->caller, b, &dir);
-	shown_params(b, &args, &sc, &shown);
-	if (pack_batch(b, &sc, &shown, &o, e) == 0)
+	batch_scope(&sc, args, c->caller, b, &dir);
+	shown_params(b, args, &sc, &shown);
+	if (pack_batch(b, &sc, &shown, o, e) == 0)
 		rc = 0;
 	else
 		err_prefix(e, "pack: ");
-	goto done;
-usage:
-	rc = 2;
-	{
-		char *m = xasprintf("%s (usage: %s)", e->msg, cmd_pack.usage);
-
-		err_set(e, "%s", m);
-		free(m);
-	}
-done:
 	batch_free(b);
-	params_free(&args);
 	params_free(&dir);
 	params_free(&shown);
 	return rc;
 }
 
+static int cmd_pack_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+{
+	struct pack_opts o = {NULL, NULL, false, c->out};
+	struct params args = PARAMS_INIT;
+	const char *file = NULL;
+	char **words;
+	int n = opt_parse(&pack_spec, &o, argc - 1, argv + 1, &words, e);
+	int rc;
+
+	if (n < 0)
+		return opt_failed(n, &pack_spec, c->out);
+	rc = pack_words(n, words, &file, &args, e);
+	if (rc == 0 && !o.dir && !o.explain)
+		rc = err_set(e, "pack: give -o DIR or --explain");
+	if (rc) {
+		char *m = xasprintf("%s (usage: %s)", e->msg, usage_text);
+
+		rc = cmd_error(e, 2, "%s", m);
+		free(m);
+	} else {
+		rc = pack_file(c, file, &args, &o, e);
+	}
+	free(words);
+	params_free(&args);
+	return rc;
+}
+
+static void pack_help(FILE *out)
+{
+	opt_help(out, &pack_spec);
+}
+
 const struct carsh_cmd cmd_pack = {
         .name = "pack",
-        .usage = "pack BATCH.xml -o DIR [--name NAME] [--explain] [NAME=VALUE...]",
-        .summary = "pack a batch's flow into one kernel driven by a scenario (004 §5.3)",
+        .usage = usage_text,
+        .summary = summary,
         .min_args = 1,
         .max_args = -1,
         .exec = cmd_pack_exec,
+        .help = pack_help,
 };

@@ -1,6 +1,6 @@
 /*
  * partition: one data-parallel flow-model over every device of the machine, scheduled by
- * LogFit (003 §4) or a baseline of 003 §5.1 (engines/partition.h, docs/partition.md). It runs
+ * LogFit (003 §4) or a baseline of 003 §5.1 (engines/partition/partition.h, docs/partition.md). It runs
  * on the thread executor's runtime: OpenCL then lives in the shell's process, so the shell
  * switches to the thread executor for good (as `set exec=thread` would), since forking jobs
  * from a process whose OpenCL runtime has started its threads is not safe.
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "engines/partition/partition.h"
 #include "model/exe.h"
 #include "model/filecache.h"
@@ -24,121 +25,87 @@ struct part_cmd {
 	const char *trace;
 	bool json;
 	bool no_progress;
-	bool help;
 	const char *file;
 	int nwords;
-	char **words; /* NAME=VALUE and STREAM=FILE after the file, in order */
+	char **words;    /* NAME=VALUE and STREAM=FILE after the file, in order */
+	char **operands; /* the file, then the words */
 };
 
-static int parse_uint(const char *opt, const char *v, unsigned long long max,
-                      unsigned long long *out, struct cs_err *e)
+static int set_sched(void *args, const char *v, struct cs_err *e)
 {
-	char *end;
-	unsigned long long n;
+	struct part_cmd *pc = args;
 
-	if (!v || !*v || *v == '-')
-		return err_set(e, "partition: %s needs a number from 1 to %llu", opt, max);
-	n = strtoull(v, &end, 10);
-	if (*end || n < 1 || n > max)
-		return err_set(e, "partition: %s '%s': expected a number from 1 to %llu", opt, v,
-		               max);
-	*out = n;
+	if (sched_parse(v, &pc->o.sched))
+		return err_set(e, "expected logfit, static, concord, hdss, cpu or gpu");
 	return 0;
 }
 
-static int parse_share(const char *v, struct part_cmd *pc, struct cs_err *e)
+static int set_share(void *args, const char *v, struct cs_err *e)
 {
-	char *end;
-	double p;
+	struct part_cmd *pc = args;
 
-	if (v && strcmp(v, "auto") == 0) {
+	pc->share_given = true;
+	if (strcmp(v, "auto") == 0) {
 		pc->o.gpu_share = PART_SHARE_AUTO;
 		return 0;
 	}
-	p = v ? strtod(v, &end) : -1;
-	if (!v || end == v || (*end && strcmp(end, "%") != 0) || !(p >= 0 && p <= 100))
-		return err_set(e,
-		               "partition: --gpu-share '%s': expected a percentage from 0 to 100 "
-		               "or 'auto'",
-		               v ? v : "");
-	pc->o.gpu_share = p / 100.0;
+	if (opt_percent(v, &pc->o.gpu_share, e))
+		return err_set(e, "expected a percentage from 0 to 100 or 'auto'");
 	return 0;
 }
 
-/* One option (with its value, from "--name=value" or the next word); *used: words taken. */
-static int parse_option(struct part_cmd *pc, const char *word, const char *next, int *used,
-                        struct cs_err *e)
-{
-	const char *eq = strchr(word, '=');
-	char name[32];
-	const char *v = eq ? eq + 1 : next;
-	unsigned long long n;
-	bool takes_value;
+static const struct opt part_opts[] = {
+        OPT_CALL("--sched", set_sched, "S",
+                 "logfit (default), static, concord, hdss, cpu (the cores alone), gpu"),
+        OPT_UINT("--threads", struct part_cmd, o.threads, "N", 4096,
+                 "the GPU and N-1 cores (1: the GPU alone); default: all"),
+        OPT_CALL("--gpu-share", set_share, "P",
+                 "static: the GPU's percentage, or auto (default): profile 0-100 %"),
+        OPT_UINT("--steps", struct part_cmd, o.steps, "S", 1e9,
+                 "time steps, swapping the executable's swap pairs between them"),
+        OPT_STRING("--trace", struct part_cmd, trace, "F.csv",
+                   "one row per chunk: step, device, offset, size, start, end,\n"
+                   "throughput, phase"),
+        OPT_FLAG("--json", struct part_cmd, json, "the summary as one JSON line"),
+        OPT_STRING("--gpu", struct part_cmd, o.gpu, "G",
+                   "auto, none, cpu (a core stands in for the GPU), or a device selector"),
+        OPT_FLAG("--no-progress", struct part_cmd, no_progress,
+                 "no progress bar (it is drawn only on a terminal)"),
+        OPT_END,
+};
 
-	snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - word) : (int)strlen(word), word);
-	takes_value = strcmp(name, "--json") != 0 && strcmp(name, "--no-progress") != 0 &&
-	              strcmp(name, "--help") != 0;
-	*used = takes_value && !eq ? 2 : 1;
-	if (!takes_value && eq)
-		return err_set(e, "partition: %s takes no value", name);
-	if (takes_value && !v)
-		return err_set(e, "partition: %s needs a value", name);
-	if (strcmp(name, "--sched") == 0) {
-		if (sched_parse(v, &pc->o.sched))
-			return err_set(e,
-			               "partition: --sched '%s': expected logfit, static, concord, "
-			               "hdss, cpu or gpu",
-			               v);
-	} else if (strcmp(name, "--threads") == 0) {
-		if (parse_uint(name, v, 4096, &n, e))
-			return -1;
-		pc->o.threads = (unsigned)n;
-	} else if (strcmp(name, "--gpu-share") == 0) {
-		pc->share_given = true;
-		return parse_share(v, pc, e);
-	} else if (strcmp(name, "--steps") == 0) {
-		if (parse_uint(name, v, 1000000000ULL, &n, e))
-			return -1;
-		pc->o.steps = (long long)n;
-	} else if (strcmp(name, "--trace") == 0) {
-		pc->trace = v;
-	} else if (strcmp(name, "--gpu") == 0) {
-		pc->o.gpu = v;
-	} else if (strcmp(name, "--json") == 0) {
-		pc->json = true;
-	} else if (strcmp(name, "--no-progress") == 0) {
-		pc->no_progress = true;
-	} else if (strcmp(name, "--help") == 0) {
-		pc->help = true;
-	} else {
-		return err_set(e, "partition: unknown option '%s' (see 'help partition')", word);
-	}
-	return 0;
-}
+static const char usage_text[] =
+        "partition [--sched logfit|static|concord|hdss|cpu|gpu] [--threads N] "
+        "[--gpu-share P|auto] [--steps S] [--trace FILE.csv] [--json] "
+        "[--gpu auto|none|cpu|SELECTOR] [--no-progress] EXE.xml [NAME=VALUE | "
+        "STREAM=FILE]...";
 
+static const struct opt_cmd part_spec = {
+        "partition",
+        usage_text,
+        "Runs the flow-model's 1-D work space in chunks on the GPU and on single-core\n"
+        "sub-devices of the CPU, one host thread each (003).",
+        part_opts,
+        "See docs/partition.md.",
+        0,
+};
+
+/* Returns 0, OPT_HELP or -1. */
 static int parse_args(struct part_cmd *pc, int argc, char **argv, struct cs_err *e)
 {
+	int n;
+
 	pc->o.sched = SCHED_LOGFIT;
 	pc->o.gpu_share = PART_SHARE_AUTO;
-	pc->words = xcalloc((size_t)argc, sizeof(char *));
-	for (int i = 1; i < argc; i++) {
-		int used;
-
-		if (strncmp(argv[i], "--", 2) == 0) {
-			if (parse_option(pc, argv[i], i + 1 < argc ? argv[i + 1] : NULL, &used, e))
-				return -1;
-			i += used - 1;
-		} else if (!pc->file) {
-			pc->file = argv[i];
-		} else {
-			pc->words[pc->nwords++] = argv[i];
-		}
-	}
-	if (pc->help)
-		return 0;
-	if (!pc->file)
+	n = opt_parse(&part_spec, pc, argc - 1, argv + 1, &pc->operands, e);
+	if (n < 0)
+		return n;
+	if (n == 0)
 		return err_set(e, "partition: no executable given (usage: partition [OPTIONS] "
 		                  "EXE.xml [NAME=VALUE]...)");
+	pc->file = pc->operands[0];
+	pc->words = pc->operands + 1;
+	pc->nwords = n - 1;
 	if (pc->share_given && pc->o.sched != SCHED_STATIC)
 		return err_set(e, "partition: --gpu-share is for --sched static");
 	return 0;
@@ -249,30 +216,9 @@ static int run_partition(struct run_ctx *c, struct part_cmd *pc, const struct ex
 	return rc;
 }
 
-extern const struct carsh_cmd cmd_partition;
-
-/* `partition --help`: the usage, then what every option does (docs/partition.md has more). */
 static void print_help(FILE *f)
 {
-	fprintf(f,
-	        "usage: %s\n"
-	        "Runs the flow-model's 1-D work space in chunks on the GPU and on single-core\n"
-	        "sub-devices of the CPU, one host thread each (003).\n"
-	        "  --sched S        logfit (default), static, concord, hdss, cpu (the cores "
-	        "alone), gpu\n"
-	        "  --threads N      the GPU and N-1 cores (1: the GPU alone); default: all\n"
-	        "  --gpu-share P    static: the GPU's percentage, or auto (default): profile "
-	        "0-100 %%\n"
-	        "  --steps S        time steps, swapping the executable's swap pairs between "
-	        "them\n"
-	        "  --trace F.csv    one row per chunk: step, device, offset, size, start, end, "
-	        "throughput, phase\n"
-	        "  --json           the summary as one JSON line\n"
-	        "  --gpu G          auto, none, cpu (a core stands in for the GPU), or a device "
-	        "selector\n"
-	        "  --no-progress    no progress bar (it is drawn only on a terminal)\n"
-	        "See docs/partition.md.\n",
-	        cmd_partition.usage);
+	opt_help(f, &part_spec);
 }
 
 static int cmd_partition_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
@@ -286,14 +232,10 @@ static int cmd_partition_exec(struct run_ctx *c, int argc, char **argv, struct c
 	int rc = 1;
 
 	memset(&pc, 0, sizeof(pc));
-	if (parse_args(&pc, argc, argv, e)) {
-		free(pc.words);
-		return 2;
-	}
-	if (pc.help) {
-		print_help(c->out);
-		free(pc.words);
-		return 0;
+	rc = parse_args(&pc, argc, argv, e);
+	if (rc) {
+		free(pc.operands);
+		return opt_failed(rc, &part_spec, c->out);
 	}
 	root = filecache_root(pc.file, e);
 	if (!root)
@@ -319,16 +261,13 @@ fail:
 out:
 	exe_free(wrap);
 	params_free(&args);
-	free(pc.words);
+	free(pc.operands);
 	return rc;
 }
 
 const struct carsh_cmd cmd_partition = {
         .name = "partition",
-        .usage = "partition [--sched logfit|static|concord|hdss|cpu|gpu] [--threads N] "
-                 "[--gpu-share P|auto] [--steps S] [--trace FILE.csv] [--json] "
-                 "[--gpu auto|none|cpu|SELECTOR] [--no-progress] EXE.xml [NAME=VALUE | "
-                 "STREAM=FILE]...",
+        .usage = usage_text,
         .summary = "run a data-parallel flow-model on the GPU and every CPU core, chunks "
                    "scheduled by LogFit or a baseline (runs on the thread executor)",
         .min_args = 1,

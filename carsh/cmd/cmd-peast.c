@@ -1,60 +1,38 @@
 /* peast: schedule a pipeline graph with PEA-ST (004 §4.3, Algorithm 3): print its stages
  * and write them as a startup and a repeat batch. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "graph/batchgen.h"
 #include "graph/peast.h"
 #include "graph/validate.h"
 
 static const char usage_text[] =
         "peast GRAPH.xml [--root NODE] [--max-parallel N] [-o DIR] [--print]";
+static const char summary[] = "schedule a pipeline graph as a startup and a repeat batch (PEA-ST)";
 
 struct peast_args {
-	const char *file;
 	const char *root;
 	const char *max_parallel;
 	const char *dir;
 	bool print;
 };
 
+static const struct opt peast_opts[] = {
+        OPT_PEAST_CHOICE(struct peast_args, root, max_parallel),
+        OPT_STRING("-o", struct peast_args, dir, "DIR",
+                   "write the stages as DIR/startup.bat.xml and DIR/repeat.bat.xml"),
+        OPT_FLAG("--print", struct peast_args, print, "print the stages also with -o"),
+        OPT_END,
+};
+
+static const struct opt_cmd peast_spec = {"peast", usage_text, summary, peast_opts, NULL, 0};
+
 static int usage(struct cs_err *e, const char *what, const char *word)
 {
 	return cmd_error(e, 2, "peast: %s '%s'; usage: %s", what, word, usage_text);
-}
-
-/* An option's value: the next word. */
-static int value(int argc, char **argv, int *i, const char **out, struct cs_err *e)
-{
-	if (*i + 1 >= argc)
-		return usage(e, "missing value after", argv[*i]);
-	*out = argv[++*i];
-	return 0;
-}
-
-static int parse(int argc, char **argv, struct peast_args *a, struct cs_err *e)
-{
-	for (int i = 1; i < argc; i++) {
-		int rc = 0;
-
-		if (strcmp(argv[i], "--root") == 0)
-			rc = value(argc, argv, &i, &a->root, e);
-		else if (strcmp(argv[i], "--max-parallel") == 0)
-			rc = value(argc, argv, &i, &a->max_parallel, e);
-		else if (strcmp(argv[i], "-o") == 0)
-			rc = value(argc, argv, &i, &a->dir, e);
-		else if (strcmp(argv[i], "--print") == 0)
-			a->print = true;
-		else if (argv[i][0] == '-')
-			rc = usage(e, "unknown option", argv[i]);
-		else if (a->file)
-			rc = usage(e, "one graph at a time, not also", argv[i]);
-		else
-			a->file = argv[i];
-		if (rc)
-			return rc;
-	}
-	return a->file ? 0 : usage(e, "no graph file in", argv[0]);
 }
 
 static int schedule(struct run_ctx *c, const struct peast_args *a, const struct graph *g,
@@ -75,28 +53,51 @@ static int schedule(struct run_ctx *c, const struct peast_args *a, const struct 
 	return rc;
 }
 
-static int cmd_peast_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+static int run_peast(struct run_ctx *c, const struct peast_args *a, const char *file,
+                     struct cs_err *e)
 {
-	struct peast_args a = {NULL, NULL, NULL, NULL, false};
 	struct graph *g;
-	int rc = parse(argc, argv, &a, e);
+	int rc;
 
-	if (rc)
-		return rc;
-	if (graph_read(a.file, &g, e))
+	if (graph_read(file, &g, e))
 		return 1;
-	rc = schedule(c, &a, g, e);
+	rc = schedule(c, a, g, e);
 	graph_free(g);
 	if (rc == 0 && fflush(c->out) != 0)
 		return cmd_errno(e, 1, "peast: write error");
 	return rc;
 }
 
+static int cmd_peast_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+{
+	struct peast_args a = {NULL, NULL, NULL, false};
+	char **files;
+	int n = opt_parse(&peast_spec, &a, argc - 1, argv + 1, &files, e);
+	int rc;
+
+	if (n < 0)
+		return opt_failed(n, &peast_spec, c->out);
+	if (n == 0)
+		rc = usage(e, "no graph file in", argv[0]);
+	else if (n > 1)
+		rc = usage(e, "one graph at a time, not also", files[1]);
+	else
+		rc = run_peast(c, &a, files[0], e);
+	free(files);
+	return rc;
+}
+
+static void peast_help(FILE *out)
+{
+	opt_help(out, &peast_spec);
+}
+
 const struct carsh_cmd cmd_peast = {
         .name = "peast",
         .usage = usage_text,
-        .summary = "schedule a pipeline graph as a startup and a repeat batch (PEA-ST)",
+        .summary = summary,
         .min_args = 1,
         .max_args = 8,
         .exec = cmd_peast_exec,
+        .help = peast_help,
 };

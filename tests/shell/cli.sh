@@ -79,6 +79,26 @@ for name in $("$CARSH" -c help | awk '/^  [a-z]/ { print $1 }'); do
 done
 [ "$("$CARSH" -c 'echo --help')" = "--help" ] && pass "echo --help prints its word" ||
 	fail "echo --help"
+# Builtins with options share one parser: a bad option gets the same one-line answer, with
+# the usage, and status 2, from any of them; --help may stand anywhere among the words.
+expect 2 "carsh: peast: unknown option '--bogus'; usage: peast GRAPH.xml" \
+	"$CARSH" -c 'peast g.xml --bogus'
+expect 2 "carsh: partition: unknown option '--bogus'; usage: partition [--sched" \
+	"$CARSH" -c 'partition --bogus e.xml'
+expect 2 "carsh: time: unknown option '--bogus'; usage: time [--wall] COMMAND" \
+	"$CARSH" -c 'time --bogus echo x'
+expect 2 "carsh: graph: missing value after '--root'; usage: graph FILE.xml" \
+	"$CARSH" -c 'graph g.xml --root'
+expect 2 "carsh: pack: missing value after '--name'; usage: pack BATCH.xml" \
+	"$CARSH" -c 'pack b.xml --name'
+expect 2 "carsh: partition: --json takes no value; usage: partition [--sched" \
+	"$CARSH" -c 'partition --json=yes e.xml'
+expect 2 "carsh: pack: --explain takes no value; usage: pack BATCH.xml" \
+	"$CARSH" -c 'pack b.xml --explain=yes'
+expect 0 "" "$CARSH" -c 'peast g.xml --help'
+grep -q '^usage: peast GRAPH.xml' "$OUT" && grep -q '^  --max-parallel N ' "$OUT" &&
+	pass "--help after an operand prints the help with every option" ||
+	fail "peast g.xml --help: $(cat "$OUT")"
 # The interactive shell on a terminal (script(1) gives it one): Tab completes a builtin's
 # name, Up recalls the last line, and every line lands in $CARSH_HISTFILE.
 if command -v script >/dev/null; then

@@ -13,5 +13,6 @@ Suite *suite_device_pick(void);
 Suite *suite_parse(void);
 Suite *suite_xml(void);
 Suite *suite_feeder(void);
+Suite *suite_options(void);
 
 #endif
