@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/options.h"
 #include "runner/buffers.h"
 
 static int vb_create(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
@@ -19,43 +20,80 @@ static int vb_create(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 	return buffers_create(c, argv[2], t, (size_t)count, e) ? 1 : 0;
 }
 
+struct fill_args {
+	const char *value;
+};
+
+static const struct opt fill_opts[] = {
+        OPT_STRING("--value", struct fill_args, value, "V",
+                   "every element V (a vector type takes \"1,2,3,4\")"),
+        OPT_END,
+};
+
+static const struct opt_cmd fill_spec = {
+        "virtbuf fill",
+        "virtbuf fill NAME FILE|- | virtbuf fill NAME --value V",
+        "Load a virtual buffer from CSV or PGM (\"-\": standard input), or set every element.",
+        fill_opts,
+        NULL,
+        0,
+};
+
 static int vb_fill(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
-	if (argc == 5 && strcmp(argv[3], "--value") == 0)
-		return buffers_fill_value(c, argv[2], argv[4], e) ? 1 : 0;
-	if (argc != 4)
-		return cmd_error(e, 2,
-		                 "usage: virtbuf fill NAME FILE|- | virtbuf fill NAME --value V");
-	return buffers_fill_file(c, argv[2], argv[3], e) ? 1 : 0;
+	struct fill_args a = {NULL};
+	char **w;
+	int n = opt_parse(&fill_spec, &a, argc - 2, argv + 2, &w, e), rc;
+
+	if (n < 0)
+		return opt_failed(n, &fill_spec, c->out);
+	if (n == 1 && a.value)
+		rc = buffers_fill_value(c, w[0], a.value, e) ? 1 : 0;
+	else if (n == 2 && !a.value)
+		rc = buffers_fill_file(c, w[0], w[1], e) ? 1 : 0;
+	else
+		rc = cmd_error(e, 2, "usage: %s", fill_spec.usage);
+	free(w);
+	return rc;
 }
 
-/* --columns N anywhere after the name; taken out of argv. */
-static int parse_columns(int *argc, char **argv, long long *cols, const struct run_ctx *c,
-                         struct cs_err *e)
-{
-	for (int i = 3; i < *argc; i++) {
-		if (strcmp(argv[i], "--columns") != 0)
-			continue;
-		if (i + 1 >= *argc)
-			return err_set(e, "--columns needs a number");
-		if (scope_eval_range(c->caller, argv[i + 1], "--columns", 1, INT64_MAX, cols, e))
-			return -1;
-		memmove(argv + i, argv + i + 2, (size_t)(*argc - i - 2) * sizeof(*argv));
-		*argc -= 2;
-		return 1;
-	}
-	return 0;
-}
+struct dump_args {
+	const char *columns; /* an expression, in the caller's scope */
+};
+
+static const struct opt dump_opts[] = {
+        OPT_STRING("--columns", struct dump_args, columns, "N",
+                   "scalars per row (default: the type's width; a PGM: its width)"),
+        OPT_END,
+};
+
+static const struct opt_cmd dump_spec = {
+        "virtbuf dump",
+        "virtbuf dump NAME [FILE|-] [--columns N]",
+        "Write a virtual buffer as CSV, or as PGM for a .pgm file (default: standard output).",
+        dump_opts,
+        NULL,
+        0,
+};
 
 static int vb_dump(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
+	struct dump_args a = {NULL};
 	long long cols = 0;
+	char **w;
+	int n = opt_parse(&dump_spec, &a, argc - 2, argv + 2, &w, e), rc;
 
-	if (parse_columns(&argc, argv, &cols, c, e) < 0)
-		return cmd_prefix(e, 2, "virtbuf dump: ");
-	if (argc != 3 && argc != 4)
-		return cmd_error(e, 2, "usage: virtbuf dump NAME [FILE|-] [--columns N]");
-	return buffers_dump(c, argv[2], argc == 4 ? argv[3] : NULL, (size_t)cols, e) ? 1 : 0;
+	if (n < 0)
+		return opt_failed(n, &dump_spec, c->out);
+	if (n != 1 && n != 2)
+		rc = cmd_error(e, 2, "usage: %s", dump_spec.usage);
+	else if (a.columns &&
+	         scope_eval_range(c->caller, a.columns, "--columns", 1, INT64_MAX, &cols, e))
+		rc = cmd_prefix(e, 2, "virtbuf dump: ");
+	else
+		rc = buffers_dump(c, w[0], n == 2 ? w[1] : NULL, (size_t)cols, e) ? 1 : 0;
+	free(w);
+	return rc;
 }
 
 static int vb_swap(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
@@ -65,13 +103,40 @@ static int vb_swap(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 	return buffers_swap(c, argv[2], argv[3], e) ? 1 : 0;
 }
 
+struct delete_args {
+	bool all;
+};
+
+static const struct opt delete_opts[] = {
+        OPT_FLAG("-a", struct delete_args, all, "every virtual buffer"),
+        OPT_END,
+};
+
+static const struct opt_cmd delete_spec = {
+        "virtbuf delete",
+        "virtbuf delete NAME... | virtbuf delete -a",
+        "Delete virtual buffers; a buffer a running job uses is refused, and then none goes.",
+        delete_opts,
+        NULL,
+        0,
+};
+
 static int vb_delete(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
-	if (argc < 3)
-		return cmd_error(e, 2, "usage: virtbuf delete NAME... | virtbuf delete -a");
-	if (argc == 3 && strcmp(argv[2], "-a") == 0)
-		return buffers_delete_all(c, e) ? 1 : 0;
-	return buffers_delete(c, argv + 2, (size_t)argc - 2, e) ? 1 : 0;
+	struct delete_args a = {false};
+	char **w;
+	int n = opt_parse(&delete_spec, &a, argc - 2, argv + 2, &w, e), rc;
+
+	if (n < 0)
+		return opt_failed(n, &delete_spec, c->out);
+	if (a.all == (n > 0))
+		rc = cmd_error(e, 2, "usage: %s", delete_spec.usage);
+	else if (a.all)
+		rc = buffers_delete_all(c, e) ? 1 : 0;
+	else
+		rc = buffers_delete(c, w, (size_t)n, e) ? 1 : 0;
+	free(w);
+	return rc;
 }
 
 static int vb_list(struct run_ctx *c, int argc, char **argv, struct cs_err *e)

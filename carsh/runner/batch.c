@@ -20,11 +20,13 @@
 #include "runner/run.h"
 #include "util/alloc.h"
 #include "util/strbuf.h"
+#include "util/strvec.h"
 
 struct run {
 	struct run_ctx *c; /* the steps' context */
 	const struct batch *b;
 	struct cs_err *e;
+	struct strvec created; /* the buffers its <Virtbuf op="create"> steps made */
 };
 
 static int run_steps(struct run *r, const struct step *steps, size_t n);
@@ -82,7 +84,10 @@ static int step_create(struct run *r, const struct step *s)
 		err_prefix(r->e, "%s", op);
 		return 1;
 	}
-	return buffers_create(r->c, s->name, t, count, r->e) ? 1 : 0;
+	if (buffers_create(r->c, s->name, t, count, r->e))
+		return 1;
+	sv_push(&r->created, s->name);
+	return 0;
 }
 
 static int step_dump(struct run *r, const struct step *s)
@@ -127,7 +132,7 @@ static int step_exec(struct run *r, const struct step *s)
 	if (s->exe)
 		rc = run_exe(r->c, s->exe, NULL, r->b->file, r->e);
 	else
-		rc = run_file(r->c, s->file, 0, NULL, r->e);
+		rc = run_file(r->c, s->file, 0, NULL, NULL, r->e);
 	r->c->background = bg;
 	return rc;
 }
@@ -263,13 +268,27 @@ static int check_recursion(const struct run_ctx *c, const char *real, const char
 	return -1;
 }
 
+/* A batch that failed leaves no buffer it created behind, so that it can run again. */
+static void delete_created(struct run *r)
+{
+	struct cs_err ignored;
+	struct vbuf v;
+
+	for (size_t i = 0; i < r->created.n; i++) {
+		if (vbuf_lookup(r->c->s->vbufs, r->created.v[i], &v, &ignored))
+			continue; /* deleted by a later step */
+		vbuf_entry_free(&v);
+		buffers_delete(r->c, &r->created.v[i], 1, &ignored);
+	}
+}
+
 static int run_loaded(struct run_ctx *parent, const struct batch *b, const struct params *args,
                       const struct batch_frame *frame, struct cs_err *e)
 {
 	struct params dir = PARAMS_INIT;
 	struct scope sc;
 	struct run_ctx c = *parent;
-	struct run r = {&c, b, e};
+	struct run r = {&c, b, e, STRVEC_INIT};
 	struct cs_err sync_err;
 	int rc, jobs_rc;
 
@@ -288,6 +307,9 @@ static int run_loaded(struct run_ctx *parent, const struct batch *b, const struc
 		rc = jobs_rc;
 	}
 	jobs_free(c.jobs);
+	if (rc)
+		delete_created(&r);
+	sv_free(&r.created);
 	params_free(&dir);
 	return rc;
 }

@@ -47,11 +47,9 @@ struct data_word {
 	char *value;
 };
 
+/* The words after the graph's file. */
 struct options {
-	const char *items;
-	const char *root;
-	const char *max_parallel;
-	bool serial, trace, report;
+	const struct graph_run_opts *go;
 	struct params args; /* NAME=VALUE */
 	struct data_word *data;
 	size_t ndata;
@@ -105,25 +103,6 @@ static int usage(struct cs_err *e, const char *path, const char *what, const cha
 	return 2;
 }
 
-static int option_value(int argc, char **argv, int *i, const char *name, const char **out,
-                        const char *path, struct cs_err *e)
-{
-	size_t n = strlen(name);
-
-	if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=') {
-		*out = argv[*i] + n + 1;
-		return 1;
-	}
-	if (strcmp(argv[*i], name) != 0)
-		return 0;
-	if (*i + 1 >= argc) {
-		usage(e, path, "missing value after", argv[*i]);
-		return -1;
-	}
-	*out = argv[++*i];
-	return 1;
-}
-
 static int data_word(struct options *o, const char *w, const char *eq, const char *path,
                      struct cs_err *e)
 {
@@ -144,25 +123,8 @@ static int parse_words(const char *path, int argc, char **argv, struct options *
 {
 	for (int i = 0; i < argc; i++) {
 		const char *w = argv[i], *eq;
-		int rc;
 
-		if ((rc = option_value(argc, argv, &i, "--items", &o->items, path, e)) ||
-		    (rc = option_value(argc, argv, &i, "--root", &o->root, path, e)) ||
-		    (rc = option_value(argc, argv, &i, "--max-parallel", &o->max_parallel, path,
-		                       e))) {
-			if (rc < 0)
-				return 2;
-			continue;
-		}
-		if (strcmp(w, "--serial") == 0)
-			o->serial = true;
-		else if (strcmp(w, "--trace") == 0)
-			o->trace = true;
-		else if (strcmp(w, "--report") == 0)
-			o->report = true;
-		else if (w[0] == '-')
-			return usage(e, path, "unknown option", w);
-		else if (!(eq = strchr(w, '=')) || eq == w)
+		if (!(eq = strchr(w, '=')) || eq == w)
 			return usage(e, path, "expected NAME=VALUE or NODE.STREAM=DATA, not", w);
 		else if (memchr(w, '.', (size_t)(eq - w))) {
 			if (data_word(o, w, eq, path, e))
@@ -507,21 +469,10 @@ static bool has_pattern(const struct graph_data *d)
  * ... as long as every pattern names an existing file; else 1. */
 static int decide_items(struct grun *r)
 {
-	const char *s = r->o->items;
 	const char *pattern = NULL;
 
-	if (s) {
-		char *end;
-		unsigned long long v;
-
-		errno = 0;
-		v = strtoull(s, &end, 10);
-		if (s[0] < '0' || s[0] > '9' || *end || errno || v < 1 || v > (1ull << 40)) {
-			err_set(r->e, "%s: --items '%s': expected a positive integer", r->g->file,
-			        s);
-			return 2;
-		}
-		r->items = (size_t)v;
+	if (r->o->go->items) {
+		r->items = r->o->go->items;
 		return 0;
 	}
 	r->items = SIZE_MAX;
@@ -908,7 +859,7 @@ static int run_step(struct grun *r, const struct run_ref *runs, size_t n, const 
 	struct cs_err sync_err;
 	int rc = 0;
 
-	if (r->o->trace) {
+	if (r->o->go->trace) {
 		fprintf(stderr, "%s:", what);
 		for (size_t i = 0; i < n; i++)
 			fprintf(stderr, " %s#%zu", node_name(r, runs[i].node), runs[i].item);
@@ -1038,7 +989,7 @@ static void report(const struct grun *r, double total_ms)
 {
 	const struct timing *tm = &r->tm;
 
-	if (r->o->serial) {
+	if (r->o->go->serial) {
 		fprintf(stderr,
 		        "graph %s: serial, %zu items, %zu runs: setup %.1f ms; %.1f ms per item; "
 		        "total %.1f ms\n",
@@ -1063,7 +1014,7 @@ static int plan(struct grun *r)
 	struct peast_opts po;
 
 	if (graph_validate(g, r->e) ||
-	    peast_opts_resolve(g, r->o->root, r->o->max_parallel, &po, r->e) ||
+	    peast_opts_resolve(g, r->o->go->root, r->o->go->max_parallel, &po, r->e) ||
 	    peast_select(g, &po, &r->plan, r->e))
 		return -1;
 	r->have_plan = true;
@@ -1147,19 +1098,21 @@ static int run_graph(struct grun *r)
 		return 1;
 	rc = prepare(r);
 	r->tm.setup_ms = clock_ms() - t0;
-	if (rc == 0 && r->o->trace)
+	if (rc == 0 && r->o->go->trace)
 		trace_plan(r);
 	if (rc == 0)
-		rc = r->o->serial ? run_serial(r) : run_pipelined(r);
+		rc = r->o->go->serial ? run_serial(r) : run_pipelined(r);
 	delete_buffers(r);
-	if (rc == 0 && r->o->report)
+	if (rc == 0 && r->o->go->report)
 		report(r, clock_ms() - t0);
 	return rc ? 1 : 0;
 }
 
-int graph_run_file(struct run_ctx *c, const char *path, int argc, char **argv, struct cs_err *e)
+int graph_run_file(struct run_ctx *c, const char *path, int argc, char **argv,
+                   const struct graph_run_opts *go, struct cs_err *e)
 {
-	struct options o = {0};
+	static const struct graph_run_opts defaults;
+	struct options o = {.go = go ? go : &defaults};
 	struct grun r = {0};
 	int rc = parse_words(path, argc, argv, &o, e);
 

@@ -149,6 +149,7 @@ struct bg_file {
 	char **argv; /* path, then the words */
 	int argc;
 	bool graph;
+	struct graph_run_opts go; /* its strings are the job's own */
 };
 
 static void bg_file_free(void *p)
@@ -158,6 +159,8 @@ static void bg_file_free(void *p)
 	for (int i = 0; i < b->argc; i++)
 		free(b->argv[i]);
 	free(b->argv);
+	free((char *)b->go.root);
+	free((char *)b->go.max_parallel);
 	free(b);
 }
 
@@ -166,7 +169,7 @@ static int bg_file_body(struct run_ctx *c, void *arg, struct cs_err *e)
 	struct bg_file *b = arg;
 
 	if (b->graph)
-		return graph_run_file(c, b->argv[0], b->argc - 1, b->argv + 1, e);
+		return graph_run_file(c, b->argv[0], b->argc - 1, b->argv + 1, &b->go, e);
 	return run_batch(c, b->argv[0], b->argc - 1, b->argv + 1, e);
 }
 
@@ -192,16 +195,25 @@ static int file_background(struct run_ctx *c, const char *path, int n, char **wo
 	return rc;
 }
 
-int run_file(struct run_ctx *c, const char *path, int n, char **words, struct cs_err *e)
+int run_file(struct run_ctx *c, const char *path, int n, char **words,
+             const struct graph_run_opts *go, struct cs_err *e)
 {
+	static const struct graph_run_opts defaults;
 	const char *root = filecache_root(path, e);
 	bool graph;
 
 	if (!root)
 		return 1;
+	graph = strcmp(root, "CarshGraph") == 0;
+	if (go && !graph) {
+		err_set(e,
+		        "%s: a <%s>: --items, --serial, --root, --max-parallel, --trace and "
+		        "--report are for pipeline graphs (<CarshGraph>)",
+		        path, root);
+		return 2;
+	}
 	if (strcmp(root, "FlowModel") == 0 || strcmp(root, "CarshExe") == 0)
 		return run_executable(c, path, root, n, words, e);
-	graph = strcmp(root, "CarshGraph") == 0;
 	if (!graph && strcmp(root, "CarshBat") != 0) {
 		err_set(e,
 		        "%s: <%s> files cannot be run (expected <FlowModel>, <CarshExe>, "
@@ -209,9 +221,11 @@ int run_file(struct run_ctx *c, const char *path, int n, char **words, struct cs
 		        path, root);
 		return 1;
 	}
+	if (graph && !go)
+		go = &defaults;
 	if (c->background)
-		return file_background(c, path, n, words, graph, e);
+		return file_background(c, path, n, words, graph ? go : NULL, e);
 	if (graph)
-		return graph_run_file(c, path, n, words, e);
+		return graph_run_file(c, path, n, words, go, e);
 	return run_batch(c, path, n, words, e);
 }

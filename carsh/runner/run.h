@@ -9,11 +9,13 @@
 #include "data/params.h"
 #include "model/exe.h"
 #include "runner/context.h"
+#include "runner/graphrun.h"
 
 /* Run the file path with the words after it (NAME=VALUE, STREAM=FILE|-|fill:V|buffer:B|
- * discard; a graph's options and NODE.STREAM=DATA). Returns the status (2 for a usage
- * error) with the message in e. */
-int run_file(struct run_ctx *c, const char *path, int n, char **words, struct cs_err *e);
+ * discard; a graph's NODE.STREAM=DATA too) and, for a graph, the options go (NULL: the
+ * defaults). Returns the status (2 for a usage error) with the message in e. */
+int run_file(struct run_ctx *c, const char *path, int n, char **words,
+             const struct graph_run_opts *go, struct cs_err *e);
 
 /* Run an executable already in memory (a batch's inline <CarshExe>, a graph's node); args
  * are the strongest parameters (may be NULL); label names it in messages. */

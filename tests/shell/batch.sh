@@ -39,6 +39,17 @@ grep -q "^after$" "$OUT" && fail "a step after the failure ran" || pass "the ste
 [ "$(grep -c "^3$" "$OUT")" -eq 4 ] && pass "the background job started before the failure finished" ||
 	fail "background job output: $(cat "$OUT")"
 
+# A failed batch deletes the buffers it created, so that it can run again; the shell's own
+# buffers stay.
+printf 'virtbuf create mine int 2\nrun %s\nrun %s\nvirtbuf list\n' "$B/fails-created.bat.xml" \
+	"$B/fails-created.bat.xml" | "$CARSH" -i >"$OUT" 2>"$ERR"
+[ "$(grep -c "virtual buffer 'made' exists already" "$ERR")" -eq 0 ] &&
+	[ "$(grep -c "no virtual buffer 'nosuch'" "$ERR")" -eq 2 ] &&
+	pass "a failed batch runs again: its buffers are gone" || fail "second run: $(cat "$ERR")"
+grep -q '^mine ' "$OUT" && ! grep -q '^made ' "$OUT" &&
+	pass "after it failed, the shell's buffer stays and the batch's is deleted" ||
+	fail "virtbuf list: $(cat "$OUT")"
+
 # A failure inside a nested batch is reported with every file:line on the way.
 expect 1 "outer.bat.xml:4: <Batch file=\"$B/inner.bat.xml\">: $B/inner.bat.xml:4: <Exec file=\"$B/../bad/unknown_type.xml\">: $B/../bad/unknown_type.xml:15: <Input name=\"x\">: unknown type 'flaot'" \
 	"$CARSH" "$B/outer.bat.xml"

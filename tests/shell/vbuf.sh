@@ -59,6 +59,16 @@ expect 1 "count is 0: it must be at least 1" "$CARSH" -c "virtbuf create x float
 expect 1 "'a/b' is not a valid buffer name" "$CARSH" -c "virtbuf create a/b float 2"
 expect 2 "usage: virtbuf create NAME TYPE COUNT" "$CARSH" -c "virtbuf create x float"
 expect 2 "virtbuf: unknown operation 'frob'" "$CARSH" -c "virtbuf frob"
+# Options read the same as every builtin's (cmd/options.h).
+expect 2 "carsh: virtbuf fill: missing value after '--value'; usage: virtbuf fill NAME" \
+	"$CARSH" -c "virtbuf create x float 2; virtbuf fill x --value"
+expect 2 "carsh: virtbuf dump: unknown option '--colums'; usage: virtbuf dump NAME" \
+	"$CARSH" -c "virtbuf create x float 2; virtbuf dump x --colums 2"
+expect 2 "carsh: usage: virtbuf delete NAME... | virtbuf delete -a" \
+	"$CARSH" -c "virtbuf create x float 2; virtbuf delete -a x"
+"$CARSH" -c "virtbuf create x float 2; virtbuf fill x --value=3; virtbuf dump --columns=2 x" >got 2>&1
+printf '3,3\n' >want
+same_file got want "virtbuf takes --value=V and options before the name"
 # A fill with the wrong number of values fails and leaves the buffer as it was.
 printf '1,2,3\n' >short.csv
 expect 1 "virtbuf fill x: short.csv: 3 values, expected 8" \
