@@ -1,8 +1,8 @@
 /*
  * pipeline: a stream of items through a linear pipeline of flow-models, mapped onto the CPU
  * cores and the GPU by the configuration the analytical model of 000 predicts best, or by
- * one given (engines/pipeline/pipeline.h, docs/pipeline.md). Like partition it runs on the thread
- * executor's runtime, so the shell stays on the thread executor afterwards.
+ * one given (engines/pipeline/pipeline.h, docs/pipeline.md), run by runner/engines.h on the
+ * thread executor's runtime.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +10,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/options.h"
-#include "engines/pipeline/pipeline.h"
-#include "model/pipeline.h"
-#include "model/pipeplan.h"
+#include "runner/engines.h"
 #include "util/alloc.h"
 
 struct pipe_cmd {
@@ -159,49 +157,19 @@ static void print_help(FILE *f)
 	opt_help(f, &pipe_spec);
 }
 
-static void add_stats(struct run_ctx *c, const struct pipe_result *r)
+static void report(struct run_ctx *c, const struct pipe_result *res, void *arg)
 {
-	struct run_stats st;
+	const struct pipe_cmd *pc = arg;
 
-	memset(&st, 0, sizeof(st));
-	st.wall_ms = r->setup_ms + r->time_ms;
-	st.build_ms = r->build_ms;
-	snprintf(st.device, sizeof(st.device), "pipeline: %u CPU core%s%s", r->sh.nc,
-	         r->sh.nc == 1 ? "" : "s",
-	         r->standin ? " + a core as GPU" : (r->sh.gpu ? " + GPU" : ""));
-	stats_add(c->stats, &st);
-}
-
-static int run_pipeline(struct run_ctx *c, struct pipe_cmd *pc, const struct pipe_plan *pp,
-                        struct cs_err *e)
-{
-	struct pipe_result res;
-	struct pipe_env env;
-	struct texec *t;
-	int rc;
-
-	/* From here OpenCL lives in this process: the shell stays on the thread executor. */
-	c->s->thread_mode = true;
-	t = session_texec(c->s);
-	env = (struct pipe_env){texec_session(t), c->interrupted};
-	pc->o.progress = !pc->no_progress && !pc->json && !c->detached && isatty(STDERR_FILENO);
-	rc = pipeline_run(&env, pp, &pc->o, &res, e);
-	if (rc)
-		return cmd_prefix(e, rc, "pipeline: %s: ", pp->d->name);
 	if (pc->json)
-		pipe_print_json(c->out, &res);
+		pipe_print_json(c->out, res);
 	else
-		pipe_print_text(c->out, &res, pc->o.explain);
-	add_stats(c, &res);
-	pipe_result_free(&res);
-	return 0;
+		pipe_print_text(c->out, res, pc->o.explain);
 }
 
 static int cmd_pipeline_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	struct pipe_cmd pc;
-	struct pipe_desc *d = NULL;
-	struct pipe_plan *pp = NULL;
 	int rc;
 
 	memset(&pc, 0, sizeof(pc));
@@ -210,12 +178,8 @@ static int cmd_pipeline_exec(struct run_ctx *c, int argc, char **argv, struct cs
 		params_free(&pc.args);
 		return opt_failed(rc, &pipe_spec, c->out);
 	}
-	if (pipe_desc_read(pc.file, &d, e) || pipe_plan_new(d, &pc.args, c->caller, &pp, e))
-		rc = cmd_prefix(e, 1, "pipeline: ");
-	else
-		rc = run_pipeline(c, &pc, pp, e);
-	pipe_plan_free(pp);
-	pipe_desc_free(d);
+	pc.o.progress = !pc.no_progress && !pc.json && !c->detached && isatty(STDERR_FILENO);
+	rc = run_pipeline(c, pc.file, &pc.args, &pc.o, report, &pc, e);
 	params_free(&pc.args);
 	return rc;
 }

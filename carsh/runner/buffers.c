@@ -6,6 +6,7 @@
 
 #include "data/csvio.h"
 #include "data/pgm.h"
+#include "exec/executor.h"
 #include "exec/hazard.h"
 #include "exec/resident.h"
 #include "exec/threadexec.h"
@@ -237,6 +238,36 @@ int buffers_delete_all(struct run_ctx *c, struct cs_err *e)
 		free(names[i]);
 	free(names);
 	return rc;
+}
+
+int buffers_claim_plan(struct run_ctx *c, const struct job_plan *jp, struct claim **cl,
+                       struct cs_err *e)
+{
+	struct exec_env env = run_exec_env(c);
+	int rc = exec_claim_foreground(&env, jp, cl, e);
+
+	for (size_t i = 0; rc == 0 && resident_of(c) && i < jp->kp.nargs; i++) {
+		const struct stream_bind *b = &jp->binds[i];
+
+		if (b->how == BIND_BUFFER && b->shm && arg_is_read(jp->kp.args[i].kind) &&
+		    resident_to_host(resident_of(c), b->shm, e)) {
+			err_prefix(e, "stream '%s': ", jp->kp.args[i].name);
+			buffers_release_plan(c, jp, *cl);
+			rc = 1;
+		}
+	}
+	return rc;
+}
+
+void buffers_release_plan(struct run_ctx *c, const struct job_plan *jp, struct claim *cl)
+{
+	for (size_t i = 0; resident_of(c) && i < jp->kp.nargs; i++) {
+		const struct stream_bind *b = &jp->binds[i];
+
+		if (b->how == BIND_BUFFER && b->shm && arg_is_written(jp->kp.args[i].kind))
+			resident_host_wrote(resident_of(c), b->shm);
+	}
+	hazard_release(c->s->hz, cl);
 }
 
 size_t buffers_list(struct run_ctx *c, struct buffer_info **out)

@@ -12,6 +12,8 @@
 #include <stddef.h>
 
 #include "data/types.h"
+#include "exec/hazard.h"
+#include "exec/jobplan.h"
 #include "runner/context.h"
 
 /* A zero-filled buffer of count elements of type. */
@@ -32,6 +34,15 @@ int buffers_swap(struct run_ctx *c, const char *a, const char *b, struct cs_err 
  * registered job uses it) before any buffer goes, so a refusal deletes nothing. */
 int buffers_delete(struct run_ctx *c, char *const *names, size_t n, struct cs_err *e);
 int buffers_delete_all(struct run_ctx *c, struct cs_err *e);
+
+/* A job plan's buffers, for an engine that reads and writes them in this process: claimed
+ * as a foreground job's (waiting for earlier jobs that conflict; 130 when interrupted), the
+ * thread executor's newer device copies of what it reads brought to shared memory first.
+ * Returns 0 with *cl to release, else the status with the message in e. */
+int buffers_claim_plan(struct run_ctx *c, const struct job_plan *jp, struct claim **cl,
+                       struct cs_err *e);
+/* After the engine ran: device copies of what the plan writes are stale; the claim goes. */
+void buffers_release_plan(struct run_ctx *c, const struct job_plan *jp, struct claim *cl);
 
 struct buffer_info {
 	char *name;

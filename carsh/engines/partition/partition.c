@@ -77,7 +77,7 @@ struct prun {
 
 static bool interrupted(const struct prun *r)
 {
-	return r->env->exec.interrupted && *r->env->exec.interrupted;
+	return r->env->interrupted && *r->env->interrupted;
 }
 
 /* ---- checks of the plan ---- */
@@ -1011,35 +1011,10 @@ static int run_engine(struct prun *r, struct part_result *res, double t0, struct
 	return rc;
 }
 
-/* Virtual buffers: the thread executor may hold newer data on a device; what the run writes
- * makes every device copy stale. */
-static int buffers_to_host(const struct part_env *env, struct job_plan *jp, struct cs_err *e)
-{
-	for (size_t i = 0; env->res && i < jp->kp.nargs; i++) {
-		const struct stream_bind *b = &jp->binds[i];
-
-		if (b->how == BIND_BUFFER && b->shm && arg_is_read(jp->kp.args[i].kind) &&
-		    resident_to_host(env->res, b->shm, e))
-			return err_prefix(e, "stream '%s': ", jp->kp.args[i].name);
-	}
-	return 0;
-}
-
-static void buffers_written(const struct part_env *env, struct job_plan *jp)
-{
-	for (size_t i = 0; env->res && i < jp->kp.nargs; i++) {
-		const struct stream_bind *b = &jp->binds[i];
-
-		if (b->how == BIND_BUFFER && b->shm && arg_is_written(jp->kp.args[i].kind))
-			resident_host_wrote(env->res, b->shm);
-	}
-}
-
 int partition_run(const struct part_env *env, struct job_plan *jp, const struct part_stream *ps,
                   const struct part_opts *o, struct part_result *res, struct cs_err *e)
 {
 	struct prun r;
-	struct claim *claim;
 	double t0 = clock_ms();
 	int rc;
 
@@ -1065,19 +1040,12 @@ int partition_run(const struct part_env *env, struct job_plan *jp, const struct 
 		prun_free(&r);
 		return 1;
 	}
-	rc = exec_claim_foreground(&env->exec, jp, &claim, e);
-	if (rc) {
-		prun_free(&r);
-		return rc;
-	}
-	rc = buffers_to_host(env, jp, e) || stage_in(jp, e) ? 1 : 0;
+	rc = stage_in(jp, e) ? 1 : 0;
 	if (rc == 0)
 		rc = run_engine(&r, res, t0, e);
 	if (rc == 0 && stage_out(jp, e))
 		rc = 1;
-	buffers_written(env, jp);
 	stage_release(jp);
-	hazard_release(env->exec.hz, claim);
 	prun_free(&r);
 	if (rc)
 		part_result_free(res);

@@ -15,14 +15,13 @@
 #ifndef CARSH_ENGINES_PARTITION_PARTITION_H
 #define CARSH_ENGINES_PARTITION_PARTITION_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
 #include "engines/energy.h"
 #include "engines/partition/sched.h"
-#include "exec/executor.h"
 #include "exec/jobplan.h"
-#include "exec/resident.h"
 #include "runtime/session.h"
 
 /* How a kernel argument is split (the flow-model's partition= and unit=, evaluated). */
@@ -46,10 +45,11 @@ struct part_opts {
 	bool progress; /* a progress bar on standard error */
 };
 
+/* Where the engine runs. Its job plan's virtual buffers are the caller's to claim before
+ * and to release after (runner/buffers.h): the engine stages and writes them. */
 struct part_env {
-	struct rt_session *rt; /* the thread executor's */
-	struct resident *res;  /* its resident virtual buffers */
-	struct exec_env exec;  /* hazards, Ctrl-C, notices */
+	struct rt_session *rt;              /* the thread executor's */
+	volatile sig_atomic_t *interrupted; /* Ctrl-C, or NULL */
 };
 
 struct part_trace {

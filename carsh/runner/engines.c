@@ -1,0 +1,187 @@
+/* The adaptive engines run for the shell (runner/engines.h). */
+#include "runner/engines.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/filecache.h"
+#include "model/pipeplan.h"
+#include "model/planner.h"
+#include "runner/buffers.h"
+#include "runner/run.h"
+#include "runner/stats.h"
+#include "util/alloc.h"
+#include "util/path.h"
+
+/* From here OpenCL lives in this process: the shell stays on the thread executor. */
+static struct texec *thread_executor(struct run_ctx *c)
+{
+	c->s->thread_mode = true;
+	return session_texec(c->s);
+}
+
+static int partition_failed(struct cs_err *e)
+{
+	err_prefix(e, "partition: ");
+	return 1;
+}
+
+/* partition= and unit= of each argument, unit evaluated in the planner's scope. */
+static int stream_parts(const struct exe *exe, const struct scope *caller, struct part_stream *ps,
+                        struct cs_err *e)
+{
+	const struct flowmodel *fm = exe->fm;
+	struct scope sc;
+
+	scope_init(&sc);
+	scope_push(&sc, &exe->params);
+	scope_append(&sc, caller);
+	scope_push(&sc, &fm->params);
+	for (size_t i = 0; i < fm->nargs; i++) {
+		const struct fm_arg *a = &fm->args[i];
+		long long unit = 1;
+
+		ps[i].block = a->partition == PART_BLOCK;
+		if (a->unit && scope_eval_range(&sc, a->unit, "unit", 1, INT32_MAX, &unit, e))
+			return err_prefix(e, "%s:%d: <%s name=\"%s\">: ", fm->file, a->line,
+			                  arg_kind_name(a->kind), a->name);
+		ps[i].unit = (size_t)unit;
+	}
+	return 0;
+}
+
+static bool writes_stdout(const struct job_plan *jp)
+{
+	for (size_t i = 0; i < jp->kp.nargs; i++)
+		if (arg_is_written(jp->kp.args[i].kind) && jp->binds[i].how == BIND_FILE &&
+		    path_is_stdio(jp->binds[i].path))
+			return true;
+	return false;
+}
+
+static void partition_stats(struct run_ctx *c, const struct part_result *r)
+{
+	struct run_stats st;
+
+	memset(&st, 0, sizeof(st));
+	st.wall_ms = r->setup_ms + r->time_ms;
+	st.build_ms = r->build_ms;
+	for (unsigned i = 0; i < r->ndev; i++) {
+		st.kernel_ms += r->dev[i].busy_ms;
+		st.h2d_ms += r->dev[i].copy_ms;
+		st.launches += (long long)r->dev[i].chunks;
+	}
+	snprintf(st.device, sizeof(st.device), "partition: %s%s%u CPU core%s", r->gpu ? "gpu" : "",
+	         r->gpu ? " + " : "", r->ncpu, r->ncpu == 1 ? "" : "s");
+	stats_add(c->stats, &st);
+}
+
+/* The engine on a plan whose buffers are claimed around it. */
+static int partition_plan(struct run_ctx *c, struct job_plan *jp, const struct part_stream *ps,
+                          const struct part_opts *o, struct part_result *res, struct cs_err *e)
+{
+	struct texec *t = thread_executor(c);
+	struct part_env env = {texec_session(t), c->interrupted};
+	struct claim *cl;
+	int rc = buffers_claim_plan(c, jp, &cl, e);
+
+	if (rc)
+		return rc;
+	jp->in = c->in;
+	jp->out = c->out;
+	rc = partition_run(&env, jp, ps, o, res, e);
+	buffers_release_plan(c, jp, cl);
+	if (rc == 0)
+		partition_stats(c, res);
+	return rc;
+}
+
+static int partition_exe(struct run_ctx *c, const struct loaded_exe *l, struct part_opts *o,
+                         struct part_result *res, bool *stdout_taken, struct cs_err *e)
+{
+	struct scope scope;
+	struct plan_env penv;
+	struct job_plan *jp;
+	struct part_stream *ps;
+	int rc;
+
+	scope_init(&scope);
+	scope_push(&scope, &l->args);
+	scope_append(&scope, c->caller);
+	penv = (struct plan_env){&scope, c->s->device_cli, session_resolve_buffer, c->s, true};
+	if (plan_exe(l->exe, &penv, &jp, e))
+		return partition_failed(e);
+	ps = xcalloc(jp->kp.nargs ? jp->kp.nargs : 1, sizeof(*ps));
+	if (stream_parts(l->exe, &scope, ps, e))
+		rc = partition_failed(e);
+	else if ((rc = partition_plan(c, jp, ps, o, res, e)) != 0) {
+		err_prefix(e, "partition: %s: ", jp->kp.label);
+	}
+	*stdout_taken = writes_stdout(jp);
+	free(ps);
+	job_plan_free(jp);
+	return rc;
+}
+
+int run_partition(struct run_ctx *c, const char *path, int n, char **words, struct part_opts *o,
+                  struct part_result *res, bool *stdout_taken, struct cs_err *e)
+{
+	const char *root = filecache_root(path, e);
+	struct loaded_exe l;
+	int rc;
+
+	if (!root)
+		return partition_failed(e);
+	if (strcmp(root, "FlowModel") != 0 && strcmp(root, "CarshExe") != 0) {
+		err_set(e,
+		        "%s: <%s> files cannot be partitioned (expected <CarshExe> or <FlowModel>)",
+		        path, root);
+		return partition_failed(e);
+	}
+	if (exe_load(path, root, n, words, &l, e))
+		return partition_failed(e);
+	rc = partition_exe(c, &l, o, res, stdout_taken, e);
+	exe_loaded_free(&l);
+	return rc;
+}
+
+static void pipeline_stats(struct run_ctx *c, const struct pipe_result *r)
+{
+	struct run_stats st;
+
+	memset(&st, 0, sizeof(st));
+	st.wall_ms = r->setup_ms + r->time_ms;
+	st.build_ms = r->build_ms;
+	snprintf(st.device, sizeof(st.device), "pipeline: %u CPU core%s%s", r->sh.nc,
+	         r->sh.nc == 1 ? "" : "s",
+	         r->standin ? " + a core as GPU" : (r->sh.gpu ? " + GPU" : ""));
+	stats_add(c->stats, &st);
+}
+
+int run_pipeline(struct run_ctx *c, const char *path, const struct params *args,
+                 struct pipe_opts *o, pipe_report report, void *arg, struct cs_err *e)
+{
+	struct pipe_desc *d = NULL;
+	struct pipe_plan *pp = NULL;
+	struct pipe_result res;
+	struct pipe_env env;
+	int rc = 1;
+
+	if (pipe_desc_read(path, &d, e) || pipe_plan_new(d, args, c->caller, &pp, e)) {
+		err_prefix(e, "pipeline: ");
+	} else {
+		env = (struct pipe_env){texec_session(thread_executor(c)), c->interrupted};
+		rc = pipeline_run(&env, pp, o, &res, e);
+		if (rc) {
+			err_prefix(e, "pipeline: %s: ", pp->d->name);
+		} else {
+			report(c, &res, arg);
+			pipeline_stats(c, &res);
+			pipe_result_free(&res);
+		}
+	}
+	pipe_plan_free(pp);
+	pipe_desc_free(d);
+	return rc;
+}

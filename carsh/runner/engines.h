@@ -1,0 +1,34 @@
+/*
+ * The adaptive engines run for the shell: the file's executable or pipeline planned in the
+ * caller's scope, its virtual buffers claimed, and the statistics added, around the engines
+ * of engines/. Both run on the thread executor's runtime: OpenCL then lives in the shell's
+ * process, so the shell switches to the thread executor for good (as `set exec=thread`
+ * would), since forking jobs from a process whose OpenCL runtime has started its threads is
+ * not safe.
+ */
+#ifndef CARSH_RUNNER_ENGINES_H
+#define CARSH_RUNNER_ENGINES_H
+
+#include <stdbool.h>
+
+#include "engines/partition/partition.h"
+#include "engines/pipeline/pipeline.h"
+#include "runner/context.h"
+
+/* Partition the <CarshExe> or <FlowModel> path, with the words after it (NAME=VALUE,
+ * STREAM=FILE), under o. On success res holds the result (part_result_free) and
+ * *stdout_taken says whether a stream wrote standard output (a summary then goes to
+ * standard error). Messages start with "partition: ". */
+int run_partition(struct run_ctx *c, const char *path, int n, char **words, struct part_opts *o,
+                  struct part_result *res, bool *stdout_taken, struct cs_err *e);
+
+/* Reports a pipeline's result; it refers to the pipeline's description, which lives only
+ * as long as the run. */
+typedef void (*pipe_report)(struct run_ctx *c, const struct pipe_result *res, void *arg);
+
+/* Run the pipeline file path with the parameters args under o, and report(c, result, arg)
+ * when it succeeded. Messages start with "pipeline: ". */
+int run_pipeline(struct run_ctx *c, const char *path, const struct params *args,
+                 struct pipe_opts *o, pipe_report report, void *arg, struct cs_err *e);
+
+#endif
