@@ -120,26 +120,17 @@ static void keep_exe(struct flat *F, struct exe *x)
 	F->exes[F->nexes++] = x;
 }
 
-static const char *step_tag(const struct step *s)
-{
-	static const char *const tags[] = {"Virtbuf", "Exec",    "Sync", "Repeat",
-	                                   "Batch",   "Command", "Echo"};
-
-	return tags[s->kind];
-}
-
 static char *where_of(const struct batch *b, const struct step *s)
 {
 	const char *file = s->file ? s->file : s->name;
 
 	if (s->kind == STEP_VIRTBUF)
-		return xasprintf(
-		        "%s:%d: <Virtbuf op=\"%s\">", b->file, s->line,
-		        (const char *[]){"create", "fill", "dump", "swap", "delete"}[s->op]);
+		return xasprintf("%s:%d: <Virtbuf op=\"%s\">", b->file, s->line,
+		                 vbuf_op_name(s->op));
 	if (file)
-		return xasprintf("%s:%d: <%s %s=\"%s\">", b->file, s->line, step_tag(s),
+		return xasprintf("%s:%d: <%s %s=\"%s\">", b->file, s->line, step_kind_tag(s->kind),
 		                 s->file ? "file" : "name", path_basename(file));
-	return xasprintf("%s:%d: <%s>", b->file, s->line, step_tag(s));
+	return xasprintf("%s:%d: <%s>", b->file, s->line, step_kind_tag(s->kind));
 }
 
 /* ---- XML of the steps that stay around the flow ---- */
@@ -173,12 +164,11 @@ static int expr_attr(struct flat *F, struct strbuf *sb, const char *name, const 
 static int virtbuf_xml(struct flat *F, const struct step *s, const struct scope *sc, bool top,
                        char **out)
 {
-	static const char *const ops[] = {"create", "fill", "dump", "swap", "delete"};
 	struct strbuf sb = STRBUF_INIT;
 	int rc = 0;
 
 	sb_adds(&sb, "<Virtbuf");
-	pack_attr(&sb, "op", ops[s->op]);
+	pack_attr(&sb, "op", vbuf_op_name(s->op));
 	if (s->name)
 		pack_attr(&sb, "name", s->name);
 	if (s->op == VB_CREATE) {
@@ -308,14 +298,8 @@ static const struct scope *nested_scope(struct flat *F, const struct params *arg
                                         const struct scope *caller, const struct batch *b)
 {
 	struct scope *sc = new_scope(F);
-	struct params *dir = new_params(F);
 
-	if (args)
-		scope_push(sc, args);
-	scope_append(sc, caller);
-	scope_push(sc, &b->params);
-	params_set(dir, "BATCH_DIR", b->dir, b->file);
-	scope_push(sc, dir);
+	batch_scope(sc, args, caller, b, new_params(F));
 	return sc;
 }
 
