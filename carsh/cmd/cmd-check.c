@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "cmd/cmd.h"
-#include "cmd/options.h"
+#include "util/options.h"
 #include "graph/deadlock.h"
 #include "graph/validate.h"
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/options.h"
+#include "util/options.h"
 #include "graph/deadlock.h"
 #include "graph/dot.h"
 #include "graph/peast.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/options.h"
+#include "util/options.h"
 #include "model/batch.h"
 #include "pack/pack.h"
 #include "util/alloc.h"

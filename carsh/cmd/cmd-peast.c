@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/options.h"
+#include "util/options.h"
 #include "graph/batchgen.h"
 #include "graph/peast.h"
 #include "graph/validate.h"

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "cmd/options.h"
+#include "util/options.h"
 #include "runner/engines.h"
 #include "util/alloc.h"
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "cmd/cmd.h"
-#include "cmd/options.h"
+#include "util/options.h"
 #include "runner/run.h"
 
 static const char usage_text[] =

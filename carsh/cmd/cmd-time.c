@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "cmd/cmd.h"
-#include "cmd/options.h"
+#include "util/options.h"
 #include "util/clock.h"
 
 static const char usage_text[] = "time [--wall] COMMAND [ARG]...";

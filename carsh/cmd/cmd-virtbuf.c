@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "cmd/options.h"
+#include "util/options.h"
 #include "runner/buffers.h"
 
 static int vb_create(struct run_ctx *c, int argc, char **argv, struct cs_err *e)

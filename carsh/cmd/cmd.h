@@ -13,6 +13,7 @@
 #include "runner/context.h"
 #include "runner/session.h"
 #include "runner/stats.h"
+#include "util/options.h"
 
 struct carsh_cmd {
 	const char *name;
@@ -42,6 +43,15 @@ int cmd_exec_argv(struct run_ctx *c, int argc, char **argv, struct cs_err *e);
 /* Run argv as a background job in a thread of its own (`repeat`, any builtin but `run`):
  * the job gets a snapshot of the parameters and its own standard input and output. */
 int cmd_background(struct run_ctx *c, int argc, char **argv, struct cs_err *e);
+
+/* --root NODE and --max-parallel N, for every builtin that schedules with PEA-ST (peast,
+ * graph, run GRAPH.xml): kept as text, since peast_opts_resolve needs the graph to say
+ * what a bad one means. */
+#define OPT_PEAST_CHOICE(T, root, max_parallel)                                       \
+	OPT_STRING("--root", T, root, "NODE",                                         \
+	           "the PEA-ST root (default: the one giving the most parallelism)"), \
+	        OPT_STRING("--max-parallel", T, max_parallel, "N",                    \
+	                   "the most flow-models a stage may run at once")
 
 /* Set the message and return status: `return cmd_error(e, 1, "cd: %s: ...", dir);`. */
 int cmd_error(struct cs_err *e, int status, const char *fmt, ...)

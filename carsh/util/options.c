@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/options.h"
+#include "util/options.h"
 #include "util/alloc.h"
 #include "util/strbuf.h"
 

@@ -1,5 +1,5 @@
 /*
- * Options of builtins, parsed in one place (in the spirit of git's parse_options and tmux's
+ * Options of builtins (cmd/), parsed in one place (in the spirit of git's parse_options and tmux's
  * args template) so that every builtin takes them the same way, and its usage, --help and
  * errors for a bad option read the same.
  *
@@ -32,8 +32,8 @@
  * after '--x'; usage: USAGE", "CMD: --x takes no value; usage: USAGE", and for a value the
  * option refuses "CMD: --x 'VALUE': expected ...".
  */
-#ifndef CARSH_CMD_OPTIONS_H
-#define CARSH_CMD_OPTIONS_H
+#ifndef CARSH_UTIL_OPTIONS_H
+#define CARSH_UTIL_OPTIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -88,15 +88,6 @@ struct opt {
 	{name, OPT_TYPE_CALL, 0, 0, arg, help, 0, NULL, fn}
 #define OPT_END {NULL, OPT_TYPE_FLAG, 0, 0, NULL, NULL, 0, NULL, NULL}
 /* clang-format on */
-
-/* --root NODE and --max-parallel N, for every builtin that schedules with PEA-ST (peast,
- * graph, run GRAPH.xml): kept as text, since peast_opts_resolve needs the graph to say
- * what a bad one means. */
-#define OPT_PEAST_CHOICE(T, root, max_parallel)                                       \
-	OPT_STRING("--root", T, root, "NODE",                                         \
-	           "the PEA-ST root (default: the one giving the most parallelism)"), \
-	        OPT_STRING("--max-parallel", T, max_parallel, "N",                    \
-	                   "the most flow-models a stage may run at once")
 
 enum {
 	OPT_STOP_AT_OPERAND = 1, /* the first operand ends the options (time COMMAND ...) */
