@@ -18,7 +18,8 @@ carsh_libcarsh_a_SOURCES += \
 # Running a graph: buffer rings (graph/ring.c) and the runner behind `run GRAPH.xml`.
 carsh_libcarsh_a_SOURCES += \
 	carsh/graph/ring.c carsh/graph/ring.h \
-	carsh/runner/graphrun.c carsh/runner/graphrun.h
+	carsh/runner/graphrun.c carsh/runner/graphrun.h carsh/runner/graphrun-int.h \
+	carsh/runner/graphplan.c carsh/runner/graphbufs.c
 
 check_PROGRAMS += tests/unit/check_graph
 tests_unit_check_graph_SOURCES = tests/unit/test_graph.c tests/unit/test_graph_cycles.c \

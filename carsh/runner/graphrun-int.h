@@ -1,0 +1,101 @@
+/*
+ * The graph runner's own header (runner/graphrun.h is the public one): what a run of a
+ * graph holds, and the functions its three files share — graphplan.c (the command line,
+ * the nodes' executables and ports, where the data come from), graphbufs.c (the rings of
+ * virtual buffers, filled and dumped through the buffer service) and graphrun.c (the steps
+ * and the whole run).
+ */
+#ifndef CARSH_RUNNER_GRAPHRUN_INT_H
+#define CARSH_RUNNER_GRAPHRUN_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "graph/peast.h"
+#include "graph/ring.h"
+#include "model/exe.h"
+#include "model/graph.h"
+#include "runner/graphrun.h"
+
+/* A NODE.STREAM=DATA word of the command line. */
+struct data_word {
+	char *node;
+	char *stream;
+	char *value;
+};
+
+/* The words after the graph's file. */
+struct options {
+	const struct graph_run_opts *go;
+	struct params args; /* NAME=VALUE */
+	struct data_word *data;
+	size_t ndata;
+};
+
+struct node_run {
+	struct exe *exe;
+	char *label;   /* the executable's file, for job labels */
+	bool wrapped;  /* a <FlowModel>: the runner binds every stream */
+	size_t *ports; /* ring ports of this node */
+	size_t nports;
+	struct exe_bind **binds; /* per port: its <Buffer> binding, rebound for every run */
+};
+
+struct timing {
+	double startup_ms;
+	size_t startup_steps;
+	double full_ms; /* repeat passes that ran every node */
+	size_t full;
+	double part_ms; /* the drain */
+	size_t part;
+	double setup_ms;
+	size_t jobs;
+};
+
+struct grun {
+	struct run_ctx c; /* the runs' context: its own job table and scope */
+	struct scope scope;
+	struct graph *g;
+	struct options *o;
+	struct peast_plan plan;
+	bool have_plan;
+	struct graph_streams names;
+	struct ring_plan rp;
+	struct node_run *nodes;
+	struct graph_data *entrance; /* per entrance, after the command line */
+	struct graph_data *exit;     /* per exit */
+	struct graph_data *init;     /* per edge */
+	bool *constant;              /* per channel: filled once for every item */
+	char ***buf;                 /* per channel, per slot: its virtual buffer */
+	size_t items;
+	struct timing tm;
+	struct cs_err *e;
+};
+
+/* graphplan.c */
+int grun_parse_words(const char *path, int argc, char **argv, struct options *o, struct cs_err *e);
+void grun_options_free(struct options *o);
+const char *grun_node_name(const struct grun *r, size_t node);
+/* The nodes' executables, the names of their ports, the rings (PEA-ST's plan first). */
+int grun_plan(struct grun *r);
+/* The entrances', exits' and feedback edges' data: the graph's, then the command line's. */
+int grun_bind_data(struct grun *r);
+int grun_decide_items(struct grun *r);
+int grun_check_data(struct grun *r);
+/* The initial data of channel chan, read over feedback edges: *out, or an error. */
+int grun_check_init(struct grun *r, size_t chan, const struct graph_data **out);
+void grun_names_free(struct graph_streams *nm, const struct graph *g);
+bool grun_has_pattern(const struct graph_data *d);
+/* pattern with every {i} replaced by the item number. */
+char *grun_item_path(const char *pattern, size_t item);
+
+/* graphbufs.c */
+/* Before the first step: the buffers, the data that serve every item, the initial data. */
+int grun_prepare(struct grun *r);
+void grun_delete_buffers(struct grun *r);
+int grun_fill_entrances(struct grun *r, size_t node, size_t item);
+int grun_dump_exits(struct grun *r, size_t node, size_t item);
+/* Start node's run for item as a background job, its ports bound to the item's slots. */
+int grun_start_run(struct grun *r, size_t node, size_t item);
+
+#endif
