@@ -1,7 +1,9 @@
 #include "exec/stage.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "data/csvio.h"
 #include "data/pgm.h"
@@ -21,6 +23,40 @@ static int map_buffer(struct kernel_arg *a, struct stream_bind *b, struct cs_err
 	return 0;
 }
 
+/* A count that is one parameter's name ("N"): a file of another length suggests its value. */
+static bool is_param_name(const char *s)
+{
+	if (!s || !(isalpha((unsigned char)*s) || *s == '_'))
+		return false;
+	while (isalnum((unsigned char)*s) || *s == '_')
+		s++;
+	return *s == '\0';
+}
+
+/* After a failed read of a CSV file: where it failed only because it holds another number of
+ * values and the count is one parameter, say which value of it fits (the file is read again
+ * to learn its length: csvio says how many values it found only in words). */
+static int count_hint(const struct kernel_arg *a, const char *path, struct cs_err *e)
+{
+	size_t n, width = a->type.width;
+	struct cs_err ignored;
+	struct stat sb;
+	void *all;
+	char *msg;
+
+	if (!is_param_name(a->count_expr) || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) ||
+	    csvio_read_all(path, a->type.scalar, &all, &n, &ignored) != 0)
+		return -1;
+	free(all);
+	if (n == 0 || n % width != 0 || n == a->count * width)
+		return -1;
+	msg = xstrdup(e->msg);
+	err_set(e, "%s (count=\"%s\" with %s=%zu; set %s=%zu?)", msg, a->count_expr, a->count_expr,
+	        a->count, a->count_expr, n / width);
+	free(msg);
+	return -1;
+}
+
 static int read_file(const struct job_plan *jp, struct kernel_arg *a, struct stream_bind *b,
                      struct cs_err *e)
 {
@@ -31,7 +67,9 @@ static int read_file(const struct job_plan *jp, struct kernel_arg *a, struct str
 		return csvio_read_stream(in, "<stdin>", a->type.scalar, a->host, scalars, e);
 	if (pgm_path(b->path))
 		return pgm_read(b->path, a->type.scalar, a->host, scalars, NULL, NULL, e);
-	return csvio_read(b->path, a->type.scalar, a->host, scalars, e);
+	if (csvio_read(b->path, a->type.scalar, a->host, scalars, e))
+		return count_hint(a, b->path, e);
+	return 0;
 }
 
 static int stage_one(const struct job_plan *jp, struct kernel_arg *a, struct stream_bind *b,

@@ -243,7 +243,7 @@ int texec_run(struct texec *t, struct job_plan *jp, void *tag, bool profile, str
 	rc = rt_session_device(t->s, &jp->kp, &x.dev, st, e) ||
 	     rt_session_kernel(t->s, x.dev, &jp->kp, &x.kern, st, e);
 	if (rc)
-		err_prefix(e, "%s: ", jp->kp.label);
+		kernel_plan_err_label(&jp->kp, e);
 	if (rc == 0)
 		rc = execute(t, jp, &x, tag, st, e);
 	/* final and given hold references only to what was made for this job (on an error,

@@ -45,6 +45,8 @@ static int read_source(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel *
 	if (!file) {
 		fm->source = xml_text(n, false);
 		fm->source_name = xasprintf("<inline in %s>", x->file);
+		/* The text starts right after the start tag: on its line. */
+		fm->source_line = xml_line(n);
 	} else {
 		if (xml_check_no_text(x, n)) {
 			free(file);
@@ -78,6 +80,7 @@ static int read_program(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel 
 			if (xml_check_attrs(x, c, kernel_attrs) ||
 			    xml_attr_req(x, c, "name", &fm->kernel))
 				return -1;
+			fm->kernel_line = xml_line(c);
 		} else if (xml_is(c, "BuildOptions") && !fm->build_options) {
 			if (xml_check_attrs(x, c, none))
 				return -1;
@@ -119,6 +122,7 @@ static int read_worksize(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel
 {
 	static const char *const attrs[] = {"global", "local", NULL};
 
+	fm->worksize_line = xml_line(n);
 	if (xml_check_attrs(x, n, attrs) || xml_check_no_text(x, n) ||
 	    read_sizes(x, n, "global", fm->global, &fm->dims) ||
 	    read_sizes(x, n, "local", fm->local, &fm->local_dims))
@@ -197,6 +201,7 @@ static int read_arguments(const struct xml_ctx *x, xmlNodePtr n, struct flowmode
 	static const char *const none[] = {NULL};
 	static const char *const kids[] = {"Input", "Output", "InOut", "Constant", "Local", NULL};
 
+	fm->args_line = xml_line(n);
 	if (xml_check_attrs(x, n, none) || xml_check_no_text(x, n))
 		return -1;
 	for (xmlNodePtr c = xml_child(n); c; c = xml_next(c)) {

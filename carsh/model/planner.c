@@ -37,12 +37,12 @@ static int eval_worksize(struct planner *p)
 		                     p->e) ||
 		    (kp->has_local && scope_eval_range(&p->scope, fm->local[d], "local work size",
 		                                       1, INT64_MAX, &l, p->e)))
-			return err_prefix(p->e, "%s: <WorkSize>: ", fm->file);
+			return err_prefix(p->e, "%s:%d: <WorkSize>: ", fm->file, fm->worksize_line);
 		if (g % l)
 			return err_set(p->e,
-			               "%s: <WorkSize>: work size %lld is not divisible by "
+			               "%s:%d: <WorkSize>: work size %lld is not divisible by "
 			               "local size %lld in dimension %u",
-			               fm->file, g, l, d);
+			               fm->file, fm->worksize_line, g, l, d);
 		kp->global[d] = (size_t)g;
 		kp->local[d] = (size_t)l;
 	}
@@ -96,11 +96,15 @@ static int parse_element(struct planner *p, struct cs_type t, const char *text, 
 
 static int eval_arg(struct planner *p, const struct fm_arg *a, struct kernel_arg *ka)
 {
+	bool kept = p->jp->kp.source_kept;
 	long long count;
 
 	ka->kind = a->kind;
-	ka->name = p->jp->kp.source_kept ? a->name : xstrdup(a->name);
+	ka->name = kept ? a->name : xstrdup(a->name);
 	ka->type = a->type;
+	ka->line = a->line;
+	if (a->count)
+		ka->count_expr = kept ? a->count : xstrdup(a->count);
 	if (a->kind == ARG_CONSTANT) {
 		ka->bytes = type_size(a->type);
 		return parse_element(p, a->type, a->value, ka->value) ? arg_error(p, a) : 0;
@@ -254,12 +258,18 @@ static void plan_program(struct planner *p)
 		kp->source_name = fm->source_name;
 		kp->kernel = fm->kernel;
 		kp->build_options = fm->build_options;
+		kp->fm_file = fm->file;
 	} else {
 		kp->source = xstrdup(fm->source);
 		kp->source_name = xstrdup(fm->source_name);
 		kp->kernel = xstrdup(fm->kernel);
 		kp->build_options = xstrdup(fm->build_options);
+		kp->fm_file = xstrdup(fm->file);
 	}
+	kp->source_line = fm->source_line;
+	kp->kernel_line = fm->kernel_line;
+	kp->worksize_line = fm->worksize_line;
+	kp->args_line = fm->args_line;
 	kp->device_exe = dup_or_null(p->exe->device);
 	kp->device_cli = dup_or_null(p->env->device_cli);
 	kp->device_fm = dup_or_null(fm->device);

@@ -158,6 +158,15 @@ static int event_add(struct launch *L, cl_event ev, enum phase p, struct cs_err 
 
 /* ---- checks before any buffer exists: a clear message instead of a CL error code ---- */
 
+/* The first Local argument's line: where local memory is asked for. */
+static int first_local_line(const struct kernel_plan *kp)
+{
+	for (size_t i = 0; i < kp->nargs; i++)
+		if (kp->args[i].kind == ARG_LOCAL)
+			return kp->args[i].line;
+	return kp->args_line;
+}
+
 static int check_streams(struct launch *L, struct cs_err *e)
 {
 	const struct kernel_plan *kp = L->kp;
@@ -166,22 +175,23 @@ static int check_streams(struct launch *L, struct cs_err *e)
 	for (size_t i = 0; i < kp->nargs; i++) {
 		const struct kernel_arg *a = &kp->args[i];
 
-		if (arg_is_stream(a->kind) && a->bytes > L->dev->max_alloc)
-			return err_set(e,
-			               "stream '%s' needs %zu bytes; device '%s' allows at most "
-			               "%llu per buffer",
-			               a->name, a->bytes, L->dev->name,
-			               (unsigned long long)L->dev->max_alloc);
+		if (arg_is_stream(a->kind) && a->bytes > L->dev->max_alloc) {
+			err_set(e,
+			        "stream '%s' needs %zu bytes; device '%s' allows at most "
+			        "%llu per buffer",
+			        a->name, a->bytes, L->dev->name,
+			        (unsigned long long)L->dev->max_alloc);
+			return kernel_plan_err_at(kp, a->line, e);
+		}
 		if (a->kind == ARG_LOCAL)
 			local_sum += a->bytes;
 	}
 	local_mem = L->dev->local_mem;
-	if (local_sum > local_mem)
-		return err_set(e,
-		               "Local arguments need %llu bytes; device '%s' has %llu of local "
-		               "memory",
-		               (unsigned long long)local_sum, L->dev->name,
-		               (unsigned long long)local_mem);
+	if (local_sum > local_mem) {
+		err_set(e, "Local arguments need %llu bytes; device '%s' has %llu of local memory",
+		        (unsigned long long)local_sum, L->dev->name, (unsigned long long)local_mem);
+		return kernel_plan_err_at(kp, first_local_line(kp), e);
+	}
 	return 0;
 }
 
@@ -230,7 +240,12 @@ static int check_work(struct launch *L, struct cs_err *e)
 			return err_set(e, "work size 0 in dimension %u", d);
 	if (kp->swap_count < 0)
 		return err_set(e, "swap count %lld is negative", kp->swap_count);
-	return kp->has_local ? check_local(L, e) : 0;
+	if (kp->has_local && check_local(L, e)) {
+		if (kp->worksize_line)
+			err_prefix(e, "<WorkSize>: ");
+		return kernel_plan_err_at(kp, kp->worksize_line, e);
+	}
+	return 0;
 }
 
 /* Both sides of a pair are streams of one size, and an argument is in at most one pair:
@@ -699,8 +714,8 @@ int rt_execute(struct rt_exec *x, struct run_stats *st, struct cs_err *e)
 		report_final(&L, x->final);
 	pthread_mutex_unlock(&x->kern->lock);
 	launch_release(&L, wait || rc != 0);
-	if (rc != 0 && x->kp->label)
-		err_prefix(e, "%s: ", x->kp->label);
+	if (rc != 0)
+		kernel_plan_err_label(x->kp, e);
 	return rc ? -1 : 0;
 }
 
@@ -759,8 +774,8 @@ int rt_run_plan(const struct kernel_plan *kp, rt_stage_fn stage, void *stage_arg
 		rc = rt_session_kernel(s, x.dev, kp, &x.kern, st, e);
 	if (rc == 0)
 		rc = rt_execute(&x, st, e);
-	else if (kp->label)
-		err_prefix(e, "%s: ", kp->label);
+	else
+		kernel_plan_err_label(kp, e);
 	rt_session_free(s);
 	st->wall_ms = clock_ms() - t0;
 	return rc ? -1 : 0;

@@ -15,8 +15,11 @@ void kernel_plan_free(struct kernel_plan *kp)
 		free(kp->source_name);
 		free(kp->kernel);
 		free(kp->build_options);
-		for (size_t i = 0; i < kp->nargs; i++)
+		free(kp->fm_file);
+		for (size_t i = 0; i < kp->nargs; i++) {
 			free(kp->args[i].name);
+			free(kp->args[i].count_expr);
+		}
 	}
 	free(kp->args);
 	free(kp->pairs);
@@ -70,4 +73,25 @@ const char *swap_method_name(enum swap_method m)
 		return "copy-host";
 	}
 	return "?";
+}
+
+int kernel_plan_err_at(const struct kernel_plan *kp, int line, struct cs_err *e)
+{
+	if (!kp->fm_file)
+		return -1;
+	if (line > 0)
+		return err_prefix(e, "%s:%d: ", kp->fm_file, line);
+	return err_prefix(e, "%s: ", kp->fm_file);
+}
+
+void kernel_plan_err_label(const struct kernel_plan *kp, struct cs_err *e)
+{
+	size_t n;
+
+	if (!kp->label)
+		return;
+	n = strlen(kp->label);
+	if (strncmp(e->msg, kp->label, n) == 0 && e->msg[n] == ':')
+		return;
+	err_prefix(e, "%s: ", kp->label);
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "data/types.h"
+#include "util/error.h"
 
 enum arg_kind { ARG_INPUT, ARG_OUTPUT, ARG_INOUT, ARG_CONSTANT, ARG_LOCAL };
 
@@ -26,6 +27,8 @@ struct kernel_arg {
 	                     destination written after the last. Owned by the executor. */
 	bool host_shared; /* host maps a virtual buffer's shared memory (page-aligned, lives as
 	                    long as the job): a CPU device may use it in place */
+	int line;         /* its element in the flow-model file (kernel_plan.fm_file); 0: none */
+	char *count_expr; /* the count as written (streams and Local), or NULL; kept as name */
 };
 
 /* Argument indices of one swap pair: after each run the output's data becomes the input. */
@@ -41,6 +44,13 @@ struct kernel_plan {
 	                      names belong to the file cache, which keeps them (and their
 	                      addresses) until the process ends: not freed with the plan */
 	char *source_name; /* its file, or "<inline in x.xml>" */
+	/* Where the plan's parts were written, for messages; kept as source_name. NULL and 0
+	 * for a plan made by CarSh itself (a packed kernel). */
+	char *fm_file;   /* the flow-model's file */
+	int source_line; /* inline source: the line of fm_file its first line is on; 0: a file */
+	int kernel_line; /* <Kernel> */
+	int worksize_line;
+	int args_line; /* <Arguments> */
 	char *kernel;
 	char *build_options; /* never NULL */
 	unsigned dims;       /* 1 to 3 */
@@ -68,5 +78,12 @@ bool arg_is_stream(enum arg_kind k);
 bool arg_is_read(enum arg_kind k);
 bool arg_is_written(enum arg_kind k);
 const char *swap_method_name(enum swap_method m);
+
+/* Put "FILE:LINE: " in front of e's message: the flow-model element at line (0: the file
+ * alone); nothing for a plan with no file. Returns -1. */
+int kernel_plan_err_at(const struct kernel_plan *kp, int line, struct cs_err *e);
+/* Put the plan's label in front of e's message, unless the message starts with it already
+ * (a flow-model run by itself is its own label, and its located errors name it). */
+void kernel_plan_err_label(const struct kernel_plan *kp, struct cs_err *e);
 
 #endif

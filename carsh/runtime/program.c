@@ -1,16 +1,74 @@
 /* Program build through the binary cache (DESIGN §5). */
 #include "runtime/runtime.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runtime/cache.h"
+#include "runtime/program.h"
 #include "util/alloc.h"
+#include "util/strbuf.h"
 
-/* The build log of dev, without trailing blank lines; "" when there is none. Free it. */
-static char *build_log(cl_program prog, cl_device_id dev)
+/* Callers put their location in front (err_prefix takes up to 1024 bytes): keep room for it
+ * so that the end of a long log, and the note that it was cut, survive. */
+#define PREFIX_ROOM 1024
+
+/* How drivers name the source they were given in their diagnostics: PoCL a temporary
+ * file ("/root/.cache/pocl/kcache/tempfile_nv4IPJ.cl"), others a fixed word. */
+static bool driver_source_name(const char *s, size_t n)
 {
+	static const char *const names[] = {"<kernel>",  "<source>",      "<stdin>", "input.cl",
+	                                    "source.cl", "CompileSource", NULL};
+	const char *base = s;
+	size_t blen;
+
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == '/')
+			base = s + i + 1;
+	blen = (size_t)(s + n - base);
+	if (blen >= 8 && strncmp(base, "tempfile", 8) == 0)
+		return true;
+	for (size_t i = 0; names[i]; i++)
+		if (strlen(names[i]) == blen && strncmp(base, names[i], blen) == 0)
+			return true;
+	return false;
+}
+
+/* One log line with its "SOURCE:LINE:" (where SOURCE is the driver's name for the source)
+ * as the user's file and line: the .cl file, or the XML file holding the inline source. */
+static void map_line(struct strbuf *sb, const char *line, size_t len, const struct kernel_plan *kp)
+{
+	const char *end = line + len;
+
+	for (const char *p = line; p < end; p++) {
+		size_t name = strcspn(p, " :\n");
+		char *after;
+		unsigned long l;
+
+		if (p + name >= end || p[name] != ':' || !driver_source_name(p, name))
+			continue;
+		l = strtoul(p + name + 1, &after, 10);
+		if (after == p + name + 1 || *after != ':')
+			continue;
+		sb_add(sb, line, (size_t)(p - line));
+		if (kp->source_line > 0 && kp->fm_file)
+			sb_addf(sb, "%s:%lu", kp->fm_file, l + (unsigned long)kp->source_line - 1);
+		else
+			sb_addf(sb, "%s:%lu", kp->source_name, l);
+		sb_add(sb, after, (size_t)(end - after));
+		return;
+	}
+	sb_add(sb, line, len);
+}
+
+/* The build log of dev, without trailing blank lines and with its places in the user's
+ * files; "" when there is none. Free it. */
+static char *build_log(cl_program prog, cl_device_id dev, const struct kernel_plan *kp)
+{
+	struct strbuf sb = STRBUF_INIT;
 	size_t len = 0;
 	char *log;
 
@@ -24,21 +82,23 @@ static char *build_log(cl_program prog, cl_device_id dev)
 	len = strlen(log);
 	while (len > 0 && (log[len - 1] == '\n' || log[len - 1] == ' ' || log[len - 1] == '\r'))
 		log[--len] = '\0';
-	return log;
+	for (const char *p = log; *p;) {
+		size_t n = strcspn(p, "\n");
+
+		map_line(&sb, p, n + (p[n] == '\n'), kp);
+		p += n + (p[n] == '\n');
+	}
+	free(log);
+	return sb.s ? sb_detach(&sb) : xstrdup("");
 }
 
-/* Callers put their location in front (err_prefix takes up to 1024 bytes): keep room for it
- * so that the end of a long log, and the note that it was cut, survive. */
-#define PREFIX_ROOM 1024
-
-/* "<source>: build failed on <device>: <error>\n<log>", the log cut to fit the message. */
-static int build_error(cl_program prog, const struct rt_devinfo *dev, const char *source_name,
-                       cl_int err, struct cs_err *e)
+int rt_build_error(cl_program prog, cl_device_id dev, const char *dev_name,
+                   const struct kernel_plan *kp, cl_int err, struct cs_err *e)
 {
 	static const char cut[] = "\n... (build log truncated)";
-	char *log = build_log(prog, dev->device);
-	int head = snprintf(e->msg, sizeof(e->msg), "%s: build failed on %s: %s%s", source_name,
-	                    dev->name, rt_cl_error_name(err), *log ? "\n" : "");
+	char *log = build_log(prog, dev, kp);
+	int head = snprintf(e->msg, sizeof(e->msg), "%s: build failed on %s: %s%s", kp->source_name,
+	                    dev_name, rt_cl_error_name(err), *log ? "\n" : "");
 	size_t room;
 
 	if (head < 0 || (size_t)head + PREFIX_ROOM >= sizeof(e->msg)) {
@@ -65,19 +125,80 @@ static int build_error(cl_program prog, const struct rt_devinfo *dev, const char
 	return -1;
 }
 
-static int build_from_source(cl_context ctx, const struct rt_devinfo *dev, const char *source,
-                             const char *source_name, const char *options, cl_program *out,
+char *rt_build_options(const char *options)
+{
+	static const char arg_info[] = "-cl-kernel-arg-info";
+
+	if (!options)
+		options = "";
+	if (strstr(options, arg_info))
+		return xstrdup(options);
+	return xasprintf("%s%s%s", options, *options ? " " : "", arg_info);
+}
+
+/* "3 errors generated.", "1 warning and 2 errors generated." */
+static bool count_line(const char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == '\r'))
+		n--;
+	return s[0] >= '0' && s[0] <= '9' && n > 11 && strncmp(s + n - 11, " generated.", 11) == 0;
+}
+
+/* Clang inside a driver prints "1 error generated." on the process's standard error, ahead
+ * of carsh's message that holds those errors. So standard error goes to a temporary file
+ * while a program builds, and what came there, less such counts, is passed on after. One
+ * build at a time in a process; another thread's messages in that time are late, not lost. */
+static pthread_mutex_t quiet_lock = PTHREAD_MUTEX_INITIALIZER;
+
+cl_int rt_build_program(cl_program prog, cl_uint n, const cl_device_id *devs, const char *options)
+{
+	FILE *tmp;
+	int saved = -1;
+	cl_int err;
+	char line[1024];
+
+	pthread_mutex_lock(&quiet_lock);
+	fflush(stderr);
+	tmp = tmpfile();
+	if (tmp) {
+		saved = dup(STDERR_FILENO);
+		if (saved >= 0 && dup2(fileno(tmp), STDERR_FILENO) < 0) {
+			close(saved);
+			saved = -1;
+		}
+	}
+	err = clBuildProgram(prog, n, devs, options, NULL, NULL);
+	if (saved >= 0) {
+		fflush(stderr);
+		dup2(saved, STDERR_FILENO);
+		close(saved);
+		rewind(tmp);
+		while (fgets(line, sizeof(line), tmp))
+			if (!count_line(line))
+				fputs(line, stderr);
+	}
+	if (tmp)
+		fclose(tmp);
+	pthread_mutex_unlock(&quiet_lock);
+	return err;
+}
+
+static int build_from_source(cl_context ctx, const struct rt_devinfo *dev,
+                             const struct kernel_plan *kp, const char *options, cl_program *out,
                              struct cs_err *e)
 {
 	cl_int err;
+	const char *source = kp->source;
 	cl_program prog = clCreateProgramWithSource(ctx, 1, &source, NULL, &err);
 
 	if (err != CL_SUCCESS)
-		return err_set(e, "%s: clCreateProgramWithSource failed: %s", source_name,
+		return err_set(e, "%s: clCreateProgramWithSource failed: %s", kp->source_name,
 		               rt_cl_error_name(err));
-	err = clBuildProgram(prog, 1, &dev->device, options, NULL, NULL);
+	err = rt_build_program(prog, 1, &dev->device, options);
 	if (err != CL_SUCCESS) {
-		build_error(prog, dev, source_name, err, e);
+		rt_build_error(prog, dev->device, dev->name, kp, err, e);
 		clReleaseProgram(prog);
 		return -1;
 	}
@@ -96,7 +217,7 @@ static int build_from_binary(cl_context ctx, const struct rt_devinfo *dev, const
 	if (err != CL_SUCCESS)
 		return -1;
 	if (status != CL_SUCCESS ||
-	    clBuildProgram(prog, 1, &dev->device, options, NULL, NULL) != CL_SUCCESS) {
+	    rt_build_program(prog, 1, &dev->device, options) != CL_SUCCESS) {
 		clReleaseProgram(prog);
 		return -1;
 	}
@@ -124,22 +245,20 @@ static void cache_keep(const char *dir, const char *key, cl_program prog)
 	free(bin);
 }
 
-int rt_program_build(cl_context ctx, const struct rt_devinfo *dev, const char *source,
-                     const char *source_name, const char *options, cl_program *out, bool *cache_hit,
-                     struct cs_err *e)
+int rt_program_build(cl_context ctx, const struct rt_devinfo *dev, const struct kernel_plan *kp,
+                     cl_program *out, bool *cache_hit, struct cs_err *e)
 {
 	char *dir = cache_dir();
 	char *key = NULL;
+	char *options = rt_build_options(kp->build_options);
 	unsigned char *bin;
 	size_t len;
 	int rc, lock = cache_build_lock();
 
 	*cache_hit = false;
-	if (!options)
-		options = "";
 	if (dir) {
 		key = cache_key(dev->platform_version, dev->name, dev->version, dev->driver,
-		                options, source);
+		                options, kp->source);
 		if (cache_load(dir, key, &bin, &len) == 0) {
 			rc = build_from_binary(ctx, dev, bin, len, options, out);
 			free(bin);
@@ -149,11 +268,12 @@ int rt_program_build(cl_context ctx, const struct rt_devinfo *dev, const char *s
 			}
 		}
 	}
-	rc = build_from_source(ctx, dev, source, source_name, options, out, e);
+	rc = build_from_source(ctx, dev, kp, options, out, e);
 	if (rc == 0 && dir)
 		cache_keep(dir, key, *out);
 out:
 	cache_build_unlock(lock);
+	free(options);
 	free(key);
 	free(dir);
 	return rc;

@@ -77,11 +77,10 @@ int rt_device_choose_gpu(const struct rt_devinfo *devs, size_t n, const struct r
 /* "cpu", "gpu", "accelerator" or "other". */
 const char *rt_device_type_name(cl_device_type t);
 
-/* Build (or load from the binary cache) the program; on a compile error the message holds
- * the build log. */
-int rt_program_build(cl_context ctx, const struct rt_devinfo *dev, const char *source,
-                     const char *source_name, const char *options, cl_program *out, bool *cache_hit,
-                     struct cs_err *e);
+/* Build (or load from the binary cache) the plan's program; on a compile error the message
+ * holds the build log, its places in the user's files (runtime/program.h). */
+int rt_program_build(cl_context ctx, const struct rt_devinfo *dev, const struct kernel_plan *kp,
+                     cl_program *out, bool *cache_hit, struct cs_err *e);
 
 /* Called once the device is chosen, the program built and the plan checked against the
  * device, before any buffer exists: the executor stages its host data here, so that a plan

@@ -1,5 +1,6 @@
 #include "runtime/session.h"
 #include "runtime/feeder.h"
+#include "runtime/kernelcheck.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,8 +193,7 @@ static int build_program(struct rt_session *s, struct rt_dev *dev, const struct 
 		*out = p;
 		return 0;
 	}
-	if (rt_program_build(dev->ctx, dev->info, kp->source, kp->source_name, kp->build_options,
-	                     &prog, &st->cache_hit, e))
+	if (rt_program_build(dev->ctx, dev->info, kp, &prog, &st->cache_hit, e))
 		return -1;
 	p = xcalloc(1, sizeof(*p));
 	*p = (struct program_entry){at,
@@ -237,7 +237,6 @@ static int create_kernel(struct program_entry *p, const struct kernel_plan *kp,
                          struct kernel_entry **out, struct cs_err *e)
 {
 	struct kernel_entry *k;
-	cl_uint nargs;
 	cl_int err;
 	cl_kernel kern = clCreateKernel(p->prog, kp->kernel, &err);
 
@@ -245,21 +244,13 @@ static int create_kernel(struct program_entry *p, const struct kernel_plan *kp,
 		char names[1024];
 
 		kernel_names(p->prog, names, sizeof(names));
-		return err_set(e, "kernel '%s' not found in %s (kernels there: %s)", kp->kernel,
-		               kp->source_name, names);
+		err_set(e, "kernel '%s' not found in %s (kernels there: %s)", kp->kernel,
+		        kp->source_name, names);
+		return kernel_plan_err_at(kp, kp->kernel_line, e);
 	}
 	if (err != CL_SUCCESS)
 		return err_set(e, "kernel '%s': clCreateKernel failed: %s", kp->kernel,
 		               rt_cl_error_name(err));
-	err = clGetKernelInfo(kern, CL_KERNEL_NUM_ARGS, sizeof(nargs), &nargs, NULL);
-	if (err != CL_SUCCESS || nargs != kp->nargs) {
-		(void)clReleaseKernel(kern);
-		if (err != CL_SUCCESS)
-			return err_set(e, "kernel '%s': clGetKernelInfo failed: %s", kp->kernel,
-			               rt_cl_error_name(err));
-		return err_set(e, "kernel '%s' in %s takes %u arguments; the flow-model gives %zu",
-		               kp->kernel, kp->source_name, (unsigned)nargs, kp->nargs);
-	}
 	k = xcalloc(1, sizeof(*k));
 	k->name = xstrdup(kp->kernel);
 	k->kernel.k = kern;
@@ -284,7 +275,8 @@ int rt_session_kernel(struct rt_session *s, struct rt_dev *dev, const struct ker
 		goto out;
 	for (k = p->kernels; k && strcmp(k->name, kp->kernel) != 0; k = k->next)
 		;
-	if (!k && create_kernel(p, kp, &k, e))
+	/* Every plan, not only the first: flow-models that share a kernel may differ. */
+	if ((!k && create_kernel(p, kp, &k, e)) || rt_kernel_check(k->kernel.k, dev->info, kp, e))
 		goto out;
 	*out = &k->kernel;
 	rc = 0;

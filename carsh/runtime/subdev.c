@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "runtime/cache.h"
+#include "runtime/program.h"
 #include "util/alloc.h"
 
 static bool splits_equally(cl_device_id d)
@@ -169,34 +170,6 @@ int rt_subdevs_open(const struct rt_devinfo *parent, size_t n, struct rt_subdevs
 	return 0;
 }
 
-/* "<source>: build failed on <device>: <error>" and the first device's build log, cut to
- * leave room for the caller's prefix. */
-static int build_error(struct rt_subdevs *sd, cl_program prog, const char *source_name, cl_int err,
-                       struct cs_err *e)
-{
-	size_t len = 0, room;
-	char *log = NULL;
-	int head;
-
-	if (clGetProgramBuildInfo(prog, sd->ids[0], CL_PROGRAM_BUILD_LOG, 0, NULL, &len) ==
-	            CL_SUCCESS &&
-	    len > 1) {
-		log = xmalloc(len + 1);
-		if (clGetProgramBuildInfo(prog, sd->ids[0], CL_PROGRAM_BUILD_LOG, len, log, NULL) !=
-		    CL_SUCCESS)
-			len = 0;
-		log[len] = '\0';
-	}
-	head = snprintf(e->msg, sizeof(e->msg), "%s: build failed on %s: %s", source_name,
-	                sd->parent->name, rt_cl_error_name(err));
-	if (log && head > 0 && (size_t)head + 2048 < sizeof(e->msg)) {
-		room = sizeof(e->msg) - (size_t)head - 2048;
-		snprintf(e->msg + head, room, "\n%s", log);
-	}
-	free(log);
-	return -1;
-}
-
 static int build_from_binary(struct rt_subdevs *sd, const unsigned char *bin, size_t len,
                              const char *options)
 {
@@ -219,8 +192,7 @@ static int build_from_binary(struct rt_subdevs *sd, const unsigned char *bin, si
 
 		for (size_t i = 0; i < sd->n; i++)
 			ok = ok && status[i] == CL_SUCCESS;
-		if (ok && clBuildProgram(prog, (cl_uint)sd->n, sd->ids, options, NULL, NULL) ==
-		                  CL_SUCCESS) {
+		if (ok && rt_build_program(prog, (cl_uint)sd->n, sd->ids, options) == CL_SUCCESS) {
 			sd->prog = prog;
 			rc = 0;
 		} else {
@@ -256,11 +228,13 @@ static void keep_binary(const char *dir, const char *key, struct rt_subdevs *sd)
 	free(bins);
 }
 
-int rt_subdevs_build(struct rt_subdevs *sd, const char *source, const char *source_name,
-                     const char *options, bool *cache_hit, struct cs_err *e)
+int rt_subdevs_build(struct rt_subdevs *sd, const struct kernel_plan *kp, bool *cache_hit,
+                     struct cs_err *e)
 {
 	const struct rt_devinfo *p = sd->parent;
 	char *dir = cache_dir(), *key = NULL;
+	char *options = rt_build_options(kp->build_options);
+	const char *source = kp->source;
 	unsigned char *bin;
 	size_t len;
 	cl_program prog;
@@ -268,8 +242,6 @@ int rt_subdevs_build(struct rt_subdevs *sd, const char *source, const char *sour
 	int rc = 0, lock = cache_build_lock();
 
 	*cache_hit = false;
-	if (!options)
-		options = "";
 	if (dir) {
 		key = cache_key(p->platform_version, p->name, p->version, p->driver, options,
 		                source);
@@ -284,13 +256,13 @@ int rt_subdevs_build(struct rt_subdevs *sd, const char *source, const char *sour
 	}
 	prog = clCreateProgramWithSource(sd->ctx, 1, &source, NULL, &err);
 	if (err != CL_SUCCESS) {
-		rc = err_set(e, "%s: clCreateProgramWithSource failed: %s", source_name,
+		rc = err_set(e, "%s: clCreateProgramWithSource failed: %s", kp->source_name,
 		             rt_cl_error_name(err));
 		goto out;
 	}
-	err = clBuildProgram(prog, (cl_uint)sd->n, sd->ids, options, NULL, NULL);
+	err = rt_build_program(prog, (cl_uint)sd->n, sd->ids, options);
 	if (err != CL_SUCCESS) {
-		rc = build_error(sd, prog, source_name, err, e);
+		rc = rt_build_error(prog, sd->ids[0], p->name, kp, err, e);
 		(void)clReleaseProgram(prog);
 		goto out;
 	}
@@ -300,6 +272,7 @@ int rt_subdevs_build(struct rt_subdevs *sd, const char *source, const char *sour
 		keep_binary(dir, key, sd);
 out:
 	cache_build_unlock(lock);
+	free(options);
 	free(key);
 	free(dir);
 	return rc;

@@ -30,11 +30,11 @@ unsigned rt_subdevs_max(const struct rt_devinfo *dev);
 int rt_subdevs_open(const struct rt_devinfo *parent, size_t n, struct rt_subdevs **out,
                     struct cs_err *e);
 
-/* Build the program for every sub-device, through the binary cache (keyed as the parent's
- * builds: a sub-device runs the parent's binaries). On a compile error the message holds the
- * build log. */
-int rt_subdevs_build(struct rt_subdevs *sd, const char *source, const char *source_name,
-                     const char *options, bool *cache_hit, struct cs_err *e);
+/* Build the plan's program for every sub-device, through the binary cache (keyed as the
+ * parent's builds: a sub-device runs the parent's binaries). On a compile error the message
+ * holds the build log (rt_build_error). */
+int rt_subdevs_build(struct rt_subdevs *sd, const struct kernel_plan *kp, bool *cache_hit,
+                     struct cs_err *e);
 
 void rt_subdevs_free(struct rt_subdevs *sd);
 

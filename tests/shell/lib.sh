@@ -103,9 +103,13 @@ start_carsh() {
 	exec 7>"$T/cmds"
 }
 
-# send LINE: one command line to the running carsh.
+# send LINE: one command line to the running carsh. A carsh that already ended (a script
+# stops at its first failure) must not take the test down with SIGPIPE: the line is dropped.
 send() {
-	printf '%s\n' "$1" >&7
+	(
+		trap '' PIPE
+		printf '%s\n' "$1" >&7
+	) 2>/dev/null || true
 }
 
 # stop_carsh: end its input and wait; $CSTATUS is its exit status.

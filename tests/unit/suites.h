@@ -14,5 +14,6 @@ Suite *suite_parse(void);
 Suite *suite_xml(void);
 Suite *suite_feeder(void);
 Suite *suite_options(void);
+Suite *suite_kernelcheck(void);
 
 #endif

@@ -23,10 +23,16 @@ struct fixture {
 
 static void setup(struct fixture *f)
 {
+	/* The session checks a plan's arguments against the kernel's. */
+	struct kernel_arg args[2] = {
+	        {.kind = ARG_INOUT, .name = "a", .type = {SC_INT, 1}},
+	        {.kind = ARG_CONSTANT, .name = "by", .type = {SC_INT, 1}},
+	};
 	struct kernel_plan kp = {.source = (char *)source,
 	                         .source_name = "test_feeder",
 	                         .kernel = "add",
 	                         .build_options = "",
+	                         .args = args,
 	                         .nargs = 2};
 	int zero[COUNT] = {0};
 	struct run_stats st;

@@ -9,6 +9,7 @@
 #include "engines/progress.h"
 #include "exec/stage.h"
 #include "model/flowmodel.h"
+#include "runtime/kernelcheck.h"
 #include "runtime/launchguard.h"
 #include "runtime/subdev.h"
 #include "util/alloc.h"
@@ -215,8 +216,7 @@ static int open_cores(struct prun *r, const struct choice *ch, double *build_ms,
 	if (rt_subdevs_open(ch->cpu, n, &r->sd, e))
 		return -1;
 	t = clock_ms();
-	if (rt_subdevs_build(r->sd, r->kp->source, r->kp->source_name, r->kp->build_options, &hit,
-	                     e))
+	if (rt_subdevs_build(r->sd, r->kp, &hit, e))
 		return -1;
 	*build_ms += clock_ms() - t;
 	r->ctx[0].ctx = r->sd->ctx;
@@ -233,7 +233,8 @@ static int open_cores(struct prun *r, const struct choice *ch, double *build_ms,
 		d->id = r->sd->ids[i];
 		d->q = r->sd->q[i];
 		d->pc = &r->ctx[0];
-		if (own_kernel(r->sd->prog, r->kp->kernel, &d->k, label, e))
+		if (own_kernel(r->sd->prog, r->kp->kernel, &d->k, label, e) ||
+		    (i == 0 && rt_kernel_check(d->k, ch->cpu, r->kp, e)))
 			return -1;
 	}
 	return 0;

@@ -1,5 +1,6 @@
 /* The pipeline engine's devices (engines/pipeline/pipedev.h). */
 #include "engines/pipeline/pipedev.h"
+#include "runtime/kernelcheck.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -55,8 +56,7 @@ static int build_cg(struct pipe_devs *dv, struct cs_err *e)
 				dv->prog[PD_CG][k] = dv->prog[PD_CG][j];
 		if (dv->prog[PD_CG][k])
 			continue;
-		if (rt_subdevs_build(dv->sd, kp->source, kp->source_name, kp->build_options, &hit,
-		                     e))
+		if (rt_subdevs_build(dv->sd, kp, &hit, e))
 			return -1;
 		/* The group keeps one program; this engine keeps one per source. */
 		dv->prog[PD_CG][k] = dv->owned[dv->nowned++] = dv->sd->prog;
@@ -211,6 +211,9 @@ static int slot_kernels(struct pipe_devs *dv, struct pd_slot *s, enum pd_dom d, 
 			return err_set(e, "kernel '%s' (%s): clCreateKernel failed: %s",
 			               dv->kp[k]->kernel, pd_dom_name(d), rt_cl_error_name(err));
 		}
+		/* The session checked its own (MG, GPU); the cores' programs are this engine's. */
+		if (d == PD_CG && rt_kernel_check(s->k[d][k], dv->cpu, dv->kp[k], e))
+			return -1;
 	}
 	return 0;
 }
