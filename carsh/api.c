@@ -13,6 +13,7 @@
 #include "cmd/script.h"
 #include "util/alloc.h"
 #include "exec/process.h"
+#include "util/atomicfile.h"
 
 #include "config.h"
 
@@ -39,6 +40,7 @@ static void *signal_thread(void *arg)
 	fprintf(stderr, "\ncarsh: SIG%s: stopping jobs and removing virtual buffers\n",
 	        sigabbrev_np(sig));
 	proc_signal_all(SIGTERM);
+	temp_remove_all(); /* a file being written by this process, a thread executor's job */
 	if (signal_session)
 		vbuf_table_unlink_all(signal_session->vbufs);
 	_exit(128 + sig);

@@ -1,6 +1,9 @@
 /*
- * Numeric CSV through libcsv. Input is fed to libcsv one line at a time, so that an error in a
- * field can name its line; output goes to a temporary file renamed over the target.
+ * Numeric CSV through libcsv. Input is read in fixed-size chunks and fed to libcsv in pieces
+ * that end at newlines, so that an error in a field can name its line; memory stays bounded
+ * whatever the input (a NUL byte or an endless field is refused where it starts, a stream
+ * with a value too many is read no further). Output goes to a temporary file renamed over
+ * the target.
  */
 #include "data/csvio.h"
 
@@ -19,6 +22,11 @@
 #include "util/atomicfile.h"
 #include "util/path.h"
 
+/* Bytes per read. */
+#define READ_CHUNK 65536
+/* Far longer than any number: a longer field is refused before libcsv has to hold it. */
+#define FIELD_MAX 4096
+
 /* Strict: a stray quote is an error, not a value. Fields always end in NUL for strtod. */
 #define CSV_OPTIONS (CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL)
 
@@ -33,6 +41,10 @@ struct csv_reader {
 	size_t line; /* from 1 */
 	size_t field;
 	bool failed;
+	bool bounded;     /* a regular file: a value too many is counted to its end */
+	bool stop;        /* a stream has a value too many: read no further */
+	bool line_ended;  /* the last piece fed ended its line */
+	size_t field_len; /* bytes of the field being read, as feed_piece saw them */
 	struct cs_err *e;
 };
 
@@ -53,14 +65,9 @@ static int reader_grow(struct csv_reader *r)
 	return 0;
 }
 
-static int reader_store(struct csv_reader *r, const char *text, size_t len)
+static int reader_store(struct csv_reader *r, const char *text)
 {
-	if (!text)
-		text = "";
-	/* number_parse() stops at a NUL, which would hide what follows it. */
-	if (strlen(text) != len)
-		err_set(r->e, "field holds a NUL byte: not a number");
-	else if (number_parse(r->scalar, text, r->dst + r->count * r->size, r->e) == 0)
+	if (number_parse(r->scalar, text ? text : "", r->dst + r->count * r->size, r->e) == 0)
 		return 0;
 	return err_prefix(r->e, "%s:%zu:%zu: ", r->name, r->line, r->field);
 }
@@ -69,20 +76,23 @@ static void on_field(void *text, size_t len, void *data)
 {
 	struct csv_reader *r = data;
 
+	(void)len; /* feed_piece let no NUL through, so strlen(text) == len */
 	r->field++;
 	if (r->failed)
 		return;
 	if (r->count >= r->cap && !r->grow) {
-		/* Too many values: count the rest for the message, store nothing. ('>=': with '=='
-		 * the second value too many was stored past the end of dst.) */
+		/* Too many values: count the rest of a file for the message, store nothing; a
+		 * stream (a pipe, /dev/zero) may never end, so it is read no further. ('>=': with
+		 * '==' the second value too many was stored past the end of dst.) */
 		r->count++;
+		r->stop = !r->bounded;
 		return;
 	}
 	if (r->count == r->cap && reader_grow(r)) {
 		r->failed = true;
 		return;
 	}
-	if (reader_store(r, text, len))
+	if (reader_store(r, text))
 		r->failed = true;
 	else
 		r->count++;
@@ -96,25 +106,90 @@ static void on_record(int terminator, void *data)
 	r->field = 0;
 }
 
-static int reader_feed(struct csv_reader *r, struct csv_parser *p, FILE *f)
+/* The length of the piece before its first byte that no number can hold: a NUL, or the
+ * byte that makes a field longer than FIELD_MAX. */
+static size_t scan_piece(struct csv_reader *r, const char *s, size_t len)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '\0')
+			return i;
+		if (s[i] == ',' || s[i] == '\n')
+			r->field_len = 0;
+		else if (++r->field_len > FIELD_MAX)
+			return i;
+	}
+	return len;
+}
+
+/* The fields before the bad byte are parsed (one of them may be the error); the bad byte is
+ * in field r->field + 1 of the line. */
+static int bad_byte(struct csv_reader *r, char c)
+{
+	if (c == '\0')
+		return err_set(r->e, "%s:%zu:%zu: field holds a NUL byte: not a number", r->name,
+		               r->line, r->field + 1);
+	return err_set(r->e, "%s:%zu:%zu: field longer than %d bytes: not a number", r->name,
+	               r->line, r->field + 1, FIELD_MAX);
+}
+
+/* One line, or the part of it in this chunk, with its newline if it has one. */
+static int feed_piece(struct csv_reader *r, struct csv_parser *p, const char *s, size_t len)
+{
+	size_t good = scan_piece(r, s, len);
+
+	if (csv_parse(p, s, good, on_field, on_record, r) != good)
+		return err_set(r->e, "%s:%zu: %s", r->name, r->line, csv_strerror(csv_error(p)));
+	if (r->failed)
+		return -1;
+	return good < len && !r->stop ? bad_byte(r, s[good]) : 0;
+}
+
+/* Pieces that end at newlines, so that the line number holds for every field parsed. */
+static int feed_chunk(struct csv_reader *r, struct csv_parser *p, const char *s, size_t len)
+{
 	int rc = 0;
 
-	while (!r->failed && (len = getline(&line, &cap, f)) > 0) {
-		r->line++;
-		if (csv_parse(p, line, (size_t)len, on_field, on_record, r) != (size_t)len) {
-			rc = err_set(r->e, "%s:%zu: %s", r->name, r->line,
-			             csv_strerror(csv_error(p)));
-			break;
+	while (len > 0 && rc == 0 && !r->stop) {
+		const char *nl = memchr(s, '\n', len);
+		size_t piece = nl ? (size_t)(nl - s) + 1 : len;
+
+		if (r->line_ended) {
+			r->line++;
+			r->line_ended = false;
 		}
+		rc = feed_piece(r, p, s, piece);
+		r->line_ended = nl != NULL;
+		s += piece;
+		len -= piece;
 	}
-	if (rc == 0 && !r->failed && ferror(f))
+	return rc;
+}
+
+/* Fixed-size reads: a line of any length (a stream with no newline at all) costs no more
+ * memory than its longest field. */
+static int reader_feed(struct csv_reader *r, struct csv_parser *p, FILE *f)
+{
+	char *buf = xmalloc(READ_CHUNK);
+	size_t n;
+	int rc = 0;
+
+	r->line_ended = true;
+	while (rc == 0 && !r->stop && (n = fread(buf, 1, READ_CHUNK, f)) > 0)
+		rc = feed_chunk(r, p, buf, n);
+	if (rc == 0 && !r->stop && ferror(f))
 		rc = err_errno(r->e, "%s", r->name);
-	free(line);
-	return r->failed ? -1 : rc;
+	free(buf);
+	return rc;
+}
+
+/* A regular file, or a stream in memory (no descriptor): it ends, so reading on costs no
+ * more than its size. */
+static bool is_finite(FILE *f)
+{
+	struct stat st;
+	int fd = fileno(f);
+
+	return fd < 0 || (fstat(fd, &st) == 0 && S_ISREG(st.st_mode));
 }
 
 static int reader_run(struct csv_reader *r, FILE *f)
@@ -122,10 +197,11 @@ static int reader_run(struct csv_reader *r, FILE *f)
 	struct csv_parser p;
 	int rc;
 
+	r->bounded = is_finite(f);
 	if (csv_init(&p, CSV_OPTIONS) != 0)
 		return err_set(r->e, "%s: cannot start the CSV parser: out of memory", r->name);
 	rc = reader_feed(r, &p, f);
-	if (rc == 0 && csv_fini(&p, on_field, on_record, r) != 0)
+	if (rc == 0 && !r->stop && csv_fini(&p, on_field, on_record, r) != 0)
 		rc = err_set(r->e, "%s:%zu: %s", r->name, r->line, csv_strerror(csv_error(&p)));
 	csv_free(&p);
 	return rc == 0 && r->failed ? -1 : rc;
@@ -145,6 +221,9 @@ int csvio_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_
 
 	if (reader_run(&r, f))
 		return -1;
+	if (r.stop)
+		return err_set(e, "%s: more than %zu value%s, expected %zu", name, n,
+		               n == 1 ? "" : "s", n);
 	if (r.count != n)
 		return err_set(e, "%s: %zu value%s, expected %zu", name, r.count,
 		               r.count == 1 ? "" : "s", n);

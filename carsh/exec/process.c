@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "util/atomicfile.h"
 #include "util/fork.h"
 
 /* Children not yet waited for, so that a master told to stop can stop them too. A fixed
@@ -47,7 +48,7 @@ void proc_signal_all(int sig)
 
 /* Signals are blocked around fork() (see proc_start); the child restores the default
  * dispositions before it unblocks them, so a Ctrl-C in between reaches no handler of the
- * master's. */
+ * master's. (Its own handler for SIGINT, SIGTERM and SIGHUP then ends it the same way.) */
 static void child_signals_default(void)
 {
 	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGPIPE, SIGWINCH};
@@ -123,6 +124,8 @@ static void __attribute__((noreturn)) child_main(child_fn fn, void *arg, bool ba
 	int status, go_fd;
 
 	child_signals_default();
+	/* A job stopped while it writes a file leaves no temporary file beside it. */
+	temp_remove_on_signals();
 	if (background)
 		setpgid(0, 0);
 	child_redirect(io, background);

@@ -9,6 +9,7 @@
 #include "data/pgm.h"
 #include "data/vbuf.h"
 #include "util/alloc.h"
+#include "util/atomicfile.h"
 #include "util/path.h"
 
 /* Inputs are mapped read-only: a kernel run gone wrong cannot change a buffer it only
@@ -109,9 +110,22 @@ static int check_stdin(const struct job_plan *jp, struct cs_err *e)
 	return 0;
 }
 
+/* An output file that will not be replaced is refused before the run, not after it. */
+static int check_outputs(const struct job_plan *jp, struct cs_err *e)
+{
+	for (size_t i = 0; i < jp->kp.nargs; i++) {
+		const struct stream_bind *b = &jp->binds[i];
+
+		if (arg_is_written(jp->kp.args[i].kind) && b->how == BIND_FILE &&
+		    atomic_writable(b->path, e))
+			return err_prefix(e, "stream '%s': ", jp->kp.args[i].name);
+	}
+	return 0;
+}
+
 static int stage(struct job_plan *jp, bool buffers, struct cs_err *e)
 {
-	if (check_stdin(jp, e))
+	if (check_stdin(jp, e) || check_outputs(jp, e))
 		return -1;
 	for (size_t i = 0; i < jp->kp.nargs; i++) {
 		struct kernel_arg *a = &jp->kp.args[i];

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/atomicfile.h"
 #include "util/hash.h"
 #include "util/strbuf.h"
 
@@ -276,6 +277,7 @@ int cache_store(const char *dir, const char *key, const unsigned char *bin, size
 	char *path = cache_file_for(dir, key);
 	char *tmp = xasprintf("%s/.tmp-XXXXXX", dir);
 	int fd = mkstemp(tmp);
+	int slot = fd < 0 ? -1 : temp_track(tmp);
 	int rc = -1;
 
 	if (fd < 0) {
@@ -305,6 +307,7 @@ drop:
 		snprintf(e->msg + n, sizeof(e->msg) - n, " (%s left behind)", tmp);
 	}
 out:
+	temp_untrack(slot);
 	free(tmp);
 	free(path);
 	return rc;

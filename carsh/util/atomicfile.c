@@ -2,6 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +43,83 @@ static int temp_create(char *name, size_t suffix_at)
 	return -1;
 }
 
+/* ---- the temporary files being written ---- */
+
+#define TEMP_SLOTS 64
+enum { SLOT_FREE, SLOT_FILLING, SLOT_LIVE };
+
+/* A slot's path is read only while its state is SLOT_LIVE; it is written under
+ * SLOT_FILLING, which the walk skips. */
+static struct {
+	int state;
+	char path[PATH_MAX];
+} temps[TEMP_SLOTS];
+
+/* The absolute form: a later `cd` must not make the name point elsewhere. */
+static bool absolute_into(char *buf, const char *path)
+{
+	char cwd[PATH_MAX];
+	int n;
+
+	if (path[0] == '/')
+		n = snprintf(buf, PATH_MAX, "%s", path);
+	else if (getcwd(cwd, sizeof(cwd)))
+		n = snprintf(buf, PATH_MAX, "%s/%s", cwd, path);
+	else
+		return false;
+	return n > 0 && n < PATH_MAX;
+}
+
+int temp_track(const char *path)
+{
+	for (int i = 0; i < TEMP_SLOTS; i++) {
+		if (!__sync_bool_compare_and_swap(&temps[i].state, SLOT_FREE, SLOT_FILLING))
+			continue;
+		if (!absolute_into(temps[i].path, path)) {
+			__atomic_store_n(&temps[i].state, SLOT_FREE, __ATOMIC_RELEASE);
+			return -1;
+		}
+		__atomic_store_n(&temps[i].state, SLOT_LIVE, __ATOMIC_RELEASE);
+		return i;
+	}
+	return -1;
+}
+
+void temp_untrack(int slot)
+{
+	if (slot >= 0)
+		__atomic_store_n(&temps[slot].state, SLOT_FREE, __ATOMIC_RELEASE);
+}
+
+void temp_remove_all(void)
+{
+	for (int i = 0; i < TEMP_SLOTS; i++)
+		if (__atomic_load_n(&temps[i].state, __ATOMIC_ACQUIRE) == SLOT_LIVE)
+			unlink(temps[i].path);
+}
+
+static void remove_and_end(int sig)
+{
+	temp_remove_all();
+	signal(sig, SIG_DFL);
+	raise(sig); /* blocked in this handler: delivered, with the default action, on return */
+}
+
+void temp_remove_on_signals(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa = {.sa_handler = remove_and_end};
+
+	/* A forked process inherits its parent's table: those files are not its own to remove. */
+	for (int i = 0; i < TEMP_SLOTS; i++)
+		__atomic_store_n(&temps[i].state, SLOT_FREE, __ATOMIC_RELEASE);
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+/* ---- replacing a file ---- */
+
 /* The file to replace: what a symbolic link points to, not the link. */
 static char *replace_target(const char *path)
 {
@@ -49,6 +129,16 @@ static char *replace_target(const char *path)
 	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (real = realpath(path, NULL)))
 		return real;
 	return xstrdup(path);
+}
+
+/* The replaced file's owner and group (only root may give a file away; a group the user is
+ * in also works) and then its mode, as chown clears set-id bits. A file system without
+ * owners or permissions (vfat) refuses both: no reason to fail. */
+static void keep_owner_and_mode(int fd, const struct stat *old)
+{
+	if (fchown(fd, old->st_uid, old->st_gid) != 0)
+		(void)!fchown(fd, (uid_t)-1, old->st_gid);
+	(void)fchmod(fd, old->st_mode & 07777);
 }
 
 static int write_stream(FILE *f, const char *name, file_writer writer, void *arg, struct cs_err *e)
@@ -66,6 +156,7 @@ static int write_replace(const char *path, const struct stat *old, file_writer w
 	char *target = replace_target(path);
 	char *tmp = xasprintf("%s.XXXXXX", target);
 	int fd = temp_create(tmp, strlen(tmp) - 6);
+	int slot = fd < 0 ? -1 : temp_track(tmp);
 	FILE *f;
 	int rc;
 
@@ -73,9 +164,8 @@ static int write_replace(const char *path, const struct stat *old, file_writer w
 		rc = err_errno(e, "%s: cannot create a temporary file", path);
 		goto out;
 	}
-	/* A file system without permissions (vfat) refuses fchmod: no reason to fail. */
 	if (old)
-		(void)fchmod(fd, old->st_mode & 07777);
+		keep_owner_and_mode(fd, old);
 	f = fdopen(fd, "wb");
 	if (!f) {
 		rc = err_errno(e, "%s", path);
@@ -87,6 +177,7 @@ static int write_replace(const char *path, const struct stat *old, file_writer w
 	}
 	if (rc)
 		unlink(tmp);
+	temp_untrack(slot);
 out:
 	free(tmp);
 	free(target);
@@ -124,6 +215,27 @@ int file_flush(FILE *f, const char *name, struct cs_err *e)
 	return 0;
 }
 
+/* The rename would replace a file that the user could not write: refuse as cp(1) does. An
+ * error other than EACCES (a read-only file system) is left to the writing to report. */
+static int check_writable(const char *path, const struct stat *st, struct cs_err *e)
+{
+	if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) == 0 || errno != EACCES)
+		return 0;
+	return err_set(e,
+	               "%s: the file is write-protected (mode %04o); not replaced (make it "
+	               "writable first)",
+	               path, (unsigned)st->st_mode & 07777);
+}
+
+int atomic_writable(const char *path, struct cs_err *e)
+{
+	struct stat st;
+
+	if (path_is_stdio(path) || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	return check_writable(path, &st, e);
+}
+
 int atomic_write(const char *path, file_writer writer, void *arg, struct cs_err *e)
 {
 	struct stat st;
@@ -139,5 +251,7 @@ int atomic_write(const char *path, file_writer writer, void *arg, struct cs_err 
 		return write_replace(path, NULL, writer, arg, e);
 	if (!S_ISREG(st.st_mode))
 		return write_in_place(path, writer, arg, e);
+	if (check_writable(path, &st, e))
+		return -1;
 	return write_replace(path, &st, writer, arg, e);
 }

@@ -18,6 +18,8 @@ statuses: 0 success (a warning only), 1 failure, 2 usage or syntax, 127 not foun
 job killed by signal N (docs/architecture.md). Every message is one line, except where the
 OpenCL compiler or getopt adds its own. `with_small_shm` runs the command with a 1 MiB
 `/dev/shm` of its own (unshare(1)); the test skips that row where it cannot mount one.
+`as_nobody` runs it as the user nobody when the test runs as root (setpriv(1)), as
+permissions do not stop root; the test skips that row where it cannot.
 
 HEAD
 awk -F '\t' '

@@ -7,7 +7,8 @@ cd "$T" || exit 1
 cp "$DATA"/bad/* "$DATA"/errors/* "$DATA/graphs/bad_unknown_node.xml" "$DATA/batch/bad_op.bat.xml" .
 seq 1 8 >x8.csv
 
-# `carsh` in a row is the carsh under test; with_small_shm gives a command a 1 MiB /dev/shm.
+# `carsh` in a row is the carsh under test; with_small_shm gives a command a 1 MiB /dev/shm;
+# as_nobody runs it as a user that file permissions apply to (root passes them all).
 mkdir -p bin
 # Each carsh a row starts records its pid (exec keeps it) for the check of segments below.
 printf '#!/bin/sh\necho $$ >>"%s/pids"\nexec "%s" "$@"\n' "$T" "$CARSH" >bin/carsh
@@ -15,11 +16,20 @@ cat >bin/with_small_shm <<'W'
 #!/bin/sh
 exec unshare -m --propagation private sh -c 'mount -t tmpfs -o size=1M carsh-test /dev/shm && exec "$@"' sh "$@"
 W
-chmod +x bin/carsh bin/with_small_shm
+cat >bin/as_nobody <<'W'
+#!/bin/sh
+[ "$(id -u)" != 0 ] && exec "$@"
+exec setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
+W
+chmod +x bin/carsh bin/with_small_shm bin/as_nobody
 PATH="$T/bin:$PATH"
 export PATH
 small_shm=yes
 with_small_shm true 2>/dev/null || small_shm=no
+: >pids
+chmod 0666 pids # a row's carsh run as nobody records its pid too
+nobody=yes
+as_nobody carsh -c 'echo ok' >/dev/null 2>&1 || nobody=no
 
 # matches PATTERN FILE: the file's text (less its last newline) is PATTERN, where '{...}'
 # stands for any text and '\n' for a newline.
@@ -58,6 +68,10 @@ while IFS="$tab" read -r kind status msg cmd; do
 	case $cmd in
 	with_small_shm*) if [ $small_shm = no ]; then
 		echo "skip: $what (unshare cannot mount a /dev/shm here)"
+		continue
+	fi ;;
+	*as_nobody*) if [ $nobody = no ]; then
+		echo "SKIP: $what (cannot run carsh as a user other than root here)"
 		continue
 	fi ;;
 	esac
