@@ -105,19 +105,76 @@ int carsh_run_string(struct carsh_session *cs, const char *text, const char *fil
 	return rc;
 }
 
+int carsh_run_text(struct carsh_session *cs, const char *text, size_t len, const char *file,
+                   int first_line)
+{
+	struct cs_err e;
+
+	if (shell_text_check(text, len, file, first_line, &e)) {
+		fprintf(stderr, "carsh: %s\n", e.msg);
+		return cs->s->last_status = CARSH_USAGE;
+	}
+	return carsh_run_string(cs, text, file, first_line);
+}
+
 int carsh_run_script(struct carsh_session *cs, const char *path)
 {
 	struct cs_err e;
-	char *text = file_read_text(path, NULL, &e);
+	size_t len;
+	char *text = file_read_text(path, &len, &e);
 	int rc;
 
 	if (!text) {
 		fprintf(stderr, "carsh: %s\n", e.msg);
 		return cs->s->last_status = CARSH_NOT_FOUND;
 	}
-	rc = carsh_run_string(cs, text, path, 1);
+	rc = carsh_run_text(cs, text, len, path, 1);
 	free(text);
 	return rc;
+}
+
+/* A file's first non-blank byte: '<' for XML. A stream is read whole (and kept for the
+ * command that will read it again); a regular file only peeked at. */
+static int first_byte(const char *path)
+{
+	struct cs_err e;
+	char *text;
+	const char *p;
+	FILE *f;
+	int ch;
+
+	if (file_is_stream(path)) {
+		if (!(text = file_read_text(path, NULL, &e)))
+			return EOF;
+		file_stream_keep(path);
+		p = text + strspn(text, " \t\r\n");
+		ch = *p ? (unsigned char)*p : EOF;
+		free(text);
+		return ch;
+	}
+	if (!(f = fopen(path, "r")))
+		return EOF;
+	while ((ch = fgetc(f)) == ' ' || ch == '\t' || ch == '\n' || ch == '\r')
+		;
+	fclose(f);
+	return ch;
+}
+
+static bool looks_like_xml(const char *path)
+{
+	size_t n = strlen(path);
+
+	return (n >= 4 && strcmp(path + n - 4, ".xml") == 0) || first_byte(path) == '<';
+}
+
+int carsh_run_file(struct carsh_session *cs, const char *path, int nparams, char **params)
+{
+	if (looks_like_xml(path))
+		return carsh_run_xml(cs, path, nparams, params);
+	for (int i = 0; i < nparams; i++)
+		if (carsh_set(cs, params[i]))
+			return CARSH_USAGE;
+	return carsh_run_script(cs, path);
 }
 
 int carsh_run_argv(struct carsh_session *cs, int argc, char **argv)
@@ -199,6 +256,73 @@ const char *carsh_command_name(size_t i)
 	for (size_t k = 0; cmd_table[k]; k++)
 		if (k == i)
 			return cmd_table[k]->name;
+	return NULL;
+}
+
+static char **words_new(size_t n)
+{
+	return xcalloc(n + 1, sizeof(char *));
+}
+
+static char **command_names(void)
+{
+	size_t n = 0;
+	char **w;
+
+	while (cmd_table[n])
+		n++;
+	w = words_new(n);
+	for (size_t i = 0; i < n; i++)
+		w[i] = xstrdup(cmd_table[i]->name);
+	return w;
+}
+
+static char **subcommand_words(const char *const *sub)
+{
+	size_t n = 0;
+	char **w;
+
+	while (sub[n])
+		n++;
+	w = words_new(n);
+	for (size_t i = 0; i < n; i++)
+		w[i] = xstrdup(sub[i]);
+	return w;
+}
+
+static char **buffer_names(struct session *s)
+{
+	char **names;
+	size_t n = vbuf_names(s->vbufs, &names);
+	char **w = words_new(n);
+
+	memcpy(w, names, n * sizeof(char *));
+	free(names);
+	return w;
+}
+
+/* virtbuf's operations that name buffers, and how many: delete takes any number. */
+static bool takes_buffer(const char *op, int argi)
+{
+	if (strcmp(op, "delete") == 0)
+		return true;
+	if (strcmp(op, "swap") == 0)
+		return argi <= 3;
+	return argi == 2 && (strcmp(op, "fill") == 0 || strcmp(op, "dump") == 0);
+}
+
+char **carsh_completion_words(struct carsh_session *cs, int argc, char **argv)
+{
+	const struct carsh_cmd *cmd = argc > 0 ? cmd_find(argv[0]) : NULL;
+
+	if (!cmd)
+		return NULL;
+	if (argc == 1 && strcmp(cmd->name, "help") == 0)
+		return command_names();
+	if (argc == 1 && cmd->subcommands)
+		return subcommand_words(cmd->subcommands);
+	if (argc >= 2 && strcmp(cmd->name, "virtbuf") == 0 && takes_buffer(argv[1], argc))
+		return buffer_names(cs->s);
 	return NULL;
 }
 

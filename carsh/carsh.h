@@ -42,11 +42,27 @@ struct carsh_session *carsh_session_new(const struct carsh_options *opt);
  * failing command. Errors are printed on stderr. */
 int carsh_run_string(struct carsh_session *s, const char *text, const char *file, int first_line);
 
+/* Run text of len bytes read from a file: as carsh_run_string, but a NUL byte in it is
+ * refused ("x.csh:3: a NUL byte in a script ...", status 2) instead of ending the text. */
+int carsh_run_text(struct carsh_session *s, const char *text, size_t len, const char *file,
+                   int first_line);
+
 /* Run a file of commands. */
 int carsh_run_script(struct carsh_session *s, const char *path);
 
+/* Run a file given on the command line: an XML file (by its name or its first byte) with
+ * NAME=VALUE parameters, else a script with NAME=VALUE variables set first. A pipe or FIFO
+ * is read once. */
+int carsh_run_file(struct carsh_session *s, const char *path, int nparams, char **params);
+
 /* Run an XML file (the root element decides how) with NAME=VALUE parameters. */
 int carsh_run_xml(struct carsh_session *s, const char *path, int nparams, char **params);
+
+/* What completion offers for the next word of a command whose words so far are argv[0]
+ * (the command) .. argv[argc - 1]: builtins after `help`, a builtin's operations (`virtbuf
+ * fill`), buffer names where a buffer is expected. A NULL-terminated array of new strings
+ * (free each and the array), or NULL when file names fit there. */
+char **carsh_completion_words(struct carsh_session *s, int argc, char **argv);
 
 /* Run one command given as words, e.g. {"run", "f.xml", "x=-"} (no parsing, no
  * expansion). */

@@ -5,7 +5,7 @@ static int cmd_jobs_exec(struct run_ctx *c, int argc, char **argv, struct cs_err
 {
 	(void)argc;
 	(void)argv;
-	jobs_print(c->jobs, c->out);
+	jobs_print(c->jobs, c->out, stderr);
 	if (fflush(c->out) != 0)
 		return cmd_errno(e, 1, "jobs: write error");
 	return 0;

@@ -15,7 +15,7 @@
 #include "util/alloc.h"
 
 static const char usage_text[] = "pack BATCH.xml -o DIR [--name NAME] [--explain] [NAME=VALUE...]";
-static const char summary[] = "pack a batch's flow into one kernel driven by a scenario (004 §5.3)";
+static const char summary[] = "pack a batch's flow into one kernel driven by a scenario";
 
 static const struct opt pack_opts[] = {
         OPT_STRING("-o", struct pack_opts, dir, "DIR",

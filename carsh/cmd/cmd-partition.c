@@ -77,7 +77,8 @@ static const struct opt_cmd part_spec = {
         "partition",
         usage_text,
         "Runs the flow-model's 1-D work space in chunks on the GPU and on single-core\n"
-        "sub-devices of the CPU, one host thread each (003).",
+        "sub-devices of the CPU, one host thread each; chunk sizes follow each\n"
+        "device's measured throughput.",
         part_opts,
         "See docs/partition.md.",
         0,

@@ -52,11 +52,12 @@ static const struct opt pipe_opts[] = {
                  "throughput (default), energy (J/item) or tpe (throughput/energy);\n"
                  "energy and tpe need RAPL (and NVML with a GPU)"),
         OPT_CALL("--overhead", set_overhead, "F",
-                 "training overhead bound of equation 2, 0 < F < 1 or 5% (0.05)"),
+                 "training overhead bound, 0 < F < 1 or 5% (0.05)"),
         OPT_STRING("--config", struct pipe_cmd, o.config, "C",
                    "run one configuration, no training: DP-CG[:THREADS], DP-MG,\n"
                    "CP-CG[:THREADS][:STAGES], CP-MG[::STAGES] (STAGES: one 0/1 per\n"
-                   "stage, 1 = GPU when idle); or baseline (train, then 000 §VI-B)"),
+                   "stage, 1 = GPU when idle); or baseline (train, then each stage on the\n"
+                   "device where it ran faster, without falling back)"),
         OPT_UINT("--tokens", struct pipe_cmd, o.tokens, "N", 4096,
                  "items in flight (default 2(nC+1))"),
         OPT_FLAG("--explain", struct pipe_cmd, o.explain,
@@ -73,7 +74,7 @@ static const struct opt pipe_opts[] = {
                    "auto (default), none, cpu (a CPU core stands in), or a device\n"
                    "selector as <Device select> takes"),
         OPT_REAL("--tdp", struct pipe_cmd, o.tdp, "W", 1e6,
-                 "the power budget of equation 8 (default: the counters' limits)"),
+                 "the power budget in watts (default: the counters' limits)"),
         OPT_FLAG("--no-progress", struct pipe_cmd, no_progress,
                  "no progress line (there is one only on a terminal)"),
         OPT_END,
@@ -91,8 +92,8 @@ static const struct opt_cmd pipe_spec = {
         usage_text,
         "Run a stream of items through a <CarshPipeline>: without --config, train on the\n"
         "first items (CG with 1 .. nC+1 threads, the GPU, MG), predict every\n"
-        "configuration with the model of 000 and run the best; train again when the\n"
-        "throughput changes and the overhead bound allows.",
+        "configuration with the trained performance model and run the best; train\n"
+        "again when the throughput changes and the overhead bound allows.",
         pipe_opts,
         "Runs on the thread executor. See docs/pipeline.md.",
         OPT_SAY_NEEDS_VALUE,

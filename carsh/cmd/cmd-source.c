@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "cmd/cmd.h"
+#include "model/cmdline.h"
 #include "model/xml.h"
 
 static int cmd_source_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
@@ -9,6 +10,7 @@ static int cmd_source_exec(struct run_ctx *c, int argc, char **argv, struct cs_e
 	struct session *s = c->s;
 	struct run_ctx inner = *c;
 	char *text;
+	size_t len;
 	int rc;
 
 	(void)argc;
@@ -16,9 +18,13 @@ static int cmd_source_exec(struct run_ctx *c, int argc, char **argv, struct cs_e
 		return cmd_error(e, 1,
 		                 "source %s: nested more than %d deep (does it source itself?)",
 		                 argv[1], SESSION_MAX_DEPTH);
-	text = file_read_text(argv[1], NULL, e);
+	text = file_read_text(argv[1], &len, e);
 	if (!text)
 		return 1;
+	if (shell_text_check(text, len, argv[1], 1, e)) {
+		free(text);
+		return 2;
+	}
 	inner.depth++;
 	rc = s->run_text(s, text, argv[1], 1, &inner, !s->interactive);
 	free(text);

@@ -158,6 +158,8 @@ static int vb_list(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 	return 0;
 }
 
+static const char *const virtbuf_ops[] = {"create", "fill", "dump", "swap", "delete", "list", NULL};
+
 static int cmd_virtbuf_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	static const struct {
@@ -184,4 +186,5 @@ const struct carsh_cmd cmd_virtbuf = {
         .min_args = 1,
         .max_args = -1,
         .exec = cmd_virtbuf_exec,
+        .subcommands = virtbuf_ops,
 };

@@ -25,6 +25,8 @@ struct carsh_cmd {
 	/* `NAME --help`: this, else the usage and the summary. */
 	void (*help)(FILE *out);
 	bool words_only; /* every argument is data, even --help (echo) */
+	/* Its first argument's words (virtbuf's operations), NULL-terminated: for completion. */
+	const char *const *subcommands;
 };
 
 /* The table, NULL-terminated, in the order `help` lists it. */

@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "model/cmdline.h"
 #include "util/alloc.h"
@@ -9,15 +10,21 @@
 struct lookup_ctx {
 	struct session *s;
 	const struct run_ctx *parent;
+	char status[16]; /* $?'s text, read before the next lookup */
 };
 
-/* ${NAME}: the parameters the commands will see (a batch's, or the shell variables). */
+/* ${NAME}: the parameters the commands will see (a batch's, or the shell variables); $?:
+ * the session's last status. */
 static const char *lookup_var(void *ctx, const char *name)
 {
-	const struct lookup_ctx *l = ctx;
-	const struct param *p =
-	        l->parent ? scope_get(l->parent->caller, name) : params_get(&l->s->vars, name);
+	struct lookup_ctx *l = ctx;
+	const struct param *p;
 
+	if (strcmp(name, "?") == 0) {
+		snprintf(l->status, sizeof(l->status), "%d", l->s->last_status);
+		return l->status;
+	}
+	p = l->parent ? scope_get(l->parent->caller, name) : params_get(&l->s->vars, name);
 	return p ? p->value : NULL;
 }
 
@@ -31,7 +38,7 @@ static bool interrupted(const struct session *s, const struct run_ctx *parent)
 int script_run(struct session *s, const char *text, const char *file, int first_line,
                const struct run_ctx *parent, bool stop_on_error)
 {
-	struct lookup_ctx lc = {s, parent};
+	struct lookup_ctx lc = {s, parent, ""};
 	struct shell_lexer lx;
 	struct cs_err *e = xmalloc(sizeof(*e));
 	int status = 0;

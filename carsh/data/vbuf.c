@@ -182,6 +182,12 @@ int vbuf_create(struct vbuf_table *t, const char *name, struct cs_type type, siz
 	char *shm;
 	int rc = -1;
 
+	if (name[0] == '-')
+		return err_set(e,
+		               "'%s': a buffer name cannot start with '-', where it would read as "
+		               "an option ('virtbuf delete -a' deletes all); names hold letters, "
+		               "digits, '_', '.', '-' (not first); at most %d",
+		               name, NAME_MAX_LEN);
 	if (!name_valid(name))
 		return err_set(e,
 		               "'%s' is not a valid buffer name (letters, digits, '_', '.', "

@@ -173,12 +173,22 @@ void jobs_report(struct jobs *js, FILE *out, FILE *err, bool failures_only)
 	pthread_mutex_unlock(&js->lock);
 }
 
-void jobs_print(struct jobs *js, FILE *out)
+/* A finished job is listed once, as bash's `jobs` does: listing it is its report (with its
+ * failure's message), so neither the next listing nor the prompt's notice shows it again. */
+void jobs_print(struct jobs *js, FILE *out, FILE *err)
 {
 	pthread_mutex_lock(&js->lock);
-	for (const struct job *j = js->head; j; j = j->next)
+	for (struct job *j = js->head; j; j = j->next) {
+		if (j->reported)
+			continue;
 		fprintf(out, "[%d]  %-8d %-9s %s\n", j->id, (int)(j->pid ? j->pid : getpid()),
 		        j->done ? j->how : "Running", j->label);
+		if (j->done && j->message)
+			fprintf(err, "carsh: job [%d] %s: %s\n", j->id, j->label, j->message);
+		j->reported = j->done;
+	}
+	fflush(out);
+	remove_reported(js);
 	pthread_mutex_unlock(&js->lock);
 }
 

@@ -48,8 +48,9 @@ int jobs_start(struct jobs *js, const char *label, pid_t pid, job_body body, voi
  * then forget them. With failures_only, successful ones are forgotten silently (scripts). */
 void jobs_report(struct jobs *js, FILE *out, FILE *err, bool failures_only);
 
-/* The `jobs` listing. */
-void jobs_print(struct jobs *js, FILE *out);
+/* The `jobs` listing: running jobs, and finished ones not yet reported (which it reports:
+ * their failure's message goes to err). */
+void jobs_print(struct jobs *js, FILE *out, FILE *err);
 
 /* Wait for job id (every job when id is 0). Returns 0 when they all succeeded, else the
  * status of the first that failed, with "job [N] label: how: message" in e. Unknown id: -1

@@ -83,9 +83,8 @@ static int record(struct walk *w)
 	w->edges += w->depth;
 	if (w->out->n == CYCLES_MAX || w->edges > CYCLES_MAX_EDGES)
 		return err_set(w->e,
-		               "%s: more than %d cyclic paths (or %u edges in them); Algorithm 1 "
-		               "lists every one (004 §4.2.9), which is too many here: split the "
-		               "graph",
+		               "%s: more than %d cyclic paths (or %u edges in them); the cycle "
+		               "search lists every one, which is too many here: split the graph",
 		               w->g->file, CYCLES_MAX, CYCLES_MAX_EDGES);
 	cycle_list_add(w->out, w->path, w->depth);
 	return 0;

@@ -28,9 +28,7 @@ static int root_error(const struct graph *g, const struct spantree *t, struct cs
 {
 	char *m = missed(g, t);
 
-	err_set(e,
-	        "%s: root '%s' does not reach %s; a PEA-ST root must reach every flow-model "
-	        "(004 §4.3.2)",
+	err_set(e, "%s: root '%s' does not reach %s; a PEA-ST root must reach every flow-model",
 	        g->file, g->nodes[t->root].name, m);
 	free(m);
 	return -1;
@@ -91,7 +89,7 @@ static int no_choice(const struct graph *g, const struct peast_opts *o, const st
 	if (!c->roots)
 		return err_set(e,
 		               "%s: no flow-model reaches every other one, so there is no "
-		               "spanning tree to schedule (004 §4.3.2); PEA-ST needs one root "
+		               "spanning tree to schedule; PEA-ST needs one root "
 		               "that feeds the whole graph",
 		               g->file);
 	return err_set(e,

@@ -35,7 +35,7 @@ static char *unconnected(const struct graph *g, size_t *count)
 
 int graph_validate(const struct graph *g, struct cs_err *e)
 {
-	const char *head = "not a pipeline-model (004 §4.2.1)";
+	const char *head = "not a pipeline-model";
 	size_t count = 0;
 	char *rest;
 

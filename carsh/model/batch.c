@@ -299,6 +299,26 @@ void batch_free(struct batch *b)
 	free(b);
 }
 
+#define DIR_PREFIX "${BATCH_DIR}"
+
+/* A default that starts with ${BATCH_DIR} names a file shipped beside the batch, found from
+ * any working directory; a value given by the caller stays relative to the current one. */
+static void dir_defaults(const struct batch *b, struct params *dir)
+{
+	size_t n = strlen(DIR_PREFIX);
+
+	for (size_t i = 0; i < b->params.n; i++) {
+		const struct param *p = &b->params.v[i];
+		char *v;
+
+		if (strncmp(p->value, DIR_PREFIX, n) != 0)
+			continue;
+		v = xasprintf("%s%s", b->dir, p->value + n);
+		params_set(dir, p->name, v, p->origin);
+		free(v);
+	}
+}
+
 void batch_scope(struct scope *sc, const struct params *args, const struct scope *caller,
                  const struct batch *b, struct params *dir)
 {
@@ -306,7 +326,8 @@ void batch_scope(struct scope *sc, const struct params *args, const struct scope
 	if (args)
 		scope_push(sc, args);
 	scope_append(sc, caller);
-	scope_push(sc, &b->params);
 	params_set(dir, "BATCH_DIR", b->dir, b->file);
+	dir_defaults(b, dir);
 	scope_push(sc, dir);
+	scope_push(sc, &b->params);
 }

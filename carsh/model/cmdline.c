@@ -161,11 +161,16 @@ static int read_variable(struct parse *p, struct strbuf *word)
 	return rc;
 }
 
-/* At '$': ${NAME} expands; any other '$' is an ordinary character. */
+/* At '$': ${NAME} expands, $? too (the last status, looked up as "?"); any other '$' is an
+ * ordinary character. */
 static int read_dollar(struct parse *p, struct strbuf *word)
 {
 	if (next(p->lx) == '{')
 		return read_variable(p, word);
+	if (next(p->lx) == '?') {
+		p->lx->pos += 2;
+		return append_variable(p, "?", word);
+	}
 	sb_addc(word, take(p->lx));
 	return 0;
 }
@@ -520,4 +525,20 @@ bool shell_text_incomplete(const char *text)
 		command_free(&cmd);
 	} while (rc != SHELL_END && rc != SHELL_INCOMPLETE);
 	return rc == SHELL_INCOMPLETE;
+}
+
+int shell_text_check(const char *text, size_t len, const char *file, int first_line,
+                     struct cs_err *e)
+{
+	const char *nul = memchr(text, '\0', len);
+	int line = first_line;
+
+	if (!nul)
+		return 0;
+	for (const char *p = text; p < nul; p++)
+		line += *p == '\n';
+	return err_set(e,
+	               "%s:%d: a NUL byte in a script (scripts are text; remove it, e.g. with "
+	               "tr -d '\\000')",
+	               file ? file : "<command line>", line);
 }

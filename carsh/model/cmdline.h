@@ -4,8 +4,8 @@
  * start of a word starts a comment; words may be quoted with '...' (literal) or "..." (with ${NAME}
  * expansion and \" \\ \$ escapes); a backslash outside quotes escapes the next character, and
  * before a newline joins lines;
- * ${NAME} expands a variable outside single quotes; '< FILE', '> FILE' and '>> FILE'
- * redirect standard input and output.
+ * ${NAME} expands a variable outside single quotes, and $? the last command's status; '< FILE', '>
+ * FILE' and '>> FILE' redirect standard input and output.
  *
  * Commands are parsed one at a time so that `set N=4; echo ${N}` sees the new value.
  */
@@ -42,6 +42,11 @@ enum {
  * it is an error. */
 int shell_next(struct shell_lexer *lx, shell_var_lookup lookup, void *ctx, struct command *cmd,
                struct cs_err *e);
+
+/* Refuse a script holding a NUL byte, which would end its text there: "x.csh:3: a NUL byte
+ * ...". len is the text's length as read; file (may be NULL) and first_line name it. */
+int shell_text_check(const char *text, size_t len, const char *file, int first_line,
+                     struct cs_err *e);
 
 /* True when text ends inside quotes or after a '\' (the front-end asks for another line). */
 bool shell_text_incomplete(const char *text);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "model/xml.h"
 #include "util/path.h"
 
 enum kind { K_ROOT, K_FLOWMODEL, K_EXE, K_BATCH };
@@ -27,6 +28,7 @@ struct entry {
 	size_t ndeps;
 	void *value;
 	unsigned checked; /* the generation it was last found unchanged in */
+	bool once;        /* read from a stream: good for its own generation only */
 	struct entry *next;
 };
 
@@ -41,6 +43,7 @@ void filecache_new_generation(void)
 	pthread_mutex_lock(&lock);
 	generation++;
 	pthread_mutex_unlock(&lock);
+	file_streams_forget();
 }
 
 /* Relative paths inside a parsed file depend on the directory it was named from. */
@@ -119,7 +122,7 @@ static struct entry *find(enum kind kind, const char *key, size_t len)
 	for (struct entry *en = entries; en; en = en->next) {
 		if (en->kind != kind || en->keylen != len || memcmp(en->key, key, len) != 0)
 			continue;
-		if (en->checked == generation || fresh(en)) {
+		if (en->checked == generation || (!en->once && fresh(en))) {
 			en->checked = generation;
 			return en;
 		}
@@ -128,7 +131,9 @@ static struct entry *find(enum kind kind, const char *key, size_t len)
 }
 
 /* Record a file the entry was read from; the stat is taken before reading, so a file that
- * changes while it is read makes the entry stale at once. */
+ * changes while it is read makes the entry stale at once. A stream's stat says nothing of
+ * its next text (a FIFO keeps its inode): an entry read from one is never found again after
+ * its command, and stays in the list only for the jobs that may still use its value. */
 static void add_dep(struct entry *en, const char *path)
 {
 	struct stat st;
@@ -140,6 +145,10 @@ static void add_dep(struct entry *en, const char *path)
 			return;
 	if (stat(path, &st) != 0)
 		memset(&st, 0, sizeof(st));
+	if (st.st_mode && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		en->once = true;
+		return;
+	}
 	en->deps[en->ndeps].path = xstrdup(path);
 	en->deps[en->ndeps++].st = st;
 }

@@ -90,8 +90,7 @@ static int read_limit(const struct xml_ctx *x, xmlNodePtr n, long *out)
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (s[0] < '0' || s[0] > '9' || *end || errno || v < 1 || v > INT_MAX) {
-		gerr(x, n, "limit '%s' is not a positive integer (the iteration limit, 004 §4.2.1)",
-		     s);
+		gerr(x, n, "limit '%s' is not a positive integer (the iteration limit)", s);
 		free(s);
 		return -1;
 	}

@@ -5,6 +5,7 @@
 #include <libxml/SAX2.h>
 #include <libxml/parser.h>
 #include <libxml/xmlerror.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@
 	(XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA | \
 	 XML_PARSE_BIG_LINES)
 
-char *file_read_text(const char *path, size_t *len, struct cs_err *e)
+static char *read_whole(const char *path, size_t *len, struct cs_err *e)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char chunk[65536];
@@ -44,13 +45,115 @@ char *file_read_text(const char *path, size_t *len, struct cs_err *e)
 		goto fail;
 	}
 	fclose(f);
-	if (len)
-		*len = sb.len;
+	*len = sb.len;
 	return sb_detach(&sb);
 fail:
 	fclose(f);
 	sb_free(&sb);
 	return NULL;
+}
+
+bool file_is_stream(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+/* A pipe, a FIFO or a terminal can be read only once, yet a command reads its file more
+ * than once (the root element, then the file as its kind): the text read from one is kept
+ * until the next command starts (file_streams_forget), never longer, as the next command may
+ * find other text there (a FIFO's next writer). */
+struct stream_text {
+	char *path;
+	char *text;
+	size_t len;
+	bool kept; /* survives the next forget: read by the front-end for the next command */
+	struct stream_text *next;
+};
+
+static pthread_mutex_t streams_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct stream_text *streams;
+
+static struct stream_text *stream_find(const char *path)
+{
+	for (struct stream_text *st = streams; st; st = st->next)
+		if (strcmp(st->path, path) == 0)
+			return st;
+	return NULL;
+}
+
+/* Under the lock, held while reading: two readers of one pipe must not split its text. */
+static struct stream_text *stream_read(const char *path, struct cs_err *e)
+{
+	struct stream_text *st = stream_find(path);
+	size_t len;
+	char *text;
+
+	if (st)
+		return st;
+	text = read_whole(path, &len, e);
+	if (!text)
+		return NULL;
+	st = xcalloc(1, sizeof(*st));
+	st->path = xstrdup(path);
+	st->text = text;
+	st->len = len;
+	st->next = streams;
+	streams = st;
+	return st;
+}
+
+char *file_read_text(const char *path, size_t *len, struct cs_err *e)
+{
+	struct stream_text *st;
+	size_t n;
+	char *copy = NULL;
+
+	if (!len)
+		len = &n;
+	if (!file_is_stream(path))
+		return read_whole(path, len, e);
+	pthread_mutex_lock(&streams_lock);
+	st = stream_read(path, e);
+	if (st) {
+		copy = xmalloc(st->len + 1);
+		memcpy(copy, st->text, st->len + 1);
+		*len = st->len;
+	}
+	pthread_mutex_unlock(&streams_lock);
+	return copy;
+}
+
+void file_stream_keep(const char *path)
+{
+	struct stream_text *st;
+
+	pthread_mutex_lock(&streams_lock);
+	if ((st = stream_find(path)) != NULL)
+		st->kept = true;
+	pthread_mutex_unlock(&streams_lock);
+}
+
+void file_streams_forget(void)
+{
+	struct stream_text **pp = &streams;
+
+	pthread_mutex_lock(&streams_lock);
+	while (*pp) {
+		struct stream_text *st = *pp;
+
+		if (st->kept) {
+			st->kept = false;
+			pp = &st->next;
+			continue;
+		}
+		*pp = st->next;
+		free(st->path);
+		free(st->text);
+		free(st);
+	}
+	pthread_mutex_unlock(&streams_lock);
 }
 
 static void trim_right(char *s)
@@ -277,6 +380,12 @@ int xml_load(const char *path, struct xml_doc *out, struct cs_err *e)
 		return -1;
 	rc = xml_load_memory(text, len, path, out, e);
 	free(text);
+	/* "/dev/fd/63" names no directory of the user's: a piped file's relative paths are
+	 * the current directory's, as a shell's are. */
+	if (rc == 0 && file_is_stream(path)) {
+		free(out->dir);
+		out->dir = xstrdup(".");
+	}
 	return rc;
 }
 

@@ -89,8 +89,18 @@ char *xml_text(xmlNodePtr n, bool trim);
 /* "unknown element <Inptu> in <Arguments> (allowed: Input Output InOut Constant Local)". */
 int xml_unknown_child(const struct xml_ctx *x, xmlNodePtr child, const char *const *allowed);
 
-/* Read a whole text file (kernel sources), refusing files over XML_MAX_BYTES. */
+/* Read a whole text file (kernel sources, scripts), refusing files over XML_MAX_BYTES; the
+ * text ends with a NUL, *len (when len is not NULL) excludes it. A stream (pipe, FIFO,
+ * terminal, /dev/stdin) is read once per command: later reads of the same path in the same
+ * command get the same text. */
 char *file_read_text(const char *path, size_t *len, struct cs_err *e);
+/* path exists and is neither a regular file nor a directory. */
+bool file_is_stream(const char *path);
+/* A new command starts: forget the streams' texts (filecache_new_generation calls it). */
+void file_streams_forget(void);
+/* The stream already read at path keeps its text through the next forget: a front-end read
+ * it to decide how to run it, and the command it starts reads it again. */
+void file_stream_keep(const char *path);
 
 /* Helpers shared by the readers. */
 #include "data/params.h"

@@ -934,7 +934,7 @@ static char *batch_xml(const struct pack *pk)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *what = xasprintf("The batch with its flow of %zu kernel runs packed into one run of "
-	                       "%s.packed.exe.xml (scenario-based execution, 004 §5.3): its "
+	                       "%s.packed.exe.xml (scenario-based execution, docs/pack.md): its "
 	                       "set-up, the packed run, its clean-up.",
 	                       pk->nruns, pk->name);
 

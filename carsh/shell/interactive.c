@@ -275,13 +275,73 @@ static char *command_generator(const char *text, int state)
 	return rl_filename_completion_function(text, file_state++);
 }
 
+/* The words offered after a command's first words (help topics, virtbuf's operations and
+ * buffer names), for words_generator; NULL when file names fit there. */
+static char **offered;
+static struct carsh_session *completion_session;
+
+static char *words_generator(const char *text, int state)
+{
+	static size_t next_word;
+
+	if (state == 0)
+		next_word = 0;
+	while (offered && offered[next_word]) {
+		const char *w = offered[next_word++];
+
+		if (strncmp(w, text, strlen(text)) == 0)
+			return checked(strdup(w));
+	}
+	return NULL;
+}
+
+static void offered_free(void)
+{
+	for (size_t i = 0; offered && offered[i]; i++)
+		free(offered[i]);
+	free(offered);
+	offered = NULL;
+}
+
+/* The words of the command that the cursor's word belongs to, before that word: split at
+ * blanks (enough for builtin and buffer names, which need no quotes). */
+static char **words_before(int start, int *argc)
+{
+	int from = start;
+	char *copy, *save = NULL;
+	char **argv = checked(calloc((size_t)start / 2 + 2, sizeof(char *)));
+
+	while (from > 0 && !strchr(";&", rl_line_buffer[from - 1]))
+		from--;
+	copy = checked(strndup(rl_line_buffer + from, (size_t)(start - from)));
+	*argc = 0;
+	for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+		argv[(*argc)++] = checked(strdup(w));
+	free(copy);
+	return argv;
+}
+
 static char **complete(const char *text, int start, int end)
 {
+	char **argv;
+	int argc;
+
 	(void)end;
-	if (!at_command_start(start))
-		return NULL; /* readline's own file name completion */
-	rl_filename_completion_desired = 1;
-	return rl_completion_matches(text, command_generator);
+	if (at_command_start(start)) {
+		rl_filename_completion_desired = 1;
+		return rl_completion_matches(text, command_generator);
+	}
+	argv = words_before(start, &argc);
+	offered_free();
+	if (!continuing && completion_session)
+		offered = carsh_completion_words(completion_session, argc, argv);
+	for (int i = 0; i < argc; i++)
+		free(argv[i]);
+	free(argv);
+	if (!offered)
+		return NULL;              /* readline's own file name completion */
+	rl_attempted_completion_over = 1; /* these words, not file names */
+	return rl_completion_matches(text, words_generator);
 }
 
 /* A character after an odd number of backslashes is escaped (`my\ file`). */
@@ -397,6 +457,7 @@ int interactive_run(struct carsh_session *s)
 	int status;
 
 	signal_session = s;
+	completion_session = s;
 	setup_readline();
 	history_open(&fe.hist);
 	install_signal_handlers(&old_int, &old_winch);

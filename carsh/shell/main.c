@@ -11,6 +11,14 @@
 
 static struct carsh_session *the_session;
 
+/* Before `make install` (or with another prefix) there is no page for man to find. */
+static const char *manual(void)
+{
+	if (access(CARSH_MANDIR "/man1/carsh.1", R_OK) == 0)
+		return "'man carsh'";
+	return "'man -l docs/carsh.1' (in the source tree)";
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -38,24 +46,8 @@ static void usage(FILE *f)
 	        "cache), XDG_CACHE_HOME (cache under $XDG_CACHE_HOME/carsh), CARSH_HISTFILE.\n"
 	        "Exit status: that of the last command; 1 failure, 2 usage, 127 not found,\n"
 	        "128+N a job killed by signal N. Type 'help' at the prompt for the builtins;\n"
-	        "'man carsh' for the manual.\n");
-}
-
-static bool looks_like_xml(const char *path)
-{
-	size_t n = strlen(path);
-	FILE *f;
-	int ch;
-
-	if (n >= 4 && strcmp(path + n - 4, ".xml") == 0)
-		return true;
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	while ((ch = fgetc(f)) == ' ' || ch == '\t' || ch == '\n' || ch == '\r')
-		;
-	fclose(f);
-	return ch == '<';
+	        "%s for the manual.\n",
+	        manual());
 }
 
 /* Commands from a pipe, run as complete commands arrive. Standard input is read unbuffered,
@@ -79,14 +71,14 @@ static int run_stdin(struct carsh_session *s)
 		len += (size_t)n;
 		if (carsh_text_incomplete(text))
 			continue;
-		status = carsh_run_string(s, text, "<stdin>", first);
+		status = carsh_run_text(s, text, len, "<stdin>", first);
 		len = 0;
 		first = lineno + 1;
 		if (carsh_exit_requested(s, NULL) || status != 0)
 			break;
 	}
 	if (len && carsh_text_incomplete(text))
-		status = carsh_run_string(s, text, "<stdin>", first);
+		status = carsh_run_text(s, text, len, "<stdin>", first);
 	free(line);
 	free(text);
 	return status;
@@ -137,17 +129,6 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-/* A script's NAME=VALUE arguments become variables before it runs. */
-static int run_file(struct carsh_session *s, const char *path, int nparams, char **params)
-{
-	if (looks_like_xml(path))
-		return carsh_run_xml(s, path, nparams, params);
-	for (int i = 0; i < nparams; i++)
-		if (carsh_set(s, params[i]))
-			return 2;
-	return carsh_run_script(s, path);
-}
-
 int main(int argc, char **argv)
 {
 	struct options o;
@@ -168,7 +149,8 @@ int main(int argc, char **argv)
 	else if (optind < argc && carsh_is_command(argv[optind]))
 		status = carsh_run_argv(the_session, argc - optind, argv + optind);
 	else if (optind < argc)
-		status = run_file(the_session, argv[optind], argc - optind - 1, argv + optind + 1);
+		status = carsh_run_file(the_session, argv[optind], argc - optind - 1,
+		                        argv + optind + 1);
 	else
 		status = run_stdin(the_session);
 	/* `exit N` decides; otherwise the last command does. */

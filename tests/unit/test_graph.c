@@ -194,7 +194,7 @@ START_TEST(test_validate_checks_the_pipeline_model_conditions)
 	struct graph *g = graph_of("A B", "A>B");
 
 	g->nexits = 0; /* the exit array stays allocated and is freed */
-	expect_invalid(g, "not a pipeline-model (004 §4.2.1): it has no EXIT port");
+	expect_invalid(g, "not a pipeline-model: it has no EXIT port");
 	expect_invalid(graph_of("", ""), "it has no flow-model");
 	expect_invalid(graph_of("A B C D", "A>B C>D"),
 	               "'C', 'D' are not connected to 'A' by any stream");

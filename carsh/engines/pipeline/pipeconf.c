@@ -80,7 +80,7 @@ static int parse_threads(const struct pm_shape *sh, const struct fields *f, stru
 	}
 	if (c->mg && v != sh->nc + 1)
 		return err_set(e,
-		               "'%s': MG always runs nC+1 = %u threads (000 §II-B); leave the "
+		               "'%s': MG always runs nC+1 = %u threads; leave the "
 		               "count out",
 		               s, sh->nc + 1);
 	if (!c->mg && (v < 1 || v > maxt))

@@ -70,8 +70,7 @@ static void print_predictions(FILE *f, const struct pipe_result *r, const struct
 			fprintf(f, "%14s", "-");
 		fprintf(f, "%s\n", i == t->chosen ? "  <- chosen" : "");
 	}
-	fprintf(f, "  baseline (000 §VI-B): %s, GPU stages wait for the GPU\n",
-	        cname(r, &t->baseline, name));
+	fprintf(f, "  baseline: %s, GPU stages wait for the GPU\n", cname(r, &t->baseline, name));
 }
 
 static void print_training(FILE *f, const struct pipe_result *r, size_t i, bool explain)
