@@ -1,6 +1,7 @@
 #include "exec/executor.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "exec/stage.h"
+#include "exec/planrun.h"
+#include "exec/workers.h"
 #include "runtime/preload.h"
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -24,30 +26,10 @@ static void before_fork(void)
 		rt_preload_vendors();
 }
 
-static int stage_in_hook(void *arg, struct cs_err *e)
-{
-	return stage_in(arg, e);
-}
-
-/* The child's whole life: data in, kernel, data out. */
+/* A forked child's whole life. */
 static int plan_child(void *arg, struct job_result *res)
 {
-	struct job_plan *jp = arg;
-	struct cs_err e;
-	double t0 = clock_ms();
-	int rc;
-
-	err_clear(&e);
-	rc = rt_run_plan(&jp->kp, stage_in_hook, jp, &res->stats, &e);
-	if (rc == 0) {
-		res->has_stats = true;
-		rc = stage_out(jp, &e);
-		if (rc)
-			err_prefix(&e, "%s: ", jp->kp.label);
-	}
-	res->stats.wall_ms = clock_ms() - t0;
-	memcpy(res->msg, e.msg, sizeof(res->msg));
-	return rc ? 1 : 0;
+	return plan_run_in(NULL, arg, res);
 }
 
 struct claim *plan_claim(const struct job_plan *jp, const char *label)
@@ -161,6 +143,52 @@ static int run_child(child_fn fn, void *arg, const struct job_plan *jp, const st
 	return collect(jp, ws, *res, e);
 }
 
+/* Run jp in *wk (taken already) and wait. A worker that cannot take the job — it died while
+ * idle — is replaced by a fresh one, twice at most; *wk is the one that ran it. */
+static int worker_job(struct workers *w, struct worker **wk, const struct job_plan *jp,
+                      const struct child_io *io, bool background, volatile sig_atomic_t *fg_pid,
+                      int *ws, struct cs_err *e)
+{
+	for (int tries = 0;; tries++) {
+		int rc;
+
+		if (fg_pid)
+			*fg_pid = worker_pid(*wk);
+		rc = worker_run(*wk, jp, io, background, ws, e);
+		if (fg_pid)
+			*fg_pid = 0;
+		if (rc != WORKER_NOT_TAKEN || tries == 2)
+			return rc;
+		workers_give(w, *wk);
+		*wk = workers_take(w, jp, e);
+		if (!*wk)
+			return -1;
+	}
+}
+
+/* The job in a warm worker (exec/workers.h) instead of a fresh fork. */
+static int foreground_in_worker(const struct exec_env *env, struct job_plan *jp,
+                                const struct child_io *io, struct run_stats *st,
+                                bool *has_stats, struct cs_err *e)
+{
+	struct worker *wk = workers_take(env->workers, jp, e);
+	int ws, rc;
+
+	if (!wk)
+		return 1;
+	rc = worker_job(env->workers, &wk, jp, io, env->own_group, env->fg_pid, &ws, e);
+	if (rc == 0)
+		rc = collect(jp, ws, worker_result(wk), e);
+	else
+		rc = 1;
+	*has_stats = rc == 0 && worker_result(wk)->has_stats;
+	if (*has_stats)
+		*st = worker_result(wk)->stats;
+	if (wk)
+		workers_give(env->workers, wk);
+	return rc;
+}
+
 int exec_plan_foreground(const struct exec_env *env, struct job_plan *jp, const struct child_io *io,
                          struct run_stats *st, bool *has_stats, struct cs_err *e)
 {
@@ -172,6 +200,11 @@ int exec_plan_foreground(const struct exec_env *env, struct job_plan *jp, const 
 	rc = exec_claim_foreground(env, jp, &c, e);
 	if (rc)
 		return rc;
+	if (env->workers) {
+		rc = foreground_in_worker(env, jp, io, st, has_stats, e);
+		hazard_release(env->hz, c);
+		return rc;
+	}
 	rc = run_child(plan_child, jp, jp, io, env, &res, e);
 	hazard_release(env->hz, c);
 	*has_stats = res && res->has_stats && rc == 0;
@@ -247,9 +280,90 @@ static int bg_body(void *arg, int id, struct cs_err *e)
 	return collect(b->jp, ws, b->res, e);
 }
 
-int exec_plan_background(const struct exec_env *env, struct jobs *js, struct job_plan *jp,
-                         const char *label, const struct child_io *io, int *id, pid_t *pid,
-                         struct cs_err *e)
+/* A background job in a warm worker: the worker is taken at once (its pid is the job's) and
+ * handed the job once the job's buffers are free. The job's descriptors are its own copies:
+ * the command's redirections close when the command returns. */
+struct bgw_job {
+	struct hazards *hz;
+	struct claim *claim;
+	struct workers *w;
+	struct worker *wk;
+	struct job_plan *jp;
+	struct child_io io;
+	FILE *notices;
+	char *label;
+};
+
+static void bgw_free(void *p)
+{
+	struct bgw_job *b = p;
+
+	if (b->wk)
+		workers_give(b->w, b->wk);
+	if (b->io.in_fd >= 0)
+		close(b->io.in_fd);
+	if (b->io.out_fd >= 0)
+		close(b->io.out_fd);
+	hazard_release(b->hz, b->claim);
+	job_plan_free(b->jp);
+	free(b->label);
+	free(b);
+}
+
+static void bgw_register(void *arg, int id)
+{
+	struct bgw_job *b = arg;
+
+	b->claim = exec_claim_background(b->hz, b->jp, id, b->label);
+}
+
+static int bgw_body(void *arg, int id, struct cs_err *e)
+{
+	struct bgw_job *b = arg;
+	int ws;
+
+	(void)id;
+	exec_claim_wait(b->hz, b->claim, b->notices);
+	if (worker_job(b->w, &b->wk, b->jp, &b->io, true, NULL, &ws, e))
+		return 1;
+	return collect(b->jp, ws, worker_result(b->wk), e);
+}
+
+static int background_in_worker(const struct exec_env *env, struct jobs *js,
+                                struct job_plan *jp, const char *label,
+                                const struct child_io *io, int *id, pid_t *pid,
+                                struct cs_err *e)
+{
+	struct bgw_job *b = xcalloc(1, sizeof(*b));
+	int in = io->in_fd, out = io->out_fd >= 0 ? io->out_fd : STDOUT_FILENO;
+
+	*b = (struct bgw_job){env->hz, NULL, env->workers, NULL, jp, {-1, -1, -1}, env->notices,
+	                      xstrdup(label)};
+	/* POSIX: standard input is /dev/null unless redirected (the worker opens it). */
+	b->io.in_fd = in < 0 || in == STDIN_FILENO ? -1 : fcntl(in, F_DUPFD_CLOEXEC, 3);
+	b->io.out_fd = fcntl(out, F_DUPFD_CLOEXEC, 3);
+	b->wk = workers_take(env->workers, jp, e);
+	if (!b->wk || b->io.out_fd < 0 || (in >= 0 && in != STDIN_FILENO && b->io.in_fd < 0)) {
+		if (b->wk)
+			err_errno(e, "cannot set up a background job");
+		b->jp = NULL; /* still the caller's */
+		bgw_free(b);
+		return -1;
+	}
+	*pid = worker_pid(b->wk);
+	*id = jobs_start(js, label, *pid, bgw_body, b, bgw_register, bgw_free, e);
+	if (*id < 0) {
+		b->jp = NULL;
+		bgw_free(b);
+		return -1;
+	}
+	return 0;
+}
+
+/* A fresh fork per job, waiting on a socket for its go. */
+static int background_forked(const struct exec_env *env, struct jobs *js, struct job_plan *jp,
+                             const char *label, const struct child_io *io, int *id, pid_t *pid,
+                             struct cs_err *e)
 {
 	struct bg_job *b = xcalloc(1, sizeof(*b));
 	struct child_io cio = *io;
@@ -281,6 +395,15 @@ int exec_plan_background(const struct exec_env *env, struct jobs *js, struct job
 		return -1;
 	}
 	return 0;
+}
+
+int exec_plan_background(const struct exec_env *env, struct jobs *js, struct job_plan *jp,
+                         const char *label, const struct child_io *io, int *id, pid_t *pid,
+                         struct cs_err *e)
+{
+	if (env->workers)
+		return background_in_worker(env, js, jp, label, io, id, pid, e);
+	return background_forked(env, js, jp, label, io, id, pid, e);
 }
 
 int exec_child_foreground(child_fn fn, void *arg, const struct child_io *io,

@@ -23,6 +23,9 @@ struct exec_env {
 	        *fg_pid; /* where the foreground child's pid is published, so that
 	                   Ctrl-C can be passed on to it; NULL from a background job */
 	bool profile;    /* someone reads the OpenCL times (time, stats=on) */
+	/* The shell's warm workers (exec/workers.h): process-executor jobs run in them; NULL: a
+	 * fresh fork per job. */
+	struct workers *workers;
 };
 
 /* Run in the foreground and wait. Returns the job's status (0, 1, or 128+signal), with the

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -169,6 +170,56 @@ int proc_start(child_fn fn, void *arg, bool background, const struct child_io *i
 		child_main(fn, arg, background, io, r);
 	if (background)
 		setpgid(p, p); /* also here: no race with the terminal's next signal */
+	live_add(p);
+	*pid = p;
+	*res = r;
+	return 0;
+}
+
+/* A long-lived child (a warm worker): its own process group, /dev/null for standard input
+ * and output between jobs, keep_fd as descriptor 3 and no other, and an end with the
+ * master's (PR_SET_PDEATHSIG: a master killed by SIGKILL leaves no worker behind). */
+static void __attribute__((noreturn)) kept_child_main(child_fn fn, void *arg, int keep_fd,
+                                                      pid_t master, struct job_result *res)
+{
+	int null = open("/dev/null", O_RDWR);
+
+	child_signals_default();
+	temp_remove_on_signals();
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != master)
+		_exit(1);
+	setpgid(0, 0);
+	if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0)
+		_exit(1);
+	if (child_close_fds(keep_fd) != 3)
+		_exit(1);
+	_exit(fn(arg, res));
+}
+
+int proc_start_kept(child_fn fn, void *arg, int keep_fd, pid_t *pid, struct job_result **res,
+                    struct cs_err *e)
+{
+	sigset_t all, old;
+	struct job_result *r =
+	        mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pid_t master = getpid(), p;
+
+	if (r == MAP_FAILED)
+		return err_errno(e, "cannot map a worker's result area");
+	memset(r, 0, sizeof(*r));
+	fflush(NULL);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	p = fork_locked();
+	if (p != 0)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (p < 0) {
+		munmap(r, sizeof(*r));
+		return err_errno(e, "cannot start a worker (fork)");
+	}
+	if (p == 0)
+		kept_child_main(fn, arg, keep_fd, master, r);
+	setpgid(p, p);
 	live_add(p);
 	*pid = p;
 	*res = r;

@@ -6,6 +6,7 @@
 
 #include "runner/plancache.h"
 #include "data/types.h"
+#include "exec/workers.h"
 #include "model/exe.h"
 #include "model/flowmodel.h"
 #include "util/alloc.h"
@@ -22,6 +23,22 @@ static size_t limit_from_env(const char *name)
 	return n;
 }
 
+/* How many idle warm workers a shell keeps: each holds a context on its device. */
+#define WORKERS_KEEP_IDLE 4
+
+/* CARSH_WORKERS=fresh forks a process per job, as CarSh did before warm workers (for
+ * comparisons and for drivers that misbehave in a long-lived process). */
+static struct workers *workers_from_env(void)
+{
+	const char *v = getenv("CARSH_WORKERS");
+
+	if (v && strcmp(v, "fresh") == 0)
+		return NULL;
+	if (v && v[0] && strcmp(v, "warm") != 0)
+		fprintf(stderr, "carsh: CARSH_WORKERS='%s' is not warm or fresh; using warm\n", v);
+	return workers_new(WORKERS_KEEP_IDLE);
+}
+
 struct session *session_new(void)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
@@ -29,6 +46,7 @@ struct session *session_new(void)
 	                          limit_from_env("CARSH_MAX_SHM")};
 
 	s->jobs = jobs_new();
+	s->workers = workers_from_env();
 	s->plans = plancache_new();
 	s->vbufs = vbuf_table_new(&lim);
 	s->hz = hazards_new();
@@ -41,6 +59,7 @@ void session_free(struct session *s)
 	if (!s)
 		return;
 	jobs_free(s->jobs);
+	workers_free(s->workers);
 	texec_free(s->texec);
 	plancache_free(s->plans);
 	pthread_mutex_destroy(&s->texec_lock);

@@ -39,6 +39,8 @@ struct session {
 	bool thread_mode;           /* `set exec=thread` or -T */
 	struct texec *texec;        /* the thread executor, once it has started */
 	struct plancache *plans;    /* plans reused by the shell's thread (runner/plancache.h) */
+	struct workers *workers;    /* warm workers for process-executor jobs, or NULL (a fork
+	                               per job: CARSH_WORKERS=fresh) */
 	pthread_mutex_t texec_lock; /* it starts once, whichever thread needs it first */
 };
 

@@ -759,10 +759,9 @@ int rt_pending_harvest(struct rt_pending *p, struct run_stats *st, struct cs_err
 	return rc;
 }
 
-int rt_run_plan(const struct kernel_plan *kp, rt_stage_fn stage, void *stage_arg,
-                struct run_stats *st, struct cs_err *e)
+int rt_run_plan_on(struct rt_session *s, const struct kernel_plan *kp, rt_stage_fn stage,
+                   void *stage_arg, struct run_stats *st, struct cs_err *e)
 {
-	struct rt_session *s = rt_session_new();
 	struct rt_exec x = {
 	        .kp = kp, .wait = true, .profile = true, .stage = stage, .stage_arg = stage_arg};
 	double t0 = clock_ms();
@@ -776,7 +775,16 @@ int rt_run_plan(const struct kernel_plan *kp, rt_stage_fn stage, void *stage_arg
 		rc = rt_execute(&x, st, e);
 	else
 		kernel_plan_err_label(kp, e);
-	rt_session_free(s);
 	st->wall_ms = clock_ms() - t0;
 	return rc ? -1 : 0;
+}
+
+int rt_run_plan(const struct kernel_plan *kp, rt_stage_fn stage, void *stage_arg,
+                struct run_stats *st, struct cs_err *e)
+{
+	struct rt_session *s = rt_session_new();
+	int rc = rt_run_plan_on(s, kp, stage, stage_arg, st, e);
+
+	rt_session_free(s);
+	return rc;
 }

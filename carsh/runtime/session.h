@@ -83,6 +83,11 @@ struct rt_exec {
 	cl_event done; /* out, when work stays queued: its completion (a reference), or NULL */
 };
 
+/* rt_run_plan (runtime.h) on the devices, contexts and programs of s, which keeps them for
+ * the next plan (a warm worker's session: exec/worker.c). */
+int rt_run_plan_on(struct rt_session *s, const struct kernel_plan *kp, rt_stage_fn stage,
+                   void *stage_arg, struct run_stats *st, struct cs_err *e);
+
 /* Check the plan against the device, stage, make the buffers, run the S+1 launches with
  * the plan's swap method, read outputs back to their host buffers. */
 int rt_execute(struct rt_exec *x, struct run_stats *st, struct cs_err *e);

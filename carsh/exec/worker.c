@@ -1,0 +1,94 @@
+/* A warm worker's process (exec/workers.h): jobs from the shell, one after another, on one
+ * runtime session that keeps devices, contexts and programs between them. */
+#include "exec/workers.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdio_ext.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "exec/planrun.h"
+#include "exec/planwire.h"
+#include "exec/workerwire.h"
+#include "runtime/session.h"
+#include "util/wire.h"
+
+/* The job's standard input and output on descriptors 0 and 1, read afresh. */
+static int take_stdio(const struct wire_msg *m)
+{
+	if (m->nfds != 2 || dup2(m->fds[0], STDIN_FILENO) < 0 ||
+	    dup2(m->fds[1], STDOUT_FILENO) < 0)
+		return -1;
+	__fpurge(stdin);
+	clearerr(stdin);
+	clearerr(stdout);
+	return 0;
+}
+
+/* Between jobs nothing of the shell's stays open here: a reader of the job's output pipe
+ * sees its end when the job ends. */
+static void drop_stdio(int null)
+{
+	fflush(stdout);
+	dup2(null, STDIN_FILENO);
+	dup2(null, STDOUT_FILENO);
+}
+
+static int fail(struct job_result *res, const char *fmt, const char *what)
+{
+	snprintf(res->msg, sizeof(res->msg), fmt, what);
+	return 1;
+}
+
+static int run_job(struct rt_session *s, const struct wire_msg *m, struct job_result *res,
+                   int null)
+{
+	struct job_plan *jp = NULL;
+	struct cs_err e;
+	char *cwd = NULL;
+	int status;
+
+	memset(res, 0, sizeof(*res));
+	res->status = -1;
+	if (workerwire_decode_job(m->payload, m->len, &cwd, &jp, &e))
+		return fail(res, "worker: %s", e.msg);
+	if (chdir(cwd) != 0)
+		status = fail(res, "worker: cannot enter the shell's directory %s", cwd);
+	else if (take_stdio(m) != 0)
+		status = fail(res, "worker: %s", "the job's standard input or output is missing");
+	else
+		status = plan_run_in(s, jp, res);
+	/* As a forked job's _exit after fflush(NULL): an output that cannot be written fails. */
+	if (fflush(stdout) != 0 && status == 0)
+		status = 1;
+	drop_stdio(null);
+	res->status = status;
+	job_plan_free(jp);
+	free(cwd);
+	return status;
+}
+
+void worker_main(int sock, struct job_result *res)
+{
+	struct rt_session *s = rt_session_new();
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	for (;;) {
+		struct wire_msg m;
+		struct cs_err e;
+		uint32_t status;
+
+		if (wire_recv(sock, &m, &e) <= 0)
+			break;
+		status = m.type == WORKER_JOB ? (uint32_t)run_job(s, &m, res, null) : 1;
+		wire_msg_free(&m);
+		if (wire_send(sock, WORKER_DONE, &status, sizeof(status), NULL, 0, &e) != 0)
+			break;
+	}
+	/* _exit: the OpenCL drivers' destructors are not meant to run in a forked copy. */
+	fflush(NULL);
+	_exit(0);
+}

@@ -1,0 +1,60 @@
+/*
+ * Warm workers: processes of the shell that keep their OpenCL state — devices, contexts,
+ * queues, built programs — from one job to the next. A process-executor job runs in one of
+ * them instead of in a fresh fork, so that a batch pays the OpenCL start-up (about 0.3 s on
+ * NVIDIA, against kernels of microseconds) once per worker instead of once per job, while a
+ * job still runs apart from the shell: a kernel that crashes takes its worker with it, the
+ * job is reported as before, and the next job gets a fresh worker.
+ *
+ * A worker is forked from the shell, which never holds OpenCL state itself (DESIGN §2), so
+ * the fork is as safe as the fork per job it replaces. It lives in a process group of its
+ * own (the terminal's Ctrl-C reaches the shell, which passes it on to the foreground job's
+ * worker alone), dies with the shell (PR_SET_PDEATHSIG), and talks to the shell over a
+ * socket pair: a job is the plan, the shell's working directory and the job's standard
+ * input and output (passed as descriptors); the answer is the exit status, with the
+ * statistics and the message in a shared result area, so that a worker that dies mid-job
+ * still leaves the device it ran on for the message. Between jobs a worker holds no
+ * descriptor of the shell's but its socket: a pipe the job wrote to sees its end when the
+ * job ends, not when the worker does.
+ */
+#ifndef CARSH_EXEC_WORKERS_H
+#define CARSH_EXEC_WORKERS_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "exec/jobplan.h"
+#include "exec/process.h"
+
+struct workers;
+struct worker;
+
+/* A pool that keeps at most keep_idle idle workers (more are let go as they come back). */
+struct workers *workers_new(unsigned keep_idle);
+/* Ends every idle worker and waits for it; workers lent out must have come back. */
+void workers_free(struct workers *w);
+
+/* A worker for one job, preferring an idle one that last ran a plan with the same device
+ * selectors; a new one is forked when none is idle. NULL with e when none can start. */
+struct worker *workers_take(struct workers *w, const struct job_plan *jp, struct cs_err *e);
+pid_t worker_pid(const struct worker *wk);
+/* What the worker's job left: statistics, message, the device it ran on. */
+const struct job_result *worker_result(const struct worker *wk);
+
+/* Run jp in wk with the descriptors of io as its standard input and output (a background
+ * job without a redirected input reads /dev/null), and wait for it. *wstatus is as from
+ * waitpid: the job's exit status when the worker answered, else how the worker ended.
+ * Returns 0; WORKER_NOT_TAKEN (exec/workerwire.h) with e when the worker could not take
+ * the job (it died while idle: take another); -1 with e when it could not be waited for. */
+int worker_run(struct worker *wk, const struct job_plan *jp, const struct child_io *io,
+               bool background, int *wstatus, struct cs_err *e);
+
+/* Give wk back after its job: idle again, or, when it died or the pool has enough idle
+ * workers, ended and reaped. */
+void workers_give(struct workers *w, struct worker *wk);
+
+/* The worker process's loop (exec/worker.c): jobs from sock until the shell closes it. */
+void __attribute__((noreturn)) worker_main(int sock, struct job_result *res);
+
+#endif
