@@ -1,0 +1,49 @@
+/*
+ * Framed messages over a connected Unix-domain stream socket, with file descriptors passed
+ * alongside (SCM_RIGHTS): how a carsh talks to its workers and to its server (issue 18).
+ *
+ * A frame is a 16-byte header {magic "CSW1", type, payload length, number of fds} and then
+ * the payload. The numbers are in host byte order: both ends are processes of one machine
+ * (a Unix socket never leaves it), so there is nothing to convert.
+ *
+ * The fds travel with the frame's first byte, so a reader that has the whole header has all
+ * of them. A frame that is refused (truncated, bad magic, too large, wrong fds) leaves the
+ * stream at an unknown place: the caller closes the socket, it does not read on.
+ */
+#ifndef CARSH_UTIL_WIRE_H
+#define CARSH_UTIL_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+#define WIRE_MAGIC       "CSW1"
+#define WIRE_MAX_FDS     4
+#define WIRE_MAX_PAYLOAD (64u << 20) /* a job plan is kilobytes; data goes by shared memory */
+
+struct wire_msg {
+	uint32_t type;
+	unsigned char *payload; /* len bytes and a NUL after them (text payloads are strings) */
+	size_t len;
+	int fds[WIRE_MAX_FDS]; /* close-on-exec; -1 past nfds */
+	size_t nfds;
+};
+
+/* Send one whole frame: partial writes and EINTR are retried; a closed peer is EPIPE (an
+ * error, never SIGPIPE). At most WIRE_MAX_FDS fds and WIRE_MAX_PAYLOAD bytes; the fds stay
+ * the caller's (the peer gets duplicates). Returns 0, or -1 with e. */
+int wire_send(int sock, uint32_t type, const void *payload, size_t len, const int *fds, size_t nfds,
+              struct cs_err *e);
+
+/* Receive one frame into m (which the caller frees with wire_msg_free). Returns 1 with a
+ * message; 0 when the peer closed the stream between frames; -1 with e for a truncated
+ * frame, a bad magic, a payload over WIRE_MAX_PAYLOAD (refused before allocating), fds other
+ * than announced or over WIRE_MAX_FDS, or control data cut short (MSG_CTRUNC). On 0 and -1
+ * m holds nothing to free and every fd that arrived is closed. */
+int wire_recv(int sock, struct wire_msg *m, struct cs_err *e);
+
+/* Free the payload and close the fds still in m; one who keeps an fd sets m->fds[i] = -1. */
+void wire_msg_free(struct wire_msg *m);
+
+#endif
