@@ -15,5 +15,6 @@ Suite *suite_xml(void);
 Suite *suite_feeder(void);
 Suite *suite_options(void);
 Suite *suite_kernelcheck(void);
+Suite *suite_wire(void);
 
 #endif

@@ -1,0 +1,778 @@
+/* Framed messages with fds over a Unix socket (util/wire.h), their payload encoding
+ * (util/wirebuf.h) and a job plan as bytes (exec/planwire.h): what a worker receives. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "exec/planwire.h"
+#include "util/alloc.h"
+#include "util/wire.h"
+#include "util/wirebuf.h"
+#include "suites.h"
+
+/* The header as wire.c lays it out, written here independently to forge frames. */
+struct forged_header {
+	char magic[4];
+	uint32_t type, len, nfds;
+};
+
+static void pair(int sv[2])
+{
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+}
+
+static void write_all(int fd, const void *p, size_t n)
+{
+	ck_assert_int_eq(write(fd, p, n), (ssize_t)n);
+}
+
+static void forge(int fd, const char *magic, uint32_t type, uint32_t len, uint32_t nfds)
+{
+	struct forged_header h = {.type = type, .len = len, .nfds = nfds};
+
+	memcpy(h.magic, magic, 4);
+	write_all(fd, &h, sizeof(h));
+}
+
+/* Send bytes with fds attached to them, as a sender that does not use wire_send might. */
+static void send_with_fds(int sock, const void *p, size_t n, const int *fds, size_t nfds)
+{
+	char buf[CMSG_SPACE(sizeof(int) * 8)];
+	struct iovec v = {(void *)p, n};
+	struct msghdr mh = {.msg_iov = &v, .msg_iovlen = 1};
+	struct cmsghdr *ch;
+
+	memset(buf, 0, sizeof(buf));
+	mh.msg_control = buf;
+	mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+	ch = CMSG_FIRSTHDR(&mh);
+	ch->cmsg_level = SOL_SOCKET;
+	ch->cmsg_type = SCM_RIGHTS;
+	ch->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+	memcpy(CMSG_DATA(ch), fds, sizeof(int) * nfds);
+	ck_assert_int_eq(sendmsg(sock, &mh, 0), (ssize_t)n);
+}
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+static bool fd_is_open(int fd)
+{
+	return fcntl(fd, F_GETFD) >= 0;
+}
+
+START_TEST(test_wire_frame_without_fds_round_trips)
+{
+	struct cs_err e;
+	struct wire_msg m;
+	int sv[2];
+
+	pair(sv);
+	ck_assert_int_eq(wire_send(sv[0], 7, "hello", 5, NULL, 0, &e), 0);
+	ck_assert_int_eq(wire_send(sv[0], 8, NULL, 0, NULL, 0, &e), 0);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 1);
+	ck_assert_uint_eq(m.type, 7);
+	ck_assert_uint_eq(m.len, 5);
+	ck_assert_str_eq((char *)m.payload, "hello");
+	ck_assert_uint_eq(m.nfds, 0);
+	wire_msg_free(&m);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 1);
+	ck_assert_uint_eq(m.type, 8);
+	ck_assert_uint_eq(m.len, 0);
+	wire_msg_free(&m);
+	close(sv[0]);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 0);
+	close(sv[1]);
+}
+END_TEST
+
+/* A file and a pipe's write end: what arrives refers to the same objects. */
+START_TEST(test_wire_fds_arrive_as_the_same_files_close_on_exec)
+{
+	char path[] = "/tmp/carsh-wire-XXXXXX", back[4] = "";
+	struct cs_err e;
+	struct wire_msg m;
+	int sv[2], p[2], fds[2];
+
+	pair(sv);
+	ck_assert_int_eq(pipe(p), 0);
+	fds[0] = mkstemp(path);
+	ck_assert_int_ge(fds[0], 0);
+	unlink(path);
+	fds[1] = p[1];
+	ck_assert_int_eq(wire_send(sv[0], 1, "fd", 2, fds, 2, &e), 0);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 1);
+	ck_assert_uint_eq(m.nfds, 2);
+	for (size_t i = 0; i < 2; i++) {
+		ck_assert_int_ne(m.fds[i], fds[i]);
+		ck_assert(fcntl(m.fds[i], F_GETFD) & FD_CLOEXEC);
+	}
+	ck_assert_int_eq(pwrite(m.fds[0], "abc", 3, 0), 3);
+	ck_assert_int_eq(pread(fds[0], back, 3, 0), 3);
+	ck_assert_str_eq(back, "abc");
+	ck_assert_int_eq(write(m.fds[1], "xyz", 3), 3);
+	ck_assert_int_eq(read(p[0], back, 3), 3);
+	ck_assert_str_eq(back, "xyz");
+	wire_msg_free(&m);
+	close(fds[0]);
+	close(p[0]);
+	close(p[1]);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+/* Larger than the socket's buffer: the sender writes in pieces while the reader reads. */
+START_TEST(test_wire_large_payload_in_pieces)
+{
+	size_t n = 3u << 20;
+	unsigned char *big = xmalloc(n);
+	struct cs_err e;
+	struct wire_msg m;
+	int sv[2], status;
+	pid_t pid;
+
+	for (size_t i = 0; i < n; i++)
+		big[i] = (unsigned char)(i * 31 + (i >> 12));
+	pair(sv);
+	pid = fork();
+	if (pid == 0) {
+		int rc = wire_send(sv[0], 3, big, n, &sv[0], 1, &e);
+
+		free(big);
+		close(sv[0]);
+		close(sv[1]);
+		_exit(rc == 0 ? 0 : 1);
+	}
+	close(sv[0]);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 1);
+	ck_assert_uint_eq(m.len, n);
+	ck_assert_uint_eq(m.nfds, 1);
+	ck_assert(memcmp(m.payload, big, n) == 0);
+	wire_msg_free(&m);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(sv[1]);
+	free(big);
+}
+END_TEST
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+/* A signal that interrupts the wait (no SA_RESTART) does not end it. */
+START_TEST(test_wire_recv_retries_after_a_signal)
+{
+	struct sigaction sa = {.sa_handler = on_alarm};
+	struct itimerval every = {{0, 20000}, {0, 20000}}, off = {{0, 0}, {0, 0}};
+	struct cs_err e;
+	struct wire_msg m;
+	int sv[2], status;
+	pid_t pid;
+
+	pair(sv);
+	pid = fork();
+	if (pid == 0) {
+		int rc;
+
+		usleep(200000);
+		rc = wire_send(sv[0], 5, "late", 4, NULL, 0, &e);
+		close(sv[0]);
+		close(sv[1]);
+		_exit(rc == 0 ? 0 : 1);
+	}
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &every, NULL);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 1);
+	setitimer(ITIMER_REAL, &off, NULL);
+	ck_assert_str_eq((char *)m.payload, "late");
+	wire_msg_free(&m);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+START_TEST(test_wire_peer_closing_mid_payload_is_a_truncated_frame)
+{
+	struct cs_err e;
+	struct wire_msg m;
+	int sv[2];
+
+	pair(sv);
+	forge(sv[0], WIRE_MAGIC, 1, 100, 0);
+	write_all(sv[0], "0123456789", 10);
+	close(sv[0]);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), -1);
+	ck_assert_str_eq(e.msg,
+	                 "wire: truncated frame (the peer closed after 10 of 100 payload bytes)");
+	ck_assert_ptr_null(m.payload);
+	close(sv[1]);
+}
+END_TEST
+
+START_TEST(test_wire_peer_closing_mid_header_is_a_truncated_frame)
+{
+	struct cs_err e;
+	struct wire_msg m;
+	int sv[2];
+
+	pair(sv);
+	write_all(sv[0], "CSW", 3);
+	close(sv[0]);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), -1);
+	ck_assert_str_eq(e.msg,
+	                 "wire: truncated frame (the peer closed after 3 of 16 header bytes)");
+	close(sv[1]);
+}
+END_TEST
+
+START_TEST(test_wire_garbage_magic_refused)
+{
+	struct cs_err e;
+	struct wire_msg m;
+	int sv[2];
+
+	pair(sv);
+	forge(sv[0], "GET ", 1, 0, 0);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), -1);
+	ck_assert_str_eq(e.msg, "wire: not a CarSh frame (bad magic)");
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+/* Refused from the header alone: the reader neither allocates nor waits for 4 GiB. */
+START_TEST(test_wire_oversize_length_refused_from_the_header)
+{
+	struct cs_err e;
+	struct wire_msg m;
+	int sv[2];
+
+	pair(sv);
+	forge(sv[0], WIRE_MAGIC, 1, UINT32_MAX, 0);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), -1);
+	ck_assert_str_eq(
+	        e.msg, "wire: a payload of 4294967295 bytes announced, over the limit of 67108864");
+	ck_assert_ptr_null(m.payload);
+	forge(sv[0], WIRE_MAGIC, 1, WIRE_MAX_PAYLOAD + 1, 0);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), -1);
+	ck_assert_int_eq(wire_send(sv[0], 1, "", WIRE_MAX_PAYLOAD + 1, NULL, 0, &e), -1);
+	ck_assert_str_eq(e.msg, "wire: a payload of 67108865 bytes, over the limit of 67108864");
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+START_TEST(test_wire_fds_other_than_announced_refused_and_closed)
+{
+	struct forged_header h = {.type = 1, .len = 0, .nfds = 0};
+	struct cs_err e;
+	struct wire_msg m;
+	int sv[2], fds[6], before;
+
+	memcpy(h.magic, WIRE_MAGIC, 4);
+	pair(sv);
+	for (int i = 0; i < 6; i++)
+		fds[i] = dup(0);
+	before = open_fds();
+	/* two fds, none announced */
+	send_with_fds(sv[0], &h, sizeof(h), fds, 2);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), -1);
+	ck_assert_str_eq(e.msg, "wire: 2 file descriptors arrived, 0 announced");
+	ck_assert_int_eq(open_fds(), before);
+	/* six fds, four announced: more than a frame may carry */
+	h.nfds = WIRE_MAX_FDS;
+	send_with_fds(sv[0], &h, sizeof(h), fds, 6);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), -1);
+	ck_assert_str_eq(e.msg, "wire: more than 4 file descriptors sent with a frame");
+	ck_assert_int_eq(open_fds(), before);
+	/* two announced, none sent */
+	h.nfds = 2;
+	write_all(sv[0], &h, sizeof(h));
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), -1);
+	ck_assert_str_eq(e.msg, "wire: 0 file descriptors arrived, 2 announced");
+	h.nfds = 9;
+	write_all(sv[0], &h, sizeof(h));
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), -1);
+	ck_assert_str_eq(e.msg, "wire: 9 file descriptors announced, at most 4");
+	ck_assert_int_eq(wire_send(sv[0], 1, NULL, 0, fds, 5, &e), -1);
+	ck_assert_str_eq(e.msg, "wire: 5 file descriptors to send, at most 4");
+	for (int i = 0; i < 6; i++)
+		close(fds[i]);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+START_TEST(test_wire_msg_free_closes_only_fds_not_taken)
+{
+	struct cs_err e;
+	struct wire_msg m;
+	int sv[2], fds[2] = {0, 0}, kept, dropped;
+
+	pair(sv);
+	ck_assert_int_eq(wire_send(sv[0], 1, NULL, 0, fds, 2, &e), 0);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 1);
+	kept = m.fds[0];
+	dropped = m.fds[1];
+	m.fds[0] = -1;
+	wire_msg_free(&m);
+	ck_assert(fd_is_open(kept));
+	ck_assert(!fd_is_open(dropped));
+	close(kept);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+/* The default action of SIGPIPE would kill this test's process. */
+START_TEST(test_wire_send_to_a_closed_peer_is_epipe_not_a_signal)
+{
+	struct cs_err e;
+	int sv[2];
+
+	signal(SIGPIPE, SIG_DFL);
+	pair(sv);
+	close(sv[1]);
+	ck_assert_int_eq(wire_send(sv[0], 1, "x", 1, NULL, 0, &e), -1);
+	ck_assert_str_eq(e.msg, "wire: send: Broken pipe");
+	close(sv[0]);
+}
+END_TEST
+
+START_TEST(test_wirebuf_every_kind_round_trips)
+{
+	struct wbuf w = WBUF_INIT;
+	struct rbuf r;
+	unsigned char raw[3];
+	char *s;
+
+	wb_u32(&w, 0xdeadbeef);
+	wb_u64(&w, UINT64_MAX - 1);
+	wb_i64(&w, INT64_MIN);
+	wb_f64(&w, -0.0);
+	wb_f64(&w, 0.1);
+	wb_bytes(&w, "\0\1\2", 3);
+	wb_str(&w, "text");
+	wb_str(&w, "");
+	wb_str(&w, NULL);
+	r = rb_init(w.p, w.len);
+	ck_assert_uint_eq(rb_u32(&r), 0xdeadbeef);
+	ck_assert_uint_eq(rb_u64(&r), UINT64_MAX - 1);
+	ck_assert(rb_i64(&r) == INT64_MIN);
+	ck_assert(signbit(rb_f64(&r)));
+	ck_assert(rb_f64(&r) == 0.1);
+	ck_assert(rb_bytes(&r, raw, 3));
+	ck_assert(memcmp(raw, "\0\1\2", 3) == 0);
+	s = rb_str(&r);
+	ck_assert_str_eq(s, "text");
+	free(s);
+	s = rb_str(&r);
+	ck_assert_str_eq(s, "");
+	free(s);
+	ck_assert_ptr_null(rb_str(&r));
+	ck_assert(!r.bad);
+	ck_assert_uint_eq(r.left, 0);
+	wb_free(&w);
+}
+END_TEST
+
+START_TEST(test_wirebuf_reads_past_the_end_are_bad_and_stay_bad)
+{
+	struct wbuf w = WBUF_INIT;
+	struct rbuf r;
+	unsigned char raw[4] = {9, 9, 9, 9};
+
+	wb_u32(&w, 5);
+	wb_u32(&w, 6);
+	r = rb_init(w.p, 6);
+	ck_assert_uint_eq(rb_u32(&r), 5);
+	ck_assert_uint_eq(rb_u64(&r), 0);
+	ck_assert(r.bad);
+	ck_assert_uint_eq(r.left, 0);
+	ck_assert(!rb_bytes(&r, raw, 4));
+	ck_assert(raw[0] == 0 && raw[3] == 0);
+	ck_assert_uint_eq(rb_u32(&r), 0);
+	ck_assert_ptr_null(rb_str(&r));
+	wb_free(&w);
+}
+END_TEST
+
+/* A string's length larger than the rest is a truncation (nothing allocated); a NUL inside
+ * is malformed and leaves left alone. */
+START_TEST(test_wirebuf_strings_checked)
+{
+	struct wbuf w = WBUF_INIT;
+	struct rbuf r;
+
+	wb_u64(&w, UINT64_MAX - 1);
+	r = rb_init(w.p, w.len);
+	ck_assert_ptr_null(rb_str(&r));
+	ck_assert(r.bad);
+	ck_assert_uint_eq(r.left, 0);
+	wb_free(&w);
+	wb_u64(&w, 3);
+	wb_bytes(&w, "a\0b", 3);
+	r = rb_init(w.p, w.len);
+	ck_assert_ptr_null(rb_str(&r));
+	ck_assert(r.bad);
+	ck_assert_uint_eq(r.left, 3);
+	wb_free(&w);
+}
+END_TEST
+
+static void set_arg(struct kernel_arg *a, enum arg_kind kind, const char *name, enum scalar sc,
+                    unsigned width, size_t count, int line)
+{
+	a->kind = kind;
+	a->name = xstrdup(name);
+	a->type = (struct cs_type){sc, width};
+	a->count = count;
+	a->bytes = count * type_size(a->type);
+	a->line = line;
+}
+
+/* Every field set to something other than its zero, host-side fields included. */
+static struct job_plan *make_plan(void)
+{
+	struct job_plan *jp = xcalloc(1, sizeof(*jp));
+	struct kernel_plan *kp = &jp->kp;
+
+	kp->label = xstrdup("scale.exe.xml");
+	kp->source = xstrdup("__kernel void k(__global float4 *x) { x[0] *= 2; }\n");
+	kp->source_name = xstrdup("<inline in scale.xml>");
+	kp->fm_file = xstrdup("flowmodels/scale.xml");
+	kp->source_line = 12;
+	kp->kernel_line = 4;
+	kp->worksize_line = 5;
+	kp->args_line = 6;
+	kp->kernel = xstrdup("k");
+	kp->build_options = xstrdup("-cl-fast-relaxed-math");
+	kp->dims = 2;
+	kp->global[0] = 256, kp->global[1] = 128, kp->global[2] = 1;
+	kp->local[0] = 16, kp->local[1] = 8, kp->local[2] = 1;
+	kp->has_local = true;
+	kp->nargs = 4;
+	kp->args = xcalloc(kp->nargs, sizeof(*kp->args));
+	set_arg(&kp->args[0], ARG_INPUT, "x", SC_FLOAT, 4, 1000, 7);
+	kp->args[0].count_expr = xstrdup("N/4");
+	kp->args[0].host = xmalloc(kp->args[0].bytes);
+	kp->args[0].host_shared = true;
+	set_arg(&kp->args[1], ARG_OUTPUT, "y", SC_DOUBLE, 1, 250, 8);
+	set_arg(&kp->args[2], ARG_CONSTANT, "a", SC_INT, 2, 1, 9);
+	memcpy(kp->args[2].value, "\x01\x00\x00\x00\xfe\xff\xff\xff", 8);
+	set_arg(&kp->args[3], ARG_LOCAL, "tmp", SC_UCHAR, 16, 64, 10);
+	kp->args[3].count_expr = xstrdup("64");
+	kp->swap_count = 9;
+	kp->swap_method = SWAP_COPY_HOST;
+	kp->npairs = 1;
+	kp->pairs = xcalloc(1, sizeof(*kp->pairs));
+	kp->pairs[0] = (struct swap_pair_idx){1, 0};
+	kp->device_exe = xstrdup("gpu");
+	kp->device_fm = xstrdup("cpu");
+	jp->binds = xcalloc(kp->nargs, sizeof(*jp->binds));
+	jp->binds[0] = (struct stream_bind){.how = BIND_BUFFER,
+	                                    .buffer = xstrdup("xs"),
+	                                    .shm = xstrdup("/carsh-123-xs"),
+	                                    .host_owned = true};
+	jp->binds[1] = (struct stream_bind){
+	        .how = BIND_FILE, .path = xstrdup("-"), .columns = 5, .columns_given = true};
+	jp->binds[2].how = BIND_DISCARD;
+	jp->binds[3].how = BIND_FILL;
+	memset(jp->binds[3].fill, 0xab, 16);
+	jp->in = stdin;
+	jp->out = stdout;
+	return jp;
+}
+
+static void encode(const struct job_plan *jp, struct wbuf *w)
+{
+	*w = (struct wbuf)WBUF_INIT;
+	planwire_encode(jp, w);
+}
+
+static void compare_arg(const struct kernel_arg *a, const struct kernel_arg *b)
+{
+	ck_assert_int_eq(a->kind, b->kind);
+	ck_assert_pstr_eq(a->name, b->name);
+	ck_assert_int_eq(a->type.scalar, b->type.scalar);
+	ck_assert_uint_eq(a->type.width, b->type.width);
+	ck_assert_uint_eq(a->count, b->count);
+	ck_assert_uint_eq(a->bytes, b->bytes);
+	ck_assert(memcmp(a->value, b->value, sizeof(a->value)) == 0);
+	ck_assert_int_eq(a->line, b->line);
+	ck_assert_pstr_eq(a->count_expr, b->count_expr);
+	ck_assert_ptr_null(b->host);
+	ck_assert(!b->host_shared);
+}
+
+static void compare_bind(const struct stream_bind *a, const struct stream_bind *b)
+{
+	ck_assert_int_eq(a->how, b->how);
+	ck_assert_pstr_eq(a->path, b->path);
+	ck_assert_uint_eq(a->columns, b->columns);
+	ck_assert_int_eq(a->columns_given, b->columns_given);
+	ck_assert_pstr_eq(a->buffer, b->buffer);
+	ck_assert_pstr_eq(a->shm, b->shm);
+	ck_assert(memcmp(a->fill, b->fill, sizeof(a->fill)) == 0);
+	ck_assert(!b->host_owned && !b->host_mapped);
+}
+
+/* b is a's decoding: everything a worker needs equal, nothing of the host's side. */
+static void compare_plans(const struct job_plan *a, const struct job_plan *b)
+{
+	const struct kernel_plan *p = &a->kp, *q = &b->kp;
+
+	ck_assert_pstr_eq(p->label, q->label);
+	ck_assert_pstr_eq(p->source, q->source);
+	ck_assert(!q->source_kept);
+	ck_assert_pstr_eq(p->source_name, q->source_name);
+	ck_assert_pstr_eq(p->fm_file, q->fm_file);
+	ck_assert_int_eq(p->source_line, q->source_line);
+	ck_assert_int_eq(p->kernel_line, q->kernel_line);
+	ck_assert_int_eq(p->worksize_line, q->worksize_line);
+	ck_assert_int_eq(p->args_line, q->args_line);
+	ck_assert_pstr_eq(p->kernel, q->kernel);
+	ck_assert_pstr_eq(p->build_options, q->build_options);
+	ck_assert_uint_eq(p->dims, q->dims);
+	ck_assert(memcmp(p->global, q->global, sizeof(p->global)) == 0);
+	ck_assert(memcmp(p->local, q->local, sizeof(p->local)) == 0);
+	ck_assert_int_eq(p->has_local, q->has_local);
+	ck_assert_uint_eq(p->nargs, q->nargs);
+	for (size_t i = 0; i < p->nargs; i++)
+		compare_arg(&p->args[i], &q->args[i]);
+	ck_assert_int_eq(p->swap_count, q->swap_count);
+	ck_assert_int_eq(p->swap_method, q->swap_method);
+	ck_assert_uint_eq(p->npairs, q->npairs);
+	for (size_t i = 0; i < p->npairs; i++) {
+		ck_assert_uint_eq(p->pairs[i].input, q->pairs[i].input);
+		ck_assert_uint_eq(p->pairs[i].output, q->pairs[i].output);
+	}
+	ck_assert_pstr_eq(p->device_exe, q->device_exe);
+	ck_assert_pstr_eq(p->device_cli, q->device_cli);
+	ck_assert_pstr_eq(p->device_fm, q->device_fm);
+	ck_assert_int_eq(a->binds != NULL, b->binds != NULL);
+	for (size_t i = 0; a->binds && i < p->nargs; i++)
+		compare_bind(&a->binds[i], &b->binds[i]);
+	ck_assert_ptr_null(b->in);
+	ck_assert_ptr_null(b->out);
+}
+
+START_TEST(test_planwire_plan_round_trips_field_by_field)
+{
+	struct job_plan *jp = make_plan(), *back;
+	struct wbuf w;
+	struct cs_err e;
+
+	encode(jp, &w);
+	ck_assert_int_eq(planwire_decode(w.p, w.len, &back, &e), 0);
+	compare_plans(jp, back);
+	job_plan_free(back);
+	wb_free(&w);
+	/* without binds (a plan that is not a job's) and with no arguments at all */
+	free(jp->binds[0].buffer), free(jp->binds[0].shm), free(jp->binds[1].path);
+	free(jp->binds);
+	jp->binds = NULL;
+	free(jp->kp.args[0].host);
+	encode(jp, &w);
+	ck_assert_int_eq(planwire_decode(w.p, w.len, &back, &e), 0);
+	compare_plans(jp, back);
+	job_plan_free(back);
+	wb_free(&w);
+	job_plan_free(jp);
+	jp = xcalloc(1, sizeof(*jp));
+	jp->kp.dims = 1;
+	encode(jp, &w);
+	ck_assert_int_eq(planwire_decode(w.p, w.len, &back, &e), 0);
+	compare_plans(jp, back);
+	job_plan_free(back);
+	wb_free(&w);
+	job_plan_free(jp);
+}
+END_TEST
+
+START_TEST(test_planwire_every_truncation_refused)
+{
+	struct job_plan *jp = make_plan(), *back;
+	struct wbuf w;
+	struct cs_err e;
+	encode(jp, &w);
+	for (size_t n = 0; n < w.len; n++) {
+		back = (struct job_plan *)1;
+		ck_assert_int_eq(planwire_decode(w.p, n, &back, &e), -1);
+		ck_assert_ptr_null(back);
+		ck_assert_str_eq(e.msg, "job plan message: truncated");
+	}
+	wb_free(&w);
+	job_plan_free(jp);
+}
+END_TEST
+
+/* Encode jp, let patch change the bytes, decode, and return the error ("" on success). */
+static const char *decode_patched(struct job_plan *jp, void (*patch)(struct wbuf *))
+{
+	static struct cs_err e;
+	struct job_plan *back;
+	struct wbuf w;
+
+	encode(jp, &w);
+	patch(&w);
+	e.msg[0] = '\0';
+	if (planwire_decode(w.p, w.len, &back, &e) == 0)
+		job_plan_free(back);
+	wb_free(&w);
+	return e.msg;
+}
+
+/* A count of arguments no message could hold is a truncation, refused before allocating.
+ * After the arguments come the binds flag (u32) and the pair count (u64) and pairs. */
+static void huge_nargs(struct wbuf *w)
+{
+	uint64_t n = UINT64_MAX / 4;
+
+	memcpy(w->p + w->len - 8 - 4 - 8, &n, 8);
+}
+
+static void nul_in_label(struct wbuf *w)
+{
+	unsigned char *at = memmem(w->p, w->len, "scale.exe", 9);
+
+	at[2] = '\0';
+}
+
+static void trailing_byte(struct wbuf *w)
+{
+	wb_u32(w, 0);
+}
+
+static void other_version(struct wbuf *w)
+{
+	w->p[0] ^= 0x40;
+}
+
+START_TEST(test_planwire_malformed_values_named)
+{
+	struct job_plan *jp = make_plan();
+	struct job_plan *bare = xcalloc(1, sizeof(*bare));
+
+	bare->kp.label = xstrdup("scale.exe.xml");
+	bare->kp.dims = 1;
+	ck_assert_str_eq(decode_patched(bare, huge_nargs), "job plan message: truncated");
+	bare->kp.dims = 4;
+	ck_assert_str_eq(decode_patched(bare, trailing_byte),
+	                 "job plan message: malformed dimensions");
+	bare->kp.dims = 3;
+	ck_assert_str_eq(decode_patched(bare, nul_in_label),
+	                 "job plan message: malformed string (a NUL byte inside)");
+	ck_assert_str_eq(decode_patched(jp, trailing_byte),
+	                 "job plan message: malformed end (4 bytes after the plan)");
+	ck_assert_str_eq(decode_patched(jp, other_version),
+	                 "job plan message: malformed version (of another build)");
+	jp->kp.pairs[0].input = 4;
+	ck_assert_str_eq(decode_patched(jp, trailing_byte),
+	                 "job plan message: malformed swap pair index");
+	jp->kp.pairs[0].input = 0;
+	jp->kp.args[1].type.width = 3;
+	ck_assert_str_eq(decode_patched(jp, trailing_byte),
+	                 "job plan message: malformed argument type width");
+	jp->kp.args[1].type.width = 1;
+	jp->kp.swap_method = 7;
+	ck_assert_str_eq(decode_patched(jp, trailing_byte),
+	                 "job plan message: malformed swap method");
+	job_plan_free(jp);
+	job_plan_free(bare);
+}
+END_TEST
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rng_next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* Bytes flipped anywhere: refused or decoded, never a crash, an overrun or a leak (the
+ * sanitizers' build and valgrind watch the last two). */
+START_TEST(test_planwire_flipped_bytes_never_crash)
+{
+	struct job_plan *jp = make_plan(), *back;
+	struct wbuf w, copy = WBUF_INIT;
+	struct cs_err e;
+	int decoded = 0;
+
+	encode(jp, &w);
+	for (int round = 0; round < 3000; round++) {
+		copy.len = 0;
+		wb_bytes(&copy, w.p, w.len);
+		for (uint64_t k = 1 + rng_next() % 4; k > 0; k--)
+			copy.p[rng_next() % copy.len] ^= (unsigned char)(1u << (rng_next() % 8));
+		if (planwire_decode(copy.p, copy.len, &back, &e) == 0) {
+			decoded++;
+			job_plan_free(back);
+		} else {
+			ck_assert_msg(strncmp(e.msg, "job plan message: ", 18) == 0, "%s", e.msg);
+		}
+	}
+	/* Most flips land in values no range check can see (text, numbers, value bytes). */
+	ck_assert_int_gt(decoded, 0);
+	wb_free(&copy);
+	wb_free(&w);
+	job_plan_free(jp);
+}
+END_TEST
+
+Suite *suite_wire(void)
+{
+	Suite *s = suite_create("wire");
+	TCase *tc = tcase_create("frames");
+	TCase *tb = tcase_create("wirebuf");
+	TCase *tp = tcase_create("planwire");
+
+	tcase_add_test(tc, test_wire_frame_without_fds_round_trips);
+	tcase_add_test(tc, test_wire_fds_arrive_as_the_same_files_close_on_exec);
+	tcase_add_test(tc, test_wire_large_payload_in_pieces);
+	tcase_add_test(tc, test_wire_recv_retries_after_a_signal);
+	tcase_add_test(tc, test_wire_peer_closing_mid_payload_is_a_truncated_frame);
+	tcase_add_test(tc, test_wire_peer_closing_mid_header_is_a_truncated_frame);
+	tcase_add_test(tc, test_wire_garbage_magic_refused);
+	tcase_add_test(tc, test_wire_oversize_length_refused_from_the_header);
+	tcase_add_test(tc, test_wire_fds_other_than_announced_refused_and_closed);
+	tcase_add_test(tc, test_wire_msg_free_closes_only_fds_not_taken);
+	tcase_add_test(tc, test_wire_send_to_a_closed_peer_is_epipe_not_a_signal);
+	suite_add_tcase(s, tc);
+	tcase_add_test(tb, test_wirebuf_every_kind_round_trips);
+	tcase_add_test(tb, test_wirebuf_reads_past_the_end_are_bad_and_stay_bad);
+	tcase_add_test(tb, test_wirebuf_strings_checked);
+	suite_add_tcase(s, tb);
+	tcase_add_test(tp, test_planwire_plan_round_trips_field_by_field);
+	tcase_add_test(tp, test_planwire_every_truncation_refused);
+	tcase_add_test(tp, test_planwire_malformed_values_named);
+	tcase_add_test(tp, test_planwire_flipped_bytes_never_crash);
+	suite_add_tcase(s, tp);
+	return s;
+}
