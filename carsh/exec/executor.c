@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "exec/planrun.h"
+#include "exec/workerwire.h"
 #include "exec/workers.h"
 #include "runtime/preload.h"
 #include "util/alloc.h"
@@ -157,6 +158,10 @@ static int worker_job(struct workers *w, struct worker **wk, const struct job_pl
 		rc = worker_run(*wk, jp, io, background, ws, e);
 		if (fg_pid)
 			*fg_pid = 0;
+		/* A background job's worker was its process from the start: killed before
+		 * the job reached it, it is the job that was killed. */
+		if (rc == WORKER_NOT_TAKEN && background)
+			return 0;
 		if (rc != WORKER_NOT_TAKEN || tries == 2)
 			return rc;
 		workers_give(w, *wk);

@@ -186,7 +186,7 @@ static void __attribute__((noreturn)) kept_child_main(child_fn fn, void *arg, in
 
 	child_signals_default();
 	temp_remove_on_signals();
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != master)
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != master)
 		_exit(1);
 	setpgid(0, 0);
 	if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0)

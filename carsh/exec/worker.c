@@ -37,9 +37,9 @@ static void drop_stdio(int null)
 	dup2(null, STDOUT_FILENO);
 }
 
-static int fail(struct job_result *res, const char *fmt, const char *what)
+static int fail(struct job_result *res, const char *what, const char *detail)
 {
-	snprintf(res->msg, sizeof(res->msg), fmt, what);
+	snprintf(res->msg, sizeof(res->msg), "worker: %s%.1024s", what, detail);
 	return 1;
 }
 
@@ -54,11 +54,11 @@ static int run_job(struct rt_session *s, const struct wire_msg *m, struct job_re
 	memset(res, 0, sizeof(*res));
 	res->status = -1;
 	if (workerwire_decode_job(m->payload, m->len, &cwd, &jp, &e))
-		return fail(res, "worker: %s", e.msg);
+		return fail(res, "", e.msg);
 	if (chdir(cwd) != 0)
-		status = fail(res, "worker: cannot enter the shell's directory %s", cwd);
+		status = fail(res, "cannot enter the shell's directory ", cwd);
 	else if (take_stdio(m) != 0)
-		status = fail(res, "worker: %s", "the job's standard input or output is missing");
+		status = fail(res, "the job's standard input or output is missing", "");
 	else
 		status = plan_run_in(s, jp, res);
 	/* As a forked job's _exit after fflush(NULL): an output that cannot be written fails. */

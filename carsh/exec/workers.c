@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -68,9 +69,11 @@ void workers_free(struct workers *w)
 	free(w);
 }
 
+/* proc_start_kept moves the socket to descriptor 3. */
 static int worker_body(void *arg, struct job_result *res)
 {
-	worker_main(*(int *)arg, res);
+	(void)arg;
+	worker_main(3, res);
 }
 
 static struct worker *worker_spawn(struct cs_err *e)
@@ -83,7 +86,7 @@ static struct worker *worker_spawn(struct cs_err *e)
 		free(wk);
 		return NULL;
 	}
-	if (proc_start_kept(worker_body, &sv[1], sv[1], &wk->pid, &wk->res, e)) {
+	if (proc_start_kept(worker_body, NULL, sv[1], &wk->pid, &wk->res, e)) {
 		close(sv[0]);
 		close(sv[1]);
 		free(wk);
@@ -103,13 +106,35 @@ static char *plan_key(const struct job_plan *jp)
 	                 kp->device_cli ? kp->device_cli : "", kp->device_fm ? kp->device_fm : "");
 }
 
-static struct worker *take_idle(struct workers *w, const char *key)
+/* An idle worker that ended (killed, out of memory) is reaped, never lent. */
+static bool ended(struct worker *wk)
+{
+	int ws;
+
+	if (proc_wait(wk->pid, false, &ws) != 1)
+		return false;
+	wk->dead = wk->reaped = true;
+	return true;
+}
+
+static struct worker *take_idle(struct workers *w, const char *key, struct worker **gone)
 {
 	struct worker **best = NULL;
 
-	for (struct worker **p = &w->idle; *p; p = &(*p)->next)
+	for (struct worker **p = &w->idle; *p;) {
+		if (ended(*p)) {
+			struct worker *wk = *p;
+
+			*p = wk->next;
+			w->nidle--;
+			wk->next = *gone;
+			*gone = wk;
+			continue;
+		}
 		if (!best || strcmp((*p)->key, key) == 0)
 			best = p;
+		p = &(*p)->next;
+	}
 	if (best) {
 		struct worker *wk = *best;
 
@@ -123,11 +148,17 @@ static struct worker *take_idle(struct workers *w, const char *key)
 struct worker *workers_take(struct workers *w, const struct job_plan *jp, struct cs_err *e)
 {
 	char *key = plan_key(jp);
-	struct worker *wk;
+	struct worker *wk, *gone = NULL;
 
 	pthread_mutex_lock(&w->lock);
-	wk = take_idle(w, key);
+	wk = take_idle(w, key, &gone);
 	pthread_mutex_unlock(&w->lock);
+	while (gone) {
+		struct worker *next = gone->next;
+
+		worker_end(gone);
+		gone = next;
+	}
 	if (!wk)
 		wk = worker_spawn(e);
 	if (wk) {
@@ -201,6 +232,17 @@ static int hand_over(struct worker *wk, const struct job_plan *jp, const struct 
 	return rc;
 }
 
+/* How a worker that will not answer ended: killed first if it still runs. */
+static int reap(struct worker *wk, int *wstatus, struct cs_err *e)
+{
+	wk->dead = true;
+	kill(wk->pid, SIGKILL);
+	if (proc_wait(wk->pid, true, wstatus) != 1)
+		return err_errno(e, "waiting for worker %d", (int)wk->pid);
+	wk->reaped = true;
+	return 0;
+}
+
 /* The worker's answer; or, when it died, how it ended. */
 static int await_answer(struct worker *wk, int *wstatus, struct cs_err *e)
 {
@@ -215,21 +257,22 @@ static int await_answer(struct worker *wk, int *wstatus, struct cs_err *e)
 		return 0;
 	}
 	if (r == 1)
-		wire_msg_free(&m);
-	wk->dead = true;
-	kill(wk->pid, SIGKILL); /* a garbled answer: the worker is not to be trusted */
-	if (proc_wait(wk->pid, true, wstatus) != 1)
-		return err_errno(e, "waiting for worker %d", (int)wk->pid);
-	wk->reaped = true;
+		wire_msg_free(&m); /* a garbled answer: the worker is not to be trusted */
+	if (reap(wk, wstatus, e))
+		return -1;
+	/* Ended on its own without an answer: the job did not run to its end. */
+	if (WIFEXITED(*wstatus)) {
+		snprintf(wk->res->msg, sizeof(wk->res->msg),
+		         "the worker ended (exit %d) before the job did", WEXITSTATUS(*wstatus));
+		*wstatus = W_EXITCODE(1, 0);
+	}
 	return 0;
 }
 
 int worker_run(struct worker *wk, const struct job_plan *jp, const struct child_io *io,
                bool background, int *wstatus, struct cs_err *e)
 {
-	if (hand_over(wk, jp, io, background, e)) {
-		wk->dead = true;
-		return WORKER_NOT_TAKEN;
-	}
+	if (hand_over(wk, jp, io, background, e))
+		return reap(wk, wstatus, e) ? -1 : WORKER_NOT_TAKEN;
 	return await_answer(wk, wstatus, e);
 }
