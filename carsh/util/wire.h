@@ -7,8 +7,9 @@
  * (a Unix socket never leaves it), so there is nothing to convert.
  *
  * The fds travel with the frame's first byte, so a reader that has the whole header has all
- * of them. A frame that is refused (truncated, bad magic, too large, wrong fds) leaves the
- * stream at an unknown place: the caller closes the socket, it does not read on.
+ * of them. The socket is a blocking one: a full socket waits, it is not an error. A frame
+ * that is refused (truncated, bad magic, too large, wrong fds) leaves the stream at an
+ * unknown place: the caller closes the socket, it does not read on.
  */
 #ifndef CARSH_UTIL_WIRE_H
 #define CARSH_UTIL_WIRE_H
