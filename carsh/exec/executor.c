@@ -173,8 +173,8 @@ static int worker_job(struct workers *w, struct worker **wk, const struct job_pl
 
 /* The job in a warm worker (exec/workers.h) instead of a fresh fork. */
 static int foreground_in_worker(const struct exec_env *env, struct job_plan *jp,
-                                const struct child_io *io, struct run_stats *st,
-                                bool *has_stats, struct cs_err *e)
+                                const struct child_io *io, struct run_stats *st, bool *has_stats,
+                                struct cs_err *e)
 {
 	struct worker *wk = workers_take(env->workers, jp, e);
 	int ws, rc;
@@ -334,16 +334,15 @@ static int bgw_body(void *arg, int id, struct cs_err *e)
 	return collect(b->jp, ws, worker_result(b->wk), e);
 }
 
-static int background_in_worker(const struct exec_env *env, struct jobs *js,
-                                struct job_plan *jp, const char *label,
-                                const struct child_io *io, int *id, pid_t *pid,
+static int background_in_worker(const struct exec_env *env, struct jobs *js, struct job_plan *jp,
+                                const char *label, const struct child_io *io, int *id, pid_t *pid,
                                 struct cs_err *e)
 {
 	struct bgw_job *b = xcalloc(1, sizeof(*b));
 	int in = io->in_fd, out = io->out_fd >= 0 ? io->out_fd : STDOUT_FILENO;
 
-	*b = (struct bgw_job){env->hz, NULL, env->workers, NULL, jp, {-1, -1, -1}, env->notices,
-	                      xstrdup(label)};
+	*b = (struct bgw_job){env->hz, NULL,         env->workers, NULL,
+	                      jp,      {-1, -1, -1}, env->notices, xstrdup(label)};
 	/* POSIX: standard input is /dev/null unless redirected (the worker opens it). */
 	b->io.in_fd = in < 0 || in == STDIN_FILENO ? -1 : fcntl(in, F_DUPFD_CLOEXEC, 3);
 	b->io.out_fd = fcntl(out, F_DUPFD_CLOEXEC, 3);

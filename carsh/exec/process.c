@@ -179,8 +179,8 @@ int proc_start(child_fn fn, void *arg, bool background, const struct child_io *i
 /* A long-lived child (a warm worker): its own process group, /dev/null for standard input
  * and output between jobs, keep_fd as descriptor 3 and no other, and an end with the
  * master's (PR_SET_PDEATHSIG: a master killed by SIGKILL leaves no worker behind). */
-static void __attribute__((noreturn)) kept_child_main(child_fn fn, void *arg, int keep_fd,
-                                                      pid_t master, struct job_result *res)
+static void __attribute__((noreturn))
+kept_child_main(child_fn fn, void *arg, int keep_fd, pid_t master, struct job_result *res)
 {
 	int null = open("/dev/null", O_RDWR);
 

@@ -19,8 +19,7 @@
 /* The job's standard input and output on descriptors 0 and 1, read afresh. */
 static int take_stdio(const struct wire_msg *m)
 {
-	if (m->nfds != 2 || dup2(m->fds[0], STDIN_FILENO) < 0 ||
-	    dup2(m->fds[1], STDOUT_FILENO) < 0)
+	if (m->nfds != 2 || dup2(m->fds[0], STDIN_FILENO) < 0 || dup2(m->fds[1], STDOUT_FILENO) < 0)
 		return -1;
 	__fpurge(stdin);
 	clearerr(stdin);
@@ -43,8 +42,7 @@ static int fail(struct job_result *res, const char *what, const char *detail)
 	return 1;
 }
 
-static int run_job(struct rt_session *s, const struct wire_msg *m, struct job_result *res,
-                   int null)
+static int run_job(struct rt_session *s, const struct wire_msg *m, struct job_result *res, int null)
 {
 	struct job_plan *jp = NULL;
 	struct cs_err e;

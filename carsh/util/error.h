@@ -22,9 +22,10 @@ int err_prefix(struct cs_err *e, const char *fmt, ...) __attribute__((format(pri
 int err_errno(struct cs_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The same with a va_list, for wrappers that add a return value of their own. */
-int err_vset(struct cs_err *e, const char *fmt, va_list ap);
-int err_vprefix(struct cs_err *e, const char *fmt, va_list ap);
-int err_verrno(struct cs_err *e, const char *fmt, va_list ap);
+int err_vset(struct cs_err *e, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+int err_vprefix(struct cs_err *e, const char *fmt, va_list ap)
+        __attribute__((format(printf, 2, 0)));
+int err_verrno(struct cs_err *e, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 void err_clear(struct cs_err *e);
 
