@@ -20,7 +20,9 @@
  * umask(), which sets the mask for every thread of the thread executor while it reads it.
  * Creating with O_EXCL and 0666 lets the kernel apply the umask (and default ACLs) itself.
  */
-static int temp_create(char *name, size_t suffix_at)
+/* The name is tracked (temp_track) before the file exists, so that a signal at any moment
+ * after its creation finds it: *slot is its slot, or -1. */
+static int temp_create(char *name, size_t suffix_at, int *slot)
 {
 	static const char chars[] =
 	        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -36,9 +38,14 @@ static int temp_create(char *name, size_t suffix_at)
 		    __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED) * 0xBF58476D1CE4E5B9ull;
 		for (size_t i = 0; i < 6; i++, x /= 62)
 			name[suffix_at + i] = chars[x % 62];
+		*slot = temp_track(name);
 		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd >= 0 || errno != EEXIST)
+		if (fd >= 0)
 			return fd;
+		temp_untrack(*slot);
+		*slot = -1;
+		if (errno != EEXIST)
+			return -1;
 	}
 	return -1;
 }
@@ -155,8 +162,8 @@ static int write_replace(const char *path, const struct stat *old, file_writer w
 {
 	char *target = replace_target(path);
 	char *tmp = xasprintf("%s.XXXXXX", target);
-	int fd = temp_create(tmp, strlen(tmp) - 6);
-	int slot = fd < 0 ? -1 : temp_track(tmp);
+	int slot;
+	int fd = temp_create(tmp, strlen(tmp) - 6, &slot);
 	FILE *f;
 	int rc;
 

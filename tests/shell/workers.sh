@@ -46,7 +46,9 @@ grep -q '^still here$' "$OUT" && same_file out.csv want.csv "the job after a cra
 # The shell's children other than a job's: its workers.
 workers_of() { pgrep -P "$1"; }
 has_workers() { [ -n "$(workers_of "$CPID")" ]; }
-none_left() { for p in $1; do kill -0 "$p" 2>/dev/null && return 1; done; return 0; }
+# Gone, or a zombie not reaped yet (the shell reaps a dead worker when it next needs one).
+gone() { [ ! -e "/proc/$1" ] || [ "$(sed 's/^.*) //' "/proc/$1/stat" | cut -c1)" = Z ]; }
+none_left() { for p in $1; do gone "$p" || return 1; done; return 0; }
 
 # A worker killed while idle is not lent again: the next job gets a new one.
 start_carsh -i
