@@ -19,6 +19,7 @@
 
 struct carsh_session {
 	struct session *s;
+	int jobs_failed; /* a script's first failed background job already reported, or 0 */
 };
 
 /* The one session whose buffers a SIGTERM or SIGHUP must remove. */
@@ -26,16 +27,10 @@ static struct session *volatile signal_session;
 static volatile sig_atomic_t terminating;
 static sigset_t terminating_signals;
 
-/* SIGTERM and SIGHUP are taken by this thread alone (sigwait), never by a handler: what the
- * master must do before it goes — stop its jobs, unlink every segment — is not
- * async-signal-safe, and here it need not be. */
-static void *signal_thread(void *arg)
+/* How the master ends on SIGTERM, SIGHUP, a script's SIGINT, or Ctrl-C while it waits for
+ * its jobs before exiting: its jobs stopped, every segment unlinked, status 128+N. */
+static void __attribute__((noreturn)) stop_everything(int sig)
 {
-	sigset_t *set = arg;
-	int sig = 0;
-
-	while (sigwait(set, &sig) != 0)
-		;
 	terminating = 1;
 	fprintf(stderr, "\ncarsh: SIG%s: stopping jobs and removing virtual buffers\n",
 	        sigabbrev_np(sig));
@@ -44,6 +39,18 @@ static void *signal_thread(void *arg)
 	if (signal_session)
 		vbuf_table_unlink_all(signal_session->vbufs);
 	_exit(128 + sig);
+}
+
+/* SIGTERM and SIGHUP are taken by this thread alone (sigwait), never by a handler: what the
+ * master must do before it goes is not async-signal-safe, and here it need not be. */
+static void *signal_thread(void *arg)
+{
+	sigset_t *set = arg;
+	int sig = 0;
+
+	while (sigwait(set, &sig) != 0)
+		;
+	stop_everything(sig);
 }
 
 /* Called before any other thread exists, so that every thread inherits the mask. A
@@ -99,9 +106,14 @@ int carsh_run_string(struct carsh_session *cs, const char *text, const char *fil
 
 	s->interrupted = 0;
 	rc = script_run(s, text, file, first_line, NULL, !s->interactive);
-	/* A script has no prompt to show job notices at; failures must still be heard. */
-	if (!s->interactive)
-		jobs_report(s->jobs, stderr, stderr, true);
+	/* A script has no prompt to show job notices at; failures must still be heard, and the
+	 * first decides the script's status if nothing else failed (carsh_session_end). */
+	if (!s->interactive) {
+		int failed = jobs_report(s->jobs, stderr, stderr, true);
+
+		if (cs->jobs_failed == 0)
+			cs->jobs_failed = failed;
+	}
 	return rc;
 }
 
@@ -341,17 +353,38 @@ static void yield_to_signal(void)
 		pause();
 }
 
+int carsh_session_wait(struct carsh_session *cs)
+{
+	struct session *s = cs->s;
+	struct cs_err e;
+	int running = jobs_running(s->jobs), failed;
+
+	s->interrupted = 0;
+	if (running)
+		fprintf(stderr, "carsh: waiting for %d background job(s) before exiting\n",
+		        running);
+	failed = jobs_sync_interruptible(s->jobs, 0, &s->interrupted, &e);
+	if (s->interrupted) {
+		fflush(stdout);
+		stop_everything(SIGINT);
+	}
+	if (failed != 0)
+		fprintf(stderr, "carsh: %s\n", e.msg);
+	if (cs->jobs_failed == 0)
+		cs->jobs_failed = failed;
+	return failed;
+}
+
 int carsh_session_end(struct carsh_session *cs)
 {
 	struct session *s = cs->s;
 	int status = s->exit_requested ? s->exit_status : s->last_status;
-	struct cs_err e;
 
-	if (jobs_running(s->jobs))
-		fprintf(stderr, "carsh: waiting for %d background job(s) before exiting\n",
-		        jobs_running(s->jobs));
-	if (jobs_sync(s->jobs, 0, &e) != 0)
-		fprintf(stderr, "carsh: %s\n", e.msg);
+	carsh_session_wait(cs);
+	/* A script's background job that failed is its failure, as for a batch (and for
+	 * `sync`), unless `exit N` or a failed command decided already. */
+	if (!s->interactive && !s->exit_requested && status == 0)
+		status = cs->jobs_failed;
 	yield_to_signal();
 	signal_session = NULL;
 	session_free(s);

@@ -90,8 +90,16 @@ void carsh_interrupt(struct carsh_session *s);
 /* The i-th builtin's name (NULL past the end), for completion. */
 const char *carsh_command_name(size_t i);
 
+/* Wait for the background jobs: end of input is an implicit sync ("waiting for N background
+ * job(s) before exiting"). Returns the status of the first that failed, 0 when none did.
+ * carsh_interrupt during the wait ends the program as SIGINT ends a script: its jobs stopped,
+ * its virtual buffers deleted, status 130. An interactive front-end calls it while its
+ * Ctrl-C handler is still installed; carsh_session_end calls it too. */
+int carsh_session_wait(struct carsh_session *s);
+
 /* End the session: wait for background jobs, delete its virtual buffers. Returns the exit
- * status the program should end with (`exit N`, else the last command's status). */
+ * status the program should end with: `exit N`, else the last command's status, else (not
+ * interactive) that of the first background job that failed, as for a batch. */
 int carsh_session_end(struct carsh_session *s);
 
 #ifdef __cplusplus

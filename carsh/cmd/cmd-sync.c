@@ -17,12 +17,28 @@ static int parse_job(const char *arg, int *id)
 	return 0;
 }
 
+/* Ctrl-C ends the wait quietly with 130, as bash's `wait` does; the jobs it stopped are
+ * reported when they end. */
+static int sync_jobs(struct run_ctx *c, int id, bool *interrupted, struct cs_err *e)
+{
+	int rc = jobs_sync_interruptible(c->jobs, id, c->interrupted, e);
+
+	*interrupted = c->interrupted && *c->interrupted;
+	if (*interrupted)
+		err_clear(e);
+	return rc;
+}
+
 static int cmd_sync_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
+	bool interrupted;
 	int failed = 0;
 
-	if (argc == 1)
-		return jobs_sync(c->jobs, 0, e) ? cmd_prefix(e, 1, "sync: ") : 0;
+	if (argc == 1) {
+		int rc = sync_jobs(c, 0, &interrupted, e);
+
+		return interrupted ? JOBS_INTERRUPTED : rc ? cmd_prefix(e, 1, "sync: ") : 0;
+	}
 	for (int i = 1; i < argc; i++) {
 		int id, rc;
 
@@ -30,7 +46,9 @@ static int cmd_sync_exec(struct run_ctx *c, int argc, char **argv, struct cs_err
 			return cmd_error(e, 2,
 			                 "sync: '%s': expected %%N (a job number from 'jobs')",
 			                 argv[i]);
-		rc = jobs_sync(c->jobs, id, e);
+		rc = sync_jobs(c, id, &interrupted, e);
+		if (interrupted)
+			return JOBS_INTERRUPTED;
 		if (rc != 0 && failed == 0) {
 			err_prefix(e, "sync: ");
 			failed = rc < 0 ? 1 : rc;

@@ -72,6 +72,12 @@ static int collect(const struct job_plan *jp, int ws, const struct job_result *r
 {
 	if (WIFEXITED(ws) && WEXITSTATUS(ws) == 0)
 		return 0;
+	/* Its output pipe was closed (`run ... y=- | head -1`): the reader's choice, not the
+	 * kernel's fault. Quiet, with the status bash gives: 141. */
+	if (WIFSIGNALED(ws) && WTERMSIG(ws) == SIGPIPE) {
+		err_clear(e);
+		return proc_status(ws);
+	}
 	if (WIFSIGNALED(ws) && WTERMSIG(ws) == SIGINT)
 		err_set(e, "%s: interrupted", jp ? jp->kp.label : "job");
 	else if (WIFSIGNALED(ws) && jp)

@@ -2,9 +2,10 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "util/alloc.h"
 
@@ -26,9 +27,13 @@ struct launch {
 struct jobs *jobs_new(void)
 {
 	struct jobs *js = xcalloc(1, sizeof(*js));
+	pthread_condattr_t monotonic;
 
 	pthread_mutex_init(&js->lock, NULL);
-	pthread_cond_init(&js->ended, NULL);
+	pthread_condattr_init(&monotonic);
+	pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
+	pthread_cond_init(&js->ended, &monotonic);
+	pthread_condattr_destroy(&monotonic);
 	return js;
 }
 
@@ -156,8 +161,10 @@ static void remove_reported(struct jobs *js)
 	}
 }
 
-void jobs_report(struct jobs *js, FILE *out, FILE *err, bool failures_only)
+int jobs_report(struct jobs *js, FILE *out, FILE *err, bool failures_only)
 {
+	int failed = 0;
+
 	pthread_mutex_lock(&js->lock);
 	for (struct job *j = js->head; j; j = j->next) {
 		if (!j->done || j->reported)
@@ -166,11 +173,14 @@ void jobs_report(struct jobs *js, FILE *out, FILE *err, bool failures_only)
 			fprintf(out, "[%d]+ %-6s %s\n", j->id, j->how, j->label);
 		if (j->message)
 			fprintf(err, "carsh: job [%d] %s: %s\n", j->id, j->label, j->message);
+		if (failed == 0)
+			failed = j->status;
 		j->reported = true;
 	}
 	fflush(out);
 	remove_reported(js);
 	pthread_mutex_unlock(&js->lock);
+	return failed;
 }
 
 /* A finished job is listed once, as bash's `jobs` does: listing it is its report (with its
@@ -200,11 +210,34 @@ static struct job *find_locked(struct jobs *js, int id)
 	return NULL;
 }
 
-/* Wait for one job (lock held); note its failure if it is the first. */
-static int sync_one_locked(struct jobs *js, struct job *j, int failed, struct cs_err *e)
+/* Until job j is done (lock held): true, or false once *interrupted is set (never when
+ * interrupted is NULL). A signal handler cannot signal a condition variable, so an
+ * interruptible wait looks at the flag every 50 ms. */
+static bool wait_done_locked(struct jobs *js, struct job *j, volatile sig_atomic_t *interrupted)
 {
-	while (!j->done)
-		pthread_cond_wait(&js->ended, &js->lock);
+	while (!j->done) {
+		struct timespec t;
+
+		if (!interrupted) {
+			pthread_cond_wait(&js->ended, &js->lock);
+			continue;
+		}
+		if (*interrupted)
+			return false;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		t.tv_nsec += 50 * 1000 * 1000;
+		if (t.tv_nsec >= 1000 * 1000 * 1000) {
+			t.tv_sec++;
+			t.tv_nsec -= 1000 * 1000 * 1000;
+		}
+		pthread_cond_timedwait(&js->ended, &js->lock, &t);
+	}
+	return true;
+}
+
+/* Job j has ended and is waited for: note its failure if it is the first. */
+static int note_synced_locked(struct job *j, int failed, struct cs_err *e)
+{
 	j->reported = true;
 	if (j->status != 0 && failed == 0) {
 		failed = j->status;
@@ -212,6 +245,18 @@ static int sync_one_locked(struct jobs *js, struct job *j, int failed, struct cs
 		        j->message ? j->message : "");
 	}
 	return failed;
+}
+
+/* Ctrl-C in a wait stops the jobs waited for, as it stops a foreground job: SIGINT to their
+ * process groups. A job run by a thread of the shell (pid 0) cannot be stopped and runs on.
+ * They are not marked waited for: their end is reported as any other. */
+static int interrupt_locked(struct jobs *js, int id, struct cs_err *e)
+{
+	for (struct job *j = js->head; j; j = j->next)
+		if ((id == 0 || j->id == id) && !j->done && !j->reported && j->pid > 0)
+			kill(-j->pid, SIGINT);
+	err_set(e, "interrupted");
+	return JOBS_INTERRUPTED;
 }
 
 static struct job *first_unsynced(struct jobs *js)
@@ -222,27 +267,44 @@ static struct job *first_unsynced(struct jobs *js)
 	return NULL;
 }
 
-int jobs_sync(struct jobs *js, int id, struct cs_err *e)
+static int sync_locked(struct jobs *js, int id, volatile sig_atomic_t *interrupted,
+                       struct cs_err *e)
 {
 	struct job *j;
 	int failed = 0;
 
-	pthread_mutex_lock(&js->lock);
 	if (id) {
 		j = find_locked(js, id);
-		if (!j) {
-			pthread_mutex_unlock(&js->lock);
+		if (!j)
 			return err_set(e, "no such job %%%d (see 'jobs')", id);
-		}
-		failed = sync_one_locked(js, j, 0, e);
-	} else {
-		/* Jobs started meanwhile (by a background batch) are waited for too. */
-		while ((j = first_unsynced(js)) != NULL)
-			failed = sync_one_locked(js, j, failed, e);
+		if (!wait_done_locked(js, j, interrupted))
+			return interrupt_locked(js, id, e);
+		return note_synced_locked(j, 0, e);
 	}
+	/* Jobs started meanwhile (by a background batch) are waited for too. */
+	while ((j = first_unsynced(js)) != NULL) {
+		if (!wait_done_locked(js, j, interrupted))
+			return interrupt_locked(js, 0, e);
+		failed = note_synced_locked(j, failed, e);
+	}
+	return failed;
+}
+
+int jobs_sync_interruptible(struct jobs *js, int id, volatile sig_atomic_t *interrupted,
+                            struct cs_err *e)
+{
+	int rc;
+
+	pthread_mutex_lock(&js->lock);
+	rc = sync_locked(js, id, interrupted, e);
 	remove_reported(js);
 	pthread_mutex_unlock(&js->lock);
-	return failed;
+	return rc;
+}
+
+int jobs_sync(struct jobs *js, int id, struct cs_err *e)
+{
+	return jobs_sync_interruptible(js, id, NULL, e);
 }
 
 int jobs_running(struct jobs *js)

@@ -8,6 +8,7 @@
 #define CARSH_EXEC_JOBS_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -45,8 +46,9 @@ int jobs_start(struct jobs *js, const char *label, pid_t pid, job_body body, voi
                void (*on_id)(void *arg, int id), void (*free_arg)(void *), struct cs_err *e);
 
 /* Print "[N]+ Done  label" (and error messages) for jobs that ended and were not shown yet,
- * then forget them. With failures_only, successful ones are forgotten silently (scripts). */
-void jobs_report(struct jobs *js, FILE *out, FILE *err, bool failures_only);
+ * then forget them. With failures_only, successful ones are forgotten silently (scripts).
+ * Returns the status of the first failed job shown, 0 when none failed. */
+int jobs_report(struct jobs *js, FILE *out, FILE *err, bool failures_only);
 
 /* The `jobs` listing: running jobs, and finished ones not yet reported (which it reports:
  * their failure's message goes to err). */
@@ -56,6 +58,15 @@ void jobs_print(struct jobs *js, FILE *out, FILE *err);
  * status of the first that failed, with "job [N] label: how: message" in e. Unknown id: -1
  * with "no such job %N (see 'jobs')". Waited jobs are not reported again. */
 int jobs_sync(struct jobs *js, int id, struct cs_err *e);
+
+/* What jobs_sync_interruptible returns when *interrupted was set while it waited. */
+#define JOBS_INTERRUPTED 130
+
+/* jobs_sync that gives up when *interrupted becomes set (Ctrl-C): it then sends SIGINT to the
+ * process groups of the jobs it waited for, leaves them to be reported when they end, and
+ * returns JOBS_INTERRUPTED with "interrupted" in e. */
+int jobs_sync_interruptible(struct jobs *js, int id, volatile sig_atomic_t *interrupted,
+                            struct cs_err *e);
 
 /* Number of jobs still running. */
 int jobs_running(struct jobs *js);

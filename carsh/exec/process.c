@@ -61,6 +61,18 @@ static void child_signals_default(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
+/* A job ends when its shell does, even by SIGKILL, which leaves the shell no chance to stop
+ * it: orphaned jobs ran on at full speed for ever, holding their segments. SIGTERM rather
+ * than SIGKILL lets the job remove what it was writing. The kernel sends it when the thread
+ * that forked ends, so every thread that starts a job waits for it (a batch syncs its jobs
+ * before its thread ends). A shell that died before prctl() took effect would never send it:
+ * hence the check that the parent is still the shell. */
+static void child_end_with_parent(pid_t parent)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
+		_exit(1);
+}
+
 static void child_background_stdin(void)
 {
 	int fd = open("/dev/null", O_RDONLY);
@@ -119,11 +131,13 @@ static bool child_await_go(int go_fd)
 	return n == 1 && c == 'g';
 }
 
-static void __attribute__((noreturn)) child_main(child_fn fn, void *arg, bool background,
-                                                 const struct child_io *io, struct job_result *res)
+static void __attribute__((noreturn))
+child_main(child_fn fn, void *arg, bool background, const struct child_io *io,
+           struct job_result *res, pid_t parent)
 {
 	int status, go_fd;
 
+	child_end_with_parent(parent);
 	child_signals_default();
 	/* A job stopped while it writes a file leaves no temporary file beside it. */
 	temp_remove_on_signals();
@@ -150,7 +164,7 @@ int proc_start(child_fn fn, void *arg, bool background, const struct child_io *i
 	sigset_t all, old;
 	struct job_result *r =
 	        mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	pid_t p;
+	pid_t p, parent = getpid();
 
 	if (r == MAP_FAILED)
 		return err_errno(e, "cannot map a job result area");
@@ -167,7 +181,7 @@ int proc_start(child_fn fn, void *arg, bool background, const struct child_io *i
 		return err_errno(e, "cannot start a job (fork)");
 	}
 	if (p == 0)
-		child_main(fn, arg, background, io, r);
+		child_main(fn, arg, background, io, r, parent);
 	if (background)
 		setpgid(p, p); /* also here: no race with the terminal's next signal */
 	live_add(p);

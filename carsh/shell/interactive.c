@@ -98,7 +98,11 @@ static void on_sigwinch(int sig)
 	got_sigwinch = 1;
 }
 
-static void install_signal_handlers(struct sigaction *old_int, struct sigaction *old_winch)
+struct saved_signals {
+	struct sigaction sigint, sigwinch, sigquit;
+};
+
+static void install_signal_handlers(struct saved_signals *old)
 {
 	struct sigaction sa;
 
@@ -108,9 +112,20 @@ static void install_signal_handlers(struct sigaction *old_int, struct sigaction 
 	 * waitpid() fail with EINTR; pselect() is interrupted all the same. */
 	sa.sa_flags = SA_RESTART;
 	sa.sa_handler = on_sigint;
-	sigaction(SIGINT, &sa, old_int);
+	sigaction(SIGINT, &sa, &old->sigint);
 	sa.sa_handler = on_sigwinch;
-	sigaction(SIGWINCH, &sa, old_winch);
+	sigaction(SIGWINCH, &sa, &old->sigwinch);
+	/* Ctrl-\ does not end an interactive shell, as in bash; a foreground job still takes
+	 * it (children start with the default dispositions). */
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGQUIT, &sa, &old->sigquit);
+}
+
+static void restore_signal_handlers(const struct saved_signals *old)
+{
+	sigaction(SIGINT, &old->sigint, NULL);
+	sigaction(SIGWINCH, &old->sigwinch, NULL);
+	sigaction(SIGQUIT, &old->sigquit, NULL);
 }
 
 static void on_line(char *line)
@@ -450,23 +465,33 @@ static bool prompt_once(struct frontend *fe)
 	return true;
 }
 
+/* The wait for background jobs before exiting is a command like any other: Ctrl-C stops it
+ * (carsh_session_wait). */
+static void wait_for_jobs(struct carsh_session *s)
+{
+	got_sigint = 0;
+	command_running = 1;
+	carsh_session_wait(s);
+	command_running = 0;
+}
+
 int interactive_run(struct carsh_session *s)
 {
 	struct frontend fe = {.s = s};
-	struct sigaction old_int, old_winch;
+	struct saved_signals old;
 	int status;
 
 	signal_session = s;
 	completion_session = s;
 	setup_readline();
 	history_open(&fe.hist);
-	install_signal_handlers(&old_int, &old_winch);
+	install_signal_handlers(&old);
 	while (!carsh_exit_requested(s, &status) && prompt_once(&fe))
 		;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGWINCH, &old_winch, NULL);
 	history_close(&fe.hist);
 	free(fe.text);
 	fflush(stdout);
+	wait_for_jobs(s);
+	restore_signal_handlers(&old);
 	return carsh_exit_requested(s, &status) ? status : fe.status;
 }

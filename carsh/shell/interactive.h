@@ -7,8 +7,9 @@
 
 struct carsh_session;
 
-/* Prompt, read and run commands until end of input (Ctrl-D) or `exit`. Returns the exit
- * status the program should end with; ending the session is left to the caller. */
+/* Prompt, read and run commands until end of input (Ctrl-D) or `exit`, then wait for the
+ * background jobs (carsh_session_wait), Ctrl-C still stopping them. Returns the exit status
+ * the program should end with; ending the session is left to the caller. */
 int interactive_run(struct carsh_session *s);
 
 #endif

@@ -132,7 +132,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 int main(int argc, char **argv)
 {
 	struct options o;
-	int status;
+	int status, end;
+	bool exited;
 
 	memset(&o, 0, sizeof(o));
 	if (parse_options(argc, argv, &o))
@@ -153,8 +154,8 @@ int main(int argc, char **argv)
 		                        argv + optind + 1);
 	else
 		status = run_stdin(the_session);
-	/* `exit N` decides; otherwise the last command does. */
-	carsh_exit_requested(the_session, &status);
-	carsh_session_end(the_session);
-	return status;
+	/* `exit N` decides; otherwise the last command does, then a failed background job. */
+	exited = carsh_exit_requested(the_session, &status);
+	end = carsh_session_end(the_session);
+	return exited || status != 0 ? status : end;
 }

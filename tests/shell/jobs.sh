@@ -26,9 +26,39 @@ printf 'run %s x=nowhere.csv y=discard &\nsync %%1\necho again\nsync\n' "$DATA/b
 [ $? -eq 0 ] && grep -q "^again$" "$OUT" && pass "a job already waited for is not waited for again" ||
 	fail "sync twice: $(cat "$ERR")"
 
-# A script reports a failed background job it never synced, and waits for it at the end.
-expect 0 "job [1] $DATA/bad/good.xml: Exit 1: $DATA/bad/good.xml: stream 'x': nowhere.csv" \
+# A script reports a failed background job it never synced, and waits for it at the end:
+# end of input is an implicit sync, so the job's failure is the script's status (as for a
+# batch), from -c, a script file and standard input alike.
+expect 1 "job [1] $DATA/bad/good.xml: Exit 1: $DATA/bad/good.xml: stream 'x': nowhere.csv" \
 	"$CARSH" -c "run $DATA/bad/good.xml x=nowhere.csv y=discard &"
+printf 'run %s x=nowhere.csv y=discard &\n' "$DATA/bad/good.xml" >bgfail.carsh
+expect 1 "nowhere.csv: No such file or directory" "$CARSH" bgfail.carsh
+printf 'run %s x=nowhere.csv y=discard &\necho after\n' "$DATA/bad/good.xml" |
+	"$CARSH" >"$OUT" 2>"$ERR"
+[ $? -eq 1 ] && grep -q "^after$" "$OUT" &&
+	pass "standard input: a failed background job is the script's status" ||
+	fail "standard input: a failed background job: $(cat "$ERR")"
+# The same when its failure was reported before the end (the dump waits for the job that
+# writes b), and with a successful job: status 0.
+printf 'virtbuf create b float 8\nrun %s x=nowhere.csv y=buffer:b &\nvirtbuf dump b --columns 8\necho after\n' \
+	"$DATA/bad/good.xml" | "$CARSH" >"$OUT" 2>"$ERR"
+[ $? -eq 1 ] && grep -q "^after$" "$OUT" &&
+	pass "a background failure reported before the end is still the script's status" ||
+	fail "background failure reported early: $(cat "$ERR")"
+expect 0 "" "$CARSH" -c "run $DATA/bad/good.xml x=x.csv y=discard &"
+# `exit N` decides, as a failed foreground command does.
+expect 0 "" "$CARSH" -c "run $DATA/bad/good.xml x=nowhere.csv y=discard & exit 0"
+expect 2 "" "$CARSH" -c "run $DATA/bad/good.xml x=nowhere.csv y=discard & sync x"
+
+# A closed output pipe (`... y=- | head -1`) is the reader's choice: the run ends quietly with
+# bash's status for it, 141 (128 + SIGPIPE), and no message blames the kernel.
+{
+	"$CARSH" run "$SINK" x=fill:1.5 y=- N=300000 2>"$ERR"
+	echo $? >status
+} | head -1 >"$OUT"
+[ "$(cat status)" = 141 ] && [ ! -s "$ERR" ] && [ "$(cat "$OUT")" = 1.5 ] &&
+	pass "a closed output pipe: status 141, no message" ||
+	fail "a closed output pipe: status $(cat status), stderr: $(cat "$ERR")"
 
 # Interactive: "[N]+ Done  file" before the next prompt.
 seq 1 4 >x4.csv

@@ -1,0 +1,162 @@
+#!/bin/sh
+# Ctrl-C and Ctrl-\ typed at an interactive carsh on a real terminal (docs/architecture.md
+# "Signals"): Ctrl-C stops `sync` and the jobs it waits for (sync returns 130, as bash's
+# `wait` does); Ctrl-C while the shell waits for its jobs before exiting stops them and the
+# shell exits 130, leaving no segment; Ctrl-\ at the prompt is ignored, as in bash.
+#
+# The terminal is a tmux pane: the keys go through its line discipline, which sends SIGINT
+# or SIGQUIT to the foreground process group, exactly as a user's terminal does. The test
+# waits for what the screen shows (bounded polling), never for a length of time. Jobs that
+# must keep running read a FIFO the test holds open.
+. "$TOP_SRCDIR/tests/shell/lib.sh"
+cd "$T" || exit 1
+SINK="$DATA/fm/sink.xml"
+
+if ! command -v tmux >/dev/null 2>&1; then
+	echo "SKIP: tmux is not installed: the terminal tests of Ctrl-C and Ctrl-\\ did not run"
+	exit 77
+fi
+
+# The server's socket lives in the test's directory, so that nothing stays in /tmp.
+SOCK="$T/tmux.sock"
+tm() {
+	# Once the shell has ended, its terminal and the tmux server are gone, which tmux
+	# would say on standard error at every look.
+	tmux -S "$SOCK" -f /dev/null "$@" 2>/dev/null
+}
+# Whatever happens, no tmux server, carsh or job of this test stays behind.
+trap 'tm kill-server' EXIT
+
+# tty_start: carsh -i in a new terminal; its exit status goes to $T/tty.status, $TPID is its
+# pid. The wrapping sh traps (not ignores) INT and QUIT: it must outlive the keys sent to the
+# terminal's process group, while carsh starts with the default dispositions.
+tty_start() {
+	rm -f "$T/tty.status"
+	CARSH_HISTFILE=/dev/null TERM=xterm tm new-session -d -x 200 -y 50 \
+		sh -c 'trap : INT QUIT; "$0" -i; echo "$?" >"$1"' "$CARSH" "$T/tty.status"
+	wait_until "the prompt" screen_has '^carsh>$'
+	TPID=$(pgrep -P "$(tm display -p '#{pane_pid}')" | head -1)
+}
+
+# The visible screen: line N+1 is row N of the cursor's coordinates.
+screen() {
+	tm capture-pane -p
+}
+
+screen_has() {
+	screen | grep -q -- "$1"
+}
+
+ended() {
+	[ -s "$T/tty.status" ]
+}
+
+# Process $1 has exited (gone, or a zombie: an orphan's new parent may never reap it).
+exited() {
+	[ ! -e "/proc/$1" ] || [ "$(sed 's/^.*) //' "/proc/$1/stat" | cut -c1)" = Z ]
+}
+
+# The line "carsh> $1" was read in full: readline has echoed it and, at its end, moved the
+# cursor below it (so that a Ctrl-C now reaches the command, and the terminal cannot flush
+# the line as unread input).
+line_taken() {
+	local n
+	n=$(screen | grep -n -x -F "carsh> $1" | tail -1 | cut -d: -f1)
+	[ -n "$n" ] && [ "$(tm display -p '#{cursor_y}')" -ge "$n" ]
+}
+
+taken_or_ended() {
+	line_taken "$1" || ended
+}
+
+# type LINE: type a command and wait until carsh has read it (or has ended).
+type_line() {
+	tm send-keys -l "$1"
+	tm send-keys Enter
+	wait_until "carsh to read '$1'" taken_or_ended "$1"
+}
+
+# A prompt after the line "carsh> $1", or the shell ended.
+prompt_after_or_ended() {
+	screen | sed -n "/^carsh> $1\$/,\$p" | tail -n +2 | grep -q '^carsh>' || ended
+}
+
+# The pid a background job's "[N] PID" line showed.
+job_pid_shown() {
+	screen | sed -n "s/^\[$1\] \([0-9]*\)$/\1/p" | tail -1
+}
+
+rm -f feed
+mkfifo feed
+
+# ---- Ctrl-C in sync ----
+tty_start
+exec 8<>feed
+type_line "virtbuf create b float 4"
+type_line "run $SINK x=- y=buffer:b < feed &"
+wait_until "the job's [1] PID line" screen_has '^\[1\] [0-9]*$'
+job=$(job_pid_shown 1)
+type_line "sync"
+tm send-keys C-c
+if wait_until "sync to end on Ctrl-C (or the shell to end)" prompt_after_or_ended sync; then
+	if ended; then
+		fail "Ctrl-C in sync ended the shell (status $(cat "$T/tty.status"))"
+	else
+		pass "Ctrl-C in sync: the prompt is back"
+	fi
+fi
+if process_executor; then
+	wait_until "the waited job (pid $job) to be stopped" exited "$job" &&
+		pass "Ctrl-C in sync stopped the job it waited for"
+fi
+# (Under the thread executor the job is a thread of the shell, which Ctrl-C cannot stop: it
+# ends when its input does.)
+type_line "exit"
+exec 8>&-
+wait_until "the shell to exit" ended
+[ "$(cat "$T/tty.status")" = 130 ] && pass "sync interrupted by Ctrl-C returns 130" ||
+	fail "after Ctrl-C in sync, exit gave $(cat "$T/tty.status"); screen: $(screen)"
+[ -z "$(segments_of "$TPID")" ] && pass "Ctrl-C in sync: no segment left" ||
+	fail "Ctrl-C in sync: segments left: $(segments_of "$TPID")"
+tm kill-server
+
+# ---- Ctrl-C while the shell waits for its jobs before exiting ----
+tty_start
+exec 8<>feed
+type_line "virtbuf create b float 4"
+type_line "run $SINK x=- y=buffer:b < feed &"
+wait_until "the job's [1] PID line" screen_has '^\[1\] [0-9]*$'
+job=$(job_pid_shown 1)
+tm send-keys C-d
+wait_until "the exit notice" screen_has "waiting for 1 background job(s) before exiting"
+tm send-keys C-c
+wait_until "the shell to end on Ctrl-C" ended
+[ "$(cat "$T/tty.status")" = 130 ] && pass "Ctrl-C during the final wait: the shell exits 130" ||
+	fail "Ctrl-C during the final wait: status $(cat "$T/tty.status")"
+wait_until "the job (pid $job) to be stopped" exited "$job" &&
+	pass "Ctrl-C during the final wait stopped the job"
+exec 8>&-
+[ -z "$(segments_of "$TPID")" ] && pass "Ctrl-C during the final wait: no segment left" ||
+	fail "Ctrl-C during the final wait: segments left: $(segments_of "$TPID")"
+tm kill-server
+
+alive_or_ended() {
+	screen_has '^alive$' || ended
+}
+
+# ---- Ctrl-\ at the prompt ----
+tty_start
+tm send-keys 'C-\'
+type_line "echo alive"
+if wait_until "the shell to answer (or end)" alive_or_ended; then
+	if ended; then
+		fail "Ctrl-\\ at the prompt ended the shell (status $(cat "$T/tty.status"))"
+	else
+		pass "Ctrl-\\ at the prompt is ignored"
+	fi
+fi
+tm send-keys C-d
+wait_until "the shell to exit" ended
+[ "$(cat "$T/tty.status")" = 0 ] && pass "Ctrl-\\ at the prompt: the shell exits 0 at Ctrl-D" ||
+	fail "after Ctrl-\\: status $(cat "$T/tty.status")"
+finish
