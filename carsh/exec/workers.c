@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,11 +27,30 @@ struct worker {
 	struct worker *next;    /* in the idle list */
 };
 
+/* A worker asked of the spawner thread. */
+struct spawn_req {
+	struct worker *wk;
+	struct cs_err *e;
+	bool done;
+	struct spawn_req *next;
+};
+
+/*
+ * Workers are forked by one thread of the pool's own, the spawner, which lives as long as
+ * the pool: PR_SET_PDEATHSIG fires when the thread that forked a process ends, not its
+ * process, and a worker forked by a background job's thread would be killed, idle in the
+ * pool or running another job, when that job ended.
+ */
 struct workers {
 	pthread_mutex_t lock;
+	pthread_cond_t cond;
 	struct worker *idle;
 	unsigned nidle;
 	unsigned keep_idle;
+	struct spawn_req *queue; /* requests for the spawner */
+	pthread_t spawner;
+	bool spawner_started;
+	bool stopping;
 };
 
 struct workers *workers_new(unsigned keep_idle)
@@ -38,6 +58,7 @@ struct workers *workers_new(unsigned keep_idle)
 	struct workers *w = xcalloc(1, sizeof(*w));
 
 	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
 	w->keep_idle = keep_idle;
 	return w;
 }
@@ -59,12 +80,19 @@ void workers_free(struct workers *w)
 {
 	if (!w)
 		return;
+	pthread_mutex_lock(&w->lock);
+	w->stopping = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	if (w->spawner_started)
+		pthread_join(w->spawner, NULL);
 	while (w->idle) {
 		struct worker *wk = w->idle;
 
 		w->idle = wk->next;
 		worker_end(wk);
 	}
+	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
 }
@@ -95,6 +123,61 @@ static struct worker *worker_spawn(struct cs_err *e)
 	close(sv[1]);
 	wk->sock = sv[0];
 	return wk;
+}
+
+/* The spawner: forks the workers asked for until the pool ends. Signals are the other
+ * threads' business. */
+static void *spawner_main(void *arg)
+{
+	struct workers *w = arg;
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		struct spawn_req *r;
+
+		while (!w->queue && !w->stopping)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (!w->queue)
+			break;
+		r = w->queue;
+		w->queue = r->next;
+		pthread_mutex_unlock(&w->lock);
+		r->wk = worker_spawn(r->e);
+		pthread_mutex_lock(&w->lock);
+		r->done = true;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* A new worker, forked by the spawner thread (started on first use). */
+static struct worker *spawn(struct workers *w, struct cs_err *e)
+{
+	struct spawn_req r = {NULL, e, false, NULL};
+	int err = 0;
+
+	pthread_mutex_lock(&w->lock);
+	if (!w->spawner_started) {
+		err = pthread_create(&w->spawner, NULL, spawner_main, w);
+		w->spawner_started = err == 0;
+	}
+	if (err == 0) {
+		r.next = w->queue;
+		w->queue = &r;
+		pthread_cond_broadcast(&w->cond);
+		while (!r.done)
+			pthread_cond_wait(&w->cond, &w->lock);
+	}
+	pthread_mutex_unlock(&w->lock);
+	if (err) {
+		errno = err;
+		err_errno(e, "cannot start the thread that starts workers");
+	}
+	return r.wk;
 }
 
 /* Workers that ran the same device selectors hold that device's context already. */
@@ -160,7 +243,7 @@ struct worker *workers_take(struct workers *w, const struct job_plan *jp, struct
 		gone = next;
 	}
 	if (!wk)
-		wk = worker_spawn(e);
+		wk = spawn(w, e);
 	if (wk) {
 		free(wk->key);
 		wk->key = key;

@@ -81,6 +81,22 @@ wait "$CPID" 2>/dev/null
 wait_until "the workers of a shell killed by SIGKILL to end" none_left "$left" &&
 	pass "a shell killed by SIGKILL leaves no worker behind"
 
+# A worker forked for a background batch, whose thread ends with the batch, stays in the
+# pool and serves the next job (PR_SET_PDEATHSIG follows the thread that forked).
+printf '<CarshBat><Exec><CarshExe><FlowModel file="%s"/><Param name="N" value="8"/>
+<Input name="x"><Fill value="1"/></Input><Output name="y"><Discard/></Output>
+</CarshExe></Exec></CarshBat>\n' "$SCALE" >bg.bat.xml
+start_carsh -i
+send "run $T/bg.bat.xml &"
+send "sync"
+send "time run $SCALE x=$T/x.csv y=discard N=8"
+send "echo done"
+stop_carsh
+grep -q '^done$' "$T/carsh.out" &&
+	grep '^platform' "$T/carsh.err" | grep -q '^platform  *0\.000 ms  context 0\.000 ms' &&
+	pass "a worker forked for a background batch serves the next job after the batch ended" ||
+	fail "after a background batch: $(cat "$T/carsh.err")"
+
 # A job's output pipe ends with the job, while the shell and its worker go on: a worker
 # holds nothing of the job's between jobs.
 mkfifo jobout
