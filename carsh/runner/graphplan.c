@@ -519,7 +519,7 @@ int grun_check_init(struct grun *r, size_t chan, const struct graph_data **out)
 		return err_set(
 		        r->e,
 		        "%s:%d: <Edge from=\"%s\" to=\"%s\">: a feedback edge with root "
-		        "'%s' (PEA-ST, 004 §4.3.4): '%s' reads '%s' of the item before, so "
+		        "'%s' (PEA-ST's schedule): '%s' reads '%s' of the item before, so "
 		        "the first item needs initial data: add value= or file= to the "
 		        "edge, or %s.%s=FILE|fill:VALUE to the command line",
 		        g->file, ed->line, grun_node_name(r, ed->from), grun_node_name(r, ed->to),

@@ -74,7 +74,7 @@ same_items se want-e 5 "Figure 28 serial: E equals the model"
 same_items sf want-f 5 "Figure 28 serial: F equals the model"
 
 # Root C (the largest parallelism) makes A -> C a feedback edge, which has no initial data.
-expect 1 "cycle.xml:14: <Edge from=\"A\" to=\"C\">: a feedback edge with root 'C' (PEA-ST, 004 §4.3.4): 'C' reads 'x' of the item before, so the first item needs initial data: add value= or file= to the edge, or C.x=FILE|fill:VALUE to the command line" \
+expect 1 "cycle.xml:14: <Edge from=\"A\" to=\"C\">: a feedback edge with root 'C' (PEA-ST's schedule): 'C' reads 'x' of the item before, so the first item needs initial data: add value= or file= to the edge, or C.x=FILE|fill:VALUE to the command line" \
 	"$CARSH" "$RUN/cycle.xml" --items 2 A.a=x{i}.csv E.y=- F.y=-
 # Given it, C reads A of the item before (7 before the first) and A reads C of its own item.
 awk 'BEGIN {
