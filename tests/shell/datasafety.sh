@@ -134,9 +134,16 @@ if [ "$(id -u)" = 0 ]; then
 fi
 
 # ---- input read without bound ----
-# Memory stays bounded: an endless stream of NUL bytes is refused at its first byte.
+# Memory stays bounded: an endless stream of NUL bytes is refused at its first byte. (A
+# build under AddressSanitizer reserves terabytes of shadow memory at start: no memory limit
+# there, the message alone.)
+if grep -aq __asan_init "$TOP_BUILDDIR/carsh/carsh"; then
+	limit=
+else
+	limit='ulimit -v 1048576; '
+fi
 expect 1 "virtbuf fill x: /dev/zero:1:1: field holds a NUL byte: not a number" \
-	sh -c 'ulimit -v 1048576; exec "$0" -c "virtbuf create x float 2; virtbuf fill x /dev/zero"' \
+	sh -c "$limit"'exec "$0" -c "virtbuf create x float 2; virtbuf fill x /dev/zero"' \
 	"$CARSH"
 # A stream of values is read until it has one too many (yes never ends by itself).
 expect 1 "stream 'x': <stdin>: more than 3 values, expected 3" \
