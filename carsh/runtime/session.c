@@ -3,15 +3,23 @@
 #include "runtime/kernelcheck.h"
 
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/alloc.h"
 #include "util/clock.h"
 
+/* The argument signatures (plan_signature) already checked against a kernel: the check
+ * reads the kernel's argument info, several OpenCL calls an argument, and a batch runs the
+ * same plans again and again. */
+#define CHECKED_MAX 8
+
 struct kernel_entry {
 	char *name;
 	struct rt_kernel kernel;
+	uint64_t checked[CHECKED_MAX];
+	unsigned nchecked;
 	struct kernel_entry *next;
 };
 
@@ -233,6 +241,36 @@ static void kernel_names(cl_program prog, char *buf, size_t n)
 	free(names);
 }
 
+/* What rt_kernel_check compares: every argument's kind, type and element count (Local
+ * sizes excepted), as an FNV-1a hash. */
+static uint64_t plan_signature(const struct kernel_plan *kp)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < kp->nargs; i++) {
+		const struct kernel_arg *a = &kp->args[i];
+		uint64_t v[3] = {(uint64_t)a->kind, (uint64_t)a->type.scalar, (uint64_t)a->type.width};
+
+		for (size_t j = 0; j < 3; j++)
+			h = (h ^ v[j]) * 1099511628211ull;
+	}
+	return (h ^ kp->nargs) * 1099511628211ull;
+}
+
+static int check_once(struct kernel_entry *k, const struct rt_devinfo *dev,
+                      const struct kernel_plan *kp, struct cs_err *e)
+{
+	uint64_t sig = plan_signature(kp);
+
+	for (unsigned i = 0; i < k->nchecked && i < CHECKED_MAX; i++)
+		if (k->checked[i] == sig)
+			return 0;
+	if (rt_kernel_check(k->kernel.k, dev, kp, e))
+		return -1;
+	k->checked[k->nchecked++ % CHECKED_MAX] = sig;
+	return 0;
+}
+
 static int create_kernel(struct program_entry *p, const struct kernel_plan *kp,
                          struct kernel_entry **out, struct cs_err *e)
 {
@@ -275,8 +313,9 @@ int rt_session_kernel(struct rt_session *s, struct rt_dev *dev, const struct ker
 		goto out;
 	for (k = p->kernels; k && strcmp(k->name, kp->kernel) != 0; k = k->next)
 		;
-	/* Every plan, not only the first: flow-models that share a kernel may differ. */
-	if ((!k && create_kernel(p, kp, &k, e)) || rt_kernel_check(k->kernel.k, dev->info, kp, e))
+	/* Every plan's arguments, not only the first's: flow-models that share a kernel may
+	 * differ. */
+	if ((!k && create_kernel(p, kp, &k, e)) || check_once(k, dev->info, kp, e))
 		goto out;
 	*out = &k->kernel;
 	rc = 0;
