@@ -2,8 +2,9 @@
 # Issue "Adaptive partitioning" (003): the partition engine's schedulers -- LogFit (003 §4),
 # the baselines Static (profiled 0-100 % in 10 % steps), Concord and HDSS (003 §5.1), and the
 # CPU cores or the GPU alone -- on four benchmarks: N-body (regular), SpMV on a CSR matrix
-# with skewed row lengths (fine-grained irregular), Mandelbrot (coarse-grained irregular) and
-# cut-off neighbour forces (irregular interaction counts), for 1 ... cores+1 threads (thread 1
+# with skewed row lengths (fine-grained irregular), Mandelbrot (coarse-grained irregular),
+# cut-off neighbour forces (irregular interaction counts) and a 2-D Jacobi step (regular, a
+# W x H space split by rows), for 1 ... cores+1 threads (thread 1
 # drives the GPU, the others are single-core sub-devices of the CPU: 003 §5). Prints the time
 # (and the energy where NVML or RAPL give it) per scheduler and thread count, the issue's
 # targets at the full thread count (LogFit vs the best Static, Concord and HDSS), and draws
@@ -25,7 +26,7 @@
 #   THREADS    thread counts to run (default 1 ... max; --quick: 1 2 max/2+1 max)
 #   SCHEDS     schedulers (default: logfit static concord hdss cpu gpu)
 #   NBODY_N NBODY_STEPS SPMV_N SPMV_AVG SPMV_STEPS MANDEL_W MANDEL_H MANDEL_MAXIT MANDEL_STEPS
-#   NEIGH_N NEIGH_G NEIGH_STEPS   problem sizes (defaults below)
+#   NEIGH_N NEIGH_G NEIGH_STEPS JACOBI_W JACOBI_H JACOBI_STEPS   problem sizes (defaults below)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILDDIR:-$top}
@@ -44,11 +45,13 @@ t_start=$SECONDS
 
 if [ $quick = 1 ]; then
 	: "${NBODY_N:=6144}" "${SPMV_N:=65536}" "${MANDEL_W:=512}" "${MANDEL_H:=512}" "${NEIGH_N:=65536}"
+	: "${JACOBI_W:=1024}" "${JACOBI_H:=1024}"
 fi
 : "${NBODY_N:=12288}" "${NBODY_STEPS:=4}"
 : "${SPMV_N:=131072}" "${SPMV_AVG:=8}" "${SPMV_STEPS:=20}"
 : "${MANDEL_W:=1024}" "${MANDEL_H:=1024}" "${MANDEL_MAXIT:=2048}" "${MANDEL_STEPS:=2}"
 : "${NEIGH_N:=131072}" "${NEIGH_G:=32}" "${NEIGH_STEPS:=2}"
+: "${JACOBI_W:=2048}" "${JACOBI_H:=2048}" "${JACOBI_STEPS:=10}"
 
 partref=$build/tests/tools/partref
 if [ ! -x "$partref" ]; then
@@ -86,10 +89,11 @@ echo "machine: GPU ${gpu_name:-none} (--gpu $GPU), CPU $cpu_name: $cores cores; 
 echo "budget ${budget}s; results in $out"
 
 # ---- data, and executables bound to virtual buffers (filled once per benchmark) ----
-mkdir -p "$work"/{nbody,spmv,mandel,neigh}
+mkdir -p "$work"/{nbody,spmv,mandel,neigh,jacobi}
 "$partref" nbody-gen "$NBODY_N" 1 "$work/nbody"
 SPMV_NNZ=$("$partref" spmv-gen "$SPMV_N" "$SPMV_AVG" 1 "$work/spmv")
 NEIGH_RC2=$("$partref" neigh-gen "$NEIGH_N" "$NEIGH_G" 1 "$work/neigh")
+"$partref" jacobi2d-gen "$JACOBI_W" "$JACOBI_H" 1 "$work/jacobi"
 
 exe() { # NAME FLOWMODEL SWAPS STREAMS...: an executable with every stream on a buffer
 	local name=$1 f=$2 swaps=$3 s
@@ -109,6 +113,7 @@ exe spmv part_spmv.xml '<SwapPair input="x" output="y"/>' \
 	Input:row_ptr Input:col Input:val Input:x Output:y
 exe mandel part_mandel.xml '' Output:count
 exe neigh part_neigh.xml '' Input:pos Input:cell_of Input:cell_start Output:force
+exe jacobi part_jacobi2d.xml '<SwapPair input="u" output="u_next"/>' Input:u Input:f Output:u_next
 
 # What each benchmark's carsh script starts with: its buffers, filled.
 prologue() {
@@ -132,6 +137,11 @@ prologue() {
 		echo "virtbuf create cell_start int $((NEIGH_G * NEIGH_G * NEIGH_G + 1))"
 		echo "virtbuf fill cell_start $d/cell_start.csv; virtbuf create force float4 $NEIGH_N"
 		;;
+	jacobi)
+		echo "virtbuf create u float $((JACOBI_W * JACOBI_H)); virtbuf fill u $d/u.csv"
+		echo "virtbuf create f float $((JACOBI_W * JACOBI_H)); virtbuf fill f $d/f.csv"
+		echo "virtbuf create u_next float $((JACOBI_W * JACOBI_H))"
+		;;
 	esac
 }
 params() {
@@ -140,6 +150,7 @@ params() {
 	spmv) echo "--steps $SPMV_STEPS $work/spmv.exe.xml N=$SPMV_N NNZ=$SPMV_NNZ" ;;
 	mandel) echo "--steps $MANDEL_STEPS $work/mandel.exe.xml W=$MANDEL_W H=$MANDEL_H X0=-2.25 Y0=-1.5 STEP=$(awk -v w="$MANDEL_W" 'BEGIN { printf "%.9g", 3.0 / w }') MAXIT=$MANDEL_MAXIT" ;;
 	neigh) echo "--steps $NEIGH_STEPS $work/neigh.exe.xml N=$NEIGH_N GX=$NEIGH_G GY=$NEIGH_G GZ=$NEIGH_G RC2=$NEIGH_RC2" ;;
+	jacobi) echo "--steps $JACOBI_STEPS $work/jacobi.exe.xml W=$JACOBI_W H=$JACOBI_H H2=0.0001" ;;
 	esac
 }
 
@@ -153,6 +164,7 @@ check_run() {
 	spmv) echo "virtbuf dump y $d/got_y.csv" ;;
 	mandel) echo "virtbuf dump count $d/got_count.csv" ;;
 	neigh) echo "virtbuf dump force $d/got_force.csv" ;;
+	jacobi) echo "virtbuf dump u_next $d/got_u.csv" ;;
 	esac
 }
 
@@ -183,8 +195,8 @@ commands() { # BENCH: one partition command per line, "SCHED THREADS" first
 
 results=$out/results.csv
 echo "bench,sched,threads,time_ms,gpu_j,cpu_j,gpu_share,setup_ms" >"$results"
-benches="nbody spmv mandel neigh"
-left=4
+benches="nbody spmv mandel neigh jacobi"
+left=5
 for b in $benches; do
 	share=$(((budget - (SECONDS - t_start)) / left))
 	left=$((left - 1))
@@ -257,6 +269,10 @@ echo "results of 'partition --sched logfit' with every device against the C refe
 	mkdir -p "$d/ref" && cp "$d"/*.csv "$d/ref/"
 	"$partref" neigh "$NEIGH_N" "$NEIGH_G" "$NEIGH_RC2" 0.0001 "$d/ref"
 	check neigh "$d/got_force.csv" "$d/ref/force_ref.csv" 1e-4
+	d=$work/jacobi
+	mkdir -p "$d/ref" && cp "$d"/*.csv "$d/ref/"
+	"$partref" jacobi2d "$JACOBI_W" "$JACOBI_H" "$JACOBI_STEPS" 0.0001 "$d/ref"
+	check jacobi "$d/got_u.csv" "$d/ref/u_ref.csv" 1e-5
 } | tee "$out/check.txt"
 
 # ---- tables ----
@@ -314,9 +330,12 @@ awk -F, -v max="$max" '
 			if (n[s]) printf "  irregular average vs %-8s %+7.1f %%  (target >= +%d %%: %s)\n", s, 100 * sum[s] / n[s], want, (100 * sum[s] / n[s] >= want) ? "met" : "MISSED"
 			else printf "  irregular average vs %-8s not measured\n", s
 		}
-		x = sp("nbody", "static")
-		if (x != "") printf "  nbody   logfit / best static = %.3f  (target <= 1.05: %s)\n", 1 / (1 + x), (1 / (1 + x) <= 1.05) ? "met" : "MISSED"
-		else print "  nbody not measured at the full thread count"
+		split("nbody jacobi", R, " ")
+		for (i = 1; i <= 2; i++) {
+			x = sp(R[i], "static")
+			if (x != "") printf "  %-7s logfit / best static = %.3f  (target <= 1.05: %s)\n", R[i], 1 / (1 + x), (1 / (1 + x) <= 1.05) ? "met" : "MISSED"
+			else print "  " R[i] " not measured at the full thread count"
+		}
 	}' "$results" | tee "$out/targets.txt"
 
 # ---- plots ----
@@ -328,9 +347,9 @@ if command -v gnuplot >/dev/null; then
 		done
 	done
 	{
-		echo "set terminal pngcairo size 1100,800 noenhanced"
+		echo "set terminal pngcairo size 1100,1200 noenhanced"
 		echo "set output '$out/partition-time.png'"
-		echo "set multiplot layout 2,2 title 'partition: time vs threads (GPU ${gpu_name:-none}, $cores cores of $cpu_name)'"
+		echo "set multiplot layout 3,2 title 'partition: time vs threads (GPU ${gpu_name:-none}, $cores cores of $cpu_name)'"
 		echo "set logscale y; set grid; set xlabel 'threads (1 = the GPU alone)'; set ylabel 'ms'; set key top right"
 		for b in $benches; do
 			echo "set title '$b'"

@@ -76,9 +76,9 @@ static const char usage_text[] =
 static const struct opt_cmd part_spec = {
         "partition",
         usage_text,
-        "Runs the flow-model's 1-D work space in chunks on the GPU and on single-core\n"
-        "sub-devices of the CPU, one host thread each; chunk sizes follow each\n"
-        "device's measured throughput.",
+        "Runs the flow-model's work space in chunks (2-D and 3-D: of rows, planes) on\n"
+        "the GPU and on single-core sub-devices of the CPU, one host thread each; chunk\n"
+        "sizes follow each device's measured throughput.",
         part_opts,
         "See docs/partition.md.",
         0,

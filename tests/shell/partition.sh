@@ -5,7 +5,9 @@
 # LogFit, Static, Concord and HDSS all run with a "GPU" and a CPU core; `--gpu none` runs the
 # cores alone. Floats are compared with a relative tolerance of 1e-5 (the kernels and the
 # reference do the same float operations in the same order, so they usually agree exactly);
-# Mandelbrot's counts exactly.
+# Mandelbrot's counts exactly. 2-D and 3-D spaces are split by rows (planes): the Jacobi
+# benchmark against its C reference; the FIR filter, with a local size and a 3-D kernel
+# against 'run' on the whole space.
 . "$TOP_SRCDIR/tests/shell/lib.sh"
 cd "$T" || exit 1
 PREF="$TOP_BUILDDIR/tests/tools/partref"
@@ -15,7 +17,16 @@ EX="$TOP_SRCDIR/examples/partition"
 for f in nbody spmv neigh; do
 	sed "s|../../flowmodels|$FM|" "$EX/$f.exe.xml" >"$f.exe.xml"
 done
-mkdir -p data/nbody data/spmv data/neigh
+mkdir -p data/nbody data/spmv data/neigh data/jacobi
+cat >jacobi.exe.xml <<EOF
+<CarshExe>
+  <FlowModel file="$FM/part_jacobi2d.xml"/>
+  <Input  name="u"><DataFile>data/jacobi/u.csv</DataFile></Input>
+  <Input  name="f"><DataFile>data/jacobi/f.csv</DataFile></Input>
+  <Output name="u_next"><DataFile>data/jacobi/u_out.csv</DataFile></Output>
+  <Swap count="3"><SwapPair input="u" output="u_next"/></Swap>
+</CarshExe>
+EOF
 
 NB=384
 "$PREF" nbody-gen $NB 7 data/nbody
@@ -32,6 +43,10 @@ NN=2000 NG=5
 RC2=$("$PREF" neigh-gen $NN $NG 5 data/neigh)
 mkdir -p ref/neigh && cp data/neigh/*.csv ref/neigh/
 "$PREF" neigh $NN $NG "$RC2" 0.0001 ref/neigh
+JW=48 JH=40 # rows of 48: a granule of 4 rows (local size 16 x 4)
+"$PREF" jacobi2d-gen $JW $JH 9 data/jacobi
+mkdir -p ref/jacobi && cp data/jacobi/*.csv ref/jacobi/
+"$PREF" jacobi2d $JW $JH 4 0.001 ref/jacobi
 
 # check NAME ITEMS STEPS OPTIONS...: run, compare with the reference, check the trace.
 check() {
@@ -42,6 +57,7 @@ check() {
 	spmv) set -- "$@" spmv.exe.xml N=$SN NNZ="$NNZ" ;;
 	mandel) set -- "$@" "$FM/part_mandel.xml" count=data/mandel.csv $MANDEL ;;
 	neigh) set -- "$@" neigh.exe.xml N=$NN GX=$NG GY=$NG GZ=$NG RC2="$RC2" ;;
+	jacobi) set -- "$@" jacobi.exe.xml W=$JW H=$JH H2=0.001 ;;
 	esac
 	rm -f trace.csv
 	expect 0 "" "$CARSH" partition --no-progress --trace trace.csv "$@" || return
@@ -53,6 +69,7 @@ check() {
 	spmv) close_to data/spmv/y_out.csv ref/spmv/y_ref.csv 1e-5 "$name $*: y = A^4 x" ;;
 	mandel) close_to data/mandel.csv ref/mandel.csv 0 "$name $*: counts" ;;
 	neigh) close_to data/neigh/force_out.csv ref/neigh/force_ref.csv 1e-5 "$name $*: forces" ;;
+	jacobi) close_to data/jacobi/u_out.csv ref/jacobi/u_ref.csv 0 "$name $*: u after 4 steps" ;;
 	esac
 	if "$PREF" trace-check trace.csv "$items" "$steps" >tc.out 2>&1; then
 		pass "$name $*: trace covers $steps x $items items once ($(cat tc.out))"
@@ -61,7 +78,7 @@ check() {
 	fi
 }
 
-for b in "nbody $NB 4" "spmv $SN 4" "mandel $((MW * MH)) 1" "neigh $NN 1"; do
+for b in "nbody $NB 4" "spmv $SN 4" "mandel $((MW * MH)) 1" "neigh $NN 1" "jacobi $JH 4"; do
 	# shellcheck disable=SC2086
 	set -- $b
 	for s in logfit concord hdss gpu cpu; do
@@ -71,6 +88,73 @@ for b in "nbody $NB 4" "spmv $SN 4" "mandel $((MW * MH)) 1" "neigh $NN 1"; do
 	check "$1" "$2" "$3" --gpu cpu --sched static --gpu-share 40
 	check "$1" "$2" "$3" --gpu none --sched logfit
 	check "$1" "$2" "$3" --gpu none --threads 1 --sched cpu
+done
+
+# A local size: chunks are multiples of its rows (2 here), launched with it.
+sed -e 's|<WorkSize global="W, H"/>|<WorkSize global="W, H" local="8, 2"/>|' \
+	-e "s|\.\./kernels|$TOP_SRCDIR/kernels|" "$FM/part_jacobi2d.xml" >jlocal.xml
+sed "s|$FM/part_jacobi2d.xml|jlocal.xml|" jacobi.exe.xml >jlocal.exe.xml
+for s in logfit hdss; do
+	expect 0 "" "$CARSH" partition --no-progress --gpu cpu --threads 2 --sched $s --json \
+		jlocal.exe.xml W=$JW H=$JH H2=0.001 || continue
+	close_to data/jacobi/u_out.csv ref/jacobi/u_ref.csv 0 "jacobi, local size 8 x 2, --sched $s"
+	grep -qF '"granule":2,' "$OUT" && pass "the local size's rows are the granule" ||
+		fail "granule with local size 8 x 2: $(cat "$OUT")"
+done
+
+# Rows of 2048 work-items: a core launches a chunk in pieces of 31 rows (under 65536
+# work-items each).
+mkdir -p data/wide ref/wide
+"$PREF" jacobi2d-gen 2048 64 5 data/wide && cp data/wide/*.csv ref/wide/
+"$PREF" jacobi2d 2048 64 4 0.001 ref/wide
+sed 's|data/jacobi|data/wide|' jacobi.exe.xml >wide.exe.xml
+expect 0 "" "$CARSH" partition --no-progress --gpu none --threads 1 --sched cpu \
+	wide.exe.xml W=2048 H=64 H2=0.001 &&
+	close_to data/wide/u_out.csv ref/wide/u_ref.csv 0 "jacobi 2048 x 64: chunks in pieces"
+
+# The 3x3 FIR filter (2-D, an Input read around each pixel, so a copy stream) and a 3-D
+# kernel split by planes (8 x 4 x 10, a granule of 2 planes; a copy stream read on the
+# plane below, block streams of unit 2)
+# give what 'run' gives on the whole space.
+awk 'BEGIN { for (i = 0; i < 22 * 20; i++) printf "%.9g\n", (i * 37 % 101) / 7.0 }' >fx.csv
+printf '%s\n' 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9 >fh.csv
+expect 0 "" "$CARSH" run "$FM/fir3x3.xml" x=fx.csv h=fh.csv y=fir_ref.csv M=22 N=20
+cat >k3.xml <<'EOF'
+<FlowModel>
+  <Program><Source><![CDATA[
+__kernel void k3(__global const int *a, __global const int *b, __global int *c,
+                 const int nx, const int ny)
+{
+	int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+	int i = (z * ny + y) * nx + x;
+
+	c[2 * i] = 3 * b[2 * i] + x + 10 * y + 100 * z;
+	c[2 * i + 1] = b[2 * i + 1] - (z > 0 ? a[i - nx * ny] : 0);
+}]]></Source><Kernel name="k3"/></Program>
+  <WorkSize global="8, 4, 10"/>
+  <Arguments>
+    <Input    name="a"  type="int" count="320"/>
+    <Input    name="b"  type="int" count="640" partition="block" unit="2"/>
+    <Output   name="c"  type="int" count="640" partition="block" unit="2"/>
+    <Constant name="nx" type="int" value="8"/>
+    <Constant name="ny" type="int" value="4"/>
+  </Arguments>
+</FlowModel>
+EOF
+seq 0 319 | awk '{ print $1 * 7 % 31 }' >ka.csv
+seq 0 639 | awk '{ print $1 * 13 % 97 }' >kb.csv
+expect 0 "" "$CARSH" run k3.xml a=ka.csv b=kb.csv c=k3_ref.csv
+for s in logfit static concord hdss cpu gpu; do
+	expect 0 "" "$CARSH" partition --no-progress --gpu cpu --threads 2 --sched $s \
+		--trace trace.csv "$FM/fir3x3.xml" x=fx.csv h=fh.csv y=fir.csv M=22 N=20 &&
+		same_file fir.csv fir_ref.csv "fir3x3 (2-D) --sched $s: as 'run' gives" &&
+		"$PREF" trace-check trace.csv 20 1 >/dev/null &&
+		pass "fir3x3 --sched $s: the trace covers its 20 rows once"
+	expect 0 "" "$CARSH" partition --no-progress --gpu cpu --threads 2 --sched $s \
+		--trace trace.csv k3.xml a=ka.csv b=kb.csv c=k3.csv &&
+		same_file k3.csv k3_ref.csv "3-D --sched $s: as 'run' gives" &&
+		"$PREF" trace-check trace.csv 10 1 >/dev/null &&
+		pass "3-D --sched $s: the trace covers its 10 planes once"
 done
 
 # --steps overrides the executable's swap count: two N-body steps.
@@ -124,8 +208,6 @@ expect 1 "--threads 9: this machine has" "$CARSH" partition --gpu none --threads
 	nbody.exe.xml N=$NB
 expect 1 "--sched gpu: there is no GPU" "$CARSH" partition --gpu none --sched gpu \
 	nbody.exe.xml N=$NB
-expect 1 "partition splits a 1-D global work space" "$CARSH" partition "$FM/fir3x3.xml" \
-	x=fill:1 h=fill:1 y=discard M=8 N=8
 cat >copyout.xml <<EOF
 <FlowModel>
   <Program><Source>__kernel void k(__global float *y) { y[get_global_id(0)] = 1.0f; }</Source>

@@ -19,6 +19,10 @@
  *                                         of a G x G x G grid (cut-off 1/G):
  *                                         DIR/{pos,cell_of,cell_start}.csv; prints RC2
  *   partref neigh N G RC2 EPS2 DIR        kernels/part_neigh.cl: DIR/force_ref.csv
+ *   partref jacobi2d-gen W H SEED DIR     a W x H grid u (uniform in [0, 1)) and a right-hand
+ *                                         side f (uniform in [-1, 1)): DIR/u.csv, DIR/f.csv
+ *   partref jacobi2d W H STEPS H2 DIR     STEPS steps of kernels/part_jacobi2d.cl from DIR/u.csv,
+ *                                         DIR/f.csv: DIR/u_ref.csv
  *   partref trace-check TRACE ITEMS STEPS every step's chunks cover [0, ITEMS) exactly once;
  *                                         prints the chunks per device
  *
@@ -490,6 +494,55 @@ static int neigh(char **a)
 	return 0;
 }
 
+/* ---- Jacobi, 2-D ---- */
+
+static int jacobi2d_gen(char **a)
+{
+	long w = arg_long(a[0], 1), h = arg_long(a[1], 1);
+	FILE *uf = open_out(a[3], "u.csv"), *ff = open_out(a[3], "f.csv");
+
+	seed((uint64_t)arg_long(a[2], 0));
+	for (long i = 0; i < w * h; i++) {
+		fprintf(uf, "%.9g%s", uniform(), (i + 1) % w ? "," : "\n");
+		fprintf(ff, "%.9g%s", 2.0f * uniform() - 1.0f, (i + 1) % w ? "," : "\n");
+	}
+	close_out(uf);
+	close_out(ff);
+	return 0;
+}
+
+static int jacobi2d(char **a)
+{
+	long w = arg_long(a[0], 3), h = arg_long(a[1], 3), steps = arg_long(a[2], 1);
+	float h2 = arg_float(a[3]);
+	size_t n = (size_t)(w * h);
+	float *u = load_floats(a[4], "u.csv", n), *f = load_floats(a[4], "f.csv", n);
+	float *un = xalloc(n, sizeof(float));
+	FILE *out;
+
+	for (long s = 0; s < steps; s++) {
+		for (long y = 0; y < h; y++)
+			for (long x = 0; x < w; x++) {
+				long i = y * w + x;
+
+				if (x == 0 || y == 0 || x == w - 1 || y == h - 1)
+					un[i] = u[i];
+				else
+					un[i] = ((u[i - 1] + u[i + 1]) + (u[i - w] + u[i + w]) +
+					         h2 * f[i]) *
+					        0.25f;
+			}
+		memcpy(u, un, n * sizeof(float));
+	}
+	out = open_out(a[4], "u_ref.csv");
+	write_floats(out, un, n, (size_t)w);
+	close_out(out);
+	free(u);
+	free(f);
+	free(un);
+	return 0;
+}
+
 /* ---- the trace ---- */
 
 static int trace_check(char **a)
@@ -562,7 +615,8 @@ int main(int argc, char **argv)
 	} cmds[] = {{"nbody-gen", 3, nbody_gen}, {"nbody", 5, nbody},
 	            {"spmv-gen", 4, spmv_gen},   {"spmv", 3, spmv},
 	            {"mandel", 6, mandel},       {"neigh-gen", 4, neigh_gen},
-	            {"neigh", 5, neigh},         {"trace-check", 3, trace_check}};
+	            {"neigh", 5, neigh},         {"jacobi2d-gen", 4, jacobi2d_gen},
+	            {"jacobi2d", 5, jacobi2d},   {"trace-check", 3, trace_check}};
 
 	for (size_t i = 0; argc >= 2 && i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (strcmp(argv[1], cmds[i].name) == 0) {
@@ -570,7 +624,8 @@ int main(int argc, char **argv)
 				die("wrong number of arguments for", argv[1]);
 			return cmds[i].fn(argv + 2);
 		}
-	die("usage: partref nbody-gen|nbody|spmv-gen|spmv|mandel|neigh-gen|neigh|trace-check "
+	die("usage: partref nbody-gen|nbody|spmv-gen|spmv|mandel|neigh-gen|neigh|jacobi2d-gen|"
+	    "jacobi2d|trace-check "
 	    "ARGS (see partref.c)",
 	    NULL);
 	return 2;

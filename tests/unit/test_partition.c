@@ -12,6 +12,7 @@
 
 #include "engines/partition/logfit.h"
 #include "engines/partition/sched.h"
+#include "engines/partition/space.h"
 #include "runtime/launchguard.h"
 
 #define LN2 0.69314718055994530942
@@ -553,6 +554,92 @@ START_TEST(test_gate_counts_the_pieces_after_a_zero_offset)
 }
 END_TEST
 
+/* ---- the space cut in rows (2-D, 3-D) ---- */
+
+START_TEST(test_space_1d_is_cut_in_work_items)
+{
+	size_t g[1] = {1000}, off, len;
+	struct part_space sp;
+
+	part_space_init(&sp, 1, g, NULL);
+	ck_assert_uint_eq(sp.rows, 1000);
+	ck_assert_uint_eq(sp.row_items, 1);
+	ck_assert_uint_eq(sp.granule, 8); /* the largest power of two up to 64 dividing 1000 */
+	/* float4 with unit 2: 32 bytes a work-item */
+	part_rows_bytes(&sp, 2, 16, 8, 24, &off, &len);
+	ck_assert_uint_eq(off, 8 * 32);
+	ck_assert_uint_eq(len, 16 * 32);
+}
+END_TEST
+
+/* Rows [4, 12) of a 48 x 40 float image: from work-item (0, 4) to (47, 11), row-major. */
+START_TEST(test_space_2d_rows_are_one_byte_range)
+{
+	size_t g[2] = {48, 40}, off, len;
+	size_t first = (4 * 48 + 0) * sizeof(float), end = (11 * 48 + 47 + 1) * sizeof(float);
+	struct part_space sp;
+
+	part_space_init(&sp, 2, g, NULL);
+	ck_assert_uint_eq(sp.rows, 40);
+	ck_assert_uint_eq(sp.row_items, 48);
+	part_rows_bytes(&sp, 1, sizeof(float), 4, 12, &off, &len);
+	ck_assert_uint_eq(off, first);
+	ck_assert_uint_eq(len, end - first);
+}
+END_TEST
+
+/* Planes [2, 5) of a 6 x 5 x 8 space of double3-like units (3 doubles a work-item). */
+START_TEST(test_space_3d_planes_are_one_byte_range)
+{
+	size_t g[3] = {6, 5, 8}, off, len;
+	size_t first = ((2 * 5 + 0) * 6 + 0) * 3 * 8, end = ((4 * 5 + 4) * 6 + 5 + 1) * 3 * 8;
+	struct part_space sp;
+
+	part_space_init(&sp, 3, g, NULL);
+	ck_assert_uint_eq(sp.rows, 8);
+	ck_assert_uint_eq(sp.row_items, 30);
+	part_rows_bytes(&sp, 3, 8, 2, 5, &off, &len);
+	ck_assert_uint_eq(off, first);
+	ck_assert_uint_eq(len, end - first);
+}
+END_TEST
+
+START_TEST(test_space_launch_offsets_only_the_last_dimension)
+{
+	size_t g2[2] = {48, 40}, g3[3] = {6, 5, 8}, off[3], size[3];
+	struct part_space sp;
+
+	part_space_init(&sp, 2, g2, NULL);
+	part_space_launch(&sp, 12, 8, off, size);
+	ck_assert(off[0] == 0 && off[1] == 12 && off[2] == 0);
+	ck_assert(size[0] == 48 && size[1] == 8 && size[2] == 1);
+	part_space_init(&sp, 3, g3, NULL);
+	part_space_launch(&sp, 2, 3, off, size);
+	ck_assert(off[0] == 0 && off[1] == 0 && off[2] == 2);
+	ck_assert(size[0] == 6 && size[1] == 5 && size[2] == 3);
+}
+END_TEST
+
+/* Without a local size: each dimension's largest power of two dividing it, at most 64
+ * work-items a group, the granule the last dimension's; with one, the flow-model's. */
+START_TEST(test_space_granule_is_the_last_dimensions_local_size)
+{
+	size_t g[3] = {48, 40, 1}, big[3] = {1024, 1024, 1024}, small[3] = {2, 2, 64};
+	size_t given[2] = {8, 2};
+	struct part_space sp;
+
+	part_space_init(&sp, 2, g, NULL);
+	ck_assert(sp.local[0] == 16 && sp.local[1] == 4 && sp.granule == 4);
+	part_space_init(&sp, 3, big, NULL);
+	ck_assert(sp.local[0] == 64 && sp.local[1] == 1 && sp.local[2] == 1 && sp.granule == 1);
+	part_space_init(&sp, 3, small, NULL);
+	ck_assert_uint_eq(sp.granule, 16);
+	ck_assert_uint_eq(part_space_group(&sp), 64);
+	part_space_init(&sp, 2, g, given);
+	ck_assert(sp.granule == 2 && part_space_group(&sp) == 16);
+}
+END_TEST
+
 static Suite *suite_partition(void)
 {
 	Suite *s = suite_create("partition");
@@ -581,6 +668,13 @@ static Suite *suite_partition(void)
 	tcase_add_test(t, test_gate_zero_offset_runs_alone);
 	tcase_add_test(t, test_gate_wider_launches_run_alone_once);
 	tcase_add_test(t, test_gate_counts_the_pieces_after_a_zero_offset);
+	suite_add_tcase(s, t);
+	t = tcase_create("space");
+	tcase_add_test(t, test_space_1d_is_cut_in_work_items);
+	tcase_add_test(t, test_space_2d_rows_are_one_byte_range);
+	tcase_add_test(t, test_space_3d_planes_are_one_byte_range);
+	tcase_add_test(t, test_space_launch_offsets_only_the_last_dimension);
+	tcase_add_test(t, test_space_granule_is_the_last_dimensions_local_size);
 	suite_add_tcase(s, t);
 	t = tcase_create("simulation");
 	tcase_set_timeout(t, 60);

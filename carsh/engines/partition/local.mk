@@ -2,15 +2,16 @@
 carsh_libcarsh_a_SOURCES += \
 	carsh/engines/partition/logfit.c carsh/engines/partition/logfit.h \
 	carsh/engines/partition/sched.c carsh/engines/partition/sched.h \
+	carsh/engines/partition/space.c carsh/engines/partition/space.h \
 	carsh/engines/partition/partition.c carsh/engines/partition/partition.h \
 	carsh/engines/partition/report.c \
 	carsh/runtime/subdev.c carsh/runtime/subdev.h \
 	carsh/runtime/launchguard.c carsh/runtime/launchguard.h
 
 dist_flowmodels_DATA += flowmodels/part_nbody.xml flowmodels/part_spmv.xml \
-	flowmodels/part_mandel.xml flowmodels/part_neigh.xml
+	flowmodels/part_mandel.xml flowmodels/part_neigh.xml flowmodels/part_jacobi2d.xml
 dist_kernels_DATA += kernels/part_nbody.cl kernels/part_spmv.cl kernels/part_mandel.cl \
-	kernels/part_neigh.cl
+	kernels/part_neigh.cl kernels/part_jacobi2d.cl
 
 # The benchmarks' C references, generators and the trace checker; the reference's float
 # arithmetic is plain float operations, no fused multiply-adds, as the kernels'.

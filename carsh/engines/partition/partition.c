@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engines/partition/space.h"
 #include "engines/progress.h"
 #include "exec/stage.h"
 #include "model/flowmodel.h"
@@ -44,12 +45,13 @@ struct prun {
 	const struct kernel_plan *kp;
 	const struct part_stream *ps;
 	unsigned steps;
-	size_t items, granule;
-	uint64_t launch_key; /* the kernel's, for the launch gate */
-	void **host;         /* per argument: the data the engine reads and writes */
-	void **owned;        /* per argument: what the engine allocated itself */
-	void **pristine;     /* per argument: the state before the first run (several runs) */
-	unsigned *version;   /* per argument: bumped whenever the host data changes */
+	struct part_space sp;  /* the space cut in rows (1-D: in work-items) */
+	size_t items, granule; /* sp.rows, sp.granule */
+	uint64_t launch_key;   /* the kernel's, for the launch gate */
+	void **host;           /* per argument: the data the engine reads and writes */
+	void **owned;          /* per argument: what the engine allocated itself */
+	void **pristine;       /* per argument: the state before the first run (several runs) */
+	unsigned *version;     /* per argument: bumped whenever the host data changes */
 	bool several_runs;
 	struct rt_subdevs *sd;
 	struct pctx ctx[2]; /* 0: the CPU cores', 1: the GPU's */
@@ -83,13 +85,11 @@ static bool interrupted(const struct prun *r)
 
 /* ---- checks of the plan ---- */
 
-static int check_plan(const struct kernel_plan *kp, const struct part_stream *ps, struct cs_err *e)
+static int check_plan(const struct kernel_plan *kp, const struct part_space *sp,
+                      const struct part_stream *ps, struct cs_err *e)
 {
-	if (kp->dims != 1)
-		return err_set(e,
-		               "the work size has %u dimensions; partition splits a 1-D global "
-		               "work space (write the kernel over one index)",
-		               kp->dims);
+	size_t work_items = sp->row_items * sp->rows;
+
 	for (size_t i = 0; i < kp->nargs; i++) {
 		const struct kernel_arg *a = &kp->args[i];
 
@@ -101,13 +101,13 @@ static int check_plan(const struct kernel_plan *kp, const struct part_stream *ps
 			        "stream '%s': an %s must be partition=\"block\" (every device "
 			        "writes its own chunks)",
 			        a->name, arg_kind_name(a->kind));
-		if (ps[i].block && (ps[i].unit == 0 || a->count / ps[i].unit != kp->global[0] ||
+		if (ps[i].block && (ps[i].unit == 0 || a->count / ps[i].unit != work_items ||
 		                    a->count % ps[i].unit))
 			return err_set(
 			        e,
 			        "stream '%s': partition=\"block\" with unit=%zu needs %zu x %zu "
 			        "elements (the global size times the unit), it has %zu",
-			        a->name, ps[i].unit, kp->global[0], ps[i].unit, a->count);
+			        a->name, ps[i].unit, work_items, ps[i].unit, a->count);
 	}
 	return 0;
 }
@@ -458,12 +458,13 @@ static int cl_fail(struct pdev *d, const char *what, const struct sched_chunk *c
 	               what, c->offset, c->offset + c->size, rt_cl_error_name(err));
 }
 
-/* The largest launch on a core: PoCL 3.1 compiles a kernel once for launches of fewer than
- * 65536 work-items and again for larger ones (measured: 65472 items reuse the small one,
- * 65536 compile anew, 50-80 ms). */
+/* The largest launch on a core, in rows: PoCL 3.1 compiles a kernel once for launches of
+ * fewer than 65536 work-items and again for larger ones (measured: 65472 items reuse the
+ * small one, 65536 compile anew, 50-80 ms). A row of 65536 work-items or more is launched
+ * whole, a granule at a time. */
 static size_t cpu_launch_max(const struct prun *r)
 {
-	size_t m = 65535 / r->granule * r->granule;
+	size_t m = 65535 / r->sp.row_items / r->granule * r->granule;
 
 	return m ? m : r->granule;
 }
@@ -481,17 +482,17 @@ static int run_chunk_unguarded(struct prun *r, struct pdev *d, const struct sche
                                bool keep, struct cs_err *e)
 {
 	const struct kernel_plan *kp = r->kp;
-	size_t off = c->offset, n = c->size, local = r->granule;
+	size_t off = c->offset, n = c->size, bo, bl;
 	cl_int err;
 
 	for (size_t i = 0; i < kp->nargs; i++) {
 		const struct kernel_arg *a = &kp->args[i];
-		size_t es = type_size(a->type) * r->ps[i].unit;
 
 		if (!arg_is_stream(a->kind) || !r->ps[i].block || !arg_is_read(a->kind))
 			continue;
-		err = clEnqueueWriteBuffer(d->q, d->block[i], CL_FALSE, off * es, n * es,
-		                           (char *)r->host[i] + off * es, 0, NULL, NULL);
+		part_rows_bytes(&r->sp, r->ps[i].unit, type_size(a->type), off, off + n, &bo, &bl);
+		err = clEnqueueWriteBuffer(d->q, d->block[i], CL_FALSE, bo, bl,
+		                           (char *)r->host[i] + bo, 0, NULL, NULL);
 		if (err != CL_SUCCESS)
 			return cl_fail(d, "writing its part of a block stream", c, err, e);
 	}
@@ -500,20 +501,22 @@ static int run_chunk_unguarded(struct prun *r, struct pdev *d, const struct sche
 	 * a chunk is also launched in pieces below 65536 work-items: PoCL compiles a second
 	 * variant for larger launches (and warm_up compiles only the small ones). */
 	for (size_t at = 0, step = launch_piece(r, d); at < n; at += step) {
-		size_t o = off + at, m = n - at < step ? n - at : step;
+		size_t go[3], gs[3];
 
-		err = clEnqueueNDRangeKernel(d->q, d->k, 1, &o, &m, &local, 0, NULL, NULL);
+		part_space_launch(&r->sp, off + at, n - at < step ? n - at : step, go, gs);
+		err = clEnqueueNDRangeKernel(d->q, d->k, r->sp.dims, go, gs, r->sp.local, 0, NULL,
+		                             NULL);
 		if (err != CL_SUCCESS)
 			return cl_fail(d, "the launch", c, err, e);
 	}
 	for (size_t i = 0; i < kp->nargs; i++) {
 		const struct kernel_arg *a = &kp->args[i];
-		size_t es = type_size(a->type) * r->ps[i].unit;
 
 		if (!keep || !arg_is_stream(a->kind) || !r->ps[i].block || !arg_is_written(a->kind))
 			continue;
-		err = clEnqueueReadBuffer(d->q, d->block[i], CL_FALSE, off * es, n * es,
-		                          (char *)r->host[i] + off * es, 0, NULL, NULL);
+		part_rows_bytes(&r->sp, r->ps[i].unit, type_size(a->type), off, off + n, &bo, &bl);
+		err = clEnqueueReadBuffer(d->q, d->block[i], CL_FALSE, bo, bl,
+		                          (char *)r->host[i] + bo, 0, NULL, NULL);
 		if (err != CL_SUCCESS)
 			return cl_fail(d, "reading its part of a block stream", c, err, e);
 	}
@@ -839,19 +842,6 @@ static int run_all(struct prun *r, double share, double *ms, struct energy_meter
 
 /* ---- the whole command ---- */
 
-/* Chunks are multiples of the flow-model's local size, else of the largest power of two up
- * to 64 that divides the space: every launch uses it as its local size. */
-static size_t choose_granule(const struct kernel_plan *kp)
-{
-	size_t g = 64;
-
-	if (kp->has_local)
-		return kp->local[0];
-	while (g > 1 && kp->global[0] % g)
-		g /= 2;
-	return g;
-}
-
 static void prun_free(struct prun *r)
 {
 	const struct kernel_plan *kp = r->kp;
@@ -909,10 +899,10 @@ static int setup(struct prun *r, double *build_ms, struct cs_err *e)
 	    (r->gpu && !r->standin && open_gpu(r, &ch, build_ms, e)))
 		return -1;
 	for (unsigned i = 0; i < r->ndev; i++)
-		if (r->granule > r->dev[i].info->max_work_group)
+		if (part_space_group(&r->sp) > r->dev[i].info->max_work_group)
 			return err_set(e, "local size %zu is more than %s ('%s') takes (%zu)",
-			               r->granule, r->dev[i].st.label, r->dev[i].st.name,
-			               r->dev[i].info->max_work_group);
+			               part_space_group(&r->sp), r->dev[i].st.label,
+			               r->dev[i].st.name, r->dev[i].info->max_work_group);
 	return 0;
 }
 
@@ -978,6 +968,17 @@ static int profile_static(struct prun *r, struct part_result *res, double *best,
 	return rc;
 }
 
+/* The launch gate compares launches in rows: a kernel run over another row shape, or with
+ * another local size, has other variants in PoCL and is another key. */
+static uint64_t launch_key(const struct kernel_plan *kp, const struct part_space *sp)
+{
+	uint64_t key = rt_launch_key(kp->kernel, kp->source, kp->build_options);
+
+	for (unsigned d = 0; sp->dims > 1 && d < 3; d++)
+		key = (key ^ sp->global[d] ^ ((uint64_t)sp->local[d] << 32)) * 1099511628211u;
+	return key;
+}
+
 /* t0: when the command started (staging is part of the setup time). */
 static int run_engine(struct prun *r, struct part_result *res, double t0, struct cs_err *e)
 {
@@ -1026,9 +1027,10 @@ int partition_run(const struct part_env *env, struct job_plan *jp, const struct 
 	r.jp = jp;
 	r.kp = &jp->kp;
 	r.ps = ps;
-	r.items = jp->kp.global[0];
-	r.granule = choose_granule(&jp->kp);
-	r.launch_key = rt_launch_key(jp->kp.kernel, jp->kp.source, jp->kp.build_options);
+	part_space_init(&r.sp, jp->kp.dims, jp->kp.global, jp->kp.has_local ? jp->kp.local : NULL);
+	r.items = r.sp.rows;
+	r.granule = r.sp.granule;
+	r.launch_key = launch_key(&jp->kp, &r.sp);
 	r.what = sched_name(o->sched);
 	r.progress.on = o->progress;
 	r.steps = (unsigned)(o->steps > 0 ? o->steps : jp->kp.swap_count + 1);
@@ -1037,7 +1039,7 @@ int partition_run(const struct part_env *env, struct job_plan *jp, const struct 
 	pthread_cond_init(&r.start, NULL);
 	for (unsigned c = 0; c < 2; c++)
 		pthread_mutex_init(&r.ctx[c].lock, NULL);
-	if (check_plan(&jp->kp, ps, e)) {
+	if (check_plan(&jp->kp, &r.sp, ps, e)) {
 		prun_free(&r);
 		return 1;
 	}

@@ -2,13 +2,14 @@
  * The partition engine (DESIGN §6, 003): one data-parallel flow-model run over all the
  * devices of the machine. The CPU device is split into single-core sub-devices
  * (runtime/subdev.h), each driven by a host thread of its own, plus one thread for the GPU;
- * a scheduler (engines/partition/sched.h) hands out chunks of the 1-D global work space, which each
- * device runs with a global work offset. Streams marked partition="copy" are written whole
- * to every context that runs chunks; block streams move per chunk (unit elements per
- * work-item): a chunk's part of the block inputs goes to the device before its launch and
- * its part of the block outputs comes back to the host arrays after it. With several time
- * steps the executable's swap pairs carry each step's outputs to the next step's inputs on
- * the host, so every device sees the whole state at the next step.
+ * a scheduler (engines/partition/sched.h) hands out chunks of the global work space (of its
+ * rows or planes in 2-D and 3-D: engines/partition/space.h), which each device runs with a
+ * global work offset. Streams marked partition="copy" are written whole to every context
+ * that runs chunks; block streams move per chunk (unit elements per work-item): a chunk's
+ * part of the block inputs goes to the device before its launch and its part of the block
+ * outputs comes back to the host arrays after it. With several time steps the executable's
+ * swap pairs carry each step's outputs to the next step's inputs on the host, so every
+ * device sees the whole state at the next step.
  *
  * It runs in the shell's process on the thread executor's runtime session (DESIGN §2).
  */
