@@ -18,6 +18,7 @@ struct part_cmd {
 	const char *trace;
 	bool json;
 	bool no_progress;
+	const char *profile; /* --profile show|forget */
 	const char *file;
 	int nwords;
 	char **words;    /* NAME=VALUE and STREAM=FILE after the file, in order */
@@ -29,7 +30,7 @@ static int set_sched(void *args, const char *v, struct cs_err *e)
 	struct part_cmd *pc = args;
 
 	if (sched_parse(v, &pc->o.sched))
-		return err_set(e, "expected logfit, static, concord, hdss, cpu or gpu");
+		return err_set(e, "expected logfit, static, concord, hdss, cpu, gpu or marrow");
 	return 0;
 }
 
@@ -49,7 +50,8 @@ static int set_share(void *args, const char *v, struct cs_err *e)
 
 static const struct opt part_opts[] = {
         OPT_CALL("--sched", set_sched, "S",
-                 "logfit (default), static, concord, hdss, cpu (the cores alone), gpu"),
+                 "logfit (default), static, concord, hdss, cpu (the cores alone), gpu,\n"
+                 "marrow (a binary search of one split, kept between runs)"),
         OPT_UINT("--threads", struct part_cmd, o.threads, "N", 4096,
                  "the GPU and N-1 cores (1: the GPU alone); default: all"),
         OPT_CALL("--gpu-share", set_share, "P",
@@ -64,14 +66,17 @@ static const struct opt part_opts[] = {
                    "auto, none, cpu (a core stands in for the GPU), or a device selector"),
         OPT_FLAG("--no-progress", struct part_cmd, no_progress,
                  "no progress bar (it is drawn only on a terminal)"),
+        OPT_STRING("--profile", struct part_cmd, profile, "A",
+                   "show: the knowledge base logfit and marrow learn in; forget [EXE.xml]:\n"
+                   "forget all of it, or one flow-model's"),
         OPT_END,
 };
 
 static const char usage_text[] =
-        "partition [--sched logfit|static|concord|hdss|cpu|gpu] [--threads N] "
+        "partition [--sched logfit|static|concord|hdss|cpu|gpu|marrow] [--threads N] "
         "[--gpu-share P|auto] [--steps S] [--trace FILE.csv] [--json] "
-        "[--gpu auto|none|cpu|SELECTOR] [--no-progress] EXE.xml [NAME=VALUE | "
-        "STREAM=FILE]...";
+        "[--gpu auto|none|cpu|SELECTOR] [--no-progress] [--profile show|forget] EXE.xml "
+        "[NAME=VALUE | STREAM=FILE]...";
 
 static const struct opt_cmd part_spec = {
         "partition",
@@ -94,6 +99,16 @@ static int parse_args(struct part_cmd *pc, int argc, char **argv, struct cs_err 
 	n = opt_parse(&part_spec, pc, argc - 1, argv + 1, &pc->operands, e);
 	if (n < 0)
 		return n;
+	if (pc->profile) {
+		if (strcmp(pc->profile, "show") && strcmp(pc->profile, "forget"))
+			return err_set(e, "partition: --profile '%s': expected show or forget",
+			               pc->profile);
+		if (n > (strcmp(pc->profile, "show") ? 1 : 0))
+			return err_set(e, "partition: --profile %s: too many operands",
+			               pc->profile);
+		pc->file = n ? pc->operands[0] : NULL;
+		return 0;
+	}
 	if (n == 0)
 		return err_set(e, "partition: no executable given (usage: partition [OPTIONS] "
 		                  "EXE.xml [NAME=VALUE]...)");
@@ -125,6 +140,26 @@ static int report(struct run_ctx *c, const struct part_cmd *pc, const struct par
 	return 0;
 }
 
+/* --profile show|forget: the knowledge base of runner/engines.h. */
+static int profile(struct run_ctx *c, const struct part_cmd *pc, struct cs_err *e)
+{
+	char warn[400] = "";
+	size_t gone = 0;
+	int rc;
+
+	if (strcmp(pc->profile, "show") == 0)
+		rc = partition_profile_show(c->out, warn, sizeof(warn), e);
+	else
+		rc = partition_profile_forget(pc->file, &gone, warn, sizeof(warn), e);
+	if (warn[0])
+		fprintf(stderr, "partition: warning: %s\n", warn);
+	if (rc)
+		return 1;
+	if (strcmp(pc->profile, "forget") == 0)
+		fprintf(c->out, "forgot %zu entr%s\n", gone, gone == 1 ? "y" : "ies");
+	return 0;
+}
+
 static int cmd_partition_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	struct part_cmd pc;
@@ -138,8 +173,15 @@ static int cmd_partition_exec(struct run_ctx *c, int argc, char **argv, struct c
 		free(pc.operands);
 		return opt_failed(rc, &part_spec, c->out);
 	}
+	if (pc.profile) {
+		rc = profile(c, &pc, e);
+		free(pc.operands);
+		return rc;
+	}
 	pc.o.progress = !pc.no_progress && !c->detached && isatty(STDERR_FILENO);
 	rc = run_partition(c, pc.file, pc.nwords, pc.words, &pc.o, &res, &stdout_taken, e);
+	if (rc == 0 && res.kb_warning[0])
+		fprintf(stderr, "partition: warning: %s\n", res.kb_warning);
 	if (rc == 0) {
 		rc = report(c, &pc, &res, stdout_taken, e);
 		part_result_free(&res);

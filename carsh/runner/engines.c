@@ -1,7 +1,9 @@
 /* The adaptive engines run for the shell (runner/engines.h). */
 #include "runner/engines.h"
 
+#include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,6 +79,57 @@ static void partition_stats(struct run_ctx *c, const struct part_result *r)
 	stats_add(c->stats, &st);
 }
 
+static int partition_exe(struct run_ctx *c, const struct loaded_exe *l, struct part_opts *o,
+                         struct part_result *res, bool *stdout_taken, struct cs_err *e);
+
+/* The knowledge base, or NULL with the reason in warn. */
+static struct part_kb *kb_here(char *warn, size_t n)
+{
+	char *path = kb_default_path();
+	struct part_kb *kb;
+
+	if (!path) {
+		snprintf(warn, n, "no cache directory for the knowledge base");
+		return NULL;
+	}
+	kb = kb_open(path);
+	free(path);
+	snprintf(warn, n, "%s", kb->warning);
+	return kb;
+}
+
+static void kb_close(struct part_kb *kb, char *warn, size_t n)
+{
+	struct cs_err e;
+
+	if (kb && kb_save(kb, &e) && !warn[0])
+		snprintf(warn, n, "the knowledge base was not saved: %s", e.msg);
+	kb_free(kb);
+}
+
+/* LogFit and Marrow learn: they start from the knowledge base and keep what they learnt in
+ * it (001 §3.2). Without a cache directory they run without one. */
+static int partition_learning(struct run_ctx *c, const struct loaded_exe *l, struct part_opts *o,
+                              struct part_result *res, bool *stdout_taken, struct cs_err *e)
+{
+	char warn[sizeof(res->kb_warning)] = "";
+	struct part_kb *kb = kb_here(warn, sizeof(warn));
+	int rc;
+
+	if (!kb)
+		warn[0] = '\0'; /* no cache: nothing to say */
+	o->kb = kb;
+	rc = partition_exe(c, l, o, res, stdout_taken, e);
+	o->kb = NULL;
+	if (rc == 0)
+		kb_close(kb, warn, sizeof(warn));
+	else
+		kb_free(kb);
+	if (rc == 0)
+		snprintf(res->kb_warning, sizeof(res->kb_warning), "%s", warn);
+	return rc;
+}
+
 /* The engine on a plan whose buffers are claimed around it. */
 static int partition_plan(struct run_ctx *c, struct job_plan *jp, const struct part_stream *ps,
                           const struct part_opts *o, struct part_result *res, struct cs_err *e)
@@ -141,9 +194,60 @@ int run_partition(struct run_ctx *c, const char *path, int n, char **words, stru
 	}
 	if (exe_load(path, root, n, words, &l, e))
 		return partition_failed(e);
-	rc = partition_exe(c, &l, o, res, stdout_taken, e);
+	if (o->sched == SCHED_LOGFIT || o->sched == SCHED_MARROW)
+		rc = partition_learning(c, &l, o, res, stdout_taken, e);
+	else
+		rc = partition_exe(c, &l, o, res, stdout_taken, e);
 	exe_loaded_free(&l);
 	return rc;
+}
+
+int partition_profile_show(FILE *f, char *warn, size_t n, struct cs_err *e)
+{
+	struct part_kb *kb = kb_here(warn, n);
+
+	if (!kb)
+		return err_set(e, "partition: --profile: %s (CARSH_NO_CACHE=1, or no HOME)", warn);
+	warn[0] = '\0';
+	if (kb->warning[0])
+		snprintf(warn, n, "%s", kb->warning);
+	kb_print(f, kb);
+	kb_free(kb);
+	return 0;
+}
+
+/* The flow-model file of an executable or flow-model file, absolute, in model. */
+static int model_of(const char *path, char *model, struct cs_err *e)
+{
+	const char *root = filecache_root(path, e);
+	struct loaded_exe l;
+	int rc;
+
+	if (!root)
+		return -1;
+	if (strcmp(root, "FlowModel") != 0 && strcmp(root, "CarshExe") != 0)
+		return err_set(e, "%s: <%s> is not an executable or a flow-model", path, root);
+	if (exe_load(path, root, 0, NULL, &l, e))
+		return -1;
+	rc = realpath(l.exe->fm->file, model) ? 0 : err_set(e, "%s: cannot resolve", path);
+	exe_loaded_free(&l);
+	return rc;
+}
+
+int partition_profile_forget(const char *path, size_t *gone, char *warn, size_t n, struct cs_err *e)
+{
+	char model[PATH_MAX];
+	struct part_kb *kb;
+
+	if (path && model_of(path, model, e))
+		return err_prefix(e, "partition: --profile forget: ");
+	kb = kb_here(warn, n);
+	if (!kb)
+		return err_set(e, "partition: --profile: %s (CARSH_NO_CACHE=1, or no HOME)", warn);
+	*gone = kb_forget(kb, path ? model : NULL);
+	kb->changed = true;
+	kb_close(kb, warn, n);
+	return 0;
 }
 
 static void pipeline_stats(struct run_ctx *c, const struct pipe_result *r)

@@ -22,6 +22,14 @@
 int run_partition(struct run_ctx *c, const char *path, int n, char **words, struct part_opts *o,
                   struct part_result *res, bool *stdout_taken, struct cs_err *e);
 
+/* partition --profile (engines/partition/kb.h): print the knowledge base's entries, or
+ * forget them all (path NULL) or those of the flow-model of the executable or flow-model
+ * file path, saying how many in *gone. warn gets a warning for the front end (a file that
+ * was not used), "" when there is none. Messages start with "partition: --profile". */
+int partition_profile_show(FILE *f, char *warn, size_t n, struct cs_err *e);
+int partition_profile_forget(const char *path, size_t *gone, char *warn, size_t n,
+                             struct cs_err *e);
+
 /* Reports a pipeline's result; it refers to the pipeline's description, which lives only
  * as long as the run. */
 typedef void (*pipe_report)(struct run_ctx *c, const struct pipe_result *res, void *arg);

@@ -7,15 +7,19 @@
  */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "engines/partition/kb.h"
 #include "engines/partition/logfit.h"
 #include "engines/partition/sched.h"
 #include "engines/partition/space.h"
 #include "runtime/launchguard.h"
 
-#define LN2 0.69314718055994530942
+#define LN2          0.69314718055994530942
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- LogFit's arithmetic, by hand ---- */
 
@@ -166,18 +170,22 @@ START_TEST(test_logfit_cpu_chunk_follows_the_gpu_chunk)
 	double a, b, g;
 
 	sched_step_begin(s);
-	/* Before any throughput is known a core takes the first sample's size, nEU. */
+	/* A core's first chunk is a probe of one granule (it was the first sample's size, nEU,
+	 * before the sit-out rule: beside an H100 that took longer than the whole step). */
 	ck_assert_int_eq(sched_next(s, 0, &c), SCHED_CHUNK);
-	ck_assert_uint_eq(c.size, 20);
-	sched_done(s, 0, &c, 20.0 / 2.0); /* 2 items/ms */
+	ck_assert_uint_eq(c.size, 1);
+	ck_assert_int_eq(c.phase, PHASE_PROBE);
+	sched_done(s, 0, &c, 1.0 / 2.0); /* 2 items/ms */
 	for (unsigned k = 1; k <= 4; k++) {
 		ck_assert_int_eq(sched_next(s, 1, &c), SCHED_CHUNK);
 		sched_done(s, 1, &c, (double)c.size / (10.0 * log((double)c.size) + 5.0));
 	}
 	ck_assert(sched_logfit_state(s, &a, &b, &g));
-	/* G = 1000, λC = 2, λG = the last sample's 10 ln 160 + 5: C = G·λC/λG. */
+	/* G = 1000, λC = 2, λG = the last sample's 10 ln 160 + 5: C = G·λC/λG, rounded down
+	 * to the granule (a core that ends late holds up the step; it was rounded to the
+	 * nearest before the sit-out rule). */
 	ck_assert_int_eq(sched_next(s, 0, &c), SCHED_CHUNK);
-	ck_assert_uint_eq(c.size, (size_t)(1000.0 * 2.0 / (10.0 * log(160.0) + 5.0) + 0.5));
+	ck_assert_uint_eq(c.size, (size_t)(1000.0 * 2.0 / (10.0 * log(160.0) + 5.0)));
 	sched_free(s);
 }
 END_TEST
@@ -416,6 +424,7 @@ static struct simresult simulate(struct sched *s, unsigned ncpu, bool gpu, size_
 		              "step %u of %zu items: %zu handed out twice, %zu never", st, items,
 		              twice, never);
 		ck_assert_uint_eq(sched_assigned(s), items);
+		sched_step_end(s);
 	}
 	res.makespan = now;
 	res.gpu_share = (double)gpu_items / ((double)items * steps);
@@ -427,12 +436,12 @@ static struct simresult simulate(struct sched *s, unsigned ncpu, bool gpu, size_
 
 START_TEST(test_every_scheduler_hands_out_each_item_once)
 {
-	enum sched_kind kinds[] = {SCHED_LOGFIT, SCHED_STATIC, SCHED_CONCORD,
-	                           SCHED_HDSS,   SCHED_CPU,    SCHED_GPU};
+	enum sched_kind kinds[] = {SCHED_LOGFIT, SCHED_STATIC, SCHED_CONCORD, SCHED_HDSS,
+	                           SCHED_CPU,    SCHED_GPU,    SCHED_MARROW};
 	size_t items[] = {1, 7, 64, 1000, 4096 * 3, 30011};
 	size_t granules[] = {1, 8, 64};
 
-	for (size_t k = 0; k < 6; k++)
+	for (size_t k = 0; k < ARRAY_LEN(kinds); k++)
 		for (unsigned ncpu = 0; ncpu <= 3; ncpu++)
 			for (int gpu = 0; gpu <= 1; gpu++)
 				for (size_t n = 0; n < 6; n++)
@@ -503,6 +512,199 @@ START_TEST(test_logfit_balances_a_regular_load)
 	ck_assert_msg(r.makespan < 1.10 * ideal, "makespan %.1f, ideal %.1f", r.makespan, ideal);
 	ck_assert_msg(r.gpu_share > 0.55 && r.gpu_share < 0.75, "GPU share %.3f", r.gpu_share);
 	sched_free(s);
+}
+END_TEST
+
+/* ---- one device 300 times the others: the sit-out rule against the oracle ---- */
+
+/* 003 §5.1's oracle: the best static split, here in steps of 1 % (003: 10 %). */
+static double oracle_ms(size_t items, size_t granule, unsigned ncpu, unsigned steps, int shape,
+                        double speed, double *best_share)
+{
+	double best = 0;
+
+	for (int p = 0; p <= 100; p++) {
+		struct sched *s =
+		        new_sched(SCHED_STATIC, items, granule, ncpu, true, 132, p / 100.0);
+		double ms = simulate(s, ncpu, true, items, steps, shape, speed).makespan;
+
+		if (p == 0 || ms < best) {
+			best = ms;
+			*best_share = p / 100.0;
+		}
+		sched_free(s);
+	}
+	return best;
+}
+
+/* LogFit's time over the oracle's for a first run, and for a second one primed with what
+ * the first learnt (the knowledge base's profile). */
+static void logfit_vs_oracle(size_t items, unsigned steps, int shape, double *first, double *second)
+{
+	double share, best = oracle_ms(items, 64, 4, steps, shape, 300.0, &share);
+	struct sched *s = new_sched(SCHED_LOGFIT, items, 64, 4, true, 132, 0);
+	struct sched_prior p;
+
+	*first = best / simulate(s, 4, true, items, steps, shape, 300.0).makespan;
+	ck_assert(sched_profile(s, &p));
+	sched_free(s);
+	s = new_sched(SCHED_LOGFIT, items, 64, 4, true, 132, 0);
+	sched_prime(s, &p);
+	*second = best / simulate(s, 4, true, items, steps, shape, 300.0).makespan;
+	sched_free(s);
+	fprintf(stderr,
+	        "300x GPU, %zu items, %u steps, shape %d: oracle %.0f %% to the GPU; "
+	        "LogFit reaches %.3f of its throughput, %.3f primed\n",
+	        items, steps, shape, share * 100, *first, *second);
+}
+
+/* A regular load and a hot region. On a ramp (shape 2) the cores measure light items at the
+ * front and then meet heavy ones: LogFit reached 0.93 of the oracle there, 0.74 primed
+ * (docs/partition.md); it is not asserted. */
+START_TEST(test_logfit_sits_cores_out_beside_a_300x_gpu)
+{
+	int shapes[] = {0, 1};
+
+	for (size_t i = 0; i < ARRAY_LEN(shapes); i++) {
+		double first, second;
+
+		logfit_vs_oracle(1 << 18, 8, shapes[i], &first, &second);
+		ck_assert_msg(first >= 0.97, "shape %d: %.3f of the oracle", shapes[i], first);
+		ck_assert_msg(second >= 0.97, "shape %d primed: %.3f", shapes[i], second);
+	}
+}
+END_TEST
+
+/* A step shorter than a core's one-granule probe (the H100's N-body): the first run pays
+ * for its exploration, a primed one does not. */
+START_TEST(test_logfit_primed_skips_the_exploration_of_a_short_step)
+{
+	double first, second;
+
+	logfit_vs_oracle(8192, 8, 0, &first, &second);
+	ck_assert_msg(second >= 0.97, "primed: %.3f of the oracle", second);
+}
+END_TEST
+
+/* ---- marrow (001 §3.2-3.3) ---- */
+
+/* A pair of devices, one core and a GPU four times as fast: the binary search ends where
+ * both finish together, 80 % to the GPU. */
+START_TEST(test_marrow_binary_search_balances_a_pair)
+{
+	size_t items = 1 << 18;
+	struct sched *s = new_sched(SCHED_MARROW, items, 64, 1, true, 16, 0);
+	struct sched_prior p;
+	struct sched_chunk c;
+
+	simulate(s, 1, true, items, 12, 0, 4.0);
+	ck_assert(sched_profile(s, &p));
+	ck_assert_msg(fabs(p.share - 0.8) < 0.03, "split %.3f", p.share);
+	/* Primed with a split it starts there: the GPU's one chunk. */
+	sched_free(s);
+	s = new_sched(SCHED_MARROW, items, 64, 1, true, 16, 0);
+	sched_prime(s, &p);
+	sched_step_begin(s);
+	ck_assert_int_eq(sched_next(s, 1, &c), SCHED_CHUNK);
+	ck_assert_int_eq(c.phase, PHASE_BALANCE);
+	ck_assert_uint_eq(c.size, (size_t)(p.share * (double)(items / 64) + 0.5) * 64);
+	sched_free(s);
+}
+END_TEST
+
+/* A drift: the GPU slows down by half after the split converged; three unbalanced steps
+ * start a new search (001 §3.3), which finds the new balance, 2/3. */
+START_TEST(test_marrow_searches_again_when_the_times_drift)
+{
+	size_t items = 1 << 18;
+	struct sched *s = new_sched(SCHED_MARROW, items, 64, 1, true, 16, 0);
+	struct sched_prior p;
+
+	simulate(s, 1, true, items, 12, 0, 4.0);
+	simulate(s, 1, true, items, 16, 0, 2.0);
+	ck_assert(sched_profile(s, &p));
+	ck_assert_msg(fabs(p.share - 2.0 / 3.0) < 0.03, "split %.3f", p.share);
+	sched_free(s);
+}
+END_TEST
+
+/* ---- the knowledge base (001 §3.2) ---- */
+
+static char *kb_tmp(const char *text)
+{
+	char *path = strdup("/tmp/check_partition_kbXXXXXX");
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* Between two known sizes the profile is the line between them; outside, the nearest. */
+START_TEST(test_kb_interpolates_between_sizes)
+{
+	char *path = kb_tmp("");
+	struct part_kb *kb = kb_open(path);
+	struct kb_key k = {"/m.xml", "k", "gpu + 2 x cpu", 1000};
+	struct sched_prior p = {0.5, 1000, 10}, q;
+	struct cs_err e;
+
+	ck_assert_str_eq(kb->warning, "");
+	kb_learn(kb, &k, &p, 2.0);
+	k.items = 3000;
+	p = (struct sched_prior){0.9, 3000, 30};
+	kb_learn(kb, &k, &p, 4.0);
+	ck_assert_int_eq(kb_save(kb, &e), 0);
+	kb_free(kb);
+	kb = kb_open(path);
+	ck_assert_uint_eq(kb->n, 2);
+	k.items = 1500;
+	ck_assert(kb_lookup(kb, &k, &q));
+	ck_assert_double_eq_tol(q.share, 0.6, 1e-9);
+	ck_assert_double_eq_tol(q.lgpu, 1500, 1e-6);
+	ck_assert_double_eq_tol(q.lcpu, 15, 1e-6);
+	k.items = 9000;
+	ck_assert(kb_lookup(kb, &k, &q));
+	ck_assert_double_eq_tol(q.share, 0.9, 1e-9);
+	k.devices = "gpu + 3 x cpu"; /* another device set knows nothing */
+	ck_assert(!kb_lookup(kb, &k, &q));
+	ck_assert_uint_eq(kb_forget(kb, "/m.xml"), 2);
+	kb_free(kb);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
+START_TEST(test_kb_corrupt_or_foreign_file_is_rebuilt)
+{
+	const char *texts[] = {"carsh-partition-kb 1\n/m.xml\tk\td\tten\t0.5\t1\t1\t1\n",
+	                       "carsh-partition-kb 2\n",
+	                       "\x7f"
+	                       "ELF\n"};
+	const char *why[] = {":2: not an entry (it is rebuilt)", "has version 2, not 1",
+	                     "is not a partition knowledge base"};
+	struct cs_err e;
+
+	for (size_t i = 0; i < ARRAY_LEN(texts); i++) {
+		char *path = kb_tmp(texts[i]);
+		struct part_kb *kb = kb_open(path);
+		char line[64];
+		FILE *f;
+
+		ck_assert_uint_eq(kb->n, 0);
+		ck_assert_msg(strstr(kb->warning, why[i]), "%s", kb->warning);
+		ck_assert_ptr_null(strchr(kb->warning, '\n'));
+		ck_assert_int_eq(kb_save(kb, &e), 0);
+		kb_free(kb);
+		f = fopen(path, "r");
+		ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+		ck_assert_str_eq(line, "carsh-partition-kb 1\n");
+		ck_assert_ptr_null(fgets(line, sizeof(line), f));
+		fclose(f);
+		unlink(path);
+		free(path);
+	}
 }
 END_TEST
 
@@ -664,6 +866,10 @@ static Suite *suite_partition(void)
 	tcase_add_test(t, test_concord_profiles_once_then_splits);
 	tcase_add_test(t, test_hdss_trains_again_in_every_step);
 	suite_add_tcase(s, t);
+	t = tcase_create("knowledge base");
+	tcase_add_test(t, test_kb_interpolates_between_sizes);
+	tcase_add_test(t, test_kb_corrupt_or_foreign_file_is_rebuilt);
+	suite_add_tcase(s, t);
 	t = tcase_create("launch gate");
 	tcase_add_test(t, test_gate_zero_offset_runs_alone);
 	tcase_add_test(t, test_gate_wider_launches_run_alone_once);
@@ -680,6 +886,10 @@ static Suite *suite_partition(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, test_every_scheduler_hands_out_each_item_once);
 	tcase_add_test(t, test_logfit_balances_a_regular_load);
+	tcase_add_test(t, test_logfit_sits_cores_out_beside_a_300x_gpu);
+	tcase_add_test(t, test_logfit_primed_skips_the_exploration_of_a_short_step);
+	tcase_add_test(t, test_marrow_binary_search_balances_a_pair);
+	tcase_add_test(t, test_marrow_searches_again_when_the_times_drift);
 	suite_add_tcase(s, t);
 	return s;
 }

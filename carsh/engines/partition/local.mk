@@ -3,6 +3,7 @@ carsh_libcarsh_a_SOURCES += \
 	carsh/engines/partition/logfit.c carsh/engines/partition/logfit.h \
 	carsh/engines/partition/sched.c carsh/engines/partition/sched.h \
 	carsh/engines/partition/space.c carsh/engines/partition/space.h \
+	carsh/engines/partition/kb.c carsh/engines/partition/kb.h \
 	carsh/engines/partition/partition.c carsh/engines/partition/partition.h \
 	carsh/engines/partition/report.c \
 	carsh/runtime/subdev.c carsh/runtime/subdev.h \

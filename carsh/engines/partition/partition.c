@@ -1,6 +1,7 @@
 /* The partition engine (003 §3-5); see engines/partition/partition.h and docs/partition.md. */
 #include "engines/partition/partition.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -761,6 +762,7 @@ static int run_step(struct prun *r, struct cs_err *e)
 	pthread_cond_broadcast(&r->start);
 	while (r->finished < r->ndev)
 		pthread_cond_wait(&r->cond, &r->lock);
+	sched_step_end(r->sched);
 	pthread_mutex_unlock(&r->lock);
 	if (r->failed) {
 		memcpy(e->msg, r->err.msg, sizeof(e->msg));
@@ -790,6 +792,49 @@ static void reset_run(struct prun *r)
 	r->in_flight = 0;
 }
 
+/* ---- the knowledge base (engines/partition/kb.h) ---- */
+
+/* The key of this run: the flow-model's file and kernel, the devices, the size. False where
+ * the plan has no file. model and devices are the caller's buffers. */
+static bool kb_key_of(const struct prun *r, struct kb_key *k, char *model, char *devices, size_t n)
+{
+	const char *cpu = r->ncpu ? r->dev[0].st.name : "";
+
+	if (!r->kp->fm_file || !realpath(r->kp->fm_file, model))
+		return false;
+	if (!r->gpu)
+		snprintf(devices, n, "%u x %s", r->ncpu, cpu);
+	else
+		snprintf(devices, n, "%s%s + %u x %s", r->standin ? "a core as GPU: " : "",
+		         r->dev[r->ncpu].st.name, r->ncpu, cpu);
+	*k = (struct kb_key){model, r->kp->kernel, devices, r->items};
+	return true;
+}
+
+/* A run with a known profile starts from it (001 §3.2.3). */
+static void kb_prime(struct prun *r)
+{
+	char model[PATH_MAX], devices[512];
+	struct kb_key k;
+	struct sched_prior p;
+
+	if (r->o->kb && kb_key_of(r, &k, model, devices, sizeof(devices)) &&
+	    kb_lookup(r->o->kb, &k, &p))
+		sched_prime(r->sched, &p);
+}
+
+/* What the run learnt, for the next one; ms: the whole run. */
+static void kb_keep(struct prun *r, double ms)
+{
+	char model[PATH_MAX], devices[512];
+	struct kb_key k;
+	struct sched_prior p;
+
+	if (r->o->kb && r->steps > 0 && sched_profile(r->sched, &p) &&
+	    kb_key_of(r, &k, model, devices, sizeof(devices)))
+		kb_learn(r->o->kb, &k, &p, ms / r->steps);
+}
+
 /* Every step once, with a fresh scheduler (a run learns only within itself). */
 static int run_all(struct prun *r, double share, double *ms, struct energy_meter *m,
                    struct energy_reading *en, struct cs_err *e)
@@ -815,6 +860,7 @@ static int run_all(struct prun *r, double share, double *ms, struct energy_meter
 		err_set(e, "--sched %s: %s", sched_name(r->o->sched), why);
 		return 1;
 	}
+	kb_prime(r);
 	w = xcalloc(r->ndev, sizeof(*w));
 	r->quit = false;
 	if (start_threads(r, w, e)) {
@@ -1006,6 +1052,8 @@ static int run_engine(struct prun *r, struct part_result *res, double t0, struct
 		m = energy_open(r->gpu && !r->standin ? r->dev[r->ncpu].st.name : NULL);
 		rc = run_all(r, share, &ms, m, &res->energy, e);
 		energy_close(m);
+		if (rc == 0)
+			kb_keep(r, ms);
 	}
 	progress_end(&r->progress);
 	if (rc == 0)

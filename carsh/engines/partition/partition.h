@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "engines/energy.h"
+#include "engines/partition/kb.h"
 #include "engines/partition/sched.h"
 #include "exec/jobplan.h"
 #include "runtime/session.h"
@@ -44,6 +45,9 @@ struct part_opts {
 	 * selector as <Device select> takes (INDEX, type, name substring). */
 	const char *gpu;
 	bool progress; /* a progress bar on standard error */
+	/* logfit and marrow start from what it knows of this flow-model, devices and size,
+	 * and keep what the run learnt in it; NULL: none. */
+	struct part_kb *kb;
 };
 
 /* Where the engine runs. Its job plan's virtual buffers are the caller's to claim before
@@ -96,6 +100,7 @@ struct part_result {
 	double fit_a, fit_b, gpu_chunk;
 	double gpu_fraction;   /* concord */
 	double relative_speed; /* hdss */
+	char kb_warning[400];  /* the knowledge base was not used or not saved: why ("" else) */
 };
 
 /* Stage the plan's data, run it as o says, deliver the outputs. ps has one entry per kernel

@@ -16,6 +16,20 @@
 #define HDSS_STABLE      0.01
 #define HDSS_LIMIT       0.2
 #define HDSS_MAX_SAMPLES 64
+/* LogFit's exploration (not in 003): the GPU stops sampling after two samples once they
+ * have taken more than this fraction of the step's predicted time; a core whose one-granule
+ * chunk is out of work comes back when the GPU's throughput changes by this factor. */
+#define EXPLORE_FRAC  0.02
+#define REGION_FACTOR 2.0
+/* Marrow (001 §3.2-3.3): a step is balanced when the finish times differ by at most
+ * MARROW_TOL of the later; lbt(n) = unbalanced·W + lbt(n-1)·(1-W) with unbalanced meaning
+ * a difference over MARROW_MAXDEV, and a new search starts when lbt reaches MARROW_LBT
+ * (with W = 2/3, 001's default, three unbalanced steps in a row). */
+#define MARROW_TOL    0.05
+#define MARROW_MAXDEV 0.10
+#define MARROW_W      (2.0 / 3.0)
+#define MARROW_LBT    0.9
+#define MARROW_REFINE (1.0 / 16) /* the first move from a known split */
 
 struct range {
 	size_t next, end;
@@ -41,6 +55,23 @@ struct sched {
 	bool gpu_off;       /* the rest of this step is not worth a GPU chunk */
 	bool cores_out;     /* a core sat out the rest of this step: the GPU takes it all */
 	unsigned cpu_fresh; /* chunks the cores have finished in this step */
+	unsigned samp_goal; /* samples to take: LOGFIT_SAMPLES, fewer when they cost too much */
+	double samp_ms;     /* the samples' time so far */
+	bool primed;        /* started from a known profile: no samples, no fit */
+	bool *out;          /* per core: sits out the rest of this step */
+	bool *probe;        /* per core: its next chunk is a probe (it sat out before) */
+	double *out_lg;     /* per core: the GPU's throughput when it sat out */
+	size_t *clast;      /* per core: its last chunk's size */
+	size_t gpu_items;   /* the GPU's items in this step */
+	size_t big_size;    /* the GPU's largest chunk in this step */
+	double big_lg;      /* its throughput (of the step before, until there is one) */
+	double *busy;       /* per device: ms in chunks in this step */
+
+	/* marrow: the split, kept across steps */
+	double share, delta, best_share, best_ms, lbt, last_tg, last_tc;
+	bool searching, shifting;
+	int dir;
+	unsigned same;
 
 	/* concord: the GPU's fraction, kept across steps */
 	bool have_frac;
@@ -78,6 +109,19 @@ static size_t round_chunk(const struct sched *s, double x, size_t avail)
 	if (n < g)
 		n = g;
 	return n < avail ? n : avail;
+}
+
+/* x rounded down to a multiple of the granule (at least one, at most avail): a core that
+ * ends early takes another chunk, one that ends late holds up the step. */
+static size_t floor_chunk(const struct sched *s, double x, size_t avail)
+{
+	size_t g = s->c.granule;
+
+	if (!(x > 0))
+		x = 0;
+	if (x >= (double)avail)
+		return avail;
+	return (size_t)(x / (double)g) * g > g ? (size_t)(x / (double)g) * g : g;
 }
 
 static enum sched_answer take(struct sched *s, struct range *r, size_t n, enum sched_phase ph,
@@ -194,7 +238,7 @@ static enum sched_answer logfit_gpu(struct sched *s, struct sched_chunk *out)
 
 	if (r == 0 || s->gpu_off)
 		return SCHED_DONE;
-	if (s->nsamp < LOGFIT_SAMPLES)
+	if (!s->primed && s->nsamp < s->samp_goal)
 		return take(s, &s->pool, round_chunk(s, sample(s, s->nsamp + 1), r), PHASE_SAMPLE,
 		            out);
 	/* Only on throughputs the cores measured in this step: the last step's may come from
@@ -210,71 +254,195 @@ static enum sched_answer logfit_gpu(struct sched *s, struct sched_chunk *out)
 	return take(s, &s->pool, round_chunk(s, s->grec, r), PHASE_FIT, out);
 }
 
+/* Whether core dev sits out the rest of the step: its smallest chunk, one granule at its
+ * throughput, would take longer than the GPU alone needs for all that is left, so it could
+ * only make the GPU wait. Not in 003, whose GPU was a few cores' worth; an H100 is 300
+ * PoCL cores'. A core that sat out is asked again when the GPU's throughput has changed by
+ * REGION_FACTOR (another region of the space), and in the next step. */
+static bool logfit_sits_out(struct sched *s, unsigned dev, size_t r)
+{
+	double lc = cpu_lambda(s, dev), lg = gpu_lambda(s);
+
+	if (s->out[dev] && lg > 0 &&
+	    (lg > REGION_FACTOR * s->out_lg[dev] || lg * REGION_FACTOR < s->out_lg[dev]))
+		s->out[dev] = false;
+	if (s->out[dev])
+		return true;
+	if (!(lc > 0) || !(lg > 0) || (double)s->c.granule / lc <= (double)r / lg)
+		return false;
+	s->out[dev] = s->probe[dev] = s->cores_out = true;
+	s->out_lg[dev] = lg;
+	return true;
+}
+
 /* 003 §4: C = G·λC/λG, the chunk a core ends in the time the GPU needs for its next chunk
  * (G, or what is left when that is less). A core never takes more than its share of what is
  * left in proportion to its throughput (the rule of [15] 003 §4 builds on): where the last
  * throughputs were measured on lighter work than a chunk meets, a chunk of G·λC/λG could
- * otherwise hold a core long after the others are done. */
+ * otherwise hold a core long after the others are done. Its first chunk is a probe of one
+ * granule, and until the GPU's throughput is known its chunks double from there: sized
+ * from the GPU's chunk, a core's first chunk beside an H100 took longer than the step. */
 static enum sched_answer logfit_cpu(struct sched *s, unsigned dev, struct sched_chunk *out)
 {
 	size_t r = left(&s->pool);
-	double lc = cpu_lambda(s, dev), lg = gpu_lambda(s), c;
+	double lc, lg = gpu_lambda(s), c;
 
 	if (r == 0)
 		return SCHED_DONE;
 	if (s->gpu_off)
 		return take_guided(s, &s->pool, PHASE_FIT, out);
-	/* G: the GPU's recommended chunk once fitted, its current sample before. */
-	c = logfit_cpu_chunk(fmin(s->fitted ? s->grec : (double)s->gpu_last, (double)r), lc, lg);
-	if (c <= 0)
-		c = first_sample(s); /* before both throughputs are known */
-	if (lc > 0 && lg > 0) {
-		/* A core sits out the rest of the step when its smallest chunk would take longer
-		 * than the GPU alone needs for all of the rest: it could only make the GPU wait.
-		 * Not in 003, whose GPU was a few cores' worth; an H100 is 300 PoCL cores'. */
-		if ((double)s->c.granule / lc > (double)r / lg) {
-			s->cores_out = true;
-			return SCHED_DONE;
-		}
-		c = fmin(c, (double)r * lc / (lg + cpu_total(s)));
+	if (logfit_sits_out(s, dev, r))
+		return SCHED_DONE;
+	if (s->lambda[dev] <= 0 || s->probe[dev]) {
+		s->probe[dev] = false;
+		return take(s, &s->pool, s->c.granule, PHASE_PROBE, out);
 	}
+	lc = s->lambda[dev];
+	if (!(lg > 0))
+		c = 2.0 * (double)s->clast[dev];
+	else
+		c = fmin(logfit_cpu_chunk(
+		                 fmin(s->grec > 0 ? s->grec : (double)s->gpu_last, (double)r), lc,
+		                 lg),
+		         (double)r * lc / (lg + cpu_total(s)));
 	/* Nor more than an equal share of it among the devices: a core is not faster than the
 	 * GPU, and a larger chunk means its throughput came from lighter work than the GPU's. */
 	c = fmin(c, ceil((double)r / (s->c.ncpu + 1)));
-	return take(s, &s->pool, round_chunk(s, c, r), PHASE_FIT, out);
+	return take(s, &s->pool, floor_chunk(s, c, r), PHASE_FIT, out);
+}
+
+/* The GPU's sample set is complete, or its samples cost too much (EXPLORE_FRAC of the step
+ * at the last sample's throughput, a pessimistic prediction since the throughput grows with
+ * the chunk): fit what there is, two samples at least. */
+static bool samples_enough(const struct sched *s, double lambda)
+{
+	return s->nsamp >= s->samp_goal ||
+	       (s->nsamp >= 2 && s->samp_ms > EXPLORE_FRAC * (double)s->c.items / lambda);
 }
 
 static void logfit_done(struct sched *s, const struct sched_chunk *c, double lambda)
 {
-	if (c->phase == PHASE_SAMPLE && s->nsamp < LOGFIT_SAMPLES) {
+	if (s->primed)
+		return; /* the chunk follows the throughputs (logfit_prime_step) */
+	if (c->phase == PHASE_SAMPLE && s->nsamp < s->samp_goal) {
 		s->sx[s->nsamp] = (double)c->size;
 		s->sy[s->nsamp] = lambda;
-		if (++s->nsamp == LOGFIT_SAMPLES)
+		s->nsamp++;
+		s->samp_ms += (double)c->size / lambda;
+		if (samples_enough(s, lambda)) {
+			s->samp_goal = s->nsamp;
 			logfit_refit(s);
+		}
 		return;
 	}
 	/* 003 §4: the fourth sample is replaced by the last chunk and its throughput. */
-	s->sx[LOGFIT_SAMPLES - 1] = (double)c->size;
-	s->sy[LOGFIT_SAMPLES - 1] = lambda;
+	s->sx[s->samp_goal - 1] = (double)c->size;
+	s->sy[s->samp_goal - 1] = lambda;
 	logfit_refit(s);
+}
+
+/* A primed run (a known profile) sizes the GPU's chunk as its share of the step by the
+ * throughputs, counting only the cores that do not sit out at the start of the step. */
+static void logfit_prime_step(struct sched *s)
+{
+	double lg = gpu_lambda(s), lc = 0;
+
+	if (!s->primed || !(lg > 0))
+		return;
+	for (unsigned d = 0; d < s->c.ncpu; d++) {
+		double l = cpu_lambda(s, d);
+
+		if (l > 0 && (double)s->c.granule / l <= (double)s->c.items / lg)
+			lc += l;
+	}
+	s->grec = fmax((double)s->c.items * lg / (lg + lc), first_sample(s));
 }
 
 /* ---- static (003 §5.1) ---- */
 
-static void static_begin(struct sched *s)
+/* One GPU chunk of share of the space at offset 0, the rest to the cores. */
+static void static_split(struct sched *s, double share)
 {
 	size_t n = s->c.items, g = s->c.granule, gs;
 
 	if (s->c.ncpu == 0)
 		gs = n;
 	else
-		gs = (size_t)(s->c.gpu_share * (double)(n / g) + 0.5) * g;
+		gs = (size_t)(share * (double)(n / g) + 0.5) * g;
 	if (gs > n)
 		gs = n;
 	s->gpu_r = (struct range){0, gs};
 	s->cpu_r = (struct range){gs, n};
 	s->pool.next = n;
 	s->split = true;
+}
+
+/* ---- marrow (001 §3.2-3.3) ---- */
+
+/* The search is over: the split stays where the devices were balanced, else at the best
+ * one seen; the transferable part for a later search is what the last move would have
+ * been. */
+static void marrow_settle(struct sched *s, bool balanced)
+{
+	if (!balanced && s->best_ms > 0)
+		s->share = s->best_share;
+	s->searching = false;
+	s->lbt = 0;
+}
+
+/* 001 §3.2.2's binary search: move the split toward the device that finished first by the
+ * transferable part, which halves with each move; in a search started by a drift (001
+ * §3.3.1's adaptive binary search) it doubles instead after more than two moves in one
+ * direction, so that the split can leave the interval it was in. */
+static void marrow_move(struct sched *s, double tg, double tc)
+{
+	int d = tg > tc ? -1 : 1; /* the GPU finished later: less for it */
+	double min = (double)s->c.granule / (double)s->c.items;
+
+	s->same = d == s->dir ? s->same + 1 : 0;
+	s->dir = d;
+	if (s->shifting && s->same >= 2)
+		s->delta = fmin(2.0 * s->delta, 0.5);
+	if (s->delta < min || (d < 0 && s->share <= 0) || (d > 0 && s->share >= 1)) {
+		marrow_settle(s, false);
+		return;
+	}
+	s->share = fmin(1.0, fmax(0.0, s->share + d * s->delta));
+	if (!(s->shifting && s->same >= 2))
+		s->delta /= 2;
+}
+
+static void marrow_step_end(struct sched *s)
+{
+	double tg = s->c.gpu ? s->busy[s->c.ncpu] : 0, tc = 0, t, dev;
+
+	for (unsigned d = 0; d < s->c.ncpu; d++)
+		tc = fmax(tc, s->busy[d]);
+	t = fmax(tg, tc);
+	if (!(t > 0) || s->c.ncpu == 0)
+		return;
+	s->last_tg = tg;
+	s->last_tc = tc;
+	dev = fabs(tg - tc) / t;
+	if (!s->searching) {
+		/* 001 §3.3: lbt(n) = isUnbalanced(dev)·weight + lbt(n-1)·(1-weight). */
+		s->lbt = (dev > MARROW_MAXDEV ? MARROW_W : 0) + s->lbt * (1 - MARROW_W);
+		if (s->lbt < MARROW_LBT)
+			return;
+		s->searching = s->shifting = true;
+		s->delta = MARROW_REFINE;
+		s->same = 0;
+		s->dir = 0;
+		s->best_ms = 0;
+	}
+	if (s->best_ms <= 0 || t < s->best_ms) {
+		s->best_ms = t;
+		s->best_share = s->share;
+	}
+	if (dev <= MARROW_TOL)
+		marrow_settle(s, true);
+	else
+		marrow_move(s, tg, tc);
 }
 
 /* ---- concord (003 §5.1) ---- */
@@ -437,7 +605,17 @@ struct sched *sched_new(const struct sched_cfg *cfg, const char **why)
 		s->kind = SCHED_CPU;
 	s->ndev = cfg->ncpu + (cfg->gpu ? 1 : 0);
 	s->lambda = xcalloc(s->ndev, sizeof(*s->lambda));
+	s->busy = xcalloc(s->ndev, sizeof(*s->busy));
 	s->cpu_k = xcalloc(cfg->ncpu ? cfg->ncpu : 1, sizeof(*s->cpu_k));
+	s->out = xcalloc(cfg->ncpu ? cfg->ncpu : 1, sizeof(*s->out));
+	s->probe = xcalloc(cfg->ncpu ? cfg->ncpu : 1, sizeof(*s->probe));
+	s->out_lg = xcalloc(cfg->ncpu ? cfg->ncpu : 1, sizeof(*s->out_lg));
+	s->clast = xcalloc(cfg->ncpu ? cfg->ncpu : 1, sizeof(*s->clast));
+	s->samp_goal = LOGFIT_SAMPLES;
+	/* 001 §3.2.2: all the work is transferable at first: half of it to each side. */
+	s->share = 0.5;
+	s->delta = 0.25;
+	s->searching = true;
 	return s;
 }
 
@@ -446,7 +624,12 @@ void sched_free(struct sched *s)
 	if (!s)
 		return;
 	free(s->lambda);
+	free(s->busy);
 	free(s->cpu_k);
+	free(s->out);
+	free(s->probe);
+	free(s->out_lg);
+	free(s->clast);
 	free(s);
 }
 
@@ -459,9 +642,24 @@ void sched_step_begin(struct sched *s)
 	s->split = false;
 	s->gpu_off = false;
 	s->cores_out = false;
+	s->gpu_items = 0;
+	memset(s->busy, 0, s->ndev * sizeof(*s->busy));
+	/* A new step may meet other work: every core is asked again (logfit). */
+	memset(s->out, 0, (s->c.ncpu ? s->c.ncpu : 1) * sizeof(*s->out));
 	switch (s->kind) {
+	case SCHED_LOGFIT:
+		/* A step's last GPU chunk is often what was left, too small to fill the GPU: the
+		 * next step starts from the throughput of the step's largest GPU chunk. */
+		if (s->big_lg > 0 && s->c.gpu)
+			s->lambda[s->c.ncpu] = s->big_lg;
+		s->big_size = 0;
+		logfit_prime_step(s);
+		break;
 	case SCHED_STATIC:
-		static_begin(s);
+		static_split(s, s->c.gpu_share);
+		break;
+	case SCHED_MARROW:
+		static_split(s, s->share);
 		break;
 	case SCHED_CONCORD:
 		s->prev_frac = 0;
@@ -515,6 +713,9 @@ enum sched_answer sched_next(struct sched *s, unsigned dev, struct sched_chunk *
 	case SCHED_GPU:
 		return is_gpu(s, dev) ? take(s, &s->pool, left(&s->pool), PHASE_ALONE, out)
 		                      : SCHED_DONE;
+	case SCHED_MARROW:
+		return is_gpu(s, dev) ? take(s, &s->gpu_r, left(&s->gpu_r), PHASE_BALANCE, out)
+		                      : take_guided(s, &s->cpu_r, PHASE_BALANCE, out);
 	}
 	return SCHED_DONE;
 }
@@ -528,10 +729,18 @@ void sched_done(struct sched *s, unsigned dev, const struct sched_chunk *c, doub
 	/* A clock tick is the finest time there is: never divide by zero. */
 	lambda = (double)c->size / (ms > 1e-4 ? ms : 1e-4);
 	s->lambda[dev] = lambda;
-	if (is_gpu(s, dev))
+	s->busy[dev] += ms;
+	if (is_gpu(s, dev)) {
 		s->gpu_last = c->size;
-	else
+		s->gpu_items += c->size;
+		if (c->size >= s->big_size) {
+			s->big_size = c->size;
+			s->big_lg = lambda;
+		}
+	} else {
 		s->cpu_fresh++;
+		s->clast[dev] = c->size;
+	}
 	switch (s->kind) {
 	case SCHED_LOGFIT:
 		if (is_gpu(s, dev))
@@ -550,6 +759,46 @@ void sched_done(struct sched *s, unsigned dev, const struct sched_chunk *c, doub
 	default:
 		break;
 	}
+}
+
+void sched_step_end(struct sched *s)
+{
+	if (s->kind == SCHED_MARROW)
+		marrow_step_end(s);
+}
+
+void sched_prime(struct sched *s, const struct sched_prior *p)
+{
+	if (!(p->share >= 0 && p->share <= 1))
+		return;
+	if (s->kind == SCHED_MARROW) {
+		/* A known split needs a refinement at most (001 §3.2.3). */
+		s->share = p->share;
+		s->delta = MARROW_REFINE;
+		return;
+	}
+	if (s->kind != SCHED_LOGFIT || !(p->lgpu > 0) || !(p->lcpu > 0))
+		return;
+	s->primed = true;
+	s->lambda[s->c.ncpu] = p->lgpu;
+	for (unsigned d = 0; d < s->c.ncpu; d++)
+		s->lambda[d] = p->lcpu;
+}
+
+bool sched_profile(const struct sched *s, struct sched_prior *p)
+{
+	double lc = cpu_mean(s), lg = gpu_lambda(s);
+
+	if (s->kind == SCHED_MARROW) {
+		double share = s->searching && s->best_ms > 0 ? s->best_share : s->share;
+
+		*p = (struct sched_prior){share, s->last_tg > 0 ? lg : 0, lc};
+		return s->last_tg > 0 || s->last_tc > 0;
+	}
+	if (s->kind != SCHED_LOGFIT || !(s->big_lg > 0) || s->assigned == 0)
+		return false;
+	*p = (struct sched_prior){(double)s->gpu_items / (double)s->assigned, s->big_lg, lc};
+	return true;
 }
 
 bool sched_uses(const struct sched *s, unsigned dev)
@@ -598,7 +847,8 @@ double sched_relative_speed(const struct sched *s)
 	return s->kind == SCHED_HDSS ? s->rel : 0;
 }
 
-static const char *const kind_names[] = {"logfit", "static", "concord", "hdss", "cpu", "gpu"};
+static const char *const kind_names[] = {"logfit", "static", "concord", "hdss",
+                                         "cpu",    "gpu",    "marrow"};
 
 const char *sched_name(enum sched_kind k)
 {
@@ -617,8 +867,8 @@ int sched_parse(const char *name, enum sched_kind *k)
 
 const char *sched_phase_name(enum sched_phase p)
 {
-	static const char *const names[] = {"sample", "fit",   "static", "profile",
-	                                    "split",  "train", "guided", "alone"};
+	static const char *const names[] = {"sample", "fit",    "static", "profile", "split",
+	                                    "train",  "guided", "alone",  "probe",   "balance"};
 
 	return (size_t)p < ARRAY_SIZE(names) ? names[p] : "?";
 }

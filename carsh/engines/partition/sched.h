@@ -17,6 +17,16 @@
  *            changes by less than 1 % or 20 % of the space is done, then weighted guided
  *            self-scheduling; nothing kept across time steps
  *   cpu, gpu the CPU cores alone, the GPU alone
+ *   marrow   001 §3.2-3.3: one split per step (the GPU's share at offset 0, the cores the
+ *            rest); a binary search moves it toward the device that finished first by half
+ *            the previous move until both finish within a tolerance, and searches again
+ *            when a step's finish times drift apart
+ *
+ * logfit also sits a core out of a step when its smallest chunk could only make the GPU
+ * wait, and probes it again with one granule in the next step (not in 003; see
+ * docs/partition.md). A known profile (sched_prime, from engines/partition/kb.h) starts
+ * logfit from the learnt throughputs and share instead of sampling, and marrow from the
+ * learnt split.
  *
  * docs/partition.md says what was chosen where 003 leaves a detail open.
  */
@@ -26,7 +36,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-enum sched_kind { SCHED_LOGFIT, SCHED_STATIC, SCHED_CONCORD, SCHED_HDSS, SCHED_CPU, SCHED_GPU };
+enum sched_kind {
+	SCHED_LOGFIT,
+	SCHED_STATIC,
+	SCHED_CONCORD,
+	SCHED_HDSS,
+	SCHED_CPU,
+	SCHED_GPU,
+	SCHED_MARROW
+};
 
 /* What a chunk was for, as the trace shows it. */
 enum sched_phase {
@@ -38,6 +56,8 @@ enum sched_phase {
 	PHASE_TRAIN,   /* hdss: training */
 	PHASE_GUIDED,  /* hdss: weighted guided self-scheduling; cpu: guided self-scheduling */
 	PHASE_ALONE,   /* gpu: the whole space */
+	PHASE_PROBE,   /* logfit: a core's one-granule probe of its throughput */
+	PHASE_BALANCE, /* marrow: the split of this step */
 };
 
 struct sched_cfg {
@@ -76,6 +96,24 @@ enum sched_answer sched_next(struct sched *s, unsigned dev, struct sched_chunk *
 /* Device dev finished chunk c in ms milliseconds (host time, transfers included: 003 §4
  * footnote 1). */
 void sched_done(struct sched *s, unsigned dev, const struct sched_chunk *c, double ms);
+
+/* The step is over (every device is done): marrow compares the devices' finish times. */
+void sched_step_end(struct sched *s);
+
+/* What a knowledge base keeps of a flow-model on a device set at a problem size
+ * (engines/partition/kb.h): the GPU's share of the space and the throughputs, items/ms. */
+struct sched_prior {
+	double share; /* 0 to 1 */
+	double lgpu;  /* the GPU's */
+	double lcpu;  /* one core's */
+};
+
+/* Start from a known profile, before the first step (logfit and marrow; others ignore it). */
+void sched_prime(struct sched *s, const struct sched_prior *p);
+
+/* What this run learnt, for the knowledge base: false when the scheduler learns nothing
+ * (not logfit or marrow) or nothing was measured. */
+bool sched_profile(const struct sched *s, struct sched_prior *p);
 
 /* Whether dev can get any work in this step (static with a share of 0 or 100 % leaves a
  * device idle: the engine then sends it no data). */
