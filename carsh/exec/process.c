@@ -210,17 +210,37 @@ kept_child_main(child_fn fn, void *arg, int keep_fd, pid_t master, struct job_re
 	_exit(fn(arg, res));
 }
 
+/* The result area of a worker is a memfd, so that a server can lend it to a client with the
+ * worker's socket (docs/server.md); mapped before the fork, it is shared with the worker. */
+static struct job_result *result_memfd(int *fd, struct cs_err *e)
+{
+	struct job_result *r;
+
+	*fd = memfd_create("carsh-worker-result", MFD_CLOEXEC);
+	if (*fd < 0 || ftruncate(*fd, sizeof(*r)) != 0) {
+		err_errno(e, "cannot create a worker's result area");
+		if (*fd >= 0)
+			close(*fd);
+		return NULL;
+	}
+	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	if (r == MAP_FAILED) {
+		err_errno(e, "cannot map a worker's result area");
+		close(*fd);
+		return NULL;
+	}
+	return r;
+}
+
 int proc_start_kept(child_fn fn, void *arg, int keep_fd, pid_t *pid, struct job_result **res,
-                    struct cs_err *e)
+                    int *res_fd, struct cs_err *e)
 {
 	sigset_t all, old;
-	struct job_result *r =
-	        mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct job_result *r = result_memfd(res_fd, e);
 	pid_t master = getpid(), p;
 
-	if (r == MAP_FAILED)
-		return err_errno(e, "cannot map a worker's result area");
-	memset(r, 0, sizeof(*r));
+	if (!r)
+		return -1;
 	fflush(NULL);
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -229,6 +249,7 @@ int proc_start_kept(child_fn fn, void *arg, int keep_fd, pid_t *pid, struct job_
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (p < 0) {
 		munmap(r, sizeof(*r));
+		close(*res_fd);
 		return err_errno(e, "cannot start a worker (fork)");
 	}
 	if (p == 0)

@@ -40,9 +40,10 @@ int proc_start(child_fn fn, void *arg, bool background, const struct child_io *i
 
 /* Fork a long-lived child running fn(arg) (a warm worker, exec/workers.h) in a process group
  * of its own, with standard input and output on /dev/null, keep_fd as its descriptor 3 and
- * no other beyond standard error; it dies with the master. *res as for proc_start. */
+ * no other beyond standard error; it dies with the master. *res as for proc_start, mapped
+ * from the memfd *res_fd (close-on-exec, the caller's), which maps it again elsewhere. */
 int proc_start_kept(child_fn fn, void *arg, int keep_fd, pid_t *pid, struct job_result **res,
-                    struct cs_err *e);
+                    int *res_fd, struct cs_err *e);
 
 /* Wait for a child: 1 and *wstatus when it ended, 0 when still running (block false). */
 int proc_wait(pid_t pid, bool block, int *wstatus);

@@ -16,10 +16,11 @@
 #include "runtime/session.h"
 #include "util/wire.h"
 
-/* The job's standard input and output on descriptors 0 and 1, read afresh. */
+/* The job's standard input, output and error on descriptors 0, 1 and 2, read afresh. */
 static int take_stdio(const struct wire_msg *m)
 {
-	if (m->nfds != 2 || dup2(m->fds[0], STDIN_FILENO) < 0 || dup2(m->fds[1], STDOUT_FILENO) < 0)
+	if (m->nfds != 3 || dup2(m->fds[0], STDIN_FILENO) < 0 ||
+	    dup2(m->fds[1], STDOUT_FILENO) < 0 || dup2(m->fds[2], STDERR_FILENO) < 0)
 		return -1;
 	__fpurge(stdin);
 	clearerr(stdin);
@@ -28,12 +29,18 @@ static int take_stdio(const struct wire_msg *m)
 }
 
 /* Between jobs nothing of the shell's stays open here: a reader of the job's output pipe
- * sees its end when the job ends. */
-static void drop_stdio(int null)
+ * sees its end when the job ends. Standard error goes back to the worker's own (a server's
+ * log). */
+static void drop_stdio(int null, int own_err)
 {
 	fflush(stdout);
+	fflush(stderr);
 	dup2(null, STDIN_FILENO);
 	dup2(null, STDOUT_FILENO);
+	dup2(own_err >= 0 ? own_err : null, STDERR_FILENO);
+	/* Nor its directory: a server's idle worker would keep it busy (an unmount). */
+	if (chdir("/") != 0)
+		return;
 }
 
 static int fail(struct job_result *res, const char *what, const char *detail)
@@ -42,27 +49,31 @@ static int fail(struct job_result *res, const char *what, const char *detail)
 	return 1;
 }
 
-static int run_job(struct rt_session *s, const struct wire_msg *m, struct job_result *res, int null)
+static int run_job(struct rt_session *s, const struct wire_msg *m, struct job_result *res, int null,
+                   int own_err)
 {
 	struct job_plan *jp = NULL;
+	struct strvec env = STRVEC_INIT;
 	struct cs_err e;
 	char *cwd = NULL;
 	int status;
 
 	memset(res, 0, sizeof(*res));
 	res->status = -1;
-	if (workerwire_decode_job(m->payload, m->len, &cwd, &jp, &e))
+	if (workerwire_decode_job(m->payload, m->len, &cwd, &env, &jp, &e))
 		return fail(res, "", e.msg);
+	workerwire_apply_env(env.v, env.n);
+	sv_free(&env);
 	if (chdir(cwd) != 0)
 		status = fail(res, "cannot enter the shell's directory ", cwd);
 	else if (take_stdio(m) != 0)
-		status = fail(res, "the job's standard input or output is missing", "");
+		status = fail(res, "the job's standard input, output or error is missing", "");
 	else
 		status = plan_run_in(s, jp, res);
 	/* As a forked job's _exit after fflush(NULL): an output that cannot be written fails. */
 	if (fflush(stdout) != 0 && status == 0)
 		status = 1;
-	drop_stdio(null);
+	drop_stdio(null, own_err);
 	res->status = status;
 	job_plan_free(jp);
 	free(cwd);
@@ -73,6 +84,7 @@ void worker_main(int sock, struct job_result *res)
 {
 	struct rt_session *s = rt_session_new();
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	int own_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
 
 	for (;;) {
 		struct wire_msg m;
@@ -81,7 +93,7 @@ void worker_main(int sock, struct job_result *res)
 
 		if (wire_recv(sock, &m, &e) <= 0)
 			break;
-		status = m.type == WORKER_JOB ? (uint32_t)run_job(s, &m, res, null) : 1;
+		status = m.type == WORKER_JOB ? (uint32_t)run_job(s, &m, res, null, own_err) : 1;
 		wire_msg_free(&m);
 		if (wire_send(sock, WORKER_DONE, &status, sizeof(status), NULL, 0, &e) != 0)
 			break;

@@ -8,20 +8,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exec/server.h"
+#include "exec/serverwire.h"
 #include "exec/workerwire.h"
 #include "util/alloc.h"
 #include "util/strbuf.h"
+#include "util/strvec.h"
 #include "util/wire.h"
 
 struct worker {
+	struct workers *pool;
 	pid_t pid;
 	int sock;
 	struct job_result *res; /* shared with the worker */
-	char *key;              /* the device selectors of its last plan */
+	int res_fd;             /* the memfd behind res; -1 in a worker lent by the server */
+	bool remote;            /* lent by the server: not this process's child */
+	char *key;              /* its last plan's device selectors and job environment */
 	bool dead;              /* ended or not to be trusted: never lend it again */
 	bool reaped;            /* waited for already */
 	struct worker *next;    /* in the idle list */
@@ -51,6 +58,14 @@ struct workers {
 	pthread_t spawner;
 	bool spawner_started;
 	bool stopping;
+	/* Served by the user's carsh server (docs/server.md): workers are borrowed from it over
+	 * one connection, opened on the first job; requests and answers are paired under
+	 * srv_lock. served turns false for good when no server can be had. */
+	bool served;
+	int server;       /* the connection, -1 until the first job or after a server ended */
+	pid_t server_pid; /* for messages */
+	void (*warn)(const char *msg);
+	pthread_mutex_t srv_lock;
 };
 
 struct workers *workers_new(unsigned keep_idle)
@@ -59,7 +74,18 @@ struct workers *workers_new(unsigned keep_idle)
 
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
+	pthread_mutex_init(&w->srv_lock, NULL);
 	w->keep_idle = keep_idle;
+	w->server = -1;
+	return w;
+}
+
+struct workers *workers_new_served(unsigned keep_idle, void (*warn)(const char *msg))
+{
+	struct workers *w = workers_new(keep_idle);
+
+	w->served = true;
+	w->warn = warn;
 	return w;
 }
 
@@ -69,9 +95,11 @@ static void worker_end(struct worker *wk)
 	int ws;
 
 	close(wk->sock);
-	if (!wk->reaped)
+	if (!wk->remote && !wk->reaped)
 		proc_wait(wk->pid, true, &ws);
 	proc_result_free(wk->res);
+	if (wk->res_fd >= 0)
+		close(wk->res_fd);
 	free(wk->key);
 	free(wk);
 }
@@ -92,8 +120,11 @@ void workers_free(struct workers *w)
 		w->idle = wk->next;
 		worker_end(wk);
 	}
+	if (w->server >= 0)
+		close(w->server);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
+	pthread_mutex_destroy(&w->srv_lock);
 	free(w);
 }
 
@@ -114,7 +145,7 @@ static struct worker *worker_spawn(struct cs_err *e)
 		free(wk);
 		return NULL;
 	}
-	if (proc_start_kept(worker_body, NULL, sv[1], &wk->pid, &wk->res, e)) {
+	if (proc_start_kept(worker_body, NULL, sv[1], &wk->pid, &wk->res, &wk->res_fd, e)) {
 		close(sv[0]);
 		close(sv[1]);
 		free(wk);
@@ -180,13 +211,21 @@ static struct worker *spawn(struct workers *w, struct cs_err *e)
 	return r.wk;
 }
 
-/* Workers that ran the same device selectors hold that device's context already. */
+/* Workers that ran the same device selectors, in the same job environment (the loader's
+ * and the drivers' settings, exec/workerwire.h), hold that device's context already. */
 static char *plan_key(const struct job_plan *jp)
 {
 	const struct kernel_plan *kp = &jp->kp;
+	struct strbuf sb = STRBUF_INIT;
+	struct strvec env = STRVEC_INIT;
 
-	return xasprintf("%s|%s|%s", kp->device_exe ? kp->device_exe : "",
-	                 kp->device_cli ? kp->device_cli : "", kp->device_fm ? kp->device_fm : "");
+	sb_addf(&sb, "%s|%s|%s", kp->device_exe ? kp->device_exe : "",
+	        kp->device_cli ? kp->device_cli : "", kp->device_fm ? kp->device_fm : "");
+	workerwire_job_env(&env);
+	for (size_t i = 0; i < env.n; i++)
+		sb_addf(&sb, "\n%s", env.v[i]);
+	sv_free(&env);
+	return sb_detach(&sb);
 }
 
 /* An idle worker that ended (killed, out of memory) is reaped, never lent. */
@@ -198,6 +237,15 @@ static bool ended(struct worker *wk)
 		return false;
 	wk->dead = wk->reaped = true;
 	return true;
+}
+
+/* A worker whose loader read another environment cannot take the job: its device
+ * selectors may differ (it opens another device), its environment may not. */
+static bool same_env(const char *a, const char *b)
+{
+	const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+
+	return strcmp(ea ? ea : "", eb ? eb : "") == 0;
 }
 
 static struct worker *take_idle(struct workers *w, const char *key, struct worker **gone)
@@ -214,7 +262,7 @@ static struct worker *take_idle(struct workers *w, const char *key, struct worke
 			*gone = wk;
 			continue;
 		}
-		if (!best || strcmp((*p)->key, key) == 0)
+		if (same_env((*p)->key, key) && (!best || strcmp((*p)->key, key) == 0))
 			best = p;
 		p = &(*p)->next;
 	}
@@ -228,9 +276,8 @@ static struct worker *take_idle(struct workers *w, const char *key, struct worke
 	return NULL;
 }
 
-struct worker *workers_take(struct workers *w, const struct job_plan *jp, struct cs_err *e)
+struct worker *workers_take_key(struct workers *w, const char *key, struct cs_err *e)
 {
-	char *key = plan_key(jp);
 	struct worker *wk, *gone = NULL;
 
 	pthread_mutex_lock(&w->lock);
@@ -246,12 +293,250 @@ struct worker *workers_take(struct workers *w, const struct job_plan *jp, struct
 		wk = spawn(w, e);
 	if (wk) {
 		free(wk->key);
-		wk->key = key;
+		wk->key = xstrdup(key);
 		wk->next = NULL;
-	} else {
-		free(key);
+		wk->pool = w;
 	}
 	return wk;
+}
+
+/* ---- workers lent by the server ---- */
+
+/* The server went away: its workers went with it (PR_SET_PDEATHSIG). The next job starts a
+ * fresh one. */
+static int server_lost(struct workers *w, struct cs_err *e)
+{
+	err_set(e,
+	        "the carsh server (pid %d) ended; the job did not finish (the next job starts "
+	        "a new server)",
+	        (int)w->server_pid);
+	close(w->server);
+	w->server = -1;
+	return -1;
+}
+
+/* One request and its answer of type want (want 0: no answer); srv_lock held. */
+static int request(struct workers *w, uint32_t type, const void *p, size_t len, uint32_t want,
+                   struct wire_msg *m, struct cs_err *e)
+{
+	int r;
+
+	/* A refused send still reads: a server that refuses a client says why and closes. */
+	if (wire_send(w->server, type, p, len, NULL, 0, e) && !want)
+		return server_lost(w, e);
+	if (!want)
+		return 0;
+	r = wire_recv(w->server, m, e);
+	if (r == 1 && m->type == want)
+		return 0;
+	if (r == 1 && m->type == SERVER_ERROR) {
+		err_set(e, "%s", (const char *)m->payload);
+		wire_msg_free(m);
+		return -2;
+	}
+	if (r == 1)
+		wire_msg_free(m);
+	return server_lost(w, e);
+}
+
+static struct worker *lent_worker(struct workers *w, struct wire_msg *m, const char *key,
+                                  struct cs_err *e)
+{
+	struct worker *wk;
+	uint32_t pid;
+	void *res;
+
+	if (m->nfds != 2 || m->len != sizeof(pid)) {
+		err_set(e, "the carsh server sent a malformed worker");
+		return NULL;
+	}
+	res = mmap(NULL, sizeof(struct job_result), PROT_READ | PROT_WRITE, MAP_SHARED, m->fds[1],
+	           0);
+	if (res == MAP_FAILED) {
+		err_errno(e, "cannot map a worker's result area");
+		return NULL;
+	}
+	memcpy(&pid, m->payload, sizeof(pid));
+	wk = xcalloc(1, sizeof(*wk));
+	wk->pool = w;
+	wk->pid = (pid_t)pid;
+	wk->sock = m->fds[0];
+	wk->res = res;
+	wk->res_fd = -1;
+	wk->remote = true;
+	wk->key = xstrdup(key);
+	m->fds[0] = -1;
+	return wk;
+}
+
+/* Whether pid sees the files this process sees: a client in a mount namespace of its own
+ * (unshare -m, a container) has files that the server's workers cannot reach. */
+static bool same_mounts(pid_t pid)
+{
+	char path[64], mine[64] = "", theirs[64] = "";
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	if (readlink("/proc/self/ns/mnt", mine, sizeof(mine) - 1) < 0 ||
+	    readlink(path, theirs, sizeof(theirs) - 1) < 0)
+		return true; /* no /proc to tell: as before namespaces */
+	return strcmp(mine, theirs) == 0;
+}
+
+/* Connected, or -1 with e (*quiet: no warning, the server just cannot serve this process);
+ * srv_lock held. */
+static int connect_server(struct workers *w, bool *quiet, struct cs_err *e)
+{
+	if (w->server >= 0)
+		return 0;
+	w->server = server_connect(true, &w->server_pid, e);
+	if (w->server >= 0 && !same_mounts(w->server_pid)) {
+		close(w->server);
+		w->server = -1;
+		*quiet = true;
+		return err_set(e, "the carsh server sees other mounts");
+	}
+	return w->server >= 0 ? 0 : -1;
+}
+
+/* A worker of the server's; NULL with *fallback set when there is no server to be had. A
+ * connection found closed (the server stopped between jobs) is opened again once. */
+static struct worker *remote_take(struct workers *w, const char *key, bool *fallback, bool *quiet,
+                                  struct cs_err *e)
+{
+	struct worker *wk = NULL;
+
+	pthread_mutex_lock(&w->srv_lock);
+	for (int tries = 0; tries < 2 && !wk; tries++) {
+		struct wire_msg m;
+		int r;
+
+		if (connect_server(w, quiet, e)) {
+			*fallback = true;
+			break;
+		}
+		r = request(w, SERVER_TAKE, key, strlen(key), SERVER_LENT, &m, e);
+		if (r == -2)
+			break;
+		if (r == 0) {
+			wk = lent_worker(w, &m, key, e);
+			wire_msg_free(&m);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&w->srv_lock);
+	return wk;
+}
+
+/* No server: this shell's own workers, as with CARSH_SERVER=off, said once. */
+static void fall_back(struct workers *w, bool quiet, const struct cs_err *e)
+{
+	pthread_mutex_lock(&w->srv_lock);
+	if (w->served && w->warn && !quiet) {
+		char msg[CS_ERR_MAX + 64];
+
+		snprintf(msg, sizeof(msg),
+		         "no carsh server (%s); running jobs in this process's own workers",
+		         e->msg);
+		w->warn(msg);
+	}
+	__atomic_store_n(&w->served, false, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&w->srv_lock);
+}
+
+struct worker *workers_take(struct workers *w, const struct job_plan *jp, struct cs_err *e)
+{
+	char *key = plan_key(jp);
+	struct worker *wk = NULL;
+	bool fallback = false, quiet = false;
+
+	if (__atomic_load_n(&w->served, __ATOMIC_ACQUIRE)) {
+		wk = remote_take(w, key, &fallback, &quiet, e);
+		if (fallback)
+			fall_back(w, quiet, e);
+	}
+	if (!wk && (fallback || !__atomic_load_n(&w->served, __ATOMIC_ACQUIRE)))
+		wk = workers_take_key(w, key, e);
+	free(key);
+	return wk;
+}
+
+static void remote_give(struct workers *w, struct worker *wk)
+{
+	uint32_t pid = (uint32_t)wk->pid;
+	struct cs_err e;
+
+	/* Closed first: the server may lend it again at once. */
+	close(wk->sock);
+	wk->sock = -1;
+	pthread_mutex_lock(&w->srv_lock);
+	if (!wk->dead && w->server >= 0)
+		request(w, SERVER_GIVE, &pid, sizeof(pid), 0, NULL, &e);
+	pthread_mutex_unlock(&w->srv_lock);
+	worker_end(wk);
+}
+
+/* How a lent worker ended, from the server, its parent. */
+static int remote_reap(struct worker *wk, int *wstatus, struct cs_err *e)
+{
+	struct workers *w = wk->pool;
+	uint32_t pid = (uint32_t)wk->pid, ws;
+	struct wire_msg m;
+	int rc = -1;
+
+	pthread_mutex_lock(&w->srv_lock);
+	if (w->server < 0)
+		server_lost(w, e);
+	else if (request(w, SERVER_ENDED, &pid, sizeof(pid), SERVER_STATUS, &m, e) == 0) {
+		if (m.len == sizeof(ws)) {
+			memcpy(&ws, m.payload, sizeof(ws));
+			*wstatus = (int)ws;
+			rc = 0;
+		} else {
+			err_set(e, "the carsh server sent a malformed status");
+		}
+		wire_msg_free(&m);
+	}
+	pthread_mutex_unlock(&w->srv_lock);
+	return rc;
+}
+
+int worker_socket(const struct worker *wk)
+{
+	return wk->sock;
+}
+
+int worker_result_fd(const struct worker *wk)
+{
+	return wk->res_fd;
+}
+
+unsigned workers_idle(struct workers *w)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&w->lock);
+	n = w->nidle;
+	pthread_mutex_unlock(&w->lock);
+	return n;
+}
+
+/* SIGTERM lets a job remove its temporary files; one that does not end in time is killed. */
+int worker_stop(struct worker *wk, int sig, int *wstatus)
+{
+	wk->dead = true;
+	kill(wk->pid, sig);
+	for (int i = 0; sig != SIGKILL && i < 200; i++) {
+		if (proc_wait(wk->pid, false, wstatus) == 1) {
+			wk->reaped = true;
+			return 0;
+		}
+		usleep(10000);
+	}
+	kill(wk->pid, SIGKILL);
+	if (proc_wait(wk->pid, true, wstatus) != 1)
+		return -1;
+	wk->reaped = true;
+	return 0;
 }
 
 pid_t worker_pid(const struct worker *wk)
@@ -266,6 +551,10 @@ const struct job_result *worker_result(const struct worker *wk)
 
 void workers_give(struct workers *w, struct worker *wk)
 {
+	if (wk->remote) {
+		remote_give(w, wk);
+		return;
+	}
 	pthread_mutex_lock(&w->lock);
 	if (!wk->dead && w->nidle < w->keep_idle) {
 		wk->next = w->idle;
@@ -295,20 +584,24 @@ static int hand_over(struct worker *wk, const struct job_plan *jp, const struct 
 {
 	char cwd[4096];
 	struct wbuf msg = WBUF_INIT;
-	int fds[2], opened, rc;
+	struct strvec env = STRVEC_INIT;
+	int fds[3], opened, rc;
 
 	if (!getcwd(cwd, sizeof(cwd)))
 		return err_errno(e, "cannot hand a job to a worker: the current directory");
 	fds[0] = job_stdin(io, background, &opened);
 	fds[1] = io && io->out_fd >= 0 ? io->out_fd : STDOUT_FILENO;
+	fds[2] = STDERR_FILENO; /* a server's worker writes its warnings where the shell does */
 	if (fds[0] < 0) {
 		wb_free(&msg);
 		return err_errno(e, "/dev/null");
 	}
-	workerwire_encode_job(cwd, jp, &msg);
+	workerwire_job_env(&env);
+	workerwire_encode_job(cwd, &env, jp, &msg);
+	sv_free(&env);
 	memset(wk->res, 0, sizeof(*wk->res));
 	wk->res->status = -1;
-	rc = wire_send(wk->sock, WORKER_JOB, msg.p, msg.len, fds, 2, e);
+	rc = wire_send(wk->sock, WORKER_JOB, msg.p, msg.len, fds, 3, e);
 	if (opened >= 0)
 		close(opened);
 	wb_free(&msg);
@@ -320,6 +613,8 @@ static int reap(struct worker *wk, int *wstatus, struct cs_err *e)
 {
 	wk->dead = true;
 	kill(wk->pid, SIGKILL);
+	if (wk->remote)
+		return remote_reap(wk, wstatus, e);
 	if (proc_wait(wk->pid, true, wstatus) != 1)
 		return err_errno(e, "waiting for worker %d", (int)wk->pid);
 	wk->reaped = true;

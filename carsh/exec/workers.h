@@ -16,6 +16,10 @@
  * still leaves the device it ran on for the message. Between jobs a worker holds no
  * descriptor of the shell's but its socket: a pipe the job wrote to sees its end when the
  * job ends, not when the worker does.
+ *
+ * A pool may also be served (workers_new_served): its workers are the user's carsh
+ * server's (exec/server.h), lent for one job each; the shell talks to a lent worker as to
+ * its own, and only taking, giving back and reaping go through the server.
  */
 #ifndef CARSH_EXEC_WORKERS_H
 #define CARSH_EXEC_WORKERS_H
@@ -32,6 +36,10 @@ struct worker;
 
 /* A pool that keeps at most keep_idle idle workers (more are let go as they come back). */
 struct workers *workers_new(unsigned keep_idle);
+/* A pool whose workers are the user's carsh server's (exec/server.h, docs/server.md): the
+ * server is connected to, or started, on the first job. When none can be had the pool runs
+ * its own workers, as workers_new's, after one call of warn with the reason. */
+struct workers *workers_new_served(unsigned keep_idle, void (*warn)(const char *msg));
 /* Ends every idle worker and waits for it; workers lent out must have come back. */
 void workers_free(struct workers *w);
 
@@ -39,6 +47,17 @@ void workers_free(struct workers *w);
  * selectors; a new one is forked when none is idle. NULL with e when none can start. */
 struct worker *workers_take(struct workers *w, const struct job_plan *jp, struct cs_err *e);
 pid_t worker_pid(const struct worker *wk);
+
+/* For the server (exec/server.c), which lends its own workers to clients: a worker for the
+ * device key key (as workers_take); its socket and the memfd of its result area, both the
+ * worker's (the server sends duplicates); the number of idle workers; and the end of a lent
+ * worker: sig, then SIGKILL if it has not ended within 2 s, and reaped (*wstatus), after
+ * which workers_give frees it. */
+struct worker *workers_take_key(struct workers *w, const char *key, struct cs_err *e);
+int worker_socket(const struct worker *wk);
+int worker_result_fd(const struct worker *wk);
+unsigned workers_idle(struct workers *w);
+int worker_stop(struct worker *wk, int sig, int *wstatus);
 /* What the worker's job left: statistics, message, the device it ran on. */
 const struct job_result *worker_result(const struct worker *wk);
 

@@ -1,31 +1,100 @@
 /* The messages between the shell and a warm worker (exec/workerwire.h). */
 #include "exec/workerwire.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "exec/planwire.h"
+#include "util/alloc.h"
 
-void workerwire_encode_job(const char *cwd, const struct job_plan *jp, struct wbuf *out)
+extern char **environ;
+
+/* CARSH_SERVER* choose the server, not a job's device: left out, so that they do not keep
+ * clients that differ in them from sharing workers. */
+static bool job_env_name(const char *entry)
+{
+	static const char *const prefixes[] = {
+	        "OCL_", "POCL_", "CUDA_",  "NVIDIA_",         "GPU_",  "HSA_",    "ROCR_", "HIP_",
+	        "AMD_", "ZE_",   "CARSH_", "XDG_CACHE_HOME=", "HOME=", "TMPDIR=", NULL};
+
+	if (strncmp(entry, "CARSH_SERVER", 12) == 0)
+		return false;
+	for (size_t i = 0; prefixes[i]; i++)
+		if (strncmp(entry, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
+void workerwire_job_env(struct strvec *env)
+{
+	for (char **e = environ; *e; e++)
+		if (job_env_name(*e) && strchr(*e, '='))
+			sv_push(env, *e);
+}
+
+void workerwire_apply_env(char *const *env, size_t n)
+{
+	struct strvec old = STRVEC_INIT;
+
+	workerwire_job_env(&old);
+	for (size_t i = 0; i < old.n; i++) {
+		*strchr(old.v[i], '=') = '\0';
+		unsetenv(old.v[i]);
+	}
+	sv_free(&old);
+	for (size_t i = 0; i < n; i++) {
+		char *name = xstrdup(env[i]), *eq = strchr(name, '=');
+
+		if (eq && eq != name && job_env_name(env[i])) {
+			*eq = '\0';
+			setenv(name, eq + 1, 1);
+		}
+		free(name);
+	}
+}
+
+void workerwire_encode_job(const char *cwd, const struct strvec *env, const struct job_plan *jp,
+                           struct wbuf *out)
 {
 	wb_str(out, cwd);
+	wb_u32(out, (uint32_t)env->n);
+	for (size_t i = 0; i < env->n; i++)
+		wb_str(out, env->v[i]);
 	planwire_encode(jp, out);
 }
 
-int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct job_plan **jp,
-                          struct cs_err *e)
+static int decode_env(struct rbuf *r, struct strvec *env)
+{
+	uint32_t n = rb_u32(r);
+
+	for (uint32_t i = 0; i < n && !r->bad; i++) {
+		char *s = rb_str(r);
+
+		if (!s)
+			return -1;
+		sv_push_owned(env, s);
+	}
+	return r->bad ? -1 : 0;
+}
+
+int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct strvec *env,
+                          struct job_plan **jp, struct cs_err *e)
 {
 	struct rbuf r = rb_init(buf, len);
 
 	*jp = NULL;
 	*cwd = rb_str(&r);
-	if (r.bad || !*cwd) {
+	if (r.bad || !*cwd || decode_env(&r, env)) {
 		free(*cwd);
 		*cwd = NULL;
-		return err_set(e, "job message: no directory");
+		sv_free(env);
+		return err_set(e, "job message: no directory or environment");
 	}
 	if (planwire_decode(r.p, r.left, jp, e)) {
 		free(*cwd);
 		*cwd = NULL;
+		sv_free(env);
 		return -1;
 	}
 	return 0;

@@ -5,20 +5,33 @@
 #include <stddef.h>
 
 #include "exec/jobplan.h"
+#include "util/strvec.h"
 #include "util/wire.h"
 #include "util/wirebuf.h"
 
 enum {
-	WORKER_JOB = 1,  /* shell -> worker: the directory and the plan; fds: stdin, stdout */
+	WORKER_JOB = 1,  /* shell -> worker: directory, environment, plan; fds: stdin, out, err */
 	WORKER_DONE = 2, /* worker -> shell: the job's exit status (uint32) */
 };
 
 /* worker_run's return when the worker could not take the job (it died while idle). */
 #define WORKER_NOT_TAKEN (-2)
 
-void workerwire_encode_job(const char *cwd, const struct job_plan *jp, struct wbuf *out);
-/* A new *cwd and *jp (job_plan_free), or -1 with e. */
-int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct job_plan **jp,
-                          struct cs_err *e);
+/*
+ * The part of the shell's environment that a job's runtime reads: the OpenCL loader and
+ * drivers (OCL_*, POCL_*, CUDA_*, ...), CarSh's own settings and the binary cache's place.
+ * A server's worker takes it from each job, and is lent only to jobs with the same (it is
+ * part of the device key): a loader reads it once, when the worker first opens a device.
+ * The entries "NAME=VALUE" of environ that belong to it, in environ's order.
+ */
+void workerwire_job_env(struct strvec *env);
+/* Make this process's job environment env's: the others' entries go. */
+void workerwire_apply_env(char *const *env, size_t n);
+
+void workerwire_encode_job(const char *cwd, const struct strvec *env, const struct job_plan *jp,
+                           struct wbuf *out);
+/* A new *cwd, *env (sv_free) and *jp (job_plan_free), or -1 with e. */
+int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct strvec *env,
+                          struct job_plan **jp, struct cs_err *e);
 
 #endif

@@ -26,6 +26,24 @@ static size_t limit_from_env(const char *name)
 /* How many idle warm workers a shell keeps: each holds a context on its device. */
 #define WORKERS_KEEP_IDLE 4
 
+static void warn(const char *msg)
+{
+	fprintf(stderr, "carsh: %s\n", msg);
+}
+
+/* CARSH_SERVER=off keeps the workers in this process (docs/server.md); else they are the
+ * user's carsh server's, which is reached on the first job. */
+static bool server_from_env(void)
+{
+	const char *v = getenv("CARSH_SERVER");
+
+	if (v && strcmp(v, "off") == 0)
+		return false;
+	if (v && v[0] && strcmp(v, "on") != 0)
+		fprintf(stderr, "carsh: CARSH_SERVER='%s' is not on or off; using on\n", v);
+	return true;
+}
+
 /* CARSH_WORKERS=fresh forks a process per job, as CarSh did before warm workers (for
  * comparisons and for drivers that misbehave in a long-lived process). */
 static struct workers *workers_from_env(void)
@@ -36,6 +54,8 @@ static struct workers *workers_from_env(void)
 		return NULL;
 	if (v && v[0] && strcmp(v, "warm") != 0)
 		fprintf(stderr, "carsh: CARSH_WORKERS='%s' is not warm or fresh; using warm\n", v);
+	if (server_from_env())
+		return workers_new_served(WORKERS_KEEP_IDLE, warn);
 	return workers_new(WORKERS_KEEP_IDLE);
 }
 

@@ -38,7 +38,7 @@ stopped_write() {
 		wait "$pid"
 		return
 	fi
-	job=$(pgrep -P "$pid" | head -1)
+	job=$(jobs_of "$pid" | head -1)
 	target=$pid
 	[ "$whom" = job ] && target=$job
 	kill -"$sig" "$target"

@@ -130,8 +130,8 @@ mkfifo feed3
 start_carsh -i
 exec 8<>feed3
 send "run $SINK x=- y=discard < feed3"
-wait_until "the job's process" sh -c "pgrep -P $CPID >/dev/null"
-kill -INT "$CPID" $(pgrep -P "$CPID")
+wait_until "the job's process" has_jobs
+kill -INT "$CPID" $(jobs_of "$CPID")
 send "echo alive"
 wait_until "the shell to answer" grep -q "^alive$" "$T/carsh.out"
 exec 8>&-

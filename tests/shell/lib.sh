@@ -13,6 +13,16 @@ FAILS=0
 OUT="$T/stdout"
 ERR="$T/stderr"
 
+# The job processes of the carsh with pid $1: its children, and the workers the user's carsh
+# server has lent it (docs/server.md), which are the server's children.
+jobs_of() {
+	pgrep -P "$1"
+	"$CARSH" server status 2>/dev/null | awk -v c="$1" '$1 == "lent" && $4 == c { print $2 }'
+}
+
+has_jobs() { [ -n "$(jobs_of "$CPID")" ]; }
+two_jobs() { [ "$(jobs_of "$CPID" | wc -l)" -eq 2 ]; }
+
 # CARSH_EXEC=thread (set by the tests/thread/*.tsh wrappers) runs every carsh of the test
 # under the thread executor; the integration tests run under both executors.
 if [ "${CARSH_EXEC:-process}" = thread ]; then

@@ -29,7 +29,7 @@ fi
 
 # The process of the job a carsh with pid $1 is running (its only child).
 job_pid() {
-	pgrep -P "$1" | head -1
+	jobs_of "$1" | head -1
 }
 
 has_job() {
@@ -177,8 +177,8 @@ for sig in TERM HUP INT; do
 	send "virtbuf create b float 4"
 	send "run $SINK x=- y=buffer:a < feed &"
 	send "run $SINK x=- y=buffer:b < feed &"
-	wait_until "two jobs" sh -c "[ \$(pgrep -P $CPID | wc -l) -eq 2 ]"
-	jobs=$(pgrep -P "$CPID" | xargs)
+	wait_until "two jobs" two_jobs
+	jobs=$(jobs_of "$CPID" | xargs)
 	kill -$sig "$CPID"
 	# Until it ends by the signal: closing its input first could let it end by EOF (seen
 	# under valgrind, which runs one thread at a time).
@@ -205,8 +205,8 @@ send "virtbuf create a float 4"
 send "virtbuf create b float 4"
 send "run $SINK x=- y=buffer:a < feed &"
 send "run $SINK x=- y=buffer:b < feed &"
-wait_until "two jobs" sh -c "[ \$(pgrep -P $CPID | wc -l) -eq 2 ]"
-jobs=$(pgrep -P "$CPID" | xargs)
+wait_until "two jobs" two_jobs
+jobs=$(jobs_of "$CPID" | xargs)
 kill -KILL "$CPID"
 stop_carsh
 [ "$CSTATUS" = 137 ] && pass "SIGKILL to the master: it is gone" || fail "SIGKILL: status $CSTATUS"

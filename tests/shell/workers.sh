@@ -6,6 +6,9 @@
 # with the worker; no worker outlives its shell; CARSH_WORKERS=fresh forks a process per job
 # as before. The test polls for what it waits for: nothing depends on timing.
 . "$TOP_SRCDIR/tests/shell/lib.sh"
+# These are checks of a shell's own pool (CARSH_SERVER=off): workers as the shell's children.
+# The server's pool (its workers are the server's children) is tests/shell/server.sh's.
+export CARSH_SERVER=off
 cd "$T" || exit 1
 
 if ! process_executor; then

@@ -16,5 +16,6 @@ Suite *suite_feeder(void);
 Suite *suite_options(void);
 Suite *suite_kernelcheck(void);
 Suite *suite_wire(void);
+Suite *suite_server(void);
 
 #endif

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Issue "Warm devices": the per-user carsh server (docs/server.md) against CARSH_SERVER=off,
+# in one run, alternately, medians of RUNS:
+#   1. 20 piped `carsh run` of flowmodels/scale.xml in a shell loop (each a new carsh
+#      process), server warm against off;
+#   2. the flagship example end to end (process executor), server warm against off;
+#   3. the first call: one `carsh run` that starts the server itself, against the same call
+#      with the server off.
+# Prints the medians and the ratios off/on (above 1: the server is faster), with the issue's
+# targets.
+#
+#   bench/server.sh [--device cpu|gpu] [RUNS]      (default 5 runs)
+#
+# $CARSH (default: carsh/carsh of the source tree) is the carsh measured. The server runs in
+# a socket directory of the script's own (CARSH_SERVER_DIR) and is stopped at the end.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+carsh=${CARSH:-$top/carsh/carsh}
+dev=()
+if [ "${1:-}" = --device ]; then
+	dev=(--device "$2")
+	shift 2
+fi
+runs=${1:-5}
+work=$(mktemp -d)
+export XDG_CACHE_HOME="$work/cache"
+export CARSH_SERVER_DIR="$work/srv"
+mkdir -m 700 "$CARSH_SERVER_DIR"
+cleanup() {
+	"$carsh" server stop >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+now_ms() { echo "${EPOCHREALTIME/[.,]/}" | awk '{ printf "%.3f", $1 / 1000 }'; }
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+timed() { # FILE COMMAND...: append the command's wall time in ms to FILE
+	local out=$1 t0
+	shift
+	t0=$(now_ms)
+	"$@" >/dev/null
+	awk -v a="$t0" -v b="$(now_ms)" 'BEGIN { print b - a }' >>"$out"
+}
+
+seq 1 1000 >"$work/x.csv"
+piped20() {
+	for ((i = 0; i < 20; i++)); do
+		seq 1 1000 | "$carsh" "${dev[@]}" run "$top/flowmodels/scale.xml" x=- y=- N=1000
+	done
+}
+flagship() { "$carsh" "${dev[@]}" "$top/batches/fft-filter/fft-filter.bat.xml" OUT="$work/out.pgm"; }
+one_run() { "$carsh" "${dev[@]}" run "$top/flowmodels/scale.xml" x="$work/x.csv" y=discard N=1000; }
+
+# Builds into the binary cache, and a warm server.
+CARSH_SERVER=off flagship >/dev/null
+flagship >/dev/null
+piped20 >/dev/null
+for ((r = 0; r < runs; r++)); do
+	for mode in on off; do
+		CARSH_SERVER=$mode timed "$work/piped-$mode" piped20
+		CARSH_SERVER=$mode timed "$work/flag-$mode" flagship
+	done
+	"$carsh" server stop >/dev/null
+	timed "$work/first-on" one_run
+	CARSH_SERVER=off timed "$work/first-off" one_run
+done
+row() { # LABEL ON OFF TARGET
+	local on off
+	on=$(median <"$work/$2")
+	off=$(median <"$work/$3")
+	printf '%-40s %10.1f %10.1f %8.2f   %s\n' "$1" "$on" "$off" \
+		"$(awk -v a="$off" -v b="$on" 'BEGIN { print a / b }')" "$4"
+}
+printf '%-40s %10s %10s %8s   %s\n' "median of $runs runs (ms)" "server on" off off/on target
+row "20 piped carsh run of scale.xml" piped-on piped-off "off/on >= 20 (GPU), >= 5 (dev PoCL)"
+row "flagship end to end (process executor)" flag-on flag-off "on <= 83 ms (H100)"
+row "first call, the server started by it" first-on first-off "on/off <= 1.15"

@@ -1,0 +1,21 @@
+/*
+ * The messages between a carsh and its user's server (docs/server.md), as util/wire.h
+ * frames on the server's socket. Every request but GIVE gets exactly one answer, in order;
+ * ERROR (a text) may answer any of them.
+ */
+#ifndef CARSH_EXEC_SERVERWIRE_H
+#define CARSH_EXEC_SERVERWIRE_H
+
+enum {
+	SERVER_TAKE = 101,  /* -> the device key of the plan (text) */
+	SERVER_LENT = 102,  /* <- the worker's pid (uint32); fds: its socket, its result area */
+	SERVER_GIVE = 103,  /* -> pid (uint32): the job is over, the worker idle again; no answer */
+	SERVER_ENDED = 104, /* -> pid (uint32): its socket ended; the server reaps it */
+	SERVER_STATUS = 105, /* <- the wait status (uint32) of the worker named by ENDED */
+	SERVER_QUERY = 106,  /* -> nothing: how the server is */
+	SERVER_INFO = 107,   /* <- text, "name value" lines */
+	SERVER_STOP = 108,   /* -> nothing: end the server; answered by INFO, then it ends */
+	SERVER_ERROR = 109,  /* <- text: the request was refused */
+};
+
+#endif
