@@ -64,7 +64,7 @@ for ((r = 0; r < runs; r++)); do
 	timed "$work/first-on" one_run
 	CARSH_SERVER=off timed "$work/first-off" one_run
 done
-row() { # LABEL ON OFF TARGET
+row() { # LABEL ON OFF TARGET: the ratio off/on (above 1: the server is faster)
 	local on off
 	on=$(median <"$work/$2")
 	off=$(median <"$work/$3")
@@ -74,4 +74,4 @@ row() { # LABEL ON OFF TARGET
 printf '%-40s %10s %10s %8s   %s\n' "median of $runs runs (ms)" "server on" off off/on target
 row "20 piped carsh run of scale.xml" piped-on piped-off "off/on >= 20 (GPU), >= 5 (dev PoCL)"
 row "flagship end to end (process executor)" flag-on flag-off "on <= 83 ms (H100)"
-row "first call, the server started by it" first-on first-off "on/off <= 1.15"
+row "first call, the server started by it" first-on first-off "off/on >= 0.87 (on/off <= 1.15)"
