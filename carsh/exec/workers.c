@@ -29,6 +29,8 @@ struct worker {
 	int res_fd;             /* the memfd behind res; -1 in a worker lent by the server */
 	bool remote;            /* lent by the server: not this process's child */
 	char *key;              /* its last plan's device selectors and job environment */
+	struct strvec built;    /* the kernels it ran (plan_key's program part), at most
+	                           BUILT_MAX: a worker that ran one has its program built */
 	bool dead;              /* ended or not to be trusted: never lend it again */
 	bool reaped;            /* waited for already */
 	struct worker *next;    /* in the idle list */
@@ -101,6 +103,7 @@ static void worker_end(struct worker *wk)
 	if (wk->res_fd >= 0)
 		close(wk->res_fd);
 	free(wk->key);
+	sv_free(&wk->built);
 	free(wk);
 }
 
@@ -219,8 +222,9 @@ static char *plan_key(const struct job_plan *jp)
 	struct strbuf sb = STRBUF_INIT;
 	struct strvec env = STRVEC_INIT;
 
-	sb_addf(&sb, "%s|%s|%s", kp->device_exe ? kp->device_exe : "",
-	        kp->device_cli ? kp->device_cli : "", kp->device_fm ? kp->device_fm : "");
+	sb_addf(&sb, "%s|%s|%s\t%s@%s", kp->device_exe ? kp->device_exe : "",
+	        kp->device_cli ? kp->device_cli : "", kp->device_fm ? kp->device_fm : "",
+	        kp->kernel ? kp->kernel : "", kp->source_name ? kp->source_name : "");
 	workerwire_job_env(&env);
 	for (size_t i = 0; i < env.n; i++)
 		sb_addf(&sb, "\n%s", env.v[i]);
@@ -248,9 +252,67 @@ static bool same_env(const char *a, const char *b)
 	return strcmp(ea ? ea : "", eb ? eb : "") == 0;
 }
 
+#define BUILT_MAX 64
+
+/* A key's parts: "SELECTORS\tKERNEL@SOURCE\nENV...". */
+static size_t part_len(const char *key, int stop)
+{
+	const char *end = strchr(key, stop);
+	const char *nl = strchr(key, '\n');
+
+	if (!end || (nl && nl < end))
+		end = nl ? nl : key + strlen(key);
+	return (size_t)(end - key);
+}
+
+static char *program_of(const char *key)
+{
+	size_t sel = part_len(key, '\t');
+	const char *p = key[sel] == '\t' ? key + sel + 1 : key + sel;
+
+	return xstrndup(p, part_len(p, '\n'));
+}
+
+/* How well an idle worker suits a key: it must share the job's environment; one that built
+ * the plan's program already is best (a program takes tens of ms to load on NVIDIA's
+ * platform, even from the binary cache), one on the same device selectors next. */
+static int suitability(const struct worker *wk, const char *key)
+{
+	char *prog;
+	int score = 1;
+
+	if (!same_env(wk->key, key))
+		return 0;
+	if (part_len(wk->key, '\t') == part_len(key, '\t') &&
+	    strncmp(wk->key, key, part_len(key, '\t')) == 0)
+		score += 1;
+	prog = program_of(key);
+	for (size_t i = 0; i < wk->built.n; i++)
+		if (strcmp(wk->built.v[i], prog) == 0)
+			score += 2;
+	free(prog);
+	return score;
+}
+
+static void note_built(struct worker *wk, const char *key)
+{
+	char *prog = program_of(key);
+
+	for (size_t i = 0; i < wk->built.n; i++)
+		if (strcmp(wk->built.v[i], prog) == 0) {
+			free(prog);
+			return;
+		}
+	if (wk->built.n < BUILT_MAX)
+		sv_push_owned(&wk->built, prog);
+	else
+		free(prog);
+}
+
 static struct worker *take_idle(struct workers *w, const char *key, struct worker **gone)
 {
 	struct worker **best = NULL;
+	int best_score = 0;
 
 	for (struct worker **p = &w->idle; *p;) {
 		if (ended(*p)) {
@@ -262,8 +324,12 @@ static struct worker *take_idle(struct workers *w, const char *key, struct worke
 			*gone = wk;
 			continue;
 		}
-		if (same_env((*p)->key, key) && (!best || strcmp((*p)->key, key) == 0))
+		int score = suitability(*p, key);
+
+		if (score > best_score) {
 			best = p;
+			best_score = score;
+		}
 		p = &(*p)->next;
 	}
 	if (best) {
@@ -294,6 +360,7 @@ struct worker *workers_take_key(struct workers *w, const char *key, struct cs_er
 	if (wk) {
 		free(wk->key);
 		wk->key = xstrdup(key);
+		note_built(wk, key);
 		wk->next = NULL;
 		wk->pool = w;
 	}
