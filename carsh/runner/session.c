@@ -23,8 +23,9 @@ static size_t limit_from_env(const char *name)
 	return n;
 }
 
-/* How many idle warm workers a shell keeps: each holds a context on its device. */
-#define WORKERS_KEEP_IDLE 4
+/* How many idle warm workers a shell keeps: each holds a context on its device, and a
+ * pipelined graph runs up to 7 flow-models of a stage at once (the FFT filter). */
+#define WORKERS_KEEP_IDLE 8
 
 static void warn(const char *msg)
 {
