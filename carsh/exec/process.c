@@ -158,10 +158,26 @@ child_main(child_fn fn, void *arg, bool background, const struct child_io *io,
 	_exit(status);
 }
 
+/* fork() with every signal blocked across it (the child unblocks them once its dispositions
+ * are its own: child_signals_default), stdio flushed first so that no buffered output is
+ * written twice. Returns as fork(). */
+static pid_t fork_blocked(void)
+{
+	sigset_t all, old;
+	pid_t p;
+
+	fflush(NULL);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	p = fork_locked();
+	if (p != 0)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return p;
+}
+
 int proc_start(child_fn fn, void *arg, bool background, const struct child_io *io, pid_t *pid,
                struct job_result **res, struct cs_err *e)
 {
-	sigset_t all, old;
 	struct job_result *r =
 	        mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	pid_t p, parent = getpid();
@@ -170,12 +186,7 @@ int proc_start(child_fn fn, void *arg, bool background, const struct child_io *i
 		return err_errno(e, "cannot map a job result area");
 	memset(r, 0, sizeof(*r));
 	r->status = -1;
-	fflush(NULL);
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	p = fork_locked();
-	if (p != 0)
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	p = fork_blocked();
 	if (p < 0) {
 		munmap(r, sizeof(*r));
 		return err_errno(e, "cannot start a job (fork)");
@@ -235,18 +246,12 @@ static struct job_result *result_memfd(int *fd, struct cs_err *e)
 int proc_start_kept(child_fn fn, void *arg, int keep_fd, pid_t *pid, struct job_result **res,
                     int *res_fd, struct cs_err *e)
 {
-	sigset_t all, old;
 	struct job_result *r = result_memfd(res_fd, e);
 	pid_t master = getpid(), p;
 
 	if (!r)
 		return -1;
-	fflush(NULL);
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	p = fork_locked();
-	if (p != 0)
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	p = fork_blocked();
 	if (p < 0) {
 		munmap(r, sizeof(*r));
 		close(*res_fd);
