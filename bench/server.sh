@@ -62,12 +62,26 @@ for ((r = 0; r < runs; r++)); do
 	done
 done
 # The first calls last (they stop the server the runs above keep warm). Each starts with no
-# process of ours holding a device: a server's idle worker keeps the GPU's driver
-# initialized, and a call made beside it would start faster.
-for ((r = 0; r < runs; r++)); do
+# process of ours holding a device, a second after the last one let go of it (a server's
+# idle worker keeps the GPU's driver initialized, and its driver's teardown slows the next
+# start), in turns, so that neither always comes first.
+first_call() { # MODE
 	"$carsh" server stop >/dev/null
-	CARSH_SERVER=off timed "$work/first-off" one_run
-	timed "$work/first-on" one_run
+	sleep 1
+	if [ "$1" = on ]; then
+		timed "$work/first-on" one_run
+	else
+		CARSH_SERVER=off timed "$work/first-off" one_run
+	fi
+}
+for ((r = 0; r < runs; r++)); do
+	if ((r % 2)); then
+		first_call on
+		first_call off
+	else
+		first_call off
+		first_call on
+	fi
 done
 row() { # LABEL ON OFF TARGET: the ratio off/on (above 1: the server is faster)
 	local on off
