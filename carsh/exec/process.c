@@ -40,10 +40,11 @@ void proc_signal_all(int sig)
 	for (int i = 0; i < LIVE_MAX; i++) {
 		pid_t p = live[i];
 
-		if (p > 0) {
-			kill(-p, sig); /* a background job's whole group */
+		/* A background job's or a worker's whole group; a foreground job is in the
+		 * master's group. One signal each: a second one while the first is being
+		 * handled may meet a handler another library reset (atomicfile.c). */
+		if (p > 0 && kill(-p, sig) != 0)
 			kill(p, sig);
-		}
 	}
 }
 

@@ -77,8 +77,35 @@ static bool absolute_into(char *buf, const char *path)
 	return n > 0 && n < PATH_MAX;
 }
 
+static void remove_and_end(int sig);
+
+/* Set by temp_remove_on_signals: this process removes its temporary files on a signal. */
+static volatile sig_atomic_t own_handlers;
+
+/* Our handlers again where someone replaced them. The OpenCL compiler does: LLVM's
+ * RemoveFileOnSignal (PoCL calls it while it builds a kernel) installs handlers with
+ * SA_RESETHAND, so that a second SIGTERM arriving while the first is in LLVM's handler
+ * (the master signals a job's group and the job; PR_SET_PDEATHSIG sends one more) met the
+ * default action and ended the job before anything was removed: one run in eight with a
+ * cold kernel cache left its temporary file. */
+static void keep_handlers(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	struct sigaction sa = {.sa_handler = remove_and_end}, cur;
+
+	if (!own_handlers)
+		return;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigaction(sigs[i], NULL, &cur) == 0 && cur.sa_handler != remove_and_end)
+			sigaction(sigs[i], &sa, NULL);
+}
+
 int temp_track(const char *path)
 {
+	keep_handlers();
 	for (int i = 0; i < TEMP_SLOTS; i++) {
 		if (!__sync_bool_compare_and_swap(&temps[i].state, SLOT_FREE, SLOT_FILLING))
 			continue;
@@ -114,15 +141,11 @@ static void remove_and_end(int sig)
 
 void temp_remove_on_signals(void)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	struct sigaction sa = {.sa_handler = remove_and_end};
-
 	/* A forked process inherits its parent's table: those files are not its own to remove. */
 	for (int i = 0; i < TEMP_SLOTS; i++)
 		__atomic_store_n(&temps[i].state, SLOT_FREE, __ATOMIC_RELEASE);
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
+	own_handlers = 1;
+	keep_handlers();
 }
 
 /* ---- replacing a file ---- */
