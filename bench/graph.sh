@@ -59,7 +59,7 @@ trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME="$work/cache"
 graph=$top/batches/graphs/fft-filter.xml
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$top/bench/timing-lib.sh"
 
 # run N ITEMS MODE...: one run; prints the runner's --report line.
 run() {

@@ -20,7 +20,7 @@ seq 1 "$n" >"$work/in.csv"
 export XDG_CACHE_HOME="$work/cache"
 fm="$top/flowmodels/scale.xml"
 
-now_ms() { echo "${EPOCHREALTIME/[.,]/}" | awk '{ printf "%.3f", $1 / 1000 }'; }
+. "$top/bench/timing-lib.sh"
 run_ms() { # COMMAND...: wall time of one run in ms, output discarded
 	local t0 t1
 	t0=$(now_ms)
@@ -28,7 +28,6 @@ run_ms() { # COMMAND...: wall time of one run in ms, output discarded
 	t1=$(now_ms)
 	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # Cold: nothing cached (neither CarSh's binaries nor PoCL's own kernel cache).
 cold=$(run_ms "$carsh" run "$fm" x="$work/in.csv" y=- N="$n")

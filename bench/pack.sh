@@ -38,8 +38,7 @@ if [ -n "${DEVICE:-}" ]; then
 	export CARSH_DEVICE="$DEVICE"
 fi
 
-now_ms() { echo "${EPOCHREALTIME/[.,]/}" | awk '{ printf "%.3f", $1 / 1000 }'; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$top/bench/timing-lib.sh"
 
 # timed_run FILE ARGS...: "whole real kernel jobs launches" in ms, of `time run FILE ARGS`.
 timed_run() {

@@ -32,15 +32,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-now_ms() { echo "${EPOCHREALTIME/[.,]/}" | awk '{ printf "%.3f", $1 / 1000 }'; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-timed() { # FILE COMMAND...: append the command's wall time in ms to FILE
-	local out=$1 t0
-	shift
-	t0=$(now_ms)
-	"$@" >/dev/null
-	awk -v a="$t0" -v b="$(now_ms)" 'BEGIN { print b - a }' >>"$out"
-}
+. "$top/bench/timing-lib.sh"
 
 seq 1 1000 >"$work/x.csv"
 piped20() {

@@ -94,7 +94,7 @@ iir_sizes=${IIR_SIZES:-16384 131072 1048576}
 jacobi_sizes=${JACOBI_SIZES:-256 1024 2048}
 lu_sizes=${LU_SIZES:-128 512 1024}
 methods="swap copy-device copy-host"
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$top/bench/timing-lib.sh"
 
 # exe FILE FLOWMODEL METHOD COUNT BINDINGS PAIRS
 exe() {

@@ -61,8 +61,7 @@ cc -O2 -o "$work/host_fft" "$top/bench/host_fft.c" ${OPENCL_LIBS:--lOpenCL}
 dev_opt=${device:+--device $device}
 steps="$top/batches/fft-filter/filter-steps.bat.xml"
 
-now_ms() { echo "${EPOCHREALTIME/[.,]/}" | awk '{ printf "%.3f", $1 / 1000 }'; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$top/bench/timing-lib.sh"
 
 # A carsh script: the buffers, filled once, then RUNS+1 timed runs of the steps. `time --wall`
 # takes no profiling events, so the jobs run as they do untimed (the hand-written program

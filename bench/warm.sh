@@ -22,16 +22,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME="$work/cache"
 
-now_ms() { echo "${EPOCHREALTIME/[.,]/}" | awk '{ printf "%.3f", $1 / 1000 }'; }
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+. "$top/bench/timing-lib.sh"
 
-timed() { # FILE COMMAND...: append the command's wall time in ms to FILE
-	local out=$1 t0
-	shift
-	t0=$(now_ms)
-	"$@" >/dev/null
-	awk -v a="$t0" -v b="$(now_ms)" 'BEGIN { print b - a }' >>"$out"
-}
 
 {
 	echo "virtbuf create x float 1000"
