@@ -108,18 +108,15 @@ static int fill(struct run_ctx *c, const char *name, const char *file, const cha
                 struct cs_err *e)
 {
 	struct vbuf v;
-	int rc = -1;
+	int on_device, rc;
 
 	if (vbuf_lookup(c->s->vbufs, name, &v, e))
 		return err_prefix(e, "virtbuf fill: ");
-	if (value && resident_of(c))
-		rc = fill_on_device(c, &v, value, e);
-	if (rc == 1)
-		rc = 0;
-	else if (rc == 0)
-		rc = -1;
-	else
+	on_device = value && resident_of(c) ? fill_on_device(c, &v, value, e) : -1;
+	if (on_device < 0)
 		rc = fill_host(c, &v, file, value, e);
+	else
+		rc = on_device == 1 ? 0 : -1;
 	if (rc)
 		err_prefix(e, "virtbuf fill %s: ", v.name);
 	vbuf_entry_free(&v);
