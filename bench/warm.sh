@@ -21,6 +21,8 @@ jobs=${JOBS:-20}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME="$work/cache"
+# The shell's own workers: a server (docs/server.md) would lend its own instead.
+export CARSH_SERVER=off
 
 . "$top/bench/timing-lib.sh"
 
