@@ -226,6 +226,45 @@ static void logfit_refit(struct sched *s)
 		s->grec = first_sample(s);
 }
 
+/* The GPU's time for a chunk of x items by its fit (or its last throughput before the
+ * first fit). Where the fit predicts no throughput (a log curve below its samples' range),
+ * the slowest sample's throughput stands in: a chunk that small costs what the smallest
+ * sample cost at least. */
+static double gpu_chunk_ms(const struct sched *s, double x)
+{
+	double y = s->fitted ? logfit_eval(s->a, s->b, x) : gpu_lambda(s);
+
+	for (unsigned i = 0; !(y > 0) && i < s->nsamp; i++)
+		if (s->sy[i] > 0 && (!(y > 0) || s->sy[i] < y))
+			y = s->sy[i];
+	return y > 0 ? x / y : INFINITY;
+}
+
+/* The GPU's chunk when the cores (lc items/ms together) take part: its recommended chunk G,
+ * but no more than ends with the cores' rest of what is left, c/λG(c) = (r - c)/lc, found by
+ * bisection (the GPU's time grows with c, the cores' shrinks); 0 when even the smallest
+ * chunk the fit knows, nEU, would end after the cores have done all of r. Where G ≥ r 003 gives the
+ * GPU all of what is left or nothing (003 §5.2); either left one side idle while the other ran, a
+ * third of a step on a Jacobi grid where an H100 is as fast as 16 cores (docs/partition.md). */
+static double gpu_balanced_chunk(const struct sched *s, size_t r, double lc)
+{
+	double lo = fmin(first_sample(s), (double)r), hi = fmin(s->grec, (double)r);
+
+	if (gpu_chunk_ms(s, hi) <= ((double)r - hi) / lc)
+		return hi;
+	if (gpu_chunk_ms(s, lo) > ((double)r - lo) / lc)
+		return 0;
+	for (int i = 0; i < 40 && hi - lo > (double)s->c.granule; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (gpu_chunk_ms(s, mid) <= ((double)r - mid) / lc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* 003 §4: the GPU's chunk is G = a/thld. Where less than that is left, the GPU takes what
  * is left if its fitted throughput there, a·ln(R) + b, beats the cores' together; else
  * nothing more in this step (003 §5.2: "the number of available iterations is not enough to
@@ -243,13 +282,15 @@ static enum sched_answer logfit_gpu(struct sched *s, struct sched_chunk *out)
 		            out);
 	/* Only on throughputs the cores measured in this step: the last step's may come from
 	 * other work, and would take the GPU out of a whole step. */
-	if (s->grec >= (double)r && s->c.ncpu > 0 && lc > 0 && s->cpu_fresh > 0 && !s->cores_out) {
-		double yp = s->fitted ? logfit_eval(s->a, s->b, (double)r) : gpu_lambda(s);
+	if (s->c.ncpu > 0 && lc > 0 && s->cpu_fresh > 0 && !s->cores_out) {
+		double c = gpu_balanced_chunk(s, r, lc);
 
-		if (!(yp > lc)) {
+		if (c <= 0) {
 			s->gpu_off = true;
 			return SCHED_DONE;
 		}
+		if (c < fmin(s->grec, (double)r))
+			return take(s, &s->pool, round_chunk(s, c, r), PHASE_TAIL, out);
 	}
 	return take(s, &s->pool, round_chunk(s, s->grec, r), PHASE_FIT, out);
 }
@@ -335,7 +376,12 @@ static void logfit_done(struct sched *s, const struct sched_chunk *c, double lam
 		}
 		return;
 	}
-	/* 003 §4: the fourth sample is replaced by the last chunk and its throughput. */
+	/* 003 §4: the fourth sample is replaced by the last chunk and its throughput; but not
+	 * by a chunk smaller than the fit recommends (the end of a step: what was left, or a
+	 * tail sized against the cores), whose throughput is the small end of the curve's and
+	 * would move the next chunk there: a 11-item rest made a 12629-item chunk 42. */
+	if (c->phase == PHASE_TAIL || (double)c->size + (double)s->c.granule <= s->grec)
+		return;
 	s->sx[s->samp_goal - 1] = (double)c->size;
 	s->sy[s->samp_goal - 1] = lambda;
 	logfit_refit(s);
@@ -867,8 +913,9 @@ int sched_parse(const char *name, enum sched_kind *k)
 
 const char *sched_phase_name(enum sched_phase p)
 {
-	static const char *const names[] = {"sample", "fit",    "static", "profile", "split",
-	                                    "train",  "guided", "alone",  "probe",   "balance"};
+	static const char *const names[] = {"sample", "fit",     "static", "profile",
+	                                    "split",  "train",   "guided", "alone",
+	                                    "probe",  "balance", "tail"};
 
 	return (size_t)p < ARRAY_SIZE(names) ? names[p] : "?";
 }

@@ -58,6 +58,7 @@ enum sched_phase {
 	PHASE_ALONE,   /* gpu: the whole space */
 	PHASE_PROBE,   /* logfit: a core's one-granule probe of its throughput */
 	PHASE_BALANCE, /* marrow: the split of this step */
+	PHASE_TAIL, /* logfit: the GPU's share of the end of a step, sized to end with the cores */
 };
 
 struct sched_cfg {
