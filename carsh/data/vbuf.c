@@ -89,6 +89,14 @@ static int unknown(const char *name, struct cs_err *e)
 	return err_set(e, "no virtual buffer '%s' (see 'virtbuf list')", name);
 }
 
+/* Whose segments this process makes: its own, or a served session's client's. */
+static pid_t owner;
+
+void vbuf_set_owner(pid_t pid)
+{
+	owner = pid;
+}
+
 /* The pid says whose it is (for stale cleanup); the random part keeps names unguessable
  * and distinct across masters that reuse a pid. */
 static char *new_shm_name(void)
@@ -97,7 +105,8 @@ static char *new_shm_name(void)
 
 	if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
 		r = (uint64_t)time(NULL) * 6364136223846793005ULL ^ (uint64_t)clock();
-	return xasprintf("/" SHM_PREFIX "%d-%016llx", (int)getpid(), (unsigned long long)r);
+	return xasprintf("/" SHM_PREFIX "%d-%016llx", (int)(owner ? owner : getpid()),
+	                 (unsigned long long)r);
 }
 
 static int check_size(struct vbuf_table *t, const char *name, struct cs_type type, size_t count,
@@ -394,7 +403,8 @@ static bool master_alive(pid_t pid)
 	return strstr(comm, "carsh") != NULL;
 }
 
-int vbuf_remove_stale(void)
+/* Segments named from a pid for which gone(pid) holds. */
+static int remove_named(bool (*gone)(pid_t pid, pid_t arg), pid_t arg)
 {
 	DIR *d = opendir("/dev/shm");
 	struct dirent *de;
@@ -410,13 +420,34 @@ int vbuf_remove_stale(void)
 		if (strncmp(de->d_name, SHM_PREFIX, strlen(SHM_PREFIX)) != 0)
 			continue;
 		pid = strtol(de->d_name + strlen(SHM_PREFIX), &end, 10);
-		if (*end != '-' || pid <= 0 || master_alive((pid_t)pid))
+		if (*end != '-' || pid <= 0 || !gone((pid_t)pid, arg))
 			continue;
 		snprintf(name, sizeof(name), "/%s", de->d_name);
 		removed += shm_unlink(name) == 0;
 	}
 	closedir(d);
 	return removed;
+}
+
+static bool dead(pid_t pid, pid_t arg)
+{
+	(void)arg;
+	return !master_alive(pid);
+}
+
+static bool named_for(pid_t pid, pid_t arg)
+{
+	return pid == arg;
+}
+
+int vbuf_remove_stale(void)
+{
+	return remove_named(dead, 0);
+}
+
+int vbuf_remove_owned(pid_t pid)
+{
+	return remove_named(named_for, pid);
 }
 
 int vbuf_parse_size(const char *s, size_t *out)

@@ -63,6 +63,12 @@ void vbuf_unmap(void *p, size_t bytes);
 
 /* Unlink segments whose master (the pid in the name) no longer runs. Returns how many. */
 int vbuf_remove_stale(void);
+/* Unlink every segment named from pid: a client whose session worker was killed removes
+ * what the worker made in its name. Returns how many. */
+int vbuf_remove_owned(pid_t pid);
+/* Name the segments this process makes from pid instead of its own: a session worker of
+ * the user's server (docs/server.md) makes them in its client's name, whose they are. */
+void vbuf_set_owner(pid_t pid);
 /* Unlink every object of the table without taking its lock or freeing memory: for the last
  * moments of a master ended by a signal. */
 void vbuf_table_unlink_all(struct vbuf_table *t);

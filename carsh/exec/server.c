@@ -18,6 +18,7 @@
 #include "config.h"
 #include "exec/serverdir.h"
 #include "exec/serverwire.h"
+#include "exec/spares.h"
 #include "exec/workers.h"
 #include "util/alloc.h"
 #include "util/strbuf.h"
@@ -42,9 +43,11 @@ struct server {
 	int lfd;
 	char *sock;
 	struct workers *pool;
+	struct spares *spares; /* session workers for `carsh -T` */
 	struct client *clients;
 	unsigned nclients, nlent;
 	unsigned long jobs;
+	unsigned long sessions, warm_sessions;
 	time_t started;
 	ino_t ino; /* the socket file's */
 	bool stop;
@@ -182,6 +185,15 @@ static void drop_client(struct server *s, struct client *cl)
 	s->nclients--;
 }
 
+static void lend(struct server *s, struct client *cl, struct worker *wk)
+{
+	struct lent *l = xcalloc(1, sizeof(*l));
+
+	*l = (struct lent){wk, cl->lent};
+	cl->lent = l;
+	s->nlent++;
+}
+
 static void take(struct server *s, struct client *cl, const struct wire_msg *m)
 {
 	struct cs_err e;
@@ -196,13 +208,30 @@ static void take(struct server *s, struct client *cl, const struct wire_msg *m)
 	pid = (uint32_t)worker_pid(wk);
 	fds[0] = worker_socket(wk);
 	fds[1] = worker_result_fd(wk);
-	struct lent *l = xcalloc(1, sizeof(*l));
-
-	*l = (struct lent){wk, cl->lent};
-	cl->lent = l;
-	s->nlent++;
+	lend(s, cl, wk);
 	s->jobs++;
 	wire_send(cl->fd, SERVER_LENT, &pid, sizeof(pid), fds, 2, &e);
+}
+
+/* A session worker for a whole `carsh -T` session; the client talks to it directly. */
+static void take_session(struct server *s, struct client *cl, const struct wire_msg *m)
+{
+	struct cs_err e;
+	bool warm;
+	struct worker *wk = spares_take(s->spares, (const char *)m->payload, &warm, &e);
+	uint32_t pid;
+	int fd;
+
+	if (!wk) {
+		send_error(cl->fd, e.msg);
+		return;
+	}
+	pid = (uint32_t)worker_pid(wk);
+	fd = worker_socket(wk);
+	lend(s, cl, wk);
+	s->sessions++;
+	s->warm_sessions += warm;
+	wire_send(cl->fd, SERVER_SESSION_LENT, &pid, sizeof(pid), &fd, 1, &e);
 }
 
 static void give(struct server *s, struct client *cl, const struct wire_msg *m, bool ended)
@@ -221,7 +250,9 @@ static void give(struct server *s, struct client *cl, const struct wire_msg *m, 
 			send_error(cl->fd, "carsh server: no such worker lent to this client");
 		return;
 	}
-	if (ended && worker_stop(wk, SIGKILL, &ws) != 0)
+	/* A session worker that answered has ended its session: it only exits, and may be
+	 * killed at once rather than waited for (a client's GIVE must not hold up the server). */
+	if ((ended || worker_is_session(wk)) && worker_stop(wk, SIGKILL, &ws) != 0)
 		ws = W_EXITCODE(1, 0);
 	workers_give(s->pool, wk);
 	ws32 = (uint32_t)ws;
@@ -238,6 +269,8 @@ static void info(struct server *s, struct client *cl)
 	        (long long)(time(NULL) - s->started), server_build_id(), PACKAGE_VERSION);
 	sb_addf(&sb, "socket %s\nworkers %u idle, %u lent\njobs %lu\nclients %u\n", s->sock,
 	        workers_idle(s->pool), s->nlent, s->jobs, s->nclients - 1);
+	sb_addf(&sb, "sessions %lu, %lu warm\nsession workers %u waiting\n", s->sessions,
+	        s->warm_sessions, spares_waiting(s->spares));
 	sb_addf(&sb, "idle exit %u s\n", idle_seconds());
 	for (struct client *c = s->clients; c; c = c->next)
 		for (struct lent *l = c->lent; l; l = l->next)
@@ -258,6 +291,9 @@ static bool serve(struct server *s, struct client *cl)
 	switch (m.type) {
 	case SERVER_TAKE:
 		take(s, cl, &m);
+		break;
+	case SERVER_SESSION:
+		take_session(s, cl, &m);
 		break;
 	case SERVER_GIVE:
 	case SERVER_ENDED:
@@ -336,6 +372,7 @@ static void server_end(struct server *s)
 	close(s->lfd);
 	while (s->clients)
 		drop_client(s, s->clients);
+	spares_free(s->spares);
 	workers_free(s->pool);
 	free(s->sock);
 }
@@ -379,6 +416,7 @@ int server_main(struct cs_err *e)
 	}
 	server_signals(&during);
 	s.pool = workers_new(SERVER_KEEP_IDLE);
+	s.spares = spares_new(s.pool);
 	s.started = idle_since = time(NULL);
 	say("listening at ", s.sock);
 	while (round_of(&s, &idle_since, &during))

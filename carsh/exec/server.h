@@ -26,6 +26,11 @@
  * server running" when none listens. */
 int server_connect(bool start, pid_t *pid, struct cs_err *e);
 
+/* Whether the process pid (the server) sees the files this process sees: a client in a
+ * mount namespace of its own (unshare -m, a container) has files the server's workers
+ * cannot reach, and runs its jobs itself. */
+bool server_same_mounts(pid_t pid);
+
 /* The server's state as "name value" lines (a new string), or, with stop set, the same
  * once more and the server stopped (its end waited for, 5 s at most). NULL with e. */
 char *server_query(bool stop, struct cs_err *e);

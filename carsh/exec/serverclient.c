@@ -165,6 +165,19 @@ int server_connect(bool start, pid_t *pid, struct cs_err *e)
 	return fd;
 }
 
+/* Whether pid sees the files this process sees: a client in a mount namespace of its own
+ * (unshare -m, a container) has files that the server's workers cannot reach. */
+bool server_same_mounts(pid_t pid)
+{
+	char path[64], mine[64] = "", theirs[64] = "";
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	if (readlink("/proc/self/ns/mnt", mine, sizeof(mine) - 1) < 0 ||
+	    readlink(path, theirs, sizeof(theirs) - 1) < 0)
+		return true; /* no /proc to tell: as before namespaces */
+	return strcmp(mine, theirs) == 0;
+}
+
 /* The server closes the connection as it ends: its workers are ended by then. */
 static void await_end(int fd)
 {

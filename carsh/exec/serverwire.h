@@ -16,6 +16,10 @@ enum {
 	SERVER_INFO = 107,   /* <- text, "name value" lines */
 	SERVER_STOP = 108,   /* -> nothing: end the server; answered by INFO, then it ends */
 	SERVER_ERROR = 109,  /* <- text: the request was refused */
+	/* -> the job environment (text): a session worker for a whole `carsh -T` session */
+	SERVER_SESSION = 110,
+	/* <- its pid (uint32); fds: its socket. Ended by GIVE (after WORKER_DONE) or ENDED. */
+	SERVER_SESSION_LENT = 111,
 };
 
 #endif

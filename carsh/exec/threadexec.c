@@ -23,12 +23,34 @@ struct texec {
 	struct queued *queued;
 };
 
+/* A runtime session opened ahead by texec_prewarm; the next texec_new takes it. */
+static struct rt_session *warm;
+
+void texec_prewarm(const char *device)
+{
+	struct kernel_plan kp;
+	struct rt_dev *dev;
+	struct run_stats st;
+	struct cs_err e;
+
+	memset(&kp, 0, sizeof(kp));
+	memset(&st, 0, sizeof(st));
+	kp.device_cli = (char *)device;
+	warm = rt_session_new();
+	/* A failure is the session's to report, as it would without the warm-up. */
+	if (rt_session_device(warm, &kp, &dev, &st, &e) != 0) {
+		rt_session_free(warm);
+		warm = NULL;
+	}
+}
+
 struct texec *texec_new(void)
 {
 	struct texec *t = xcalloc(1, sizeof(*t));
 
 	rt_feeder_read_env();
-	t->s = rt_session_new();
+	t->s = warm ? warm : rt_session_new();
+	warm = NULL;
 	t->res = resident_new();
 	pthread_mutex_init(&t->lock, NULL);
 	return t;

@@ -15,6 +15,11 @@
 struct texec;
 
 struct texec *texec_new(void);
+/* Discover the devices and open the one a plan with no device of its own would get (device:
+ * --device or CARSH_DEVICE, may be NULL), before any texec exists: a session worker of the
+ * user's server (docs/server.md) does it while it waits for its session, and the next
+ * texec_new takes that runtime session. */
+void texec_prewarm(const char *device);
 /* Waits for everything queued, then releases it all. */
 void texec_free(struct texec *t);
 struct rt_session *texec_session(struct texec *t);

@@ -32,12 +32,14 @@ struct worker {
 	struct strvec built;    /* the kernels it ran (plan_key's program part), at most
 	                           BUILT_MAX: a worker that ran one has its program built */
 	bool dead;              /* ended or not to be trusted: never lend it again */
+	bool session;           /* a session worker: one session, then it ends */
 	bool reaped;            /* waited for already */
 	struct worker *next;    /* in the idle list */
 };
 
 /* A worker asked of the spawner thread. */
 struct spawn_req {
+	char *const *envp; /* a session worker's environment; NULL for a warm worker */
 	struct worker *wk;
 	struct cs_err *e;
 	bool done;
@@ -138,7 +140,21 @@ static int worker_body(void *arg, struct job_result *res)
 	worker_main(3, res);
 }
 
-static struct worker *worker_spawn(struct cs_err *e)
+/* A session worker is a fresh carsh (`carsh --session-worker`, shell/main.c), not a copy of
+ * the server: it starts the OpenCL runtime of its own and runs a whole shell session. Only
+ * async-signal-safe calls here: the server has threads. */
+static int session_body(void *arg, struct job_result *res)
+{
+	static char *const argv[] = {"carsh", "--session-worker", NULL};
+
+	(void)res;
+	if (fcntl(3, F_SETFD, 0) != 0)
+		return 127;
+	execve("/proc/self/exe", argv, (char *const *)arg);
+	return 127;
+}
+
+static struct worker *worker_spawn(char *const *envp, struct cs_err *e)
 {
 	struct worker *wk = xcalloc(1, sizeof(*wk));
 	int sv[2];
@@ -148,7 +164,8 @@ static struct worker *worker_spawn(struct cs_err *e)
 		free(wk);
 		return NULL;
 	}
-	if (proc_start_kept(worker_body, NULL, sv[1], &wk->pid, &wk->res, &wk->res_fd, e)) {
+	if (proc_start_kept(envp ? session_body : worker_body, (void *)envp, sv[1], &wk->pid,
+	                    &wk->res, &wk->res_fd, e)) {
 		close(sv[0]);
 		close(sv[1]);
 		free(wk);
@@ -156,6 +173,7 @@ static struct worker *worker_spawn(struct cs_err *e)
 	}
 	close(sv[1]);
 	wk->sock = sv[0];
+	wk->session = envp != NULL;
 	return wk;
 }
 
@@ -179,7 +197,7 @@ static void *spawner_main(void *arg)
 		r = w->queue;
 		w->queue = r->next;
 		pthread_mutex_unlock(&w->lock);
-		r->wk = worker_spawn(r->e);
+		r->wk = worker_spawn(r->envp, r->e);
 		pthread_mutex_lock(&w->lock);
 		r->done = true;
 		pthread_cond_broadcast(&w->cond);
@@ -189,9 +207,9 @@ static void *spawner_main(void *arg)
 }
 
 /* A new worker, forked by the spawner thread (started on first use). */
-static struct worker *spawn(struct workers *w, struct cs_err *e)
+static struct worker *spawn(struct workers *w, char *const *envp, struct cs_err *e)
 {
-	struct spawn_req r = {NULL, e, false, NULL};
+	struct spawn_req r = {envp, NULL, e, false, NULL};
 	int err = 0;
 
 	pthread_mutex_lock(&w->lock);
@@ -356,7 +374,7 @@ struct worker *workers_take_key(struct workers *w, const char *key, struct cs_er
 		gone = next;
 	}
 	if (!wk)
-		wk = spawn(w, e);
+		wk = spawn(w, NULL, e);
 	if (wk) {
 		free(wk->key);
 		wk->key = xstrdup(key);
@@ -436,19 +454,6 @@ static struct worker *lent_worker(struct workers *w, struct wire_msg *m, const c
 	return wk;
 }
 
-/* Whether pid sees the files this process sees: a client in a mount namespace of its own
- * (unshare -m, a container) has files that the server's workers cannot reach. */
-static bool same_mounts(pid_t pid)
-{
-	char path[64], mine[64] = "", theirs[64] = "";
-
-	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
-	if (readlink("/proc/self/ns/mnt", mine, sizeof(mine) - 1) < 0 ||
-	    readlink(path, theirs, sizeof(theirs) - 1) < 0)
-		return true; /* no /proc to tell: as before namespaces */
-	return strcmp(mine, theirs) == 0;
-}
-
 /* Connected, or -1 with e (*quiet: no warning, the server just cannot serve this process);
  * srv_lock held. */
 static int connect_server(struct workers *w, bool *quiet, struct cs_err *e)
@@ -456,7 +461,7 @@ static int connect_server(struct workers *w, bool *quiet, struct cs_err *e)
 	if (w->server >= 0)
 		return 0;
 	w->server = server_connect(true, &w->server_pid, e);
-	if (w->server >= 0 && !same_mounts(w->server_pid)) {
+	if (w->server >= 0 && !server_same_mounts(w->server_pid)) {
 		close(w->server);
 		w->server = -1;
 		*quiet = true;
@@ -567,6 +572,38 @@ static int remote_reap(struct worker *wk, int *wstatus, struct cs_err *e)
 	return rc;
 }
 
+struct worker *workers_spawn_session(struct workers *w, char *const *envp, const char *key,
+                                     struct cs_err *e)
+{
+	struct worker *wk = spawn(w, envp, e);
+
+	if (wk) {
+		wk->key = xstrdup(key);
+		wk->pool = w;
+	}
+	return wk;
+}
+
+bool worker_is_session(const struct worker *wk)
+{
+	return wk->session;
+}
+
+const char *worker_key(const struct worker *wk)
+{
+	return wk->key;
+}
+
+bool worker_ended(struct worker *wk)
+{
+	return wk->reaped || ended(wk);
+}
+
+void worker_discard(struct worker *wk)
+{
+	worker_end(wk);
+}
+
 int worker_socket(const struct worker *wk)
 {
 	return wk->sock;
@@ -623,7 +660,7 @@ void workers_give(struct workers *w, struct worker *wk)
 		return;
 	}
 	pthread_mutex_lock(&w->lock);
-	if (!wk->dead && w->nidle < w->keep_idle) {
+	if (!wk->dead && !wk->session && w->nidle < w->keep_idle) {
 		wk->next = w->idle;
 		w->idle = wk;
 		w->nidle++;

@@ -58,6 +58,18 @@ int worker_socket(const struct worker *wk);
 int worker_result_fd(const struct worker *wk);
 unsigned workers_idle(struct workers *w);
 int worker_stop(struct worker *wk, int sig, int *wstatus);
+/* A session worker (docs/server.md, `carsh -T` through the server): a fresh `carsh
+ * --session-worker` with environment envp, forked by the pool's spawner and exec'd, which
+ * opens its devices at once and then waits on its socket for one whole session; key is its
+ * job environment. Never idle in the pool: workers_give ends it. NULL with e. */
+struct worker *workers_spawn_session(struct workers *w, char *const *envp, const char *key,
+                                     struct cs_err *e);
+bool worker_is_session(const struct worker *wk);
+const char *worker_key(const struct worker *wk);
+/* Whether it ended (reaped then, without waiting); a dead idle worker is never lent. */
+bool worker_ended(struct worker *wk);
+/* End a worker not lent: its socket closed (which ends its wait), then reaped. */
+void worker_discard(struct worker *wk);
 /* What the worker's job left: statistics, message, the device it ran on. */
 const struct job_result *worker_result(const struct worker *wk);
 

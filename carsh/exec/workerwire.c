@@ -12,7 +12,7 @@ extern char **environ;
 
 /* CARSH_SERVER* choose the server, not a job's device: left out, so that they do not keep
  * clients that differ in them from sharing workers. */
-static bool job_env_name(const char *entry)
+bool workerwire_is_job_env(const char *entry)
 {
 	static const char *const prefixes[] = {
 	        "OCL_", "POCL_", "CUDA_",  "NVIDIA_",         "GPU_",  "HSA_",    "ROCR_", "HIP_",
@@ -29,7 +29,7 @@ static bool job_env_name(const char *entry)
 void workerwire_job_env(struct strvec *env)
 {
 	for (char **e = environ; *e; e++)
-		if (job_env_name(*e) && strchr(*e, '='))
+		if (workerwire_is_job_env(*e) && strchr(*e, '='))
 			sv_push(env, *e);
 }
 
@@ -46,7 +46,7 @@ void workerwire_apply_env(char *const *env, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		char *name = xstrdup(env[i]), *eq = strchr(name, '=');
 
-		if (eq && eq != name && job_env_name(env[i])) {
+		if (eq && eq != name && workerwire_is_job_env(env[i])) {
 			*eq = '\0';
 			setenv(name, eq + 1, 1);
 		}

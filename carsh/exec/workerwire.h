@@ -2,6 +2,7 @@
 #ifndef CARSH_EXEC_WORKERWIRE_H
 #define CARSH_EXEC_WORKERWIRE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "exec/jobplan.h"
@@ -12,6 +13,9 @@
 enum {
 	WORKER_JOB = 1,  /* shell -> worker: directory, environment, plan; fds: stdin, out, err */
 	WORKER_DONE = 2, /* worker -> shell: the job's exit status (uint32) */
+	/* client -> session worker: a whole session (exec/sessionwire.h); fds: stdin, out, err;
+	 * answered by WORKER_DONE with the session's exit status */
+	WORKER_SESSION = 3,
 };
 
 /* worker_run's return when the worker could not take the job (it died while idle). */
@@ -25,6 +29,8 @@ enum {
  * The entries "NAME=VALUE" of environ that belong to it, in environ's order.
  */
 void workerwire_job_env(struct strvec *env);
+/* Whether an entry "NAME=VALUE" belongs to the job environment. */
+bool workerwire_is_job_env(const char *entry);
 /* Make this process's job environment env's: the others' entries go. */
 void workerwire_apply_env(char *const *env, size_t n);
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "carsh.h"
+#include "served.h"
 #include "shell/interactive.h"
 
 static struct carsh_session *the_session;
@@ -129,7 +130,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* The program, for its own command line or, in a session worker of the user's server
+ * (served.h), for a client's. */
+static int run(int argc, char **argv, bool served)
 {
 	struct options o;
 	int status, end;
@@ -138,8 +141,12 @@ int main(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	if (parse_options(argc, argv, &o))
 		return 2;
-	o.carsh.interactive =
-	        !o.command && optind == argc && (o.force_interactive || isatty(STDIN_FILENO));
+	o.carsh.interactive = !served && !o.command && optind == argc &&
+	                      (o.force_interactive || isatty(STDIN_FILENO));
+	/* Warm: the server's session worker has its devices open already. */
+	if (!served && !o.carsh.interactive &&
+	    carsh_served_run(argc, argv, optind, o.command, o.carsh.thread_exec, &status))
+		return status;
 	the_session = carsh_session_new(&o.carsh);
 	if (o.carsh.interactive) {
 		interactive_run(the_session);
@@ -158,4 +165,14 @@ int main(int argc, char **argv)
 	exited = carsh_exit_requested(the_session, &status);
 	end = carsh_session_end(the_session);
 	return exited || status != 0 ? status : end;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 2 && strcmp(argv[1], "--session-worker") == 0) {
+		if (!carsh_served_worker(&argc, &argv))
+			carsh_served_done(1);
+		carsh_served_done(run(argc, argv, true));
+	}
+	return run(argc, argv, false);
 }

@@ -4,7 +4,9 @@
 # runs without one; a crashing kernel takes only its worker; the server killed mid-job is
 # reported in one line and the next carsh starts a new one; a client killed mid-job has its
 # job stopped; a stale socket is replaced; two clients starting at once make one server;
-# another user is refused; an unsafe server directory is refused.
+# another user is refused; an unsafe server directory is refused. `carsh -T` runs its whole
+# session in a session worker of the server (results, statuses, messages as without; a warm
+# spare for the next; a killed session worker; Ctrl-C; the server killed mid-session).
 #
 # This test's servers live in a directory of its own, so that stopping and killing them
 # leaves the server the other tests share alone. Nothing depends on timing: it polls.
@@ -142,7 +144,102 @@ new=$(server_pid)
 [ -n "$new" ] && [ "$new" != "$pid" ] && pass "the next carsh started a new server ($new)" ||
 	fail "server after the kill: '$new'"
 
+# ---- carsh -T: the whole session in a session worker of the server ----
+# counter WHICH: "sessions N, W warm" of `carsh server status` (WHICH: 1 for N, 2 for W).
+counter() { "$CARSH" server status | awk -v f="$1" '$1 == "sessions" { gsub(",", ""); print $(f + 1) }'; }
+stop_all
+expect 0 "" "$CARSH" -T run "$SCALE" x=x.csv y=out.csv N=8
+same_file out.csv want.csv "-T through the server: the result"
+[ "$(counter 1)" = 1 ] && pass "the -T session ran in a session worker of the server" ||
+	fail "sessions: $("$CARSH" server status)"
+warm=$(counter 2)
+seq 1 8 | "$CARSH" -T run "$SCALE" x=- y=- N=8 >piped.csv
+same_file piped.csv want.csv "-T through the server: the client's standard input and output"
+[ "$(counter 1)" = 2 ] && [ "$(counter 2)" = $((warm + 1)) ] &&
+	pass "the second -T session took the spare the first left waiting (warm)" ||
+	fail "not a warm spare: $("$CARSH" server status)"
+mkdir -p sub
+(cd sub && "$CARSH" -T -c "virtbuf create b float 8; virtbuf fill b ../x.csv; run $SCALE x=buffer:b y=../vb.csv N=8; virtbuf dump b" >../dump.csv)
+same_file vb.csv want.csv "-T through the server: relative paths are the client's, buffers live in the session"
+same_file dump.csv x.csv "-T through the server: virtbuf dump"
+MYVAR=from-the-client expect 0 "" "$CARSH" -T -c 'echo ${MYVAR}'
+grep -qx from-the-client "$OUT" && pass "the client's environment reaches the session" ||
+	fail "environment: $(cat "$OUT")"
+for cmd in 'exit 3' "run $T/missing.xml" 'virtbuf dump nosuch' 'run'; do
+	CARSH_SERVER=off "$CARSH" -T -c "$cmd" >off.out 2>off.err
+	want_status=$?
+	"$CARSH" -T -c "$cmd" >on.out 2>on.err
+	got_status=$?
+	[ "$got_status" = "$want_status" ] && cmp -s on.out off.out && cmp -s on.err off.err &&
+		pass "-T '$cmd': status $got_status and messages as with CARSH_SERVER=off" ||
+		fail "-T '$cmd': $got_status '$(cat on.err)', off: $want_status '$(cat off.err)'"
+done
+before=$(counter 1)
+CARSH_SERVER=off "$CARSH" devices >devices.off
+expect 0 "" "$CARSH" devices
+same_file "$OUT" devices.off "carsh devices through the server lists what it lists without"
+[ "$(counter 1)" = $((before + 1)) ] && pass "carsh devices ran in a session worker" ||
+	fail "devices not served: $("$CARSH" server status)"
+before=$(counter 1)
+CARSH_SERVER=off expect 0 "" "$CARSH" -T run "$SCALE" x=x.csv y=out.csv N=8
+[ "$(counter 1)" = "$before" ] && pass "CARSH_SERVER=off -T runs in the carsh itself" ||
+	fail "CARSH_SERVER=off went to the server"
+
+# A killed session worker: one line, a non-zero status, no segment of the client's left.
+exec 8<>feed
+start_carsh -T
+send "virtbuf create b float 4"
+send "run $SINK x=- y=buffer:b < $T/feed"
+send "echo not reached"
+wait_until "the session's worker" lent_to "$CPID"
+wait_until "the session's segment" sh -c "ls /dev/shm | grep -q '^carsh-$CPID-'"
+worker=$(jobs_of "$CPID")
+kill -KILL "$worker"
+stop_carsh
+[ "$CSTATUS" = 137 ] && pass "a killed session worker: the client exits 137" ||
+	fail "status $CSTATUS after the session worker was killed"
+[ "$(wc -l <"$T/carsh.err")" = 1 ] &&
+	grep -qx "carsh: the carsh server's session worker (pid $worker) was killed by SIGKILL; the session did not finish" "$T/carsh.err" &&
+	pass "it says so in one line" || fail "message: $(cat "$T/carsh.err")"
+[ -z "$(segments_of "$CPID")" ] && pass "no segment of the client is left" ||
+	fail "segments left: $(segments_of "$CPID")"
+
+# Ctrl-C (SIGINT to the client) stops the session as it stops a carsh -T of its own.
+start_carsh -T
+send "virtbuf create b float 4"
+send "run $SINK x=- y=buffer:b < $T/feed"
+wait_until "the session's worker" lent_to "$CPID"
+wait_until "the session's segment" sh -c "ls /dev/shm | grep -q '^carsh-$CPID-'"
+worker=$(jobs_of "$CPID")
+kill -INT "$CPID"
+stop_carsh
+[ "$CSTATUS" = 130 ] && grep -q "carsh: SIGINT: stopping jobs and removing virtual buffers" "$T/carsh.err" &&
+	pass "Ctrl-C stops the session: status 130, the message of carsh -T" ||
+	fail "Ctrl-C: status $CSTATUS, $(cat "$T/carsh.err")"
+wait_until "the interrupted session's worker to end" gone "$worker"
+[ -z "$(segments_of "$CPID")" ] && pass "Ctrl-C: no segment of the client is left" ||
+	fail "segments left: $(segments_of "$CPID")"
+
+# The server killed mid-session: a non-zero status, the server's line, no segment.
+start_carsh -T
+send "virtbuf create b float 4"
+send "run $SINK x=- y=buffer:b < $T/feed"
+wait_until "the session's worker" lent_to "$CPID"
+wait_until "the session's segment" sh -c "ls /dev/shm | grep -q '^carsh-$CPID-'"
+pid=$(server_pid)
+kill -KILL "$pid"
+stop_carsh
+exec 8>&-
+[ "$CSTATUS" -ne 0 ] && grep -q "the carsh server (pid $pid) ended" "$T/carsh.err" &&
+	pass "the server killed mid-session: status $CSTATUS, $(tail -1 "$T/carsh.err")" ||
+	fail "server killed mid-session: status $CSTATUS, $(cat "$T/carsh.err")"
+[ -z "$(segments_of "$CPID")" ] && pass "the server killed mid-session: no segment left" ||
+	fail "segments left: $(segments_of "$CPID")"
+expect 0 "" "$CARSH" -T run "$SCALE" x=x.csv y=out.csv N=8
+same_file out.csv want.csv "the next -T session starts a new server"
+
 # ---- a stale socket; two clients at once ----
+new=$(server_pid)
 kill -KILL "$new"
 wait_until "the killed server to end" gone "$new"
 [ -S "$(sock)" ] || fail "no stale socket to replace"

@@ -3,12 +3,16 @@
  * have. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "exec/jobplan.h"
 #include "exec/serverdir.h"
+#include "exec/serverwire.h"
+#include "exec/sessionwire.h"
 #include "exec/workerwire.h"
+#include "util/wire.h"
 #include "util/alloc.h"
 #include "suites.h"
 
@@ -126,6 +130,103 @@ START_TEST(test_job_message_truncated_refused)
 }
 END_TEST
 
+static void sample_session(struct wbuf *w)
+{
+	struct session_req r = {.client = 4242, .umask = 027, .cwd = "/some/dir"};
+
+	sv_push(&r.env, "HOME=/root");
+	sv_push(&r.env, "MYVAR=a b=c");
+	sv_push(&r.argv, "carsh");
+	sv_push(&r.argv, "-T");
+	sv_push(&r.argv, "");
+	sv_push(&r.argv, "x.bat.xml");
+	sessionwire_encode(&r, w);
+	sv_free(&r.env);
+	sv_free(&r.argv);
+}
+
+START_TEST(test_session_message_round_trip)
+{
+	struct wbuf w = WBUF_INIT;
+	struct session_req r;
+	struct cs_err e;
+
+	sample_session(&w);
+	ck_assert_int_eq(sessionwire_decode(w.p, w.len, &r, &e), 0);
+	ck_assert_uint_eq(r.client, 4242);
+	ck_assert_uint_eq(r.umask, 027);
+	ck_assert_str_eq(r.cwd, "/some/dir");
+	ck_assert_int_eq(r.env.n, 2);
+	ck_assert_str_eq(r.env.v[1], "MYVAR=a b=c");
+	ck_assert_int_eq(r.argv.n, 4);
+	ck_assert_str_eq(r.argv.v[2], "");
+	ck_assert_str_eq(r.argv.v[3], "x.bat.xml");
+	ck_assert_ptr_null(r.argv.v[4]); /* main's argv ends with NULL */
+	sessionwire_free(&r);
+	wb_free(&w);
+}
+END_TEST
+
+/* Every prefix is refused, and so are bytes after the end and a count past it. */
+START_TEST(test_session_message_truncated_or_garbled_refused)
+{
+	struct wbuf w = WBUF_INIT, g = WBUF_INIT;
+	struct session_req r;
+	struct cs_err e;
+
+	sample_session(&w);
+	for (size_t n = 0; n < w.len; n++) {
+		ck_assert_int_eq(sessionwire_decode(w.p, n, &r, &e), -1);
+		ck_assert_ptr_null(r.cwd);
+		ck_assert_int_eq(r.argv.n, 0);
+	}
+	ck_assert_str_eq(e.msg, "session message: truncated or garbled");
+	wb_bytes(&g, w.p, w.len);
+	wb_u32(&g, 0);
+	ck_assert_int_eq(sessionwire_decode(g.p, g.len, &r, &e), -1);
+	wb_free(&g);
+	wb_u32(&g, 1);
+	wb_u32(&g, 0);
+	wb_str(&g, "/");
+	wb_u32(&g, 0xfffffff0u); /* variables that cannot be there */
+	ck_assert_int_eq(sessionwire_decode(g.p, g.len, &r, &e), -1);
+	wb_free(&g);
+	wb_u32(&g, 1);
+	wb_u32(&g, 0);
+	wb_str(&g, "/");
+	wb_u32(&g, 0);
+	wb_u32(&g, 0); /* no command line */
+	ck_assert_int_eq(sessionwire_decode(g.p, g.len, &r, &e), -1);
+	wb_free(&g);
+	wb_free(&w);
+}
+END_TEST
+
+/* The session message as it travels: a frame with the three descriptors. */
+START_TEST(test_session_frame_with_descriptors)
+{
+	struct wbuf w = WBUF_INIT;
+	struct wire_msg m;
+	struct session_req r;
+	struct cs_err e;
+	int sv[2], fds[3] = {0, 1, 2};
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	sample_session(&w);
+	ck_assert_int_eq(wire_send(sv[0], WORKER_SESSION, w.p, w.len, fds, 3, &e), 0);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 1);
+	ck_assert_uint_eq(m.type, WORKER_SESSION);
+	ck_assert_int_eq(m.nfds, 3);
+	ck_assert_int_eq(sessionwire_decode(m.payload, m.len, &r, &e), 0);
+	ck_assert_str_eq(r.argv.v[1], "-T");
+	sessionwire_free(&r);
+	wire_msg_free(&m);
+	close(sv[0]);
+	close(sv[1]);
+	wb_free(&w);
+}
+END_TEST
+
 Suite *suite_server(void)
 {
 	Suite *s = suite_create("server");
@@ -136,6 +237,9 @@ Suite *suite_server(void)
 	tcase_add_test(tc, test_server_socket_name_carries_build);
 	tcase_add_test(tc, test_job_env_only_runtime_variables);
 	tcase_add_test(tc, test_job_message_truncated_refused);
+	tcase_add_test(tc, test_session_message_round_trip);
+	tcase_add_test(tc, test_session_message_truncated_or_garbled_refused);
+	tcase_add_test(tc, test_session_frame_with_descriptors);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,30 @@
+/*
+ * `carsh -T` through the user's server (docs/server.md): a non-interactive thread-executor
+ * session runs whole in a session worker of the server, a fresh carsh that opened its
+ * devices before the session was asked for; the carsh the user started is its client. It
+ * passes its command line, directory, environment and umask, and its standard input,
+ * output and error, forwards SIGINT, SIGTERM and SIGHUP, and ends with the session's exit
+ * status.
+ */
+#ifndef CARSH_EXEC_SERVED_H
+#define CARSH_EXEC_SERVED_H
+
+#include "exec/sessionwire.h"
+#include "util/error.h"
+
+/* The client: run the session argv (argc words, argv[0] included) in a session worker.
+ * Returns 1 with *status when it ran there, or ran and failed there (e then holds the
+ * client's one line, or is empty: the worker said it); 0 when no session worker can be had
+ * (e says why, or is empty when this process just cannot use the server): run it here. */
+int served_session_run(int argc, char **argv, int *status, struct cs_err *e);
+
+/* The worker (`carsh --session-worker`, on descriptor 3 its socket): open the devices, wait
+ * for a session and take on its client's directory, environment, umask and descriptors.
+ * Returns 0 with r (the caller's; its argv is the session's); ends the process when no
+ * session comes (the server let it go); -1 with e for a garbled session, after which
+ * served_worker_done reports it. */
+int served_worker_begin(struct session_req *r, struct cs_err *e);
+/* Answer the session's exit status (its output flushed) and end. */
+void __attribute__((noreturn)) served_worker_done(int status);
+
+#endif
