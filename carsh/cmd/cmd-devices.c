@@ -5,6 +5,8 @@
 #include "cmd/cmd.h"
 #include "exec/executor.h"
 #include "exec/threadexec.h"
+#include "runner/placement.h"
+#include "util/options.h"
 
 static void print_devices(FILE *f, const struct rt_devinfo *devs, size_t n)
 {
@@ -46,25 +48,71 @@ static int list_devices_here(struct run_ctx *c, struct cs_err *e)
 	return 0;
 }
 
+struct devices_args {
+	bool profiles;
+};
+
+static const struct opt devices_opts[] = {
+        OPT_FLAG("--profiles", struct devices_args, profiles,
+                 "print the profile history the `auto` device choice learns from: per\n"
+                 "flow-model, kernel, device and work size, the measured time (and energy)"),
+        OPT_END,
+};
+
+static const struct opt_cmd devices_spec = {
+        "devices",
+        "devices [--profiles]",
+        "List OpenCL platforms and devices, with the INDEX <Device select> takes.",
+        devices_opts,
+        NULL,
+        0,
+};
+
+static int print_profiles(struct run_ctx *c, struct cs_err *e)
+{
+	char warn[300] = "";
+
+	if (place_profiles_print(c->out, warn, sizeof(warn), e))
+		return 1;
+	if (warn[0])
+		fprintf(stderr, "carsh: devices: warning: %s\n", warn);
+	return 0;
+}
+
 /* OpenCL runs in a child: the master must never create an OpenCL context (DESIGN §2) —
  * unless the thread executor has made this process the runtime. */
 static int cmd_devices_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	struct child_io io = run_child_io(c);
 	struct exec_env env = run_exec_env(c);
+	struct devices_args a = {false};
+	char **words;
+	int n = opt_parse(&devices_spec, &a, argc - 1, argv + 1, &words, e);
 
-	(void)argc;
-	(void)argv;
+	if (n < 0)
+		return opt_failed(n, &devices_spec, c->out);
+	free(words);
+	if (n > 0)
+		return cmd_error(e, 2, "usage: devices [--profiles]");
+	if (a.profiles)
+		return print_profiles(c, e);
 	if (c->s->texec)
 		return list_devices_here(c, e);
 	return exec_child_foreground(list_devices_child, NULL, &io, &env, e);
 }
 
+static void devices_help(FILE *out)
+{
+	opt_help(out, &devices_spec);
+}
+
 const struct carsh_cmd cmd_devices = {
         .name = "devices",
-        .usage = "devices",
-        .summary = "list OpenCL platforms and devices (the INDEX is what <Device select> takes)",
+        .usage = "devices [--profiles]",
+        .summary = "list OpenCL platforms and devices (the INDEX is what <Device select> "
+                   "takes); --profiles the history `auto` chooses by",
         .min_args = 0,
-        .max_args = 0,
+        .max_args = 1,
         .exec = cmd_devices_exec,
+        .help = devices_help,
 };

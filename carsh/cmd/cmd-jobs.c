@@ -14,7 +14,7 @@ static int cmd_jobs_exec(struct run_ctx *c, int argc, char **argv, struct cs_err
 const struct carsh_cmd cmd_jobs = {
         .name = "jobs",
         .usage = "jobs",
-        .summary = "list background jobs: [N], process, state, file",
+        .summary = "list background jobs: [N], process, state, file (and where `auto` ran it)",
         .min_args = 0,
         .max_args = 0,
         .exec = cmd_jobs_exec,

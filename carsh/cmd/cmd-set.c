@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "runner/placement.h"
 #include "util/alloc.h"
 
 static int by_name(const void *a, const void *b)
@@ -21,11 +22,26 @@ static void list_vars(const struct params *vars, FILE *out)
 	free(sorted);
 }
 
+/* set device=SEL: as --device (an empty value: back to none). */
+static int set_device(struct session *s, const char *value, struct cs_err *e)
+{
+	enum place_crit crit;
+
+	if (place_mode(value, &crit) < 0)
+		return err_set(e, "set: device '%s': expected auto, auto:time or auto:energy",
+		               value);
+	free(s->device_cli);
+	s->device_cli = *value ? xstrdup(value) : NULL;
+	return 0;
+}
+
 /* Settings with a fixed set of values are checked when set, not when used. */
 static int check_setting(struct session *s, const char *name, const char *value, struct cs_err *e)
 {
 	if (strcmp(name, "stats") == 0 && strcmp(value, "on") != 0 && strcmp(value, "off") != 0)
 		return err_set(e, "set: stats must be 'on' or 'off', not '%s'", value);
+	if (strcmp(name, "device") == 0)
+		return set_device(s, value, e);
 	if (strcmp(name, "exec") != 0)
 		return 0;
 	if (strcmp(value, "thread") == 0) {
@@ -71,7 +87,7 @@ const struct carsh_cmd cmd_set = {
         .name = "set",
         .usage = "set [NAME=VALUE]...",
         .summary = "list or set variables (also parameters of every run); stats=on, "
-                   "exec=thread|process",
+                   "exec=thread|process, device=SEL (as --device; auto, auto:energy)",
         .min_args = 0,
         .max_args = -1,
         .exec = cmd_set_exec,

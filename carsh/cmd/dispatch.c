@@ -122,7 +122,7 @@ static void top_context(struct session *s, struct run_ctx *c, struct scope *shel
 int command_run(struct session *s, const struct command *cmd, const struct run_ctx *parent)
 {
 	struct scope shell;
-	struct stats_acc acc = {0, {0}};
+	struct stats_acc acc = {0};
 	struct run_ctx c;
 	struct cs_err *e = xmalloc(sizeof(*e));
 	int rc;

@@ -278,7 +278,7 @@ static void bg_register(void *arg, int id)
 static int bg_body(void *arg, int id, struct cs_err *e)
 {
 	struct bg_job *b = arg;
-	int ws;
+	int ws, rc;
 
 	(void)id;
 	exec_claim_wait(b->hz, b->claim, b->notices);
@@ -288,7 +288,9 @@ static int bg_body(void *arg, int id, struct cs_err *e)
 		err_errno(e, "waiting for process %d", (int)b->pid);
 		return 1;
 	}
-	return collect(b->jp, ws, b->res, e);
+	rc = collect(b->jp, ws, b->res, e);
+	job_plan_ended(b->jp, rc, b->res->has_stats ? &b->res->stats : NULL);
+	return rc;
 }
 
 /* A background job in a warm worker: the worker is taken at once (its pid is the job's) and
@@ -331,13 +333,17 @@ static void bgw_register(void *arg, int id)
 static int bgw_body(void *arg, int id, struct cs_err *e)
 {
 	struct bgw_job *b = arg;
-	int ws;
+	const struct job_result *res;
+	int ws, rc;
 
 	(void)id;
 	exec_claim_wait(b->hz, b->claim, b->notices);
 	if (worker_job(b->w, &b->wk, b->jp, &b->io, true, NULL, &ws, e))
 		return 1;
-	return collect(b->jp, ws, worker_result(b->wk), e);
+	res = worker_result(b->wk);
+	rc = collect(b->jp, ws, res, e);
+	job_plan_ended(b->jp, rc, res->has_stats ? &res->stats : NULL);
+	return rc;
 }
 
 static int background_in_worker(const struct exec_env *env, struct jobs *js, struct job_plan *jp,

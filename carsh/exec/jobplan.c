@@ -4,10 +4,20 @@
 
 #include "data/vbuf.h"
 
+void job_plan_ended(struct job_plan *jp, int status, const struct run_stats *st)
+{
+	void (*fn)(void *, int, const struct run_stats *) = jp->on_end;
+
+	jp->on_end = NULL;
+	if (fn)
+		fn(jp->on_end_arg, status, st);
+}
+
 void job_plan_free(struct job_plan *jp)
 {
 	if (!jp)
 		return;
+	job_plan_ended(jp, -1, NULL);
 	for (size_t i = 0; i < jp->kp.nargs && jp->binds; i++) {
 		if (jp->binds[i].host_owned)
 			free(jp->kp.args[i].host);

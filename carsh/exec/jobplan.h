@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "runtime/plan.h"
+#include "runtime/runtime.h"
 
 enum bind_kind { BIND_FILE, BIND_BUFFER, BIND_FILL, BIND_DISCARD };
 
@@ -32,8 +33,16 @@ struct job_plan {
 	 * the fork). A job run in a thread of the shell gets the command's own. */
 	FILE *in;
 	FILE *out;
+	/* Called once when the job is over, by whoever ran it: its status and statistics
+	 * (NULL: none), st->wall_ms the time from its start to the end of its device work.
+	 * job_plan_free calls it with -1 when the job never ran. The runner that chose the
+	 * job's device learns from it (runner/placement.h). */
+	void (*on_end)(void *arg, int status, const struct run_stats *st);
+	void *on_end_arg;
 };
 
+/* Call jp->on_end once (see above); nothing when it is not set. */
+void job_plan_ended(struct job_plan *jp, int status, const struct run_stats *st);
 void job_plan_free(struct job_plan *jp);
 const char *bind_kind_name(enum bind_kind k);
 

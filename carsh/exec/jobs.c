@@ -41,6 +41,7 @@ static void job_free(struct job *j)
 {
 	free(j->label);
 	free(j->message);
+	free(j->note);
 	free(j);
 }
 
@@ -191,8 +192,9 @@ void jobs_print(struct jobs *js, FILE *out, FILE *err)
 	for (struct job *j = js->head; j; j = j->next) {
 		if (j->reported)
 			continue;
-		fprintf(out, "[%d]  %-8d %-9s %s\n", j->id, (int)(j->pid ? j->pid : getpid()),
-		        j->done ? j->how : "Running", j->label);
+		fprintf(out, "[%d]  %-8d %-9s %s%s%s%s\n", j->id, (int)(j->pid ? j->pid : getpid()),
+		        j->done ? j->how : "Running", j->label, j->note ? "  (" : "",
+		        j->note ? j->note : "", j->note ? ")" : "");
 		if (j->done && j->message)
 			fprintf(err, "carsh: job [%d] %s: %s\n", j->id, j->label, j->message);
 		j->reported = j->done;
@@ -208,6 +210,19 @@ static struct job *find_locked(struct jobs *js, int id)
 		if (j->id == id)
 			return j;
 	return NULL;
+}
+
+void jobs_set_note(struct jobs *js, int id, const char *note)
+{
+	struct job *j;
+
+	pthread_mutex_lock(&js->lock);
+	j = find_locked(js, id);
+	if (j) {
+		free(j->note);
+		j->note = note && *note ? xstrdup(note) : NULL;
+	}
+	pthread_mutex_unlock(&js->lock);
 }
 
 /* Until job j is done (lock held): true, or false once *interrupted is set (never when

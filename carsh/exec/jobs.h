@@ -24,6 +24,7 @@ struct job {
 	int status;    /* shell status once done */
 	char how[96];  /* "Done", "Exit 1", "Killed by SIGSEGV" */
 	char *message; /* the job's error message, or NULL */
+	char *note;    /* where it runs and why (`auto: gpu, ...`), or NULL */
 	struct job *next;
 	pthread_t thread;
 };
@@ -67,6 +68,9 @@ int jobs_sync(struct jobs *js, int id, struct cs_err *e);
  * returns JOBS_INTERRUPTED with "interrupted" in e. */
 int jobs_sync_interruptible(struct jobs *js, int id, volatile sig_atomic_t *interrupted,
                             struct cs_err *e);
+
+/* What `jobs` shows after the job's label, in parentheses (NULL or "": nothing). */
+void jobs_set_note(struct jobs *js, int id, const char *note);
 
 /* Number of jobs still running. */
 int jobs_running(struct jobs *js);

@@ -357,14 +357,18 @@ static int tjob_body(void *arg, int id, struct cs_err *e)
 {
 	struct tjob *j = arg;
 	struct run_stats st, queued;
+	double t0;
 	int rc;
 
 	(void)id;
 	exec_claim_wait(j->hz, j->claim, j->notices);
+	t0 = clock_ms();
 	rc = texec_run(j->t, j->jp, j, j->profile, &st, e);
 	/* A background job is done when its work is. */
 	if (texec_flush(j->t, j, &queued, e) && rc == 0)
 		rc = 1;
+	st.wall_ms = clock_ms() - t0;
+	job_plan_ended(j->jp, rc, rc == 0 ? &st : NULL);
 	return rc;
 }
 

@@ -68,7 +68,7 @@ static void bg_job_free(void *p)
 static int bg_job_main(void *arg, int id, struct cs_err *e)
 {
 	struct bg_job *b = arg;
-	struct stats_acc acc = {0, {0}};
+	struct stats_acc acc = {0};
 	struct jobs *own = jobs_new();
 	struct scope sc;
 	struct run_ctx c;

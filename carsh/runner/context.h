@@ -20,6 +20,8 @@
 struct stats_acc {
 	int jobs;
 	struct run_stats sum;
+	int placed;      /* jobs whose device `auto` chose */
+	char place[200]; /* why the last of them went where it did (runner/placement.h) */
 };
 
 /* The batch files being run, innermost first: nested batch recursion is refused with the

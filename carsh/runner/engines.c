@@ -245,7 +245,6 @@ int partition_profile_forget(const char *path, size_t *gone, char *warn, size_t 
 	if (!kb)
 		return err_set(e, "partition: --profile: %s (CARSH_NO_CACHE=1, or no HOME)", warn);
 	*gone = kb_forget(kb, path ? model : NULL);
-	kb->changed = true;
 	kb_close(kb, warn, n);
 	return 0;
 }

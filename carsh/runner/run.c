@@ -10,13 +10,14 @@
 #include "model/planner.h"
 #include "runner/batch.h"
 #include "runner/graphrun.h"
+#include "runner/placement.h"
 #include "runner/plancache.h"
 #include "runner/stats.h"
 #include "util/alloc.h"
 #include "util/strbuf.h"
 
 static int plan_background(struct run_ctx *c, struct job_plan *jp, const char *label,
-                           struct cs_err *e)
+                           const char *why, struct cs_err *e)
 {
 	struct exec_env env = run_exec_env(c);
 	struct child_io io = run_child_io(c);
@@ -34,6 +35,7 @@ static int plan_background(struct run_ctx *c, struct job_plan *jp, const char *l
 		job_plan_free(jp);
 		return 1;
 	}
+	jobs_set_note(c->jobs, id, why);
 	if (!c->quiet)
 		fprintf(stderr, "[%d] %d\n", id, (int)pid);
 	return 0;
@@ -48,10 +50,18 @@ static int run_plan(struct run_ctx *c, struct job_plan *jp, bool kept, const cha
 	struct child_io io = run_child_io(c);
 	struct run_stats st;
 	bool has_stats = true;
+	char why[200], *saved;
 	int rc;
 
+	/* Before a worker is taken: the server lends workers by device. */
+	if (place_job(c, jp, &saved, why, sizeof(why), e)) {
+		kernel_plan_err_label(&jp->kp, e);
+		if (!kept)
+			job_plan_free(jp);
+		return 1;
+	}
 	if (c->background)
-		return plan_background(c, jp, label, e);
+		return plan_background(c, jp, label, why, e);
 	if (c->s->thread_mode) {
 		jp->in = c->in;
 		jp->out = c->out;
@@ -60,6 +70,10 @@ static int run_plan(struct run_ctx *c, struct job_plan *jp, bool kept, const cha
 		rc = exec_plan_foreground(&env, jp, &io, &st, &has_stats, e);
 	if (has_stats && rc == 0)
 		stats_add(c->stats, &st);
+	if (why[0])
+		stats_place(c->stats, why);
+	job_plan_ended(jp, rc, has_stats && rc == 0 ? &st : NULL);
+	place_restore(jp, saved);
 	if (!kept)
 		job_plan_free(jp);
 	return rc;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runner/placement.h"
 #include "runner/plancache.h"
 #include "data/types.h"
 #include "exec/workers.h"
@@ -83,6 +84,7 @@ void session_free(struct session *s)
 	workers_free(s->workers);
 	texec_free(s->texec);
 	plancache_free(s->plans);
+	placer_free(s->placer);
 	pthread_mutex_destroy(&s->texec_lock);
 	vbuf_table_free(s->vbufs);
 	hazards_free(s->hz);

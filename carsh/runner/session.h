@@ -22,6 +22,7 @@ typedef int (*text_runner)(struct session *s, const char *text, const char *file
                            const struct run_ctx *parent, bool stop_on_error);
 
 struct plancache;
+struct placer;
 
 struct session {
 	struct params vars; /* `set` variables; also the weakest parameters of every run */
@@ -42,6 +43,7 @@ struct session {
 	struct workers *workers;    /* warm workers for process-executor jobs, or NULL (a fork
 	                               per job: CARSH_WORKERS=fresh) */
 	pthread_mutex_t texec_lock; /* it starts once, whichever thread needs it first */
+	struct placer *placer;      /* the `auto` device choice (runner/placement.h), or NULL */
 };
 
 #define SESSION_MAX_DEPTH 64

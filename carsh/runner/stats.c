@@ -1,7 +1,10 @@
 /* Statistics of foreground jobs, for `time` and `set stats=on`. */
 #include "runner/stats.h"
 
+#include <stdio.h>
 #include <string.h>
+
+#include "util/json.h"
 
 void stats_add_queued(struct stats_acc *acc, const struct run_stats *st)
 {
@@ -23,10 +26,20 @@ int run_flush(struct run_ctx *c, struct cs_err *e)
 	return rc;
 }
 
+void stats_place(struct stats_acc *acc, const char *why)
+{
+	acc->placed++;
+	snprintf(acc->place, sizeof(acc->place), "%s", why);
+}
+
 void stats_merge(struct stats_acc *dst, const struct stats_acc *src)
 {
 	int jobs = dst->jobs + src->jobs;
 
+	if (src->placed) {
+		dst->placed += src->placed;
+		memcpy(dst->place, src->place, sizeof(dst->place));
+	}
 	if (!src->jobs)
 		return;
 	stats_add(dst, &src->sum);
@@ -63,6 +76,10 @@ void stats_print(FILE *f, const struct stats_acc *acc, double wall_ms, bool prof
 	if (acc->jobs == 0)
 		return;
 	fprintf(f, "jobs     %10d on %s; %.3f ms inside them\n", acc->jobs, s->device, s->wall_ms);
+	if (acc->placed == 1)
+		fprintf(f, "place    %s\n", acc->place);
+	else if (acc->placed > 1)
+		fprintf(f, "place    %d jobs by auto, the last: %s\n", acc->placed, acc->place);
 	if (!profiled) {
 		fflush(f);
 		return;
@@ -72,5 +89,30 @@ void stats_print(FILE *f, const struct stats_acc *acc, double wall_ms, bool prof
 	fprintf(f,
 	        "h2d      %10.3f ms  kernel %.3f ms (%lld launches)  swap %.3f ms  d2h %.3f ms\n",
 	        s->h2d_ms, s->kernel_ms, s->launches, s->swap_ms, s->d2h_ms);
+	fflush(f);
+}
+
+void stats_print_json(FILE *f, const struct stats_acc *acc, double wall_ms, bool profiled)
+{
+	const struct run_stats *s = &acc->sum;
+
+	fprintf(f, "{\"real_ms\": %.3f, \"jobs\": %d", wall_ms, acc->jobs);
+	if (acc->jobs) {
+		fputs(", \"device\": ", f);
+		json_put_string(f, s->device);
+		fprintf(f, ", \"inside_ms\": %.3f", s->wall_ms);
+	}
+	if (acc->jobs && profiled)
+		fprintf(f,
+		        ", \"platform_ms\": %.3f, \"context_ms\": %.3f, \"build_ms\": %.3f, "
+		        "\"h2d_ms\": %.3f, \"kernel_ms\": %.3f, \"launches\": %lld, "
+		        "\"swap_ms\": %.3f, \"d2h_ms\": %.3f",
+		        s->platform_ms, s->context_ms, s->build_ms, s->h2d_ms, s->kernel_ms,
+		        s->launches, s->swap_ms, s->d2h_ms);
+	if (acc->placed) {
+		fprintf(f, ", \"placed\": %d, \"placement\": ", acc->placed);
+		json_put_string(f, acc->place);
+	}
+	fputs("}\n", f);
 	fflush(f);
 }

@@ -95,6 +95,7 @@ static cl_int item_sizes(cl_device_id d, size_t out[3])
 
 static int devinfo_fill(struct rt_devinfo *d, struct cs_err *e)
 {
+	cl_device_fp_config fp = 0;
 	cl_int err;
 
 	DEV_INFO(CL_DEVICE_TYPE, type);
@@ -107,6 +108,10 @@ static int devinfo_fill(struct rt_devinfo *d, struct cs_err *e)
 	DEV_INFO(CL_DEVICE_MAX_MEM_ALLOC_SIZE, max_alloc);
 	DEV_INFO(CL_DEVICE_MAX_WORK_GROUP_SIZE, max_work_group);
 	DEV_INFO(CL_DEVICE_LOCAL_MEM_SIZE, local_mem);
+	/* No answer is no double support: the device choice then leaves it out for doubles. */
+	d->fp64 = clGetDeviceInfo(d->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof(fp), &fp, NULL) ==
+	                  CL_SUCCESS &&
+	          fp != 0;
 	err = item_sizes(d->device, d->max_item_sizes);
 	if (err != CL_SUCCESS)
 		return err_set(e, "clGetDeviceInfo(CL_DEVICE_MAX_WORK_ITEM_SIZES) failed: %s",
@@ -284,9 +289,11 @@ static int select_one(const struct rt_devinfo *devs, size_t n, const char *sel, 
 	return match_name(devs, n, sel, at);
 }
 
+/* "auto" is resolved by the runner before a plan reaches a device (runner/placement.h); a
+ * plan that reaches one with "auto" still (an engine's) falls to the next rule, as "any". */
 static bool selector_given(const char *s)
 {
-	return s && *s && strcasecmp(s, "any") != 0;
+	return s && *s && strcasecmp(s, "any") != 0 && strncasecmp(s, "auto", 4) != 0;
 }
 
 /* "no OpenCL device matches": origin says where sel came from, or is NULL when the caller's

@@ -46,6 +46,7 @@ struct rt_devinfo {
 	size_t max_work_group;
 	cl_ulong local_mem; /* CL_DEVICE_LOCAL_MEM_SIZE */
 	size_t max_item_sizes[3];
+	bool fp64; /* CL_DEVICE_DOUBLE_FP_CONFIG is not 0 */
 };
 
 /* Every device of every platform, in platform order. Error when there is none:

@@ -232,9 +232,9 @@ expect 0 "" kbrun partition --profile show
 grep -q "part_mandel.xml part_mandel .* $((MW * MH)) items: GPU " "$OUT" &&
 	grep -q "part_spmv.xml .* $SN items: GPU " "$OUT" && [ "$(wc -l <"$OUT")" -eq 2 ] &&
 	pass "--profile show lists what marrow and logfit learnt" || fail "show: $(cat "$OUT")"
-head -1 "$KB/carsh/partition-kb.txt" | grep -qx "carsh-partition-kb 1" &&
+head -1 "$KB/carsh/profiles.txt" | grep -qx "carsh-profiles 1" &&
 	pass "the knowledge base file starts with its version" ||
-	fail "kb file: $(head -3 "$KB/carsh/partition-kb.txt")"
+	fail "kb file: $(head -3 "$KB/carsh/profiles.txt")"
 # A second run starts from what the first learnt: logfit takes no samples. A profile primes
 # LogFit only when both the GPU's and a core's throughput are in it: where the first run's
 # core sat out (a slow build, under the sanitizers, took its chunks too late), the second
@@ -265,19 +265,19 @@ expect 0 "" kbrun partition --profile show
 [ "$(wc -l <"$OUT")" -eq 1 ] && grep -q part_mandel "$OUT" && pass "the other entry stays" ||
 	fail "after forget: $(cat "$OUT")"
 # A corrupt file and one of another version are rebuilt, with a warning.
-printf 'carsh-partition-kb 1\ngarbage\n' >"$KB/carsh/partition-kb.txt"
-expect 0 "partition: warning: $KB/carsh/partition-kb.txt:2: not an entry (it is rebuilt)" \
+printf 'carsh-profiles 1\ngarbage\n' >"$KB/carsh/profiles.txt"
+expect 0 "partition: warning: $KB/carsh/profiles.txt:2: not an entry (it is rebuilt)" \
 	kbrun partition --profile show
 [ "$(wc -l <"$ERR")" -eq 1 ] && pass "a corrupt knowledge base: one line of warning" ||
 	fail "warning: $(cat "$ERR")"
-printf 'carsh-partition-kb 2\nwhatever\n' >"$KB/carsh/partition-kb.txt"
+printf 'carsh-profiles 2\nwhatever\n' >"$KB/carsh/profiles.txt"
 expect 0 "has version 2, not 1 (it is rebuilt)" kbrun partition --no-progress --gpu cpu \
 	--threads 2 spmv.exe.xml N=$SN NNZ="$NNZ"
 close_to data/spmv/y_out.csv ref/spmv/y_ref.csv 1e-5 "a foreign knowledge base: y"
-head -1 "$KB/carsh/partition-kb.txt" | grep -qx "carsh-partition-kb 1" &&
-	[ "$(wc -l <"$KB/carsh/partition-kb.txt")" -eq 2 ] &&
+head -1 "$KB/carsh/profiles.txt" | grep -qx "carsh-profiles 1" &&
+	[ "$(wc -l <"$KB/carsh/profiles.txt")" -eq 2 ] &&
 	pass "a foreign knowledge base is rebuilt with this run's entry" ||
-	fail "rebuilt: $(cat "$KB/carsh/partition-kb.txt")"
+	fail "rebuilt: $(cat "$KB/carsh/profiles.txt")"
 expect 0 "" kbrun partition --profile forget
 grep -qx "forgot 1 entry" "$OUT" && pass "--profile forget forgets all" || fail "$(cat "$OUT")"
 expect 2 "--profile 'list': expected show or forget" "$CARSH" partition --profile list

@@ -678,12 +678,12 @@ END_TEST
 
 START_TEST(test_kb_corrupt_or_foreign_file_is_rebuilt)
 {
-	const char *texts[] = {"carsh-partition-kb 1\n/m.xml\tk\td\tten\t0.5\t1\t1\t1\n",
-	                       "carsh-partition-kb 2\n",
+	const char *texts[] = {"carsh-profiles 1\npartition\t/m.xml\tk\td\tten\t0.5\t1\t1\t1\n",
+	                       "carsh-profiles 2\n",
 	                       "\x7f"
 	                       "ELF\n"};
 	const char *why[] = {":2: not an entry (it is rebuilt)", "has version 2, not 1",
-	                     "is not a partition knowledge base"};
+	                     "is not a profile history"};
 	struct cs_err e;
 
 	for (size_t i = 0; i < ARRAY_LEN(texts); i++) {
@@ -699,7 +699,7 @@ START_TEST(test_kb_corrupt_or_foreign_file_is_rebuilt)
 		kb_free(kb);
 		f = fopen(path, "r");
 		ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
-		ck_assert_str_eq(line, "carsh-partition-kb 1\n");
+		ck_assert_str_eq(line, "carsh-profiles 1\n");
 		ck_assert_ptr_null(fgets(line, sizeof(line), f));
 		fclose(f);
 		unlink(path);

@@ -6,12 +6,11 @@
  * device set (001 interpolates its scattered profiles; over one dimension this is the
  * line between the neighbours), or taken from the nearest one outside their range.
  *
- * One text file, $XDG_CACHE_HOME/carsh/partition-kb.txt (else ~/.cache/carsh/), written
- * atomically: a version line, then one entry a line, tab-separated:
+ * Its entries are the "partition" records of the profile history (data/profstore.h), the
+ * file the per-job device choice keeps its "device" records in too:
  *
- *     carsh-partition-kb 1
- *     MODEL	KERNEL	DEVICES	ITEMS	SHARE	GPU_ITEMS_PER_MS	CORE_ITEMS_PER_MS
- * STEP_MS
+ *     partition	MODEL	KERNEL	DEVICES	ITEMS	SHARE	GPU_ITEMS_PER_MS
+ * CORE_ITEMS_PER_MS	STEP_MS
  *
  * A corrupt file, or one of another version, is not used: the knowledge base starts empty
  * with a one-line warning and the file is rebuilt at the next save.
@@ -26,8 +25,6 @@
 #include "engines/partition/sched.h"
 #include "util/error.h"
 
-#define KB_VERSION 1
-
 struct kb_key {
 	const char *model;   /* the flow-model's file, absolute */
 	const char *kernel;  /* its kernel */
@@ -35,18 +32,11 @@ struct kb_key {
 	size_t items;
 };
 
-struct kb_entry {
-	char *model, *kernel, *devices;
-	size_t items;
-	struct sched_prior p;
-	double step_ms; /* the time of one step at that split */
-};
+struct profstore;
 
 struct part_kb {
-	char *path;
-	struct kb_entry *e;
-	size_t n, cap;
-	bool changed;
+	struct profstore *ps;
+	size_t n;          /* entries */
 	char warning[300]; /* set when the file was not used; "" else */
 };
 

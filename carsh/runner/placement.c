@@ -1,0 +1,663 @@
+/* The per-job device choice (runner/placement.h, docs/auto.md). */
+#include "runner/placement.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "engines/energy.h"
+#include "exec/executor.h"
+#include "runtime/cache.h"
+#include "runtime/session.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/strbuf.h"
+
+#define KIND     "device"
+#define MAX_DEVS 64
+/* A measurement of a size already known counts as much as this many earlier ones at most:
+ * the history follows a machine that changed. */
+#define KEEP_RUNS 4
+
+enum { V_TIME, V_ENERGY, V_RUNS };
+
+/* ---- the arithmetic ---- */
+
+int place_mode(const char *sel, enum place_crit *crit)
+{
+	if (!sel || strncasecmp(sel, "auto", 4) != 0 || (sel[4] && sel[4] != ':'))
+		return 0;
+	*crit = PLACE_TIME;
+	if (!sel[4] || strcasecmp(sel + 5, "time") == 0)
+		return 1;
+	if (strcasecmp(sel + 5, "energy") == 0) {
+		*crit = PLACE_ENERGY;
+		return 1;
+	}
+	return -1;
+}
+
+double place_forecast(const struct prof_rec *lo, const struct prof_rec *hi, size_t size, int i)
+{
+	if (lo && hi)
+		return profstore_lerp(lo, hi, size, i);
+	if (hi)
+		return hi->v[i];
+	if (lo->v[i] < 0)
+		return lo->v[i];
+	return lo->v[i] * (double)size / (double)lo->size;
+}
+
+double place_busy_ms(const double *forecast, const double *placed_at, size_t n, double last_end,
+                     double now)
+{
+	double sum = 0, ran;
+
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		sum += forecast[i];
+	ran = now - (placed_at[0] > last_end ? placed_at[0] : last_end);
+	if (ran < 0)
+		ran = 0;
+	return sum - (ran < forecast[0] ? ran : forecast[0]);
+}
+
+static size_t first_unexplored(const struct place_cand *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!c[i].known && !c[i].exploring)
+			return i;
+	return n;
+}
+
+static size_t fewest_queued(const struct place_cand *c, size_t n)
+{
+	size_t best = 0;
+
+	for (size_t i = 1; i < n; i++)
+		if (c[i].queued < c[best].queued)
+			best = i;
+	return best;
+}
+
+static bool better(const struct place_cand *a, const struct place_cand *b, enum place_crit crit)
+{
+	double ea = a->busy_ms + a->time_ms, eb = b->busy_ms + b->time_ms;
+
+	if (crit == PLACE_ENERGY && (a->energy_mj < 0) != (b->energy_mj < 0))
+		return a->energy_mj >= 0;
+	if (crit == PLACE_ENERGY && a->energy_mj != b->energy_mj && a->energy_mj >= 0)
+		return a->energy_mj < b->energy_mj;
+	return ea < eb;
+}
+
+/* "forecast 3.1 ms vs cpu 12.4 ms" or "forecast 2.1 J vs cpu 5.3 J". */
+static void compare(const struct place_cand *c, size_t n, size_t best, enum place_crit crit,
+                    char *why, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t k = 0, shown = 0; k <= n; k++) {
+		size_t i = k == 0 ? best : k - 1;
+		bool energy = crit == PLACE_ENERGY && c[i].energy_mj >= 0;
+
+		if (k > 0 && i == best)
+			continue;
+		if (k == 0)
+			sb_addf(&sb, "auto%s: %s, forecast ", crit == PLACE_ENERGY ? ":energy" : "",
+			        c[i].name);
+		else
+			sb_addf(&sb, "%s%s ", shown++ ? ", " : " vs ", c[i].name);
+		if (energy)
+			sb_addf(&sb, "%.3g J", c[i].energy_mj / 1000);
+		else
+			sb_addf(&sb, "%.5g ms", c[i].busy_ms + c[i].time_ms);
+	}
+	snprintf(why, len, "%s", sb_str(&sb));
+	sb_free(&sb);
+}
+
+size_t place_pick(const struct place_cand *c, size_t n, enum place_crit crit, char *why, size_t len)
+{
+	const char *how = crit == PLACE_ENERGY ? "auto:energy" : "auto";
+	size_t best = first_unexplored(c, n);
+
+	if (n == 1) {
+		snprintf(why, len, "%s: %s, the one device that can run it", how, c[0].name);
+		return 0;
+	}
+	if (best < n) {
+		snprintf(why, len, "%s: %s, a first run there (no profile yet)", how, c[best].name);
+		return best;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!c[i].known) {
+			best = fewest_queued(c, n);
+			snprintf(why, len,
+			         "%s: %s, profiles still being measured: fewest jobs queued", how,
+			         c[best].name);
+			return best;
+		}
+	}
+	best = 0;
+	for (size_t i = 1; i < n; i++)
+		if (better(&c[i], &c[best], crit))
+			best = i;
+	compare(c, n, best, crit, why, len);
+	return best;
+}
+
+/* ---- the session's state ---- */
+
+struct inflight {
+	struct placer *p;
+	int dev;
+	double forecast_ms;
+	double placed_at;
+	double gpu_j0, cpu_j0; /* the counters when it was placed */
+	char *keys[3];         /* model, kernel, device */
+	size_t size;
+	struct inflight *next;
+};
+
+struct placer {
+	pthread_mutex_t lock;
+	struct rt_devinfo *devs;
+	size_t ndev;
+	char names[MAX_DEVS][24];
+	double last_end[MAX_DEVS];
+	struct inflight *jobs; /* in the order placed */
+	struct energy_meter *meter;
+	bool gpu_counter, cpu_counter;
+	char *path; /* the history's file; NULL: no cache directory */
+};
+
+void placer_free(struct placer *p)
+{
+	if (!p)
+		return;
+	free(p->devs);
+	free(p->path);
+	if (p->meter)
+		energy_close(p->meter);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+}
+
+/* In a child (the shell must not start OpenCL): the device list, raw, on standard output. */
+static int devices_child(void *arg, struct job_result *res)
+{
+	struct rt_devinfo *devs;
+	size_t n;
+	struct cs_err e;
+
+	(void)arg;
+	if (rt_devices_list(&devs, &n, &e)) {
+		memcpy(res->msg, e.msg, sizeof(res->msg));
+		return 1;
+	}
+	if (n > MAX_DEVS)
+		n = MAX_DEVS;
+	if (write(STDOUT_FILENO, &n, sizeof(n)) != (ssize_t)sizeof(n) ||
+	    write(STDOUT_FILENO, devs, n * sizeof(*devs)) != (ssize_t)(n * sizeof(*devs)))
+		return 1;
+	free(devs);
+	return 0;
+}
+
+static int devices_from_child(struct run_ctx *c, struct placer *p, struct cs_err *e)
+{
+	struct exec_env env = run_exec_env(c);
+	struct child_io io = {-1, -1, -1};
+	int fd[2], rc;
+	size_t n = 0;
+
+	if (pipe(fd) != 0)
+		return err_errno(e, "cannot create a pipe");
+	io.out_fd = fd[1];
+	/* At most MAX_DEVS entries: less than a pipe holds, so the child never waits for us. */
+	rc = exec_child_foreground(devices_child, NULL, &io, &env, e);
+	close(fd[1]);
+	if (rc == 0 && (read(fd[0], &n, sizeof(n)) != (ssize_t)sizeof(n) || n > MAX_DEVS))
+		rc = err_set(e, "the device list could not be read");
+	if (rc == 0) {
+		p->devs = xcalloc(n ? n : 1, sizeof(*p->devs));
+		if (read(fd[0], p->devs, n * sizeof(*p->devs)) != (ssize_t)(n * sizeof(*p->devs)))
+			rc = err_set(e, "the device list could not be read");
+		p->ndev = n;
+	}
+	close(fd[0]);
+	return rc ? -1 : 0;
+}
+
+static int devices_here(struct run_ctx *c, struct placer *p, struct cs_err *e)
+{
+	const struct rt_devinfo *devs;
+	size_t n;
+
+	if (rt_session_devices(texec_session(session_texec(c->s)), &devs, &n, e))
+		return -1;
+	p->ndev = n > MAX_DEVS ? MAX_DEVS : n;
+	p->devs = xcalloc(p->ndev ? p->ndev : 1, sizeof(*p->devs));
+	memcpy(p->devs, devs, p->ndev * sizeof(*devs));
+	return 0;
+}
+
+/* "gpu" where it is the one of its type, else "gpu1" (its index). */
+static void name_devices(struct placer *p)
+{
+	for (size_t i = 0; i < p->ndev; i++) {
+		const char *t = rt_device_type_name(p->devs[i].type);
+		int same = 0;
+
+		for (size_t j = 0; j < p->ndev; j++)
+			same += strcmp(rt_device_type_name(p->devs[j].type), t) == 0;
+		if (same > 1)
+			snprintf(p->names[i], sizeof(p->names[i]), "%s%zu", t, i);
+		else
+			snprintf(p->names[i], sizeof(p->names[i]), "%s", t);
+	}
+}
+
+static void open_meter(struct placer *p)
+{
+	const struct rt_devinfo *gpu = rt_device_first(p->devs, p->ndev, CL_DEVICE_TYPE_GPU);
+	struct energy_reading r;
+
+	p->meter = energy_open(gpu ? gpu->name : NULL);
+	energy_start(p->meter);
+	energy_stop(p->meter, &r);
+	p->gpu_counter = gpu && r.gpu_ok;
+	p->cpu_counter = r.cpu_ok;
+}
+
+static struct placer *placer_get(struct run_ctx *c, struct cs_err *e)
+{
+	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
+	struct placer *p;
+	char *dir;
+	int rc = 0;
+
+	pthread_mutex_lock(&once);
+	p = c->s->placer;
+	if (!p) {
+		p = xcalloc(1, sizeof(*p));
+		pthread_mutex_init(&p->lock, NULL);
+		rc = c->s->thread_mode ? devices_here(c, p, e) : devices_from_child(c, p, e);
+		if (rc == 0) {
+			name_devices(p);
+			open_meter(p);
+			dir = cache_dir();
+			p->path = dir ? xasprintf("%s/%s", dir, PROFSTORE_FILE) : NULL;
+			free(dir);
+			c->s->placer = p;
+		} else {
+			placer_free(p);
+			p = NULL;
+		}
+	}
+	pthread_mutex_unlock(&once);
+	return p;
+}
+
+/* ---- which devices can run the plan ---- */
+
+static bool needs_fp64(const struct kernel_plan *kp)
+{
+	for (size_t i = 0; i < kp->nargs; i++)
+		if (kp->args[i].type.scalar == SC_DOUBLE)
+			return true;
+	return kp->source && strstr(kp->source, "double");
+}
+
+/* NULL when d can run kp, else why not. */
+static const char *cannot_run(const struct kernel_plan *kp, const struct rt_devinfo *d)
+{
+	unsigned long long total = 0, local = 0;
+	size_t group = 1;
+
+	if (needs_fp64(kp) && !d->fp64)
+		return "no double precision";
+	for (size_t i = 0; i < kp->nargs; i++) {
+		const struct kernel_arg *a = &kp->args[i];
+
+		if (a->kind == ARG_LOCAL)
+			local += a->bytes;
+		else if (arg_is_stream(a->kind) && a->bytes > d->max_alloc)
+			return "a stream larger than its largest buffer";
+		else if (arg_is_stream(a->kind))
+			total += a->bytes;
+	}
+	for (unsigned k = 0; kp->has_local && k < kp->dims; k++) {
+		group *= kp->local[k];
+		if (kp->local[k] > d->max_item_sizes[k])
+			return "a local size beyond its limit";
+	}
+	if (total > d->global_mem)
+		return "streams larger than its memory";
+	if (local > d->local_mem)
+		return "more local memory than it has";
+	if (group > d->max_work_group)
+		return "a work-group larger than its limit";
+	return NULL;
+}
+
+static cl_device_type type_word(const char *s)
+{
+	if (s && strcasecmp(s, "cpu") == 0)
+		return CL_DEVICE_TYPE_CPU;
+	if (s && strcasecmp(s, "gpu") == 0)
+		return CL_DEVICE_TYPE_GPU;
+	if (s && strcasecmp(s, "accelerator") == 0)
+		return CL_DEVICE_TYPE_ACCELERATOR;
+	return 0;
+}
+
+/* Marks in ok[] the devices the flow-model's RuntimeType allows and that can run the plan;
+ * how many, with why not in sb. */
+static size_t eligible(const struct placer *p, const struct kernel_plan *kp, bool *ok,
+                       struct strbuf *sb, struct cs_err *e)
+{
+	const char *fm = kp->device_fm;
+	cl_device_type t = type_word(fm);
+	size_t only = SIZE_MAX, n = 0;
+
+	if (fm && *fm && !t && strcasecmp(fm, "any") != 0 && strncasecmp(fm, "auto", 4) != 0 &&
+	    rt_device_pick(p->devs, p->ndev, NULL, NULL, fm, &only, e))
+		return 0;
+	for (size_t i = 0; i < p->ndev; i++) {
+		const char *why = cannot_run(kp, &p->devs[i]);
+
+		if (!why && t && !(p->devs[i].type & t))
+			why = "not the flow-model's RuntimeType";
+		if (!why && only != SIZE_MAX && i != only)
+			why = "not the flow-model's RuntimeType";
+		ok[i] = !why;
+		n += ok[i];
+		if (why)
+			sb_addf(sb, "%s%s: %s", sb->len ? "; " : "", p->names[i], why);
+	}
+	return n;
+}
+
+/* ---- the choice ---- */
+
+static size_t work_size(const struct kernel_plan *kp)
+{
+	size_t items = 1;
+
+	for (unsigned k = 0; k < kp->dims; k++)
+		items *= kp->global[k];
+	return items * (size_t)(kp->swap_count + 1);
+}
+
+/* The history's key of kp: its flow-model's file (absolute where it resolves), kernel. */
+static char *model_key(const struct kernel_plan *kp)
+{
+	char buf[PATH_MAX];
+
+	if (kp->fm_file && realpath(kp->fm_file, buf))
+		return xstrdup(buf);
+	return xstrdup(kp->fm_file ? kp->fm_file : kp->label);
+}
+
+static bool has_counter(const struct placer *p, size_t i)
+{
+	if (p->devs[i].type & CL_DEVICE_TYPE_GPU)
+		return p->gpu_counter;
+	return (p->devs[i].type & CL_DEVICE_TYPE_CPU) && p->cpu_counter;
+}
+
+/* The candidate of device i from the history and the jobs in flight (lock held). */
+static void candidate(struct placer *p, const struct profstore *ps, size_t i, const char *model,
+                      const char *kernel, size_t size, struct place_cand *c)
+{
+	const char *keys[] = {model, kernel, p->devs[i].name};
+	const struct prof_rec *lo, *hi;
+	/* The first job queued there, and the forecasts of the rest summed up. */
+	double fc[2] = {0, 0}, at[2] = {0, 0}, now = clock_ms();
+	size_t q = 0;
+
+	*c = (struct place_cand){.name = p->names[i], .energy_mj = -1};
+	c->known = profstore_near(ps, KIND, keys, size, &lo, &hi);
+	if (c->known) {
+		c->time_ms = place_forecast(lo, hi, size, V_TIME);
+		c->energy_mj = place_forecast(lo, hi, size, V_ENERGY);
+	}
+	for (struct inflight *j = p->jobs; j; j = j->next) {
+		if (j->dev != (int)i)
+			continue;
+		c->queued++;
+		c->exploring |= !c->known && strcmp(j->keys[0], model) == 0 &&
+		                strcmp(j->keys[1], kernel) == 0;
+		fc[q ? 1 : 0] += j->forecast_ms;
+		if (q++ == 0)
+			at[0] = j->placed_at;
+	}
+	c->busy_ms = place_busy_ms(fc, at, q < 2 ? q : 2, p->last_end[i], now);
+}
+
+static void counters(struct placer *p, double *gpu_j, double *cpu_j)
+{
+	struct energy_reading r;
+
+	energy_stop(p->meter, &r);
+	*gpu_j = r.gpu_ok ? r.gpu_j : -1;
+	*cpu_j = r.cpu_ok ? r.cpu_j : -1;
+}
+
+/* What the run measured goes into the history; the job leaves the device's queue. */
+static void learn(struct inflight *j, int status, const struct run_stats *st)
+{
+	struct placer *p = j->p;
+	bool gpu = p->devs[j->dev].type & CL_DEVICE_TYPE_GPU;
+	double g, cpu, span, ms, mj = -1, j0;
+	struct profstore *ps = p->path && status == 0 && st ? profstore_open(p->path) : NULL;
+	struct cs_err e;
+
+	counters(p, &g, &cpu);
+	span = clock_ms() - j->placed_at;
+	j0 = gpu ? j->gpu_j0 : j->cpu_j0;
+	if (ps) {
+		const char *keys[] = {j->keys[0], j->keys[1], j->keys[2]};
+		const struct prof_rec *lo, *hi;
+		double v[3] = {0, -1, 1};
+
+		ms = st->wall_ms - st->build_ms - st->platform_ms - st->context_ms;
+		/* Queued behind another job of the device, its own run began when that one
+		 * ended: the device's in-order queue (docs/auto.md). */
+		if (p->last_end[j->dev] > j->placed_at && clock_ms() - p->last_end[j->dev] < ms)
+			ms = clock_ms() - p->last_end[j->dev];
+		v[V_TIME] = ms > 0.001 ? ms : 0.001;
+		/* The device's power over the job's span, times its own run time (docs/auto.md). */
+		if (j0 >= 0 && (gpu ? g : cpu) >= 0 && span > 0)
+			mj = ((gpu ? g : cpu) - j0) * 1000 / span * v[V_TIME];
+		v[V_ENERGY] = mj;
+		if (profstore_near(ps, KIND, keys, j->size, &lo, &hi) && lo == hi) {
+			double n = lo->v[V_RUNS] < KEEP_RUNS ? lo->v[V_RUNS] : KEEP_RUNS;
+
+			v[V_TIME] = (lo->v[V_TIME] * n + v[V_TIME]) / (n + 1);
+			if (mj >= 0 && lo->v[V_ENERGY] >= 0)
+				v[V_ENERGY] = (lo->v[V_ENERGY] * n + mj) / (n + 1);
+			v[V_RUNS] = lo->v[V_RUNS] + 1;
+		}
+		profstore_put(ps, KIND, keys, j->size, v);
+		profstore_save(ps, &e); /* a lost measurement is only a lost measurement */
+		profstore_free(ps);
+	}
+}
+
+static void on_end(void *arg, int status, const struct run_stats *st)
+{
+	struct inflight *j = arg, **pp;
+	struct placer *p = j->p;
+
+	pthread_mutex_lock(&p->lock);
+	learn(j, status, st);
+	for (pp = &p->jobs; *pp && *pp != j; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = j->next;
+	p->last_end[j->dev] = clock_ms();
+	pthread_mutex_unlock(&p->lock);
+	for (int i = 0; i < 3; i++)
+		free(j->keys[i]);
+	free(j);
+}
+
+/* "auto (from --device/CARSH_DEVICE)" and the selector itself. */
+static const char *selector(const struct kernel_plan *kp, const char **origin)
+{
+	const char *sels[] = {kp->device_exe, kp->device_cli, kp->device_fm};
+	const char *origins[] = {"<Device select> of the executable", "--device/CARSH_DEVICE",
+	                         "<RuntimeType device> of the flow-model"};
+
+	for (size_t i = 0; i < 3; i++) {
+		if (sels[i] && *sels[i] && strcasecmp(sels[i], "any") != 0) {
+			*origin = origins[i];
+			return sels[i];
+		}
+	}
+	return NULL;
+}
+
+/* The candidates (energy: only devices with a counter); how many; map[k] their devices. */
+static size_t candidates(struct placer *p, const struct kernel_plan *kp, enum place_crit crit,
+                         const bool *ok, struct place_cand *c, size_t *map, const char *model)
+{
+	struct profstore *ps = p->path ? profstore_open(p->path) : NULL;
+	struct profstore empty = {0};
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->ndev; i++) {
+		if (!ok[i] || (crit == PLACE_ENERGY && !has_counter(p, i)))
+			continue;
+		candidate(p, ps ? ps : &empty, i, model, kp->kernel, work_size(kp), &c[n]);
+		map[n++] = i;
+	}
+	profstore_free(ps);
+	return n;
+}
+
+static void track(struct placer *p, struct job_plan *jp, size_t dev, double forecast,
+                  const char *model)
+{
+	struct inflight *j = xcalloc(1, sizeof(*j)), **pp;
+
+	*j = (struct inflight){.p = p,
+	                       .dev = (int)dev,
+	                       .forecast_ms = forecast,
+	                       .placed_at = clock_ms(),
+	                       .size = work_size(&jp->kp)};
+	counters(p, &j->gpu_j0, &j->cpu_j0);
+	j->keys[0] = xstrdup(model);
+	j->keys[1] = xstrdup(jp->kp.kernel);
+	j->keys[2] = xstrdup(p->devs[dev].name);
+	for (pp = &p->jobs; *pp; pp = &(*pp)->next)
+		;
+	*pp = j;
+	jp->on_end = on_end;
+	jp->on_end_arg = j;
+}
+
+/* Choose among the devices (lock held); the chosen index, or -1 with e set. */
+static int choose(struct placer *p, struct job_plan *jp, enum place_crit crit, const char *sel,
+                  const char *origin, char *why, size_t len, struct cs_err *e)
+{
+	bool ok[MAX_DEVS];
+	struct place_cand c[MAX_DEVS];
+	size_t map[MAX_DEVS], n, at;
+	struct strbuf sb = STRBUF_INIT;
+	char *model;
+
+	if (eligible(p, &jp->kp, ok, &sb, e) == 0) {
+		if (!e->msg[0] || sb.len)
+			err_set(e, "%s (from %s): no device can run it (%s)", sel, origin,
+			        sb.len ? sb_str(&sb) : "no device");
+		sb_free(&sb);
+		return -1;
+	}
+	sb_free(&sb);
+	model = model_key(&jp->kp);
+	n = candidates(p, &jp->kp, crit, ok, c, map, model);
+	if (n == 0) {
+		free(model);
+		return err_set(e,
+		               "%s (from %s): no device that can run it has an energy counter "
+		               "(NVML for a GPU, RAPL for the CPU); use auto:time or name a device",
+		               sel, origin);
+	}
+	at = place_pick(c, n, crit, why, len);
+	track(p, jp, map[at], c[at].known ? c[at].time_ms : 0, model);
+	free(model);
+	return (int)map[at];
+}
+
+int place_job(struct run_ctx *c, struct job_plan *jp, char **saved, char *why, size_t len,
+              struct cs_err *e)
+{
+	enum place_crit crit;
+	const char *origin = NULL, *sel = selector(&jp->kp, &origin);
+	struct placer *p;
+	int mode = place_mode(sel, &crit), dev;
+
+	*saved = NULL;
+	why[0] = '\0';
+	if (mode == 0)
+		return 0;
+	if (mode < 0)
+		return err_set(e, "'%s' (from %s): expected auto, auto:time or auto:energy", sel,
+		               origin);
+	e->msg[0] = '\0';
+	p = placer_get(c, e);
+	if (!p)
+		return -1;
+	pthread_mutex_lock(&p->lock);
+	dev = choose(p, jp, crit, sel, origin, why, len, e);
+	pthread_mutex_unlock(&p->lock);
+	if (dev < 0)
+		return -1;
+	*saved = jp->kp.device_exe;
+	jp->kp.device_exe = xasprintf("%d", dev);
+	return 0;
+}
+
+void place_restore(struct job_plan *jp, char *saved)
+{
+	if (!jp || jp->kp.device_exe == saved)
+		return;
+	free(jp->kp.device_exe);
+	jp->kp.device_exe = saved;
+}
+
+int place_profiles_print(FILE *f, char *warn, size_t n, struct cs_err *e)
+{
+	char *dir = cache_dir(), *path;
+	struct profstore *ps;
+
+	if (!dir)
+		return err_set(e, "devices --profiles: no cache directory (CARSH_NO_CACHE=1, or "
+		                  "no HOME)");
+	path = xasprintf("%s/%s", dir, PROFSTORE_FILE);
+	free(dir);
+	ps = profstore_open(path);
+	free(path);
+	snprintf(warn, n, "%s", ps->warning);
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct prof_rec *x = &ps->r[i];
+
+		if (strcmp(x->kind, KIND) != 0)
+			continue;
+		fprintf(f, "%s %s  [%s]  %zu items: %.4g ms", x->keys[0], x->keys[1], x->keys[2],
+		        x->size, x->v[V_TIME]);
+		if (x->v[V_ENERGY] >= 0)
+			fprintf(f, ", %.4g J", x->v[V_ENERGY] / 1000);
+		fprintf(f, ", %.0f run%s\n", x->v[V_RUNS], x->v[V_RUNS] == 1 ? "" : "s");
+	}
+	profstore_free(ps);
+	return 0;
+}
