@@ -1,9 +1,16 @@
 /*
- * carsh.h — the CarSh core library.
+ * carsh.h — the CarSh library, its one public header (docs/api.md, man 3 carsh).
  *
- * A session holds the shell's state (variables, virtual buffers, jobs, options) and runs
- * command lines, command scripts and XML files (flow-models, executables, batches, graphs)
- * exactly as the `carsh` program does. The program is a thin front-end on this header.
+ * Two APIs live here:
+ * - The embedding API (the second half of this file): 004's Caravela calls (machines,
+ *   flow-models, streams bound to the caller's memory, fire, wait, statistics) and its
+ *   meta-pipeline calls, with opaque handles. A guest in the caller's process: it installs
+ *   no signal handler, changes no signal mask, leaves no thread of its own running, never
+ *   exits and prints nothing; every error is a code plus a message read from the handle.
+ * - The session API (just below): the shell's state (variables, virtual buffers, jobs,
+ *   options), running command lines, scripts and XML files exactly as the `carsh` program
+ *   does, which is a thin front-end on it. A session is the shell's: it blocks SIGTERM and
+ *   SIGHUP, starts a signal thread and prints its errors on stderr.
  */
 #ifndef CARSH_H
 #define CARSH_H
@@ -101,6 +108,196 @@ int carsh_session_wait(struct carsh_session *s);
  * status the program should end with: `exit N`, else the last command's status, else (not
  * interactive) that of the first background job that failed, as for a batch. */
 int carsh_session_end(struct carsh_session *s);
+
+/* ==== The embedding API (docs/api.md): 004 Table 1 and §4.2.3-4.2.4 in CarSh's names ====
+ *
+ * Handles are opaque. Every call that can fail returns 0 (CARSH_E_NONE) or a negative
+ * carsh_errcode, and leaves a one-line message ("saxpy.xml:14: <Input name="x">: ...") that
+ * carsh_*_last_error of the handle returns until its next failing call. A call that creates
+ * a handle reports its failure on the parent handle (a flow-model's on its machine).
+ * Calls on one handle may come from several threads: they are serialized (the message read
+ * after a failure may then be another thread's). Handles hold references to their parents,
+ * so they may be freed in any order; freeing NULL does nothing. */
+
+enum carsh_errcode {
+	CARSH_E_NONE = 0,
+	CARSH_E_ARG = -1,    /* a NULL handle or pointer, a bad value (a negative limit ...) */
+	CARSH_E_FILE = -2,   /* a flow-model that cannot be read, or is not valid */
+	CARSH_E_NAME = -3,   /* no stream, parameter, stage or port of that name or number */
+	CARSH_E_SIZE = -4,   /* the bytes given do not match the stream's */
+	CARSH_E_STATE = -5,  /* not now: a stream unbound, a fire in flight, no data sent */
+	CARSH_E_DEVICE = -6, /* no such device, a build error, an OpenCL failure */
+};
+
+typedef struct carsh_machine carsh_machine;
+typedef struct carsh_flowmodel carsh_flowmodel;
+typedef struct carsh_buffer carsh_buffer;
+typedef struct carsh_pipeline carsh_pipeline;
+
+/* ---- machines (CARAVELA_CreateMachine, CARAVELA_QueryShader) ---- */
+
+/* Open the local machine on one OpenCL device: device is a selector as for `carsh
+ * --device` (cpu, gpu, accelerator, an index of `carsh devices`, a name substring) or NULL
+ * for the first GPU, else the first CPU. *out is set even on failure (as sqlite3_open
+ * does): read carsh_machine_last_error, then carsh_machine_free it. Returns
+ * CARSH_E_DEVICE when there is no OpenCL platform or no such device. */
+int carsh_machine_open(const char *device, carsh_machine **out);
+
+/* Drop the caller's reference; the devices' contexts go when the last flow-model, buffer
+ * and pipeline made on the machine are freed too. */
+void carsh_machine_free(carsh_machine *m);
+
+/* The message of the handle's last failing call, "" when none failed (never NULL; valid
+ * until the handle's next call). */
+const char *carsh_machine_last_error(const carsh_machine *m);
+
+struct carsh_device_info {
+	char name[256];
+	char vendor[128];
+	char platform[128];
+	const char *type; /* "cpu", "gpu", "accelerator" or "other" */
+	unsigned compute_units;
+	unsigned long long global_mem; /* bytes */
+	unsigned long long max_alloc;  /* bytes per buffer */
+	int selected;                  /* 1: the device this machine runs on */
+};
+
+/* How many OpenCL devices the host has (every platform), and one's description: i counts
+ * from 0 in the order `carsh devices` lists them. */
+int carsh_machine_device_count(carsh_machine *m, size_t *n);
+int carsh_machine_device_info(carsh_machine *m, size_t i, struct carsh_device_info *out);
+
+/* ---- flow-models (CARAVELA_CreateFlowModelFromFile, MapFlowModelIntoShader, Fire) ---- */
+
+/* A flow-model from a <FlowModel> file, or from XML text (name is used in messages and its
+ * directory for relative <Source file=...>; NULL: "<string>", relative to the current
+ * directory). The program is built at the first fire. On failure *out is NULL and the
+ * message is the machine's (CARSH_E_FILE). */
+int carsh_flowmodel_from_file(carsh_machine *m, const char *path, carsh_flowmodel **out);
+int carsh_flowmodel_from_string(carsh_machine *m, const char *xml, const char *name,
+                                carsh_flowmodel **out);
+
+/* Waits for a fire in flight, gives the caller's memory back (every stream bound to it is
+ * up to date) and drops the references it held. */
+void carsh_flowmodel_free(carsh_flowmodel *fm);
+const char *carsh_flowmodel_last_error(const carsh_flowmodel *fm);
+
+/* Set a parameter (<Param name=...>) to a value or an integer expression over others, as
+ * `run f.xml N=1024` does; counts, work sizes and constants are evaluated again at the next
+ * bind or fire. */
+int carsh_flowmodel_set_param(carsh_flowmodel *fm, const char *name, const char *value);
+
+/* The bytes of a stream (Input, Output or InOut) with the parameters set now:
+ * CARSH_E_NAME when there is no such stream. */
+int carsh_flowmodel_stream_bytes(carsh_flowmodel *fm, const char *stream, size_t *bytes);
+
+/* Bind a stream to the caller's memory, bytes long (it must be the stream's size): the
+ * device works on it in place where it can (CL_MEM_USE_HOST_PTR: no copy on a CPU device;
+ * a GPU copies at each fire). The memory belongs to the library from the bind until
+ * carsh_flowmodel_free or another bind of the stream, except between fires: after
+ * carsh_flowmodel_fire returns (or a wait or test says the fire is done), the caller may
+ * read and write it until the next fire. Page-aligned memory lets more devices use it in
+ * place. */
+int carsh_flowmodel_bind_memory(carsh_flowmodel *fm, const char *stream, void *mem, size_t bytes);
+
+/* Bind a stream to a virtual buffer (carsh_buffer_new), which stays on the device between
+ * fires and may be bound to streams of several flow-models of the machine. */
+int carsh_flowmodel_bind_buffer(carsh_flowmodel *fm, const char *stream, carsh_buffer *b);
+
+/* Run the flow-model once with the streams bound now and wait for it. Every stream must be
+ * bound (CARSH_E_STATE). The first fire builds the program (or loads it from the binary
+ * cache); a kernel that fails on the device is reported here. */
+int carsh_flowmodel_fire(carsh_flowmodel *fm);
+
+/* The same without waiting: the work is queued on the device. The caller's memory is the
+ * library's until carsh_flowmodel_wait returns, or carsh_flowmodel_test sets *done. One fire
+ * at a time per flow-model (CARSH_E_STATE for a second). No thread is started. */
+int carsh_flowmodel_fire_async(carsh_flowmodel *fm);
+int carsh_flowmodel_wait(carsh_flowmodel *fm);
+/* *done: 1 when the last fire is over (or none is in flight), 0 while it runs. A failed fire
+ * returns its error here. */
+int carsh_flowmodel_test(carsh_flowmodel *fm, int *done);
+
+/* Time each command on the device (kernel_ms in the statistics); off by default. */
+int carsh_flowmodel_set_profiling(carsh_flowmodel *fm, int on);
+
+struct carsh_stats {
+	unsigned long long fires;    /* fires completed */
+	unsigned long long launches; /* kernel launches queued */
+	double fire_ms;              /* the fires' time, from each call to its wait */
+	double last_fire_ms;
+	double build_ms;  /* building the program, or loading it from the binary cache */
+	int cache_hit;    /* 1: the program came from the binary cache */
+	double kernel_ms; /* kernel time on the device; with profiling only */
+	char device[160]; /* "NAME (PLATFORM)" */
+};
+
+int carsh_flowmodel_stats(carsh_flowmodel *fm, struct carsh_stats *out);
+
+/* ---- virtual buffers (CARAVELA_GetInputData / GetOutputData) ---- */
+
+/* A buffer of bytes on the machine's device, zero-filled. It is counted: a flow-model or
+ * pipeline bound to it keeps it until it is unbound or freed. Errors go to the machine. */
+int carsh_buffer_new(carsh_machine *m, size_t bytes, carsh_buffer **out);
+void carsh_buffer_free(carsh_buffer *b);
+size_t carsh_buffer_size(const carsh_buffer *b);
+/* Copy between the caller's memory and bytes of the buffer at offset, waiting for the
+ * device work queued before that uses it (CARSH_E_SIZE past the end). */
+int carsh_buffer_write(carsh_buffer *b, size_t offset, const void *src, size_t bytes);
+int carsh_buffer_read(carsh_buffer *b, size_t offset, void *dst, size_t bytes);
+
+/* ---- meta-pipelines (004 §4.2.3-4.2.4) ---- */
+
+/* 004 §4.2.1's port kinds of a connection. */
+enum carsh_port_kind {
+	CARSH_PORT_INTERMEDIATE = 0, /* output to input, no initial data */
+	CARSH_PORT_INITONCE = 1,     /* a feedback input, sent once before the first run */
+};
+
+/* CARAVELA_CreatePipeline. */
+int carsh_pipeline_new(carsh_machine *m, carsh_pipeline **out);
+void carsh_pipeline_free(carsh_pipeline *p);
+const char *carsh_pipeline_last_error(const carsh_pipeline *p);
+
+/* CARAVELA_AddShaderToPipeline + AttachFlowModelToShader: a stage called name (letters,
+ * digits, '_', '-') running fm, which must be of the pipeline's machine. The pipeline holds
+ * a reference to fm and binds its connected and port streams to buffers of its own; fm's
+ * other streams must be bound by the caller. */
+int carsh_pipeline_add(carsh_pipeline *p, const char *name, carsh_flowmodel *fm);
+
+/* CARAVELA_ConnectIO (+ SpecifyInitOncePort, SpecifyIntermediateInput/Output): the output
+ * stream of stage from feeds the input stream of stage to. The data crosses after every
+ * limit-th run of from (limit >= 1, the iteration limit IT of 004 Figure 15); the larger
+ * buffer is cut to the smaller (004 §4.2.2). An INITONCE connection's input is a port:
+ * *port (may be NULL) receives its number for carsh_pipeline_send. */
+int carsh_pipeline_connect(carsh_pipeline *p, const char *from, const char *output, const char *to,
+                           const char *input, enum carsh_port_kind kind, long limit, int *port);
+
+/* CARAVELA_SpecifyEntrancePort / SpecifyExitPort: an input the application feeds (data must
+ * be sent before every limit-th run) or an output it reads (taken after every limit-th
+ * run). *port receives the port's number. */
+int carsh_pipeline_entrance(carsh_pipeline *p, const char *stage, const char *input, long limit,
+                            int *port);
+int carsh_pipeline_exit(carsh_pipeline *p, const char *stage, const char *output, long limit,
+                        int *port);
+
+/* CARAVELA_ImplementPipelineModel: check 004 §4.2.1's conditions (an EXIT port, every stage
+ * connected), that every cycle holds an INITONCE connection (Algorithm 1), that every
+ * stream is connected, a port or bound; then make the buffers. No stage runs. */
+int carsh_pipeline_implement(carsh_pipeline *p);
+
+/* CARAVELA_SendInputDataToPipeline: bytes (the port's stream size) into an ENTRANCE or
+ * INITONCE port. */
+int carsh_pipeline_send(carsh_pipeline *p, int port, const void *data, size_t bytes);
+
+/* Run the pipeline iterations times: in each, every stage runs once, producers before their
+ * consumers. Stops with CARSH_E_STATE at an iteration whose ENTRANCE or INITONCE port has
+ * had no data sent since it was last taken (the message names the port and the iteration). */
+int carsh_pipeline_run(carsh_pipeline *p, long iterations);
+
+/* CARAVELA_ReceiveOutputDataFromPipeline: the latest data taken at an EXIT port. *fresh
+ * (may be NULL) says whether it was taken since the last receive. */
+int carsh_pipeline_receive(carsh_pipeline *p, int port, void *data, size_t bytes, int *fresh);
 
 #ifdef __cplusplus
 }

@@ -1,9 +1,9 @@
 # Pipeline graphs (CarshGraph reader, Algorithm 1, PEA-ST, DOT): sources and tests.
-# Add sources with carsh_libcarsh_a_SOURCES +=, check programs with check_PROGRAMS +=,
+# Add sources with carsh_libcarsh_la_SOURCES +=, check programs with check_PROGRAMS +=,
 # shell tests with AREA_TESTS +=.
 AREA_TESTS =
 
-carsh_libcarsh_a_SOURCES += \
+carsh_libcarsh_la_SOURCES += \
 	carsh/model/graph.c carsh/model/graph.h carsh/model/graphbuild.c \
 	carsh/graph/adj.c carsh/graph/adj.h \
 	carsh/graph/validate.c carsh/graph/validate.h \
@@ -16,7 +16,7 @@ carsh_libcarsh_a_SOURCES += \
 	carsh/graph/dot.c carsh/graph/dotbatch.c carsh/graph/dot.h
 
 # Running a graph: buffer rings (graph/ring.c) and the runner behind `run GRAPH.xml`.
-carsh_libcarsh_a_SOURCES += \
+carsh_libcarsh_la_SOURCES += \
 	carsh/graph/ring.c carsh/graph/ring.h \
 	carsh/runner/graphrun.c carsh/runner/graphrun.h carsh/runner/graphrun-int.h \
 	carsh/runner/graphplan.c carsh/runner/graphbufs.c
@@ -25,7 +25,7 @@ check_PROGRAMS += tests/unit/check_graph
 tests_unit_check_graph_SOURCES = tests/unit/test_graph.c tests/unit/test_graph_cycles.c \
 	tests/unit/test_graph_peast.c tests/unit/test_graph_out.c tests/unit/graph_suites.h
 tests_unit_check_graph_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_check_graph_LDADD = carsh/libcarsh.a $(CORE_LIBS) $(CHECK_LIBS)
+tests_unit_check_graph_LDADD = $(LIBCARSH) $(CHECK_LIBS)
 
 AREA_TESTS += tests/unit/check_graph tests/shell/graphs.sh
 

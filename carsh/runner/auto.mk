@@ -1,6 +1,6 @@
 # The per-job device choice `auto` (002 DynPerf/DynEn; docs/auto.md) and the profile
 # history it shares with the partition engine's knowledge base. `+=` only.
-carsh_libcarsh_a_SOURCES += \
+carsh_libcarsh_la_SOURCES += \
 	carsh/data/profstore.c carsh/data/profstore.h \
 	carsh/runner/placement.c carsh/runner/placement.h
 
@@ -8,7 +8,7 @@ carsh_libcarsh_a_SOURCES += \
 check_PROGRAMS += tests/unit/check_auto
 tests_unit_check_auto_SOURCES = tests/unit/test_auto.c
 tests_unit_check_auto_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_check_auto_LDADD = carsh/libcarsh.a $(CORE_LIBS) $(CHECK_LIBS)
+tests_unit_check_auto_LDADD = $(LIBCARSH) $(CHECK_LIBS)
 AREA_TESTS += tests/unit/check_auto
 
 # The choice on two PoCL devices, exploration, a busy device avoided, auto:energy refused

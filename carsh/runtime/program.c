@@ -9,6 +9,7 @@
 
 #include "runtime/cache.h"
 #include "runtime/program.h"
+#include "runtime/session.h"
 #include "util/alloc.h"
 #include "util/strbuf.h"
 
@@ -152,6 +153,15 @@ static bool count_line(const char *s)
  * build at a time in a process; another thread's messages in that time are late, not lost. */
 static pthread_mutex_t quiet_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* A guest in another program (the embedding API, docs/api.md) leaves its standard error
+ * alone: moving file descriptor 2 would hold back or lose the host's own threads' output. */
+static __thread bool guest_builds;
+
+void rt_guest_builds(bool on)
+{
+	guest_builds = on;
+}
+
 cl_int rt_build_program(cl_program prog, cl_uint n, const cl_device_id *devs, const char *options)
 {
 	FILE *tmp;
@@ -159,6 +169,8 @@ cl_int rt_build_program(cl_program prog, cl_uint n, const cl_device_id *devs, co
 	cl_int err;
 	char line[1024];
 
+	if (guest_builds)
+		return clBuildProgram(prog, n, devs, options, NULL, NULL);
 	pthread_mutex_lock(&quiet_lock);
 	fflush(stderr);
 	tmp = tmpfile();

@@ -47,6 +47,10 @@ int rt_session_device(struct rt_session *s, const struct kernel_plan *kp, struct
 int rt_session_kernel(struct rt_session *s, struct rt_dev *dev, const struct kernel_plan *kp,
                       struct rt_kernel **k, struct run_stats *st, struct cs_err *e);
 
+/* For the calling thread: builds leave standard error as it is (the embedding API's guest
+ * rule, docs/api.md) instead of holding back the compiler's "N errors generated.". */
+void rt_guest_builds(bool on);
+
 /* Every device the session knows (discovering them if needed). */
 int rt_session_devices(struct rt_session *s, const struct rt_devinfo **devs, size_t *n,
                        struct cs_err *e);

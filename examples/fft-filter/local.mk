@@ -1,7 +1,7 @@
 # The 2D-FFT image filter example (004 §3.6): PGM support, kernels, flow-models, batch,
 # the independent reference and the tests. Included by Makefile.am; `+=` only.
 
-carsh_libcarsh_a_SOURCES += carsh/data/pgm.c carsh/data/pgm.h
+carsh_libcarsh_la_SOURCES += carsh/data/pgm.c carsh/data/pgm.h
 
 dist_flowmodels_DATA += flowmodels/fft_reorder.xml flowmodels/fft_step.xml \
 	flowmodels/fft_istep.xml flowmodels/fft_transpose.xml flowmodels/fft_lowpass.xml \
@@ -11,7 +11,7 @@ dist_kernels_DATA += kernels/fft.cl
 check_PROGRAMS += tests/unit/check_pgm tests/tools/fftref
 tests_unit_check_pgm_SOURCES = tests/unit/test_pgm.c
 tests_unit_check_pgm_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_check_pgm_LDADD = carsh/libcarsh.a $(CORE_LIBS) $(CHECK_LIBS)
+tests_unit_check_pgm_LDADD = $(LIBCARSH) $(CHECK_LIBS)
 tests_tools_fftref_SOURCES = tests/tools/fftref.c
 tests_tools_fftref_LDADD = -lm
 

@@ -4,7 +4,7 @@
 #   srcdir        the source tree (absolute)
 #   FUZZ_CC       a clang with libFuzzer (Debian: clang and libclang-rt-14-dev)
 #   FUZZ_CPPFLAGS the library's preprocessor flags; FUZZ_LIBS the libraries it links
-#   FUZZ_SOURCES  the library's sources (carsh_libcarsh_a_SOURCES); the readers' layers are
+#   FUZZ_SOURCES  the library's sources (carsh_libcarsh_la_SOURCES); the readers' layers are
 #                 taken from it (util data model graph, the shell parser), not OpenCL's
 #   FUZZ_TARGETS  which targets; FUZZ_SECONDS how long each runs; FUZZ_JOBS how many run
 #                 at once (default 1)

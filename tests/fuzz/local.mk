@@ -10,7 +10,7 @@ FUZZ_JOBS = 1
 FUZZ_TARGETS = flowmodel exe batch graph pipeline csv shell expr pgm
 FUZZ_ENV = srcdir='$(abs_top_srcdir)' FUZZ_CC='$(FUZZ_CC)' \
 	FUZZ_CPPFLAGS='$(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) $(CPPFLAGS) $(XML_CFLAGS) $(OPENCL_CFLAGS)' \
-	FUZZ_LIBS='$(XML_LIBS) $(CSV_LIBS) $(LIBS)' FUZZ_SOURCES='$(carsh_libcarsh_a_SOURCES)' \
+	FUZZ_LIBS='$(XML_LIBS) $(CSV_LIBS) $(LIBS)' FUZZ_SOURCES='$(carsh_libcarsh_la_SOURCES)' \
 	FUZZ_TARGETS='$(FUZZ_TARGETS)' FUZZ_SECONDS='$(FUZZ_SECONDS)' FUZZ_JOBS='$(FUZZ_JOBS)'
 
 fuzz:
@@ -27,7 +27,7 @@ fuzz-summary:
 check_PROGRAMS += tests/fuzz/check_hardening
 tests_fuzz_check_hardening_SOURCES = tests/fuzz/check_hardening.c tests/fuzz/check_regress.c
 tests_fuzz_check_hardening_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_fuzz_check_hardening_LDADD = carsh/libcarsh.a $(CORE_LIBS) $(CHECK_LIBS)
+tests_fuzz_check_hardening_LDADD = $(LIBCARSH) $(CHECK_LIBS)
 AREA_TESTS += tests/fuzz/check_hardening
 
 # The error table: tests/data/errors.tsv is checked row by row and gives docs/errors.md.

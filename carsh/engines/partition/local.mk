@@ -1,5 +1,5 @@
 # The partition engine (003: LogFit, Static, Concord, HDSS; docs/partition.md). `+=` only.
-carsh_libcarsh_a_SOURCES += \
+carsh_libcarsh_la_SOURCES += \
 	carsh/engines/partition/logfit.c carsh/engines/partition/logfit.h \
 	carsh/engines/partition/sched.c carsh/engines/partition/sched.h \
 	carsh/engines/partition/space.c carsh/engines/partition/space.h \
@@ -25,7 +25,7 @@ tests_tools_partref_LDADD = -lm
 check_PROGRAMS += tests/unit/check_partition
 tests_unit_check_partition_SOURCES = tests/unit/test_partition.c
 tests_unit_check_partition_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_check_partition_LDADD = carsh/libcarsh.a $(CORE_LIBS) $(CHECK_LIBS)
+tests_unit_check_partition_LDADD = $(LIBCARSH) $(CHECK_LIBS)
 AREA_TESTS += tests/unit/check_partition
 
 # Every scheduler against the C references on the four benchmarks, traces, errors; again

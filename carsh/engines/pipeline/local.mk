@@ -1,6 +1,6 @@
 # The adaptive pipeline engine (000; docs/pipeline.md). `+=` only.
 
-carsh_libcarsh_a_SOURCES += \
+carsh_libcarsh_la_SOURCES += \
 	carsh/model/pipeline.c carsh/model/pipeline.h \
 	carsh/model/pipeplan.c carsh/model/pipeplan.h \
 	carsh/engines/pipeline/pipemodel.c carsh/engines/pipeline/pipemodel.h \
@@ -18,7 +18,7 @@ carsh_libcarsh_a_SOURCES += \
 check_PROGRAMS += tests/unit/check_pipeline
 tests_unit_check_pipeline_SOURCES = tests/unit/test_pipemodel.c
 tests_unit_check_pipeline_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_unit_check_pipeline_LDADD = carsh/libcarsh.a $(CORE_LIBS) $(CHECK_LIBS)
+tests_unit_check_pipeline_LDADD = $(LIBCARSH) $(CHECK_LIBS)
 AREA_TESTS += tests/unit/check_pipeline
 
 # The examples' C reference, built like the kernels' arithmetic: no fused multiply-adds.

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Issue 22 (docs/api.md): saxpy fired FIRES times on the program's own arrays through
+# libcarsh's embedding API, against a hand-written OpenCL loop doing the same
+# (bench/api_hand.c; target: at most 1.2x), and against the same fires through the session
+# API's carsh_run_string on the thread executor (reported). The three alternate, RUNS
+# times, in one run; medians and ratios of the loops' own times (set-up and build left out).
+#
+#   bench/api.sh [RUNS [FIRES [N]]]       (defaults 3, 10000, 4096)
+#
+# Needs only the build tree: carsh/.libs/libcarsh.a (made by `make` when missing) and the
+# compile and link flags configure found (read from its Makefile). BUILD=DIR for a VPATH
+# build; CARSH_DEVICE is not read by the API: both sides take the first GPU, else the CPU.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-$top}
+runs=${1:-3}
+fires=${2:-10000}
+n=${3:-4096}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+. "$top/bench/timing-lib.sh"
+
+mkvar() { sed -n "s/^$1 = //p" "$build/Makefile"; }
+[ -f "$build/carsh/.libs/libcarsh.a" ] || make -s -C "$build" carsh/libcarsh.la
+libs="$(mkvar OPENCL_LIBS) $(mkvar XML_LIBS) $(mkvar CSV_LIBS) $(mkvar LIBS) -lpthread -lm"
+san=$(mkvar SAN_CFLAGS)
+# shellcheck disable=SC2086
+"${CC:-$(mkvar CC)}" -O2 $san -o "$work/api_hand" "$top/bench/api_hand.c" $(mkvar OPENCL_LIBS) $(mkvar OPENCL_CFLAGS)
+# shellcheck disable=SC2086
+"${CC:-$(mkvar CC)}" -O2 $san -I"$top/carsh" -o "$work/api_loop" "$top/bench/api_loop.c" \
+	"$build/carsh/.libs/libcarsh.a" $libs
+export XDG_CACHE_HOME="$work/cache"
+fm="$top/flowmodels/saxpy.xml"
+: >"$work/hand.ms"
+: >"$work/api.ms"
+: >"$work/session.ms"
+for ((r = 0; r < runs; r++)); do
+	"$work/api_hand" "$top/kernels/saxpy.cl" "$n" "$fires" >>"$work/hand.ms"
+	"$work/api_loop" api "$fm" "$n" "$fires" >"$work/api.out"
+	cut -f1 "$work/api.out" >>"$work/api.ms"
+	"$work/api_loop" session "$fm" "$n" "$fires" >>"$work/session.ms"
+done
+hand=$(median <"$work/hand.ms")
+api=$(median <"$work/api.ms")
+ses=$(median <"$work/session.ms")
+echo "device:                 $(cut -f2 "$work/api.out")"
+echo "fires:                  $fires of saxpy on $n floats, $runs runs alternating (medians)"
+awk -v h="$hand" -v a="$api" -v s="$ses" -v f="$fires" 'BEGIN {
+	printf "hand-written OpenCL:    %.1f ms (%.1f us a fire)\n", h, h * 1000 / f
+	printf "carsh API:              %.1f ms (%.1f us a fire)\n", a, a * 1000 / f
+	printf "carsh_run_string:       %.1f ms (%.1f us a fire)\n", s, s * 1000 / f
+	printf "ratio API/hand:         %.3f   (target <= 1.2)\n", a / h
+	printf "ratio run_string/API:   %.3f   (reported)\n", s / a
+}'

@@ -1,0 +1,90 @@
+/*
+ * What the embedding API's files (api-machine.c, api-flowmodel.c, api-pipeline.c) share:
+ * the handles' insides. Each handle has a lock that serializes the calls made on it and an
+ * error of its own; references (machine <- buffer, flow-model, pipeline; flow-model <-
+ * pipeline; buffer <- flow-model) let the caller free handles in any order.
+ */
+#ifndef CARSH_API_INT_H
+#define CARSH_API_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "carsh.h"
+#include "data/params.h"
+#include "exec/jobplan.h"
+#include "model/flowmodel.h"
+#include "runtime/feeder.h"
+#include "runtime/session.h"
+#include "util/error.h"
+
+struct carsh_machine {
+	pthread_mutex_t lock; /* err, and the creation of handles on the machine */
+	int refs;
+	struct rt_session *rt;
+	struct rt_dev *dev;
+	char device_index[24]; /* the device as a plan names it: its index in `devices` */
+	struct cs_err err;
+};
+
+struct carsh_buffer {
+	carsh_machine *m;
+	int refs;
+	cl_mem mem;
+	size_t bytes;
+};
+
+enum fm_bind { FM_UNBOUND, FM_MEMORY, FM_BUFFER };
+
+/* A stream's binding. Caller memory is a CL_MEM_USE_HOST_PTR buffer that stays mapped (the
+ * host's) except while a fire runs: OpenCL's rule for memory both sides use. */
+struct fm_stream {
+	enum fm_bind how;
+	void *host;
+	size_t bytes;
+	cl_mem mem; /* FM_MEMORY: ours; FM_BUFFER: buf's */
+	bool mapped;
+	carsh_buffer *buf;
+};
+
+struct carsh_flowmodel {
+	pthread_mutex_t lock;
+	int refs;
+	carsh_machine *m;
+	struct flowmodel *fm;
+	struct params params;
+	struct job_plan *jp; /* NULL until planned, and again after a parameter changes */
+	struct rt_kernel *kern;
+	struct fm_stream *streams; /* one per argument; used for streams */
+	cl_mem *given;
+	bool profile;
+	bool in_flight;
+	bool in_pipeline; /* a pipeline's stage: its streams are the pipeline's */
+	cl_event done;
+	struct rt_pending *pending;
+	double fire_start;
+	struct run_stats rs;
+	unsigned long long fires;
+	double fire_ms, last_fire_ms;
+	struct cs_err err;
+};
+
+/* Set e's message and return code (a carsh_errcode). */
+int api_fail(struct cs_err *e, int code, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+void machine_ref(carsh_machine *m);
+void buffer_ref(carsh_buffer *b);
+void flowmodel_ref(carsh_flowmodel *fm);
+/* Copy a message into the machine's error (creation failures of its handles). */
+int machine_fail(carsh_machine *m, int code, const struct cs_err *e);
+int machine_failf(carsh_machine *m, int code, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+/* For the pipeline, with fm->lock held: the stream called name (planning first), its index
+ * and kind; bind it to a buffer; fire and wait. */
+int fm_stream_locked(carsh_flowmodel *fm, const char *name, size_t *idx, struct cs_err *e);
+int fm_bind_buffer_locked(carsh_flowmodel *fm, size_t idx, carsh_buffer *b, struct cs_err *e);
+int fm_fire_locked(carsh_flowmodel *fm, struct cs_err *e);
+
+#endif
