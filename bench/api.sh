@@ -9,26 +9,40 @@
 #
 # Needs only the build tree: carsh/.libs/libcarsh.a (made by `make` when missing) and the
 # compile and link flags configure found (read from its Makefile). BUILD=DIR for a VPATH
-# build; CARSH_DEVICE is not read by the API: both sides take the first GPU, else the CPU.
+# build; API_HAND and API_LOOP name the two programs built elsewhere with
+# `bench/api.sh --build DIR` (a GPU machine without the -dev packages); CARSH_DEVICE is not read by the API: both sides take the first GPU, else the CPU.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-$top}
 runs=${1:-3}
 fires=${2:-10000}
 n=${3:-4096}
+[ "$runs" = --build ] && fires=1 && n=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 . "$top/bench/timing-lib.sh"
 
 mkvar() { sed -n "s/^$1 = //p" "$build/Makefile"; }
-[ -f "$build/carsh/.libs/libcarsh.a" ] || make -s -C "$build" carsh/libcarsh.la
-libs="$(mkvar OPENCL_LIBS) $(mkvar XML_LIBS) $(mkvar CSV_LIBS) $(mkvar LIBS) -lpthread -lm"
-san=$(mkvar SAN_CFLAGS)
-# shellcheck disable=SC2086
-"${CC:-$(mkvar CC)}" -O2 $san -o "$work/api_hand" "$top/bench/api_hand.c" $(mkvar OPENCL_LIBS) $(mkvar OPENCL_CFLAGS)
-# shellcheck disable=SC2086
-"${CC:-$(mkvar CC)}" -O2 $san -I"$top/carsh" -o "$work/api_loop" "$top/bench/api_loop.c" \
-	"$build/carsh/.libs/libcarsh.a" $libs
+if [ -n "${API_HAND:-}" ] && [ -n "${API_LOOP:-}" ]; then
+	# built elsewhere (a machine without the -dev packages): bench/api.sh --build DIR there
+	cp "$API_HAND" "$work/api_hand"
+	cp "$API_LOOP" "$work/api_loop"
+else
+	[ -f "$build/carsh/.libs/libcarsh.a" ] || make -s -C "$build" carsh/libcarsh.la
+	libs="$(mkvar OPENCL_LIBS) $(mkvar XML_LIBS) $(mkvar CSV_LIBS) $(mkvar LIBS) -lpthread -lm"
+	san=$(mkvar SAN_CFLAGS)
+	# shellcheck disable=SC2086
+	"${CC:-$(mkvar CC)}" -O2 $san -o "$work/api_hand" "$top/bench/api_hand.c" $(mkvar OPENCL_LIBS) $(mkvar OPENCL_CFLAGS)
+	# shellcheck disable=SC2086
+	"${CC:-$(mkvar CC)}" -O2 $san -I"$top/carsh" -o "$work/api_loop" "$top/bench/api_loop.c" \
+		"$build/carsh/.libs/libcarsh.a" $libs
+fi
+if [ "$runs" = --build ]; then
+	# bench/api.sh --build DIR: the two programs into DIR, for API_HAND and API_LOOP
+	mkdir -p "$2"
+	cp "$work/api_hand" "$work/api_loop" "$2/"
+	exit 0
+fi
 export XDG_CACHE_HOME="$work/cache"
 fm="$top/flowmodels/saxpy.xml"
 : >"$work/hand.ms"
