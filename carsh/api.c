@@ -14,6 +14,7 @@
 #include "util/alloc.h"
 #include "exec/process.h"
 #include "util/atomicfile.h"
+#include "util/ranks.h"
 
 #include "config.h"
 
@@ -29,15 +30,24 @@ static sigset_t terminating_signals;
 
 /* How the master ends on SIGTERM, SIGHUP, a script's SIGINT, or Ctrl-C while it waits for
  * its jobs before exiting: its jobs stopped, every segment unlinked, status 128+N. */
+static void remove_everything(void)
+{
+	proc_signal_all(SIGTERM);
+	temp_remove_all(); /* a file being written by this process, a thread executor's job */
+	if (signal_session)
+		vbuf_table_unlink_all(signal_session->vbufs);
+	/* Under MPI a job stops because a rank died; killed by SIGKILL on this node, it left
+	 * its segments, which are stale once the launcher has reaped it (docs/scale-out.md). */
+	if (ranks_started())
+		vbuf_remove_stale();
+}
+
 static void __attribute__((noreturn)) stop_everything(int sig)
 {
 	terminating = 1;
 	fprintf(stderr, "\ncarsh: SIG%s: stopping jobs and removing virtual buffers\n",
 	        sigabbrev_np(sig));
-	proc_signal_all(SIGTERM);
-	temp_remove_all(); /* a file being written by this process, a thread executor's job */
-	if (signal_session)
-		vbuf_table_unlink_all(signal_session->vbufs);
+	remove_everything();
 	_exit(128 + sig);
 }
 
@@ -77,6 +87,34 @@ const char *carsh_version(void)
 	return PACKAGE_VERSION;
 }
 
+/* After the signal thread started, so that MPI's own threads inherit the blocked signals. A
+ * plain carsh (no launcher, no --mpi) never calls MPI. The thread executor would put OpenCL
+ * in the rank's own process, which moves buffers under hazard claims it does not see. */
+static bool start_ranks(const struct carsh_options *opt)
+{
+	struct cs_err e;
+	bool asked = opt && opt->mpi;
+
+	if (!asked && !(ranks_built() && ranks_launched()))
+		return true;
+	if (opt && opt->thread_exec) {
+		fprintf(stderr, "carsh: -T: the thread executor does not run across MPI ranks yet "
+		                "(docs/scale-out.md)\n");
+		return false;
+	}
+	if (ranks_start(remove_everything, &e) == 0)
+		return true;
+	fprintf(stderr, "carsh: %s\n", e.msg);
+	return false;
+}
+
+int carsh_ranks(int *rank)
+{
+	if (rank)
+		*rank = ranks_rank();
+	return ranks_size();
+}
+
 struct carsh_session *carsh_session_new(const struct carsh_options *opt)
 {
 	struct carsh_session *cs = xcalloc(1, sizeof(*cs));
@@ -85,6 +123,10 @@ struct carsh_session *carsh_session_new(const struct carsh_options *opt)
 	if (!signal_session)
 		start_signal_thread(opt && opt->interactive);
 	vbuf_remove_stale();
+	if (!start_ranks(opt)) {
+		free(cs);
+		return NULL;
+	}
 	cs->s = session_new();
 	signal_session = cs->s;
 	cs->s->interactive = opt && opt->interactive;
@@ -390,5 +432,6 @@ int carsh_session_end(struct carsh_session *cs)
 	session_free(s);
 	filecache_clear();
 	free(cs);
+	ranks_finish();
 	return status;
 }

@@ -34,6 +34,8 @@ struct carsh_options {
 	const char *device; /* --device, else $CARSH_DEVICE; NULL for the default choice */
 	bool thread_exec;   /* -T: the thread executor */
 	bool interactive;   /* report jobs before prompts; a failing command does not stop */
+	bool mpi; /* --mpi: join an MPI job even where the launcher's environment does not say so
+	             (an MPI launcher's is recognized without it; docs/scale-out.md) */
 };
 
 struct carsh_session;
@@ -41,8 +43,12 @@ struct carsh_session;
 const char *carsh_version(void);
 
 /* A new session. Also removes shared-memory segments left by carsh processes that no longer
- * run. Never NULL (out of memory ends the program). */
+ * run. Started by an MPI launcher (or with opt->mpi) it joins the MPI job first; NULL, with
+ * the message printed, when that fails. Out of memory ends the program. */
 struct carsh_session *carsh_session_new(const struct carsh_options *opt);
+
+/* The number of MPI ranks of the session (1 without MPI) and, in *rank, this one's. */
+int carsh_ranks(int *rank);
 
 /* Run commands from a string; file (may be NULL) and first_line name it in messages.
  * Returns the status of the last command run; a non-interactive session stops at the first

@@ -5,7 +5,7 @@
 #include "cmd/cmd.h"
 #include "exec/executor.h"
 #include "exec/threadexec.h"
-#include "runner/placement.h"
+#include "runner/devplace.h"
 #include "util/options.h"
 
 static void print_devices(FILE *f, const struct rt_devinfo *devs, size_t n)

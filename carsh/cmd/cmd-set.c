@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "runner/placement.h"
+#include "runner/devplace.h"
 #include "util/alloc.h"
 
 static int by_name(const void *a, const void *b)

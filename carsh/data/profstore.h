@@ -1,7 +1,7 @@
 /*
  * The profile history: what earlier runs measured, kept in one file that the partition
  * engine's knowledge base (engines/partition/kb.h, 001 §3.2) and the per-job device choice
- * (runner/placement.h, 002 §4-5) share. A record is a kind ("partition", "device"), the
+ * (runner/devplace.h, 002 §4-5) share. A record is a kind ("partition", "device"), the
  * kind's key fields (text), a work size and the kind's numbers:
  *
  *     carsh-profiles 1

@@ -36,7 +36,7 @@ struct job_plan {
 	/* Called once when the job is over, by whoever ran it: its status and statistics
 	 * (NULL: none), st->wall_ms the time from its start to the end of its device work.
 	 * job_plan_free calls it with -1 when the job never ran. The runner that chose the
-	 * job's device learns from it (runner/placement.h). */
+	 * job's device learns from it (runner/devplace.h). */
 	void (*on_end)(void *arg, int status, const struct run_stats *st);
 	void *on_end_arg;
 };

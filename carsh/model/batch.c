@@ -52,6 +52,26 @@ static int parse_bool(const struct xml_ctx *x, xmlNodePtr n, const char *attr, b
 	return rc;
 }
 
+/* <Exec rank="N"> or rank="auto" (docs/scale-out.md); STEP_RANK_NONE when not given. */
+static int parse_rank(const struct xml_ctx *x, xmlNodePtr n, int *out)
+{
+	char *v = xml_attr(n, "rank"), *end = NULL;
+	long r = -1;
+	int rc = 0;
+
+	*out = STEP_RANK_NONE;
+	if (!v)
+		return 0;
+	if (strcmp(v, "auto") == 0)
+		*out = STEP_RANK_AUTO;
+	else if ((r = strtol(v, &end, 10)) < 0 || r > 1000000 || end == v || *end)
+		rc = xml_err(x, n, "rank '%s': expected a rank number (0, 1, ...) or auto", v);
+	else
+		*out = (int)r;
+	free(v);
+	return rc;
+}
+
 static const struct {
 	const char *name;
 	enum vbuf_op op;
@@ -122,11 +142,11 @@ static int read_virtbuf(const struct xml_ctx *x, xmlNodePtr n, struct step *s)
 
 static int read_exec(const struct xml_ctx *x, xmlNodePtr n, struct step *s)
 {
-	static const char *const attrs[] = {"file", "background", NULL};
+	static const char *const attrs[] = {"file", "background", "rank", NULL};
 	xmlNodePtr inner = xml_child(n);
 
 	if (xml_check_attrs(x, n, attrs) || xml_check_no_text(x, n) || attr_path(x, n, &s->file) ||
-	    parse_bool(x, n, "background", &s->background))
+	    parse_bool(x, n, "background", &s->background) || parse_rank(x, n, &s->rank))
 		return -1;
 	if (s->file && inner)
 		return xml_err(x, n, "give the executable either in file= or inline, not both");

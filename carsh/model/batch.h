@@ -42,6 +42,9 @@ struct step {
 	/* STEP_EXEC */
 	struct exe *exe; /* inline <CarshExe>, or NULL */
 	bool background;
+	int rank;           /* rank="N" (a rank number), or one of: */
+#define STEP_RANK_NONE (-2) /* not given: placed by the batch runner */
+#define STEP_RANK_AUTO (-1) /* rank="auto": where most of what it reads is current */
 	/* STEP_REPEAT */
 	struct step *steps;
 	size_t nsteps;

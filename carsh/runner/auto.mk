@@ -2,7 +2,7 @@
 # history it shares with the partition engine's knowledge base. `+=` only.
 carsh_libcarsh_la_SOURCES += \
 	carsh/data/profstore.c carsh/data/profstore.h \
-	carsh/runner/placement.c carsh/runner/placement.h
+	carsh/runner/devplace.c carsh/runner/devplace.h
 
 # The forecast and the history's arithmetic, hand-computed (no OpenCL).
 check_PROGRAMS += tests/unit/check_auto

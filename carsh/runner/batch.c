@@ -17,8 +17,10 @@
 #include "model/batch.h"
 #include "model/filecache.h"
 #include "runner/buffers.h"
+#include "runner/rankplace.h"
 #include "runner/run.h"
 #include "util/alloc.h"
+#include "util/ranks.h"
 #include "util/strbuf.h"
 #include "util/strvec.h"
 
@@ -26,7 +28,8 @@ struct run {
 	struct run_ctx *c; /* the steps' context */
 	const struct batch *b;
 	struct cs_err *e;
-	struct strvec created; /* the buffers its <Virtbuf op="create"> steps made */
+	struct strvec created;   /* the buffers its <Virtbuf op="create"> steps made */
+	struct placement placed; /* the MPI ranks of its <Exec> steps */
 };
 
 static int run_steps(struct run *r, const struct step *steps, size_t n);
@@ -126,15 +129,23 @@ static int step_virtbuf(struct run *r, const struct step *s)
 static int step_exec(struct run *r, const struct step *s)
 {
 	bool bg = r->c->background;
-	int rc;
+	int rank = r->c->rank, rc;
 
 	r->c->background = s->background;
+	r->c->rank = placement_step(&r->placed, s, s->rank, s->background);
 	if (s->exe)
 		rc = run_exe(r->c, s->exe, NULL, r->b->file, r->e);
 	else
 		rc = run_file(r->c, s->file, 0, NULL, NULL, r->e);
 	r->c->background = bg;
+	r->c->rank = rank;
 	return rc;
+}
+
+/* Waits for every rank's jobs: each waits for its own, then all agree (util/ranks.h). */
+static int sync_ranks(struct run_ctx *c, struct cs_err *e)
+{
+	return ranks_agree(jobs_sync(c->jobs, 0, e) ? 1 : 0, e);
 }
 
 static int step_repeat(struct run *r, const struct step *s)
@@ -216,7 +227,8 @@ static int run_step(struct run *r, const struct step *s)
 	case STEP_EXEC:
 		return step_exec(r, s);
 	case STEP_SYNC:
-		return jobs_sync(r->c->jobs, 0, r->e) ? 1 : 0;
+		placement_sync(&r->placed);
+		return sync_ranks(r->c, r->e);
 	case STEP_REPEAT:
 		return step_repeat(r, s);
 	case STEP_BATCH:
@@ -288,7 +300,7 @@ static int run_loaded(struct run_ctx *parent, const struct batch *b, const struc
 	struct params dir = PARAMS_INIT;
 	struct scope sc;
 	struct run_ctx c = *parent;
-	struct run r = {&c, b, e, STRVEC_INIT};
+	struct run r = {&c, b, e, STRVEC_INIT, PLACEMENT_INIT};
 	struct cs_err sync_err;
 	int rc, jobs_rc;
 
@@ -301,7 +313,7 @@ static int run_loaded(struct run_ctx *parent, const struct batch *b, const struc
 	c.frames = frame;
 	rc = run_steps(&r, b->steps, b->nsteps);
 	/* Whatever happened, the jobs this batch started end before it does. */
-	jobs_rc = jobs_sync(c.jobs, 0, &sync_err);
+	jobs_rc = sync_ranks(&c, &sync_err);
 	if (rc == 0 && jobs_rc != 0) {
 		err_set(e, "%s: at its end: %s", b->file, sync_err.msg);
 		rc = jobs_rc;
@@ -310,6 +322,7 @@ static int run_loaded(struct run_ctx *parent, const struct batch *b, const struc
 	if (rc)
 		delete_created(&r);
 	sv_free(&r.created);
+	placement_free(&r.placed);
 	params_free(&dir);
 	return rc;
 }

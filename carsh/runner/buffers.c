@@ -1,6 +1,10 @@
 /* The typed buffer service (runner/buffers.h). */
 #include "runner/buffers.h"
 
+#include "runner/buffers-int.h"
+#include "runner/replicas.h"
+#include "util/ranks.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,12 +28,14 @@ int buffers_create(struct run_ctx *c, const char *name, struct cs_type type, siz
 {
 	if (vbuf_create(c->s->vbufs, name, type, count, e))
 		return err_prefix(e, "virtbuf create: ");
+	if (c->s->replicas)
+		replicas_add(c->s->replicas, name);
 	return 0;
 }
 
 /* Host access to a buffer takes a hazard claim like a job, so it never races one. */
-static struct claim *claim_buffer(struct run_ctx *c, const struct vbuf *v, bool writes,
-                                  struct cs_err *e)
+struct claim *buffers_claim_one(struct run_ctx *c, const struct vbuf *v, bool writes,
+                                struct cs_err *e)
 {
 	struct exec_env env = run_exec_env(c);
 	char *label = xasprintf("virtbuf %s %s", writes ? "fill" : "dump", v->name);
@@ -74,7 +80,7 @@ static int fill_on_device(struct run_ctx *c, const struct vbuf *v, const char *v
 
 	if (vector_parse(v->type, value, one, e))
 		return 0;
-	cl = claim_buffer(c, v, true, e);
+	cl = buffers_claim_one(c, v, true, e);
 	if (!cl)
 		return 0;
 	rc = resident_fill(resident_of(c), v->shm, one, type_size(v->type), e);
@@ -91,7 +97,8 @@ static int fill_host(struct run_ctx *c, const struct vbuf *v, const char *file, 
 	int rc = -1;
 
 	tmp = data_alloc(v->count, type_size(v->type), v->name, e);
-	if (tmp && read_values(file, value, v, tmp, e) == 0 && (cl = claim_buffer(c, v, true, e)) &&
+	if (tmp && read_values(file, value, v, tmp, e) == 0 &&
+	    (cl = buffers_claim_one(c, v, true, e)) &&
 	    (map = vbuf_map(v->shm, v->bytes, true, e))) {
 		memcpy(map, tmp, v->bytes);
 		if (resident_of(c))
@@ -123,14 +130,28 @@ static int fill(struct run_ctx *c, const char *name, const char *file, const cha
 	return rc;
 }
 
+/* Under MPI a file is read by rank 0 alone (it may be standard input), and its data is
+ * current there only. */
 int buffers_fill_file(struct run_ctx *c, const char *name, const char *file, struct cs_err *e)
 {
-	return fill(c, name, file, NULL, e);
+	int rc;
+
+	if (!c->s->replicas)
+		return fill(c, name, file, NULL, e);
+	rc = ranks_agree(ranks_rank() == 0 ? fill(c, name, file, NULL, e) : 0, e);
+	if (rc == 0)
+		replicas_wrote(c->s->replicas, name, 0);
+	return rc;
 }
 
+/* Under MPI every rank sets its own copy: nothing moves. */
 int buffers_fill_value(struct run_ctx *c, const char *name, const char *value, struct cs_err *e)
 {
-	return fill(c, name, NULL, value, e);
+	int rc = fill(c, name, NULL, value, e);
+
+	if (rc == 0 && c->s->replicas)
+		replicas_wrote(c->s->replicas, name, -1);
+	return rc;
 }
 
 static int write_values(struct run_ctx *c, const char *file, const struct vbuf *v, const void *src,
@@ -157,8 +178,8 @@ static int to_host(struct run_ctx *c, const struct vbuf *v, struct cs_err *e)
 	return resident_of(c) ? resident_to_host(resident_of(c), v->shm, e) : 0;
 }
 
-int buffers_dump(struct run_ctx *c, const char *name, const char *file, size_t columns,
-                 struct cs_err *e)
+static int dump(struct run_ctx *c, const char *name, const char *file, size_t columns,
+                struct cs_err *e)
 {
 	struct vbuf v;
 	struct claim *cl = NULL;
@@ -167,7 +188,7 @@ int buffers_dump(struct run_ctx *c, const char *name, const char *file, size_t c
 
 	if (vbuf_lookup(c->s->vbufs, name, &v, e))
 		return err_prefix(e, "virtbuf dump: ");
-	if ((cl = claim_buffer(c, &v, false, e)) && to_host(c, &v, e) == 0 &&
+	if ((cl = buffers_claim_one(c, &v, false, e)) && to_host(c, &v, e) == 0 &&
 	    (map = vbuf_map(v.shm, v.bytes, false, e)) &&
 	    write_values(c, file, &v, map, columns, e) == 0)
 		rc = 0;
@@ -179,10 +200,24 @@ int buffers_dump(struct run_ctx *c, const char *name, const char *file, size_t c
 	return rc;
 }
 
+/* Under MPI rank 0 writes, from a copy brought from the rank that holds the data. */
+int buffers_dump(struct run_ctx *c, const char *name, const char *file, size_t columns,
+                 struct cs_err *e)
+{
+	char *names[] = {(char *)name};
+
+	if (!c->s->replicas)
+		return dump(c, name, file, columns, e);
+	buffers_bring(c, names, 1, 0);
+	return ranks_agree(ranks_rank() == 0 ? dump(c, name, file, columns, e) : 0, e);
+}
+
 int buffers_swap(struct run_ctx *c, const char *a, const char *b, struct cs_err *e)
 {
 	if (vbuf_swap(c->s->vbufs, a, b, e))
 		return err_prefix(e, "virtbuf swap: ");
+	if (c->s->replicas)
+		replicas_swap(c->s->replicas, a, b);
 	return 0;
 }
 
@@ -211,6 +246,8 @@ static int delete_one(struct run_ctx *c, const char *name, struct cs_err *e)
 	}
 	if (vbuf_delete(c->s->vbufs, name, e))
 		return err_prefix(e, "virtbuf delete: ");
+	if (c->s->replicas)
+		replicas_remove(c->s->replicas, name);
 	return 0;
 }
 

@@ -4,7 +4,8 @@
  * hazard claim like a job (so host access never races a running job) and keeps the thread
  * executor's device copies right (a dump reads the newest copy; a fill makes device copies
  * stale). Messages name the operation as `virtbuf` does ("virtbuf fill re: ..."), whoever
- * asked for it.
+ * asked for it. Under MPI every rank makes the same calls: files are read and written by
+ * rank 0, the shell, and the buffers' data moves between ranks as bufranks.c says.
  */
 #ifndef CARSH_RUNNER_BUFFERS_H
 #define CARSH_RUNNER_BUFFERS_H
@@ -43,6 +44,11 @@ int buffers_claim_plan(struct run_ctx *c, const struct job_plan *jp, struct clai
                        struct cs_err *e);
 /* After the engine ran: device copies of what the plan writes are stale; the claim goes. */
 void buffers_release_plan(struct run_ctx *c, const struct job_plan *jp, struct claim *cl);
+
+/* Under MPI with several ranks (c->s->replicas), for every job on every rank, before the
+ * job runs on rank: the buffers it reads are brought there, and what it writes will be
+ * current there only (docs/scale-out.md). */
+void buffers_place_plan(struct run_ctx *c, const struct job_plan *jp, int rank);
 
 struct buffer_info {
 	char *name;

@@ -21,7 +21,7 @@ struct stats_acc {
 	int jobs;
 	struct run_stats sum;
 	int placed;      /* jobs whose device `auto` chose */
-	char place[200]; /* why the last of them went where it did (runner/placement.h) */
+	char place[200]; /* why the last of them went where it did (runner/devplace.h) */
 };
 
 /* The batch files being run, innermost first: nested batch recursion is refused with the
@@ -48,6 +48,8 @@ struct run_ctx {
 	bool detached; /* in a background job's thread: no Ctrl-C, children in their own group */
 	volatile sig_atomic_t *interrupted; /* NULL when detached */
 	int depth;                          /* nesting of source and batches */
+	int rank; /* under MPI, where its jobs run: a rank (0, the shell, unless a batch step
+	             placed it) or RANK_AUTO (runner/rankplace.h) */
 	const struct batch_frame *frames;
 };
 

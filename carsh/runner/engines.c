@@ -11,6 +11,7 @@
 #include "model/pipeplan.h"
 #include "model/planner.h"
 #include "runner/buffers.h"
+#include "runner/rankplace.h"
 #include "runner/run.h"
 #include "runner/stats.h"
 #include "util/alloc.h"
@@ -184,7 +185,7 @@ int run_partition(struct run_ctx *c, const char *path, int n, char **words, stru
 	struct loaded_exe l;
 	int rc;
 
-	if (!root)
+	if (!root || placement_one_rank(NULL, e))
 		return partition_failed(e);
 	if (strcmp(root, "FlowModel") != 0 && strcmp(root, "CarshExe") != 0) {
 		err_set(e,
@@ -271,7 +272,8 @@ int run_pipeline(struct run_ctx *c, const char *path, const struct params *args,
 	struct pipe_env env;
 	int rc = 1;
 
-	if (pipe_desc_read(path, &d, e) || pipe_plan_new(d, args, c->caller, &pp, e)) {
+	if (placement_one_rank(NULL, e) || pipe_desc_read(path, &d, e) ||
+	    pipe_plan_new(d, args, c->caller, &pp, e)) {
 		err_prefix(e, "pipeline: ");
 	} else {
 		env = (struct pipe_env){texec_session(thread_executor(c)), c->interrupted};

@@ -18,6 +18,8 @@
  */
 #include "runner/graphrun.h"
 
+#include "runner/rankplace.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -25,9 +27,8 @@
 #include "util/alloc.h"
 #include "util/clock.h"
 
-        /* --trace: the plan, then one line per step. */
-        static void
-        trace_plan(const struct grun *r)
+/* --trace: the plan, then one line per step. */
+static void trace_plan(const struct grun *r)
 {
 	const struct peast_plan *p = &r->plan;
 
@@ -269,7 +270,11 @@ int graph_run_file(struct run_ctx *c, const char *path, int argc, char **argv,
 	static const struct graph_run_opts defaults;
 	struct options o = {.go = go ? go : &defaults};
 	struct grun r = {0};
-	int rc = grun_parse_words(path, argc, argv, &o, e);
+	int rc;
+
+	if (placement_one_rank("pipeline graphs", e))
+		return 1;
+	rc = grun_parse_words(path, argc, argv, &o, e);
 
 	if (rc) {
 		grun_options_free(&o);

@@ -9,11 +9,14 @@
 #include "model/filecache.h"
 #include "model/planner.h"
 #include "runner/batch.h"
+#include "runner/buffers.h"
 #include "runner/graphrun.h"
-#include "runner/placement.h"
+#include "runner/devplace.h"
+#include "runner/rankplace.h"
 #include "runner/plancache.h"
 #include "runner/stats.h"
 #include "util/alloc.h"
+#include "util/ranks.h"
 #include "util/strbuf.h"
 
 static int plan_background(struct run_ctx *c, struct job_plan *jp, const char *label,
@@ -79,6 +82,22 @@ static int run_plan(struct run_ctx *c, struct job_plan *jp, bool kept, const cha
 	return rc;
 }
 
+/* Under MPI every rank plans every job; the one it is placed on runs it, after the data it
+ * reads arrived there, and all agree on how it went (a background job's end is agreed on
+ * at the next sync). */
+static int run_placed(struct run_ctx *c, struct job_plan *jp, bool kept, const char *label,
+                      struct cs_err *e)
+{
+	int rank = placement_job(c, jp), rc = 0;
+
+	buffers_place_plan(c, jp, rank);
+	if (rank == ranks_rank())
+		rc = run_plan(c, jp, kept, label, e);
+	else if (!kept)
+		job_plan_free(jp);
+	return ranks_agree(rc, e);
+}
+
 /* reusable: exe is the file cache's, so its address names its content (plancache.h). */
 static int plan_and_run(struct run_ctx *c, const struct exe *exe, const struct params *args,
                         const char *label, bool cached, bool reusable, struct cs_err *e)
@@ -100,6 +119,8 @@ static int plan_and_run(struct run_ctx *c, const struct exe *exe, const struct p
 	} else if (plan_exe(exe, &env, &jp, e)) {
 		return 1;
 	}
+	if (c->s->replicas)
+		return run_placed(c, jp, kept, label, e);
 	return run_plan(c, jp, kept, label, e);
 }
 

@@ -4,13 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner/placement.h"
+#include "runner/devplace.h"
 #include "runner/plancache.h"
+#include "runner/replicas.h"
 #include "data/types.h"
 #include "exec/workers.h"
 #include "model/exe.h"
 #include "model/flowmodel.h"
 #include "util/alloc.h"
+#include "util/ranks.h"
 
 static size_t limit_from_env(const char *name)
 {
@@ -56,7 +58,8 @@ static struct workers *workers_from_env(void)
 		return NULL;
 	if (v && v[0] && strcmp(v, "warm") != 0)
 		fprintf(stderr, "carsh: CARSH_WORKERS='%s' is not warm or fresh; using warm\n", v);
-	if (server_from_env())
+	/* Ranks keep their workers: docs/scale-out.md "Workers". */
+	if (!ranks_started() && server_from_env())
 		return workers_new_served(WORKERS_KEEP_IDLE, warn);
 	return workers_new(WORKERS_KEEP_IDLE);
 }
@@ -73,6 +76,8 @@ struct session *session_new(void)
 	s->vbufs = vbuf_table_new(&lim);
 	s->hz = hazards_new();
 	pthread_mutex_init(&s->texec_lock, NULL);
+	if (ranks_size() > 1)
+		s->replicas = replicas_new(ranks_size());
 	return s;
 }
 
@@ -87,6 +92,7 @@ void session_free(struct session *s)
 	placer_free(s->placer);
 	pthread_mutex_destroy(&s->texec_lock);
 	vbuf_table_free(s->vbufs);
+	replicas_free(s->replicas);
 	hazards_free(s->hz);
 	params_free(&s->vars);
 	free(s->device_cli);

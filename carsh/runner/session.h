@@ -23,6 +23,7 @@ typedef int (*text_runner)(struct session *s, const char *text, const char *file
 
 struct plancache;
 struct placer;
+struct replicas;
 
 struct session {
 	struct params vars; /* `set` variables; also the weakest parameters of every run */
@@ -43,12 +44,16 @@ struct session {
 	struct workers *workers;    /* warm workers for process-executor jobs, or NULL (a fork
 	                               per job: CARSH_WORKERS=fresh) */
 	pthread_mutex_t texec_lock; /* it starts once, whichever thread needs it first */
-	struct placer *placer;      /* the `auto` device choice (runner/placement.h), or NULL */
+	struct placer *placer;      /* the `auto` device choice (runner/devplace.h), or NULL */
+	struct replicas *replicas;  /* where buffers' data is across MPI ranks (runner/
+	                               replicas.h); NULL with one rank */
 };
 
 #define SESSION_MAX_DEPTH 64
 
-/* A new session; its virtual buffers obey CARSH_MAX_BUFFER and CARSH_MAX_SHM. */
+/* A new session; its virtual buffers obey CARSH_MAX_BUFFER and CARSH_MAX_SHM. Started
+ * under MPI (util/ranks.h) it keeps its own warm workers, never the user's server
+ * (docs/scale-out.md says why), and with more than one rank a replica table. */
 struct session *session_new(void);
 /* Waits for nothing: the caller syncs first. Unlinks every virtual buffer. */
 void session_free(struct session *s);

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "util/alloc.h"
+#include "util/ranks.h"
 #include "util/strbuf.h"
 
 #define NO_PLATFORM                                                                    \
@@ -228,10 +229,20 @@ static bool is_index(const char *s)
 	return true;
 }
 
+/* The first device of type t; for GPUs under MPI the one of this rank's number on its node
+ * (modulo their count): one rank per GPU (docs/scale-out.md). A worker forked by the rank
+ * knows the number too. */
 static int first_of_type(const struct rt_devinfo *devs, size_t n, cl_device_type t, size_t *at)
 {
+	size_t count = 0, skip;
+
+	for (size_t i = 0; i < n; i++)
+		count += (devs[i].type & t) != 0;
+	if (count == 0)
+		return -1;
+	skip = t == CL_DEVICE_TYPE_GPU ? (size_t)ranks_local_rank() % count : 0;
 	for (size_t i = 0; i < n; i++) {
-		if (devs[i].type & t) {
+		if ((devs[i].type & t) && skip-- == 0) {
 			*at = i;
 			return 0;
 		}
@@ -289,7 +300,7 @@ static int select_one(const struct rt_devinfo *devs, size_t n, const char *sel, 
 	return match_name(devs, n, sel, at);
 }
 
-/* "auto" is resolved by the runner before a plan reaches a device (runner/placement.h); a
+/* "auto" is resolved by the runner before a plan reaches a device (runner/devplace.h); a
  * plan that reaches one with "auto" still (an engine's) falls to the next rule, as "any". */
 static bool selector_given(const char *s)
 {

@@ -42,6 +42,8 @@ static void usage(FILE *f)
 	        "                     or spends least energy (docs/auto.md)\n"
 	        "  -h, --help         show this help and exit\n"
 	        "  -i                 interactive even when standard input is not a terminal\n"
+	        "      --mpi          join an MPI job (automatic under mpirun, srun, mpiexec):\n"
+	        "                     every rank runs FILE.xml, rank 0 is the shell\n"
 	        "  -T, --threads      the thread executor: one OpenCL runtime in this process,\n"
 	        "                     buffers kept on the devices (set exec=thread)\n"
 	        "  -V, --version      show the version and exit\n"
@@ -97,11 +99,9 @@ struct options {
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longs[] = {
-	        {"device", required_argument, NULL, 'd'},
-	        {"help", no_argument, NULL, 'h'},
-	        {"threads", no_argument, NULL, 'T'},
-	        {"version", no_argument, NULL, 'V'},
-	        {NULL, 0, NULL, 0},
+	        {"device", required_argument, NULL, 'd'}, {"help", no_argument, NULL, 'h'},
+	        {"mpi", no_argument, NULL, 'M'},          {"threads", no_argument, NULL, 'T'},
+	        {"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
 	};
 	int ch;
 
@@ -118,6 +118,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			exit(0);
 		case 'i':
 			o->force_interactive = true;
+			break;
+		case 'M':
+			o->carsh.mpi = true;
 			break;
 		case 'T':
 			o->carsh.thread_exec = true;
@@ -138,7 +141,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 static int run(int argc, char **argv, bool served)
 {
 	struct options o;
-	int status, end;
+	int status, end, rank;
 	bool exited;
 
 	memset(&o, 0, sizeof(o));
@@ -151,6 +154,15 @@ static int run(int argc, char **argv, bool served)
 	    carsh_served_run(argc, argv, optind, o.command, o.carsh.thread_exec, &status))
 		return status;
 	the_session = carsh_session_new(&o.carsh);
+	if (!the_session)
+		return 2;
+	if (carsh_ranks(NULL) > 1 && !o.command && optind == argc) {
+		fprintf(stderr,
+		        "carsh: under MPI with more than one rank give FILE.xml, a script or "
+		        "-c: the prompt and standard input are rank 0's alone\n");
+		carsh_session_end(the_session);
+		return 2;
+	}
 	if (o.carsh.interactive) {
 		interactive_run(the_session);
 		return carsh_session_end(the_session);
@@ -166,7 +178,12 @@ static int run(int argc, char **argv, bool served)
 		status = run_stdin(the_session);
 	/* `exit N` decides; otherwise the last command does, then a failed background job. */
 	exited = carsh_exit_requested(the_session, &status);
+	carsh_ranks(&rank);
 	end = carsh_session_end(the_session);
+	/* Under MPI rank 0's status is the job's (every rank agreed on it): a launcher stops the
+	 * ranks still ending when one exits with another status than 0. */
+	if (rank != 0)
+		return 0;
 	return exited || status != 0 ? status : end;
 }
 

@@ -19,7 +19,9 @@ job killed by signal N (docs/architecture.md). Every message is one line, except
 OpenCL compiler or getopt adds its own. `with_small_shm` runs the command with a 1 MiB
 `/dev/shm` of its own (unshare(1)); the test skips that row where it cannot mount one.
 `as_nobody` runs it as the user nobody when the test runs as root (setpriv(1)), as
-permissions do not stop root; the test skips that row where it cannot.
+permissions do not stop root; the test skips that row where it cannot. `with_mpi N` runs it
+on N MPI ranks (`tests/tools/mpi-run`, docs/scale-out.md); the test skips that row where
+carsh was built without MPI.
 
 HEAD
 awk -F '\t' '

@@ -21,7 +21,8 @@ cat >bin/as_nobody <<'W'
 [ "$(id -u)" != 0 ] && exec "$@"
 exec setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"
 W
-chmod +x bin/carsh bin/with_small_shm bin/as_nobody
+printf '#!/bin/sh\nMPI_LIMIT=120 exec sh "%s/tests/tools/mpi-run" "$@"\n' "$TOP_SRCDIR" >bin/with_mpi
+chmod +x bin/carsh bin/with_small_shm bin/as_nobody bin/with_mpi
 PATH="$T/bin:$PATH"
 export PATH
 small_shm=yes
@@ -68,6 +69,10 @@ while IFS="$tab" read -r kind status msg cmd; do
 	case $cmd in
 	with_small_shm*) if [ $small_shm = no ]; then
 		echo "skip: $what (unshare cannot mount a /dev/shm here)"
+		continue
+	fi ;;
+	with_mpi*) if ! mpi_ready; then
+		echo "SKIP: $what (carsh built without MPI, or no mpirun)"
 		continue
 	fi ;;
 	*as_nobody*) if [ $nobody = no ]; then

@@ -146,3 +146,14 @@ wait_until() {
 segments_of() {
 	ls /dev/shm 2>/dev/null | grep "^carsh-$1-" || true
 }
+
+# MPI (docs/scale-out.md). mpi_ready: this carsh was built with MPI and the launcher
+# ($MPIRUN, else mpirun) is there. mpi_run N COMMAND...: COMMAND on N ranks, bounded in time
+# (tests/tools/mpi-run).
+mpi_ready() {
+	grep -q '^#define HAVE_MPI 1' "$TOP_BUILDDIR/config.h" 2>/dev/null &&
+		command -v "${MPIRUN:-mpirun}" >/dev/null 2>&1
+}
+mpi_run() {
+	sh "$TOP_SRCDIR/tests/tools/mpi-run" "$@"
+}

@@ -1,5 +1,5 @@
 /*
- * The arithmetic of the `auto` device choice (runner/placement.h, 002 §4-5) and the profile
+ * The arithmetic of the `auto` device choice (runner/devplace.h, 002 §4-5) and the profile
  * history it shares with the partition knowledge base (data/profstore.h), with values
  * computed by hand.
  */
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "data/profstore.h"
-#include "runner/placement.h"
+#include "runner/devplace.h"
 
 static struct prof_rec rec(size_t size, double ms, double mj)
 {

@@ -1,5 +1,5 @@
-/* The per-job device choice (runner/placement.h, docs/auto.md). */
-#include "runner/placement.h"
+/* The per-job device choice (runner/devplace.h, docs/auto.md). */
+#include "runner/devplace.h"
 
 #include <limits.h>
 #include <pthread.h>

@@ -11,8 +11,8 @@
  * plan's `<Device select>`, so that the worker, the server's lending of workers by device
  * and the runtime see an ordinary selector.
  */
-#ifndef CARSH_RUNNER_PLACEMENT_H
-#define CARSH_RUNNER_PLACEMENT_H
+#ifndef CARSH_RUNNER_DEVPLACE_H
+#define CARSH_RUNNER_DEVPLACE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Scale-out on MPI (docs/scale-out.md), three ratios measured in one run, each the ratio of
+# medians of RUNS runs taken alternately:
+#   1. JOBS (64) independent flow-model jobs (part_mandel, W x W pixels, a batch of
+#      background <Exec> steps): 4 ranks of CORES/4 PoCL compute units each against 1 rank
+#      of CORES/4 (target >= 3.4);
+#   2. a 64 MiB virtual buffer moved between two ranks against bench/mpi_bare's bare
+#      MPI_Send/MPI_Recv of the same bytes, per one-way move (target <= 1.2). A batch runs
+#      MOVES jobs that each read the buffer the one before wrote, alternately on ranks 0
+#      and 1, so that each job's input moves; the same batch with every job on rank 0 moves
+#      nothing; the difference over MOVES is the time of one move;
+#   3. the flagship batch (N x N) with -np 1 against without MPI, both with the shell's own
+#      warm workers (target <= 1.05); printed beside, the same ratio with the start and end
+#      of each taken off (carsh -c echo, under mpirun -np 1 and without): MPI's own start,
+#      about 0.3 s on a small machine, is paid once per run, not per step.
+#
+#   bench/mpi.sh [RUNS]        (default 5; CORES=16 JOBS=64 W=512 MOVES=10 N=512)
+#
+# MPIRUN (default mpirun) is the launcher: where Open MPI is only unpacked (dpkg -x), set
+# OPAL_PREFIX, PATH and LD_LIBRARY_PATH and MPIRUN=$PREFIX/bin/mpirun. $CARSH (default:
+# carsh/carsh of the source tree) is the carsh measured; bench/mpi_bare is built by make
+# when configure found MPI.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+carsh=${CARSH:-$top/carsh/carsh}
+bare=${MPI_BARE:-$top/bench/mpi_bare}
+mpirun=${MPIRUN:-mpirun}
+runs=${1:-5}
+cores=${CORES:-16}
+jobs=${JOBS:-64}
+w=${W:-512}
+moves=${MOVES:-10}
+n=${N:-512}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export XDG_CACHE_HOME="$work/cache"
+# Ranks never use the per-user server (docs/scale-out.md): neither does the run without MPI.
+export CARSH_SERVER=off
+
+. "$top/bench/timing-lib.sh"
+
+[ -x "$bare" ] || { echo "mpi.sh: $bare not built (configure found no MPI?)" >&2; exit 1; }
+root=
+[ "$(id -u)" = 0 ] && root=--allow-run-as-root
+# No binding: each rank's PoCL starts its own threads over its share of the cores.
+mpi() { # NP CU COMMAND...: COMMAND on NP ranks of CU compute units each
+	local np=$1 cu=$2
+	shift 2
+	POCL_CPU_MAX_CU_COUNT=$cu "$mpirun" $root -q --oversubscribe --bind-to none -np "$np" "$@"
+}
+
+# ---- 1. independent jobs ----
+{
+	echo '<CarshBat>'
+	for ((i = 0; i < jobs; i++)); do
+		echo "  <Exec background=\"true\"><CarshExe><FlowModel file=\"$top/flowmodels/part_mandel.xml\"/>"
+		echo "    <Param name=\"W\" value=\"$w\"/><Param name=\"H\" value=\"$w\"/>"
+		echo '    <Output name="count"><Discard/></Output></CarshExe></Exec>'
+	done
+	echo '  <Sync/>'
+	echo '</CarshBat>'
+} >"$work/jobs.bat.xml"
+
+# ---- 2. a buffer moved: the same jobs, placed alternately (moves) or on rank 0 (none) ----
+move_batch() { # RANK_OF_ODD_STEPS
+	local count=$((64 * 1024 * 1024 / 4))
+	echo '<CarshBat>'
+	echo "  <Virtbuf op=\"create\" name=\"b\" type=\"float\" count=\"$count\"/>"
+	echo "  <Virtbuf op=\"create\" name=\"c\" type=\"float\" count=\"$count\"/>"
+	echo '  <Virtbuf op="fill" name="b" value="1"/>'
+	# Both variants start a worker on rank 1 (a small job), so that only the moves differ.
+	echo '  <Virtbuf op="create" name="s" type="float" count="4"/>'
+	echo "  <Exec rank=\"1\"><CarshExe><FlowModel file=\"$top/flowmodels/scale.xml\"/>"
+	echo '    <Param name="N" value="4"/><Input name="x"><Buffer>s</Buffer></Input>'
+	echo '    <Output name="y"><Discard/></Output></CarshExe></Exec>'
+	for ((i = 0; i < moves; i++)); do
+		echo "  <Exec rank=\"$((i % 2 ? $1 : 0))\"><CarshExe><FlowModel file=\"$top/flowmodels/scale.xml\"/>"
+		echo "    <Param name=\"N\" value=\"$count\"/><Param name=\"A\" value=\"1\"/>"
+		echo '    <Input name="x"><Buffer>b</Buffer></Input><Output name="y"><Buffer>c</Buffer></Output>'
+		echo '  </CarshExe></Exec>'
+		echo '  <Virtbuf op="swap" name="b" with="c"/>'
+	done
+	echo '  <Virtbuf op="delete" all="true"/>'
+	echo '</CarshBat>'
+}
+move_batch 1 >"$work/move.bat.xml"
+move_batch 0 >"$work/stay.bat.xml"
+
+# ---- 3. the flagship on an N x N picture ----
+awk -v n="$n" 'BEGIN { print "P2"; print n, n; print 255
+	for (y = 0; y < n; y++) for (x = 0; x < n; x++) print (x * 7 + y * 13 + int(x * y / 5)) % 256 }' \
+	>"$work/pic.pgm"
+flag=("$top/batches/fft-filter/fft-filter.bat.xml" N="$n" IMAGE="$work/pic.pgm" OUT="$work/out.pgm")
+
+cu=$((cores / 4))
+[ "$cu" -ge 1 ] || cu=1
+jobs1() { mpi 1 "$cu" "$carsh" "$work/jobs.bat.xml"; }
+jobs4() { mpi 4 "$cu" "$carsh" "$work/jobs.bat.xml"; }
+moved() { mpi 2 "$cu" "$carsh" "$work/move.bat.xml"; }
+stayed() { mpi 2 "$cu" "$carsh" "$work/stay.bat.xml"; }
+flag_mpi() { mpi 1 "$cores" "$carsh" "${flag[@]}"; }
+flag_plain() { "$carsh" "${flag[@]}"; }
+mpi_true() { mpi 1 1 "$carsh" -c echo; }
+plain_true() { "$carsh" -c echo; }
+
+# One untimed run of each builds the programs into the binary cache.
+jobs1 >/dev/null
+moved >/dev/null
+stayed >/dev/null
+flag_plain >/dev/null
+flag_mpi >/dev/null
+for ((r = 0; r < runs; r++)); do
+	timed "$work/jobs1" jobs1
+	timed "$work/jobs4" jobs4
+	timed "$work/moved" moved
+	timed "$work/stayed" stayed
+	mpi 2 "$cu" "$bare" $((64 * 1024 * 1024)) 20 >>"$work/bare"
+	timed "$work/flag-plain" flag_plain
+	timed "$work/flag-mpi" flag_mpi
+	timed "$work/true" mpi_true
+	timed "$work/plain-true" plain_true
+done
+
+m() { median <"$work/$1"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+j1=$(m jobs1) j4=$(m jobs4)
+move=$(awk -v a="$(m moved)" -v b="$(m stayed)" -v k="$moves" 'BEGIN { printf "%.3f", (a - b) / k }')
+bare_ms=$(m bare)
+fp=$(m flag-plain) fm=$(m flag-mpi) mt=$(m true) pt=$(m plain-true)
+echo "bench/mpi.sh: median of $runs runs (ms); $cores cores, $cu compute units per rank in 1."
+printf '%-58s %10s %10s %7s %s\n' figure measured against ratio target
+printf '%-58s %10.1f %10.1f %7s %s\n' "1. $jobs jobs: 1 rank / 4 ranks of $cu CU (speed-up)" \
+	"$j1" "$j4" "$(ratio "$j1" "$j4")" ">= 3.4"
+printf '%-58s %10.3f %10.3f %7s %s\n' "2. 64 MiB buffer move / bare MPI_Send+Recv (per move)" \
+	"$move" "$bare_ms" "$(ratio "$move" "$bare_ms")" "<= 1.2"
+printf '%-58s %10.1f %10.1f %7s %s\n' "3. flagship N=$n: -np 1 / without MPI" \
+	"$fm" "$fp" "$(ratio "$fm" "$fp")" "<= 1.05"
+fm0=$(awk -v a="$fm" -v b="$mt" 'BEGIN { print a - b }')
+fp0=$(awk -v a="$fp" -v b="$pt" 'BEGIN { print a - b }')
+printf '%-58s %10.1f %10.1f %7s %s\n' "   the same, start and end taken off ($mt / $pt ms)" \
+	"$fm0" "$fp0" "$(ratio "$fm0" "$fp0")" "<= 1.05"

@@ -1,0 +1,94 @@
+/*
+ * The buffer service across MPI ranks (docs/scale-out.md "What moves when"): the data of a
+ * buffer moves only when a job on another rank reads it, or when rank 0 dumps it; the
+ * move goes straight between the two shared-memory objects, under the same hazard claims
+ * as any host access, so it waits for the job still writing the sender's copy or still
+ * reading the receiver's old one.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner/buffers-int.h"
+#include "runner/buffers.h"
+#include "runner/replicas.h"
+#include "util/alloc.h"
+#include "util/ranks.h"
+
+struct move {
+	struct vbuf v;
+	struct claim *cl;
+	void *map;
+};
+
+/* This rank's half of one move: its copy claimed and mapped (once, replicas.h says why). */
+static void take_part(struct run_ctx *c, const char *name, bool sends, struct move *m)
+{
+	struct cs_err e;
+
+	if (vbuf_lookup(c->s->vbufs, name, &m->v, &e) ||
+	    !(m->cl = buffers_claim_one(c, &m->v, !sends, &e)))
+		ranks_fatal("moving virtual buffer '%s': %s", name, e.msg);
+	m->map = replicas_mapping(c->s->replicas, name);
+	if (m->map)
+		return;
+	m->map = vbuf_map(m->v.shm, m->v.bytes, true, &e);
+	if (!m->map)
+		ranks_fatal("moving virtual buffer '%s': %s", name, e.msg);
+	replicas_keep_mapping(c->s->replicas, name, m->map, m->v.bytes);
+}
+
+void buffers_bring(struct run_ctx *c, char *const *names, size_t n, int to)
+{
+	struct move *m = xcalloc(n ? n : 1, sizeof(*m));
+	struct ranks_xfer *x = xcalloc(n ? n : 1, sizeof(*x));
+	int me = ranks_rank();
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int from;
+
+		if (replicas_current(c->s->replicas, names[i], to))
+			continue;
+		from = replicas_owner(c->s->replicas, names[i]);
+		replicas_received(c->s->replicas, names[i], to);
+		if (me != from && me != to)
+			continue;
+		take_part(c, names[i], me == from, &m[k]);
+		x[k] = (struct ranks_xfer){m[k].map, m[k].v.bytes, me == from ? to : from,
+		                           me == from};
+		k++;
+	}
+	ranks_exchange(x, k);
+	for (size_t i = 0; i < k; i++) {
+		hazard_release(c->s->hz, m[i].cl);
+		vbuf_entry_free(&m[i].v);
+	}
+	free(x);
+	free(m);
+}
+
+/* The buffers a plan reads (kind read) or writes. */
+static size_t plan_buffers(const struct job_plan *jp, bool reads, char **names)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < jp->kp.nargs; i++) {
+		enum arg_kind k = jp->kp.args[i].kind;
+
+		if (jp->binds[i].how == BIND_BUFFER && (reads ? arg_is_read(k) : arg_is_written(k)))
+			names[n++] = jp->binds[i].buffer;
+	}
+	return n;
+}
+
+void buffers_place_plan(struct run_ctx *c, const struct job_plan *jp, int rank)
+{
+	char **names = xcalloc(jp->kp.nargs + 1, sizeof(*names));
+	size_t n = plan_buffers(jp, true, names);
+
+	buffers_bring(c, names, n, rank);
+	n = plan_buffers(jp, false, names);
+	for (size_t i = 0; i < n; i++)
+		replicas_wrote(c->s->replicas, names[i], rank);
+	free(names);
+}

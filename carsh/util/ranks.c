@@ -1,0 +1,255 @@
+/* The MPI ranks (util/ranks.h). Everything that calls MPI is in the HAVE_MPI half. */
+#include "util/ranks.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "util/alloc.h"
+
+#ifdef HAVE_MPI
+#include <mpi.h>
+#endif
+
+static bool started;
+static int size = 1, rank, local_rank;
+static int fatal_fd = 2; /* this rank's own standard error, kept for ranks_fatal */
+static void (*cleanup_hook)(void);
+
+bool ranks_launched(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"};
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (getenv(vars[i]))
+			return true;
+	return false;
+}
+
+bool ranks_started(void)
+{
+	return started;
+}
+
+int ranks_size(void)
+{
+	return size;
+}
+
+int ranks_rank(void)
+{
+	return rank;
+}
+
+int ranks_local_rank(void)
+{
+	return local_rank;
+}
+
+void ranks_fatal(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dprintf(fatal_fd, "carsh: rank %d: %s; stopping every rank\n", rank, msg);
+	if (cleanup_hook)
+		cleanup_hook();
+#ifdef HAVE_MPI
+	if (started)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+#endif
+	_exit(1);
+}
+
+#ifdef HAVE_MPI
+
+/* Rank 0 is the shell: the others keep their standard error for ranks_fatal only. */
+static int quiet_others(struct cs_err *e)
+{
+	int null;
+
+	if (rank == 0)
+		return 0;
+	fflush(stdout);
+	fflush(stderr);
+	fatal_fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
+	null = open("/dev/null", O_WRONLY);
+	if (fatal_fd < 0 || null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0)
+		return err_errno(e, "rank %d: /dev/null", rank);
+	close(null);
+	return 0;
+}
+
+/* Serializes MPI calls where the library gives less than MPI_THREAD_MULTIPLE. */
+static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Every MPI call goes through this: an error ends the job (util/ranks.h says why). */
+static void check(int rc, const char *call)
+{
+	char text[MPI_MAX_ERROR_STRING];
+	int len = 0;
+
+	if (rc == MPI_SUCCESS)
+		return;
+	if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
+		snprintf(text, sizeof(text), "error %d", rc);
+	ranks_fatal("%s: %s", call, text);
+}
+
+bool ranks_built(void)
+{
+	return true;
+}
+
+/* The launcher says it where it can (Open MPI, MPICH's Hydra, Slurm); else the ranks that
+ * share this node's memory, in world order (MPI-3). */
+static void find_local_rank(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+	                                   "SLURM_LOCALID"};
+	MPI_Comm node;
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (getenv(vars[i])) {
+			local_rank = atoi(getenv(vars[i]));
+			return;
+		}
+	check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node),
+	      "MPI_Comm_split_type");
+	check(MPI_Comm_rank(node, &local_rank), "MPI_Comm_rank");
+	check(MPI_Comm_free(&node), "MPI_Comm_free");
+}
+
+int ranks_start(void (*cleanup)(void), struct cs_err *e)
+{
+	int provided = 0;
+
+	cleanup_hook = cleanup;
+	if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
+		return err_set(e, "--mpi: MPI_Init_thread failed");
+	started = true;
+	check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
+	      "MPI_Comm_set_errhandler");
+	check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
+	check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
+	if (provided < MPI_THREAD_SERIALIZED)
+		ranks_fatal("MPI_Init_thread: the MPI library serializes no threads (level %d)",
+		            provided);
+	find_local_rank();
+	return quiet_others(e);
+}
+
+void ranks_finish(void)
+{
+	if (!started)
+		return;
+	check(MPI_Finalize(), "MPI_Finalize");
+	started = false;
+}
+
+/* A message's count is an int: larger buffers go in pieces of 1 GiB. */
+#define PIECE ((size_t)1 << 30)
+
+static size_t pieces(size_t bytes)
+{
+	return bytes ? (bytes + PIECE - 1) / PIECE : 1;
+}
+
+static void post(const struct ranks_xfer *x, MPI_Request *req)
+{
+	size_t n = pieces(x->bytes);
+
+	for (size_t i = 0; i < n; i++) {
+		char *p = (char *)x->data + i * PIECE;
+		int len = (int)(x->bytes - i * PIECE < PIECE ? x->bytes - i * PIECE : PIECE);
+
+		if (x->send)
+			check(MPI_Isend(p, len, MPI_BYTE, x->peer, 1, MPI_COMM_WORLD, &req[i]),
+			      "MPI_Isend");
+		else
+			check(MPI_Irecv(p, len, MPI_BYTE, x->peer, 1, MPI_COMM_WORLD, &req[i]),
+			      "MPI_Irecv");
+	}
+}
+
+void ranks_exchange(const struct ranks_xfer *x, size_t n)
+{
+	size_t total = 0, at = 0;
+	MPI_Request *req;
+
+	for (size_t i = 0; i < n; i++)
+		total += pieces(x[i].bytes);
+	if (total == 0)
+		return;
+	req = xcalloc(total, sizeof(*req));
+	pthread_mutex_lock(&mpi_lock);
+	for (size_t i = 0; i < n; i++) {
+		post(&x[i], req + at);
+		at += pieces(x[i].bytes);
+	}
+	check(MPI_Waitall((int)total, req, MPI_STATUSES_IGNORE), "MPI_Waitall");
+	pthread_mutex_unlock(&mpi_lock);
+	free(req);
+}
+
+int ranks_agree(int status, struct cs_err *e)
+{
+	int mine = status ? rank : size, first = size;
+
+	if (!started || size == 1)
+		return status;
+	pthread_mutex_lock(&mpi_lock);
+	check(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+	if (first < size) {
+		check(MPI_Bcast(&status, 1, MPI_INT, first, MPI_COMM_WORLD), "MPI_Bcast");
+		check(MPI_Bcast(e->msg, CS_ERR_MAX, MPI_CHAR, first, MPI_COMM_WORLD), "MPI_Bcast");
+	}
+	pthread_mutex_unlock(&mpi_lock);
+	if (first == size)
+		return 0;
+	e->msg[CS_ERR_MAX - 1] = '\0';
+	if (first != 0)
+		err_prefix(e, "rank %d: ", first);
+	return status;
+}
+
+#else /* !HAVE_MPI */
+
+bool ranks_built(void)
+{
+	return false;
+}
+
+int ranks_start(void (*cleanup)(void), struct cs_err *e)
+{
+	(void)cleanup;
+	return err_set(e, "--mpi: this carsh was built without MPI (install libopenmpi-dev and "
+	                  "configure --with-mpi)");
+}
+
+void ranks_finish(void)
+{
+}
+
+void ranks_exchange(const struct ranks_xfer *x, size_t n)
+{
+	(void)x;
+	if (n)
+		ranks_fatal("no MPI: nothing to exchange with");
+}
+
+int ranks_agree(int status, struct cs_err *e)
+{
+	(void)e;
+	return status;
+}
+
+#endif

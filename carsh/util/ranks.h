@@ -1,0 +1,61 @@
+/*
+ * The MPI ranks of a carsh started by an MPI launcher (docs/scale-out.md); the one module
+ * that calls MPI. Every rank reads the same file and takes the same decisions, so ranks only
+ * move buffer data (point to point, in the order the steps ask for it) and agree on the
+ * outcome of the steps whose work ran on some ranks only (a collective). Built without MPI
+ * (configure --without-mpi), or not started, there is one rank, 0, and nothing here talks
+ * to anyone.
+ *
+ * An MPI error is never a step's failure: a peer that died or a broken network leaves the
+ * ranks out of step, so the job as a whole stops (ranks_fatal) with one message naming the
+ * rank, after this rank's cleanup hook removed its segments.
+ */
+#ifndef CARSH_UTIL_RANKS_H
+#define CARSH_UTIL_RANKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/error.h"
+
+/* Whether this carsh was built with MPI. */
+bool ranks_built(void);
+/* Whether an MPI launcher started this process (Open MPI's OMPI_COMM_WORLD_SIZE, PMI_SIZE
+ * of Hydra and Slurm's PMI, PMIX_RANK of PMIx launchers): a plain carsh never calls MPI. */
+bool ranks_launched(void);
+
+/* Join the MPI job (MPI_Init_thread). On ranks other than 0 standard output and error go
+ * to /dev/null: rank 0 is the shell, and the others' errors reach it through
+ * ranks_agree. cleanup runs before a fatal MPI error ends this rank. */
+int ranks_start(void (*cleanup)(void), struct cs_err *e);
+/* MPI_Finalize, when started. */
+void ranks_finish(void);
+
+bool ranks_started(void);
+int ranks_size(void); /* 1 when not started */
+int ranks_rank(void); /* 0 when not started */
+/* This rank's number among the ranks of its node (the GPU it takes); 0 when not started. */
+int ranks_local_rank(void);
+
+/* One message of a ranks_exchange: bytes from data to peer, or from peer into data. */
+struct ranks_xfer {
+	void *data;
+	size_t bytes;
+	int peer;
+	bool send;
+};
+
+/* Post every transfer at once (nonblocking, so that they overlap) and wait for all. Peers
+ * must list their halves in the same order. Returns 0; an MPI error is fatal. */
+void ranks_exchange(const struct ranks_xfer *x, size_t n);
+
+/* A collective: every rank passes the status of the same step. Returns 0 when all
+ * succeeded, else the status of the lowest failing rank, with its message in e on every
+ * rank ("rank N: " in front when N is not 0). */
+int ranks_agree(int status, struct cs_err *e);
+
+/* End the whole job: "carsh: rank N: MESSAGE" on this rank's own standard error, the
+ * cleanup hook, MPI_Abort. */
+void ranks_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+#endif

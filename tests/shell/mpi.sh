@@ -1,0 +1,116 @@
+#!/bin/sh
+# Scale-out on MPI (docs/scale-out.md, issue 19): the flagship batch and a batch of
+# independent background <Exec> chains in a <Repeat> on 1, 2 and 4 ranks give the bytes a
+# run without MPI gives, which are checked against the FFT reference and a closed form; a
+# job that fails on rank 1 stops every rank with the rank named; a killed rank stops the
+# others and leaves no process and no segment; a flow-model run on one rank is a run
+# without MPI. Skipped (exit 77, shown as SKIP) where carsh was built without MPI.
+. "$TOP_SRCDIR/tests/shell/lib.sh"
+cd "$T" || exit 1
+
+if ! mpi_ready; then
+	echo "SKIP: carsh built without MPI (configure found none) or no ${MPIRUN:-mpirun}"
+	exit 77
+fi
+
+# Each rank's carsh notes its rank and pid, so that the test can find and check them.
+printf '#!/bin/sh\necho "${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-$PMI_RANK}} $$" >>"%s/pids"\nexec "%s" "$@"\n' \
+	"$T" "$CARSH" >carsh-rank
+chmod +x carsh-rank
+: >pids
+
+# nothing_left: every rank noted in pids has ended and left no segment in /dev/shm. A rank
+# that mpirun stopped may stay a zombie of init's here, which is ended.
+nothing_left() {
+	local left= alive= state
+	while read -r rank pid; do
+		left="$left$(segments_of "$pid")"
+		state=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)
+		[ -n "$state" ] && [ "$state" != Z ] && alive="$alive rank $rank ($pid)"
+	done <pids
+	[ -z "$left$alive" ] && pass "$1: no rank left behind, no segment left" ||
+		fail "$1: still running:$alive; segments:$left"
+	: >pids
+}
+
+# ---- independent background chains in a <Repeat>: closed form, then 1, 2, 4 ranks ----
+CHAINS="$DATA/mpi/chains.bat.xml"
+seq 1 1000 >x.csv
+expect 0 "" "$CARSH" "$CHAINS" X=x.csv && cp "$OUT" chains.plain
+# p = X + 3 and z = 3X + 3 for every chain, after which z3 += p2 (docs in the batch).
+awk '{ p[NR] = $1 } END {
+	for (c = 1; c <= 4; c++) {
+		for (i = 1; i <= NR; i++) print p[i] + 3
+		for (i = 1; i <= NR; i++) print 3 * p[i] + 3 + (c == 3 ? p[i] + 3 : 0)
+	}
+}' x.csv >chains.want
+same_file chains.plain chains.want "chains without MPI: the closed form"
+for np in 1 2 4; do
+	expect 0 "" mpi_run $np ./carsh-rank "$CHAINS" X=x.csv &&
+		same_file "$OUT" chains.plain "chains on $np rank(s): the bytes of a run without MPI"
+	nothing_left "chains on $np rank(s)"
+done
+
+# ---- the flagship: the FFT image filter (004 §3.6) ----
+FFTREF="$TOP_BUILDDIR/tests/tools/fftref"
+BAT="$TOP_SRCDIR/batches/fft-filter/fft-filter.bat.xml"
+"$FFTREF" picture 64 pic64.pgm
+"$FFTREF" filter low 8 pic64.pgm >low64.want
+expect 0 "" "$CARSH" "$BAT" N=64 CUT=8 IMAGE=pic64.pgm OUT=plain.csv
+if "$FFTREF" cmp plain.csv low64.want 1e-5 255 >cmp.out 2>&1; then
+	pass "flagship without MPI equals the FFT reference ($(cat cmp.out))"
+else
+	fail "flagship without MPI: $(cat cmp.out)"
+fi
+for np in 1 2 4; do
+	expect 0 "" mpi_run $np ./carsh-rank "$BAT" N=64 CUT=8 IMAGE=pic64.pgm OUT=np$np.csv &&
+		same_file np$np.csv plain.csv "flagship on $np rank(s): the bytes of a run without MPI"
+	nothing_left "flagship on $np rank(s)"
+done
+
+# ---- one rank is a run without MPI: output, status and message ----
+"$CARSH" run "$FM/scale.xml" x=x.csv y=- >scale.plain 2>&1
+expect 0 "" mpi_run 1 ./carsh-rank run "$FM/scale.xml" x=x.csv y=- &&
+	same_file "$OUT" scale.plain "a flow-model on one rank: the output without MPI"
+nothing_left "a flow-model on one rank"
+"$CARSH" run "$FM/scale.xml" x=nowhere.csv y=- >/dev/null 2>fail.plain
+expect 1 "" mpi_run 1 ./carsh-rank run "$FM/scale.xml" x=nowhere.csv y=- &&
+	same_file "$ERR" fail.plain "a failing flow-model on one rank: the message without MPI"
+nothing_left "a failing flow-model on one rank"
+
+# ---- a job that fails on rank 1 stops every rank, with the rank named ----
+cp "$DATA/errors/rankfail.bat.xml" .
+expect 1 "carsh: rankfail.bat.xml:22: <Sync>: rank 1: job [1] rankfail.bat.xml: Exit 1:" \
+	mpi_run 4 ./carsh-rank rankfail.bat.xml
+[ "$(grep -c . "$ERR")" -eq 1 ] && pass "rank failure: one message, from rank 0" ||
+	fail "rank failure: more than one line: $(cat "$ERR")"
+grep -q "not reached" "$OUT" && fail "rank failure: the batch went on past its <Sync/>"
+nothing_left "a job failing on rank 1"
+
+# ---- a killed rank: the others stop, nothing is left ----
+# wait.bat.xml holds rank 0 in a fill from standard input (a FIFO kept open here) and the
+# others in agreeing on it; every rank has made its two buffers by then.
+mkfifo in.fifo
+MPI_NOTICES=yes mpi_run 3 ./carsh-rank "$DATA/mpi/wait.bat.xml" <in.fifo >kill.out 2>kill.err &
+MPID=$!
+exec 7>in.fifo
+ready=no
+for _ in $(seq 600); do
+	if [ "$(wc -l <pids)" -eq 3 ] &&
+		[ "$(while read -r r p; do segments_of "$p"; done <pids | wc -l)" -eq 6 ]; then
+		ready=yes
+		break
+	fi
+	sleep 0.1
+done
+[ $ready = yes ] || fail "killed rank: the 3 ranks did not make their buffers"
+kill -KILL "$(awk '$1 == 1 { print $2 }' pids)"
+wait $MPID
+status=$?
+exec 7>&-
+[ $status -ne 0 ] && grep -q "rank 1" kill.err &&
+	pass "killed rank: the job stops ($status) with rank 1 named: $(grep "rank 1" kill.err | head -1)" ||
+	fail "killed rank: status $status, stderr: $(cat kill.err)"
+nothing_left "a killed rank"
+
+finish
