@@ -29,7 +29,7 @@ if [ -n "${API_HAND:-}" ] && [ -n "${API_LOOP:-}" ]; then
 	cp "$API_LOOP" "$work/api_loop"
 else
 	[ -f "$build/carsh/.libs/libcarsh.a" ] || make -s -C "$build" carsh/libcarsh.la
-	libs="$(mkvar OPENCL_LIBS) $(mkvar XML_LIBS) $(mkvar CSV_LIBS) $(mkvar LIBS) -lpthread -lm"
+	libs="$(mkvar OPENCL_LIBS) $(mkvar XML_LIBS) $(mkvar CSV_LIBS) $(mkvar MPI_LIBS) $(mkvar LIBS) -lpthread -lm"
 	san=$(mkvar SAN_CFLAGS)
 	# shellcheck disable=SC2086
 	"${CC:-$(mkvar CC)}" -O2 $san -o "$work/api_hand" "$top/bench/api_hand.c" $(mkvar OPENCL_LIBS) $(mkvar OPENCL_CFLAGS)
