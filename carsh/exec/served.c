@@ -243,6 +243,7 @@ int served_worker_begin(struct session_req *r, struct cs_err *e)
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	fcntl(SESSION_SOCK, F_SETFD, FD_CLOEXEC);
 	texec_prewarm(getenv("CARSH_DEVICE"));
+	texec_exit_without_teardown(); /* served_worker_done _exits */
 	memset(r, 0, sizeof(*r));
 	if (wire_recv(SESSION_SOCK, &m, e) != 1)
 		_exit(0);

@@ -56,6 +56,13 @@ struct texec *texec_new(void)
 	return t;
 }
 
+static bool no_teardown;
+
+void texec_exit_without_teardown(void)
+{
+	no_teardown = true;
+}
+
 void texec_free(struct texec *t)
 {
 	struct run_stats ignored;
@@ -64,6 +71,8 @@ void texec_free(struct texec *t)
 	if (!t)
 		return;
 	texec_flush(t, NULL, &ignored, &e);
+	if (no_teardown)
+		return;
 	resident_free(t->res);
 	rt_session_free(t->s);
 	pthread_mutex_destroy(&t->lock);
