@@ -6,9 +6,11 @@
 #   large  LARGE jobs (8), GPU >> CPU:                                   auto <= 1.05x all-GPU
 #   energy auto:energy on the large workload: energy <= 1.05x the best fixed choice (NVML,
 #          and RAPL where readable; printed only where a counter exists)
-# Every workload is independent background jobs of one carsh, then `sync`, warm: one
-# untimed run of each mode first builds the programs and, for auto, fills the profile
-# history (each device explored once). Prints medians of RUNS runs and the ratios.
+# Every workload is independent background jobs of one carsh, then `sync`, warm: each carsh
+# runs it once untimed (builds, and auto's exploration), then once timed by `time --wall`
+# from inside (the process's OpenCL start-up left out); the profile history is kept between
+# the runs. The modes alternate; prints medians of RUNS runs and the ratios. Energy is of
+# whole carsh processes running the workload four times (start-up included).
 #
 #   bench/auto.sh [RUNS]        (default 5)
 #
@@ -49,17 +51,28 @@ script() {
 script mid "$mid_n" "run $fm count=discard W=512 H=512 MAXIT=$mid_iter"
 script tiny "$tiny_n" "run $top/flowmodels/vadd.xml a=$work/x.csv b=$work/x.csv c=discard N=256"
 script large "$large_n" "run $fm count=discard W=2048 H=2048 MAXIT=$large_iter"
-
 # GPU_SEL and CPU_SEL name the fixed devices (default gpu and cpu; a smoke test on a machine
 # without a GPU may give two PoCL devices: POCL_DEVICES="pthread basic" GPU_SEL=1 CPU_SEL=0).
-run_mode() { # WORKLOAD gpu|cpu|auto|auto:energy
-	local sel=$2
-	[ "$sel" = gpu ] && sel=${GPU_SEL:-gpu}
-	[ "$sel" = cpu ] && sel=${CPU_SEL:-cpu}
-	"$carsh" "${opts[@]}" --device "$sel" "$work/$1.csh" >/dev/null 2>"$work/err" ||
-		{ cat "$work/err" >&2; exit 1; }
+sel_of() {
+	case $1 in
+	gpu) echo "${GPU_SEL:-gpu}" ;;
+	cpu) echo "${CPU_SEL:-cpu}" ;;
+	*) echo "$1" ;;
+	esac
 }
-
+# One carsh runs the workload REPS+1 times: the first (untimed) builds the programs and, for
+# auto, explores; `time --wall` times the others from inside, so that the process's OpenCL
+# start-up (0.2-0.5 s, more with both devices open) is no part of a workload's time.
+run_mode() { # WORKLOAD gpu|cpu|auto|auto:energy [REPS]: the times in ms, one a line
+	local reps=${3:-1} i
+	{
+		echo "source $work/$1.csh"
+		for ((i = 0; i < reps; i++)); do echo "time --wall source $work/$1.csh"; done
+	} >"$work/run.csh"
+	"$carsh" "${opts[@]}" --device "$(sel_of "$2")" "$work/run.csh" 2>"$work/err" >/dev/null ||
+		{ cat "$work/err" >&2; exit 1; }
+	awk '$1 == "real" { print $2 }' "$work/err"
+}
 # ---- energy: NVML through a small helper where a compiler and the library exist, RAPL ----
 nvml_helper=""
 if command -v cc >/dev/null 2>&1; then
@@ -92,23 +105,22 @@ energy_now() { # joules, GPU + CPU packages where readable
 	for f in "${rapl_files[@]}"; do c=$((c + $(cat "$f"))); done
 	awk -v g="$g" -v c="$c" 'BEGIN { printf "%.3f", g / 1000 + c / 1e6 }'
 }
-energy_of() { # FILE WORKLOAD DEVICE: append the joules of one run
+energy_of() { # FILE WORKLOAD DEVICE: append the joules of one carsh running it 4 times
 	local e0 e1
 	e0=$(energy_now)
-	run_mode "$2" "$3"
+	run_mode "$2" "$3" 3 >/dev/null
 	e1=$(energy_now)
 	awk -v a="$e0" -v b="$e1" 'BEGIN { print b - a }' >>"$1"
 }
 
-# ---- warm-up: builds, and auto's exploration ----
+# ---- warm-up: the binary cache, and auto's exploration kept in the history ----
 for w in mid tiny large; do
-	for d in gpu cpu auto; do run_mode $w $d; done
-	run_mode $w auto
+	for d in gpu cpu auto; do run_mode $w $d >/dev/null; done
 done
 
 for ((r = 0; r < runs; r++)); do
 	for w in mid tiny large; do
-		for d in gpu cpu auto; do timed "$work/$w-$d" run_mode $w $d; done
+		for d in gpu cpu auto; do run_mode $w $d >>"$work/$w-$d"; done
 	done
 done
 
@@ -129,7 +141,7 @@ if [ -z "$nvml_helper" ] && [ ${#rapl_files[@]} -eq 0 ]; then
 	echo "energy: no counter (neither NVML nor RAPL readable): auto:energy not measured"
 	exit 0
 fi
-run_mode large auto:energy
+run_mode large auto:energy >/dev/null
 for ((r = 0; r < runs; r++)); do
 	for d in gpu cpu auto:energy; do energy_of "$work/energy-$d" large $d; done
 done
