@@ -2,7 +2,8 @@
 # Scale-out on MPI (docs/scale-out.md), three ratios measured in one run, each the ratio of
 # medians of RUNS runs taken alternately:
 #   1. JOBS (64) independent flow-model jobs (part_mandel, W x W pixels, a batch of
-#      background <Exec> steps): 4 ranks of CORES/4 PoCL compute units each against 1 rank
+#      background <Exec> steps, on the CPU device or JOBS_DEVICE): 4 ranks of CORES/4 PoCL
+#      compute units each against 1 rank
 #      of CORES/4 (target >= 3.4);
 #   2. a 64 MiB virtual buffer moved between two ranks against bench/mpi_bare's bare
 #      MPI_Send/MPI_Recv of the same bytes, per one-way move (target <= 1.2). A batch runs
@@ -94,8 +95,9 @@ flag=("$top/batches/fft-filter/fft-filter.bat.xml" N="$n" IMAGE="$work/pic.pgm" 
 
 cu=$((cores / 4))
 [ "$cu" -ge 1 ] || cu=1
-jobs1() { mpi 1 "$cu" "$carsh" "$work/jobs.bat.xml"; }
-jobs4() { mpi 4 "$cu" "$carsh" "$work/jobs.bat.xml"; }
+# On the cores (the figure is of ranks of CU cores each; a GPU would be shared by every rank).
+jobs1() { CARSH_DEVICE=${JOBS_DEVICE:-cpu} mpi 1 "$cu" "$carsh" "$work/jobs.bat.xml"; }
+jobs4() { CARSH_DEVICE=${JOBS_DEVICE:-cpu} mpi 4 "$cu" "$carsh" "$work/jobs.bat.xml"; }
 moved() { mpi 2 "$cu" "$carsh" "$work/move.bat.xml"; }
 stayed() { mpi 2 "$cu" "$carsh" "$work/stay.bat.xml"; }
 flag_mpi() { mpi 1 "$cores" "$carsh" "${flag[@]}"; }
