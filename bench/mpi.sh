@@ -43,11 +43,12 @@ export CARSH_SERVER=off
 [ -x "$bare" ] || { echo "mpi.sh: $bare not built (configure found no MPI?)" >&2; exit 1; }
 root=
 [ "$(id -u)" = 0 ] && root=--allow-run-as-root
-# No binding: each rank's PoCL starts its own threads over its share of the cores.
+# Each rank bound to CU cores of its own (its job workers inherit the binding): a rank with
+# "4 cores" whose workers could spread over all 16 would measure nothing of the ranks.
 mpi() { # NP CU COMMAND...: COMMAND on NP ranks of CU compute units each
 	local np=$1 cu=$2
 	shift 2
-	POCL_CPU_MAX_CU_COUNT=$cu "$mpirun" $root -q --oversubscribe --bind-to none -np "$np" "$@"
+	POCL_CPU_MAX_CU_COUNT=$cu "$mpirun" $root -q --oversubscribe ${MPI_BIND:---map-by slot:PE=$cu --bind-to core} -np "$np" "$@"
 }
 
 # ---- 1. independent jobs ----
