@@ -48,7 +48,7 @@ root=
 mpi() { # NP CU COMMAND...: COMMAND on NP ranks of CU compute units each
 	local np=$1 cu=$2
 	shift 2
-	POCL_CPU_MAX_CU_COUNT=$cu "$mpirun" $root -q --oversubscribe ${MPI_BIND:---map-by slot:PE=$cu --bind-to core} -np "$np" "$@"
+	POCL_CPU_MAX_CU_COUNT=$cu "$mpirun" $root -q --oversubscribe ${MPI_BIND:---map-by slot:PE=$cu --bind-to core:overload-allowed} -np "$np" "$@"
 }
 
 # ---- 1. independent jobs ----
