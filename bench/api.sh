@@ -4,6 +4,10 @@
 # (bench/api_hand.c; target: at most 1.2x), and against the same fires through the session
 # API's carsh_run_string on the thread executor (reported). The three alternate, RUNS
 # times, in one run; medians and ratios of the loops' own times (set-up and build left out).
+# Beside them, two variants of the hand loop say what a fire pays for what it adds to that
+# loop's OpenCL calls (docs/api.md, "What a fire costs"): the same loop on a queue made with
+# CL_QUEUE_PROFILING_ENABLE, and with its three kernel arguments set before every launch
+# (what the API did before it kept them; BREAKDOWN=no leaves the variants out).
 #
 #   bench/api.sh [RUNS [FIRES [N]]]       (defaults 3, 10000, 4096)
 #
@@ -48,21 +52,33 @@ fm="$top/flowmodels/saxpy.xml"
 : >"$work/hand.ms"
 : >"$work/api.ms"
 : >"$work/session.ms"
+: >"$work/profq.ms"
+: >"$work/setargs.ms"
 for ((r = 0; r < runs; r++)); do
 	"$work/api_hand" "$top/kernels/saxpy.cl" "$n" "$fires" >>"$work/hand.ms"
 	"$work/api_loop" api "$fm" "$n" "$fires" >"$work/api.out"
 	cut -f1 "$work/api.out" >>"$work/api.ms"
 	"$work/api_loop" session "$fm" "$n" "$fires" >>"$work/session.ms"
+	[ "${BREAKDOWN:-yes}" = no ] && continue
+	"$work/api_hand" "$top/kernels/saxpy.cl" "$n" "$fires" profq >>"$work/profq.ms"
+	"$work/api_hand" "$top/kernels/saxpy.cl" "$n" "$fires" setargs >>"$work/setargs.ms"
 done
 hand=$(median <"$work/hand.ms")
 api=$(median <"$work/api.ms")
 ses=$(median <"$work/session.ms")
+profq=$( [ -s "$work/profq.ms" ] && median <"$work/profq.ms" || echo 0)
+setargs=$( [ -s "$work/setargs.ms" ] && median <"$work/setargs.ms" || echo 0)
 echo "device:                 $(cut -f2 "$work/api.out")"
 echo "fires:                  $fires of saxpy on $n floats, $runs runs alternating (medians)"
-awk -v h="$hand" -v a="$api" -v s="$ses" -v f="$fires" 'BEGIN {
+awk -v h="$hand" -v a="$api" -v s="$ses" -v f="$fires" -v pq="$profq" -v sa="$setargs" 'BEGIN {
 	printf "hand-written OpenCL:    %.1f ms (%.1f us a fire)\n", h, h * 1000 / f
 	printf "carsh API:              %.1f ms (%.1f us a fire)\n", a, a * 1000 / f
 	printf "carsh_run_string:       %.1f ms (%.1f us a fire)\n", s, s * 1000 / f
 	printf "ratio API/hand:         %.3f   (target <= 1.2)\n", a / h
 	printf "ratio run_string/API:   %.3f   (reported)\n", s / a
+	if (pq > 0) {
+		print "the hand loop with one thing more (what a fire would pay for it):"
+		printf "  a profiling queue:    %.1f ms (%+.1f us a fire, %.3f of hand)\n", pq, (pq - h) * 1000 / f, pq / h
+		printf "  3 args every fire:    %.1f ms (%+.1f us a fire, %.3f of hand)\n", sa, (sa - h) * 1000 / f, sa / h
+	}
 }'

@@ -2,11 +2,15 @@
  * hand-written OpenCL loop, the zero-copy way (CL_MEM_USE_HOST_PTR buffers, unmapped for
  * each launch and mapped back after it: what libcarsh does for caller memory). The device
  * is the one carsh picks by default: the first GPU, else the first CPU.
- *   api_hand KERNEL.cl N FIRES  ->  prints the loop's milliseconds; exit 1 on a wrong y */
+ *   api_hand KERNEL.cl N FIRES [MODE]  ->  prints the loop's milliseconds; exit 1 on a wrong y
+ * MODE, for bench/api.sh's breakdown of what a fire may cost beyond this loop: "plain" (the
+ * reference), "profq" (the queue made with CL_QUEUE_PROFILING_ENABLE, no event taken),
+ * "setargs" (the three arguments set again before every launch). */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define CHECK(x)                                                       \
@@ -66,11 +70,14 @@ int main(int argc, char **argv)
 {
 	size_t n = argc > 2 ? strtoul(argv[2], NULL, 10) : 4096, bytes = n * sizeof(float);
 	long fires = argc > 3 ? atol(argv[3]) : 10000;
+	const char *mode = argc > 4 ? argv[4] : "plain";
+	int setargs = strcmp(mode, "setargs") == 0;
 	const char *src = slurp(argc > 1 ? argv[1] : "kernels/saxpy.cl");
 	cl_device_id dev = pick();
 	cl_int err;
 	cl_context ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-	cl_command_queue q = clCreateCommandQueue(ctx, dev, 0, &err);
+	cl_command_queue q = clCreateCommandQueue(
+	        ctx, dev, strcmp(mode, "profq") == 0 ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
 	cl_program prog = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
 	float *x, *y, a = 1.0f;
 	cl_mem bx, by;
@@ -99,6 +106,11 @@ int main(int argc, char **argv)
 			t0 = now_ms();
 		CHECK(clEnqueueUnmapMemObject(q, bx, x, 0, NULL, NULL));
 		CHECK(clEnqueueUnmapMemObject(q, by, y, 0, NULL, NULL));
+		if (setargs) {
+			CHECK(clSetKernelArg(k, 0, sizeof(a), &a));
+			CHECK(clSetKernelArg(k, 1, sizeof(bx), &bx));
+			CHECK(clSetKernelArg(k, 2, sizeof(by), &by));
+		}
 		CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &n, NULL, 0, NULL, NULL));
 		clEnqueueMapBuffer(q, bx, CL_FALSE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL,
 		                   NULL, &err);

@@ -186,6 +186,7 @@ int carsh_flowmodel_set_param(carsh_flowmodel *fm, const char *name, const char 
 		} else {
 			params_free(&before);
 			job_plan_free(old);
+			fm->args_kept = false;
 		}
 	}
 	pthread_mutex_unlock(&fm->lock);
@@ -214,7 +215,7 @@ int carsh_flowmodel_stream_bytes(carsh_flowmodel *fm, const char *stream, size_t
 static int stream_map(carsh_flowmodel *fm, struct fm_stream *s, bool block, struct cs_err *e)
 {
 	cl_int err;
-	void *p = clEnqueueMapBuffer(rt_dev_queue(fm->m->dev), s->mem, block ? CL_TRUE : CL_FALSE,
+	void *p = clEnqueueMapBuffer(fm->q, s->mem, block ? CL_TRUE : CL_FALSE,
 	                             CL_MAP_READ | CL_MAP_WRITE, 0, s->bytes, 0, NULL, NULL, &err);
 
 	if (err != CL_SUCCESS)
@@ -234,7 +235,7 @@ static int stream_unmap(carsh_flowmodel *fm, struct fm_stream *s, struct cs_err 
 
 	if (s->how != FM_MEMORY || !s->mapped)
 		return 0;
-	err = clEnqueueUnmapMemObject(rt_dev_queue(fm->m->dev), s->mem, s->host, 0, NULL, NULL);
+	err = clEnqueueUnmapMemObject(fm->q, s->mem, s->host, 0, NULL, NULL);
 	if (err != CL_SUCCESS)
 		return api_fail(e, CARSH_E_DEVICE, "handing the caller's memory to the device: %s",
 		                rt_cl_error_name(err));
@@ -248,9 +249,11 @@ static void stream_unbind(carsh_flowmodel *fm, size_t i)
 	struct fm_stream *s = &fm->streams[i];
 	struct cs_err ignored;
 
+	fm->args_kept = false;
 	if (s->how == FM_MEMORY) {
+		fm->q = machine_queue(fm->m, fm->profile);
 		(void)stream_unmap(fm, s, &ignored);
-		(void)clFinish(rt_dev_queue(fm->m->dev));
+		(void)clFinish(fm->q);
 		(void)clReleaseMemObject(s->mem);
 	} else if (s->how == FM_BUFFER) {
 		carsh_buffer_free(s->buf);
@@ -300,6 +303,7 @@ static int bind_memory_locked(carsh_flowmodel *fm, size_t i, void *mem, size_t b
 	stream_unbind(fm, i);
 	*s = (struct fm_stream){.how = FM_MEMORY, .host = mem, .bytes = bytes, .mem = buf};
 	fm->given[i] = buf;
+	fm->q = machine_queue(fm->m, fm->profile);
 	if (stream_map(fm, s, true, &fm->err) == 0)
 		return 0;
 	stream_unbind(fm, i);
@@ -380,16 +384,36 @@ static int fire_check(carsh_flowmodel *fm, struct cs_err *e)
 	return rc;
 }
 
+/* A kernel object of the session's program, the flow-model's alone (see own). */
+static int own_kernel(carsh_flowmodel *fm, const struct rt_kernel *shared, struct cs_err *e)
+{
+	cl_program prog;
+	cl_int err = clGetKernelInfo(shared->k, CL_KERNEL_PROGRAM, sizeof(prog), &prog, NULL);
+
+	if (err == CL_SUCCESS)
+		fm->own.k = clCreateKernel(prog, shared->name, &err);
+	if (err != CL_SUCCESS) {
+		fm->own.k = NULL;
+		return api_fail(e, CARSH_E_DEVICE, "%s: kernel '%s': clCreateKernel failed: %s",
+		                fm->fm->file, shared->name, rt_cl_error_name(err));
+	}
+	fm->own.name = shared->name;
+	pthread_mutex_init(&fm->own.lock, NULL);
+	fm->kern = &fm->own;
+	return 0;
+}
+
 static int fm_kernel(carsh_flowmodel *fm, struct cs_err *e)
 {
+	struct rt_kernel *shared;
 	int rc;
 
 	if (fm->kern)
 		return 0;
 	rt_guest_builds(true);
-	rc = rt_session_kernel(fm->m->rt, fm->m->dev, &fm->jp->kp, &fm->kern, &fm->rs, e);
+	rc = rt_session_kernel(fm->m->rt, fm->m->dev, &fm->jp->kp, &shared, &fm->rs, e);
 	rt_guest_builds(false);
-	return rc ? CARSH_E_DEVICE : 0;
+	return rc ? CARSH_E_DEVICE : own_kernel(fm, shared, e);
 }
 
 static int map_all(carsh_flowmodel *fm, struct cs_err *e)
@@ -409,13 +433,16 @@ static int fire_queue(carsh_flowmodel *fm, struct cs_err *e)
 	                    .kern = fm->kern,
 	                    .kp = &fm->jp->kp,
 	                    .given = fm->given,
-	                    .profile = fm->profile};
+	                    .profile = fm->profile,
+	                    .q = fm->q,
+	                    .args_kept = fm->args_kept};
 	int rc = 0;
 
 	for (size_t i = 0; i < fm->fm->nargs && rc == 0; i++)
 		rc = stream_unmap(fm, &fm->streams[i], e);
 	if (rc == 0 && rt_execute(&x, &fm->rs, e))
 		rc = CARSH_E_DEVICE;
+	fm->args_kept = rc == 0;
 	fm->pending = x.pending;
 	if (map_all(fm, rc ? &(struct cs_err){""} : e) && rc == 0)
 		rc = CARSH_E_DEVICE;
@@ -427,7 +454,6 @@ static int fire_end(carsh_flowmodel *fm, struct cs_err *e);
 /* An asynchronous fire needs an event to test; a synchronous one finishes the queue. */
 static int fire_begin(carsh_flowmodel *fm, bool async, struct cs_err *e)
 {
-	cl_command_queue q;
 	int rc = fire_check(fm, e);
 
 	if (rc == 0)
@@ -435,12 +461,12 @@ static int fire_begin(carsh_flowmodel *fm, bool async, struct cs_err *e)
 	if (rc)
 		return rc;
 	fm->fire_start = clock_ms();
-	q = rt_dev_queue(fm->m->dev);
+	fm->q = machine_queue(fm->m, fm->profile);
 	rc = fire_queue(fm, e);
-	if (!async || clEnqueueMarkerWithWaitList(q, 0, NULL, &fm->done) != CL_SUCCESS)
+	if (!async || clEnqueueMarkerWithWaitList(fm->q, 0, NULL, &fm->done) != CL_SUCCESS)
 		fm->done = NULL;
 	if (async)
-		(void)clFlush(q);
+		(void)clFlush(fm->q);
 	fm->in_flight = true;
 	if (rc) /* what was queued is waited for, not left running */
 		(void)fire_end(fm, &(struct cs_err){""});
@@ -450,7 +476,7 @@ static int fire_begin(carsh_flowmodel *fm, bool async, struct cs_err *e)
 /* The fire is over: harvest its profile, count it. */
 static int fire_end(carsh_flowmodel *fm, struct cs_err *e)
 {
-	cl_int err = fm->done ? clWaitForEvents(1, &fm->done) : clFinish(rt_dev_queue(fm->m->dev));
+	cl_int err = fm->done ? clWaitForEvents(1, &fm->done) : clFinish(fm->q);
 	int rc = 0;
 
 	if (err != CL_SUCCESS)
@@ -574,6 +600,10 @@ void carsh_flowmodel_free(carsh_flowmodel *fm)
 		(void)fire_end(fm, &fm->err);
 	for (size_t i = 0; i < fm->fm->nargs; i++)
 		stream_unbind(fm, i);
+	if (fm->own.k) {
+		(void)clReleaseKernel(fm->own.k);
+		pthread_mutex_destroy(&fm->own.lock);
+	}
 	job_plan_free(fm->jp);
 	flowmodel_free(fm->fm);
 	params_free(&fm->params);

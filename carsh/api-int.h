@@ -18,12 +18,18 @@
 #include "runtime/session.h"
 #include "util/error.h"
 
+/* Two queues on the machine's device: its own without profiling, where fires go, and the
+ * runtime's with profiling (rt_dev_queue), for flow-models whose kernel times are asked for
+ * (carsh_flowmodel_set_profiling). A profiling queue makes every command dearer on some
+ * drivers (docs/api.md, "What a fire costs"); machine_queue keeps the two in one order. */
 struct carsh_machine {
 	pthread_mutex_t lock; /* err, and the creation of handles on the machine */
 	int refs;
 	struct rt_session *rt;
 	struct rt_dev *dev;
-	char device_index[24]; /* the device as a plan names it: its index in `devices` */
+	cl_command_queue q;      /* the plain queue */
+	cl_command_queue last_q; /* the queue of the latest commands (atomic) */
+	char device_index[24];   /* the device as a plan names it: its index in `devices` */
 	struct cs_err err;
 };
 
@@ -53,8 +59,14 @@ struct carsh_flowmodel {
 	carsh_machine *m;
 	struct flowmodel *fm;
 	struct params params;
-	struct job_plan *jp; /* NULL until planned, and again after a parameter changes */
-	struct rt_kernel *kern;
+	struct job_plan *jp;    /* NULL until planned, and again after a parameter changes */
+	struct rt_kernel *kern; /* &own once built */
+	/* The flow-model's own kernel object (two flow-models of one kernel share the session's):
+	 * it keeps the arguments of the last fire, so a fire sets none unless args_kept is false
+	 * (the plan or a binding changed, or a fire failed). */
+	struct rt_kernel own;
+	bool args_kept;
+	cl_command_queue q;        /* the queue of its latest commands: machine_queue(m, profile) */
 	struct fm_stream *streams; /* one per argument; used for streams */
 	cl_mem *given;
 	bool profile;
@@ -80,6 +92,10 @@ void flowmodel_ref(carsh_flowmodel *fm);
 int machine_fail(carsh_machine *m, int code, const struct cs_err *e);
 int machine_failf(carsh_machine *m, int code, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
+/* The queue for the next commands on m, with profiling or without. Moving to the other queue
+ * first waits for the one used last, so that the machine's commands keep the order they
+ * were called in (what a single in-order queue gives). */
+cl_command_queue machine_queue(carsh_machine *m, bool profiling);
 
 /* For the pipeline, with fm->lock held: the stream called name (planning first), its index
  * and kind; bind it to a buffer; fire and wait. */

@@ -49,6 +49,10 @@ void carsh_machine_free(carsh_machine *m)
 {
 	if (!m || __atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
+	if (m->q) {
+		(void)clFinish(m->q);
+		(void)clReleaseCommandQueue(m->q);
+	}
 	rt_session_free(m->rt);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
@@ -57,6 +61,28 @@ void carsh_machine_free(carsh_machine *m)
 const char *carsh_machine_last_error(const carsh_machine *m)
 {
 	return m ? m->err.msg : "no machine (NULL)";
+}
+
+static int machine_plain_queue(carsh_machine *m)
+{
+	cl_int err;
+
+	m->q = clCreateCommandQueue(m->dev->ctx, m->dev->info->device, 0, &err);
+	if (err == CL_SUCCESS)
+		return 0;
+	m->q = NULL;
+	return machine_failf(m, CARSH_E_DEVICE, "device '%s': clCreateCommandQueue failed: %s",
+	                     m->dev->info->name, rt_cl_error_name(err));
+}
+
+cl_command_queue machine_queue(carsh_machine *m, bool profiling)
+{
+	cl_command_queue q = profiling ? rt_dev_queue(m->dev) : m->q;
+	cl_command_queue last = __atomic_exchange_n(&m->last_q, q, __ATOMIC_ACQ_REL);
+
+	if (last && last != q)
+		(void)clFinish(last); /* its failures come back to whoever waits for its work */
+	return q;
 }
 
 /* The device is chosen once, by the rules of `--device` (runtime.h), and named by its index
@@ -76,7 +102,7 @@ static int machine_pick(carsh_machine *m, const char *device)
 	kp.device_cli = m->device_index;
 	if (rt_session_device(m->rt, &kp, &m->dev, &st, &m->err))
 		return CARSH_E_DEVICE;
-	return 0;
+	return machine_plain_queue(m);
 }
 
 /* Two threads discovering devices at once in a process that has not done so yet made
@@ -200,7 +226,7 @@ int carsh_buffer_new(carsh_machine *m, size_t bytes, carsh_buffer **out)
 	if (err != CL_SUCCESS)
 		return machine_failf(m, CARSH_E_DEVICE, "carsh_buffer_new: %zu bytes on '%s': %s",
 		                     bytes, m->dev->info->name, rt_cl_error_name(err));
-	if (buffer_zero(rt_dev_queue(m->dev), mem, bytes)) {
+	if (buffer_zero(machine_queue(m, false), mem, bytes)) {
 		(void)clReleaseMemObject(mem);
 		return machine_failf(m, CARSH_E_DEVICE,
 		                     "carsh_buffer_new: filling %zu bytes with zeros failed",
@@ -224,8 +250,8 @@ static int buffer_range(carsh_buffer *b, const char *what, size_t offset, size_t
 	return 0;
 }
 
-/* Blocking: after the device work queued before it that uses the buffer (one in-order
- * queue per device). */
+/* Blocking: after the device work queued before it that uses the buffer (machine_queue
+ * keeps the machine's commands in order). */
 static int buffer_move(carsh_buffer *b, bool write, size_t offset, void *p, size_t bytes)
 {
 	const char *what = write ? "carsh_buffer_write" : "carsh_buffer_read";
@@ -235,7 +261,7 @@ static int buffer_move(carsh_buffer *b, bool write, size_t offset, void *p, size
 
 	if (rc || bytes == 0)
 		return rc;
-	q = rt_dev_queue(b->m->dev);
+	q = machine_queue(b->m, false);
 	err = write ? clEnqueueWriteBuffer(q, b->mem, CL_TRUE, offset, bytes, p, 0, NULL, NULL)
 	            : clEnqueueReadBuffer(q, b->mem, CL_TRUE, offset, bytes, p, 0, NULL, NULL);
 	if (err == CL_SUCCESS)

@@ -534,7 +534,7 @@ static int take_inputs(carsh_pipeline *p, size_t st)
 static int pass_outputs(carsh_pipeline *p, size_t st)
 {
 	struct stage *s = &p->stages[st];
-	cl_command_queue q = rt_dev_queue(p->m->dev);
+	cl_command_queue q = machine_queue(p->m, false);
 
 	for (size_t i = 0; i < p->nlinks; i++) {
 		struct link *l = &p->links[i];
@@ -590,7 +590,7 @@ int carsh_pipeline_run(carsh_pipeline *p, long iterations)
 			rc = run_stage(p, p->order[i]);
 		p->iterations += rc == 0;
 	}
-	if (clFinish(rt_dev_queue(p->m->dev)) != CL_SUCCESS && rc == 0)
+	if (clFinish(machine_queue(p->m, false)) != CL_SUCCESS && rc == 0)
 		rc = api_fail(&p->err, CARSH_E_DEVICE, "pipeline: the device failed");
 	pthread_mutex_unlock(&p->lock);
 	return rc;

@@ -224,7 +224,9 @@ int carsh_flowmodel_wait(carsh_flowmodel *fm);
  * returns its error here. */
 int carsh_flowmodel_test(carsh_flowmodel *fm, int *done);
 
-/* Time each command on the device (kernel_ms in the statistics); off by default. */
+/* Time each command on the device (kernel_ms in the statistics); off by default. Profiled
+ * fires take an event per command and go to the machine's profiling queue, which costs some
+ * drivers on every command: leave it off where the time of a fire matters (docs/api.md). */
 int carsh_flowmodel_set_profiling(carsh_flowmodel *fm, int on);
 
 struct carsh_stats {

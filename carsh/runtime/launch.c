@@ -32,6 +32,7 @@ struct launch {
 	cl_mem *given;            /* per argument: the caller's buffer, or NULL */
 	bool blocking_writes;     /* host data may be freed as soon as we return */
 	bool profile;             /* an event for every command, for run_stats */
+	bool args_kept;           /* the kernel holds its arguments already (rt_exec) */
 	struct feed_launch *feed; /* the launch for the feeder, when it takes this one */
 	size_t feed_used;         /* bytes of its value storage filled */
 	cl_mem *in_place;         /* per argument: the buffer made on its host memory, or NULL */
@@ -401,8 +402,9 @@ static int launch_buffers(struct launch *L, cl_context ctx, struct cs_err *e)
 	L->in_place = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(*L->in_place));
 	for (size_t i = 0; i < kp->nargs; i++) {
 		int rc = arg_is_stream(kp->args[i].kind)
-		                 ? create_stream(L, ctx, i, e) || set_stream_arg(L, i, e)
-		                 : set_value_arg(L, i, e);
+		                 ? create_stream(L, ctx, i, e) ||
+		                           (!L->args_kept && set_stream_arg(L, i, e))
+		                 : !L->args_kept && set_value_arg(L, i, e);
 
 		if (rc != 0)
 			return -1;
@@ -639,16 +641,21 @@ static int keep_pending(struct launch *L, struct rt_exec *x)
 	return 0;
 }
 
-/* One plain launch, handed to the device's feeder (rt_exec.feed). */
-static bool feedable(const struct rt_exec *x, bool wait)
+/* Every stream a buffer of the caller's, and no swaps: the buffers bound are given's. */
+static bool given_only(const struct rt_exec *x)
 {
-	if (!x->feed || wait || x->kp->swap_count != 0 || !x->given ||
-	    !rt_feeder_wanted(x->dev->info))
+	if (x->kp->swap_count != 0 || !x->given)
 		return false;
 	for (size_t i = 0; i < x->kp->nargs; i++)
 		if (arg_is_stream(x->kp->args[i].kind) && !x->given[i])
 			return false;
 	return true;
+}
+
+/* One plain launch, handed to the device's feeder (rt_exec.feed). */
+static bool feedable(const struct rt_exec *x, bool wait)
+{
+	return x->feed && !wait && rt_feeder_wanted(x->dev->info) && given_only(x);
 }
 
 static struct feed_launch *feed_new(const struct rt_exec *x)
@@ -686,7 +693,8 @@ int rt_execute(struct rt_exec *x, struct run_stats *st, struct cs_err *e)
 	                   .dev = x->dev->info,
 	                   .kern = x->kern->k,
 	                   .given = x->given,
-	                   .profile = x->profile};
+	                   .profile = x->profile,
+	                   .args_kept = x->args_kept && !x->feed && given_only(x)};
 	bool wait = x->wait;
 	int rc;
 
@@ -703,7 +711,7 @@ int rt_execute(struct rt_exec *x, struct run_stats *st, struct cs_err *e)
 	if (rc == 0 && feedable(x, wait))
 		L.feed = feed_new(x);
 	else
-		L.q = rt_dev_queue(x->dev); /* after what the feeder still has */
+		L.q = x->q ? x->q : rt_dev_queue(x->dev); /* after what the feeder still has */
 	if (rc == 0)
 		rc = launch_buffers(&L, x->dev->ctx, e);
 	if (rc == 0)

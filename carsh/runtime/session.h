@@ -80,6 +80,12 @@ struct rt_exec {
 	/* A single launch of given buffers that need not be waited for may go to the device's
 	 * feeder (runtime/feeder.h) instead of being queued here. */
 	bool feed;
+	/* The queue to use (an unprofiled one of the caller's, on dev's context); NULL: dev's. */
+	cl_command_queue q;
+	/* The kernel object still holds the arguments of the caller's last execution of this
+	 * plan on these given buffers (an object of the caller's own): none is set again.
+	 * Ignored unless every stream is given and there are no swaps (they rebind). */
+	bool args_kept;
 	rt_stage_fn stage; /* as in rt_run_plan; may be NULL */
 	void *stage_arg;
 	struct rt_pending *pending; /* out: the events of work left queued, with profiling */

@@ -363,6 +363,76 @@ START_TEST(test_profiling_times_the_kernel)
 }
 END_TEST
 
+/* What a fire keeps from the last one (its kernel's arguments, its queue) never hides a
+ * change: a parameter, a binding, profiling on or off, another flow-model of the same kernel
+ * in between; and every fire is counted. y = 1 + k*x after fires adding up to k. */
+static void expect_k(const float *x, const float *y, float k)
+{
+	for (int i = 0; i < N; i++)
+		ck_assert_msg(y[i] == 1.0f + k * x[i], "y[%d] = %g, expected %g", i, (double)y[i],
+		              (double)(1.0f + k * x[i]));
+}
+
+static void fire_ok(carsh_flowmodel *fm)
+{
+	ck_assert_msg(carsh_flowmodel_fire(fm) == 0, "%s", carsh_flowmodel_last_error(fm));
+}
+
+START_TEST(test_changes_between_fires_take_effect)
+{
+	static float x[N], y[N], x2[N], y2[N], y3[N], back[N];
+	carsh_machine *m = open_machine();
+	carsh_flowmodel *fm, *other;
+	carsh_buffer *b = NULL;
+	struct carsh_stats st;
+
+	fill(x, y);
+	fill(x2, y2);
+	fill(x, y3);
+	fm = saxpy(m, "2", x, y);
+	other = saxpy(m, "3", x2, y2); /* the same kernel on the same machine */
+	fire_ok(fm);
+	fire_ok(other);
+	fire_ok(fm);
+	expect_k(x, y, 4.0f);
+	expect_k(x2, y2, 3.0f);
+	ck_assert_int_eq(carsh_flowmodel_set_param(fm, "A", "1"), 0);
+	fire_ok(fm);
+	expect_k(x, y, 5.0f);
+	ck_assert_int_eq(carsh_flowmodel_bind_memory(fm, "y", y3, sizeof(y3)), 0);
+	fire_ok(fm);
+	expect_k(x, y3, 1.0f);
+	expect_k(x, y, 5.0f); /* the old memory is left alone */
+	ck_assert_int_eq(carsh_flowmodel_set_profiling(fm, 1), 0);
+	fire_ok(fm);
+	fire_ok(other);
+	ck_assert_int_eq(carsh_flowmodel_set_profiling(fm, 0), 0);
+	fire_ok(fm);
+	expect_k(x, y3, 3.0f);
+	expect_k(x2, y2, 6.0f);
+	/* a profiled fire in flight, then a read on the machine: it comes after the fire */
+	ck_assert_int_eq(carsh_buffer_new(m, sizeof(y), &b), 0);
+	ck_assert_int_eq(carsh_buffer_write(b, 0, y, sizeof(y)), 0);
+	ck_assert_int_eq(carsh_flowmodel_bind_buffer(fm, "y", b), 0);
+	ck_assert_int_eq(carsh_flowmodel_set_profiling(fm, 1), 0);
+	ck_assert_int_eq(carsh_flowmodel_fire_async(fm), 0);
+	ck_assert_int_eq(carsh_buffer_read(b, 0, back, sizeof(back)), 0);
+	expect_k(x, back, 6.0f);
+	ck_assert_int_eq(carsh_flowmodel_wait(fm), 0);
+	ck_assert_int_eq(carsh_flowmodel_stats(fm, &st), 0);
+	ck_assert_uint_eq(st.fires, 7);
+	ck_assert_uint_eq(st.launches, 7);
+	ck_assert(st.kernel_ms > 0);
+	ck_assert_int_eq(carsh_flowmodel_stats(other, &st), 0);
+	ck_assert_uint_eq(st.fires, 2);
+	ck_assert_uint_eq(st.launches, 2);
+	carsh_buffer_free(b);
+	carsh_flowmodel_free(other);
+	carsh_flowmodel_free(fm);
+	carsh_machine_free(m);
+}
+END_TEST
+
 /* ---- threads ---- */
 
 struct worker {
@@ -499,6 +569,7 @@ static Suite *suite_api(void)
 	tcase_add_test(tc, test_handles_free_in_any_order_and_null_is_safe);
 	tcase_add_test(tc, test_a_build_error_is_returned_with_the_log);
 	tcase_add_test(tc, test_profiling_times_the_kernel);
+	tcase_add_test(tc, test_changes_between_fires_take_effect);
 	tcase_add_test(tc, test_two_threads_on_two_machines_at_once);
 	tcase_add_test(tc, test_a_guest_leaves_threads_signals_and_output_alone);
 	suite_add_tcase(s, tc);
