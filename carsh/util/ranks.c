@@ -74,10 +74,12 @@ void ranks_fatal(const char *fmt, ...)
 /* Rank 0 is the shell: the others keep their standard error for ranks_fatal only. */
 static int quiet_others(struct cs_err *e)
 {
+	static bool quiet;
 	int null;
 
-	if (rank == 0)
+	if (rank == 0 || quiet)
 		return 0;
+	quiet = true;
 	fflush(stdout);
 	fflush(stderr);
 	fatal_fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
@@ -128,11 +130,28 @@ static void find_local_rank(void)
 	check(MPI_Comm_free(&node), "MPI_Comm_free");
 }
 
+/* This process's rank as the launcher says it, before MPI_Init; -1 where none does. */
+static int launcher_rank(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (getenv(vars[i]))
+			return atoi(getenv(vars[i]));
+	return -1;
+}
+
 int ranks_start(void (*cleanup)(void), struct cs_err *e)
 {
 	int provided = 0;
 
 	cleanup_hook = cleanup;
+	/* Quiet at once where the launcher tells the rank: mpirun stops the other ranks
+	 * (SIGTERM) as soon as rank 0 fails, and one stopped before it was quiet printed the
+	 * shell's "stopping jobs" notice beside rank 0's message. */
+	rank = launcher_rank();
+	if (rank > 0 && quiet_others(e))
+		return -1;
 	if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
 		return err_set(e, "--mpi: MPI_Init_thread failed");
 	started = true;
