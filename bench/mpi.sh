@@ -15,7 +15,17 @@
 #      of each taken off (carsh -c echo, under mpirun -np 1 and without): MPI's own start,
 #      about 0.3 s on a small machine, is paid once per run, not per step.
 #
-#   bench/mpi.sh [RUNS]        (default 5; CORES=16 JOBS=64 W=512 MOVES=10 N=512)
+#   4. the FFT filter pipeline graph (batches/graphs/fft-filter.xml, GN x GN pictures,
+#      GITEMS of them) pipelined over 4 ranks of CORES/4 compute units each against
+#      serialized (--serial) on 1 rank of CORES/4, per result: the serialized time per
+#      picture over the time of one pass of the repeat batch while the pipeline is full,
+#      both from the runner's --report line (target >= 2.5); printed beside, the same
+#      graph pipelined on 1 rank of CORES/4, to tell what the ranks add to PEA-ST's own
+#      overlap.
+#
+#   bench/mpi.sh [RUNS]        (default 5; CORES=16 JOBS=64 W=512 MOVES=10 N=512 GN=256
+#                               GITEMS=8, at least 7 for a full pass; FIGURES="1 2 3 4" picks
+#                               figures, e.g. FIGURES=4)
 #
 # MPIRUN (default mpirun) is the launcher: where Open MPI is only unpacked (dpkg -x), set
 # OPAL_PREFIX, PATH and LD_LIBRARY_PATH and MPIRUN=$PREFIX/bin/mpirun. $CARSH (default:
@@ -32,6 +42,9 @@ jobs=${JOBS:-64}
 w=${W:-512}
 moves=${MOVES:-10}
 n=${N:-512}
+gn=${GN:-256}
+gitems=${GITEMS:-8}
+figures=" ${FIGURES:-1 2 3 4} "
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME="$work/cache"
@@ -94,6 +107,15 @@ awk -v n="$n" 'BEGIN { print "P2"; print n, n; print 255
 	>"$work/pic.pgm"
 flag=("$top/batches/fft-filter/fft-filter.bat.xml" N="$n" IMAGE="$work/pic.pgm" OUT="$work/out.pgm")
 
+# ---- 4. the FFT filter graph: GITEMS different pictures ----
+for ((i = 0; i < gitems; i++)); do
+	awk -v n="$gn" -v k="$i" 'BEGIN { print "P2"; print n, n; print 255
+		for (y = 0; y < n; y++) for (x = 0; x < n; x++) print (x * (7 + k) + y * 13 + int(x * y / (5 + k))) % 256 }' \
+		>"$work/g-$i.pgm"
+done
+graph=("$top/batches/graphs/fft-filter.xml" --items "$gitems" --report N="$gn" CUT=$((gn / 8))
+	re="$work/g-{i}.pgm" re_next=discard im_next=discard)
+
 cu=$((cores / 4))
 [ "$cu" -ge 1 ] || cu=1
 # On the cores (the figure is of ranks of CU cores each; a GPU would be shared by every rank).
@@ -104,41 +126,87 @@ stayed() { mpi 2 "$cu" "$carsh" "$work/stay.bat.xml"; }
 flag_mpi() { mpi 1 "$cores" "$carsh" "${flag[@]}"; }
 flag_plain() { "$carsh" "${flag[@]}"; }
 mpi_true() { mpi 1 1 "$carsh" -c echo; }
+# graph NP MODE...: the graph on NP ranks; its --report line (rank 0's standard error).
+graph_run() {
+	local np=$1
+	shift
+	mpi "$np" "$cu" "$carsh" "${graph[@]}" "$@" 2>"$work/graph.err" >/dev/null || {
+		echo "mpi.sh: the graph failed on $np rank(s) $*:" >&2
+		cat "$work/graph.err" >&2
+		exit 1
+	}
+	grep '^graph fft-filter:' "$work/graph.err"
+}
+field() { sed -E -n "s/.*$2.*/\1/p" <<<"$1"; }
+graph_time() { # FILE REGEX NP MODE...: the number REGEX catches in the graph's report
+	local out=$1 re=$2 line
+	shift 2
+	line=$(graph_run "$@")
+	field "$line" "$re" >>"$out"
+}
+graph_serial() { graph_time "$work/g-serial" '; ([0-9.]+) ms per item' 1 --serial; }
+graph_pipe1() { graph_time "$work/g-pipe1" 'passes ([0-9.]+) ms each' 1; }
+graph_pipe4() { graph_time "$work/g-pipe4" 'passes ([0-9.]+) ms each' 4; }
+want() { [[ $figures == *" $1 "* ]]; }
 plain_true() { "$carsh" -c echo; }
 
 # One untimed run of each builds the programs into the binary cache.
-jobs1 >/dev/null
-moved >/dev/null
-stayed >/dev/null
-flag_plain >/dev/null
-flag_mpi >/dev/null
+if want 1; then jobs1 >/dev/null; fi
+if want 2; then moved >/dev/null && stayed >/dev/null; fi
+if want 3; then flag_plain >/dev/null && flag_mpi >/dev/null; fi
+if want 4; then graph_run 1 >/dev/null; fi
 for ((r = 0; r < runs; r++)); do
-	timed "$work/jobs1" jobs1
-	timed "$work/jobs4" jobs4
-	timed "$work/moved" moved
-	timed "$work/stayed" stayed
-	mpi 2 "$cu" "$bare" $((64 * 1024 * 1024)) 20 >>"$work/bare"
-	timed "$work/flag-plain" flag_plain
-	timed "$work/flag-mpi" flag_mpi
-	timed "$work/true" mpi_true
-	timed "$work/plain-true" plain_true
+	if want 1; then
+		timed "$work/jobs1" jobs1
+		timed "$work/jobs4" jobs4
+	fi
+	if want 2; then
+		timed "$work/moved" moved
+		timed "$work/stayed" stayed
+		mpi 2 "$cu" "$bare" $((64 * 1024 * 1024)) 20 >>"$work/bare"
+	fi
+	if want 3; then
+		timed "$work/flag-plain" flag_plain
+		timed "$work/flag-mpi" flag_mpi
+		timed "$work/true" mpi_true
+		timed "$work/plain-true" plain_true
+	fi
+	if want 4; then
+		graph_serial
+		graph_pipe4
+		graph_pipe1
+	fi
 done
 
 m() { median <"$work/$1"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
-j1=$(m jobs1) j4=$(m jobs4)
-move=$(awk -v a="$(m moved)" -v b="$(m stayed)" -v k="$moves" 'BEGIN { printf "%.3f", (a - b) / k }')
-bare_ms=$(m bare)
-fp=$(m flag-plain) fm=$(m flag-mpi) mt=$(m true) pt=$(m plain-true)
 echo "bench/mpi.sh: median of $runs runs (ms); $cores cores, $cu compute units per rank in 1."
 printf '%-58s %10s %10s %7s %s\n' figure measured against ratio target
-printf '%-58s %10.1f %10.1f %7s %s\n' "1. $jobs jobs: 1 rank / 4 ranks of $cu CU (speed-up)" \
-	"$j1" "$j4" "$(ratio "$j1" "$j4")" ">= 3.4"
-printf '%-58s %10.3f %10.3f %7s %s\n' "2. 64 MiB buffer move / bare MPI_Send+Recv (per move)" \
-	"$move" "$bare_ms" "$(ratio "$move" "$bare_ms")" "<= 1.2"
-printf '%-58s %10.1f %10.1f %7s %s\n' "3. flagship N=$n: -np 1 / without MPI" \
-	"$fm" "$fp" "$(ratio "$fm" "$fp")" "<= 1.05"
-fm0=$(awk -v a="$fm" -v b="$mt" 'BEGIN { print a - b }')
-fp0=$(awk -v a="$fp" -v b="$pt" 'BEGIN { print a - b }')
-printf '%-58s %10.1f %10.1f %7s %s\n' "   the same, start and end taken off ($mt / $pt ms)" \
-	"$fm0" "$fp0" "$(ratio "$fm0" "$fp0")" "<= 1.05"
+if want 1; then
+	j1=$(m jobs1) j4=$(m jobs4)
+	printf '%-58s %10.1f %10.1f %7s %s\n' "1. $jobs jobs: 1 rank / 4 ranks of $cu CU (speed-up)" \
+		"$j1" "$j4" "$(ratio "$j1" "$j4")" ">= 3.4"
+fi
+if want 2; then
+	move=$(awk -v a="$(m moved)" -v b="$(m stayed)" -v k="$moves" 'BEGIN { printf "%.3f", (a - b) / k }')
+	bare_ms=$(m bare)
+	printf '%-58s %10.3f %10.3f %7s %s\n' "2. 64 MiB buffer move / bare MPI_Send+Recv (per move)" \
+		"$move" "$bare_ms" "$(ratio "$move" "$bare_ms")" "<= 1.2"
+fi
+if want 3; then
+	fp=$(m flag-plain) fm=$(m flag-mpi) mt=$(m true) pt=$(m plain-true)
+	printf '%-58s %10.1f %10.1f %7s %s\n' "3. flagship N=$n: -np 1 / without MPI" \
+		"$fm" "$fp" "$(ratio "$fm" "$fp")" "<= 1.05"
+	fm0=$(awk -v a="$fm" -v b="$mt" 'BEGIN { print a - b }')
+	fp0=$(awk -v a="$fp" -v b="$pt" 'BEGIN { print a - b }')
+	printf '%-58s %10.1f %10.1f %7s %s\n' "   the same, start and end taken off ($mt / $pt ms)" \
+		"$fm0" "$fp0" "$(ratio "$fm0" "$fp0")" "<= 1.05"
+fi
+if want 4; then
+	gs=$(m g-serial) g4=$(m g-pipe4) g1=$(m g-pipe1)
+	printf '%-58s %10.1f %10.1f %7s %s\n' \
+		"4. FFT graph N=$gn per result: serial 1 rank / pipelined 4" "$gs" "$g4" \
+		"$(ratio "$gs" "$g4")" ">= 2.5"
+	printf '%-58s %10.1f %10.1f %7s %s\n' "   the same against pipelined on 1 rank of $cu CU" \
+		"$gs" "$g1" "$(ratio "$gs" "$g1")" "(PEA-ST alone)"
+fi

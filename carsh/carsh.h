@@ -133,6 +133,7 @@ enum carsh_errcode {
 	CARSH_E_SIZE = -4,   /* the bytes given do not match the stream's */
 	CARSH_E_STATE = -5,  /* not now: a stream unbound, a fire in flight, no data sent */
 	CARSH_E_DEVICE = -6, /* no such device, a build error, an OpenCL failure */
+	CARSH_E_MPI = -7,    /* an MPI call failed, or the library was built without MPI */
 };
 
 typedef struct carsh_machine carsh_machine;
@@ -306,6 +307,77 @@ int carsh_pipeline_run(carsh_pipeline *p, long iterations);
 /* CARAVELA_ReceiveOutputDataFromPipeline: the latest data taken at an EXIT port. *fresh
  * (may be NULL) says whether it was taken since the last receive. */
 int carsh_pipeline_receive(carsh_pipeline *p, int port, void *data, size_t bytes, int *fresh);
+
+/* ---- CaravelaMPI (004 §4.1, Table 4): flow-models that receive and send over MPI ----
+ *
+ * A program started by mpirun (or srun ...) joins the MPI job with carsh_mpi_init and then
+ * moves streams between ranks around the fires of its flow-models, in 004's three interface
+ * models: Recv-Calculate-Send (carsh_mpi_recvsend: receive inputs, fire, send outputs),
+ * Recv-Calculate (carsh_mpi_recv) and Calculate-Send (carsh_mpi_send); the I versions
+ * return a request at once and carsh_mpi_wait / carsh_mpi_test complete it. While a wait or
+ * test looks at its request, it also advances every other pending request of the process
+ * (a receive that ended is fired, a fire that ended is sent), as 004 §4.1.4 asks.
+ *
+ * Messages go on a communicator of the library's own (a duplicate of MPI_COMM_WORLD): they
+ * never match the program's own MPI messages, and the program may use MPI itself. Errors
+ * of these calls are one-line messages read with carsh_mpi_last_error, kept per thread. */
+
+typedef struct carsh_request carsh_request;
+
+/* One message. With stream set it is a stream of the request's flow-model: a received one
+ * is an Input or InOut, a sent one an Output or InOut, and the bytes are its binding's
+ * (caller memory or a carsh_buffer), data and bytes being ignored. With stream NULL it is
+ * the caller's bytes at data (for a request without a flow-model, or besides its streams).
+ * Messages match by rank and tag, in order, as MPI's do. */
+struct carsh_message {
+	const char *stream;
+	void *data;
+	size_t bytes;
+	int rank; /* the peer, in MPI_COMM_WORLD */
+	int tag;  /* 0 .. 32767 */
+};
+
+/* CaravelaMPI_Init: join the MPI job (MPI_Init_thread, asking for MPI_THREAD_MULTIPLE),
+ * unless the program initialized MPI already. *rank and *size (each may be NULL) receive
+ * this process's rank and the number of ranks. A program whose MPI gives less than
+ * MPI_THREAD_MULTIPLE makes these calls from one thread at a time. CARSH_E_MPI without
+ * MPI. Calling it again only reads the rank and size. */
+int carsh_mpi_init(int *rank, int *size);
+/* CaravelaMPI_Finalize: free the library's communicator, and MPI_Finalize if
+ * carsh_mpi_init called MPI_Init. CARSH_E_STATE while requests are pending (wait for them
+ * first). */
+int carsh_mpi_finalize(void);
+/* The message of this thread's last failing carsh_mpi_ call ("" when none failed). */
+const char *carsh_mpi_last_error(void);
+
+/* CaravelaMPI_Irecvsend: receive recv[0..nrecv), fire fm once, send send[0..nsend), as a
+ * request (*req). The messages received land in the streams' memory; nothing of fm may be
+ * touched (bound, fired, read) until the request completes, and a flow-model has one
+ * request pending at a time (CARSH_E_STATE). fm's streams must be bound. */
+int carsh_mpi_irecvsend(carsh_flowmodel *fm, const struct carsh_message *recv, size_t nrecv,
+                        const struct carsh_message *send, size_t nsend, carsh_request **req);
+/* CaravelaMPI_Irecv (Recv-Calculate): receive, then fire fm; with fm NULL, receive only.
+ * The results are in fm's output streams when the request completes. */
+int carsh_mpi_irecv(carsh_flowmodel *fm, const struct carsh_message *recv, size_t nrecv,
+                    carsh_request **req);
+/* CaravelaMPI_Isend (Calculate-Send): fire fm on its streams as bound, then send; with fm
+ * NULL, send only (the caller's bytes). */
+int carsh_mpi_isend(carsh_flowmodel *fm, const struct carsh_message *send, size_t nsend,
+                    carsh_request **req);
+
+/* The synchronous forms: the I call, then carsh_mpi_wait. */
+int carsh_mpi_recvsend(carsh_flowmodel *fm, const struct carsh_message *recv, size_t nrecv,
+                       const struct carsh_message *send, size_t nsend);
+int carsh_mpi_recv(carsh_flowmodel *fm, const struct carsh_message *recv, size_t nrecv);
+int carsh_mpi_send(carsh_flowmodel *fm, const struct carsh_message *send, size_t nsend);
+
+/* CaravelaMPI_Wait: complete *req (receive, fire, send), free it and set *req to NULL; a
+ * NULL *req returns at once. The request's error (a failed fire, an MPI error) is returned
+ * here, and the request is freed all the same. */
+int carsh_mpi_wait(carsh_request **req);
+/* CaravelaMPI_Test: advance *req (and the others pending) without blocking; *done is 1
+ * when it completed, and then it is freed and *req set to NULL, as by carsh_mpi_wait. */
+int carsh_mpi_test(carsh_request **req, int *done);
 
 #ifdef __cplusplus
 }

@@ -152,15 +152,36 @@ static int read_data(const struct xml_ctx *x, xmlNodePtr n, struct graph_data *d
 	return 0;
 }
 
+/* <Node rank="N"> or rank="auto" (docs/scale-out.md "Pipeline graphs across ranks"). */
+static int read_rank(const struct xml_ctx *x, xmlNodePtr n, int *out)
+{
+	char *v = xml_attr(n, "rank"), *end = NULL;
+	long r = -1;
+	int rc = 0;
+
+	*out = GRAPH_RANK_AUTO;
+	if (!v || strcmp(v, "auto") == 0) {
+		free(v);
+		return 0;
+	}
+	r = strtol(v, &end, 10);
+	if (r < 0 || r > 1000000 || end == v || *end)
+		rc = gerr(x, n, "rank '%s': expected a rank number (0, 1, ...) or auto", v);
+	else
+		*out = (int)r;
+	free(v);
+	return rc;
+}
+
 static int read_node(const struct xml_ctx *x, xmlNodePtr n, struct graph *g)
 {
-	static const char *const attrs[] = {"name", "exe", NULL};
+	static const char *const attrs[] = {"name", "exe", "rank", NULL};
 	char *name = NULL, *exe = NULL;
 	long dup;
 	size_t i;
-	int rc = -1;
+	int rc = -1, rank;
 
-	if (check_attrs(x, n, attrs) || attr_req(x, n, "name", &name))
+	if (check_attrs(x, n, attrs) || attr_req(x, n, "name", &name) || read_rank(x, n, &rank))
 		goto out;
 	if (!graph_name_valid(name)) {
 		gerr(x, n, "'%s' is not a node name (letters, digits, '_' and '-')", name);
@@ -182,6 +203,7 @@ static int read_node(const struct xml_ctx *x, xmlNodePtr n, struct graph *g)
 	}
 	i = graph_add_node(g, name, NULL);
 	g->nodes[i].line = xml_line(n);
+	g->nodes[i].rank = rank;
 	if (exe)
 		g->nodes[i].exe = path_join(x->dir, exe);
 	rc = 0;

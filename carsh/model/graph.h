@@ -32,9 +32,13 @@ struct graph_data {
 	int line;      /* where it was given */
 };
 
+/* <Node rank="auto">, or no rank=: the runner places the node (docs/scale-out.md). */
+#define GRAPH_RANK_AUTO (-1)
+
 struct graph_node {
 	char *name;
 	char *exe; /* the executable, joined to the graph's directory; NULL when not given */
+	int rank;  /* under MPI, the rank that runs it (modulo the ranks), or GRAPH_RANK_AUTO */
 	int line;
 };
 

@@ -24,6 +24,7 @@ size_t graph_add_node(struct graph *g, const char *name, const char *exe)
 	n = memset(&g->nodes[g->nnodes], 0, sizeof(*n));
 	n->name = xstrdup(name);
 	n->exe = exe ? xstrdup(exe) : NULL;
+	n->rank = GRAPH_RANK_AUTO;
 	return g->nnodes++;
 }
 

@@ -54,8 +54,10 @@ void buffers_bring(struct run_ctx *c, char *const *names, size_t n, int to)
 		if (me != from && me != to)
 			continue;
 		take_part(c, names[i], me == from, &m[k]);
-		x[k] = (struct ranks_xfer){m[k].map, m[k].v.bytes, me == from ? to : from,
-		                           me == from};
+		x[k] = (struct ranks_xfer){.data = m[k].map,
+		                           .bytes = m[k].v.bytes,
+		                           .peer = me == from ? to : from,
+		                           .send = me == from};
 		k++;
 	}
 	ranks_exchange(x, k);

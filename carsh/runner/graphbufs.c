@@ -214,8 +214,10 @@ int grun_start_run(struct grun *r, size_t node, size_t item)
 	}
 	label = xasprintf("%s#%zu %s", grun_node_name(r, node), item, nr->label);
 	r->c.background = true;
+	r->c.rank = nr->rank;
 	rc = run_exe(&r->c, nr->exe, NULL, label, r->e);
 	r->c.background = false;
+	r->c.rank = 0;
 	free(label);
 	r->tm.jobs++;
 	return rc;

@@ -39,6 +39,7 @@ struct node_run {
 	size_t *ports; /* ring ports of this node */
 	size_t nports;
 	struct exe_bind **binds; /* per port: its <Buffer> binding, rebound for every run */
+	int rank;                /* under MPI, the rank that runs it (graphrun.c) */
 };
 
 struct timing {

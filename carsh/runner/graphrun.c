@@ -18,14 +18,13 @@
  */
 #include "runner/graphrun.h"
 
-#include "runner/rankplace.h"
-
 #include <stdio.h>
 #include <string.h>
 
 #include "runner/graphrun-int.h"
 #include "util/alloc.h"
 #include "util/clock.h"
+#include "util/ranks.h"
 
 /* --trace: the plan, then one line per step. */
 static void trace_plan(const struct grun *r)
@@ -54,6 +53,41 @@ static void trace_plan(const struct grun *r)
 	}
 }
 
+/* 004 §4.2.5 across MPI ranks (docs/scale-out.md): a node runs on its rank="N" (modulo the
+ * ranks), else the nodes of each repeat stage go round robin, the count going on from one
+ * stage to the next, so that the runs of a stage, which run at once, are on different
+ * ranks and every rank gets its share of the pass. Every rank computes the same. */
+static void place_nodes(struct grun *r)
+{
+	const struct peast_plan *p = &r->plan;
+	int size = ranks_size(), next = 0;
+
+	for (size_t x = 0; x < r->g->nnodes; x++)
+		r->nodes[x].rank = r->g->nodes[x].rank >= 0 ? r->g->nodes[x].rank % size : -1;
+	for (size_t s = p->nstartup; s < p->nstages; s++)
+		for (size_t k = p->stage_start[s]; k < p->stage_start[s + 1]; k++) {
+			struct node_run *nr = &r->nodes[p->stage_node[k]];
+
+			if (nr->rank < 0) {
+				nr->rank = next;
+				next = (next + 1) % size;
+			}
+		}
+	for (size_t x = 0; x < r->g->nnodes; x++)
+		if (r->nodes[x].rank < 0) /* in no repeat stage: never, with PEA-ST's plan */
+			r->nodes[x].rank = 0;
+}
+
+static void trace_ranks(const struct grun *r)
+{
+	if (ranks_size() == 1)
+		return;
+	fprintf(stderr, "ranks:");
+	for (size_t x = 0; x < r->g->nnodes; x++)
+		fprintf(stderr, " %s@%d", grun_node_name(r, x), r->nodes[x].rank);
+	fputc('\n', stderr);
+}
+
 struct run_ref {
 	size_t node;
 	size_t item;
@@ -75,8 +109,9 @@ static int run_step(struct grun *r, const struct run_ref *runs, size_t n, const 
 		rc = grun_fill_entrances(r, runs[i].node, runs[i].item);
 	for (size_t i = 0; i < n && rc == 0; i++)
 		rc = grun_start_run(r, runs[i].node, runs[i].item);
-	/* Whatever happened, the runs started end before the step does. */
-	if (jobs_sync(r->c.jobs, 0, &sync_err) != 0 && rc == 0) {
+	/* Whatever happened, the runs started end before the step does, on every rank (each
+	 * waits for its own, then all agree: a run that failed on rank 2 stops every rank). */
+	if (ranks_agree(jobs_sync(r->c.jobs, 0, &sync_err) ? 1 : 0, &sync_err) != 0 && rc == 0) {
 		memcpy(r->e->msg, sync_err.msg, sizeof(r->e->msg));
 		rc = 1;
 	}
@@ -254,8 +289,12 @@ static int run_graph(struct grun *r)
 		return 1;
 	rc = grun_prepare(r);
 	r->tm.setup_ms = clock_ms() - t0;
-	if (rc == 0 && r->o->go->trace)
+	if (rc == 0)
+		place_nodes(r);
+	if (rc == 0 && r->o->go->trace) {
 		trace_plan(r);
+		trace_ranks(r);
+	}
 	if (rc == 0)
 		rc = r->o->go->serial ? run_serial(r) : run_pipelined(r);
 	grun_delete_buffers(r);
@@ -272,10 +311,7 @@ int graph_run_file(struct run_ctx *c, const char *path, int argc, char **argv,
 	struct grun r = {0};
 	int rc;
 
-	if (placement_one_rank("pipeline graphs", e))
-		return 1;
 	rc = grun_parse_words(path, argc, argv, &o, e);
-
 	if (rc) {
 		grun_options_free(&o);
 		return rc;

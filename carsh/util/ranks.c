@@ -240,6 +240,188 @@ int ranks_agree(int status, struct cs_err *e)
 	return status;
 }
 
+/* ---- the guest (util/ranks.h): errors are returned, never fatal ---- */
+
+static MPI_Comm guest_comm = MPI_COMM_NULL;
+static bool guest_inited;   /* ranks_guest_start called MPI_Init_thread: it finalizes */
+static bool guest_multiple; /* MPI_THREAD_MULTIPLE: the guest's calls take no lock */
+
+static void guest_lock(void)
+{
+	if (!guest_multiple)
+		pthread_mutex_lock(&mpi_lock);
+}
+
+static void guest_unlock(void)
+{
+	if (!guest_multiple)
+		pthread_mutex_unlock(&mpi_lock);
+}
+
+struct ranks_req {
+	int n;
+	MPI_Request *req;
+};
+
+static int guest_err(struct cs_err *e, int rc, const char *call)
+{
+	char text[MPI_MAX_ERROR_STRING];
+	int len = 0;
+
+	if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
+		snprintf(text, sizeof(text), "error %d", rc);
+	return err_set(e, "%s: %s", call, text);
+}
+
+bool ranks_guest_started(void)
+{
+	return guest_comm != MPI_COMM_NULL;
+}
+
+static int guest_join(struct cs_err *e)
+{
+	int inited = 0, provided = 0, rc;
+
+	if (MPI_Initialized(&inited) != MPI_SUCCESS)
+		return err_set(e, "MPI_Initialized failed");
+	if (!inited) {
+		if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
+			return err_set(e, "MPI_Init_thread failed");
+		guest_inited = true;
+	}
+	if (MPI_Query_thread(&provided) != MPI_SUCCESS)
+		return err_set(e, "MPI_Query_thread failed");
+	guest_multiple = provided == MPI_THREAD_MULTIPLE;
+	rc = MPI_Comm_dup(MPI_COMM_WORLD, &guest_comm);
+	if (rc != MPI_SUCCESS)
+		return guest_err(e, rc, "MPI_Comm_dup");
+	rc = MPI_Comm_set_errhandler(guest_comm, MPI_ERRORS_RETURN);
+	return rc == MPI_SUCCESS ? 0 : guest_err(e, rc, "MPI_Comm_set_errhandler");
+}
+
+int ranks_guest_start(int *rank_out, int *size_out, struct cs_err *e)
+{
+	int rc = 0, r = 0, n = 1;
+
+	pthread_mutex_lock(&mpi_lock);
+	if (guest_comm == MPI_COMM_NULL)
+		rc = guest_join(e);
+	if (rc == 0 && (MPI_Comm_rank(guest_comm, &r) != MPI_SUCCESS ||
+	                MPI_Comm_size(guest_comm, &n) != MPI_SUCCESS))
+		rc = err_set(e, "MPI_Comm_rank: failed");
+	pthread_mutex_unlock(&mpi_lock);
+	if (rank_out)
+		*rank_out = r;
+	if (size_out)
+		*size_out = n;
+	return rc;
+}
+
+int ranks_guest_finish(struct cs_err *e)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&mpi_lock);
+	if (guest_comm != MPI_COMM_NULL) {
+		rc = MPI_Comm_free(&guest_comm);
+		rc = rc == MPI_SUCCESS ? 0 : guest_err(e, rc, "MPI_Comm_free");
+		guest_comm = MPI_COMM_NULL;
+	}
+	if (rc == 0 && guest_inited) {
+		guest_inited = false;
+		if (MPI_Finalize() != MPI_SUCCESS)
+			rc = err_set(e, "MPI_Finalize failed");
+	}
+	pthread_mutex_unlock(&mpi_lock);
+	return rc;
+}
+
+static int guest_post_one(const struct ranks_xfer *x, MPI_Request *req, struct cs_err *e)
+{
+	for (size_t i = 0; i < pieces(x->bytes); i++) {
+		char *p = (char *)x->data + i * PIECE;
+		int len = (int)(x->bytes - i * PIECE < PIECE ? x->bytes - i * PIECE : PIECE);
+		int rc =
+		        x->send ? MPI_Isend(p, len, MPI_BYTE, x->peer, x->tag, guest_comm, &req[i])
+		                : MPI_Irecv(p, len, MPI_BYTE, x->peer, x->tag, guest_comm, &req[i]);
+
+		if (rc != MPI_SUCCESS)
+			return guest_err(e, rc, x->send ? "MPI_Isend" : "MPI_Irecv");
+	}
+	return 0;
+}
+
+int ranks_guest_post(const struct ranks_xfer *x, size_t n, struct ranks_req **out, struct cs_err *e)
+{
+	struct ranks_req *r = xcalloc(1, sizeof(*r));
+	size_t total = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++)
+		total += pieces(x[i].bytes);
+	r->req = xcalloc(total ? total : 1, sizeof(*r->req));
+	for (size_t i = 0; i < total; i++)
+		r->req[i] = MPI_REQUEST_NULL;
+	guest_lock();
+	if (guest_comm == MPI_COMM_NULL)
+		rc = err_set(e, "MPI is not started: carsh_mpi_init first");
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		rc = guest_post_one(&x[i], r->req + r->n, e);
+		r->n += (int)pieces(x[i].bytes);
+	}
+	guest_unlock();
+	if (rc) {
+		ranks_req_free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+int ranks_guest_test(struct ranks_req *r, bool *done, struct cs_err *e)
+{
+	int flag = 0, rc;
+
+	guest_lock();
+	rc = MPI_Testall(r->n, r->req, &flag, MPI_STATUSES_IGNORE);
+	guest_unlock();
+	*done = flag != 0;
+	return rc == MPI_SUCCESS ? 0 : guest_err(e, rc, "MPI_Testall");
+}
+
+/* Without MPI_THREAD_MULTIPLE the blocking MPI_Waitall holds the lock, and a message that
+ * another thread of this process has yet to post makes it wait for ever: such a program
+ * waits for its requests from one thread (carsh.h says so). */
+int ranks_guest_wait(struct ranks_req *r, struct cs_err *e)
+{
+	bool done = false;
+	int rc;
+
+	if (ranks_guest_test(r, &done, e))
+		return -1;
+	if (done)
+		return 0;
+	guest_lock();
+	rc = MPI_Waitall(r->n, r->req, MPI_STATUSES_IGNORE);
+	guest_unlock();
+	return rc == MPI_SUCCESS ? 0 : guest_err(e, rc, "MPI_Waitall");
+}
+
+void ranks_req_free(struct ranks_req *r)
+{
+	if (!r)
+		return;
+	guest_lock();
+	for (int i = 0; i < r->n; i++)
+		if (r->req[i] != MPI_REQUEST_NULL) {
+			(void)MPI_Cancel(&r->req[i]);
+			(void)MPI_Wait(&r->req[i], MPI_STATUS_IGNORE);
+		}
+	guest_unlock();
+	free(r->req);
+	free(r);
+}
+
 #else /* !HAVE_MPI */
 
 bool ranks_built(void)
@@ -269,6 +451,53 @@ int ranks_agree(int status, struct cs_err *e)
 {
 	(void)e;
 	return status;
+}
+
+/* Without MPI the guest has nothing to join: every call says so. */
+static const char no_mpi[] =
+        "this libcarsh was built without MPI (install libopenmpi-dev and configure --with-mpi)";
+
+int ranks_guest_start(int *rank_out, int *size_out, struct cs_err *e)
+{
+	if (rank_out)
+		*rank_out = 0;
+	if (size_out)
+		*size_out = 1;
+	return err_set(e, "%s", no_mpi);
+}
+
+int ranks_guest_finish(struct cs_err *e)
+{
+	return err_set(e, "%s", no_mpi);
+}
+
+bool ranks_guest_started(void)
+{
+	return false;
+}
+
+int ranks_guest_post(const struct ranks_xfer *x, size_t n, struct ranks_req **out, struct cs_err *e)
+{
+	(void)x, (void)n, (void)out;
+	return err_set(e, "%s", no_mpi);
+}
+
+int ranks_guest_test(struct ranks_req *r, bool *done, struct cs_err *e)
+{
+	(void)r, (void)e;
+	*done = true;
+	return 0;
+}
+
+int ranks_guest_wait(struct ranks_req *r, struct cs_err *e)
+{
+	(void)r, (void)e;
+	return 0;
+}
+
+void ranks_req_free(struct ranks_req *r)
+{
+	(void)r;
 }
 
 #endif

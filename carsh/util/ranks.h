@@ -43,6 +43,7 @@ struct ranks_xfer {
 	size_t bytes;
 	int peer;
 	bool send;
+	int tag; /* the guest's messages only (ranks_guest_post); ranks_exchange uses its own */
 };
 
 /* Post every transfer at once (nonblocking, so that they overlap) and wait for all. Peers
@@ -57,5 +58,31 @@ int ranks_agree(int status, struct cs_err *e);
 /* End the whole job: "carsh: rank N: MESSAGE" on this rank's own standard error, the
  * cleanup hook, MPI_Abort. */
 void ranks_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+
+/*
+ * The guest side: CaravelaMPI in the embedding API (carsh.h, 004 §4.1). A program that
+ * links libcarsh joins the MPI job itself (or already has) and moves its own messages; the
+ * library is its guest, so here nothing is fatal (an MPI error is returned, with MPI's
+ * text), nothing is printed and standard output stays the program's. The guest's messages
+ * travel on a communicator of its own, a duplicate of MPI_COMM_WORLD, so that they never
+ * match the program's own messages or the shell's ranks_exchange.
+ */
+/* Join: MPI_Init_thread unless the program (or the shell) initialized MPI already, then
+ * duplicate the world. *rank and *size may be NULL. A second call only reads them. */
+int ranks_guest_start(int *rank, int *size, struct cs_err *e);
+/* Free the guest's communicator; MPI_Finalize when ranks_guest_start initialized MPI. */
+int ranks_guest_finish(struct cs_err *e);
+bool ranks_guest_started(void);
+
+/* Messages posted together (MPI_Isend/MPI_Irecv on the guest's communicator, with each
+ * transfer's tag) and completed together. */
+struct ranks_req;
+int ranks_guest_post(const struct ranks_xfer *x, size_t n, struct ranks_req **out,
+                     struct cs_err *e);
+/* *done: whether every message of r is complete (MPI_Testall). */
+int ranks_guest_test(struct ranks_req *r, bool *done, struct cs_err *e);
+int ranks_guest_wait(struct ranks_req *r, struct cs_err *e);
+/* Messages not complete are cancelled first (a request given up after an error). */
+void ranks_req_free(struct ranks_req *r);
 
 #endif

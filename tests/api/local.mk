@@ -7,3 +7,12 @@ tests_api_check_api_LDADD = $(LIBCARSH) $(CHECK_LIBS)
 AREA_TESTS += tests/api/check_api tests/api/install.sh tests/api/cxx.sh tests/api/docs.sh
 
 dist_man_MANS += docs/carsh.3
+
+# CaravelaMPI (004 §4.1): examples/c-api/pingpong.c on two ranks (tests/api/mpi.sh).
+check_PROGRAMS += tests/api/pingpong
+tests_api_pingpong_SOURCES = examples/c-api/pingpong.c
+tests_api_pingpong_LDADD = $(LIBCARSH)
+AREA_TESTS += tests/api/mpi.sh
+check_PROGRAMS += tests/api/check_mpi
+tests_api_check_mpi_SOURCES = tests/api/check_mpi.c
+tests_api_check_mpi_LDADD = $(LIBCARSH)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Scale-out on MPI (docs/scale-out.md, issue 19): the flagship batch and a batch of
 # independent background <Exec> chains in a <Repeat> on 1, 2 and 4 ranks give the bytes a
-# run without MPI gives, which are checked against the FFT reference and a closed form; a
+# run without MPI gives, which are checked against the FFT reference and a closed form; so
+# does the FFT filter pipeline graph, its nodes placed on ranks by stage or by rank=; a
 # job that fails on rank 1 stops every rank with the rank named; a killed rank stops the
 # others and leaves no process and no segment; a flow-model run on one rank is a run
 # without MPI. Skipped (exit 77, shown as SKIP) where carsh was built without MPI.
@@ -77,6 +78,57 @@ nothing_left "a flow-model on one rank"
 expect 1 "" mpi_run 1 ./carsh-rank run "$FM/scale.xml" x=nowhere.csv y=- &&
 	same_file "$ERR" fail.plain "a failing flow-model on one rank: the message without MPI"
 nothing_left "a failing flow-model on one rank"
+
+# ---- the FFT filter graph across ranks (004 §4.2.5): 1, 2, 4 ranks, rank="N" ----
+GRAPH="$TOP_SRCDIR/batches/graphs/fft-filter.xml"
+"$FFTREF" picture 64 q0.csv
+for k in 1 2 3; do
+	awk -F, -v k=$k 'BEGIN { OFS = "," } { for (i = 1; i <= NF; i++) $i = ($i * (k + 1) + i * NR * k) % 256; print }' \
+		q0.csv >q$k.csv
+done
+expect 0 "" "$CARSH" "$GRAPH" N=64 CUT=8 re=q{i}.csv re_next=g{i}.csv im_next=discard
+"$FFTREF" filter low 8 q3.csv >want3.csv
+awk -F, '{ for (i = 1; i <= NF; i++) printf "%s%.17g", (i > 1 ? "," : ""), $i / 4096; print "" }' \
+	g3.csv >got3.csv
+if "$FFTREF" cmp got3.csv want3.csv 1e-5 255 >cmp.out 2>&1; then
+	pass "FFT graph without MPI, item 3, equals the FFT reference ($(cat cmp.out))"
+else
+	fail "FFT graph without MPI: $(cat cmp.out)"
+fi
+for np in 1 2 4; do
+	expect 0 "" mpi_run $np ./carsh-rank "$GRAPH" N=64 CUT=8 re=q{i}.csv re_next=n$np-{i}.csv \
+		im_next=discard --trace
+	for k in 0 1 2 3; do
+		same_file n$np-$k.csv g$k.csv "FFT graph on $np rank(s), item $k: the bytes of a run without MPI"
+	done
+	nothing_left "FFT graph on $np rank(s)"
+done
+# Automatic placement: the nodes of each repeat stage round robin, on from stage to stage.
+grep -qx "ranks: reorder1@0 fft1@1 transpose1@3 reorder2@0 fft2@2 transpose2@3 filter@1 transpose3@2 reorder3@0 ifft1@1 transpose4@3 reorder4@0 ifft2@2" "$ERR" &&
+	pass "4 ranks: the nodes of each stage on different ranks" ||
+	fail "4 ranks: placement: $(grep '^ranks:' "$ERR")"
+# rank="N" (modulo the ranks) on some nodes; the others are placed as before.
+sed "s|exe=\"fft-filter/|exe=\"$TOP_SRCDIR/batches/graphs/fft-filter/|; s|file=\"fft-filter/|file=\"$TOP_SRCDIR/batches/graphs/fft-filter/|;
+	s|<Node name=\"filter\" |<Node name=\"filter\" rank=\"6\" |; s|<Node name=\"ifft2\" |<Node name=\"ifft2\" rank=\"auto\" |;
+	s|<Node name=\"reorder1\" |<Node name=\"reorder1\" rank=\"3\" |" "$GRAPH" >ranked.xml
+expect 0 "" mpi_run 4 ./carsh-rank ranked.xml N=64 CUT=8 re=q{i}.csv re_next=r{i}.csv \
+	im_next=discard --trace &&
+	grep -q '^ranks: reorder1@3 .* filter@2 .* ifft2@' "$ERR" &&
+	pass "<Node rank=\"N\">: reorder1 on rank 3, filter (rank 6) on rank 2: $(grep '^ranks:' "$ERR")" ||
+	fail "<Node rank=\"N\">: $(grep '^ranks:' "$ERR")"
+for k in 0 1 2 3; do
+	same_file r$k.csv g$k.csv "FFT graph with rank=\"N\", item $k: the bytes of a run without MPI"
+done
+nothing_left "FFT graph with rank=\"N\""
+
+# k-means: a feedback edge (its initial data on every rank) and data that serve every item.
+KMEANS="$TOP_SRCDIR/batches/graphs/kmeans.xml"
+expect 0 "" "$CARSH" "$KMEANS" --items 6 image=k{i}.csv
+expect 0 "" mpi_run 3 ./carsh-rank "$KMEANS" --items 6 image=k3-{i}.csv
+for k in 0 1 2 3 4 5; do
+	same_file k3-$k.csv k$k.csv "k-means graph on 3 ranks, item $k: the bytes of a run without MPI"
+done
+nothing_left "k-means graph on 3 ranks"
 
 # ---- a job that fails on rank 1 stops every rank, with the rank named ----
 cp "$DATA/errors/rankfail.bat.xml" .
