@@ -569,8 +569,8 @@ static size_t candidates(struct placer *p, const struct kernel_plan *kp, enum pl
 	return n;
 }
 
-/* energy: read the counters around the job (auto:energy, or its energy there is not known
- * yet). Not for every job: reading NVML's energy counter costs milliseconds, and 64 tiny
+/* energy: read the counters around the job (its device has one, and auto:energy, or its
+ * energy there is not known yet). Not for every job: reading NVML's energy counter costs milliseconds, and 64 tiny
  * jobs under auto:time took 458 ms against 14 on the cores alone (the GPU machine). */
 static void track(struct placer *p, struct job_plan *jp, size_t dev, double forecast,
                   const char *model, bool energy)
@@ -624,7 +624,7 @@ static int choose(struct placer *p, struct job_plan *jp, enum place_crit crit, c
 	}
 	at = place_pick(c, n, crit, why, len);
 	track(p, jp, map[at], c[at].known ? c[at].time_ms : 0, model,
-	      crit == PLACE_ENERGY || !(c[at].energy_mj >= 0));
+	      has_counter(p, map[at]) && (crit == PLACE_ENERGY || !(c[at].energy_mj >= 0)));
 	free(model);
 	return (int)map[at];
 }
