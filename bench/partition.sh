@@ -24,8 +24,13 @@
 #   BUDGET_S   seconds for the measurements (default 420): each benchmark gets its share, the
 #              full thread count and 1 thread first, then the others from high to low; what
 #              does not fit is skipped and said so
-#   GPU        what plays the GPU: auto (default; "cpu" where carsh sees no GPU: a CPU core
-#              stands in), none, cpu, or a device selector
+#   GPU        what plays the GPU: auto (default: every GPU; "cpu" where carsh sees no GPU: a
+#              CPU core stands in), none, cpu, or device selectors (0,1)
+#   GPUS       several GPUs (issue 23): passed as --gpu (e.g. all, or 0,1) to LogFit on N-body
+#              and the 2-D benchmark at the full thread count, against GPU1 (default: gpu, the
+#              first GPU) with the same cores, REPEATS times each, alternating; the ratio of
+#              the medians is "over all GPUs + cores against 1 GPU + cores" (target >= 1.8 on
+#              2 GPUs). Default: all where carsh sees two GPUs or accelerators, else skipped
 #   THREADS    thread counts to run (default 1 ... max; --quick: 1 2 max/2+1 max)
 #   SCHEDS     schedulers (default: logfit static concord hdss cpu gpu)
 #   REPEATS    runs of each configuration, the median counts (default 3)
@@ -81,8 +86,11 @@ cores=$(jget cpu_cores <<<"$probe")
 max=$((cores + 1))
 [ "$GPU" = none ] && max=$cores
 gpu_name=$("$carsh" partition --json --no-progress --gpu "$GPU" --sched gpu "$fm/part_mandel.xml" \
-	count=discard W=64 H=1 MAXIT=1 2>/dev/null | sed -nE 's/.*"label":"gpu","name":"([^"]*)".*/\1/p' || true)
+	count=discard W=64 H=1 MAXIT=1 2>/dev/null | sed -nE 's/.*"label":"gpu0?","name":"([^"]*)".*/\1/p' || true)
 cpu_name=$(sed -nE 's/.*"label":"cpu0","name":"([^"]*)".*/\1/p' <<<"$probe")
+ngpus=$("$carsh" -c devices | awk 'NR > 1 && ($2 == "gpu" || $2 == "accelerator") { n++ } END { print n + 0 }')
+[ -z "${GPUS:-}" ] && [ "$ngpus" -ge 2 ] && GPUS=all
+GPU1=${GPU1:-gpu}
 if [ -n "${THREADS:-}" ]; then
 	threads=$THREADS
 elif [ $quick = 1 ]; then
@@ -267,6 +275,59 @@ for b in $benches; do
 		END { for (i = 1; i <= nk; i++) { k = keys[i]; print row[k, int((n[k] + 1) / 2)] } }' >>"$results"
 done
 
+# ---- several GPUs (issue 23): all GPUs + cores against one GPU + cores ----
+# LogFit at the full thread count (every core; each GPU has a thread of its own), in one
+# carsh per benchmark after its warm-up, the two device sets alternating; the outputs of
+# the last run over all GPUs are compared with the C reference below.
+multi_gpu() { # BENCH SECONDS
+	local b=$1 r
+	{
+		prologue "$b"
+		echo "partition --no-progress --gpu $GPUS $(params "$b") >/dev/null"
+		echo "partition --no-progress --gpu $GPU1 $(params "$b") >/dev/null"
+		for r in $(seq 1 "$REPEATS"); do
+			echo "partition --json --no-progress --gpu $GPU1 --sched logfit $(params "$b")"
+			echo "partition --json --no-progress --gpu $GPUS --sched logfit $(params "$b")"
+		done
+		case $b in
+		nbody) echo "virtbuf dump pos_next $work/nbody/mg_pos.csv" ;;
+		jacobi) echo "virtbuf dump u_next $work/jacobi/mg_u.csv" ;;
+		esac
+	} >"$work/$b-mg.csh"
+	set +e
+	timeout --signal=TERM "$2" "$carsh" "$work/$b-mg.csh" >"$out/$b-multigpu.jsonl" 2>"$work/$b-mg.err"
+	[ $? = 0 ] || echo "   $b over several GPUs: carsh failed or ran out of time: $(tail -2 "$work/$b-mg.err")"
+	set -e
+	grep '"sched"' "$out/$b-multigpu.jsonl" | while read -r line; do
+		n=$(jget gpus <<<"$line")
+		echo "$b,${n:-1},$(jget time_ms <<<"$line")"
+	done
+}
+if [ -n "${GPUS:-}" ]; then
+	echo
+	echo "== several GPUs: --gpu $GPUS against --gpu $GPU1, $max threads, logfit"
+	echo "bench,gpus,time_ms" >"$out/multigpu.csv"
+	for b in nbody jacobi; do
+		multi_gpu "$b" $((budget / 4 > 30 ? budget / 4 : 30)) >>"$out/multigpu.csv"
+	done
+	awk -F, 'NR > 1 { v[$1, $2, ++n[$1, $2]] = $3; if ($2 > g[$1]) g[$1] = $2 }
+		function median(b, k,   m, i, j, x, a) {
+			m = n[b, k]; for (i = 1; i <= m; i++) a[i] = v[b, k, i]
+			for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { x = a[i]; a[i] = a[j]; a[j] = x }
+			return a[int((m + 1) / 2)]
+		}
+		END {
+			split("nbody jacobi", B, " ")
+			for (i = 1; i <= 2; i++) {
+				b = B[i]
+				if (!n[b, 1] || g[b] < 2 || !n[b, g[b]]) { print "  " b ": not measured"; continue }
+				one = median(b, 1); all = median(b, g[b])
+				printf "  %-7s over all GPUs + cores against 1 GPU + cores: %.2fx (%d GPUs %.2f ms, 1 GPU %.2f ms; target >= 1.8 on 2 GPUs: %s)\n",
+					b, one / all, g[b], all, one, (one / all >= 1.8) ? "met" : "MISSED"
+			}
+		}' "$out/multigpu.csv" | tee "$out/multigpu.txt"
+fi
+
 # ---- the results of the check runs against the C references ----
 refcmp=$build/tests/tools/ref
 if [ ! -x "$refcmp" ]; then
@@ -304,6 +365,10 @@ echo "results of 'partition --sched logfit' with every device against the C refe
 	mkdir -p "$d/ref" && cp "$d"/*.csv "$d/ref/"
 	"$partref" jacobi2d "$JACOBI_W" "$JACOBI_H" "$JACOBI_STEPS" 0.0001 "$d/ref"
 	check jacobi "$d/got_u.csv" "$d/ref/u_ref.csv" 1e-5
+	if [ -n "${GPUS:-}" ]; then
+		check "jacobi over --gpu $GPUS" "$d/mg_u.csv" "$d/ref/u_ref.csv" 1e-5
+		check "nbody over --gpu $GPUS" "$work/nbody/mg_pos.csv" "$work/nbody/ref/pos_ref.csv" 1e-3
+	fi
 } | tee "$out/check.txt"
 
 # ---- tables ----

@@ -53,9 +53,10 @@ static const struct opt part_opts[] = {
                  "logfit (default), static, concord, hdss, cpu (the cores alone), gpu,\n"
                  "marrow (a binary search of one split, kept between runs)"),
         OPT_UINT("--threads", struct part_cmd, o.threads, "N", 4096,
-                 "the GPU and N-1 cores (1: the GPU alone); default: all"),
+                 "N-1 cores beside the GPUs, a thread each (1: the GPUs alone);\n"
+                 "default: all"),
         OPT_CALL("--gpu-share", set_share, "P",
-                 "static: the GPU's percentage, or auto (default): profile 0-100 %"),
+                 "static: the GPUs' percentage, or auto (default): profile 0-100 %"),
         OPT_UINT("--steps", struct part_cmd, o.steps, "S", 1e9,
                  "time steps, swapping the executable's swap pairs between them"),
         OPT_STRING("--trace", struct part_cmd, trace, "F.csv",
@@ -63,7 +64,8 @@ static const struct opt part_opts[] = {
                    "throughput, phase"),
         OPT_FLAG("--json", struct part_cmd, json, "the summary as one JSON line"),
         OPT_STRING("--gpu", struct part_cmd, o.gpu, "G",
-                   "auto, none, cpu (a core stands in for the GPU), or a device selector"),
+                   "auto (default: every GPU), all (every GPU and accelerator), none,\n"
+                   "cpu (a core stands in for a GPU), or selectors: 0,1"),
         OPT_FLAG("--no-progress", struct part_cmd, no_progress,
                  "no progress bar (it is drawn only on a terminal)"),
         OPT_STRING("--profile", struct part_cmd, profile, "A",
@@ -75,14 +77,15 @@ static const struct opt part_opts[] = {
 static const char usage_text[] =
         "partition [--sched logfit|static|concord|hdss|cpu|gpu|marrow] [--threads N] "
         "[--gpu-share P|auto] [--steps S] [--trace FILE.csv] [--json] "
-        "[--gpu auto|none|cpu|SELECTOR] [--no-progress] [--profile show|forget] EXE.xml "
+        "[--gpu auto|all|none|cpu|SELECTOR[,SELECTOR]...] [--no-progress] "
+        "[--profile show|forget] EXE.xml "
         "[NAME=VALUE | STREAM=FILE]...";
 
 static const struct opt_cmd part_spec = {
         "partition",
         usage_text,
         "Runs the flow-model's work space in chunks (2-D and 3-D: of rows, planes) on\n"
-        "the GPU and on single-core sub-devices of the CPU, one host thread each; chunk\n"
+        "every GPU and on single-core sub-devices of the CPU, one host thread each; chunk\n"
         "sizes follow each device's measured throughput.",
         part_opts,
         "See docs/partition.md.",
@@ -117,6 +120,8 @@ static int parse_args(struct part_cmd *pc, int argc, char **argv, struct cs_err 
 	pc->nwords = n - 1;
 	if (pc->share_given && pc->o.sched != SCHED_STATIC)
 		return err_set(e, "partition: --gpu-share is for --sched static");
+	if (part_gpu_sel_check(pc->o.gpu, e))
+		return err_prefix(e, "partition: ");
 	return 0;
 }
 

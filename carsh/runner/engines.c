@@ -75,8 +75,13 @@ static void partition_stats(struct run_ctx *c, const struct part_result *r)
 		st.h2d_ms += r->dev[i].copy_ms;
 		st.launches += (long long)r->dev[i].chunks;
 	}
-	snprintf(st.device, sizeof(st.device), "partition: %s%s%u CPU core%s", r->gpu ? "gpu" : "",
-	         r->gpu ? " + " : "", r->ncpu, r->ncpu == 1 ? "" : "s");
+	if (r->ngpu > 1)
+		snprintf(st.device, sizeof(st.device), "partition: %u GPUs + %u CPU core%s",
+		         r->ngpu, r->ncpu, r->ncpu == 1 ? "" : "s");
+	else
+		snprintf(st.device, sizeof(st.device), "partition: %s%s%u CPU core%s",
+		         r->gpu ? "gpu" : "", r->gpu ? " + " : "", r->ncpu,
+		         r->ncpu == 1 ? "" : "s");
 	stats_add(c->stats, &st);
 }
 

@@ -2,6 +2,8 @@
 carsh_libcarsh_la_SOURCES += \
 	carsh/engines/partition/logfit.c carsh/engines/partition/logfit.h \
 	carsh/engines/partition/sched.c carsh/engines/partition/sched.h \
+	carsh/engines/partition/gpusplit.c carsh/engines/partition/gpusplit.h \
+	carsh/engines/partition/gpus.c carsh/engines/partition/gpus.h \
 	carsh/engines/partition/space.c carsh/engines/partition/space.h \
 	carsh/engines/partition/kb.c carsh/engines/partition/kb.h \
 	carsh/engines/partition/partition.c carsh/engines/partition/partition.h \
@@ -31,3 +33,12 @@ AREA_TESTS += tests/unit/check_partition
 # Every scheduler against the C references on the four benchmarks, traces, errors; again
 # with carsh -T.
 AREA_TESTS += tests/shell/partition.sh tests/thread/partition.tsh
+# Several GPUs: PoCL devices standing in for two GPUs.
+AREA_TESTS += tests/shell/partition-mgpu.sh tests/thread/partition-mgpu.tsh
+
+# The schedulers with several GPUs: the split among them, and two GPUs against the oracle.
+check_PROGRAMS += tests/unit/check_partition_mgpu
+tests_unit_check_partition_mgpu_SOURCES = tests/unit/test_partition_mgpu.c
+tests_unit_check_partition_mgpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_check_partition_mgpu_LDADD = $(LIBCARSH) $(CHECK_LIBS)
+AREA_TESTS += tests/unit/check_partition_mgpu

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engines/partition/gpus.h"
 #include "engines/partition/space.h"
 #include "engines/progress.h"
 #include "exec/stage.h"
@@ -56,9 +57,10 @@ struct prun {
 	unsigned *version;     /* per argument: bumped whenever the host data changes */
 	bool several_runs;
 	struct rt_subdevs *sd;
-	struct pctx ctx[2]; /* 0: the CPU cores', 1: the GPU's */
+	struct pctx *ctx; /* 0: the CPU cores' (and a stand-in's), then one per GPU device */
+	unsigned nctx;
 	struct pdev *dev;
-	unsigned ndev, ncpu, threads;
+	unsigned ndev, ncpu, ngpu, threads; /* devices ncpu .. ncpu+ngpu-1 are the GPUs */
 	bool gpu, standin;
 	/* one run */
 	struct sched *sched;
@@ -116,35 +118,12 @@ static int check_plan(const struct kernel_plan *kp, const struct part_space *sp,
 
 /* ---- devices ---- */
 
-struct choice {
-	const struct rt_devinfo *cpu; /* the CPU device to split, or NULL */
-	unsigned cores;               /* how many single-core sub-devices it gives */
-	const struct rt_devinfo *gpu; /* the GPU, or NULL */
-	bool standin;                 /* a core of cpu plays the GPU */
-};
-
-static int choose_devices(const struct rt_devinfo *devs, size_t n, const char *gpu,
-                          struct choice *ch, struct cs_err *e)
-{
-	memset(ch, 0, sizeof(*ch));
-	ch->cpu = rt_device_first(devs, n, CL_DEVICE_TYPE_CPU);
-	if (ch->cpu)
-		ch->cores = rt_subdevs_max(ch->cpu);
-	if (rt_device_choose_gpu(devs, n, ch->cpu, gpu, &ch->gpu, &ch->standin, e))
-		return -1;
-	if (ch->standin && (!ch->cpu || ch->cores < 2))
-		return err_set(e, "--gpu cpu: a CPU core can stand in for the GPU only on a CPU "
-		                  "device with two cores or more");
-	if (ch->standin)
-		ch->cores--;
-	return 0;
-}
-
 /* 003 §5: "--threads N" is the GPU's host thread and N-1 cores (1: the GPU alone); without a
- * GPU, N cores. Which of them a scheduler uses follows. */
-static int count_threads(struct prun *r, const struct choice *ch, struct cs_err *e)
+ * GPU, N cores. With several GPUs N-1 is still the cores, and each GPU has a thread of its
+ * own (N-1 + GPUs threads in all). Which of them a scheduler uses follows. */
+static int count_threads(struct prun *r, const struct part_devices *ch, struct cs_err *e)
 {
-	bool have_gpu = ch->gpu || ch->standin;
+	bool have_gpu = ch->ngpu > 0;
 	unsigned max = ch->cores + (have_gpu ? 1 : 0), threads = r->o->threads;
 	enum sched_kind k = r->o->sched;
 
@@ -155,7 +134,10 @@ static int count_threads(struct prun *r, const struct choice *ch, struct cs_err 
 	if (threads > max)
 		return err_set(e, "--threads %u: this machine has %u CPU core%s%s (at most %u)",
 		               threads, ch->cores, ch->cores == 1 ? "" : "s",
-		               have_gpu ? " and a GPU" : " and no GPU", max);
+		               !have_gpu       ? " and no GPU"
+		               : ch->ngpu == 1 ? " and a GPU"
+		                               : " and GPUs",
+		               max);
 	r->ncpu = have_gpu ? threads - 1 : threads;
 	r->gpu = have_gpu;
 	if (k == SCHED_GPU && !have_gpu)
@@ -176,8 +158,9 @@ static int count_threads(struct prun *r, const struct choice *ch, struct cs_err 
 		               "GPU, the others are CPU cores",
 		               sched_name(k), threads);
 	r->standin = ch->standin && r->gpu;
+	r->ngpu = r->gpu ? ch->ngpu : 0;
 	r->threads = threads;
-	r->ndev = r->ncpu + (r->gpu ? 1 : 0);
+	r->ndev = r->ncpu + r->ngpu;
 	return 0;
 }
 
@@ -206,8 +189,18 @@ static int own_kernel(cl_program prog, const char *name, cl_kernel *k, const cha
 	return 0;
 }
 
+/* "gpu" with one GPU (as before several were driven), else "gpu0", "gpu1", ... */
+static void gpu_label(const struct prun *r, unsigned k, char *label, size_t n)
+{
+	if (r->ngpu == 1)
+		snprintf(label, n, "gpu");
+	else
+		snprintf(label, n, "gpu%u", k);
+}
+
 /* The cores (and a core standing in for the GPU): sub-devices in one context. */
-static int open_cores(struct prun *r, const struct choice *ch, double *build_ms, struct cs_err *e)
+static int open_cores(struct prun *r, const struct part_devices *ch, double *build_ms,
+                      struct cs_err *e)
 {
 	size_t n = r->ncpu + (r->standin ? 1 : 0);
 	bool hit;
@@ -228,7 +221,7 @@ static int open_cores(struct prun *r, const struct choice *ch, double *build_ms,
 		char label[16];
 
 		if (gpu)
-			snprintf(label, sizeof(label), "gpu");
+			gpu_label(r, 0, label, sizeof(label));
 		else
 			snprintf(label, sizeof(label), "cpu%zu", i);
 		devstat_init(d, label, ch->cpu, gpu, 1);
@@ -242,21 +235,24 @@ static int open_cores(struct prun *r, const struct choice *ch, double *build_ms,
 	return 0;
 }
 
-/* The GPU through the thread executor's session: its context and program are the session's
- * (built once per shell); the kernel object and the queue are this run's own, so that no
- * other job's arguments or queued work mix with the chunks. */
-static int open_gpu(struct prun *r, const struct choice *ch, double *build_ms, struct cs_err *e)
+/* GPU k (a device, not a stand-in) through the thread executor's session: its context and
+ * program are the session's (one context per device, built once per shell); the kernel
+ * object and the queue are this run's own, so that no other job's arguments or queued work
+ * mix with the chunks. Its copy streams live in context 1 + k. */
+static int open_gpu(struct prun *r, unsigned k, const struct rt_devinfo *info, double *build_ms,
+                    struct cs_err *e)
 {
 	struct kernel_plan kp = *r->kp;
-	struct pdev *d = &r->dev[r->ncpu];
+	struct pdev *d = &r->dev[r->ncpu + k];
 	struct run_stats st;
 	struct rt_dev *rd;
 	struct rt_kernel *rk;
 	cl_program prog;
-	char sel[24];
+	char sel[24], label[16];
 	cl_int err;
 
-	snprintf(sel, sizeof(sel), "%d", ch->gpu->index);
+	gpu_label(r, k, label, sizeof(label));
+	snprintf(sel, sizeof(sel), "%d", info->index);
 	kp.device_exe = sel;
 	kp.device_cli = kp.device_fm = NULL;
 	memset(&st, 0, sizeof(st));
@@ -264,20 +260,20 @@ static int open_gpu(struct prun *r, const struct choice *ch, double *build_ms, s
 	    rt_session_kernel(r->env->rt, rd, &kp, &rk, &st, e))
 		return -1;
 	*build_ms += st.build_ms;
-	devstat_init(d, "gpu", ch->gpu, true, ch->gpu->compute_units);
-	d->id = ch->gpu->device;
-	d->pc = &r->ctx[1];
-	r->ctx[1].ctx = rd->ctx;
+	devstat_init(d, label, info, true, info->compute_units);
+	d->id = info->device;
+	d->pc = &r->ctx[1 + k];
+	d->pc->ctx = rd->ctx;
 	err = clGetKernelInfo(rk->k, CL_KERNEL_PROGRAM, sizeof(prog), &prog, NULL);
 	if (err != CL_SUCCESS)
-		return err_set(e, "gpu: clGetKernelInfo(CL_KERNEL_PROGRAM) failed: %s",
+		return err_set(e, "%s: clGetKernelInfo(CL_KERNEL_PROGRAM) failed: %s", label,
 		               rt_cl_error_name(err));
-	if (own_kernel(prog, kp.kernel, &d->k, "gpu", e))
+	if (own_kernel(prog, kp.kernel, &d->k, label, e))
 		return -1;
 	d->q = clCreateCommandQueue(rd->ctx, d->id, 0, &err);
 	if (err != CL_SUCCESS) {
 		d->q = NULL;
-		return err_set(e, "gpu '%s': clCreateCommandQueue failed: %s", ch->gpu->name,
+		return err_set(e, "%s '%s': clCreateCommandQueue failed: %s", label, info->name,
 		               rt_cl_error_name(err));
 	}
 	d->own_q = true;
@@ -313,7 +309,7 @@ static int make_buffers(struct prun *r, struct cs_err *e)
 {
 	const struct kernel_plan *kp = r->kp;
 
-	for (unsigned c = 0; c < 2; c++) {
+	for (unsigned c = 0; c < r->nctx; c++) {
 		r->ctx[c].copy = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(cl_mem));
 		r->ctx[c].written = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(unsigned));
 	}
@@ -579,26 +575,26 @@ static int ensure_copies(struct prun *r, struct pdev *d, struct cs_err *e)
  * first chunks' times and LogFit's first samples. Nothing is read back. */
 static int warm_up(struct prun *r, struct cs_err *e)
 {
-	bool done[2] = {false, false};
+	bool *done = xcalloc(r->nctx, sizeof(*done));
+	int rc = 0;
 
-	for (unsigned i = 0; i < r->ndev; i++) {
+	for (unsigned i = 0; i < r->ndev && rc == 0; i++) {
 		struct pdev *d = &r->dev[i];
 		unsigned c = (unsigned)(d->pc - r->ctx);
 
 		if (done[c])
 			continue;
 		done[c] = true;
-		if (ensure_copies(r, d, e))
-			return -1;
-		for (size_t off = 0; off <= r->granule && off + r->granule <= r->items;
+		rc = ensure_copies(r, d, e);
+		for (size_t off = 0; rc == 0 && off <= r->granule && off + r->granule <= r->items;
 		     off += r->granule) {
 			struct sched_chunk ch = {off, r->granule, PHASE_FIT};
 
-			if (run_chunk(r, d, &ch, false, e))
-				return -1;
+			rc = run_chunk(r, d, &ch, false, e);
 		}
 	}
-	return 0;
+	free(done);
+	return rc ? -1 : 0;
 }
 
 /* ---- the device threads ---- */
@@ -817,11 +813,19 @@ static bool kb_key_of(const struct prun *r, struct kb_key *k, char *model, char 
 
 	if (!r->kp->fm_file || !realpath(r->kp->fm_file, model))
 		return false;
-	if (!r->gpu)
+	if (!r->gpu) {
 		snprintf(devices, n, "%u x %s", r->ncpu, cpu);
-	else
-		snprintf(devices, n, "%s%s + %u x %s", r->standin ? "a core as GPU: " : "",
-		         r->dev[r->ncpu].st.name, r->ncpu, cpu);
+	} else {
+		/* Every GPU by name, in order: "GPU0 + GPU1 + 16 x CPU". */
+		size_t at = 0;
+
+		for (unsigned g = 0; g < r->ngpu && at < n; g++)
+			at += (size_t)snprintf(devices + at, n - at, "%s%s + ",
+			                       r->standin && g == 0 ? "a core as GPU: " : "",
+			                       r->dev[r->ncpu + g].st.name);
+		if (at < n)
+			snprintf(devices + at, n - at, "%u x %s", r->ncpu, cpu);
+	}
 	*k = (struct kb_key){model, r->kp->kernel, devices, r->items};
 	return true;
 }
@@ -858,6 +862,7 @@ static int run_all(struct prun *r, double share, double *ms, struct energy_meter
 	                        r->granule,  r->ncpu,
 	                        r->gpu,      r->gpu ? r->dev[r->ncpu].st.compute_units : 1,
 	                        share,       0};
+	unsigned neus[PART_MAX_GPUS];
 	const char *why = "";
 	struct worker *w;
 	int rc = 0;
@@ -866,11 +871,14 @@ static int run_all(struct prun *r, double share, double *ms, struct energy_meter
 		restore_host(r);
 	/* Every run moves the copy streams to the GPU again: the time includes them. (The
 	 * cores' context uses the host arrays and moves nothing.) */
-	for (size_t i = 0; i < r->kp->nargs; i++)
-		r->ctx[1].written[i] = 0;
+	for (unsigned c = 1; c < r->nctx; c++)
+		for (size_t i = 0; i < r->kp->nargs; i++)
+			r->ctx[c].written[i] = 0;
 	reset_run(r);
 	sched_free(r->sched);
-	r->sched = sched_new(&cfg, &why);
+	for (unsigned g = 0; g < r->ngpu; g++)
+		neus[g] = r->dev[r->ncpu + g].st.compute_units;
+	r->sched = sched_new_gpus(&cfg, r->ngpu, neus, &why);
 	if (!r->sched) {
 		err_set(e, "--sched %s: %s", sched_name(r->o->sched), why);
 		return 1;
@@ -921,7 +929,7 @@ static void prun_free(struct prun *r)
 			(void)clReleaseCommandQueue(d->q);
 		}
 	}
-	for (unsigned c = 0; c < 2; c++) {
+	for (unsigned c = 0; c < r->nctx; c++) {
 		for (size_t a = 0; r->ctx[c].copy && a < kp->nargs; a++)
 			if (r->ctx[c].copy[a])
 				(void)clReleaseMemObject(r->ctx[c].copy[a]);
@@ -929,6 +937,7 @@ static void prun_free(struct prun *r)
 		free(r->ctx[c].written);
 		pthread_mutex_destroy(&r->ctx[c].lock);
 	}
+	free(r->ctx);
 	rt_subdevs_free(r->sd);
 	for (size_t a = 0; r->owned && a < kp->nargs; a++) {
 		free(r->owned[a]);
@@ -950,15 +959,21 @@ static int setup(struct prun *r, double *build_ms, struct cs_err *e)
 {
 	const struct rt_devinfo *devs;
 	size_t n;
-	struct choice ch;
+	struct part_devices ch;
 
 	if (rt_session_devices(r->env->rt, &devs, &n, e) ||
-	    choose_devices(devs, n, r->o->gpu, &ch, e) || count_threads(r, &ch, e))
+	    part_choose_devices(devs, n, r->o->gpu, &ch, e) || count_threads(r, &ch, e))
 		return -1;
 	r->dev = xcalloc(r->ndev, sizeof(*r->dev));
-	if (open_cores(r, &ch, build_ms, e) ||
-	    (r->gpu && !r->standin && open_gpu(r, &ch, build_ms, e)))
+	r->nctx = 1 + r->ngpu;
+	r->ctx = xcalloc(r->nctx, sizeof(*r->ctx));
+	for (unsigned c = 0; c < r->nctx; c++)
+		pthread_mutex_init(&r->ctx[c].lock, NULL);
+	if (open_cores(r, &ch, build_ms, e))
 		return -1;
+	for (unsigned k = r->standin ? 1 : 0; k < r->ngpu; k++)
+		if (open_gpu(r, k, ch.gpu[k], build_ms, e))
+			return -1;
 	for (unsigned i = 0; i < r->ndev; i++)
 		if (part_space_group(&r->sp) > r->dev[i].info->max_work_group)
 			return err_set(e, "local size %zu is more than %s ('%s') takes (%zu)",
@@ -999,6 +1014,12 @@ static void fill_result(struct prun *r, struct part_result *res, double ms)
 	r->trace = NULL;
 	res->gpu_share = r->share;
 	res->fitted = sched_logfit_state(r->sched, &res->fit_a, &res->fit_b, &res->gpu_chunk);
+	res->ngpu = r->ngpu;
+	for (unsigned g = 0; g < r->ngpu; g++) {
+		struct part_fit *f = &res->fits[g];
+
+		f->fitted = sched_logfit_state_of(r->sched, g, &f->a, &f->b, &f->chunk);
+	}
 	res->gpu_fraction = sched_gpu_fraction(r->sched);
 	res->relative_speed = sched_relative_speed(r->sched);
 }
@@ -1040,6 +1061,14 @@ static uint64_t launch_key(const struct kernel_plan *kp, const struct part_space
 	return key;
 }
 
+/* The GPU whose energy NVML reads: the one GPU device, else none named (NVML's only device,
+ * else all of them: several GPUs, or a core standing in). */
+static const char *energy_gpu(const struct prun *r)
+{
+	return r->gpu && r->ngpu - (r->standin ? 1 : 0) == 1 ? r->dev[r->ncpu + r->ngpu - 1].st.name
+	                                                     : NULL;
+}
+
 /* t0: when the command started (staging is part of the setup time). */
 static int run_engine(struct prun *r, struct part_result *res, double t0, struct cs_err *e)
 {
@@ -1064,7 +1093,7 @@ static int run_engine(struct prun *r, struct part_result *res, double t0, struct
 		share = 0;
 	r->share = share;
 	if (rc == 0) {
-		m = energy_open(r->gpu && !r->standin ? r->dev[r->ncpu].st.name : NULL);
+		m = energy_open(energy_gpu(r));
 		rc = run_all(r, share, &ms, m, &res->energy, e);
 		energy_close(m);
 		if (rc == 0)
@@ -1100,8 +1129,6 @@ int partition_run(const struct part_env *env, struct job_plan *jp, const struct 
 	pthread_mutex_init(&r.lock, NULL);
 	pthread_cond_init(&r.cond, NULL);
 	pthread_cond_init(&r.start, NULL);
-	for (unsigned c = 0; c < 2; c++)
-		pthread_mutex_init(&r.ctx[c].lock, NULL);
 	if (check_plan(&jp->kp, &r.sp, ps, e)) {
 		prun_free(&r);
 		return 1;

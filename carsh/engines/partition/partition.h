@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "engines/energy.h"
+#include "engines/partition/gpus.h"
 #include "engines/partition/kb.h"
 #include "engines/partition/sched.h"
 #include "exec/jobplan.h"
@@ -40,9 +41,10 @@ struct part_opts {
 	unsigned threads; /* 0: all (every core and the GPU) */
 	double gpu_share; /* static: 0 to 1, or PART_SHARE_AUTO */
 	long long steps;  /* 0: the executable's swap count + 1 */
-	/* Which device plays the GPU: NULL or "auto" (the first GPU, else the first
-	 * accelerator, else none), "none", "cpu" (one core of the CPU stands in for it), or a
-	 * selector as <Device select> takes (INDEX, type, name substring). */
+	/* Which devices play the GPUs (engines/partition/gpus.h): NULL or "auto" (every GPU,
+	 * else every accelerator, else none), "all" (every GPU and accelerator), "none", "cpu"
+	 * (one core of the CPU stands in for one), or selectors as <Device select> takes
+	 * (INDEX, type, name substring), separated by commas. */
 	const char *gpu;
 	bool progress; /* a progress bar on standard error */
 	/* logfit and marrow start from what it knows of this flow-model, devices and size,
@@ -66,7 +68,7 @@ struct part_trace {
 };
 
 struct part_devstat {
-	char label[16]; /* "gpu", "cpu0", ... */
+	char label[16]; /* "gpu" (one GPU) or "gpu0", "gpu1", ..., then "cpu0", ... */
 	char name[160];
 	bool gpu;
 	unsigned compute_units;
@@ -81,7 +83,8 @@ struct part_result {
 	enum sched_kind asked, ran;
 	size_t items, granule;
 	unsigned steps, threads, ncpu;
-	bool gpu;        /* device ncpu is the GPU */
+	unsigned ngpu;   /* devices ncpu .. ncpu+ngpu-1 are the GPUs */
+	bool gpu;        /* device ncpu is a GPU */
 	bool standin;    /* ... played by a CPU core */
 	double time_ms;  /* the timed run: every step, transfers included */
 	double setup_ms; /* devices, contexts, programs, buffers, staging (not in time_ms) */
@@ -97,7 +100,11 @@ struct part_result {
 	double gpu_share; /* static: the share that ran */
 	/* schedulers' state at the end */
 	bool fitted;
-	double fit_a, fit_b, gpu_chunk;
+	double fit_a, fit_b, gpu_chunk; /* logfit: the first GPU's (hdss: the GPUs' pooled) */
+	struct part_fit {
+		bool fitted;
+		double a, b, chunk;
+	} fits[PART_MAX_GPUS]; /* logfit with several GPUs: each one's */
 	double gpu_fraction;   /* concord */
 	double relative_speed; /* hdss */
 	char kb_warning[400];  /* the knowledge base was not used or not saved: why ("" else) */

@@ -15,7 +15,10 @@ static double share_of(const struct part_result *r, const struct part_devstat *d
 
 static void print_devices_line(FILE *f, const struct part_result *r)
 {
-	if (r->gpu && r->standin)
+	if (r->gpu && r->ngpu > 1)
+		fprintf(f, "%u GPUs%s", r->ngpu,
+		        r->standin ? " (gpu0 a CPU core standing in)" : "");
+	else if (r->gpu && r->standin)
 		fprintf(f, "gpu (a CPU core standing in)");
 	else if (r->gpu)
 		fprintf(f, "gpu");
@@ -23,6 +26,17 @@ static void print_devices_line(FILE *f, const struct part_result *r)
 		fprintf(f, " + ");
 	if (r->ncpu)
 		fprintf(f, "%u CPU core%s", r->ncpu, r->ncpu == 1 ? "" : "s");
+}
+
+/* LogFit keeps a fit per GPU (003 §4 per accelerator). */
+static void print_fits(FILE *f, const struct part_result *r)
+{
+	for (unsigned g = 0; g < r->ngpu; g++)
+		if (r->fits[g].fitted)
+			fprintf(f,
+			        "fit      gpu%u: throughput = %.6g ln(chunk) + %.6g items/ms; GPU "
+			        "chunk %.0f\n",
+			        g, r->fits[g].a, r->fits[g].b, r->fits[g].chunk);
 }
 
 void part_print_summary(FILE *f, const struct part_result *r)
@@ -54,7 +68,9 @@ void part_print_summary(FILE *f, const struct part_result *r)
 		        d->items, 100.0 * share_of(r, d), d->busy_ms, d->copy_ms, d->last_chunk,
 		        d->name);
 	}
-	if (r->fitted)
+	if (r->fitted && r->ngpu > 1 && r->ran == SCHED_LOGFIT)
+		print_fits(f, r);
+	else if (r->fitted)
 		fprintf(f, "fit      throughput = %.6g ln(chunk) + %.6g items/ms; GPU chunk %.0f\n",
 		        r->fit_a, r->fit_b, r->gpu_chunk);
 	if (r->gpu_fraction > 0)
@@ -83,6 +99,24 @@ static void json_energy(FILE *f, const char *key, bool ok, double j, const char 
 		fprintf(f, "null");
 	fprintf(f, ",\"%s_note\":", key);
 	json_put_string(f, note);
+}
+
+/* Several GPUs only (one GPU's JSON is as it was): how many, and each one's fit. */
+static void json_fits(FILE *f, const struct part_result *r)
+{
+	fprintf(f, ",\"gpus\":%u,\"fits\":[", r->ngpu);
+	for (unsigned g = 0; g < r->ngpu; g++) {
+		const struct part_fit *x = &r->fits[g];
+
+		if (g)
+			fputc(',', f);
+		if (x->fitted && r->ran == SCHED_LOGFIT)
+			fprintf(f, "{\"a\":%.9g,\"b\":%.9g,\"gpu_chunk\":%.9g}", x->a, x->b,
+			        x->chunk);
+		else
+			fprintf(f, "null");
+	}
+	fputc(']', f);
 }
 
 void part_print_json(FILE *f, const struct part_result *r)
@@ -117,6 +151,8 @@ void part_print_json(FILE *f, const struct part_result *r)
 		        r->fit_b, r->gpu_chunk);
 	else
 		fprintf(f, ",\"fit\":null");
+	if (r->ngpu > 1)
+		json_fits(f, r);
 	fprintf(f, ",\"gpu_fraction\":%.9g,\"relative_speed\":%.9g", r->gpu_fraction,
 	        r->relative_speed);
 	fprintf(f, ",\"gpu_share\":%.3f,\"profile_ms\":", r->gpu_share);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engines/partition/gpusplit.h"
 #include "engines/partition/logfit.h"
 #include "util/alloc.h"
 
@@ -35,36 +36,49 @@ struct range {
 	size_t next, end;
 };
 
-struct sched {
-	struct sched_cfg c;
-	enum sched_kind kind; /* what runs: the requested kind, or its fallback */
-	unsigned ndev;
-	struct range pool;  /* the front of the space still to hand out */
-	struct range gpu_r; /* parts reserved by a split (static, concord) */
-	struct range cpu_r;
-	bool split;
-	size_t assigned; /* items handed out in this step */
-	double *lambda;  /* each device's last throughput, items/ms; 0: not measured yet */
-	size_t gpu_last; /* the size of the GPU's current or last chunk */
-
-	/* logfit: the sample set, kept across steps (003 §5.1) */
+/* One GPU's part of logfit's state (003 §4 per accelerator: each has its own samples and
+ * fit), kept across steps; hdss keeps its pooled fit in the first GPU's. */
+struct gst {
+	unsigned neu;
+	struct range r; /* its part of a split (static, concord, marrow, gpu) */
 	double sx[LOGFIT_SAMPLES], sy[LOGFIT_SAMPLES];
 	unsigned nsamp;
 	bool fitted;
 	double a, b, grec;
-	bool gpu_off;       /* the rest of this step is not worth a GPU chunk */
-	bool cores_out;     /* a core sat out the rest of this step: the GPU takes it all */
-	unsigned cpu_fresh; /* chunks the cores have finished in this step */
+	bool off;           /* the rest of this step is not worth a chunk of it */
+	bool running;       /* it has a chunk (handed out, not done) */
 	unsigned samp_goal; /* samples to take: LOGFIT_SAMPLES, fewer when they cost too much */
 	double samp_ms;     /* the samples' time so far */
+	size_t last;        /* the size of its current or last chunk */
+	size_t items;       /* its items in this step */
+	size_t big_size;    /* its largest chunk in this step */
+	double big_lg;      /* that chunk's throughput (of the step before, until there is one) */
+};
+
+struct sched {
+	struct sched_cfg c;
+	enum sched_kind kind; /* what runs: the requested kind, or its fallback */
+	unsigned ndev, ng;    /* devices; GPUs (devices ncpu .. ncpu+ng-1) */
+	struct range pool;    /* the front of the space still to hand out */
+	struct range cpu_r;   /* the cores' part of a split (static, concord, marrow) */
+	struct range gpool;   /* the GPUs' part, while they share it in chunks (split_gpus) */
+	bool gshared;
+	size_t gpart; /* its size: a GPU's chunk of it is at least an eighth of a GPU's share */
+	bool split;
+	size_t assigned; /* items handed out in this step */
+	double *lambda;  /* each device's last throughput, items/ms; 0: not measured yet */
+	struct gst *g;   /* per GPU */
+	double *w;       /* per GPU: weights of a split (scratch) */
+	size_t *bound;   /* ng + 1: the split's bounds (scratch) */
+
+	/* logfit */
+	bool cores_out;     /* a core sat out the rest of this step: the GPUs take it all */
+	unsigned cpu_fresh; /* chunks the cores have finished in this step */
 	bool primed;        /* started from a known profile: no samples, no fit */
 	bool *out;          /* per core: sits out the rest of this step */
 	bool *probe;        /* per core: its next chunk is a probe (it sat out before) */
-	double *out_lg;     /* per core: the GPU's throughput when it sat out */
+	double *out_lg;     /* per core: the GPUs' throughput when it sat out */
 	size_t *clast;      /* per core: its last chunk's size */
-	size_t gpu_items;   /* the GPU's items in this step */
-	size_t big_size;    /* the GPU's largest chunk in this step */
-	double big_lg;      /* its throughput (of the step before, until there is one) */
 	double *busy;       /* per device: ms in chunks in this step */
 
 	/* marrow: the split, kept across steps */
@@ -73,11 +87,11 @@ struct sched {
 	int dir;
 	unsigned same;
 
-	/* concord: the GPU's fraction, kept across steps */
+	/* concord: the GPUs' fraction, kept across steps */
 	bool have_frac;
 	double frac, prev_frac;
 
-	/* hdss: nothing kept across steps */
+	/* hdss: nothing kept across steps; the GPUs are one pool */
 	bool training;
 	double hx[HDSS_MAX_SAMPLES], hy[HDSS_MAX_SAMPLES];
 	unsigned nh;
@@ -87,7 +101,13 @@ struct sched {
 
 static bool is_gpu(const struct sched *s, unsigned dev)
 {
-	return s->c.gpu && dev == s->c.ncpu;
+	return s->c.gpu && dev >= s->c.ncpu && dev < s->ndev;
+}
+
+/* The GPU state of device dev (a GPU). */
+static struct gst *gpu_of(struct sched *s, unsigned dev)
+{
+	return &s->g[dev - s->c.ncpu];
 }
 
 static size_t left(const struct range *r)
@@ -178,86 +198,113 @@ static double cpu_total(const struct sched *s)
 	return t;
 }
 
+/* The GPUs' throughputs together (one GPU: its own), 0 when none is measured. */
 static double gpu_lambda(const struct sched *s)
 {
-	return s->c.gpu ? s->lambda[s->c.ncpu] : 0;
+	double t = 0;
+
+	for (unsigned i = 0; s->c.gpu && i < s->ng; i++)
+		t += s->lambda[s->c.ncpu + i];
+	return t;
+}
+
+/* The same over the GPUs that still take work in this step (logfit: not off). */
+static double gpu_lambda_on(const struct sched *s)
+{
+	double t = 0;
+
+	for (unsigned i = 0; s->c.gpu && i < s->ng; i++)
+		if (!s->g[i].off)
+			t += s->lambda[s->c.ncpu + i];
+	return t;
+}
+
+static unsigned gpu_index(const struct sched *s, const struct gst *g)
+{
+	return (unsigned)(g - s->g);
+}
+
+static double lambda_of(const struct sched *s, const struct gst *g)
+{
+	return s->lambda[s->c.ncpu + gpu_index(s, g)];
 }
 
 /* ---- logfit (003 §4) ---- */
 
 /* 003 §4: x_k = nEU·2^(k-1), with nEU rounded up to a multiple of the granule so that the
  * four sizes stay distinct (a fit needs two different sizes at least). */
-static double sample(const struct sched *s, unsigned k)
+static double sample(const struct sched *s, const struct gst *g, unsigned k)
 {
-	size_t g = s->c.granule, neu = (s->c.neu + g - 1) / g * g;
+	size_t gr = s->c.granule, neu = (g->neu + gr - 1) / gr * gr;
 
 	return logfit_sample_size((unsigned)neu, k);
 }
 
-static double first_sample(const struct sched *s)
+static double first_sample(const struct sched *s, const struct gst *g)
 {
-	return sample(s, 1);
+	return sample(s, g, 1);
 }
 
 /* The fit of the sample set, and the recommended GPU chunk a/thld. Where the fit says
  * nothing (a <= 0: the throughput does not grow with the chunk; 003 leaves the case open)
  * the chunk stays as it was, and after the first fit it is the best measured sample's size;
  * it is never below the first sample, nEU. */
-static void logfit_refit(struct sched *s)
+static void logfit_refit(struct sched *s, struct gst *g)
 {
 	double a, b;
 
-	if (s->grec <= 0) {
+	if (g->grec <= 0) {
 		unsigned best = 0;
 
-		for (unsigned i = 1; i < s->nsamp; i++)
-			if (s->sy[i] > s->sy[best])
+		for (unsigned i = 1; i < g->nsamp; i++)
+			if (g->sy[i] > g->sy[best])
 				best = i;
-		s->grec = s->sx[best];
+		g->grec = g->sx[best];
 	}
-	if (logfit_fit(s->sx, s->sy, s->nsamp, &a, &b) == 0) {
-		s->fitted = true;
-		s->a = a;
-		s->b = b;
+	if (logfit_fit(g->sx, g->sy, g->nsamp, &a, &b) == 0) {
+		g->fitted = true;
+		g->a = a;
+		g->b = b;
 		if (logfit_gpu_chunk(a, s->c.thld) > 0)
-			s->grec = logfit_gpu_chunk(a, s->c.thld);
+			g->grec = logfit_gpu_chunk(a, s->c.thld);
 	}
-	if (s->grec < first_sample(s))
-		s->grec = first_sample(s);
+	if (g->grec < first_sample(s, g))
+		g->grec = first_sample(s, g);
 }
 
 /* The GPU's time for a chunk of x items by its fit (or its last throughput before the
  * first fit). Where the fit predicts no throughput (a log curve below its samples' range),
  * the slowest sample's throughput stands in: a chunk that small costs what the smallest
  * sample cost at least. */
-static double gpu_chunk_ms(const struct sched *s, double x)
+static double gpu_chunk_ms(const struct sched *s, const struct gst *g, double x)
 {
-	double y = s->fitted ? logfit_eval(s->a, s->b, x) : gpu_lambda(s);
+	double y = g->fitted ? logfit_eval(g->a, g->b, x) : lambda_of(s, g);
 
-	for (unsigned i = 0; !(y > 0) && i < s->nsamp; i++)
-		if (s->sy[i] > 0 && (!(y > 0) || s->sy[i] < y))
-			y = s->sy[i];
+	for (unsigned i = 0; !(y > 0) && i < g->nsamp; i++)
+		if (g->sy[i] > 0 && (!(y > 0) || g->sy[i] < y))
+			y = g->sy[i];
 	return y > 0 ? x / y : INFINITY;
 }
 
-/* The GPU's chunk when the cores (lc items/ms together) take part: its recommended chunk G,
- * but no more than ends with the cores' rest of what is left, c/λG(c) = (r - c)/lc, found by
- * bisection (the GPU's time grows with c, the cores' shrinks); 0 when even the smallest
- * chunk the fit knows, nEU, would end after the cores have done all of r. Where G ≥ r 003 gives the
- * GPU all of what is left or nothing (003 §5.2); either left one side idle while the other ran, a
- * third of a step on a Jacobi grid where an H100 is as fast as 16 cores (docs/partition.md). */
-static double gpu_balanced_chunk(const struct sched *s, size_t r, double lc)
+/* The GPU's chunk when the others (lc items/ms together: the cores, and the other GPUs)
+ * take part: its recommended chunk G, but no more than ends with the others' rest of what is
+ * left, c/λG(c) = (r - c)/lc, found by bisection (the GPU's time grows with c, the others'
+ * shrinks); 0 when even the smallest chunk the fit knows, nEU, would end after the others
+ * have done all of r. Where G ≥ r 003 gives the GPU all of what is left or nothing (003
+ * §5.2); either left one side idle while the other ran, a third of a step on a Jacobi grid
+ * where an H100 is as fast as 16 cores (docs/partition.md). */
+static double gpu_balanced_chunk(const struct sched *s, const struct gst *g, size_t r, double lc)
 {
-	double lo = fmin(first_sample(s), (double)r), hi = fmin(s->grec, (double)r);
+	double lo = fmin(first_sample(s, g), (double)r), hi = fmin(g->grec, (double)r);
 
-	if (gpu_chunk_ms(s, hi) <= ((double)r - hi) / lc)
+	if (gpu_chunk_ms(s, g, hi) <= ((double)r - hi) / lc)
 		return hi;
-	if (gpu_chunk_ms(s, lo) > ((double)r - lo) / lc)
+	if (gpu_chunk_ms(s, g, lo) > ((double)r - lo) / lc)
 		return 0;
 	for (int i = 0; i < 40 && hi - lo > (double)s->c.granule; i++) {
 		double mid = (lo + hi) / 2;
 
-		if (gpu_chunk_ms(s, mid) <= ((double)r - mid) / lc)
+		if (gpu_chunk_ms(s, g, mid) <= ((double)r - mid) / lc)
 			lo = mid;
 		else
 			hi = mid;
@@ -265,55 +312,148 @@ static double gpu_balanced_chunk(const struct sched *s, size_t r, double lc)
 	return lo;
 }
 
+/* The throughput of the GPUs other than g that can take a share of what is left (r): those
+ * not running a chunk and not out of the step, at their fitted throughput at their chunk (up
+ * to r), else their last one; 0 with one GPU. A GPU busy with a chunk is left out: counted,
+ * two GPUs each left the rest of a step to the other and to the cores, which then finished
+ * it alone (a tenth of a step in the simulation). */
+static double other_gpus(const struct sched *s, const struct gst *g, size_t r)
+{
+	double t = 0;
+
+	for (unsigned i = 0; i < s->ng; i++) {
+		const struct gst *o = &s->g[i];
+		double y = 0;
+
+		if (o == g || o->off || o->running)
+			continue;
+		if (o->fitted)
+			y = logfit_eval(o->a, o->b, fmin(o->grec, (double)r));
+		if (!(y > 0))
+			y = lambda_of(s, o);
+		t += y > 0 ? y : 0;
+	}
+	return t;
+}
+
 /* 003 §4: the GPU's chunk is G = a/thld. Where less than that is left, the GPU takes what
  * is left if its fitted throughput there, a·ln(R) + b, beats the cores' together; else
  * nothing more in this step (003 §5.2: "the number of available iterations is not enough to
  * assign to the GPU a chunk sufficiently large to obtain the predicted GPU throughput, so
- * it's not scheduled on the GPU"). */
-static enum sched_answer logfit_gpu(struct sched *s, struct sched_chunk *out)
+ * it's not scheduled on the GPU"). With several GPUs the others count as the cores do. */
+static enum sched_answer logfit_gpu(struct sched *s, struct gst *g, struct sched_chunk *out)
 {
 	size_t r = left(&s->pool);
-	double lc = cpu_total(s);
+	double lc = cpu_total(s), lo;
+	bool cores;
 
-	if (r == 0 || s->gpu_off)
+	if (r == 0 || g->off)
 		return SCHED_DONE;
-	if (!s->primed && s->nsamp < s->samp_goal)
-		return take(s, &s->pool, round_chunk(s, sample(s, s->nsamp + 1), r), PHASE_SAMPLE,
-		            out);
+	if (!s->primed && g->nsamp < g->samp_goal)
+		return take(s, &s->pool, round_chunk(s, sample(s, g, g->nsamp + 1), r),
+		            PHASE_SAMPLE, out);
 	/* Only on throughputs the cores measured in this step: the last step's may come from
 	 * other work, and would take the GPU out of a whole step. */
-	if (s->c.ncpu > 0 && lc > 0 && s->cpu_fresh > 0 && !s->cores_out) {
-		double c = gpu_balanced_chunk(s, r, lc);
+	cores = s->c.ncpu > 0 && lc > 0 && s->cpu_fresh > 0 && !s->cores_out;
+	lo = (cores ? lc : 0) + other_gpus(s, g, r);
+	if (cores || lo > 0) {
+		double c = gpu_balanced_chunk(s, g, r, lo);
 
 		if (c <= 0) {
-			s->gpu_off = true;
+			g->off = true;
 			return SCHED_DONE;
 		}
-		if (c < fmin(s->grec, (double)r))
+		if (c < fmin(g->grec, (double)r))
 			return take(s, &s->pool, round_chunk(s, c, r), PHASE_TAIL, out);
 	}
-	return take(s, &s->pool, round_chunk(s, s->grec, r), PHASE_FIT, out);
+	return take(s, &s->pool, round_chunk(s, g->grec, r), PHASE_FIT, out);
+}
+
+/* With several GPUs, their throughput together on what is left shared among those still
+ * taking work: each at its fitted throughput for its part (else its last). A GPU's last
+ * throughput comes from a full chunk; the end of a step gives it a small part, at a fraction
+ * of that (the cores sat out and left 512 items to a GPU that took 5 ms for them). */
+static double gpus_for_rest(const struct sched *s, size_t r)
+{
+	unsigned on = 0;
+	double t = 0;
+
+	for (unsigned i = 0; i < s->ng; i++)
+		on += !s->g[i].off;
+	for (unsigned i = 0; i < s->ng; i++) {
+		const struct gst *g = &s->g[i];
+		double y = 0;
+
+		if (g->off)
+			continue;
+		if (g->fitted)
+			y = logfit_eval(g->a, g->b, fmin(g->grec, (double)r / on));
+		t += y > 0 ? y : lambda_of(s, g);
+	}
+	return t;
+}
+
+/* Every GPU still taking work has a chunk: none can take the rest now. */
+static bool gpus_busy(const struct sched *s)
+{
+	for (unsigned i = 0; i < s->ng; i++)
+		if (!s->g[i].off && !s->g[i].running)
+			return false;
+	return true;
+}
+
+static bool gpus_off(const struct sched *s)
+{
+	for (unsigned i = 0; i < s->ng; i++)
+		if (!s->g[i].off)
+			return false;
+	return true;
 }
 
 /* Whether core dev sits out the rest of the step: its smallest chunk, one granule at its
- * throughput, would take longer than the GPU alone needs for all that is left, so it could
- * only make the GPU wait. Not in 003, whose GPU was a few cores' worth; an H100 is 300
- * PoCL cores'. A core that sat out is asked again when the GPU's throughput has changed by
+ * throughput, would take longer than the GPUs alone need for all that is left, so it could
+ * only make them wait. Not in 003, whose GPU was a few cores' worth; an H100 is 300
+ * PoCL cores'. A core that sat out is asked again when the GPUs' throughput has changed by
  * REGION_FACTOR (another region of the space), and in the next step. */
 static bool logfit_sits_out(struct sched *s, unsigned dev, size_t r)
 {
-	double lc = cpu_lambda(s, dev), lg = gpu_lambda(s);
+	double lc = cpu_lambda(s, dev), lg = s->ng > 1 ? gpus_for_rest(s, r) : gpu_lambda(s);
 
 	if (s->out[dev] && lg > 0 &&
 	    (lg > REGION_FACTOR * s->out_lg[dev] || lg * REGION_FACTOR < s->out_lg[dev]))
 		s->out[dev] = false;
 	if (s->out[dev])
 		return true;
-	if (!(lc > 0) || !(lg > 0) || (double)s->c.granule / lc <= (double)r / lg)
+	if (!(lc > 0) || !(lg > 0) || (double)s->c.granule / lc <= (double)r / lg ||
+	    (s->ng > 1 && gpus_busy(s)))
 		return false;
 	s->out[dev] = s->probe[dev] = s->cores_out = true;
 	s->out_lg[dev] = lg;
 	return true;
+}
+
+/* The GPU chunk a core's chunk is sized against (003 §4: C = G·λC/λG): of the GPUs with a
+ * throughput, the one whose next chunk (G, or what is left when that is less) ends first,
+ * so that a core is back before any GPU waits. NULL when no GPU has a throughput. */
+static const struct gst *pace_gpu(const struct sched *s, size_t r, double *gchunk)
+{
+	const struct gst *best = NULL;
+	double best_ms = 0;
+
+	for (unsigned i = 0; i < s->ng; i++) {
+		const struct gst *g = &s->g[i];
+		double lg = lambda_of(s, g), x;
+
+		if (!(lg > 0) || (s->ng > 1 && g->off))
+			continue;
+		x = fmin(g->grec > 0 ? g->grec : (double)g->last, (double)r);
+		if (!best || x / lg < best_ms) {
+			best = g;
+			best_ms = x / lg;
+			*gchunk = x;
+		}
+	}
+	return best;
 }
 
 /* 003 §4: C = G·λC/λG, the chunk a core ends in the time the GPU needs for its next chunk
@@ -321,16 +461,17 @@ static bool logfit_sits_out(struct sched *s, unsigned dev, size_t r)
  * left in proportion to its throughput (the rule of [15] 003 §4 builds on): where the last
  * throughputs were measured on lighter work than a chunk meets, a chunk of G·λC/λG could
  * otherwise hold a core long after the others are done. Its first chunk is a probe of one
- * granule, and until the GPU's throughput is known its chunks double from there: sized
+ * granule, and until a GPU's throughput is known its chunks double from there: sized
  * from the GPU's chunk, a core's first chunk beside an H100 took longer than the step. */
 static enum sched_answer logfit_cpu(struct sched *s, unsigned dev, struct sched_chunk *out)
 {
 	size_t r = left(&s->pool);
-	double lc, lg = gpu_lambda(s), c;
+	double lc, lg = gpu_lambda_on(s), c, gchunk = 0;
+	const struct gst *pace;
 
 	if (r == 0)
 		return SCHED_DONE;
-	if (s->gpu_off)
+	if (gpus_off(s))
 		return take_guided(s, &s->pool, PHASE_FIT, out);
 	if (logfit_sits_out(s, dev, r))
 		return SCHED_DONE;
@@ -339,40 +480,40 @@ static enum sched_answer logfit_cpu(struct sched *s, unsigned dev, struct sched_
 		return take(s, &s->pool, s->c.granule, PHASE_PROBE, out);
 	}
 	lc = s->lambda[dev];
-	if (!(lg > 0))
+	pace = pace_gpu(s, r, &gchunk);
+	if (!(lg > 0) || !pace)
 		c = 2.0 * (double)s->clast[dev];
 	else
-		c = fmin(logfit_cpu_chunk(
-		                 fmin(s->grec > 0 ? s->grec : (double)s->gpu_last, (double)r), lc,
-		                 lg),
+		c = fmin(logfit_cpu_chunk(gchunk, lc, lambda_of(s, pace)),
 		         (double)r * lc / (lg + cpu_total(s)));
-	/* Nor more than an equal share of it among the devices: a core is not faster than the
+	/* Nor more than an equal share of it among the devices: a core is not faster than a
 	 * GPU, and a larger chunk means its throughput came from lighter work than the GPU's. */
-	c = fmin(c, ceil((double)r / (s->c.ncpu + 1)));
+	c = fmin(c, ceil((double)r / (s->c.ncpu + s->ng)));
 	return take(s, &s->pool, floor_chunk(s, c, r), PHASE_FIT, out);
 }
 
 /* The GPU's sample set is complete, or its samples cost too much (EXPLORE_FRAC of the step
- * at the last sample's throughput, a pessimistic prediction since the throughput grows with
- * the chunk): fit what there is, two samples at least. */
-static bool samples_enough(const struct sched *s, double lambda)
+ * at the last sample's throughput with the other GPUs', a pessimistic prediction since the
+ * throughput grows with the chunk): fit what there is, two samples at least. */
+static bool samples_enough(const struct sched *s, const struct gst *g, double lambda)
 {
-	return s->nsamp >= s->samp_goal ||
-	       (s->nsamp >= 2 && s->samp_ms > EXPLORE_FRAC * (double)s->c.items / lambda);
+	return g->nsamp >= g->samp_goal ||
+	       (g->nsamp >= 2 && g->samp_ms > EXPLORE_FRAC * (double)s->c.items /
+	                                              (lambda + other_gpus(s, g, s->c.items)));
 }
 
-static void logfit_done(struct sched *s, const struct sched_chunk *c, double lambda)
+static void logfit_done(struct sched *s, struct gst *g, const struct sched_chunk *c, double lambda)
 {
 	if (s->primed)
 		return; /* the chunk follows the throughputs (logfit_prime_step) */
-	if (c->phase == PHASE_SAMPLE && s->nsamp < s->samp_goal) {
-		s->sx[s->nsamp] = (double)c->size;
-		s->sy[s->nsamp] = lambda;
-		s->nsamp++;
-		s->samp_ms += (double)c->size / lambda;
-		if (samples_enough(s, lambda)) {
-			s->samp_goal = s->nsamp;
-			logfit_refit(s);
+	if (c->phase == PHASE_SAMPLE && g->nsamp < g->samp_goal) {
+		g->sx[g->nsamp] = (double)c->size;
+		g->sy[g->nsamp] = lambda;
+		g->nsamp++;
+		g->samp_ms += (double)c->size / lambda;
+		if (samples_enough(s, g, lambda)) {
+			g->samp_goal = g->nsamp;
+			logfit_refit(s, g);
 		}
 		return;
 	}
@@ -380,14 +521,14 @@ static void logfit_done(struct sched *s, const struct sched_chunk *c, double lam
 	 * by a chunk smaller than the fit recommends (the end of a step: what was left, or a
 	 * tail sized against the cores), whose throughput is the small end of the curve's and
 	 * would move the next chunk there: a 11-item rest made a 12629-item chunk 42. */
-	if (c->phase == PHASE_TAIL || (double)c->size + (double)s->c.granule <= s->grec)
+	if (c->phase == PHASE_TAIL || (double)c->size + (double)s->c.granule <= g->grec)
 		return;
-	s->sx[s->samp_goal - 1] = (double)c->size;
-	s->sy[s->samp_goal - 1] = lambda;
-	logfit_refit(s);
+	g->sx[g->samp_goal - 1] = (double)c->size;
+	g->sy[g->samp_goal - 1] = lambda;
+	logfit_refit(s, g);
 }
 
-/* A primed run (a known profile) sizes the GPU's chunk as its share of the step by the
+/* A primed run (a known profile) sizes each GPU's chunk as its share of the step by the
  * throughputs, counting only the cores that do not sit out at the start of the step. */
 static void logfit_prime_step(struct sched *s)
 {
@@ -401,13 +542,47 @@ static void logfit_prime_step(struct sched *s)
 		if (l > 0 && (double)s->c.granule / l <= (double)s->c.items / lg)
 			lc += l;
 	}
-	s->grec = fmax((double)s->c.items * lg / (lg + lc), first_sample(s));
+	for (unsigned i = 0; i < s->ng; i++) {
+		struct gst *g = &s->g[i];
+		double li = s->ng == 1 ? lg : lambda_of(s, g);
+
+		g->grec = fmax((double)s->c.items * li / (lg + lc), first_sample(s, g));
+		/* The knowledge base shares the GPUs' throughput among them by compute units:
+		 * until a GPU has measured its own, its share comes in halves, so that the
+		 * second follows what the first measured. */
+		if (s->ng > 1 && !(g->big_lg > 0))
+			g->grec = fmax(g->grec / 2, first_sample(s, g));
+	}
 }
 
 /* ---- static (003 §5.1) ---- */
 
-/* One GPU chunk of share of the space at offset 0, the rest to the cores. */
-static void static_split(struct sched *s, double share)
+/* [begin, begin + n) to the GPUs, one part each (engines/partition/gpusplit.h): by their
+ * compute units, or, with measured set, by their last throughputs (the parts then end
+ * together if the work is as before). With measured set and a GPU not measured yet, the
+ * GPUs share it in chunks instead (guided self-scheduling among them, no chunk below an
+ * eighth of a GPU's share: a GPU's small chunks run below its peak): compute units do
+ * not say how fast a GPU runs this kernel, and a split by them held the step for the
+ * slower of two GPUs three times apart. */
+static void split_gpus(struct sched *s, size_t begin, size_t n, bool measured)
+{
+	bool all = measured;
+
+	for (unsigned i = 0; i < s->ng; i++)
+		all = all && s->lambda[s->c.ncpu + i] > 0;
+	s->gshared = measured && !all && s->ng > 1;
+	s->gpool = (struct range){begin, begin + n};
+	s->gpart = n;
+	for (unsigned i = 0; i < s->ng; i++)
+		s->w[i] = all ? s->lambda[s->c.ncpu + i] : (double)s->g[i].neu;
+	gpu_split(begin, n, s->c.granule, s->w, s->ng, s->bound);
+	for (unsigned i = 0; i < s->ng; i++)
+		s->g[i].r = (struct range){s->bound[i], s->bound[i + 1]};
+}
+
+/* One GPU chunk of share of the space at offset 0 (with several GPUs one chunk each, shared
+ * as split_gpus says), the rest to the cores. */
+static void static_split(struct sched *s, double share, bool measured)
 {
 	size_t n = s->c.items, g = s->c.granule, gs;
 
@@ -417,10 +592,26 @@ static void static_split(struct sched *s, double share)
 		gs = (size_t)(share * (double)(n / g) + 0.5) * g;
 	if (gs > n)
 		gs = n;
-	s->gpu_r = (struct range){0, gs};
+	split_gpus(s, 0, gs, measured);
 	s->cpu_r = (struct range){gs, n};
 	s->pool.next = n;
 	s->split = true;
+}
+
+/* A GPU's one chunk of a split: its whole part. */
+static enum sched_answer take_part(struct sched *s, unsigned dev, enum sched_phase ph,
+                                   struct sched_chunk *out)
+{
+	struct gst *g = gpu_of(s, dev);
+
+	if (s->gshared)
+		return take(s, &s->gpool,
+		            round_chunk(s,
+		                        fmax(ceil((double)left(&s->gpool) / (2.0 * s->ng)),
+		                             ceil((double)s->gpart / (8.0 * s->ng))),
+		                        left(&s->gpool)),
+		            ph, out);
+	return take(s, &g->r, left(&g->r), ph, out);
 }
 
 /* ---- marrow (001 §3.2-3.3) ---- */
@@ -458,10 +649,32 @@ static void marrow_move(struct sched *s, double tg, double tc)
 		s->delta /= 2;
 }
 
+/* With several GPUs, the time their side would have taken balanced among themselves: their
+ * items over their throughputs together. The split among them follows their throughputs at
+ * the next step (split_gpus); were the latest of them compared with the cores, a step with
+ * the GPUs out of balance (the first, split by compute units) would move the split between
+ * the GPUs and the cores for a reason the next step no longer has. */
+static double gpus_balanced_ms(const struct sched *s)
+{
+	size_t items = 0;
+	double lg = 0;
+
+	for (unsigned i = 0; i < s->ng; i++) {
+		items += s->g[i].items;
+		if (s->g[i].items > 0 && s->busy[s->c.ncpu + i] > 0)
+			lg += (double)s->g[i].items / s->busy[s->c.ncpu + i];
+	}
+	return lg > 0 ? (double)items / lg : 0;
+}
+
 static void marrow_step_end(struct sched *s)
 {
-	double tg = s->c.gpu ? s->busy[s->c.ncpu] : 0, tc = 0, t, dev;
+	double tg = 0, tc = 0, t, dev;
 
+	if (s->ng == 1)
+		tg = s->busy[s->c.ncpu];
+	else if (s->ng > 1)
+		tg = gpus_balanced_ms(s);
 	for (unsigned d = 0; d < s->c.ncpu; d++)
 		tc = fmax(tc, s->busy[d]);
 	t = fmax(tg, tc);
@@ -499,7 +712,7 @@ static double concord_gpu_chunk(const struct sched *s)
 {
 	double x = (double)s->c.items / 20.0;
 
-	return fmax(x, sample(s, LOGFIT_SAMPLES));
+	return fmax(x, sample(s, &s->g[0], LOGFIT_SAMPLES));
 }
 
 static double concord_cpu_chunk(const struct sched *s)
@@ -507,7 +720,15 @@ static double concord_cpu_chunk(const struct sched *s)
 	return concord_gpu_chunk(s) / (8.0 * (s->c.ncpu ? s->c.ncpu : 1));
 }
 
-/* One split of what is left: the GPU's fraction as one chunk, the rest to the cores. */
+/* The GPU a profiling chunk is for: several GPUs profile with the chunk of the first (Concord
+ * knows one GPU; they are a pool here). */
+static double concord_chunk(const struct sched *s, unsigned dev)
+{
+	return is_gpu(s, dev) ? concord_gpu_chunk(s) : concord_cpu_chunk(s);
+}
+
+/* One split of what is left: the GPUs' fraction as one chunk (one each, by their
+ * throughputs), the rest to the cores. */
 static void concord_split(struct sched *s)
 {
 	size_t r = left(&s->pool), g = s->c.granule, gs;
@@ -515,7 +736,7 @@ static void concord_split(struct sched *s)
 	gs = s->c.ncpu == 0 ? r : (size_t)(s->frac * (double)(r / g) + 0.5) * g;
 	if (gs > r)
 		gs = r;
-	s->gpu_r = (struct range){s->pool.next, s->pool.next + gs};
+	split_gpus(s, s->pool.next, gs, true);
 	s->cpu_r = (struct range){s->pool.next + gs, s->pool.end};
 	s->pool.next = s->pool.end;
 	s->split = true;
@@ -543,12 +764,15 @@ static void concord_gpu_done(struct sched *s)
 
 /* ---- hdss (003 §5.1) ---- */
 
+/* The GPUs are one pool of equal devices here: one fit over all their samples (kept in the
+ * first GPU's state), one relative speed, a GPU's throughput their mean. */
 static void hdss_end_training(struct sched *s)
 {
-	double lc = cpu_mean(s), lg = gpu_lambda(s), est = lg;
+	struct gst *g = &s->g[0];
+	double lc = cpu_mean(s), lg = gpu_lambda(s) / s->ng, est = lg;
 
-	if (s->fitted) {
-		double y = logfit_eval(s->a, s->b, s->grec);
+	if (g->fitted) {
+		double y = logfit_eval(g->a, g->b, g->grec);
 
 		if (y > 0)
 			est = y;
@@ -561,6 +785,7 @@ static void hdss_end_training(struct sched *s)
 static void hdss_gpu_done(struct sched *s, const struct sched_chunk *c, double lambda)
 {
 	double lc = cpu_mean(s);
+	struct gst *g = &s->g[0];
 
 	if (s->nh < HDSS_MAX_SAMPLES) {
 		s->hx[s->nh] = (double)c->size;
@@ -571,17 +796,17 @@ static void hdss_gpu_done(struct sched *s, const struct sched_chunk *c, double l
 		return;
 	/* A log fit of every sample: the recommended chunk and the throughput there (where the
 	 * fit says nothing, as logfit_refit: the last chunk's size). */
-	if (s->grec <= 0)
-		s->grec = s->hx[s->nh - 1];
-	if (logfit_fit(s->hx, s->hy, s->nh, &s->a, &s->b) == 0) {
-		s->fitted = true;
-		if (logfit_gpu_chunk(s->a, s->c.thld) > 0)
-			s->grec = logfit_gpu_chunk(s->a, s->c.thld);
+	if (g->grec <= 0)
+		g->grec = s->hx[s->nh - 1];
+	if (logfit_fit(s->hx, s->hy, s->nh, &g->a, &g->b) == 0) {
+		g->fitted = true;
+		if (logfit_gpu_chunk(g->a, s->c.thld) > 0)
+			g->grec = logfit_gpu_chunk(g->a, s->c.thld);
 	}
-	if (s->grec < first_sample(s))
-		s->grec = first_sample(s);
+	if (g->grec < first_sample(s, g))
+		g->grec = first_sample(s, g);
 	if (lc > 0) {
-		double y = s->fitted ? logfit_eval(s->a, s->b, s->grec) : lambda;
+		double y = g->fitted ? logfit_eval(g->a, g->b, g->grec) : lambda;
 
 		s->rel = (y > 0 ? y : lambda) / lc;
 		if (s->prev_rel > 0 && fabs(s->rel - s->prev_rel) < HDSS_STABLE * s->prev_rel)
@@ -598,7 +823,7 @@ static enum sched_answer hdss_next(struct sched *s, unsigned dev, struct sched_c
 	if (r == 0)
 		return SCHED_DONE;
 	if (s->training && is_gpu(s, dev)) {
-		x = s->nh < LOGFIT_SAMPLES ? sample(s, s->nh + 1) : s->grec;
+		x = s->nh < LOGFIT_SAMPLES ? sample(s, gpu_of(s, dev), s->nh + 1) : s->g[0].grec;
 		return take(s, &s->pool, round_chunk(s, x, r), PHASE_TRAIN, out);
 	}
 	if (s->training) {
@@ -607,10 +832,10 @@ static enum sched_answer hdss_next(struct sched *s, unsigned dev, struct sched_c
 		return take(s, &s->pool, round_chunk(s, x, r), PHASE_TRAIN, out);
 	}
 	/* Weighted guided self-scheduling: a device's share of what is left, by relative
-	 * speed (a core weighs 1, the GPU rel), the largest chunk first. */
+	 * speed (a core weighs 1, a GPU rel), the largest chunk first. */
 	{
 		double w = is_gpu(s, dev) ? s->rel : 1.0;
-		double total = (s->c.gpu ? s->rel : 0) + s->c.ncpu;
+		double total = (s->c.gpu ? s->ng * s->rel : 0) + s->c.ncpu;
 
 		x = ceil((double)r * w / total);
 		return take(s, &s->pool, round_chunk(s, x, r), PHASE_GUIDED, out);
@@ -619,9 +844,29 @@ static enum sched_answer hdss_next(struct sched *s, unsigned dev, struct sched_c
 
 /* ---- the interface ---- */
 
+static void gpus_new(struct sched *s, const struct sched_cfg *cfg, unsigned ngpu,
+                     const unsigned *neus)
+{
+	s->ng = cfg->gpu ? (ngpu ? ngpu : 1) : 0;
+	s->g = xcalloc(s->ng ? s->ng : 1, sizeof(*s->g));
+	s->w = xcalloc(s->ng ? s->ng : 1, sizeof(*s->w));
+	s->bound = xcalloc(s->ng + 1, sizeof(*s->bound));
+	for (unsigned i = 0; i < s->ng; i++) {
+		s->g[i].neu = neus && neus[i] ? neus[i] : s->c.neu;
+		s->g[i].samp_goal = LOGFIT_SAMPLES;
+	}
+}
+
 struct sched *sched_new(const struct sched_cfg *cfg, const char **why)
 {
+	return sched_new_gpus(cfg, 1, NULL, why);
+}
+
+struct sched *sched_new_gpus(const struct sched_cfg *cfg, unsigned ngpu, const unsigned *neus,
+                             const char **why)
+{
 	struct sched *s;
+	unsigned nc = cfg->ncpu ? cfg->ncpu : 1;
 
 	if (cfg->items == 0 || cfg->granule == 0 || cfg->items % cfg->granule) {
 		*why = "the space must be a positive multiple of the granule";
@@ -649,15 +894,15 @@ struct sched *sched_new(const struct sched_cfg *cfg, const char **why)
 	/* Without a GPU every heterogeneous scheduler is the CPU cores sharing the space. */
 	if (!cfg->gpu)
 		s->kind = SCHED_CPU;
-	s->ndev = cfg->ncpu + (cfg->gpu ? 1 : 0);
+	gpus_new(s, cfg, ngpu, neus);
+	s->ndev = cfg->ncpu + s->ng;
 	s->lambda = xcalloc(s->ndev, sizeof(*s->lambda));
 	s->busy = xcalloc(s->ndev, sizeof(*s->busy));
-	s->cpu_k = xcalloc(cfg->ncpu ? cfg->ncpu : 1, sizeof(*s->cpu_k));
-	s->out = xcalloc(cfg->ncpu ? cfg->ncpu : 1, sizeof(*s->out));
-	s->probe = xcalloc(cfg->ncpu ? cfg->ncpu : 1, sizeof(*s->probe));
-	s->out_lg = xcalloc(cfg->ncpu ? cfg->ncpu : 1, sizeof(*s->out_lg));
-	s->clast = xcalloc(cfg->ncpu ? cfg->ncpu : 1, sizeof(*s->clast));
-	s->samp_goal = LOGFIT_SAMPLES;
+	s->cpu_k = xcalloc(nc, sizeof(*s->cpu_k));
+	s->out = xcalloc(nc, sizeof(*s->out));
+	s->probe = xcalloc(nc, sizeof(*s->probe));
+	s->out_lg = xcalloc(nc, sizeof(*s->out_lg));
+	s->clast = xcalloc(nc, sizeof(*s->clast));
 	/* 001 §3.2.2: all the work is transferable at first: half of it to each side. */
 	s->share = 0.5;
 	s->delta = 0.25;
@@ -676,7 +921,38 @@ void sched_free(struct sched *s)
 	free(s->probe);
 	free(s->out_lg);
 	free(s->clast);
+	free(s->g);
+	free(s->w);
+	free(s->bound);
 	free(s);
+}
+
+/* A step's last GPU chunk is often what was left, too small to fill the GPU: the next step
+ * starts from the throughput of the step's largest GPU chunk (each GPU its own). */
+static void logfit_step_begin(struct sched *s)
+{
+	for (unsigned i = 0; i < s->ng; i++) {
+		struct gst *g = &s->g[i];
+
+		if (g->big_lg > 0)
+			s->lambda[s->c.ncpu + i] = g->big_lg;
+		g->big_size = 0;
+	}
+	logfit_prime_step(s);
+}
+
+static void hdss_step_begin(struct sched *s)
+{
+	/* HDSS trains again in every step (003 §5.1: "HDSS does not re-use information"). */
+	s->nh = 0;
+	s->g[0].fitted = false;
+	s->rel = s->prev_rel = 0;
+	s->g[0].grec = 0;
+	memset(s->cpu_k, 0, (s->c.ncpu ? s->c.ncpu : 1) * sizeof(*s->cpu_k));
+	memset(s->lambda, 0, s->ndev * sizeof(*s->lambda));
+	s->training = s->c.gpu && s->c.ncpu > 0;
+	if (!s->training)
+		s->rel = 1.0;
 }
 
 void sched_step_begin(struct sched *s)
@@ -684,28 +960,32 @@ void sched_step_begin(struct sched *s)
 	s->pool = (struct range){0, s->c.items};
 	s->assigned = 0;
 	s->cpu_fresh = 0;
-	s->gpu_r = s->cpu_r = (struct range){0, 0};
+	s->cpu_r = s->gpool = (struct range){0, 0};
+	s->gshared = false;
 	s->split = false;
-	s->gpu_off = false;
 	s->cores_out = false;
-	s->gpu_items = 0;
+	for (unsigned i = 0; i < s->ng; i++) {
+		s->g[i].r = (struct range){0, 0};
+		s->g[i].off = s->g[i].running = false;
+		s->g[i].items = 0;
+	}
 	memset(s->busy, 0, s->ndev * sizeof(*s->busy));
 	/* A new step may meet other work: every core is asked again (logfit). */
 	memset(s->out, 0, (s->c.ncpu ? s->c.ncpu : 1) * sizeof(*s->out));
 	switch (s->kind) {
 	case SCHED_LOGFIT:
-		/* A step's last GPU chunk is often what was left, too small to fill the GPU: the
-		 * next step starts from the throughput of the step's largest GPU chunk. */
-		if (s->big_lg > 0 && s->c.gpu)
-			s->lambda[s->c.ncpu] = s->big_lg;
-		s->big_size = 0;
-		logfit_prime_step(s);
+		logfit_step_begin(s);
 		break;
 	case SCHED_STATIC:
-		static_split(s, s->c.gpu_share);
+		/* 003's Static is static: the GPUs share by compute units, not by a measurement. */
+		static_split(s, s->c.gpu_share, false);
 		break;
 	case SCHED_MARROW:
-		static_split(s, s->share);
+		static_split(s, s->share, true);
+		break;
+	case SCHED_GPU:
+		if (s->ng > 1)
+			static_split(s, 1.0, true);
 		break;
 	case SCHED_CONCORD:
 		s->prev_frac = 0;
@@ -715,55 +995,65 @@ void sched_step_begin(struct sched *s)
 			concord_split(s);
 		break;
 	case SCHED_HDSS:
-		/* HDSS trains again in every step (003 §5.1: "HDSS does not re-use
-		 * information"). */
-		s->nh = 0;
-		s->fitted = false;
-		s->rel = s->prev_rel = 0;
-		s->grec = 0;
-		memset(s->cpu_k, 0, (s->c.ncpu ? s->c.ncpu : 1) * sizeof(*s->cpu_k));
-		memset(s->lambda, 0, s->ndev * sizeof(*s->lambda));
-		s->training = s->c.gpu && s->c.ncpu > 0;
-		if (!s->training)
-			s->rel = 1.0;
+		hdss_step_begin(s);
 		break;
 	default:
 		break;
 	}
 }
 
-enum sched_answer sched_next(struct sched *s, unsigned dev, struct sched_chunk *out)
+static enum sched_answer concord_next(struct sched *s, unsigned dev, struct sched_chunk *out)
 {
-	if (dev >= s->ndev)
+	if (s->split)
+		return is_gpu(s, dev) ? take_part(s, dev, PHASE_SPLIT, out)
+		                      : take_guided(s, &s->cpu_r, PHASE_SPLIT, out);
+	return take(s, &s->pool, round_chunk(s, concord_chunk(s, dev), left(&s->pool)),
+	            PHASE_PROFILE, out);
+}
+
+static enum sched_answer gpu_alone(struct sched *s, unsigned dev, struct sched_chunk *out)
+{
+	if (!is_gpu(s, dev))
 		return SCHED_DONE;
+	if (s->ng > 1)
+		return take_part(s, dev, PHASE_ALONE, out);
+	return take(s, &s->pool, left(&s->pool), PHASE_ALONE, out);
+}
+
+static enum sched_answer next_of(struct sched *s, unsigned dev, struct sched_chunk *out)
+{
 	switch (s->kind) {
 	case SCHED_LOGFIT:
-		return is_gpu(s, dev) ? logfit_gpu(s, out) : logfit_cpu(s, dev, out);
+		return is_gpu(s, dev) ? logfit_gpu(s, gpu_of(s, dev), out)
+		                      : logfit_cpu(s, dev, out);
 	case SCHED_STATIC:
-		return is_gpu(s, dev) ? take(s, &s->gpu_r, left(&s->gpu_r), PHASE_STATIC, out)
+		return is_gpu(s, dev) ? take_part(s, dev, PHASE_STATIC, out)
 		                      : take_guided(s, &s->cpu_r, PHASE_STATIC, out);
 	case SCHED_CONCORD:
-		if (s->split)
-			return is_gpu(s, dev)
-			               ? take(s, &s->gpu_r, left(&s->gpu_r), PHASE_SPLIT, out)
-			               : take_guided(s, &s->cpu_r, PHASE_SPLIT, out);
-		return take(
-		        s, &s->pool,
-		        round_chunk(s, is_gpu(s, dev) ? concord_gpu_chunk(s) : concord_cpu_chunk(s),
-		                    left(&s->pool)),
-		        PHASE_PROFILE, out);
+		return concord_next(s, dev, out);
 	case SCHED_HDSS:
 		return hdss_next(s, dev, out);
 	case SCHED_CPU:
 		return is_gpu(s, dev) ? SCHED_DONE : take_guided(s, &s->pool, PHASE_GUIDED, out);
 	case SCHED_GPU:
-		return is_gpu(s, dev) ? take(s, &s->pool, left(&s->pool), PHASE_ALONE, out)
-		                      : SCHED_DONE;
+		return gpu_alone(s, dev, out);
 	case SCHED_MARROW:
-		return is_gpu(s, dev) ? take(s, &s->gpu_r, left(&s->gpu_r), PHASE_BALANCE, out)
+		return is_gpu(s, dev) ? take_part(s, dev, PHASE_BALANCE, out)
 		                      : take_guided(s, &s->cpu_r, PHASE_BALANCE, out);
 	}
 	return SCHED_DONE;
+}
+
+enum sched_answer sched_next(struct sched *s, unsigned dev, struct sched_chunk *out)
+{
+	enum sched_answer a;
+
+	if (dev >= s->ndev)
+		return SCHED_DONE;
+	a = next_of(s, dev, out);
+	if (a == SCHED_CHUNK && is_gpu(s, dev))
+		gpu_of(s, dev)->running = true;
+	return a;
 }
 
 void sched_done(struct sched *s, unsigned dev, const struct sched_chunk *c, double ms)
@@ -777,11 +1067,14 @@ void sched_done(struct sched *s, unsigned dev, const struct sched_chunk *c, doub
 	s->lambda[dev] = lambda;
 	s->busy[dev] += ms;
 	if (is_gpu(s, dev)) {
-		s->gpu_last = c->size;
-		s->gpu_items += c->size;
-		if (c->size >= s->big_size) {
-			s->big_size = c->size;
-			s->big_lg = lambda;
+		struct gst *g = gpu_of(s, dev);
+
+		g->running = false;
+		g->last = c->size;
+		g->items += c->size;
+		if (c->size >= g->big_size) {
+			g->big_size = c->size;
+			g->big_lg = lambda;
 		}
 	} else {
 		s->cpu_fresh++;
@@ -790,7 +1083,7 @@ void sched_done(struct sched *s, unsigned dev, const struct sched_chunk *c, doub
 	switch (s->kind) {
 	case SCHED_LOGFIT:
 		if (is_gpu(s, dev))
-			logfit_done(s, c, lambda);
+			logfit_done(s, gpu_of(s, dev), c, lambda);
 		break;
 	case SCHED_CONCORD:
 		if (is_gpu(s, dev) && c->phase == PHASE_PROFILE)
@@ -813,6 +1106,18 @@ void sched_step_end(struct sched *s)
 		marrow_step_end(s);
 }
 
+/* The GPUs' throughput together, shared among them by compute units (one GPU: all of it). */
+static double prior_share_of(const struct sched *s, unsigned i, double lgpu)
+{
+	double cu = 0;
+
+	if (s->ng == 1)
+		return lgpu;
+	for (unsigned k = 0; k < s->ng; k++)
+		cu += s->g[k].neu;
+	return lgpu * s->g[i].neu / cu;
+}
+
 void sched_prime(struct sched *s, const struct sched_prior *p)
 {
 	if (!(p->share >= 0 && p->share <= 1))
@@ -826,14 +1131,16 @@ void sched_prime(struct sched *s, const struct sched_prior *p)
 	if (s->kind != SCHED_LOGFIT || !(p->lgpu > 0) || !(p->lcpu > 0))
 		return;
 	s->primed = true;
-	s->lambda[s->c.ncpu] = p->lgpu;
+	for (unsigned i = 0; i < s->ng; i++)
+		s->lambda[s->c.ncpu + i] = prior_share_of(s, i, p->lgpu);
 	for (unsigned d = 0; d < s->c.ncpu; d++)
 		s->lambda[d] = p->lcpu;
 }
 
 bool sched_profile(const struct sched *s, struct sched_prior *p)
 {
-	double lc = cpu_mean(s), lg = gpu_lambda(s);
+	double lc = cpu_mean(s), lg = gpu_lambda(s), big = 0;
+	size_t items = 0;
 
 	if (s->kind == SCHED_MARROW) {
 		double share = s->searching && s->best_ms > 0 ? s->best_share : s->share;
@@ -841,9 +1148,13 @@ bool sched_profile(const struct sched *s, struct sched_prior *p)
 		*p = (struct sched_prior){share, s->last_tg > 0 ? lg : 0, lc};
 		return s->last_tg > 0 || s->last_tc > 0;
 	}
-	if (s->kind != SCHED_LOGFIT || !(s->big_lg > 0) || s->assigned == 0)
+	for (unsigned i = 0; i < s->ng; i++) {
+		big += s->g[i].big_lg;
+		items += s->g[i].items;
+	}
+	if (s->kind != SCHED_LOGFIT || !(big > 0) || s->assigned == 0)
 		return false;
-	*p = (struct sched_prior){(double)s->gpu_items / (double)s->assigned, s->big_lg, lc};
+	*p = (struct sched_prior){(double)items / (double)s->assigned, big, lc};
 	return true;
 }
 
@@ -853,7 +1164,7 @@ bool sched_uses(const struct sched *s, unsigned dev)
 		return false;
 	switch (s->kind) {
 	case SCHED_STATIC:
-		return is_gpu(s, dev) ? left(&s->gpu_r) > 0 : left(&s->cpu_r) > 0;
+		return is_gpu(s, dev) ? left(&s->g[dev - s->c.ncpu].r) > 0 : left(&s->cpu_r) > 0;
 	case SCHED_CPU:
 		return !is_gpu(s, dev);
 	case SCHED_GPU:
@@ -873,14 +1184,26 @@ enum sched_kind sched_running(const struct sched *s)
 	return s->kind;
 }
 
+bool sched_logfit_state_of(const struct sched *s, unsigned gpu, double *a, double *b,
+                           double *gpu_chunk)
+{
+	const struct gst *g;
+
+	if (gpu >= s->ng || (s->kind != SCHED_LOGFIT && s->kind != SCHED_HDSS) ||
+	    (s->kind == SCHED_HDSS && gpu > 0))
+		return false;
+	g = &s->g[gpu];
+	if (!g->fitted)
+		return false;
+	*a = g->a;
+	*b = g->b;
+	*gpu_chunk = g->grec;
+	return true;
+}
+
 bool sched_logfit_state(const struct sched *s, double *a, double *b, double *gpu_chunk)
 {
-	if (!s->fitted || (s->kind != SCHED_LOGFIT && s->kind != SCHED_HDSS))
-		return false;
-	*a = s->a;
-	*b = s->b;
-	*gpu_chunk = s->grec;
-	return true;
+	return sched_logfit_state_of(s, 0, a, b, gpu_chunk);
 }
 
 double sched_gpu_fraction(const struct sched *s)

@@ -1,7 +1,8 @@
 /*
  * Chunk schedulers of the partition engine (003 §3-5): the iteration space [0, items) of one
  * time step is split lazily into chunks that idle devices ask for. Devices 0 .. ncpu-1 are
- * CPU cores; device ncpu, when cfg.gpu is set, is the GPU (or the device standing in for it).
+ * CPU cores; devices ncpu .. ncpu+ngpu-1, when cfg.gpu is set, are the GPUs (or devices standing
+ * in for them; one GPU unless sched_new_gpus says more).
  * A scheduler only decides sizes: it knows nothing of OpenCL, so it can be driven by the
  * engine's device threads or by a simulation (tests/unit/test_partition.c). It is not
  * thread-safe: the engine calls it under one lock.
@@ -27,6 +28,12 @@
  * docs/partition.md). A known profile (sched_prime, from engines/partition/kb.h) starts
  * logfit from the learnt throughputs and share instead of sampling, and marrow from the
  * learnt split.
+ *
+ * With several GPUs (docs/partition.md, "Several GPUs") logfit keeps a sample set and a fit
+ * per GPU and sizes a core's chunk against the GPUs' throughputs; static splits its GPU share
+ * among the GPUs by compute units; gpu, marrow and concord split the GPUs' part by the
+ * throughputs they measured (by compute units before there are any); hdss treats the GPUs
+ * as one pool of equal devices.
  *
  * docs/partition.md says what was chosen where 003 leaves a detail open.
  */
@@ -85,6 +92,10 @@ struct sched;
 /* NULL with a reason in why (a static string) when the configuration cannot run: no
  * device, or the gpu scheduler without a GPU. */
 struct sched *sched_new(const struct sched_cfg *cfg, const char **why);
+/* The same with ngpu GPUs when cfg->gpu is set (devices ncpu .. ncpu+ngpu-1; 0 counts as 1),
+ * neus[i] the compute units of GPU i (NULL: cfg->neu for every one). */
+struct sched *sched_new_gpus(const struct sched_cfg *cfg, unsigned ngpu, const unsigned *neus,
+                             const char **why);
 void sched_free(struct sched *s);
 
 /* A new time step: the whole space is to be done again. */
@@ -102,10 +113,11 @@ void sched_done(struct sched *s, unsigned dev, const struct sched_chunk *c, doub
 void sched_step_end(struct sched *s);
 
 /* What a knowledge base keeps of a flow-model on a device set at a problem size
- * (engines/partition/kb.h): the GPU's share of the space and the throughputs, items/ms. */
+ * (engines/partition/kb.h): the GPU's share of the space and the throughputs, items/ms. With
+ * several GPUs: their share together and the sum of their throughputs. */
 struct sched_prior {
 	double share; /* 0 to 1 */
-	double lgpu;  /* the GPU's */
+	double lgpu;  /* the GPU's (the GPUs' together) */
 	double lcpu;  /* one core's */
 };
 
@@ -130,6 +142,9 @@ enum sched_kind sched_running(const struct sched *s);
 /* For the summary: logfit's current fit and recommended GPU chunk (false when there is
  * none yet), concord's GPU fraction and hdss's relative speed (0 when none). */
 bool sched_logfit_state(const struct sched *s, double *a, double *b, double *gpu_chunk);
+/* The same for GPU gpu (0 .. ngpu-1): logfit keeps a fit per GPU. */
+bool sched_logfit_state_of(const struct sched *s, unsigned gpu, double *a, double *b,
+                           double *gpu_chunk);
 double sched_gpu_fraction(const struct sched *s);
 double sched_relative_speed(const struct sched *s);
 
