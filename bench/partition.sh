@@ -88,7 +88,7 @@ max=$((cores + 1))
 gpu_name=$("$carsh" partition --json --no-progress --gpu "$GPU" --sched gpu "$fm/part_mandel.xml" \
 	count=discard W=64 H=1 MAXIT=1 2>/dev/null | sed -nE 's/.*"label":"gpu0?","name":"([^"]*)".*/\1/p' || true)
 cpu_name=$(sed -nE 's/.*"label":"cpu0","name":"([^"]*)".*/\1/p' <<<"$probe")
-ngpus=$("$carsh" -c devices | awk 'NR > 1 && ($2 == "gpu" || $2 == "accelerator") { n++ } END { print n + 0 }')
+ngpus=$("$carsh" -c devices 2>/dev/null | awk 'NR > 1 && ($2 == "gpu" || $2 == "accelerator") { n++ } END { print n + 0 }') || ngpus=1
 [ -z "${GPUS:-}" ] && [ "$ngpus" -ge 2 ] && GPUS=all
 GPU1=${GPU1:-gpu}
 if [ -n "${THREADS:-}" ]; then
