@@ -11,11 +11,10 @@
 #include <stdbool.h>
 
 /* Run the session argv (argv[0] included; options end at argv[optind]) in a session worker
- * when the server can take it: a `carsh -T` session (thread_exec), or a lone `carsh devices`
- * (`-c devices`), which the worker lists from the devices it opened already, as `carsh -T
- * devices` does. Not with CARSH_SERVER=off, not for `server` itself, nor for files only this
- * process holds open (/dev/fd/N). True with *status, what this process ends with; false to
- * run it here (after a warning when a server was wanted but could not be had). */
+ * when the server can take it: a `carsh -T` session (thread_exec). Not with CARSH_SERVER=off, not
+ * for `server` itself, nor for files only this process holds open (/dev/fd/N). True with *status,
+ * what this process ends with; false to run it here (after a warning when a server was wanted but
+ * could not be had). */
 bool carsh_served_run(int argc, char **argv, int optind, const char *command, bool thread_exec,
                       int *status);
 
