@@ -1,0 +1,72 @@
+/* Chunk sizes, rounded to the granule, and taking a chunk from a range (sched-int.h). */
+#include <math.h>
+
+#include "engines/partition/sched-int.h"
+
+/* x rounded to a multiple of the granule, at least one granule, at most avail (a multiple
+ * of the granule itself). */
+size_t sched_round_chunk(const struct sched *s, double x, size_t avail)
+{
+	size_t g = s->c.granule, n;
+
+	if (!(x > 0))
+		x = 0;
+	if (x >= (double)avail)
+		return avail;
+	n = (size_t)(x / (double)g + 0.5) * g;
+	if (n < g)
+		n = g;
+	return n < avail ? n : avail;
+}
+
+/* x rounded down to a multiple of the granule (at least one, at most avail): a core that
+ * ends early takes another chunk, one that ends late holds up the step. */
+size_t sched_floor_chunk(const struct sched *s, double x, size_t avail)
+{
+	size_t g = s->c.granule;
+
+	if (!(x > 0))
+		x = 0;
+	if (x >= (double)avail)
+		return avail;
+	return (size_t)(x / (double)g) * g > g ? (size_t)(x / (double)g) * g : g;
+}
+
+/* The next n items of r (fewer where fewer are left); SCHED_DONE when there are none. */
+enum sched_answer sched_take(struct sched *s, struct range *r, size_t n, enum sched_phase ph,
+                             struct sched_chunk *out)
+{
+	if (n == 0 || left(r) == 0)
+		return SCHED_DONE;
+	if (n > left(r))
+		n = left(r);
+	*out = (struct sched_chunk){r->next, n, ph};
+	r->next += n;
+	s->assigned += n;
+	return SCHED_CHUNK;
+}
+
+/* Guided self-scheduling with factor 2 (factoring): half of what is left, shared among the
+ * cores. The CPU cores' part of static and concord, and the cpu scheduler. */
+enum sched_answer sched_take_guided(struct sched *s, struct range *r, enum sched_phase ph,
+                                    struct sched_chunk *out)
+{
+	double n = ceil((double)left(r) / (2.0 * (s->c.ncpu ? s->c.ncpu : 1)));
+
+	return sched_take(s, r, sched_round_chunk(s, n, left(r)), ph, out);
+}
+
+/* 003 §4: x_k = nEU·2^(k-1), with nEU rounded up to a multiple of the granule so that the
+ * four sizes stay distinct (a fit needs two different sizes at least). LogFit's samples,
+ * Concord's smallest GPU chunk, HDSS's first training chunks. */
+double sched_sample(const struct sched *s, const struct gst *g, unsigned k)
+{
+	size_t gr = s->c.granule, neu = (g->neu + gr - 1) / gr * gr;
+
+	return logfit_sample_size((unsigned)neu, k);
+}
+
+double sched_first_sample(const struct sched *s, const struct gst *g)
+{
+	return sched_sample(s, g, 1);
+}

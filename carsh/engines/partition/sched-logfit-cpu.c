@@ -1,0 +1,145 @@
+/* LogFit's CPU cores (003 §4: C = G·λC/λG), with several GPUs sized against the one that
+ * ends first, and a core's sitting out a step it could only hold up (not in 003; see
+ * docs/partition.md). The GPUs' side is sched-logfit.c. */
+#include <math.h>
+
+#include "engines/partition/sched-int.h"
+
+/* A core whose one-granule chunk is out of work comes back when the GPU's throughput changes
+ * by this factor (not in 003). */
+#define REGION_FACTOR 2.0
+
+/* The GPUs' throughputs together over those that still take work in this step (not off). */
+static double gpu_lambda_on(const struct sched *s)
+{
+	double t = 0;
+
+	for (unsigned i = 0; s->c.gpu && i < s->ng; i++)
+		if (!s->g[i].off)
+			t += s->lambda[s->c.ncpu + i];
+	return t;
+}
+
+/* With several GPUs, their throughput together on what is left shared among those still
+ * taking work: each at its fitted throughput for its part (else its last). A GPU's last
+ * throughput comes from a full chunk; the end of a step gives it a small part, at a fraction
+ * of that (the cores sat out and left 512 items to a GPU that took 5 ms for them). */
+static double gpus_for_rest(const struct sched *s, size_t r)
+{
+	unsigned on = 0;
+	double t = 0;
+
+	for (unsigned i = 0; i < s->ng; i++)
+		on += !s->g[i].off;
+	for (unsigned i = 0; i < s->ng; i++) {
+		const struct gst *g = &s->g[i];
+		double y = 0;
+
+		if (g->off)
+			continue;
+		if (g->fitted)
+			y = logfit_eval(g->a, g->b, fmin(g->grec, (double)r / on));
+		t += y > 0 ? y : lambda_of(s, g);
+	}
+	return t;
+}
+
+/* Every GPU still taking work has a chunk: none can take the rest now. */
+static bool gpus_busy(const struct sched *s)
+{
+	for (unsigned i = 0; i < s->ng; i++)
+		if (!s->g[i].off && !s->g[i].running)
+			return false;
+	return true;
+}
+
+static bool gpus_off(const struct sched *s)
+{
+	for (unsigned i = 0; i < s->ng; i++)
+		if (!s->g[i].off)
+			return false;
+	return true;
+}
+
+/* Whether core dev sits out the rest of the step: its smallest chunk, one granule at its
+ * throughput, would take longer than the GPUs alone need for all that is left, so it could
+ * only make them wait. Not in 003, whose GPU was a few cores' worth; an H100 is 300
+ * PoCL cores'. A core that sat out is asked again when the GPUs' throughput has changed by
+ * REGION_FACTOR (another region of the space), and in the next step. */
+static bool logfit_sits_out(struct sched *s, unsigned dev, size_t r)
+{
+	double lc = sched_cpu_lambda(s, dev);
+	double lg = s->ng > 1 ? gpus_for_rest(s, r) : sched_gpu_lambda(s);
+
+	if (s->out[dev] && lg > 0 &&
+	    (lg > REGION_FACTOR * s->out_lg[dev] || lg * REGION_FACTOR < s->out_lg[dev]))
+		s->out[dev] = false;
+	if (s->out[dev])
+		return true;
+	if (!(lc > 0) || !(lg > 0) || (double)s->c.granule / lc <= (double)r / lg ||
+	    (s->ng > 1 && gpus_busy(s)))
+		return false;
+	s->out[dev] = s->probe[dev] = s->cores_out = true;
+	s->out_lg[dev] = lg;
+	return true;
+}
+
+/* The GPU chunk a core's chunk is sized against (003 §4: C = G·λC/λG): of the GPUs with a
+ * throughput, the one whose next chunk (G, or what is left when that is less) ends first,
+ * so that a core is back before any GPU waits. NULL when no GPU has a throughput. */
+static const struct gst *pace_gpu(const struct sched *s, size_t r, double *gchunk)
+{
+	const struct gst *best = NULL;
+	double best_ms = 0;
+
+	for (unsigned i = 0; i < s->ng; i++) {
+		const struct gst *g = &s->g[i];
+		double lg = lambda_of(s, g), x;
+
+		if (!(lg > 0) || (s->ng > 1 && g->off))
+			continue;
+		x = fmin(g->grec > 0 ? g->grec : (double)g->last, (double)r);
+		if (!best || x / lg < best_ms) {
+			best = g;
+			best_ms = x / lg;
+			*gchunk = x;
+		}
+	}
+	return best;
+}
+
+/* 003 §4: C = G·λC/λG, the chunk a core ends in the time the GPU needs for its next chunk
+ * (G, or what is left when that is less). A core never takes more than its share of what is
+ * left in proportion to its throughput (the rule of [15] 003 §4 builds on): where the last
+ * throughputs were measured on lighter work than a chunk meets, a chunk of G·λC/λG could
+ * otherwise hold a core long after the others are done. Its first chunk is a probe of one
+ * granule, and until a GPU's throughput is known its chunks double from there: sized
+ * from the GPU's chunk, a core's first chunk beside an H100 took longer than the step. */
+enum sched_answer sched_logfit_cpu(struct sched *s, unsigned dev, struct sched_chunk *out)
+{
+	size_t r = left(&s->pool);
+	double lc, lg = gpu_lambda_on(s), c, gchunk = 0;
+	const struct gst *pace;
+
+	if (r == 0)
+		return SCHED_DONE;
+	if (gpus_off(s))
+		return sched_take_guided(s, &s->pool, PHASE_FIT, out);
+	if (logfit_sits_out(s, dev, r))
+		return SCHED_DONE;
+	if (s->lambda[dev] <= 0 || s->probe[dev]) {
+		s->probe[dev] = false;
+		return sched_take(s, &s->pool, s->c.granule, PHASE_PROBE, out);
+	}
+	lc = s->lambda[dev];
+	pace = pace_gpu(s, r, &gchunk);
+	if (!(lg > 0) || !pace)
+		c = 2.0 * (double)s->clast[dev];
+	else
+		c = fmin(logfit_cpu_chunk(gchunk, lc, lambda_of(s, pace)),
+		         (double)r * lc / (lg + sched_cpu_total(s)));
+	/* Nor more than an equal share of it among the devices: a core is not faster than a
+	 * GPU, and a larger chunk means its throughput came from lighter work than the GPU's. */
+	c = fmin(c, ceil((double)r / (s->c.ncpu + s->ng)));
+	return sched_take(s, &s->pool, sched_floor_chunk(s, c, r), PHASE_FIT, out);
+}

@@ -1,0 +1,295 @@
+/* LogFit (003 §4), the GPUs' side: four samples nEU·2^(k-1) per GPU, a least-squares fit of
+ * a·ln(x)+b, the GPU chunk a/thld with the fourth sample replaced by the last chunk; samples
+ * and throughputs kept from one time step to the next, or a known profile instead
+ * (sched_prime). The cores' side is sched-logfit-cpu.c. */
+#include <math.h>
+
+#include "engines/partition/sched-int.h"
+
+/* LogFit's exploration (not in 003): the GPU stops sampling after two samples once they
+ * have taken more than this fraction of the step's predicted time. */
+#define EXPLORE_FRAC 0.02
+
+/* The fit of the sample set, and the recommended GPU chunk a/thld. Where the fit says
+ * nothing (a <= 0: the throughput does not grow with the chunk; 003 leaves the case open)
+ * the chunk stays as it was, and after the first fit it is the best measured sample's size;
+ * it is never below the first sample, nEU. */
+static void logfit_refit(struct sched *s, struct gst *g)
+{
+	double a, b;
+
+	if (g->grec <= 0) {
+		unsigned best = 0;
+
+		for (unsigned i = 1; i < g->nsamp; i++)
+			if (g->sy[i] > g->sy[best])
+				best = i;
+		g->grec = g->sx[best];
+	}
+	if (logfit_fit(g->sx, g->sy, g->nsamp, &a, &b) == 0) {
+		g->fitted = true;
+		g->a = a;
+		g->b = b;
+		if (logfit_gpu_chunk(a, s->c.thld) > 0)
+			g->grec = logfit_gpu_chunk(a, s->c.thld);
+	}
+	if (g->grec < sched_first_sample(s, g))
+		g->grec = sched_first_sample(s, g);
+}
+
+/* The GPU's time for a chunk of x items by its fit (or its last throughput before the
+ * first fit). Where the fit predicts no throughput (a log curve below its samples' range),
+ * the slowest sample's throughput stands in: a chunk that small costs what the smallest
+ * sample cost at least. */
+static double gpu_chunk_ms(const struct sched *s, const struct gst *g, double x)
+{
+	double y = g->fitted ? logfit_eval(g->a, g->b, x) : lambda_of(s, g);
+
+	for (unsigned i = 0; !(y > 0) && i < g->nsamp; i++)
+		if (g->sy[i] > 0 && (!(y > 0) || g->sy[i] < y))
+			y = g->sy[i];
+	return y > 0 ? x / y : INFINITY;
+}
+
+/* The GPU's chunk when the others (lc items/ms together: the cores, and the other GPUs)
+ * take part: its recommended chunk G, but no more than ends with the others' rest of what is
+ * left, c/λG(c) = (r - c)/lc, found by bisection (the GPU's time grows with c, the others'
+ * shrinks); 0 when even the smallest chunk the fit knows, nEU, would end after the others
+ * have done all of r. Where G ≥ r 003 gives the GPU all of what is left or nothing (003
+ * §5.2); either left one side idle while the other ran, a third of a step on a Jacobi grid
+ * where an H100 is as fast as 16 cores (docs/partition.md). */
+static double gpu_balanced_chunk(const struct sched *s, const struct gst *g, size_t r, double lc)
+{
+	double lo = fmin(sched_first_sample(s, g), (double)r), hi = fmin(g->grec, (double)r);
+
+	if (gpu_chunk_ms(s, g, hi) <= ((double)r - hi) / lc)
+		return hi;
+	if (gpu_chunk_ms(s, g, lo) > ((double)r - lo) / lc)
+		return 0;
+	for (int i = 0; i < 40 && hi - lo > (double)s->c.granule; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (gpu_chunk_ms(s, g, mid) <= ((double)r - mid) / lc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The throughput of the GPUs other than g that can take a share of what is left (r): those
+ * not running a chunk and not out of the step, at their fitted throughput at their chunk (up
+ * to r), else their last one; 0 with one GPU. A GPU busy with a chunk is left out: counted,
+ * two GPUs each left the rest of a step to the other and to the cores, which then finished
+ * it alone (a tenth of a step in the simulation). */
+static double other_gpus(const struct sched *s, const struct gst *g, size_t r)
+{
+	double t = 0;
+
+	for (unsigned i = 0; i < s->ng; i++) {
+		const struct gst *o = &s->g[i];
+		double y = 0;
+
+		if (o == g || o->off || o->running)
+			continue;
+		if (o->fitted)
+			y = logfit_eval(o->a, o->b, fmin(o->grec, (double)r));
+		if (!(y > 0))
+			y = lambda_of(s, o);
+		t += y > 0 ? y : 0;
+	}
+	return t;
+}
+
+/* 003 §4: the GPU's chunk is G = a/thld. Where less than that is left, the GPU takes what
+ * is left if its fitted throughput there, a·ln(R) + b, beats the cores' together; else
+ * nothing more in this step (003 §5.2: "the number of available iterations is not enough to
+ * assign to the GPU a chunk sufficiently large to obtain the predicted GPU throughput, so
+ * it's not scheduled on the GPU"). With several GPUs the others count as the cores do. */
+static enum sched_answer logfit_gpu(struct sched *s, struct gst *g, struct sched_chunk *out)
+{
+	size_t r = left(&s->pool);
+	double lc = sched_cpu_total(s), lo;
+	bool cores;
+
+	if (r == 0 || g->off)
+		return SCHED_DONE;
+	if (!s->primed && g->nsamp < g->samp_goal)
+		return sched_take(s, &s->pool,
+		                  sched_round_chunk(s, sched_sample(s, g, g->nsamp + 1), r),
+		                  PHASE_SAMPLE, out);
+	/* Only on throughputs the cores measured in this step: the last step's may come from
+	 * other work, and would take the GPU out of a whole step. */
+	cores = s->c.ncpu > 0 && lc > 0 && s->cpu_fresh > 0 && !s->cores_out;
+	lo = (cores ? lc : 0) + other_gpus(s, g, r);
+	if (cores || lo > 0) {
+		double c = gpu_balanced_chunk(s, g, r, lo);
+
+		if (c <= 0) {
+			g->off = true;
+			return SCHED_DONE;
+		}
+		if (c < fmin(g->grec, (double)r))
+			return sched_take(s, &s->pool, sched_round_chunk(s, c, r), PHASE_TAIL, out);
+	}
+	return sched_take(s, &s->pool, sched_round_chunk(s, g->grec, r), PHASE_FIT, out);
+}
+
+static enum sched_answer logfit_next(struct sched *s, unsigned dev, struct sched_chunk *out)
+{
+	return is_gpu(s, dev) ? logfit_gpu(s, gpu_of(s, dev), out) : sched_logfit_cpu(s, dev, out);
+}
+
+/* The GPU's sample set is complete, or its samples cost too much (EXPLORE_FRAC of the step
+ * at the last sample's throughput with the other GPUs', a pessimistic prediction since the
+ * throughput grows with the chunk): fit what there is, two samples at least. */
+static bool samples_enough(const struct sched *s, const struct gst *g, double lambda)
+{
+	return g->nsamp >= g->samp_goal ||
+	       (g->nsamp >= 2 && g->samp_ms > EXPLORE_FRAC * (double)s->c.items /
+	                                              (lambda + other_gpus(s, g, s->c.items)));
+}
+
+static void logfit_gpu_done(struct sched *s, struct gst *g, const struct sched_chunk *c,
+                            double lambda)
+{
+	if (s->primed)
+		return; /* the chunk follows the throughputs (logfit_prime_step) */
+	if (c->phase == PHASE_SAMPLE && g->nsamp < g->samp_goal) {
+		g->sx[g->nsamp] = (double)c->size;
+		g->sy[g->nsamp] = lambda;
+		g->nsamp++;
+		g->samp_ms += (double)c->size / lambda;
+		if (samples_enough(s, g, lambda)) {
+			g->samp_goal = g->nsamp;
+			logfit_refit(s, g);
+		}
+		return;
+	}
+	/* 003 §4: the fourth sample is replaced by the last chunk and its throughput; but not
+	 * by a chunk smaller than the fit recommends (the end of a step: what was left, or a
+	 * tail sized against the cores), whose throughput is the small end of the curve's and
+	 * would move the next chunk there: a 11-item rest made a 12629-item chunk 42. */
+	if (c->phase == PHASE_TAIL || (double)c->size + (double)s->c.granule <= g->grec)
+		return;
+	g->sx[g->samp_goal - 1] = (double)c->size;
+	g->sy[g->samp_goal - 1] = lambda;
+	logfit_refit(s, g);
+}
+
+static void logfit_done(struct sched *s, unsigned dev, const struct sched_chunk *c, double lambda)
+{
+	if (is_gpu(s, dev))
+		logfit_gpu_done(s, gpu_of(s, dev), c, lambda);
+}
+
+/* A primed run (a known profile) sizes each GPU's chunk as its share of the step by the
+ * throughputs, counting only the cores that do not sit out at the start of the step. */
+static void logfit_prime_step(struct sched *s)
+{
+	double lg = sched_gpu_lambda(s), lc = 0;
+
+	if (!s->primed || !(lg > 0))
+		return;
+	for (unsigned d = 0; d < s->c.ncpu; d++) {
+		double l = sched_cpu_lambda(s, d);
+
+		if (l > 0 && (double)s->c.granule / l <= (double)s->c.items / lg)
+			lc += l;
+	}
+	for (unsigned i = 0; i < s->ng; i++) {
+		struct gst *g = &s->g[i];
+		double li = s->ng == 1 ? lg : lambda_of(s, g);
+
+		g->grec = fmax((double)s->c.items * li / (lg + lc), sched_first_sample(s, g));
+		/* The knowledge base shares the GPUs' throughput among them by compute units:
+		 * until a GPU has measured its own, its share comes in halves, so that the
+		 * second follows what the first measured. */
+		if (s->ng > 1 && !(g->big_lg > 0))
+			g->grec = fmax(g->grec / 2, sched_first_sample(s, g));
+	}
+}
+
+/* A step's last GPU chunk is often what was left, too small to fill the GPU: the next step
+ * starts from the throughput of the step's largest GPU chunk (each GPU its own). */
+static void logfit_step_begin(struct sched *s)
+{
+	for (unsigned i = 0; i < s->ng; i++) {
+		struct gst *g = &s->g[i];
+
+		if (g->big_lg > 0)
+			s->lambda[s->c.ncpu + i] = g->big_lg;
+		g->big_size = 0;
+	}
+	logfit_prime_step(s);
+}
+
+/* The GPUs' throughput together, shared among them by compute units (one GPU: all of it). */
+static double prior_share_of(const struct sched *s, unsigned i, double lgpu)
+{
+	double cu = 0;
+
+	if (s->ng == 1)
+		return lgpu;
+	for (unsigned k = 0; k < s->ng; k++)
+		cu += s->g[k].neu;
+	return lgpu * s->g[i].neu / cu;
+}
+
+static void logfit_prime(struct sched *s, const struct sched_prior *p)
+{
+	if (!(p->lgpu > 0) || !(p->lcpu > 0))
+		return;
+	s->primed = true;
+	for (unsigned i = 0; i < s->ng; i++)
+		s->lambda[s->c.ncpu + i] = prior_share_of(s, i, p->lgpu);
+	for (unsigned d = 0; d < s->c.ncpu; d++)
+		s->lambda[d] = p->lcpu;
+}
+
+/* The GPUs' share of the step and their throughputs at their largest chunks. */
+static bool logfit_profile(const struct sched *s, struct sched_prior *p)
+{
+	double lc = sched_cpu_mean(s), big = 0;
+	size_t items = 0;
+
+	for (unsigned i = 0; i < s->ng; i++) {
+		big += s->g[i].big_lg;
+		items += s->g[i].items;
+	}
+	if (!(big > 0) || s->assigned == 0)
+		return false;
+	*p = (struct sched_prior){(double)items / (double)s->assigned, big, lc};
+	return true;
+}
+
+const struct sched_ops sched_logfit_ops = {
+        .step_begin = logfit_step_begin,
+        .next = logfit_next,
+        .done = logfit_done,
+        .prime = logfit_prime,
+        .profile = logfit_profile,
+};
+
+/* hdss keeps its pooled fit in the first GPU's state (sched-hdss.c). */
+bool sched_logfit_state_of(const struct sched *s, unsigned gpu, double *a, double *b,
+                           double *gpu_chunk)
+{
+	const struct gst *g;
+
+	if (gpu >= s->ng || (s->kind != SCHED_LOGFIT && s->kind != SCHED_HDSS) ||
+	    (s->kind == SCHED_HDSS && gpu > 0))
+		return false;
+	g = &s->g[gpu];
+	if (!g->fitted)
+		return false;
+	*a = g->a;
+	*b = g->b;
+	*gpu_chunk = g->grec;
+	return true;
+}
+
+bool sched_logfit_state(const struct sched *s, double *a, double *b, double *gpu_chunk)
+{
+	return sched_logfit_state_of(s, 0, a, b, gpu_chunk);
+}
