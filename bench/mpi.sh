@@ -23,9 +23,15 @@
 #      graph pipelined on 1 rank of CORES/4, to tell what the ranks add to PEA-ST's own
 #      overlap.
 #
+#   5. partition N-body (flowmodels/part_nbody.xml, PN bodies, PSTEPS time steps, on the
+#      cores: --gpu none) over 4 ranks of CORES/4 compute units each against 1 rank of
+#      CORES/4: the engine's timed run (every step with its exchanges between the ranks,
+#      "time_ms" of rank 0's --json; setup and program builds apart), reported; the outputs
+#      of both are compared byte for byte.
+#
 #   bench/mpi.sh [RUNS]        (default 5; CORES=16 JOBS=64 W=512 MOVES=10 N=512 GN=256
-#                               GITEMS=8, at least 7 for a full pass; FIGURES="1 2 3 4" picks
-#                               figures, e.g. FIGURES=4)
+#                               GITEMS=8, at least 7 for a full pass; PN=12288 PSTEPS=4;
+#                               FIGURES="1 2 3 4 5" picks figures, e.g. FIGURES=5)
 #
 # MPIRUN (default mpirun) is the launcher: where Open MPI is only unpacked (dpkg -x), set
 # OPAL_PREFIX, PATH and LD_LIBRARY_PATH and MPIRUN=$PREFIX/bin/mpirun. $CARSH (default:
@@ -44,7 +50,9 @@ moves=${MOVES:-10}
 n=${N:-512}
 gn=${GN:-256}
 gitems=${GITEMS:-8}
-figures=" ${FIGURES:-1 2 3 4} "
+pn=${PN:-12288}
+psteps=${PSTEPS:-4}
+figures=" ${FIGURES:-1 2 3 4 5} "
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME="$work/cache"
@@ -116,6 +124,30 @@ done
 graph=("$top/batches/graphs/fft-filter.xml" --items "$gitems" --report N="$gn" CUT=$((gn / 8))
 	re="$work/g-{i}.pgm" re_next=discard im_next=discard)
 
+# ---- 5. partition N-body: the data of tests/tools/partref (built here where make has not) ----
+nbody_setup() {
+	local partref=$top/tests/tools/partref
+	if [ ! -x "$partref" ]; then
+		cc -O2 -ffp-contract=off -o "$work/partref" "$top/tests/tools/partref.c" -lm
+		partref=$work/partref
+	fi
+	mkdir -p "$work/nbody"
+	"$partref" nbody-gen "$pn" 1 "$work/nbody"
+	cat >"$work/nbody.exe.xml" <<EOF
+<CarshExe>
+  <FlowModel file="$top/flowmodels/part_nbody.xml"/>
+  <Input  name="pos"><DataFile>nbody/pos.csv</DataFile></Input>
+  <Input  name="vel"><DataFile>nbody/vel.csv</DataFile></Input>
+  <Output name="pos_next"><DataFile>nbody/pos_out.csv</DataFile></Output>
+  <Output name="vel_next"><DataFile>nbody/vel_out.csv</DataFile></Output>
+  <Swap count="$((psteps - 1))">
+    <SwapPair input="pos" output="pos_next"/><SwapPair input="vel" output="vel_next"/>
+  </Swap>
+</CarshExe>
+EOF
+}
+if [[ $figures == *" 5 "* ]]; then nbody_setup; fi
+
 cu=$((cores / 4))
 [ "$cu" -ge 1 ] || cu=1
 # On the cores (the figure is of ranks of CU cores each; a GPU would be shared by every rank).
@@ -147,6 +179,18 @@ graph_time() { # FILE REGEX NP MODE...: the number REGEX catches in the graph's 
 graph_serial() { graph_time "$work/g-serial" '; ([0-9.]+) ms per item' 1 --serial; }
 graph_pipe1() { graph_time "$work/g-pipe1" 'passes ([0-9.]+) ms each' 1; }
 graph_pipe4() { graph_time "$work/g-pipe4" 'passes ([0-9.]+) ms each' 4; }
+# part NP: partition N-body on NP ranks of CU cores; appends rank 0's time_ms to part-NP and
+# keeps the outputs as out-NP.
+part() {
+	local np=$1 out
+	out=$(mpi "$np" "$cu" "$carsh" partition --no-progress --gpu none --json \
+		"$work/nbody.exe.xml" N="$pn") || {
+		echo "mpi.sh: partition failed on $np rank(s)" >&2
+		exit 1
+	}
+	sed -E -n 's/.*"time_ms":([0-9.]+).*/\1/p' <<<"$out" >>"$work/part-$np"
+	cat "$work/nbody/pos_out.csv" "$work/nbody/vel_out.csv" >"$work/out-$np"
+}
 want() { [[ $figures == *" $1 "* ]]; }
 plain_true() { "$carsh" -c echo; }
 
@@ -155,6 +199,7 @@ if want 1; then jobs1 >/dev/null; fi
 if want 2; then moved >/dev/null && stayed >/dev/null; fi
 if want 3; then flag_plain >/dev/null && flag_mpi >/dev/null; fi
 if want 4; then graph_run 1 >/dev/null; fi
+if want 5; then part 1 && rm -f "$work/part-1"; fi
 for ((r = 0; r < runs; r++)); do
 	if want 1; then
 		timed "$work/jobs1" jobs1
@@ -175,6 +220,10 @@ for ((r = 0; r < runs; r++)); do
 		graph_serial
 		graph_pipe4
 		graph_pipe1
+	fi
+	if want 5; then
+		part 1
+		part 4
 	fi
 done
 
@@ -209,4 +258,12 @@ if want 4; then
 		"$(ratio "$gs" "$g4")" ">= 2.5"
 	printf '%-58s %10.1f %10.1f %7s %s\n' "   the same against pipelined on 1 rank of $cu CU" \
 		"$gs" "$g1" "$(ratio "$gs" "$g1")" "(PEA-ST alone)"
+fi
+if want 5; then
+	p1=$(m part-1) p4=$(m part-4)
+	same=no
+	cmp -s "$work/out-1" "$work/out-4" && same=yes
+	printf '%-58s %10.1f %10.1f %7s %s\n' \
+		"5. partition N-body N=$pn: 1 rank / 4 ranks of $cu CU" "$p1" "$p4" \
+		"$(ratio "$p1" "$p4")" "(reported; outputs identical: $same)"
 fi

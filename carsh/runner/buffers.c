@@ -178,6 +178,17 @@ static int to_host(struct run_ctx *c, const struct vbuf *v, struct cs_err *e)
 	return resident_of(c) ? resident_to_host(resident_of(c), v->shm, e) : 0;
 }
 
+int buffers_host_current(struct run_ctx *c, const struct vbuf *v, struct cs_err *e)
+{
+	return to_host(c, v, e);
+}
+
+void buffers_host_wrote(struct run_ctx *c, const struct vbuf *v)
+{
+	if (resident_of(c))
+		resident_host_wrote(resident_of(c), v->shm);
+}
+
 static int dump(struct run_ctx *c, const char *name, const char *file, size_t columns,
                 struct cs_err *e)
 {

@@ -49,6 +49,9 @@ void buffers_release_plan(struct run_ctx *c, const struct job_plan *jp, struct c
  * job runs on rank: the buffers it reads are brought there, and what it writes will be
  * current there only (docs/scale-out.md). */
 void buffers_place_plan(struct run_ctx *c, const struct job_plan *jp, int rank);
+/* The same for a job every rank runs a part of (partition across ranks): what it reads is
+ * brought to every rank, what it writes will be current on rank 0 only, which gathers it. */
+void buffers_place_everywhere(struct run_ctx *c, const struct job_plan *jp);
 
 struct buffer_info {
 	char *name;

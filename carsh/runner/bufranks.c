@@ -26,7 +26,8 @@ static void take_part(struct run_ctx *c, const char *name, bool sends, struct mo
 	struct cs_err e;
 
 	if (vbuf_lookup(c->s->vbufs, name, &m->v, &e) ||
-	    !(m->cl = buffers_claim_one(c, &m->v, !sends, &e)))
+	    !(m->cl = buffers_claim_one(c, &m->v, !sends, &e)) ||
+	    (sends && buffers_host_current(c, &m->v, &e)))
 		ranks_fatal("moving virtual buffer '%s': %s", name, e.msg);
 	m->map = replicas_mapping(c->s->replicas, name);
 	if (m->map)
@@ -62,6 +63,8 @@ void buffers_bring(struct run_ctx *c, char *const *names, size_t n, int to)
 	}
 	ranks_exchange(x, k);
 	for (size_t i = 0; i < k; i++) {
+		if (!x[i].send)
+			buffers_host_wrote(c, &m[i].v);
 		hazard_release(c->s->hz, m[i].cl);
 		vbuf_entry_free(&m[i].v);
 	}
@@ -92,5 +95,18 @@ void buffers_place_plan(struct run_ctx *c, const struct job_plan *jp, int rank)
 	n = plan_buffers(jp, false, names);
 	for (size_t i = 0; i < n; i++)
 		replicas_wrote(c->s->replicas, names[i], rank);
+	free(names);
+}
+
+void buffers_place_everywhere(struct run_ctx *c, const struct job_plan *jp)
+{
+	char **names = xcalloc(jp->kp.nargs + 1, sizeof(*names));
+	size_t n = plan_buffers(jp, true, names);
+
+	for (int rank = 0; rank < ranks_size(); rank++)
+		buffers_bring(c, names, n, rank);
+	n = plan_buffers(jp, false, names);
+	for (size_t i = 0; i < n; i++)
+		replicas_wrote(c->s->replicas, names[i], 0);
 	free(names);
 }

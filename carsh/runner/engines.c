@@ -11,11 +11,13 @@
 #include "model/pipeplan.h"
 #include "model/planner.h"
 #include "runner/buffers.h"
+#include "runner/partranks.h"
 #include "runner/rankplace.h"
 #include "runner/run.h"
 #include "runner/stats.h"
 #include "util/alloc.h"
 #include "util/path.h"
+#include "util/ranks.h"
 
 /* From here OpenCL lives in this process: the shell stays on the thread executor. */
 static struct texec *thread_executor(struct run_ctx *c)
@@ -136,21 +138,38 @@ static int partition_learning(struct run_ctx *c, const struct loaded_exe *l, str
 	return rc;
 }
 
-/* The engine on a plan whose buffers are claimed around it. */
+/* The engine on a plan whose buffers are claimed around it. Across MPI ranks every rank
+ * runs its part (runner/partranks.h): what the plan reads is brought to every rank first,
+ * and rank 0 delivers what it writes. */
 static int partition_plan(struct run_ctx *c, struct job_plan *jp, const struct part_stream *ps,
                           const struct part_opts *o, struct part_result *res, struct cs_err *e)
 {
 	struct texec *t = thread_executor(c);
 	struct part_env env = {texec_session(t), c->interrupted};
-	struct claim *cl;
-	int rc = buffers_claim_plan(c, jp, &cl, e);
+	struct part_ranks *pr = part_ranks_new();
+	struct part_opts ro = *o;
+	struct claim *cl = NULL;
+	int rc;
 
-	if (rc)
-		return rc;
-	jp->in = c->in;
-	jp->out = c->out;
-	rc = partition_run(&env, jp, ps, o, res, e);
-	buffers_release_plan(c, jp, cl);
+	if (pr) {
+		buffers_place_everywhere(c, jp);
+		ro.share = part_ranks_share(pr);
+	}
+	rc = buffers_claim_plan(c, jp, &cl, e);
+	if (rc && pr) /* the other ranks are at the end of the engine's setup */
+		rc = ro.share->ready(ro.share->arg, rc, 0, 0, 0, e);
+	if (rc == 0) {
+		jp->in = c->in;
+		jp->out = c->out;
+		rc = partition_run(&env, jp, ps, &ro, res, e);
+		buffers_release_plan(c, jp, cl);
+	}
+	if (pr) {
+		rc = ranks_agree(rc, e); /* rank 0's delivery */
+		if (rc == 0)
+			part_ranks_result(pr, res);
+		part_ranks_free(pr);
+	}
 	if (rc == 0)
 		partition_stats(c, res);
 	return rc;
@@ -190,7 +209,7 @@ int run_partition(struct run_ctx *c, const char *path, int n, char **words, stru
 	struct loaded_exe l;
 	int rc;
 
-	if (!root || placement_one_rank(NULL, e))
+	if (!root)
 		return partition_failed(e);
 	if (strcmp(root, "FlowModel") != 0 && strcmp(root, "CarshExe") != 0) {
 		err_set(e,
@@ -200,7 +219,9 @@ int run_partition(struct run_ctx *c, const char *path, int n, char **words, stru
 	}
 	if (exe_load(path, root, n, words, &l, e))
 		return partition_failed(e);
-	if (o->sched == SCHED_LOGFIT || o->sched == SCHED_MARROW)
+	/* Across ranks each rank learns on another part of the space at each step: the
+	 * knowledge base (keyed by one machine's devices and the whole space) stays out. */
+	if ((o->sched == SCHED_LOGFIT || o->sched == SCHED_MARROW) && ranks_size() == 1)
 		rc = partition_learning(c, &l, o, res, stdout_taken, e);
 	else
 		rc = partition_exe(c, &l, o, res, stdout_taken, e);

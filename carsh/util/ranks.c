@@ -2,6 +2,7 @@
 #include "util/ranks.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -240,6 +241,91 @@ int ranks_agree(int status, struct cs_err *e)
 	return status;
 }
 
+void ranks_bcast(void *data, size_t bytes, int root)
+{
+	if (!started || size == 1)
+		return;
+	pthread_mutex_lock(&mpi_lock);
+	for (size_t i = 0; i < pieces(bytes); i++) {
+		size_t left = bytes - i * PIECE;
+
+		check(MPI_Bcast((char *)data + i * PIECE, (int)(left < PIECE ? left : PIECE),
+		                MPI_BYTE, root, MPI_COMM_WORLD),
+		      "MPI_Bcast");
+	}
+	pthread_mutex_unlock(&mpi_lock);
+}
+
+void ranks_gather_double(double mine, double *all, int root)
+{
+	if (!started || size == 1) {
+		if (all)
+			all[0] = mine;
+		return;
+	}
+	pthread_mutex_lock(&mpi_lock);
+	check(MPI_Gather(&mine, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, root, MPI_COMM_WORLD),
+	      "MPI_Gather");
+	pthread_mutex_unlock(&mpi_lock);
+}
+
+/* A message's count is an int: rows are counted in a datatype of one row, so a part may
+ * hold 2^31 - 1 rows of up to 2 GiB each. */
+static MPI_Datatype row_type(size_t row_bytes, const size_t *first, int *counts, int *displs)
+{
+	MPI_Datatype t;
+
+	if (row_bytes > INT_MAX || first[size] > INT_MAX)
+		ranks_fatal("gathering rows: %zu rows of %zu bytes is more than MPI counts",
+		            first[size], row_bytes);
+	for (int r = 0; r < size; r++) {
+		counts[r] = (int)(first[r + 1] - first[r]);
+		displs[r] = (int)first[r];
+	}
+	check(MPI_Type_contiguous((int)row_bytes, MPI_BYTE, &t), "MPI_Type_contiguous");
+	check(MPI_Type_commit(&t), "MPI_Type_commit");
+	return t;
+}
+
+static void gather_rows(void *data, size_t row_bytes, const size_t *first, int root, bool all)
+{
+	int *counts, *displs;
+	MPI_Datatype t;
+	char *mine = (char *)data + first[rank] * row_bytes;
+	int n = (int)(first[rank + 1] - first[rank]);
+
+	if (!started || size == 1 || row_bytes == 0)
+		return;
+	counts = xcalloc((size_t)size, sizeof(int));
+	displs = xcalloc((size_t)size, sizeof(int));
+	pthread_mutex_lock(&mpi_lock);
+	t = row_type(row_bytes, first, counts, displs);
+	if (all)
+		check(MPI_Allgatherv(MPI_IN_PLACE, 0, t, data, counts, displs, t, MPI_COMM_WORLD),
+		      "MPI_Allgatherv");
+	else if (rank == root)
+		check(MPI_Gatherv(MPI_IN_PLACE, 0, t, data, counts, displs, t, root,
+		                  MPI_COMM_WORLD),
+		      "MPI_Gatherv");
+	else
+		check(MPI_Gatherv(mine, n, t, NULL, NULL, NULL, t, root, MPI_COMM_WORLD),
+		      "MPI_Gatherv");
+	check(MPI_Type_free(&t), "MPI_Type_free");
+	pthread_mutex_unlock(&mpi_lock);
+	free(counts);
+	free(displs);
+}
+
+void ranks_gather_rows(void *data, size_t row_bytes, const size_t *first, int root)
+{
+	gather_rows(data, row_bytes, first, root, false);
+}
+
+void ranks_allgather_rows(void *data, size_t row_bytes, const size_t *first)
+{
+	gather_rows(data, row_bytes, first, 0, true);
+}
+
 /* ---- the guest (util/ranks.h): errors are returned, never fatal ---- */
 
 static MPI_Comm guest_comm = MPI_COMM_NULL;
@@ -451,6 +537,29 @@ int ranks_agree(int status, struct cs_err *e)
 {
 	(void)e;
 	return status;
+}
+
+/* One rank: every collective is a copy to itself. */
+void ranks_bcast(void *data, size_t bytes, int root)
+{
+	(void)data, (void)bytes, (void)root;
+}
+
+void ranks_gather_double(double mine, double *all, int root)
+{
+	(void)root;
+	if (all)
+		all[0] = mine;
+}
+
+void ranks_gather_rows(void *data, size_t row_bytes, const size_t *first, int root)
+{
+	(void)data, (void)row_bytes, (void)first, (void)root;
+}
+
+void ranks_allgather_rows(void *data, size_t row_bytes, const size_t *first)
+{
+	(void)data, (void)row_bytes, (void)first;
 }
 
 /* Without MPI the guest has nothing to join: every call says so. */

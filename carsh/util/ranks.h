@@ -55,6 +55,19 @@ void ranks_exchange(const struct ranks_xfer *x, size_t n);
  * rank ("rank N: " in front when N is not 0). */
 int ranks_agree(int status, struct cs_err *e);
 
+/* Collectives for the partition engine across ranks (runner/partranks.c), every rank
+ * calling each at the same step; an MPI error is fatal. */
+/* bytes of data from root to every rank. */
+void ranks_bcast(void *data, size_t bytes, int root);
+/* Every rank's mine into all[rank] on root (all: ranks_size() entries there; NULL else). */
+void ranks_gather_double(double mine, double *all, int root);
+/* A space cut in rows of row_bytes each, rank r holding rows [first[r], first[r + 1]) of
+ * data (first: ranks_size() + 1 entries, the same on every rank): every rank's rows into
+ * root's data (gather), or into every rank's (allgather). In place: each rank's own rows
+ * are not copied. */
+void ranks_gather_rows(void *data, size_t row_bytes, const size_t *first, int root);
+void ranks_allgather_rows(void *data, size_t row_bytes, const size_t *first);
+
 /* End the whole job: "carsh: rank N: MESSAGE" on this rank's own standard error, the
  * cleanup hook, MPI_Abort. */
 void ranks_fatal(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

@@ -130,6 +130,109 @@ for k in 0 1 2 3 4 5; do
 done
 nothing_left "k-means graph on 3 ranks"
 
+# ---- partition across ranks (docs/scale-out.md "Partition across ranks") ----
+# Each rank runs its rows of every step over its own devices. N-body (a copy stream, block
+# streams, swap pairs, 4 steps) and the 2-D Jacobi (rows; a copy stream read around each
+# chunk; 4 steps) against their C references and, byte for byte, against a run without MPI,
+# on 1, 2 and 4 ranks, with logfit and static; each rank's rows of the last step add up to
+# the space. The kernels are per work-item, so no split changes a byte.
+PREF="$TOP_BUILDDIR/tests/tools/partref"
+sed "s|../../flowmodels|$FM|" "$TOP_SRCDIR/examples/partition/nbody.exe.xml" >nbody.exe.xml
+cat >jacobi.exe.xml <<EOF
+<CarshExe>
+  <FlowModel file="$FM/part_jacobi2d.xml"/>
+  <Input  name="u"><DataFile>data/jacobi/u.csv</DataFile></Input>
+  <Input  name="f"><DataFile>data/jacobi/f.csv</DataFile></Input>
+  <Output name="u_next"><DataFile>data/jacobi/u_out.csv</DataFile></Output>
+  <Swap count="3"><SwapPair input="u" output="u_next"/></Swap>
+</CarshExe>
+EOF
+mkdir -p data/nbody data/jacobi ref/nbody ref/jacobi
+NB=384 # 6 granules of 64 bodies
+"$PREF" nbody-gen $NB 7 data/nbody && cp data/nbody/pos.csv data/nbody/vel.csv ref/nbody/
+"$PREF" nbody $NB 4 0.001 0.0001 ref/nbody
+"$PREF" jacobi2d-gen 48 40 9 data/jacobi && cp data/jacobi/*.csv ref/jacobi/ # 4-row granule
+"$PREF" jacobi2d 48 40 4 0.001 ref/jacobi
+
+# part_outputs NAME: the outputs of the last run, kept as NAME.nbody and NAME.jacobi.
+part_outputs() {
+	[ -f data/nbody/pos_out.csv ] && cat data/nbody/pos_out.csv data/nbody/vel_out.csv >"$1.nbody"
+	[ -f data/jacobi/u_out.csv ] && cp data/jacobi/u_out.csv "$1.jacobi"
+	rm -f data/nbody/*_out.csv data/jacobi/u_out.csv
+}
+# ranks_cover NP ROWS LABEL: the JSON summary lists NP ranks whose rows add up to ROWS.
+ranks_cover() {
+	grep -o '"rows":[0-9]*' "$OUT" | awk -F: -v np="$1" -v rows="$2" \
+		'{ n++; s += $2 } END { exit !(n == np && s == rows) }' &&
+		pass "$3: $1 ranks' rows add up to $2" ||
+		fail "$3: ranks: $(grep -o '"ranks":.*' "$OUT")"
+}
+NBODY="nbody.exe.xml N=$NB"
+JACOBI="jacobi.exe.xml W=48 H=40 H2=0.001"
+# shellcheck disable=SC2086
+expect 0 "" "$CARSH" partition --no-progress $NBODY &&
+	close_to data/nbody/pos_out.csv ref/nbody/pos_ref.csv 1e-5 "partition N-body without MPI: positions" &&
+	close_to data/nbody/vel_out.csv ref/nbody/vel_ref.csv 1e-5 "partition N-body without MPI: velocities"
+part_outputs plain
+# shellcheck disable=SC2086
+expect 0 "" "$CARSH" partition --no-progress $JACOBI &&
+	close_to data/jacobi/u_out.csv ref/jacobi/u_ref.csv 0 "partition Jacobi without MPI: the reference"
+part_outputs plain
+for s in logfit static; do
+	for np in 1 2 4; do
+		# shellcheck disable=SC2086
+		expect 0 "" mpi_run $np ./carsh-rank partition --no-progress --json --sched $s $NBODY &&
+			part_outputs np &&
+			same_file np.nbody plain.nbody "partition N-body, $s, $np rank(s): the bytes without MPI"
+		[ $np -gt 1 ] && ranks_cover $np $NB "partition N-body, $s"
+		# shellcheck disable=SC2086
+		expect 0 "" mpi_run $np ./carsh-rank partition --no-progress --json --sched $s $JACOBI &&
+			part_outputs np &&
+			same_file np.jacobi plain.jacobi "partition Jacobi, $s, $np rank(s): the bytes without MPI"
+		[ $np -gt 1 ] && ranks_cover $np 40 "partition Jacobi, $s"
+		nothing_left "partition, $s, $np rank(s)"
+	done
+done
+# static's profile (a core standing in for the GPU: 11 whole runs, then the best share's)
+# keeps the ranks in step.
+# shellcheck disable=SC2086
+expect 0 "" mpi_run 2 ./carsh-rank partition --no-progress --gpu cpu --sched static $JACOBI &&
+	part_outputs np &&
+	same_file np.jacobi plain.jacobi "partition Jacobi, static's profile, 2 ranks: the bytes without MPI"
+nothing_left "partition, static's profile"
+
+# Virtual buffers: filled on rank 0, brought to every rank; the outputs gathered on rank 0.
+cat >vb.csh <<EOF
+virtbuf create p float4 $NB
+virtbuf create v float4 $NB
+virtbuf create pn float4 $NB
+virtbuf create vn float4 $NB
+virtbuf fill p data/nbody/pos.csv
+virtbuf fill v data/nbody/vel.csv
+partition --no-progress $FM/part_nbody.xml N=$NB pos=buffer:p vel=buffer:v pos_next=buffer:pn vel_next=buffer:vn
+virtbuf dump pn vbpos.csv
+virtbuf dump vn vbvel.csv
+EOF
+expect 0 "" "$CARSH" vb.csh && cat vbpos.csv vbvel.csv >vb.plain && rm -f vbpos.csv vbvel.csv
+expect 0 "" mpi_run 4 ./carsh-rank vb.csh && cat vbpos.csv vbvel.csv >vb.np4 &&
+	same_file vb.np4 vb.plain "partition on virtual buffers, 4 ranks: the bytes without MPI"
+nothing_left "partition on virtual buffers"
+
+# A rank that cannot set up (no OpenCL platform on rank 1) stops every rank: one message.
+printf '#!/bin/sh\n[ "${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-$PMI_RANK}}" = 1 ] && export OCL_ICD_VENDORS=/nonexistent\nexec ./carsh-rank "$@"\n' >nodev-rank
+chmod +x nodev-rank
+# shellcheck disable=SC2086
+expect 1 "carsh: partition: nbody.exe.xml: rank 1: no OpenCL platform found" \
+	mpi_run 4 ./nodev-rank partition --no-progress $NBODY &&
+	{ [ "$(grep -c . "$ERR")" -eq 1 ] && pass "partition: rank 1's failure is one message" ||
+		fail "partition: rank 1's failure: $(cat "$ERR")"; }
+nothing_left "partition failing on rank 1"
+
+# pipeline (the adaptive pipeline engine) stays on one rank.
+expect 1 "pipeline: not across MPI ranks yet" \
+	mpi_run 2 ./carsh-rank pipeline "$TOP_SRCDIR/examples/pipeline/srad.xml"
+nothing_left "pipeline refused"
+
 # ---- a job that fails on rank 1 stops every rank, with the rank named ----
 cp "$DATA/errors/rankfail.bat.xml" .
 expect 1 "carsh: rankfail.bat.xml:22: <Sync>: rank 1: job [1] rankfail.bat.xml: Exit 1:" \

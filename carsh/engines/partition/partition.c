@@ -62,6 +62,11 @@ struct prun {
 	struct pdev *dev;
 	unsigned ndev, ncpu, ngpu, threads; /* devices ncpu .. ncpu+ngpu-1 are the GPUs */
 	bool gpu, standin;
+	/* Sharing the space (o->share): this step's rows [begin, begin + len) of it, and the
+	 * scheduler's space (sched_len rows); without, 0, items and items. */
+	size_t begin, len, sched_len;
+	struct part_block *blocks; /* the written block streams, for the sharers */
+	size_t nblocks;
 	/* one run */
 	struct sched *sched;
 	double share;
@@ -447,6 +452,31 @@ static void swap_host(struct prun *r)
 	}
 }
 
+/* The block streams the engine writes, as the sharers of the space exchange them: an
+ * output a swap pair carries to the next step, or an InOut, is read by the next step. */
+static void share_blocks(struct prun *r)
+{
+	const struct kernel_plan *kp = r->kp;
+
+	r->blocks = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(*r->blocks));
+	for (size_t i = 0; i < kp->nargs; i++) {
+		const struct kernel_arg *a = &kp->args[i];
+		struct part_block *b = &r->blocks[r->nblocks];
+		size_t off;
+		bool paired = false;
+
+		if (!arg_is_stream(a->kind) || !r->ps[i].block || !arg_is_written(a->kind))
+			continue;
+		for (size_t p = 0; p < kp->npairs; p++)
+			paired = paired || kp->pairs[p].output == i;
+		b->data = r->host[i];
+		part_rows_bytes(&r->sp, r->ps[i].unit, type_size(a->type), 0, 1, &off,
+		                &b->row_bytes);
+		b->next = paired || a->kind == ARG_INOUT;
+		r->nblocks++;
+	}
+}
+
 /* ---- one chunk ---- */
 
 static int cl_fail(struct pdev *d, const char *what, const struct sched_chunk *c, cl_int err,
@@ -644,9 +674,10 @@ static enum sched_answer next_chunk(struct prun *r, unsigned dev, struct sched_c
 			break;
 		pthread_cond_wait(&r->cond, &r->lock);
 	}
-	if (ans == SCHED_CHUNK)
+	if (ans == SCHED_CHUNK) {
 		r->in_flight++;
-	else
+		c->offset += r->begin; /* the scheduler's space is this engine's rows */
+	} else
 		ans = SCHED_DONE;
 	pthread_mutex_unlock(&r->lock);
 	return ans;
@@ -690,7 +721,9 @@ static void device_step(struct prun *r, unsigned dev)
 		if (rc)
 			fail_run(r, &e);
 		if (rc == 0) {
-			sched_done(r->sched, dev, &c, b - a);
+			struct sched_chunk own = {c.offset - r->begin, c.size, c.phase};
+
+			sched_done(r->sched, dev, &own, b - a);
 			trace_add(r, dev, &c, a, b);
 			d->st.chunks++;
 			d->st.items += c.size;
@@ -781,9 +814,9 @@ static int run_step(struct prun *r, struct cs_err *e)
 	} else if (interrupted(r)) {
 		err_set(e, "interrupted");
 		rc = 130;
-	} else if (sched_assigned(r->sched) != r->items) {
+	} else if (sched_assigned(r->sched) != r->len) {
 		err_set(e, "internal error: the %s scheduler handed out %zu of %zu items",
-		        sched_name(r->o->sched), sched_assigned(r->sched), r->items);
+		        sched_name(r->o->sched), sched_assigned(r->sched), r->len);
 		rc = 1;
 	}
 	return rc;
@@ -854,16 +887,70 @@ static void kb_keep(struct prun *r, double ms)
 		kb_learn(r->o->kb, &k, &p, ms / r->steps);
 }
 
-/* Every step once, with a fresh scheduler (a run learns only within itself). */
-static int run_all(struct prun *r, double share, double *ms, struct energy_meter *m,
-                   struct energy_reading *en, struct cs_err *e)
+/* A scheduler of len rows, started from prior (NULL: from the knowledge base). */
+static int new_sched(struct prun *r, double share, size_t len, const struct sched_prior *prior,
+                     struct cs_err *e)
 {
-	struct sched_cfg cfg = {r->o->sched, r->items,
-	                        r->granule,  r->ncpu,
-	                        r->gpu,      r->gpu ? r->dev[r->ncpu].st.compute_units : 1,
+	struct sched_cfg cfg = {r->o->sched, len,    r->granule,
+	                        r->ncpu,     r->gpu, r->gpu ? r->dev[r->ncpu].st.compute_units : 1,
 	                        share,       0};
 	unsigned neus[PART_MAX_GPUS];
 	const char *why = "";
+
+	sched_free(r->sched);
+	for (unsigned g = 0; g < r->ngpu; g++)
+		neus[g] = r->dev[r->ncpu + g].st.compute_units;
+	r->sched = sched_new_gpus(&cfg, r->ngpu, neus, &why);
+	if (!r->sched)
+		return err_set(e, "--sched %s: %s", sched_name(r->o->sched), why);
+	r->sched_len = len;
+	if (prior)
+		sched_prime(r->sched, prior);
+	else
+		kb_prime(r);
+	return 0;
+}
+
+/* Sharing the space: this step's rows. A scheduler's space is fixed, so other rows than the
+ * last step's need a new one; it starts from what the old one learnt, as a run starts from
+ * the knowledge base. An engine that never gets rows still gets a scheduler (of one granule,
+ * never asked), which the result names. */
+static int share_rows(struct prun *r, double share, struct cs_err *e)
+{
+	const struct part_share *sh = r->o->share;
+	size_t b = 0, end = 0, len;
+	struct sched_prior p;
+	bool learnt;
+
+	sh->rows(sh->arg, r->step == 0, &b, &end);
+	r->begin = b;
+	r->len = end - b;
+	len = r->len ? r->len : r->granule;
+	if (r->sched && (r->len == 0 || r->len == r->sched_len))
+		return 0;
+	learnt = r->sched && sched_profile(r->sched, &p);
+	return new_sched(r, share, len, learnt ? &p : NULL, e);
+}
+
+/* One step of a shared space: the sharers agree on how it went and exchange its blocks. Its
+ * time is this engine's own work, not the wait for the split. */
+static int share_step(struct prun *r, double share, bool last, struct cs_err *e)
+{
+	const struct part_share *sh = r->o->share;
+	int rc = share_rows(r, share, e);
+	double t = clock_ms();
+
+	if (rc == 0 && r->len > 0)
+		rc = run_step(r, e);
+	return sh->step_end(sh->arg, rc, clock_ms() - t, last, r->blocks, r->nblocks, e);
+}
+
+/* Every step once, with a fresh scheduler (a run learns only within itself). Sharing the
+ * space, the scheduler comes with each step's rows (share_rows). */
+static int run_all(struct prun *r, double share, double *ms, struct energy_meter *m,
+                   struct energy_reading *en, struct cs_err *e)
+{
+	const struct part_share *sh = r->o->share;
 	struct worker *w;
 	int rc = 0;
 
@@ -876,27 +963,25 @@ static int run_all(struct prun *r, double share, double *ms, struct energy_meter
 			r->ctx[c].written[i] = 0;
 	reset_run(r);
 	sched_free(r->sched);
-	for (unsigned g = 0; g < r->ngpu; g++)
-		neus[g] = r->dev[r->ncpu + g].st.compute_units;
-	r->sched = sched_new_gpus(&cfg, r->ngpu, neus, &why);
-	if (!r->sched) {
-		err_set(e, "--sched %s: %s", sched_name(r->o->sched), why);
+	r->sched = NULL;
+	if (!sh && new_sched(r, share, r->items, NULL, e))
 		return 1;
-	}
-	kb_prime(r);
 	w = xcalloc(r->ndev, sizeof(*w));
 	r->quit = false;
 	if (start_threads(r, w, e)) {
 		stop_threads(r, w);
 		free(w);
-		return 1;
+		/* The other sharers are at their first step's end. */
+		return sh ? sh->step_end(sh->arg, 1, 0, r->steps == 1, NULL, 0, e) : 1;
 	}
 	if (m)
 		energy_start(m);
 	r->t0 = clock_ms();
 	for (r->step = 0; r->step < r->steps && rc == 0; r->step++) {
-		rc = run_step(r, e);
-		if (rc == 0 && r->step + 1 < r->steps)
+		bool last = r->step + 1 == r->steps;
+
+		rc = sh ? share_step(r, share, last, e) : run_step(r, e);
+		if (rc == 0 && !last)
 			swap_host(r);
 	}
 	*ms = clock_ms() - r->t0;
@@ -949,6 +1034,7 @@ static void prun_free(struct prun *r)
 	free(r->version);
 	free(r->dev);
 	free(r->trace);
+	free(r->blocks);
 	sched_free(r->sched);
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->cond);
@@ -1083,6 +1169,13 @@ static int run_engine(struct prun *r, struct part_result *res, double t0, struct
 		r->several_runs = false;
 		share = r->gpu ? 1.0 : 0.0;
 	}
+	if (r->o->share) {
+		if (rc == 0)
+			share_blocks(r);
+		rc = r->o->share->ready(r->o->share->arg, rc,
+		                        r->several_runs ? PART_PROFILE_N + 1 : 1, r->items,
+		                        r->granule, e);
+	}
 	res->setup_ms = clock_ms() - t0;
 	res->build_ms = build_ms;
 	if (rc)
@@ -1122,6 +1215,7 @@ int partition_run(const struct part_env *env, struct job_plan *jp, const struct 
 	part_space_init(&r.sp, jp->kp.dims, jp->kp.global, jp->kp.has_local ? jp->kp.local : NULL);
 	r.items = r.sp.rows;
 	r.granule = r.sp.granule;
+	r.len = r.items;
 	r.launch_key = launch_key(&jp->kp, &r.sp);
 	r.what = sched_name(o->sched);
 	r.progress.on = o->progress;
@@ -1136,7 +1230,9 @@ int partition_run(const struct part_env *env, struct job_plan *jp, const struct 
 	rc = stage_in(jp, e) ? 1 : 0;
 	if (rc == 0)
 		rc = run_engine(&r, res, t0, e);
-	if (rc == 0 && stage_out(jp, e))
+	else if (o->share) /* the other sharers are at the end of their setup */
+		rc = o->share->ready(o->share->arg, rc, 0, r.items, r.granule, e);
+	if (rc == 0 && (!o->share || o->share->deliver) && stage_out(jp, e))
 		rc = 1;
 	stage_release(jp);
 	prun_free(&r);
@@ -1150,5 +1246,7 @@ void part_result_free(struct part_result *r)
 	free(r->label);
 	free(r->dev);
 	free(r->trace);
+	free(r->rank_rows);
+	free(r->rank_ms);
 	memset(r, 0, sizeof(*r));
 }

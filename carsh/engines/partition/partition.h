@@ -33,6 +33,41 @@ struct part_stream {
 	size_t unit;
 };
 
+/* A block stream the engine writes, as a sharer of the space sees it (part_share). */
+struct part_block {
+	void *data;       /* the whole stream on the host */
+	size_t row_bytes; /* its bytes per row of the space */
+	bool next;        /* the next step reads it: a swap pair's output, or an InOut */
+};
+
+/*
+ * The engine as one of several that share the space: the MPI ranks of runner/partranks.c
+ * (docs/scale-out.md, "Partition across ranks"). The engine knows nothing of them: it runs
+ * the rows the caller gives it before each step, and hands each step's outcome and its
+ * written block streams to the caller, which makes them whole. It calls these at the same
+ * points on every sharer whatever happened there (a failed setup or step still calls
+ * them, with its status), so that the sharers never wait for each other in vain.
+ */
+struct part_share {
+	void *arg;
+	/* Setup ended with status rc (a failure's message in e). Returns the agreed status
+	 * (every sharer's; the first failure's message in e). runs: the whole runs that
+	 * follow (static's profile: PART_PROFILE_N + 1, else 1); rows and granule: the
+	 * space's. */
+	int (*ready)(void *arg, int rc, unsigned runs, size_t rows, size_t granule,
+	             struct cs_err *e);
+	/* Before each step (first: a run's first step): this engine's rows [*begin, *end),
+	 * multiples of the granule, perhaps none. */
+	void (*rows)(void *arg, bool first, size_t *begin, size_t *end);
+	/* After each step, with its status and time: the agreed status. On success the other
+	 * sharers' rows of every block in b that the next step reads are in place (last:
+	 * the run's last step, after which every block is whole where the outputs are
+	 * delivered). */
+	int (*step_end)(void *arg, int rc, double ms, bool last, const struct part_block *b,
+	                size_t nb, struct cs_err *e);
+	bool deliver; /* this sharer writes the outputs (files, buffers) */
+};
+
 #define PART_SHARE_AUTO (-1.0)
 #define PART_PROFILE_N  11 /* static auto: 0 %, 10 %, ... 100 % (003 §5.1) */
 
@@ -50,6 +85,8 @@ struct part_opts {
 	/* logfit and marrow start from what it knows of this flow-model, devices and size,
 	 * and keep what the run learnt in it; NULL: none. */
 	struct part_kb *kb;
+	/* One of several engines that share the space (NULL: the whole space here). */
+	const struct part_share *share;
 };
 
 /* Where the engine runs. Its job plan's virtual buffers are the caller's to claim before
@@ -108,6 +145,11 @@ struct part_result {
 	double gpu_fraction;   /* concord */
 	double relative_speed; /* hdss */
 	char kb_warning[400];  /* the knowledge base was not used or not saved: why ("" else) */
+	/* Across MPI ranks (filled by runner/partranks.c): each rank's rows and time in the
+	 * last step; nranks 0 without. */
+	unsigned nranks;
+	size_t *rank_rows;
+	double *rank_ms;
 };
 
 /* Stage the plan's data, run it as o says, deliver the outputs. ps has one entry per kernel

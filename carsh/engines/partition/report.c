@@ -39,6 +39,16 @@ static void print_fits(FILE *f, const struct part_result *r)
 			        g, r->fits[g].a, r->fits[g].b, r->fits[g].chunk);
 }
 
+/* Across MPI ranks: the devices above are rank 0's; each rank's part of the last step. */
+static void print_ranks(FILE *f, const struct part_result *r)
+{
+	for (unsigned k = 0; k < r->nranks; k++)
+		fprintf(f, "rank%-3u %11zu rows %7.1f%% %11.3f ms  (last step)\n", k,
+		        r->rank_rows[k],
+		        r->items ? 100.0 * (double)r->rank_rows[k] / (double)r->items : 0,
+		        r->rank_ms[k]);
+}
+
 void part_print_summary(FILE *f, const struct part_result *r)
 {
 	fprintf(f, "partition %s: %zu items x %u step%s, sched %s", r->label, r->items, r->steps,
@@ -68,6 +78,7 @@ void part_print_summary(FILE *f, const struct part_result *r)
 		        d->items, 100.0 * share_of(r, d), d->busy_ms, d->copy_ms, d->last_chunk,
 		        d->name);
 	}
+	print_ranks(f, r);
 	if (r->fitted && r->ngpu > 1 && r->ran == SCHED_LOGFIT)
 		print_fits(f, r);
 	else if (r->fitted)
@@ -153,6 +164,13 @@ void part_print_json(FILE *f, const struct part_result *r)
 		fprintf(f, ",\"fit\":null");
 	if (r->ngpu > 1)
 		json_fits(f, r);
+	if (r->nranks) {
+		fprintf(f, ",\"ranks\":[");
+		for (unsigned k = 0; k < r->nranks; k++)
+			fprintf(f, "%s{\"rows\":%zu,\"ms\":%.6f}", k ? "," : "", r->rank_rows[k],
+			        r->rank_ms[k]);
+		fputc(']', f);
+	}
 	fprintf(f, ",\"gpu_fraction\":%.9g,\"relative_speed\":%.9g", r->gpu_fraction,
 	        r->relative_speed);
 	fprintf(f, ",\"gpu_share\":%.3f,\"profile_ms\":", r->gpu_share);
