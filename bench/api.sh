@@ -8,6 +8,10 @@
 # loop's OpenCL calls (docs/api.md, "What a fire costs"): the same loop on a queue made with
 # CL_QUEUE_PROFILING_ENABLE, and with its three kernel arguments set before every launch
 # (what the API did before it kept them; BREAKDOWN=no leaves the variants out).
+# And the API on a machine of a carsh server (carsh_machine_open_at("server"): a round trip
+# and the copies of x and y a fire; reported), on a server of its own in a private
+# directory, stopped at the end; CARSH_EXE names the carsh (default: the build's);
+# SERVER=no leaves it out.
 #
 #   bench/api.sh [RUNS [FIRES [N]]]       (defaults 3, 10000, 4096)
 #
@@ -23,7 +27,10 @@ fires=${2:-10000}
 n=${3:-4096}
 [ "$runs" = --build ] && fires=1 && n=1
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+export CARSH_EXE=${CARSH_EXE:-$build/carsh/carsh}
+export CARSH_SERVER_DIR="$work/server"
+stop_server() { [ -x "$CARSH_EXE" ] && "$CARSH_EXE" server stop >/dev/null 2>&1 || true; }
+trap 'stop_server; rm -rf "$work"' EXIT
 . "$top/bench/timing-lib.sh"
 
 mkvar() { sed -n "s/^$1 = //p" "$build/Makefile"; }
@@ -54,11 +61,16 @@ fm="$top/flowmodels/saxpy.xml"
 : >"$work/session.ms"
 : >"$work/profq.ms"
 : >"$work/setargs.ms"
+: >"$work/server.ms"
 for ((r = 0; r < runs; r++)); do
 	"$work/api_hand" "$top/kernels/saxpy.cl" "$n" "$fires" >>"$work/hand.ms"
 	"$work/api_loop" api "$fm" "$n" "$fires" >"$work/api.out"
 	cut -f1 "$work/api.out" >>"$work/api.ms"
 	"$work/api_loop" session "$fm" "$n" "$fires" >>"$work/session.ms"
+	if [ "${SERVER:-yes}" != no ]; then
+		"$work/api_loop" server "$fm" "$n" "$fires" >"$work/server.out"
+		cut -f1 "$work/server.out" >>"$work/server.ms"
+	fi
 	[ "${BREAKDOWN:-yes}" = no ] && continue
 	"$work/api_hand" "$top/kernels/saxpy.cl" "$n" "$fires" profq >>"$work/profq.ms"
 	"$work/api_hand" "$top/kernels/saxpy.cl" "$n" "$fires" setargs >>"$work/setargs.ms"
@@ -68,14 +80,19 @@ api=$(median <"$work/api.ms")
 ses=$(median <"$work/session.ms")
 profq=$( [ -s "$work/profq.ms" ] && median <"$work/profq.ms" || echo 0)
 setargs=$( [ -s "$work/setargs.ms" ] && median <"$work/setargs.ms" || echo 0)
+server=$( [ -s "$work/server.ms" ] && median <"$work/server.ms" || echo 0)
 echo "device:                 $(cut -f2 "$work/api.out")"
 echo "fires:                  $fires of saxpy on $n floats, $runs runs alternating (medians)"
-awk -v h="$hand" -v a="$api" -v s="$ses" -v f="$fires" -v pq="$profq" -v sa="$setargs" 'BEGIN {
+awk -v h="$hand" -v a="$api" -v s="$ses" -v f="$fires" -v pq="$profq" -v sa="$setargs" -v sv="$server" 'BEGIN {
 	printf "hand-written OpenCL:    %.1f ms (%.1f us a fire)\n", h, h * 1000 / f
 	printf "carsh API:              %.1f ms (%.1f us a fire)\n", a, a * 1000 / f
 	printf "carsh_run_string:       %.1f ms (%.1f us a fire)\n", s, s * 1000 / f
 	printf "ratio API/hand:         %.3f   (target <= 1.2)\n", a / h
 	printf "ratio run_string/API:   %.3f   (reported)\n", s / a
+	if (sv > 0) {
+		printf "API on a server machine, per fire: %.1f ms (%.1f us a fire)\n", sv, sv * 1000 / f
+		printf "ratio server/API:       %.3f   (reported)\n", sv / a
+	}
 	if (pq > 0) {
 		print "the hand loop with one thing more (what a fire would pay for it):"
 		printf "  a profiling queue:    %.1f ms (%+.1f us a fire, %.3f of hand)\n", pq, (pq - h) * 1000 / f, pq / h

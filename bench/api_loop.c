@@ -1,8 +1,10 @@
 /* bench/api.sh's measured side: saxpy fired FIRES times on the program's own arrays through
- * libcarsh's embedding API (mode "api"), or the same run through the session API, one
- * carsh_run_string of `run saxpy.xml x=buffer:X y=buffer:Y` per fire on the thread executor
- * (mode "session"). The first fire (the build) is not timed.
- *   api_loop api|session SAXPY.xml N FIRES  ->  prints the loop's milliseconds */
+ * libcarsh's embedding API on a local machine (mode "api") or on a machine of the user's
+ * carsh server (mode "server": carsh_machine_open_at("server"), CARSH_EXE naming the carsh),
+ * or the same run through the session API, one carsh_run_string of `run saxpy.xml
+ * x=buffer:X y=buffer:Y` per fire on the thread executor (mode "session"). The first fire
+ * (the build) is not timed.
+ *   api_loop api|server|session SAXPY.xml N FIRES  ->  prints the loop's milliseconds */
 #include <carsh.h>
 #include <stdio.h>
 #include <sys/prctl.h>
@@ -18,7 +20,7 @@ static double now_ms(void)
 	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-static int api(const char *fm_path, size_t n, long fires)
+static int api(const char *where, const char *fm_path, size_t n, long fires)
 {
 	size_t bytes = n * sizeof(float);
 	carsh_machine *m;
@@ -33,7 +35,7 @@ static int api(const char *fm_path, size_t n, long fires)
 	for (size_t i = 0; i < n; i++)
 		x[i] = (float)(i % 8) * 0.25f, y[i] = 1.0f;
 	snprintf(count, sizeof(count), "%zu", n);
-	rc = carsh_machine_open(NULL, &m);
+	rc = carsh_machine_open_at(where, NULL, &m);
 	if (rc == 0)
 		rc = carsh_flowmodel_from_file(m, fm_path, &fm);
 	if (rc) {
@@ -122,9 +124,11 @@ static int session(const char *fm_path, size_t n, long fires)
 int main(int argc, char **argv)
 {
 	if (argc != 5) {
-		fprintf(stderr, "usage: api_loop api|session SAXPY.xml N FIRES\n");
+		fprintf(stderr, "usage: api_loop api|server|session SAXPY.xml N FIRES\n");
 		return 2;
 	}
-	return (argv[1][0] == 'a' ? api : session)(argv[2], strtoul(argv[3], NULL, 10),
-	                                           atol(argv[4]));
+	if (argv[1][0] == 's' && argv[1][1] == 'e' && argv[1][2] == 's')
+		return session(argv[2], strtoul(argv[3], NULL, 10), atol(argv[4]));
+	return api(argv[1][0] == 'a' ? "local" : "server", argv[2], strtoul(argv[3], NULL, 10),
+	           atol(argv[4]));
 }

@@ -44,6 +44,8 @@ int carsh_flowmodel_from_file(carsh_machine *m, const char *path, carsh_flowmode
 	if (!path || !out)
 		return machine_failf(m, CARSH_E_ARG, "carsh_flowmodel_from_file: %s is NULL",
 		                     path ? "out" : "path");
+	if (m->remote)
+		return remote_fm_new(m, path, NULL, NULL, out);
 	if (flowmodel_read(path, &f, &e))
 		return machine_fail(m, CARSH_E_FILE, &e);
 	*out = fm_new(m, f);
@@ -83,6 +85,8 @@ int carsh_flowmodel_from_string(carsh_machine *m, const char *xml, const char *n
 	if (!xml || !out)
 		return machine_failf(m, CARSH_E_ARG, "carsh_flowmodel_from_string: %s is NULL",
 		                     xml ? "out" : "xml");
+	if (m->remote)
+		return remote_fm_new(m, NULL, xml, name, out);
 	if (flowmodel_parse(xml, name ? name : "<string>", &f, &e))
 		return machine_fail(m, CARSH_E_FILE, &e);
 	*out = fm_new(m, f);
@@ -160,6 +164,8 @@ int carsh_flowmodel_set_param(carsh_flowmodel *fm, const char *name, const char 
 
 	if (!fm)
 		return CARSH_E_ARG;
+	if (fm->remote)
+		return remote_set_param(fm, name, value);
 	pthread_mutex_lock(&fm->lock);
 	if (!name || !value)
 		rc = api_fail(&fm->err, CARSH_E_ARG, "carsh_flowmodel_set_param: NULL %s",
@@ -200,6 +206,8 @@ int carsh_flowmodel_stream_bytes(carsh_flowmodel *fm, const char *stream, size_t
 
 	if (!fm)
 		return CARSH_E_ARG;
+	if (fm->remote)
+		return remote_stream_bytes(fm, stream, bytes);
 	pthread_mutex_lock(&fm->lock);
 	rc = fm_stream_locked(fm, stream, &i, &fm->err);
 	if (rc == 0 && !bytes)
@@ -317,6 +325,8 @@ int carsh_flowmodel_bind_memory(carsh_flowmodel *fm, const char *stream, void *m
 
 	if (!fm)
 		return CARSH_E_ARG;
+	if (fm->remote)
+		return remote_bind_memory(fm, stream, mem, bytes);
 	pthread_mutex_lock(&fm->lock);
 	rc = bind_check(fm, stream, bytes, &i);
 	if (rc == 0 && !mem)
@@ -349,7 +359,9 @@ int carsh_flowmodel_bind_buffer(carsh_flowmodel *fm, const char *stream, carsh_b
 	if (!fm)
 		return CARSH_E_ARG;
 	pthread_mutex_lock(&fm->lock);
-	if (!b)
+	if (fm->remote)
+		rc = remote_refuse(&fm->err, "carsh_flowmodel_bind_buffer");
+	else if (!b)
 		rc = api_fail(&fm->err, CARSH_E_ARG, "%s: the buffer is NULL", fm->fm->file);
 	else
 		rc = bind_check(fm, stream, b->bytes, &i);
@@ -508,6 +520,8 @@ int carsh_flowmodel_fire(carsh_flowmodel *fm)
 
 	if (!fm)
 		return CARSH_E_ARG;
+	if (fm->remote)
+		return remote_fire(fm, false);
 	pthread_mutex_lock(&fm->lock);
 	rc = fm_fire_locked(fm, &fm->err);
 	pthread_mutex_unlock(&fm->lock);
@@ -520,6 +534,8 @@ int carsh_flowmodel_fire_async(carsh_flowmodel *fm)
 
 	if (!fm)
 		return CARSH_E_ARG;
+	if (fm->remote)
+		return remote_fire(fm, true);
 	pthread_mutex_lock(&fm->lock);
 	rc = fire_begin(fm, true, &fm->err);
 	pthread_mutex_unlock(&fm->lock);
@@ -532,6 +548,8 @@ int carsh_flowmodel_wait(carsh_flowmodel *fm)
 
 	if (!fm)
 		return CARSH_E_ARG;
+	if (fm->remote)
+		return remote_wait(fm);
 	pthread_mutex_lock(&fm->lock);
 	rc = fm->in_flight ? fire_end(fm, &fm->err) : 0;
 	pthread_mutex_unlock(&fm->lock);
@@ -545,6 +563,8 @@ int carsh_flowmodel_test(carsh_flowmodel *fm, int *done)
 
 	if (!fm)
 		return CARSH_E_ARG;
+	if (fm->remote)
+		return remote_test(fm, done);
 	pthread_mutex_lock(&fm->lock);
 	if (!done)
 		rc = api_fail(&fm->err, CARSH_E_ARG, "carsh_flowmodel_test: done is NULL");
@@ -565,6 +585,8 @@ int carsh_flowmodel_set_profiling(carsh_flowmodel *fm, int on)
 {
 	if (!fm)
 		return CARSH_E_ARG;
+	if (fm->remote)
+		return remote_set_profiling(fm, on);
 	pthread_mutex_lock(&fm->lock);
 	fm->profile = on != 0;
 	pthread_mutex_unlock(&fm->lock);
@@ -575,6 +597,8 @@ int carsh_flowmodel_stats(carsh_flowmodel *fm, struct carsh_stats *out)
 {
 	if (!fm)
 		return CARSH_E_ARG;
+	if (fm->remote)
+		return remote_stats(fm, out);
 	pthread_mutex_lock(&fm->lock);
 	if (!out) {
 		pthread_mutex_unlock(&fm->lock);
@@ -596,6 +620,13 @@ void carsh_flowmodel_free(carsh_flowmodel *fm)
 {
 	if (!fm || __atomic_sub_fetch(&fm->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
+	if (fm->remote) {
+		remote_fm_free(fm);
+		pthread_mutex_destroy(&fm->lock);
+		carsh_machine_free(fm->m);
+		free(fm);
+		return;
+	}
 	if (fm->in_flight)
 		(void)fire_end(fm, &fm->err);
 	for (size_t i = 0; i < fm->fm->nargs; i++)

@@ -17,6 +17,7 @@
 #include "runtime/feeder.h"
 #include "runtime/session.h"
 #include "util/error.h"
+#include "util/wire.h"
 
 /* Two queues on the machine's device: its own without profiling, where fires go, and the
  * runtime's with profiling (rt_dev_queue), for flow-models whose kernel times are asked for
@@ -31,6 +32,7 @@ struct carsh_machine {
 	cl_command_queue last_q; /* the queue of the latest commands (atomic) */
 	char device_index[24];   /* the device as a plan names it: its index in `devices` */
 	struct cs_err err;
+	struct remote *remote; /* a machine on the user's server (api-remote.c); NULL: local */
 };
 
 struct carsh_buffer {
@@ -79,6 +81,7 @@ struct carsh_flowmodel {
 	unsigned long long fires;
 	double fire_ms, last_fire_ms;
 	struct cs_err err;
+	struct remote_fm *remote; /* a server machine's flow-model (api-remote.c) */
 };
 
 /* Set e's message and return code (a carsh_errcode). */
@@ -102,5 +105,30 @@ cl_command_queue machine_queue(carsh_machine *m, bool profiling);
 int fm_stream_locked(carsh_flowmodel *fm, const char *name, size_t *idx, struct cs_err *e);
 int fm_bind_buffer_locked(carsh_flowmodel *fm, size_t idx, carsh_buffer *b, struct cs_err *e);
 int fm_fire_locked(carsh_flowmodel *fm, struct cs_err *e);
+
+/* ---- server machines (api-remote.c; docs/api.md, "Machines on the server") ----
+ * The calls of a machine with m->remote, and of its flow-models, go there; the handles'
+ * locks and errors are the same as a local machine's. */
+int remote_open(carsh_machine *m, const char *device);
+void remote_close(carsh_machine *m);
+int remote_device_count(carsh_machine *m, size_t *n);
+int remote_device_info(carsh_machine *m, size_t i, struct carsh_device_info *out);
+int remote_fm_new(carsh_machine *m, const char *path, const char *xml, const char *name,
+                  carsh_flowmodel **out);
+void remote_fm_free(carsh_flowmodel *fm);
+int remote_set_param(carsh_flowmodel *fm, const char *name, const char *value);
+int remote_stream_bytes(carsh_flowmodel *fm, const char *stream, size_t *bytes);
+int remote_bind_memory(carsh_flowmodel *fm, const char *stream, void *mem, size_t bytes);
+int remote_fire(carsh_flowmodel *fm, bool async);
+int remote_wait(carsh_flowmodel *fm);
+int remote_test(carsh_flowmodel *fm, int *done);
+int remote_set_profiling(carsh_flowmodel *fm, int on);
+int remote_stats(carsh_flowmodel *fm, struct carsh_stats *out);
+/* What a server machine does not have yet: its message, CARSH_E_STATE. */
+int remote_refuse(struct cs_err *e, const char *call);
+
+/* The worker's side (api-serve.c): serve the machine that open (API_OPEN, which it frees)
+ * asked for on sock until the client closes it; the process's exit status. */
+int api_serve(int sock, struct wire_msg *open);
 
 #endif

@@ -49,11 +49,14 @@ void carsh_machine_free(carsh_machine *m)
 {
 	if (!m || __atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
+	if (m->remote)
+		remote_close(m);
 	if (m->q) {
 		(void)clFinish(m->q);
 		(void)clReleaseCommandQueue(m->q);
 	}
-	rt_session_free(m->rt);
+	if (m->rt)
+		rt_session_free(m->rt);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
@@ -112,6 +115,15 @@ static int machine_pick(carsh_machine *m, const char *device)
 static pthread_mutex_t discovery_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
 
+static carsh_machine *machine_new(void)
+{
+	carsh_machine *m = xcalloc(1, sizeof(*m));
+
+	pthread_mutex_init(&m->lock, NULL);
+	m->refs = 1;
+	return m;
+}
+
 int carsh_machine_open(const char *device, carsh_machine **out)
 {
 	carsh_machine *m;
@@ -119,9 +131,7 @@ int carsh_machine_open(const char *device, carsh_machine **out)
 
 	if (!out)
 		return CARSH_E_ARG;
-	m = xcalloc(1, sizeof(*m));
-	pthread_mutex_init(&m->lock, NULL);
-	m->refs = 1;
+	m = machine_new();
 	m->rt = rt_session_new();
 	*out = m;
 	pthread_once(&xml_once, xmlInitParser);
@@ -129,6 +139,26 @@ int carsh_machine_open(const char *device, carsh_machine **out)
 	rc = machine_pick(m, device && device[0] ? device : NULL);
 	pthread_mutex_unlock(&discovery_lock);
 	return rc;
+}
+
+/* Other MPI ranks are reached through CaravelaMPI (api-mpi.c), not as machines: a rank
+ * would have to run a serving loop of the program's own (docs/api.md). */
+int carsh_machine_open_at(const char *where, const char *device, carsh_machine **out)
+{
+	if (!out)
+		return CARSH_E_ARG;
+	if (!where || strcmp(where, "local") == 0)
+		return carsh_machine_open(device, out);
+	*out = machine_new();
+	if (strcmp(where, "server") == 0)
+		return remote_open(*out, device && device[0] ? device : NULL);
+	if (strncmp(where, "rank:", 5) == 0)
+		return machine_failf(*out, CARSH_E_ARG,
+		                     "%s: an MPI rank is not a machine: CaravelaMPI (carsh_mpi_*) "
+		                     "moves streams between the ranks' own machines",
+		                     where);
+	return machine_failf(*out, CARSH_E_ARG,
+	                     "carsh_machine_open_at: no place '%s' (places: local, server)", where);
 }
 
 int carsh_machine_device_count(carsh_machine *m, size_t *n)
@@ -139,6 +169,8 @@ int carsh_machine_device_count(carsh_machine *m, size_t *n)
 	if (!m || !n)
 		return m ? api_fail(&m->err, CARSH_E_ARG, "carsh_machine_device_count: n is NULL")
 		         : CARSH_E_ARG;
+	if (m->remote)
+		return remote_device_count(m, n);
 	pthread_mutex_lock(&m->lock);
 	if (rt_session_devices(m->rt, &devs, n, &m->err))
 		rc = CARSH_E_DEVICE;
@@ -168,6 +200,8 @@ int carsh_machine_device_info(carsh_machine *m, size_t i, struct carsh_device_in
 	if (!m || !out)
 		return m ? api_fail(&m->err, CARSH_E_ARG, "carsh_machine_device_info: out is NULL")
 		         : CARSH_E_ARG;
+	if (m->remote)
+		return remote_device_info(m, i, out);
 	pthread_mutex_lock(&m->lock);
 	if (rt_session_devices(m->rt, &devs, &n, &m->err))
 		rc = CARSH_E_DEVICE;
@@ -220,6 +254,12 @@ int carsh_buffer_new(carsh_machine *m, size_t bytes, carsh_buffer **out)
 	if (!m || !out)
 		return m ? api_fail(&m->err, CARSH_E_ARG, "carsh_buffer_new: out is NULL")
 		         : CARSH_E_ARG;
+	if (m->remote) {
+		pthread_mutex_lock(&m->lock);
+		remote_refuse(&m->err, "carsh_buffer_new");
+		pthread_mutex_unlock(&m->lock);
+		return CARSH_E_STATE;
+	}
 	if (bytes == 0)
 		return machine_failf(m, CARSH_E_SIZE, "carsh_buffer_new: 0 bytes");
 	mem = clCreateBuffer(m->dev->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);

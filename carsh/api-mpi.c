@@ -375,6 +375,10 @@ static int request_start(carsh_flowmodel *fm, const struct carsh_message *recv, 
 	if (!out)
 		return mpi_failf(CARSH_E_ARG, "carsh_mpi: the request pointer is NULL");
 	*out = NULL;
+	if (fm && fm->remote)
+		return mpi_failf(CARSH_E_STATE,
+		                 "carsh_mpi: a server machine's flow-model: CaravelaMPI fires "
+		                 "flow-models of local machines");
 	if (!ranks_guest_started())
 		return mpi_failf(CARSH_E_STATE, "MPI is not started: carsh_mpi_init first");
 	r = xcalloc(1, sizeof(*r));

@@ -134,6 +134,9 @@ enum carsh_errcode {
 	CARSH_E_STATE = -5,  /* not now: a stream unbound, a fire in flight, no data sent */
 	CARSH_E_DEVICE = -6, /* no such device, a build error, an OpenCL failure */
 	CARSH_E_MPI = -7,    /* an MPI call failed, or the library was built without MPI */
+	/* a server machine's worker (or the server) ended: the machine and its handles are
+	 * lost; they may still be freed (open another machine) */
+	CARSH_E_LOST = -8,
 };
 
 typedef struct carsh_machine carsh_machine;
@@ -149,6 +152,20 @@ typedef struct carsh_pipeline carsh_pipeline;
  * does): read carsh_machine_last_error, then carsh_machine_free it. Returns
  * CARSH_E_DEVICE when there is no OpenCL platform or no such device. */
 int carsh_machine_open(const char *device, carsh_machine **out);
+
+/* Open a machine at a place: "local" (or NULL), as carsh_machine_open; or "server", the
+ * user's carsh server (docs/server.md: $CARSH_SERVER_DIR, else $XDG_RUNTIME_DIR/carsh, else
+ * /tmp/carsh-UID; started on demand, as the shell starts it), which lends the machine a
+ * worker that opens device there and runs its flow-models: the same calls, codes and
+ * messages as on a local machine, but streams bound to the caller's memory are copied to
+ * the worker's shared memory before each fire and back after it (no zero copy), and a
+ * server machine has no virtual buffers or pipelines (CARSH_E_STATE). The server is the
+ * one of the carsh program $CARSH_EXE, else the installed one. A worker that ends makes
+ * every later call CARSH_E_LOST. CARSH_SERVER=off, or no server to be had:
+ * CARSH_E_DEVICE with the reason. Other MPI ranks are not machines here: CaravelaMPI
+ * (carsh_mpi_*) moves streams between the ranks' own machines. *out is set even on
+ * failure, as for carsh_machine_open; freeing a server machine gives its worker back. */
+int carsh_machine_open_at(const char *where, const char *device, carsh_machine **out);
 
 /* Drop the caller's reference; the devices' contexts go when the last flow-model, buffer
  * and pipeline made on the machine are freed too. */

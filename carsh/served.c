@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "api-int.h"
 #include "exec/served.h"
 
 /* What only this process can reach, or what talks to the server itself, stays here. */
@@ -57,9 +59,13 @@ bool carsh_served_run(int argc, char **argv, int optind, const char *command, bo
 bool carsh_served_worker(int *argc, char ***argv)
 {
 	static struct session_req r; /* the session's for the process's life */
+	struct wire_msg api;
 	struct cs_err e;
+	int rc = served_worker_begin(&r, &api, &e);
 
-	if (served_worker_begin(&r, &e)) {
+	if (rc == 1) /* a program's server machine, not a session (docs/api.md) */
+		_exit(api_serve(SERVED_SOCK, &api));
+	if (rc) {
 		fprintf(stderr, "carsh: %s\n", e.msg);
 		return false;
 	}

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "data/vbuf.h"
+#include "exec/apiwire.h"
 #include "exec/process.h"
 #include "exec/server.h"
 #include "exec/serverwire.h"
@@ -24,8 +25,7 @@
 
 extern char **environ;
 
-/* The session worker's socket, as proc_start_kept leaves it. */
-#define SESSION_SOCK 3
+#define SESSION_SOCK SERVED_SOCK
 
 /* ---- the client ---- */
 
@@ -64,8 +64,7 @@ static char *job_env_key(void)
 	return sb_detach(&sb);
 }
 
-/* A session worker's pid and socket; -1 with e (the server refused, or went away). */
-static int borrow(int srv, pid_t spid, pid_t *pid, int *sock, struct cs_err *e)
+int served_borrow(int srv, pid_t spid, pid_t *pid, int *sock, struct cs_err *e)
 {
 	char *key = job_env_key();
 	struct wire_msg m;
@@ -136,13 +135,32 @@ static int ended_how(pid_t pid, int ws, int *status, struct cs_err *e)
 	               (int)pid, how);
 }
 
+int served_ended(int srv, pid_t pid, int *ws, struct cs_err *e)
+{
+	uint32_t v = (uint32_t)pid, w;
+	struct wire_msg m;
+
+	if (wire_send(srv, SERVER_ENDED, &v, sizeof(v), NULL, 0, e) != 0 ||
+	    wire_recv(srv, &m, e) != 1)
+		return -1;
+	if (m.type != SERVER_STATUS || m.len != sizeof(w)) {
+		wire_msg_free(&m);
+		err_set(e, "the carsh server sent a malformed status");
+		return -2;
+	}
+	memcpy(&w, m.payload, sizeof(w));
+	wire_msg_free(&m);
+	*ws = (int)w;
+	return 0;
+}
+
 /* The session's status: the worker's answer, else how it ended (from the server, its
  * parent). */
 static int outcome(int srv, pid_t spid, int sock, pid_t pid, int *status, struct cs_err *e)
 {
 	struct wire_msg m;
 	uint32_t v = (uint32_t)pid, ws;
-	int r = wire_recv(sock, &m, e);
+	int wsi, r = wire_recv(sock, &m, e);
 
 	err_clear(e);
 	if (r == 1 && m.type == WORKER_DONE && m.len == sizeof(ws)) {
@@ -156,24 +174,18 @@ static int outcome(int srv, pid_t spid, int sock, pid_t pid, int *status, struct
 	if (r == 1)
 		wire_msg_free(&m);
 	kill(pid, SIGKILL); /* a garbled answer: not to be trusted */
-	if (wire_send(srv, SERVER_ENDED, &v, sizeof(v), NULL, 0, e) != 0 ||
-	    wire_recv(srv, &m, e) != 1) {
+	if ((r = served_ended(srv, pid, &wsi, e)) != 0) {
+		*status = 1;
+		if (r == -2)
+			return -1;
 		/* Its worker ended with it (PR_SET_PDEATHSIG) and removed them; in case not. */
 		vbuf_remove_owned(getpid());
-		*status = 1;
 		return err_set(e,
 		               "the carsh server (pid %d) ended; the job did not finish (the next "
 		               "job starts a new server)",
 		               (int)spid);
 	}
-	if (m.type != SERVER_STATUS || m.len != sizeof(ws)) {
-		wire_msg_free(&m);
-		*status = 1;
-		return err_set(e, "the carsh server sent a malformed status");
-	}
-	memcpy(&ws, m.payload, sizeof(ws));
-	wire_msg_free(&m);
-	return ended_how(pid, (int)ws, status, e);
+	return ended_how(pid, wsi, status, e);
 }
 
 int served_session_run(int argc, char **argv, int *status, struct cs_err *e)
@@ -189,7 +201,7 @@ int served_session_run(int argc, char **argv, int *status, struct cs_err *e)
 	}
 	if ((srv = server_connect(true, &spid, e)) < 0)
 		return 0;
-	if (!server_same_mounts(spid) || borrow(srv, spid, &pid, &sock, e)) {
+	if (!server_same_mounts(spid) || served_borrow(srv, spid, &pid, &sock, e)) {
 		if (!server_same_mounts(spid))
 			err_clear(e);
 		close(srv);
@@ -228,7 +240,7 @@ static int take_on(struct session_req *r, const struct wire_msg *m, struct cs_er
 	return 0;
 }
 
-int served_worker_begin(struct session_req *r, struct cs_err *e)
+int served_worker_begin(struct session_req *r, struct wire_msg *api, struct cs_err *e)
 {
 	sigset_t stop;
 	struct wire_msg m;
@@ -247,6 +259,13 @@ int served_worker_begin(struct session_req *r, struct cs_err *e)
 	memset(r, 0, sizeof(*r));
 	if (wire_recv(SESSION_SOCK, &m, e) != 1)
 		_exit(0);
+	if (m.type == API_OPEN && m.nfds == 0) {
+		/* No session and no signal thread: the server's SIGTERM ends it as it ends a job.
+		 */
+		pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
+		*api = m;
+		return 1;
+	}
 	if (m.type != WORKER_SESSION || m.nfds != 3)
 		err_set(e, "the session worker got no session");
 	else if (sessionwire_decode(m.payload, m.len, r, e) == 0)

@@ -51,7 +51,7 @@ static int try_connect(const char *path)
 /* The grandchild: detached from the client's terminal and session, with nothing of the
  * client's open (a shell's $(carsh ...) would wait for ever on a pipe it held), its errors
  * in the log. Only async-signal-safe calls: the client may have threads. */
-static void __attribute__((noreturn)) exec_server(const char *log)
+static void __attribute__((noreturn)) exec_server(const char *log, const char *exe)
 {
 	static char *const argv[] = {"carsh", "server", "run", NULL};
 	int null = open("/dev/null", O_RDWR), err = open(log, O_WRONLY | O_CREAT | O_APPEND, 0600);
@@ -68,7 +68,7 @@ static void __attribute__((noreturn)) exec_server(const char *log)
 		signal(sig, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	execv("/proc/self/exe", argv);
+	execv(exe, argv);
 	_exit(127);
 }
 
@@ -76,6 +76,7 @@ static void __attribute__((noreturn)) exec_server(const char *log)
 static int spawn_server(const char *dir, struct cs_err *e)
 {
 	char *log = server_path(dir, "log");
+	const char *exe = server_exe();
 	pid_t p;
 	int ws;
 
@@ -85,7 +86,7 @@ static int spawn_server(const char *dir, struct cs_err *e)
 		if (setsid() < 0 || (p = fork()) < 0)
 			_exit(1);
 		if (p == 0)
-			exec_server(log);
+			exec_server(log, exe);
 		_exit(0);
 	}
 	free(log);

@@ -72,22 +72,42 @@ static unsigned long long fnv(unsigned long long h, const void *p, size_t n)
 	return h;
 }
 
+static char build_id[17];
+static char *exe_path;
+
+int server_use_exe(const char *path, struct cs_err *e)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return err_set(e, "no carsh program at %s", path);
+	free(exe_path);
+	exe_path = xstrdup(path);
+	build_id[0] = '\0';
+	return 0;
+}
+
+const char *server_exe(void)
+{
+	return exe_path ? exe_path : "/proc/self/exe";
+}
+
 const char *server_build_id(void)
 {
-	static char id[17];
+	char *id = build_id;
 	struct stat st;
 	unsigned long long h = 14695981039346656037ULL;
 
 	if (id[0])
 		return id;
 	memset(&st, 0, sizeof(st));
-	stat("/proc/self/exe", &st);
+	stat(server_exe(), &st);
 	h = fnv(h, &st.st_dev, sizeof(st.st_dev));
 	h = fnv(h, &st.st_ino, sizeof(st.st_ino));
 	h = fnv(h, &st.st_size, sizeof(st.st_size));
 	h = fnv(h, &st.st_mtim, sizeof(st.st_mtim));
 	h = fnv(h, PACKAGE_VERSION, strlen(PACKAGE_VERSION));
-	snprintf(id, sizeof(id), "%016llx", h);
+	snprintf(id, sizeof(build_id), "%016llx", h);
 	return id;
 }
 

@@ -25,6 +25,13 @@ int server_dir_check(const char *path, uid_t uid, struct cs_err *e);
 /* This build's identity: 16 hex digits (a static string). */
 const char *server_build_id(void);
 
+/* The carsh program whose identity names the socket and which a start on demand executes:
+ * /proc/self/exe unless set. A program that embeds the library is not carsh: its server
+ * machines (carsh/api-remote.c) name the carsh program here, once, before connecting.
+ * -1 with e when path is no file. */
+int server_use_exe(const char *path, struct cs_err *e);
+const char *server_exe(void);
+
 /* "<dir>/server-<id>.<ext>" (a new string): ext is "sock", "lock" or "log". */
 char *server_path(const char *dir, const char *ext);
 

@@ -10,15 +10,16 @@
 
 extern char **environ;
 
-/* CARSH_SERVER* choose the server, not a job's device: left out, so that they do not keep
- * clients that differ in them from sharing workers. */
+/* CARSH_SERVER* and CARSH_EXE (the carsh whose server a program uses) choose the server, not
+ * a job's device: left out, so that they do not keep clients that differ in them from
+ * sharing workers. */
 bool workerwire_is_job_env(const char *entry)
 {
 	static const char *const prefixes[] = {
 	        "OCL_", "POCL_", "CUDA_",  "NVIDIA_",         "GPU_",  "HSA_",    "ROCR_", "HIP_",
 	        "AMD_", "ZE_",   "CARSH_", "XDG_CACHE_HOME=", "HOME=", "TMPDIR=", NULL};
 
-	if (strncmp(entry, "CARSH_SERVER", 12) == 0)
+	if (strncmp(entry, "CARSH_SERVER", 12) == 0 || strncmp(entry, "CARSH_EXE=", 10) == 0)
 		return false;
 	for (size_t i = 0; prefixes[i]; i++)
 		if (strncmp(entry, prefixes[i], strlen(prefixes[i])) == 0)

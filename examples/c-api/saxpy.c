@@ -1,5 +1,6 @@
 /* saxpy on the program's own arrays through libcarsh (docs/api.md):
- *   cc saxpy.c $(pkg-config --cflags --libs carsh) && ./a.out FLOWMODELS_DIR/saxpy.xml */
+ *   cc saxpy.c $(pkg-config --cflags --libs carsh) && ./a.out FLOWMODELS_DIR/saxpy.xml [server]
+ * (server: on a worker of the user's carsh server, carsh_machine_open_at) */
 #include <carsh.h>
 #include <math.h>
 #include <stdio.h>
@@ -22,7 +23,7 @@ int main(int argc, char **argv)
 
 	for (int i = 0; i < N; i++)
 		x[i] = (float)i, y[i] = 1.0f;
-	if (carsh_machine_open(NULL, &m) != 0)
+	if (carsh_machine_open_at(argc > 2 ? argv[2] : "local", NULL, &m) != 0)
 		return fail("machine", carsh_machine_last_error(m));
 	if (carsh_flowmodel_from_file(m, argc > 1 ? argv[1] : "saxpy.xml", &fm) != 0)
 		return fail("flow-model", carsh_machine_last_error(m));

@@ -51,4 +51,15 @@ for ex in saxpy pipeline; do
 			fail "$ex printed: $(cat "$OUT")"
 		fi
 done
+
+# The same program on a machine of the suite's carsh server (the build's carsh).
+if [ -x "$T/saxpy" ]; then
+	expect 0 "" env LD_LIBRARY_PATH="$dest$libdir" CARSH_EXE="$CARSH" "$T/saxpy" \
+		"$FM/saxpy.xml" server &&
+		if grep -q "^saxpy: 0 of [0-9]* wrong$" "$OUT"; then
+			pass "examples/c-api/saxpy.c on a server machine matches C: $(cat "$OUT")"
+		else
+			fail "saxpy on a server machine printed: $(cat "$OUT")"
+		fi
+fi
 exit $((FAILS > 0))

@@ -4,7 +4,11 @@ check_PROGRAMS += tests/api/check_api
 tests_api_check_api_SOURCES = tests/api/check_api.c tests/api/check_api_pipeline.c
 tests_api_check_api_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_api_check_api_LDADD = $(LIBCARSH) $(CHECK_LIBS)
-AREA_TESTS += tests/api/check_api tests/api/install.sh tests/api/cxx.sh tests/api/docs.sh
+# Machines on the user's server (carsh_machine_open_at("server")): the suite's server.
+check_PROGRAMS += tests/api/check_api_server
+tests_api_check_api_server_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_api_check_api_server_LDADD = $(LIBCARSH) $(CHECK_LIBS)
+AREA_TESTS += tests/api/check_api tests/api/check_api_server tests/api/install.sh tests/api/cxx.sh tests/api/docs.sh
 
 dist_man_MANS += docs/carsh.3
 

@@ -17,6 +17,7 @@ Suite *suite_options(void);
 Suite *suite_kernelcheck(void);
 Suite *suite_wire(void);
 Suite *suite_server(void);
+Suite *suite_apiwire(void);
 Suite *suite_parcopy(void);
 
 #endif

@@ -85,12 +85,14 @@ START_TEST(test_job_env_only_runtime_variables)
 
 	setenv("OCL_ICD_VENDORS", "/v", 1);
 	setenv("CARSH_SERVER_DIR", "/s", 1);
+	setenv("CARSH_EXE", "/bin/carsh", 1);
 	setenv("UNRELATED_X", "1", 1);
 	workerwire_job_env(&env);
 	for (size_t i = 0; i < env.n; i++) {
 		ocl |= strcmp(env.v[i], "OCL_ICD_VENDORS=/v") == 0;
 		other |= strncmp(env.v[i], "UNRELATED_X=", 12) == 0;
-		srv |= strncmp(env.v[i], "CARSH_SERVER", 12) == 0;
+		srv |= strncmp(env.v[i], "CARSH_SERVER", 12) == 0 ||
+		       strncmp(env.v[i], "CARSH_EXE", 9) == 0;
 	}
 	ck_assert(ocl && !other && !srv);
 	sv_free(&env);
@@ -104,6 +106,7 @@ START_TEST(test_job_env_only_runtime_variables)
 	unsetenv("POCL_DEBUG");
 	unsetenv("UNRELATED_X");
 	unsetenv("CARSH_SERVER_DIR");
+	unsetenv("CARSH_EXE");
 }
 END_TEST
 
