@@ -12,6 +12,11 @@ carsh_libcarsh_la_SOURCES += \
 	carsh/engines/partition/space.c carsh/engines/partition/space.h \
 	carsh/engines/partition/kb.c carsh/engines/partition/kb.h \
 	carsh/engines/partition/partition.c carsh/engines/partition/partition.h \
+	carsh/engines/partition/partition-int.h carsh/engines/partition/part-devices.c \
+	carsh/engines/partition/part-buffers.c carsh/engines/partition/part-host.c \
+	carsh/engines/partition/part-chunk.c carsh/engines/partition/part-threads.c \
+	carsh/engines/partition/part-run.c carsh/engines/partition/part-shares.c \
+	carsh/engines/partition/part-kb.c carsh/engines/partition/part-result.c \
 	carsh/engines/partition/report.c \
 	carsh/runtime/subdev.c carsh/runtime/subdev.h \
 	carsh/runtime/launchguard.c carsh/runtime/launchguard.h

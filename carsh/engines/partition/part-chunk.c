@@ -1,0 +1,159 @@
+/* One chunk on one device (docs/partition.md, "Chunks" and "PoCL's launch gate"): its block
+ * transfers, its launch in pieces, the gate; and the warm-up before the timed run. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "engines/partition/partition-int.h"
+#include "runtime/launchguard.h"
+#include "util/alloc.h"
+
+static int cl_fail(struct pdev *d, const char *what, const struct sched_chunk *c, cl_int err,
+                   struct cs_err *e)
+{
+	return err_set(e, "%s ('%s'): %s of chunk [%zu, %zu) failed: %s", d->st.label, d->st.name,
+	               what, c->offset, c->offset + c->size, rt_cl_error_name(err));
+}
+
+/* The largest launch on a core, in rows: PoCL 3.1 compiles a kernel once for launches of
+ * fewer than 65536 work-items and again for larger ones (measured: 65472 items reuse the
+ * small one, 65536 compile anew, 50-80 ms). A row of 65536 work-items or more is launched
+ * whole, a granule at a time. */
+static size_t cpu_launch_max(const struct prun *r)
+{
+	size_t m = 65535 / r->sp.row_items / r->granule * r->granule;
+
+	return m ? m : r->granule;
+}
+
+/* The largest launch of a chunk on this device. */
+static size_t launch_piece(const struct prun *r, const struct pdev *d)
+{
+	return d->pc == &r->ctx[0] ? cpu_launch_max(r) : SIZE_MAX;
+}
+
+/* The chunk's part of the block inputs to the device. */
+static int write_blocks(struct prun *r, struct pdev *d, const struct sched_chunk *c,
+                        struct cs_err *e)
+{
+	const struct kernel_plan *kp = r->kp;
+	size_t off = c->offset, n = c->size, bo, bl;
+	cl_int err;
+
+	for (size_t i = 0; i < kp->nargs; i++) {
+		const struct kernel_arg *a = &kp->args[i];
+
+		if (!arg_is_stream(a->kind) || !r->ps[i].block || !arg_is_read(a->kind))
+			continue;
+		part_rows_bytes(&r->sp, r->ps[i].unit, type_size(a->type), off, off + n, &bo, &bl);
+		err = clEnqueueWriteBuffer(d->q, d->block[i], CL_FALSE, bo, bl,
+		                           (char *)r->host[i] + bo, 0, NULL, NULL);
+		if (err != CL_SUCCESS)
+			return cl_fail(d, "writing its part of a block stream", c, err, e);
+	}
+	return 0;
+}
+
+/* Always the same local size: PoCL compiles a kernel anew for every local size it is
+ * launched with, and chooses one from the global size when none is given. On the cores
+ * a chunk is also launched in pieces below 65536 work-items: PoCL compiles a second
+ * variant for larger launches (and part_warm_up compiles only the small ones). */
+static int launch_chunk(struct prun *r, struct pdev *d, const struct sched_chunk *c,
+                        struct cs_err *e)
+{
+	size_t off = c->offset, n = c->size;
+	cl_int err;
+
+	for (size_t at = 0, step = launch_piece(r, d); at < n; at += step) {
+		size_t go[3], gs[3];
+
+		part_space_launch(&r->sp, off + at, n - at < step ? n - at : step, go, gs);
+		err = clEnqueueNDRangeKernel(d->q, d->k, r->sp.dims, go, gs, r->sp.local, 0, NULL,
+		                             NULL);
+		if (err != CL_SUCCESS)
+			return cl_fail(d, "the launch", c, err, e);
+	}
+	return 0;
+}
+
+/* The chunk's part of the block outputs back into the host arrays. */
+static int read_blocks(struct prun *r, struct pdev *d, const struct sched_chunk *c,
+                       struct cs_err *e)
+{
+	const struct kernel_plan *kp = r->kp;
+	size_t off = c->offset, n = c->size, bo, bl;
+	cl_int err;
+
+	for (size_t i = 0; i < kp->nargs; i++) {
+		const struct kernel_arg *a = &kp->args[i];
+
+		if (!arg_is_stream(a->kind) || !r->ps[i].block || !arg_is_written(a->kind))
+			continue;
+		part_rows_bytes(&r->sp, r->ps[i].unit, type_size(a->type), off, off + n, &bo, &bl);
+		err = clEnqueueReadBuffer(d->q, d->block[i], CL_FALSE, bo, bl,
+		                          (char *)r->host[i] + bo, 0, NULL, NULL);
+		if (err != CL_SUCCESS)
+			return cl_fail(d, "reading its part of a block stream", c, err, e);
+	}
+	return 0;
+}
+
+/* The chunk's part of the block inputs to the device, the launch with the chunk's offset,
+ * its part of the block outputs back into the host arrays (003 §4 footnote 1: the GPU's time
+ * includes both transfers); keep false (the warm-up): nothing comes back. */
+static int run_chunk_unguarded(struct prun *r, struct pdev *d, const struct sched_chunk *c,
+                               bool keep, struct cs_err *e)
+{
+	cl_int err;
+
+	if (write_blocks(r, d, c, e) || launch_chunk(r, d, c, e) ||
+	    (keep && read_blocks(r, d, c, e)))
+		return -1;
+	err = clFinish(d->q);
+	return err == CL_SUCCESS ? 0 : cl_fail(d, "finishing", c, err, e);
+}
+
+/* run_chunk_unguarded, on PoCL through the launch gate (runtime/launchguard.h): without it
+ * PoCL 5.0 aborts when the cores run chunks at once. */
+int part_run_chunk(struct prun *r, struct pdev *d, const struct sched_chunk *c, bool keep,
+                   struct cs_err *e)
+{
+	bool alone;
+	int rc;
+
+	if (!d->guarded)
+		return run_chunk_unguarded(r, d, c, keep, e);
+	alone = rt_launch_enter(r->launch_key, r->granule, c->offset, c->size, launch_piece(r, d));
+	rc = run_chunk_unguarded(r, d, c, keep, e);
+	if (rc)
+		(void)clFinish(d->q); /* nothing of it may still run when the gate opens */
+	rt_launch_leave(alone);
+	return rc;
+}
+
+/* One launch at offset 0 and one past it on one device of each context, before the timed
+ * run: PoCL compiles a kernel for its local size, and apart for a zero offset, at the first
+ * such launch (shared by the sub-devices of one context), which would otherwise land in the
+ * first chunks' times and LogFit's first samples. Nothing is read back. */
+int part_warm_up(struct prun *r, struct cs_err *e)
+{
+	bool *done = xcalloc(r->nctx, sizeof(*done));
+	int rc = 0;
+
+	for (unsigned i = 0; i < r->ndev && rc == 0; i++) {
+		struct pdev *d = &r->dev[i];
+		unsigned c = (unsigned)(d->pc - r->ctx);
+
+		if (done[c])
+			continue;
+		done[c] = true;
+		rc = part_ensure_copies(r, d, e);
+		for (size_t off = 0; rc == 0 && off <= r->granule && off + r->granule <= r->items;
+		     off += r->granule) {
+			struct sched_chunk ch = {off, r->granule, PHASE_FIT};
+
+			rc = part_run_chunk(r, d, &ch, false, e);
+		}
+	}
+	free(done);
+	return rc ? -1 : 0;
+}

@@ -1,0 +1,155 @@
+/*
+ * Inside the partition engine (partition.h, docs/partition.md): the state of one command and
+ * the steps its parts share. partition.c holds partition_run (the plan's checks, staging,
+ * static's profile, the timed run); the parts, one file each: part-devices.c (the devices
+ * the threads drive: the cores as sub-devices, the GPUs, their kernels and queues),
+ * part-buffers.c (the OpenCL buffers, the kernels' arguments, the copy streams in each
+ * context), part-host.c (the host data the engine reads and writes, the swaps between
+ * steps), part-chunk.c (one chunk on one device: block transfers, launch pieces, PoCL's
+ * launch gate; the warm-up), part-threads.c (the device threads and one step), part-run.c
+ * (one whole run over every step, its scheduler), part-shares.c (the hooks of a caller that
+ * shares the space: the MPI ranks), part-kb.c (the knowledge base's key, prior and lesson),
+ * part-result.c (the result handed back). Their functions are part_*, not prun_* after the
+ * struct: prun_ is the pipeline engine's (engines/pipeline/piperun.h), and the library is one.
+ */
+#ifndef CARSH_ENGINES_PARTITION_PARTITION_INT_H
+#define CARSH_ENGINES_PARTITION_PARTITION_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engines/energy.h"
+#include "engines/partition/partition.h"
+#include "engines/partition/space.h"
+#include "engines/progress.h"
+#include "runtime/subdev.h"
+
+/* One OpenCL context and the copy streams in it: written once per context (not per
+ * device), again only when the host data changed (a swap between steps). */
+struct pctx {
+	cl_context ctx;
+	cl_mem *copy;      /* per argument: the copy stream's buffer, or NULL */
+	unsigned *written; /* per argument: the host version it holds */
+	pthread_mutex_t lock;
+	bool used;
+};
+
+struct pdev {
+	struct part_devstat st;
+	const struct rt_devinfo *info;
+	cl_device_id id;
+	cl_command_queue q;
+	bool own_q; /* created here (the GPU's; the cores' belong to the sub-device group) */
+	cl_kernel k;
+	struct pctx *pc;
+	cl_mem *block; /* per argument: this device's buffer of a block stream, or NULL */
+	bool guarded;  /* launches go through the launch gate (PoCL) */
+};
+
+struct prun {
+	const struct part_env *env;
+	const struct part_opts *o;
+	struct job_plan *jp;
+	const struct kernel_plan *kp;
+	const struct part_stream *ps;
+	unsigned steps;
+	struct part_space sp;  /* the space cut in rows (1-D: in work-items) */
+	size_t items, granule; /* sp.rows, sp.granule */
+	uint64_t launch_key;   /* the kernel's, for the launch gate */
+	void **host;           /* per argument: the data the engine reads and writes */
+	void **owned;          /* per argument: what the engine allocated itself */
+	void **pristine;       /* per argument: the state before the first run (several runs) */
+	unsigned *version;     /* per argument: bumped whenever the host data changes */
+	bool several_runs;
+	struct rt_subdevs *sd;
+	struct pctx *ctx; /* 0: the CPU cores' (and a stand-in's), then one per GPU device */
+	unsigned nctx;
+	struct pdev *dev;
+	unsigned ndev, ncpu, ngpu, threads; /* devices ncpu .. ncpu+ngpu-1 are the GPUs */
+	bool gpu, standin;
+	/* Sharing the space (o->share): this step's rows [begin, begin + len) of it, and the
+	 * scheduler's space (sched_len rows); without, 0, items and items. */
+	size_t begin, len, sched_len;
+	struct part_block *blocks; /* the written block streams, for the sharers */
+	size_t nblocks;
+	/* one run */
+	struct sched *sched;
+	double share;
+	pthread_mutex_t lock; /* the scheduler, the trace, the progress bar, the steps */
+	pthread_cond_t cond;  /* a chunk or a device's step ended */
+	pthread_cond_t start; /* a step starts (generation), or the run ends (quit) */
+	unsigned generation, finished;
+	bool quit;
+	unsigned in_flight;
+	bool failed;
+	struct cs_err err;
+	double t0;
+	unsigned step;
+	size_t done_items;
+	struct progress progress;
+	const char *what; /* progress bar label */
+	struct part_trace *trace;
+	size_t ntrace, cap;
+};
+
+static inline bool part_interrupted(const struct prun *r)
+{
+	return r->env->interrupted && *r->env->interrupted;
+}
+
+/* ---- part-devices.c ---- */
+
+int part_open_devices(struct prun *r, double *build_ms, struct cs_err *e);
+void part_close_devices(struct prun *r);
+
+/* ---- part-buffers.c ---- */
+
+int part_make_args(struct prun *r, struct cs_err *e);
+int part_ensure_copies(struct prun *r, struct pdev *d, struct cs_err *e);
+void part_copies_stale(struct prun *r);
+void part_mems_free(cl_mem *m, size_t n);
+
+/* ---- part-host.c ---- */
+
+int part_host_data(struct prun *r, struct cs_err *e);
+void part_host_restore(struct prun *r);
+void part_host_swap(struct prun *r);
+void part_host_free(struct prun *r);
+
+/* ---- part-chunk.c ---- */
+
+int part_run_chunk(struct prun *r, struct pdev *d, const struct sched_chunk *c, bool keep,
+                   struct cs_err *e);
+int part_warm_up(struct prun *r, struct cs_err *e);
+
+/* ---- part-threads.c ---- */
+
+struct worker;
+struct worker *part_start_threads(struct prun *r, struct cs_err *e);
+void part_stop_threads(struct prun *r, struct worker *w);
+int part_run_step(struct prun *r, struct cs_err *e);
+
+/* ---- part-run.c ---- */
+
+int part_new_sched(struct prun *r, double share, size_t len, const struct sched_prior *prior,
+                   struct cs_err *e);
+int part_run_all(struct prun *r, double share, double *ms, struct energy_meter *m,
+                 struct energy_reading *en, struct cs_err *e);
+
+/* ---- part-shares.c ---- */
+
+int part_share_ready(struct prun *r, int rc, struct cs_err *e);
+int part_share_step(struct prun *r, double share, bool last, struct cs_err *e);
+
+/* ---- part-kb.c ---- */
+
+void part_kb_prime(struct prun *r);
+void part_kb_keep(struct prun *r, double ms);
+
+/* ---- part-result.c ---- */
+
+void part_fill_result(struct prun *r, struct part_result *res, double ms);
+
+#endif
