@@ -3,13 +3,20 @@
 # medians of RUNS runs taken alternately:
 #   1. JOBS (64) independent flow-model jobs (part_mandel, W x W pixels, a batch of
 #      background <Exec> steps, on the CPU device or JOBS_DEVICE): 4 ranks of CORES/4 PoCL
-#      compute units each against 1 rank
-#      of CORES/4 (target >= 3.4);
+#      compute units each against 1 rank of CORES/4 (target >= 3.4); printed beside, the
+#      same with the start and end of each taken off (carsh -c echo on 1 and on 4 ranks):
+#      mpirun's start is paid once per MPI job, not per job it runs. JOBS_NP (4) ranks of
+#      CORES/JOBS_NP: on a 2-core machine CORES=2 JOBS_NP=2 (ideal 2) oversubscribes nothing;
 #   2. a 64 MiB virtual buffer moved between two ranks against bench/mpi_bare's bare
 #      MPI_Send/MPI_Recv of the same bytes, per one-way move (target <= 1.2). A batch runs
-#      MOVES jobs that each read the buffer the one before wrote, alternately on ranks 0
-#      and 1, so that each job's input moves; the same batch with every job on rank 0 moves
-#      nothing; the difference over MOVES is the time of one move;
+#      MOVES jobs that each read the buffer the one before wrote, alternately on ranks 1
+#      and 0, so that each job's input moves (MOVES moves); the same batch with every job
+#      on rank 0 moves nothing; the difference over MOVES is the time of one move. Both
+#      start alike: a worker on each rank, and one move of each buffer each way, untimed
+#      as mpi_bare's first round is, so that each rank's first touch of its two copies
+#      (a page fault per 4 KiB, paid once per buffer and rank) is in both. Printed beside,
+#      the same against mpi_bare sending from a shared-memory object, a virtual buffer's
+#      kind of memory (4 KiB pages where malloc's may be 2 MiB ones), with the THP settings;
 #   3. the flagship batch (N x N) with -np 1 against without MPI, both with the shell's own
 #      warm workers (target <= 1.05); printed beside, the same ratio with the start and end
 #      of each taken off (carsh -c echo, under mpirun -np 1 and without): MPI's own start,
@@ -29,7 +36,7 @@
 #      "time_ms" of rank 0's --json; setup and program builds apart), reported; the outputs
 #      of both are compared byte for byte.
 #
-#   bench/mpi.sh [RUNS]        (default 5; CORES=16 JOBS=64 W=512 MOVES=10 N=512 GN=256
+#   bench/mpi.sh [RUNS]        (default 5; CORES=16 JOBS=64 JOBS_NP=4 W=512 MOVES=20 N=512 GN=256
 #                               GITEMS=8, at least 7 for a full pass; PN=12288 PSTEPS=4;
 #                               FIGURES="1 2 3 4 5" picks figures, e.g. FIGURES=5)
 #
@@ -45,8 +52,9 @@ mpirun=${MPIRUN:-mpirun}
 runs=${1:-5}
 cores=${CORES:-16}
 jobs=${JOBS:-64}
+jobs_np=${JOBS_NP:-4}
 w=${W:-512}
-moves=${MOVES:-10}
+moves=${MOVES:-20}
 n=${N:-512}
 gn=${GN:-256}
 gitems=${GITEMS:-8}
@@ -85,23 +93,26 @@ mpi() { # NP CU COMMAND...: COMMAND on NP ranks of CU compute units each
 } >"$work/jobs.bat.xml"
 
 # ---- 2. a buffer moved: the same jobs, placed alternately (moves) or on rank 0 (none) ----
-move_batch() { # RANK_OF_ODD_STEPS
+move_step() { # RANK: a job on RANK reads b and writes c; then they swap names
+	echo "  <Exec rank=\"$1\"><CarshExe><FlowModel file=\"$top/flowmodels/scale.xml\"/>"
+	echo "    <Param name=\"N\" value=\"$count\"/><Param name=\"A\" value=\"1\"/>"
+	echo '    <Input name="x"><Buffer>b</Buffer></Input><Output name="y"><Buffer>c</Buffer></Output>'
+	echo '  </CarshExe></Exec>'
+	echo '  <Virtbuf op="swap" name="b" with="c"/>'
+}
+move_batch() { # RANK_OF_EVEN_STEPS (1: every step's input moves; 0: none does)
 	local count=$((64 * 1024 * 1024 / 4))
 	echo '<CarshBat>'
 	echo "  <Virtbuf op=\"create\" name=\"b\" type=\"float\" count=\"$count\"/>"
 	echo "  <Virtbuf op=\"create\" name=\"c\" type=\"float\" count=\"$count\"/>"
 	echo '  <Virtbuf op="fill" name="b" value="1"/>'
-	# Both variants start a worker on rank 1 (a small job), so that only the moves differ.
-	echo '  <Virtbuf op="create" name="s" type="float" count="4"/>'
-	echo "  <Exec rank=\"1\"><CarshExe><FlowModel file=\"$top/flowmodels/scale.xml\"/>"
-	echo '    <Param name="N" value="4"/><Input name="x"><Buffer>s</Buffer></Input>'
-	echo '    <Output name="y"><Discard/></Output></CarshExe></Exec>'
+	# Both variants start alike: a worker on each rank (a job on rank 1, one on rank 0),
+	# each buffer moved once each way (b to rank 1, its successor back to rank 0), so that
+	# only the moves that follow differ.
+	move_step 1
+	move_step 0
 	for ((i = 0; i < moves; i++)); do
-		echo "  <Exec rank=\"$((i % 2 ? $1 : 0))\"><CarshExe><FlowModel file=\"$top/flowmodels/scale.xml\"/>"
-		echo "    <Param name=\"N\" value=\"$count\"/><Param name=\"A\" value=\"1\"/>"
-		echo '    <Input name="x"><Buffer>b</Buffer></Input><Output name="y"><Buffer>c</Buffer></Output>'
-		echo '  </CarshExe></Exec>'
-		echo '  <Virtbuf op="swap" name="b" with="c"/>'
+		move_step $((i % 2 ? 0 : $1))
 	done
 	echo '  <Virtbuf op="delete" all="true"/>'
 	echo '</CarshBat>'
@@ -151,13 +162,17 @@ if [[ $figures == *" 5 "* ]]; then nbody_setup; fi
 cu=$((cores / 4))
 [ "$cu" -ge 1 ] || cu=1
 # On the cores (the figure is of ranks of CU cores each; a GPU would be shared by every rank).
-jobs1() { CARSH_DEVICE=${JOBS_DEVICE:-cpu} mpi 1 "$cu" "$carsh" "$work/jobs.bat.xml"; }
-jobs4() { CARSH_DEVICE=${JOBS_DEVICE:-cpu} mpi 4 "$cu" "$carsh" "$work/jobs.bat.xml"; }
+jcu=$((cores / jobs_np))
+[ "$jcu" -ge 1 ] || jcu=1
+jobs1() { CARSH_DEVICE=${JOBS_DEVICE:-cpu} mpi 1 "$jcu" "$carsh" "$work/jobs.bat.xml"; }
+jobs4() { CARSH_DEVICE=${JOBS_DEVICE:-cpu} mpi "$jobs_np" "$jcu" "$carsh" "$work/jobs.bat.xml"; }
 moved() { mpi 2 "$cu" "$carsh" "$work/move.bat.xml"; }
 stayed() { mpi 2 "$cu" "$carsh" "$work/stay.bat.xml"; }
 flag_mpi() { mpi 1 "$cores" "$carsh" "${flag[@]}"; }
 flag_plain() { "$carsh" "${flag[@]}"; }
 mpi_true() { mpi 1 1 "$carsh" -c echo; }
+jobs1_true() { mpi 1 "$jcu" "$carsh" -c echo; }
+jobs4_true() { mpi "$jobs_np" "$jcu" "$carsh" -c echo; }
 # graph NP MODE...: the graph on NP ranks; its --report line (rank 0's standard error).
 graph_run() {
 	local np=$1
@@ -192,6 +207,13 @@ part() {
 	cat "$work/nbody/pos_out.csv" "$work/nbody/vel_out.csv" >"$work/out-$np"
 }
 want() { [[ $figures == *" $1 "* ]]; }
+# The huge-page settings: malloc's 64 MiB gets 2 MiB pages where THP is "always", a
+# shared-memory object only where shmem's is (docs/scale-out.md "Where the time goes").
+thp() {
+	local d=/sys/kernel/mm/transparent_hugepage
+	printf 'THP %s, shmem %s' "$(sed -E 's/.*\[(.*)\].*/\1/' $d/enabled 2>/dev/null || echo ?)" \
+		"$(sed -E 's/.*\[(.*)\].*/\1/' $d/shmem_enabled 2>/dev/null || echo ?)"
+}
 plain_true() { "$carsh" -c echo; }
 
 # One untimed run of each builds the programs into the binary cache.
@@ -204,11 +226,14 @@ for ((r = 0; r < runs; r++)); do
 	if want 1; then
 		timed "$work/jobs1" jobs1
 		timed "$work/jobs4" jobs4
+		timed "$work/jobs1-true" jobs1_true
+		timed "$work/jobs4-true" jobs4_true
 	fi
 	if want 2; then
 		timed "$work/moved" moved
 		timed "$work/stayed" stayed
 		mpi 2 "$cu" "$bare" $((64 * 1024 * 1024)) 20 >>"$work/bare"
+		mpi 2 "$cu" "$bare" $((64 * 1024 * 1024)) 20 shm >>"$work/bare-shm"
 	fi
 	if want 3; then
 		timed "$work/flag-plain" flag_plain
@@ -233,14 +258,22 @@ echo "bench/mpi.sh: median of $runs runs (ms); $cores cores, $cu compute units p
 printf '%-58s %10s %10s %7s %s\n' figure measured against ratio target
 if want 1; then
 	j1=$(m jobs1) j4=$(m jobs4)
-	printf '%-58s %10.1f %10.1f %7s %s\n' "1. $jobs jobs: 1 rank / 4 ranks of $cu CU (speed-up)" \
+	printf '%-58s %10.1f %10.1f %7s %s\n' "1. $jobs jobs: 1 rank / $jobs_np ranks of $jcu CU (speed-up)" \
 		"$j1" "$j4" "$(ratio "$j1" "$j4")" ">= 3.4"
+	t1=$(m jobs1-true) t4=$(m jobs4-true)
+	j10=$(awk -v a="$j1" -v b="$t1" 'BEGIN { print a - b }')
+	j40=$(awk -v a="$j4" -v b="$t4" 'BEGIN { print a - b }')
+	printf '%-58s %10.1f %10.1f %7s %s\n' "   the same, start and end taken off ($t1 / $t4 ms)" \
+		"$j10" "$j40" "$(ratio "$j10" "$j40")" ">= 3.4"
 fi
 if want 2; then
 	move=$(awk -v a="$(m moved)" -v b="$(m stayed)" -v k="$moves" 'BEGIN { printf "%.3f", (a - b) / k }')
 	bare_ms=$(m bare)
 	printf '%-58s %10.3f %10.3f %7s %s\n' "2. 64 MiB buffer move / bare MPI_Send+Recv (per move)" \
 		"$move" "$bare_ms" "$(ratio "$move" "$bare_ms")" "<= 1.2"
+	bare_shm=$(m bare-shm)
+	printf '%-58s %10.3f %10.3f %7s %s\n' "   bare from shm instead ($(thp))" \
+		"$move" "$bare_shm" "$(ratio "$move" "$bare_shm")" "(a buffer's pages)"
 fi
 if want 3; then
 	fp=$(m flag-plain) fm=$(m flag-mpi) mt=$(m true) pt=$(m plain-true)

@@ -82,9 +82,41 @@ static int run_plan(struct run_ctx *c, struct job_plan *jp, bool kept, const cha
 	return rc;
 }
 
+/* A background job that could not start on this rank: a job of c->jobs that failed with
+ * its message, so that the next sync reports it with the rank named. */
+struct start_failure {
+	int rc;
+	struct cs_err e;
+};
+
+static int start_failure_body(void *arg, int id, struct cs_err *e)
+{
+	const struct start_failure *f = arg;
+
+	(void)id;
+	*e = f->e;
+	return f->rc;
+}
+
+static void start_failed_later(struct run_ctx *c, int rc, const char *label, const struct cs_err *e)
+{
+	struct start_failure *f = xcalloc(1, sizeof(*f));
+	struct cs_err thread_err;
+
+	*f = (struct start_failure){.rc = rc, .e = *e};
+	if (jobs_start(c->jobs, label, getpid(), start_failure_body, f, NULL, free, &thread_err) <
+	    0) {
+		free(f);
+		ranks_fatal("%s; then: %s", e->msg, thread_err.msg);
+	}
+}
+
 /* Under MPI every rank plans every job; the one it is placed on runs it, after the data it
- * reads arrived there, and all agree on how it went (a background job's end is agreed on
- * at the next sync). */
+ * reads arrived there. All agree on how a foreground job went when it ends. A background
+ * job, even one that could not start, is agreed on at the next sync: an agreement per
+ * start held every rank at each background step until the slowest came (busy ranks, whose
+ * shell thread waits for a core its jobs hold), where the jobs needed nothing of each other
+ * (docs/scale-out.md "Where the time goes"). */
 static int run_placed(struct run_ctx *c, struct job_plan *jp, bool kept, const char *label,
                       struct cs_err *e)
 {
@@ -95,7 +127,11 @@ static int run_placed(struct run_ctx *c, struct job_plan *jp, bool kept, const c
 		rc = run_plan(c, jp, kept, label, e);
 	else if (!kept)
 		job_plan_free(jp);
-	return ranks_agree(rc, e);
+	if (!c->background)
+		return ranks_agree(rc, e);
+	if (rc)
+		start_failed_later(c, rc, label, e);
+	return 0;
 }
 
 /* reusable: exe is the file cache's, so its address names its content (plancache.h). */

@@ -156,12 +156,15 @@ static int run(int argc, char **argv, bool served)
 	the_session = carsh_session_new(&o.carsh);
 	if (!the_session)
 		return 2;
-	if (carsh_ranks(NULL) > 1 && !o.command && optind == argc) {
+	if (carsh_ranks(&rank) > 1 && !o.command && optind == argc) {
 		fprintf(stderr,
 		        "carsh: under MPI with more than one rank give FILE.xml, a script or "
 		        "-c: the prompt and standard input are rank 0's alone\n");
 		carsh_session_end(the_session);
-		return 2;
+		/* Rank 0's status is the job's: a launcher stops the ranks still ending when
+		 * another exits with a status other than 0, and rank 0 stopped so in
+		 * MPI_Finalize printed its SIGTERM notice beside this message. */
+		return rank == 0 ? 2 : 0;
 	}
 	if (o.carsh.interactive) {
 		interactive_run(the_session);

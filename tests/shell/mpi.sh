@@ -3,9 +3,10 @@
 # independent background <Exec> chains in a <Repeat> on 1, 2 and 4 ranks give the bytes a
 # run without MPI gives, which are checked against the FFT reference and a closed form; so
 # does the FFT filter pipeline graph, its nodes placed on ranks by stage or by rank=; a
-# job that fails on rank 1 stops every rank with the rank named; a killed rank stops the
-# others and leaves no process and no segment; a flow-model run on one rank is a run
-# without MPI. Skipped (exit 77, shown as SKIP) where carsh was built without MPI.
+# job that fails on rank 1 stops every rank with the rank named (one that cannot start
+# there, at the <Sync/>); a killed rank stops the others and leaves no process and no
+# segment; a flow-model run on one rank is a run without MPI. Skipped (exit 77, shown as
+# SKIP) where carsh was built without MPI.
 . "$TOP_SRCDIR/tests/shell/lib.sh"
 cd "$T" || exit 1
 
@@ -241,6 +242,29 @@ expect 1 "carsh: rankfail.bat.xml:22: <Sync>: rank 1: job [1] rankfail.bat.xml: 
 	fail "rank failure: more than one line: $(cat "$ERR")"
 grep -q "not reached" "$OUT" && fail "rank failure: the batch went on past its <Sync/>"
 nothing_left "a job failing on rank 1"
+
+# A background job that cannot start on rank 1 (a device selector that is wrong there, read
+# when the job starts) is agreed on at the <Sync/>, as a failed job of rank 1: the ranks do
+# not agree on each start.
+printf '#!/bin/sh\n[ "${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-$PMI_RANK}}" = 1 ] && export CARSH_DEVICE=auto:bogus\nexec ./carsh-rank "$@"\n' >badsel-rank
+chmod +x badsel-rank
+{
+	echo '<CarshBat>'
+	for _ in 1 2 3 4; do
+		echo "  <Exec background=\"true\"><CarshExe><FlowModel file=\"$FM/part_mandel.xml\"/>"
+		echo '    <Param name="W" value="16"/><Param name="H" value="16"/>'
+		echo '    <Output name="count"><Discard/></Output></CarshExe></Exec>'
+	done
+	echo '  <Sync/>'
+	echo '  <Echo>not reached</Echo>'
+	echo '</CarshBat>'
+} >startfail.bat.xml
+expect 1 "carsh: startfail.bat.xml:14: <Sync>: rank 1: job [1] startfail.bat.xml: Exit 1: startfail.bat.xml: 'auto:bogus' (from --device/CARSH_DEVICE): expected auto" \
+	mpi_run 2 ./badsel-rank startfail.bat.xml
+[ "$(grep -c . "$ERR")" -eq 1 ] && pass "a start failing on rank 1: one message, from rank 0" ||
+	fail "a start failing on rank 1: $(cat "$ERR")"
+grep -q "not reached" "$OUT" && fail "a start failing on rank 1: the batch went on past its <Sync/>"
+nothing_left "a background job that cannot start on rank 1"
 
 # ---- a killed rank: the others stop, nothing is left ----
 # wait.bat.xml holds rank 0 in a fill from standard input (a FIFO kept open here) and the
