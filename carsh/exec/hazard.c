@@ -159,6 +159,17 @@ int hazard_wait(struct hazards *hz, struct claim *c, void (*notice)(void *ctx, c
 	return rc;
 }
 
+bool hazard_ready(struct hazards *hz, const struct claim *c)
+{
+	const struct use *u;
+	bool ready;
+
+	pthread_mutex_lock(&hz->lock);
+	ready = blocker(hz, c, &u) == NULL;
+	pthread_mutex_unlock(&hz->lock);
+	return ready;
+}
+
 void hazard_release(struct hazards *hz, struct claim *c)
 {
 	struct claim **pp;

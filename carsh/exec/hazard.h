@@ -39,6 +39,8 @@ void hazard_relabel(struct hazards *hz, struct claim *c, const char *label);
 int hazard_wait(struct hazards *hz, struct claim *c, void (*notice)(void *ctx, const char *msg),
                 void *ctx, volatile sig_atomic_t *interrupted);
 
+/* Whether no earlier registered claim conflicts now (hazard_wait without the waiting). */
+bool hazard_ready(struct hazards *hz, const struct claim *c);
 /* The job is over: remove and free the claim; waiters re-check. */
 void hazard_release(struct hazards *hz, struct claim *c);
 

@@ -322,6 +322,19 @@ int jobs_sync(struct jobs *js, int id, struct cs_err *e)
 	return jobs_sync_interruptible(js, id, NULL, e);
 }
 
+int jobs_sync_ended(struct jobs *js, struct cs_err *e)
+{
+	int failed = 0;
+
+	pthread_mutex_lock(&js->lock);
+	for (struct job *j = js->head; j; j = j->next)
+		if (j->done && !j->reported)
+			failed = note_synced_locked(j, failed, e);
+	remove_reported(js);
+	pthread_mutex_unlock(&js->lock);
+	return failed;
+}
+
 int jobs_running(struct jobs *js)
 {
 	int n = 0;

@@ -60,6 +60,11 @@ void jobs_print(struct jobs *js, FILE *out, FILE *err);
  * with "no such job %N (see 'jobs')". Waited jobs are not reported again. */
 int jobs_sync(struct jobs *js, int id, struct cs_err *e);
 
+/* jobs_sync for the jobs that have ended, without waiting for the others: a runner that
+ * starts jobs for as long as a stream lasts forgets them as they end and sees a failure
+ * at once (a pipeline graph across ranks). */
+int jobs_sync_ended(struct jobs *js, struct cs_err *e);
+
 /* What jobs_sync_interruptible returns when *interrupted was set while it waited. */
 #define JOBS_INTERRUPTED 130
 

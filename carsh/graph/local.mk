@@ -19,7 +19,7 @@ carsh_libcarsh_la_SOURCES += \
 carsh_libcarsh_la_SOURCES += \
 	carsh/graph/ring.c carsh/graph/ring.h \
 	carsh/runner/graphrun.c carsh/runner/graphrun.h carsh/runner/graphrun-int.h \
-	carsh/runner/graphplan.c carsh/runner/graphbufs.c
+	carsh/runner/graphplan.c carsh/runner/graphbufs.c carsh/runner/graphranks.c
 
 check_PROGRAMS += tests/unit/check_graph
 tests_unit_check_graph_SOURCES = tests/unit/test_graph.c tests/unit/test_graph_cycles.c \

@@ -223,6 +223,18 @@ int buffers_dump(struct run_ctx *c, const char *name, const char *file, size_t c
 	return ranks_agree(ranks_rank() == 0 ? dump(c, name, file, columns, e) : 0, e);
 }
 
+int buffers_fill_here(struct run_ctx *c, const char *name, const char *file, const char *value,
+                      struct cs_err *e)
+{
+	return fill(c, name, file, value, e);
+}
+
+int buffers_dump_here(struct run_ctx *c, const char *name, const char *file, size_t columns,
+                      struct cs_err *e)
+{
+	return dump(c, name, file, columns, e);
+}
+
 int buffers_swap(struct run_ctx *c, const char *a, const char *b, struct cs_err *e)
 {
 	if (vbuf_swap(c->s->vbufs, a, b, e))

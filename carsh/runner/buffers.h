@@ -29,6 +29,13 @@ int buffers_fill_value(struct run_ctx *c, const char *name, const char *value, s
  * "-"; columns scalars per row, 0 for the type's width (a PGM needs its width). */
 int buffers_dump(struct run_ctx *c, const char *name, const char *file, size_t columns,
                  struct cs_err *e);
+/* buffers_fill_file (value NULL) or buffers_fill_value, and buffers_dump, on this rank's
+ * copy alone, whatever the ranks: for a caller that moves the data between ranks itself
+ * (a pipeline graph across ranks, runner/graphranks.c) and leaves the replica table be. */
+int buffers_fill_here(struct run_ctx *c, const char *name, const char *file, const char *value,
+                      struct cs_err *e);
+int buffers_dump_here(struct run_ctx *c, const char *name, const char *file, size_t columns,
+                      struct cs_err *e);
 /* Exchange the names of a and b (no copy). */
 int buffers_swap(struct run_ctx *c, const char *a, const char *b, struct cs_err *e);
 /* Delete the named buffers, or every buffer when all; every name is checked (it exists, no

@@ -51,6 +51,9 @@ struct run_ctx {
 	int rank; /* under MPI, where its jobs run: a rank (0, the shell, unless a batch step
 	             placed it) or RANK_AUTO (runner/rankplace.h) */
 	const struct batch_frame *frames;
+	bool moves_by_caller; /* under MPI: the caller brings the data a job reads to its rank
+	                         and agrees on the outcome (runner/graphranks.c); the job runs
+	                         on its rank, nothing else */
 };
 
 /* The environment the executors need, for this context. */

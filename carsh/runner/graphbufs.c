@@ -99,8 +99,9 @@ void grun_delete_buffers(struct grun *r)
 static int fill(struct grun *r, const char *buffer, const struct graph_data *d, size_t item)
 {
 	char *path = d->file ? grun_item_path(d->file, item) : NULL;
-	int rc = path ? buffers_fill_file(&r->c, buffer, path, r->e)
-	              : buffers_fill_value(&r->c, buffer, d->value, r->e);
+	int rc = r->here ? buffers_fill_here(&r->c, buffer, path, path ? NULL : d->value, r->e)
+	         : path  ? buffers_fill_file(&r->c, buffer, path, r->e)
+	                 : buffers_fill_value(&r->c, buffer, d->value, r->e);
 
 	free(path);
 	return rc;
@@ -148,54 +149,71 @@ int grun_prepare(struct grun *r)
 
 /* ---- the runs ---- */
 
+int grun_fill_entrance(struct grun *r, size_t i, size_t item)
+{
+	size_t node = r->g->entrances[i].node;
+	long p = ring_port_find(&r->rp, node, r->names.entrance[i]);
+	size_t c = r->rp.ports[p].chan;
+
+	if (!r->constant[c] &&
+	    fill(r, r->buf[c][ring_slot(&r->rp, &r->rp.ports[p], item)], &r->entrance[i], item))
+		return err_prefix(r->e, "entrance %s.%s, item %zu: ", grun_node_name(r, node),
+		                  r->names.entrance[i], item);
+	return 0;
+}
+
 int grun_fill_entrances(struct grun *r, size_t node, size_t item)
 {
-	for (size_t i = 0; i < r->g->nentrances; i++) {
-		long p;
-		size_t c;
+	for (size_t i = 0; i < r->g->nentrances; i++)
+		if (r->g->entrances[i].node == node && grun_fill_entrance(r, i, item))
+			return -1;
+	return 0;
+}
 
-		if (r->g->entrances[i].node != node)
-			continue;
-		p = ring_port_find(&r->rp, node, r->names.entrance[i]);
-		c = r->rp.ports[p].chan;
-		if (!r->constant[c] && fill(r, r->buf[c][ring_slot(&r->rp, &r->rp.ports[p], item)],
-		                            &r->entrance[i], item))
-			return err_prefix(r->e,
-			                  "entrance %s.%s, item %zu: ", grun_node_name(r, node),
-			                  r->names.entrance[i], item);
+bool grun_exit_dumped(const struct grun *r, size_t i, size_t item)
+{
+	return r->exit[i].file && (item + 1) % (size_t)r->g->exits[i].limit == 0;
+}
+
+const char *grun_exit_buffer(const struct grun *r, size_t i, size_t item)
+{
+	long p = ring_port_find(&r->rp, r->g->exits[i].node, r->names.exit[i]);
+
+	return r->buf[r->rp.ports[p].chan][ring_slot(&r->rp, &r->rp.ports[p], item)];
+}
+
+int grun_dump_exit(struct grun *r, size_t i, size_t item)
+{
+	const struct graph_data *d = &r->exit[i];
+	long long cols = 0;
+	char *path;
+	int rc;
+
+	if (d->columns &&
+	    scope_eval_range(r->c.caller, d->columns, "--columns", 1, INT64_MAX, &cols, r->e)) {
+		err_prefix(r->e, "virtbuf dump: ");
+		rc = -1;
+	} else {
+		const char *b = grun_exit_buffer(r, i, item);
+
+		path = grun_item_path(d->file, item);
+		rc = r->here ? buffers_dump_here(&r->c, b, path, (size_t)cols, r->e)
+		             : buffers_dump(&r->c, b, path, (size_t)cols, r->e);
+		free(path);
 	}
+	if (rc)
+		return err_prefix(r->e,
+		                  "exit %s.%s, item %zu: ", grun_node_name(r, r->g->exits[i].node),
+		                  r->names.exit[i], item);
 	return 0;
 }
 
 int grun_dump_exits(struct grun *r, size_t node, size_t item)
 {
-	for (size_t i = 0; i < r->g->nexits; i++) {
-		const struct graph_data *d = &r->exit[i];
-		const struct graph_port *gp = &r->g->exits[i];
-		long long cols = 0;
-		long p;
-		char *path;
-		int rc;
-
-		if (gp->node != node || !d->file || (item + 1) % (size_t)gp->limit != 0)
-			continue;
-		p = ring_port_find(&r->rp, node, r->names.exit[i]);
-		if (d->columns && scope_eval_range(r->c.caller, d->columns, "--columns", 1,
-		                                   INT64_MAX, &cols, r->e)) {
-			err_prefix(r->e, "virtbuf dump: ");
-			rc = -1;
-		} else {
-			path = grun_item_path(d->file, item);
-			rc = buffers_dump(&r->c,
-			                  r->buf[r->rp.ports[p].chan]
-			                        [ring_slot(&r->rp, &r->rp.ports[p], item)],
-			                  path, (size_t)cols, r->e);
-			free(path);
-		}
-		if (rc)
-			return err_prefix(r->e, "exit %s.%s, item %zu: ", grun_node_name(r, node),
-			                  r->names.exit[i], item);
-	}
+	for (size_t i = 0; i < r->g->nexits; i++)
+		if (r->g->exits[i].node == node && grun_exit_dumped(r, i, item) &&
+		    grun_dump_exit(r, i, item))
+			return -1;
 	return 0;
 }
 

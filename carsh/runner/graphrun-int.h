@@ -51,6 +51,8 @@ struct timing {
 	size_t part;
 	double setup_ms;
 	size_t jobs;
+	int ranks; /* across ranks as inputs arrive: how many (startup_ms is then the first
+	              result, full_ms the time from it to the last, full the results after it) */
 };
 
 struct grun {
@@ -70,6 +72,7 @@ struct grun {
 	char ***buf;                 /* per channel, per slot: its virtual buffer */
 	size_t items;
 	struct timing tm;
+	bool here; /* across ranks: fills and dumps on this rank alone (graphranks.c) */
 	struct cs_err *e;
 };
 
@@ -96,7 +99,26 @@ int grun_prepare(struct grun *r);
 void grun_delete_buffers(struct grun *r);
 int grun_fill_entrances(struct grun *r, size_t node, size_t item);
 int grun_dump_exits(struct grun *r, size_t node, size_t item);
+/* Entrance i's data of item into their slot (nothing for data that serve every item). */
+int grun_fill_entrance(struct grun *r, size_t i, size_t item);
+/* Whether exit i's data of item go to a file, the buffer they are in, and the dump. */
+bool grun_exit_dumped(const struct grun *r, size_t i, size_t item);
+const char *grun_exit_buffer(const struct grun *r, size_t i, size_t item);
+int grun_dump_exit(struct grun *r, size_t i, size_t item);
 /* Start node's run for item as a background job, its ports bound to the item's slots. */
 int grun_start_run(struct grun *r, size_t node, size_t item);
+
+/* graphranks.c */
+/* Whether the runs can go across ranks as their inputs arrive: not with --serial, nor where
+ * a node's executable binds a stream to a shell's virtual buffer or to standard input or
+ * output (those go through the shell's step-by-step moves), nor with CARSH_GRAPH_STEPS set
+ * (the step-synchronous scheme, for comparison). */
+bool grun_ranks_async(const struct grun *r);
+/* The pipelined run across ranks, each firing its runs as their inputs arrive. */
+int grun_run_ranks(struct grun *r);
+/* The stage of step t: the startup's rows once, then the repeat batch's over and over. */
+size_t grun_stage_of(const struct peast_plan *p, size_t period, size_t t);
+/* Steps of a pipelined run. */
+size_t grun_steps(const struct grun *r);
 
 #endif

@@ -131,27 +131,32 @@ static bool interrupted(struct grun *r)
 	return false;
 }
 
-/* The stage of step t: the startup's rows once, then the repeat batch's over and over. */
-static size_t stage_of(const struct peast_plan *p, size_t period, size_t t)
+size_t grun_stage_of(const struct peast_plan *p, size_t period, size_t t)
 {
 	return t < p->nstartup ? t : p->nstartup + (t - p->nstartup) % period;
+}
+
+size_t grun_steps(const struct grun *r)
+{
+	size_t maxdepth = 0;
+
+	for (size_t x = 0; x < r->g->nnodes; x++)
+		if (r->plan.depth[x] > maxdepth)
+			maxdepth = r->plan.depth[x];
+	return maxdepth + (r->items - 1) * r->rp.period + 1;
 }
 
 static int run_pipelined(struct grun *r)
 {
 	const struct peast_plan *p = &r->plan;
-	size_t period = r->rp.period, maxdepth = 0, steps;
+	size_t period = r->rp.period, steps = grun_steps(r);
 	struct run_ref *runs = xcalloc(r->g->nnodes + 1, sizeof(*runs));
 	double pass_ms = 0;
 	bool pass_full = true;
 	int rc = 0;
 
-	for (size_t x = 0; x < r->g->nnodes; x++)
-		if (p->depth[x] > maxdepth)
-			maxdepth = p->depth[x];
-	steps = maxdepth + (r->items - 1) * period + 1;
 	for (size_t t = 0; t < steps && rc == 0; t++) {
-		size_t s = stage_of(p, period, t), n = 0;
+		size_t s = grun_stage_of(p, period, t), n = 0;
 		char what[96];
 		double t0 = clock_ms(), ms;
 
@@ -238,6 +243,16 @@ static void report(const struct grun *r, double total_ms)
 		        total_ms);
 		return;
 	}
+	if (tm->ranks) {
+		fprintf(stderr,
+		        "graph %s: pipelined over %d ranks as inputs arrive, %zu items, %zu runs "
+		        "on rank 0, root %s, shift %zu: setup %.1f ms; first result %.1f ms; %zu "
+		        "results after it %.1f ms each; total %.1f ms\n",
+		        r->g->name, tm->ranks, r->items, tm->jobs, grun_node_name(r, r->plan.root),
+		        r->plan.shift, tm->setup_ms, tm->startup_ms, tm->full,
+		        mean(tm->full_ms, tm->full), total_ms);
+		return;
+	}
 	fprintf(stderr,
 	        "graph %s: pipelined, %zu items, %zu runs, root %s, shift %zu: setup %.1f ms; "
 	        "startup %zu steps %.1f ms; repeat %zu full passes %.1f ms each; drain %zu "
@@ -296,7 +311,9 @@ static int run_graph(struct grun *r)
 		trace_ranks(r);
 	}
 	if (rc == 0)
-		rc = r->o->go->serial ? run_serial(r) : run_pipelined(r);
+		rc = r->o->go->serial      ? run_serial(r)
+		     : grun_ranks_async(r) ? grun_run_ranks(r)
+		                           : run_pipelined(r);
 	grun_delete_buffers(r);
 	if (rc == 0 && r->o->go->report)
 		report(r, clock_ms() - t0);

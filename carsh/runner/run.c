@@ -122,6 +122,13 @@ static int run_placed(struct run_ctx *c, struct job_plan *jp, bool kept, const c
 {
 	int rank = placement_job(c, jp), rc = 0;
 
+	if (c->moves_by_caller) {
+		if (rank == ranks_rank())
+			return run_plan(c, jp, kept, label, e);
+		if (!kept)
+			job_plan_free(jp);
+		return 0;
+	}
 	buffers_place_plan(c, jp, rank);
 	if (rank == ranks_rank())
 		rc = run_plan(c, jp, kept, label, e);

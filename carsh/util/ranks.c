@@ -610,3 +610,250 @@ void ranks_req_free(struct ranks_req *r)
 }
 
 #endif
+
+/* ---- a pipeline graph's messages (util/ranks.h "ranks_flow") ---- */
+
+#ifdef HAVE_MPI
+
+/* Tag 0 carries failure notices; a message's tag is above. */
+#define FLOW_FAIL_TAG 0
+
+struct flow_msg {
+	MPI_Request *req; /* one per piece of 1 GiB */
+	int n;
+	bool recv, done;
+	bool empty; /* a receive that got an empty message */
+};
+
+struct ranks_flow {
+	MPI_Comm comm;
+	struct flow_msg *msgs;
+	size_t nmsgs, cap;
+	size_t *spare; /* handles of completed messages, for the next posts */
+	size_t nspare;
+	int notice, tag_ub;
+	MPI_Request notice_in; /* the first notice from any rank */
+	MPI_Request *notices_out;
+	bool failed, told, heard;
+};
+
+struct ranks_flow *ranks_flow_open(void)
+{
+	struct ranks_flow *f = xcalloc(1, sizeof(*f));
+	int *ub = NULL, flag = 0;
+
+	f->notice_in = MPI_REQUEST_NULL;
+	if (!started || size == 1)
+		return f;
+	pthread_mutex_lock(&mpi_lock);
+	check(MPI_Comm_dup(MPI_COMM_WORLD, &f->comm), "MPI_Comm_dup");
+	check(MPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+	check(MPI_Comm_get_attr(f->comm, MPI_TAG_UB, &ub, &flag), "MPI_Comm_get_attr");
+	f->tag_ub = flag && ub ? *ub : 32767;
+	check(MPI_Irecv(&f->notice, 1, MPI_INT, MPI_ANY_SOURCE, FLOW_FAIL_TAG, f->comm,
+	                &f->notice_in),
+	      "MPI_Irecv");
+	pthread_mutex_unlock(&mpi_lock);
+	return f;
+}
+
+size_t ranks_flow_post(struct ranks_flow *f, void *data, size_t bytes, int peer, bool send, int tag)
+{
+	struct flow_msg *m;
+	size_t h;
+
+	if (!started || size == 1)
+		ranks_fatal("no MPI ranks: nothing to send to");
+	if (tag < 0 || tag >= f->tag_ub)
+		ranks_fatal("a graph's message tag %d is above MPI_TAG_UB (%d)", tag + 1,
+		            f->tag_ub);
+	if (f->nspare) {
+		h = f->spare[--f->nspare];
+	} else {
+		if (f->nmsgs == f->cap) {
+			f->cap = f->cap ? 2 * f->cap : 64;
+			f->msgs = xrealloc(f->msgs, f->cap * sizeof(*f->msgs));
+			f->spare = xrealloc(f->spare, f->cap * sizeof(*f->spare));
+		}
+		h = f->nmsgs++;
+	}
+	m = &f->msgs[h];
+	m->n = (int)pieces(bytes);
+	m->req = xcalloc((size_t)m->n, sizeof(*m->req));
+	m->recv = !send;
+	m->done = m->empty = false;
+	pthread_mutex_lock(&mpi_lock);
+	for (int i = 0; i < m->n; i++) {
+		char *p = (char *)data + (size_t)i * PIECE;
+		size_t left = bytes - (size_t)i * PIECE;
+		int len = (int)(left < PIECE ? left : PIECE);
+
+		/* Synchronous: a send completes once the receiver posted its receive, which it
+		 * does when its slot is free: the ring is the window (runner/graphranks.c). */
+		if (send)
+			check(MPI_Issend(data ? p : NULL, data ? len : 0, MPI_BYTE, peer, tag + 1,
+			                 f->comm, &m->req[i]),
+			      "MPI_Issend");
+		else
+			check(MPI_Irecv(p, len, MPI_BYTE, peer, tag + 1, f->comm, &m->req[i]),
+			      "MPI_Irecv");
+	}
+	pthread_mutex_unlock(&mpi_lock);
+	return h;
+}
+
+bool ranks_flow_done(struct ranks_flow *f, size_t h)
+{
+	struct flow_msg *m = &f->msgs[h];
+	MPI_Status st[2];
+	int flag = 0, got = 1;
+
+	if (m->done)
+		return true;
+	pthread_mutex_lock(&mpi_lock);
+	if (m->n == 1) { /* the piece's count tells an empty message */
+		check(MPI_Test(&m->req[0], &flag, &st[0]), "MPI_Test");
+		if (flag && m->recv)
+			check(MPI_Get_count(&st[0], MPI_BYTE, &got), "MPI_Get_count");
+	} else {
+		check(MPI_Testall(m->n, m->req, &flag, MPI_STATUSES_IGNORE), "MPI_Testall");
+	}
+	pthread_mutex_unlock(&mpi_lock);
+	m->empty = flag && m->recv && got == 0;
+	if (flag) {
+		m->done = true;
+		free(m->req);
+		m->req = NULL;
+		f->spare[f->nspare++] = h;
+	}
+	return m->done;
+}
+
+bool ranks_flow_empty(struct ranks_flow *f, size_t h)
+{
+	return f->msgs[h].done && f->msgs[h].empty;
+}
+
+void ranks_flow_fail(struct ranks_flow *f)
+{
+	int at = 0;
+
+	f->failed = true;
+	if (f->told || !started || size == 1)
+		return;
+	f->told = true;
+	f->notices_out = xcalloc((size_t)size, sizeof(*f->notices_out));
+	pthread_mutex_lock(&mpi_lock);
+	for (int r = 0; r < size; r++)
+		if (r != rank)
+			check(MPI_Isend(&rank, 1, MPI_INT, r, FLOW_FAIL_TAG, f->comm,
+			                &f->notices_out[at++]),
+			      "MPI_Isend");
+	pthread_mutex_unlock(&mpi_lock);
+}
+
+bool ranks_flow_failed(struct ranks_flow *f)
+{
+	int flag = 0;
+
+	if (f->failed || f->notice_in == MPI_REQUEST_NULL)
+		return f->failed;
+	pthread_mutex_lock(&mpi_lock);
+	check(MPI_Test(&f->notice_in, &flag, MPI_STATUS_IGNORE), "MPI_Test");
+	pthread_mutex_unlock(&mpi_lock);
+	if (flag)
+		f->failed = f->heard = true;
+	return f->failed;
+}
+
+/* Every notice sent to this rank is received before the communicator goes: the ranks
+ * that failed are counted first. */
+static void flow_drain_notices(struct ranks_flow *f)
+{
+	int mine = f->told ? 1 : 0, failing = 0, expect;
+
+	check(MPI_Allreduce(&mine, &failing, 1, MPI_INT, MPI_SUM, f->comm), "MPI_Allreduce");
+	expect = failing - mine;
+	if (expect > 0)
+		check(MPI_Wait(&f->notice_in, MPI_STATUS_IGNORE), "MPI_Wait");
+	else
+		check(MPI_Cancel(&f->notice_in), "MPI_Cancel");
+	if (expect <= 0)
+		check(MPI_Wait(&f->notice_in, MPI_STATUS_IGNORE), "MPI_Wait");
+	for (int i = 1; i < expect; i++)
+		check(MPI_Recv(&f->notice, 1, MPI_INT, MPI_ANY_SOURCE, FLOW_FAIL_TAG, f->comm,
+		               MPI_STATUS_IGNORE),
+		      "MPI_Recv");
+	if (f->told)
+		check(MPI_Waitall(size - 1, f->notices_out, MPI_STATUSES_IGNORE), "MPI_Waitall");
+}
+
+void ranks_flow_close(struct ranks_flow *f)
+{
+	if (!f)
+		return;
+	if (started && size > 1) {
+		pthread_mutex_lock(&mpi_lock);
+		/* Every message has its match: the ranks took the same actions. */
+		for (size_t h = 0; h < f->nmsgs; h++)
+			if (!f->msgs[h].done) {
+				check(MPI_Waitall(f->msgs[h].n, f->msgs[h].req,
+				                  MPI_STATUSES_IGNORE),
+				      "MPI_Waitall");
+				free(f->msgs[h].req);
+			}
+		flow_drain_notices(f);
+		check(MPI_Comm_free(&f->comm), "MPI_Comm_free");
+		pthread_mutex_unlock(&mpi_lock);
+	}
+	free(f->notices_out);
+	free(f->spare);
+	free(f->msgs);
+	free(f);
+}
+
+#else /* !HAVE_MPI */
+
+struct ranks_flow {
+	bool failed;
+};
+
+struct ranks_flow *ranks_flow_open(void)
+{
+	return xcalloc(1, sizeof(struct ranks_flow));
+}
+
+size_t ranks_flow_post(struct ranks_flow *f, void *data, size_t bytes, int peer, bool send, int tag)
+{
+	(void)f, (void)data, (void)bytes, (void)peer, (void)send, (void)tag;
+	ranks_fatal("no MPI: nothing to send to");
+}
+
+bool ranks_flow_done(struct ranks_flow *f, size_t h)
+{
+	(void)f, (void)h;
+	return true;
+}
+
+bool ranks_flow_empty(struct ranks_flow *f, size_t h)
+{
+	(void)f, (void)h;
+	return false;
+}
+
+void ranks_flow_fail(struct ranks_flow *f)
+{
+	f->failed = true;
+}
+
+bool ranks_flow_failed(struct ranks_flow *f)
+{
+	return f->failed;
+}
+
+void ranks_flow_close(struct ranks_flow *f)
+{
+	free(f);
+}
+
+#endif

@@ -98,4 +98,35 @@ int ranks_guest_wait(struct ranks_req *r, struct cs_err *e);
 /* Messages not complete are cancelled first (a request given up after an error). */
 void ranks_req_free(struct ranks_req *r);
 
+/*
+ * A pipeline graph's messages across ranks (runner/graphranks.c): each rank posts its
+ * halves in the order of one plan that every rank derives alike, on a communicator of the
+ * graph run's own, so a message is matched by its peer and its tag alone. Nothing here is
+ * a collective but open and close. A rank that fails tells the others with a notice
+ * (ranks_flow_fail) and goes on posting its messages, so that every message still has its
+ * match and the ranks stop at close, where they agree on the outcome.
+ */
+struct ranks_flow;
+/* Every rank, at the same point: a duplicate of the world, a receive posted for notices. */
+struct ranks_flow *ranks_flow_open(void);
+/* Post one message of bytes from (send) or into data, to or from peer, with tag (0 up to
+ * MPI_TAG_UB - 1): MPI_Issend, which completes only once the peer posted its receive, or
+ * MPI_Irecv. A send with data NULL is an empty message in place of bytes (the data are
+ * not worth sending: the sender stopped), which the receive's ranks_flow_empty tells.
+ * Returns its handle for ranks_flow_done. */
+size_t ranks_flow_post(struct ranks_flow *f, void *data, size_t bytes, int peer, bool send,
+                       int tag);
+/* Whether message h completed (MPI_Test, never waiting). Once it said so, h serves a
+ * later post: ask ranks_flow_empty before posting again. */
+bool ranks_flow_done(struct ranks_flow *f, size_t h);
+/* Whether the completed receive h got an empty message (of at most 1 GiB, one piece). */
+bool ranks_flow_empty(struct ranks_flow *f, size_t h);
+/* This rank failed: tell every other rank (once). */
+void ranks_flow_fail(struct ranks_flow *f);
+/* Whether this rank failed or a notice from another arrived (MPI_Test, never waiting). */
+bool ranks_flow_failed(struct ranks_flow *f);
+/* Every rank, at the same point: wait for every message posted, receive every notice sent
+ * here, free. */
+void ranks_flow_close(struct ranks_flow *f);
+
 #endif

@@ -122,6 +122,18 @@ for k in 0 1 2 3; do
 done
 nothing_left "FFT graph with rank=\"N\""
 
+# A run that fails on rank 1 (filter, whose CUT is no number) stops every rank, with one
+# line naming the rank; an entrance rank 0 cannot read (item 4 of 6) stops them too.
+expect 1 "fft-filter.xml: rank 1: step 7, startup stage 7: " mpi_run 2 ./carsh-rank "$GRAPH" \
+	N=64 CUT=zz re=q{i}.csv re_next=discard im_next=discard
+[ "$(wc -l <"$ERR")" = 1 ] && pass "a graph failing on rank 1: one line" ||
+	fail "a graph failing on rank 1: $(cat "$ERR")"
+nothing_left "a graph failing on rank 1"
+expect 1 "fft-filter.xml: step 9, startup stage 9: entrance reorder1.re, item 4: " \
+	mpi_run 4 ./carsh-rank "$GRAPH" --items 6 N=64 CUT=8 re=q{i}.csv re_next=discard \
+	im_next=discard
+nothing_left "a graph whose entrance rank 0 cannot read"
+
 # k-means: a feedback edge (its initial data on every rank) and data that serve every item.
 KMEANS="$TOP_SRCDIR/batches/graphs/kmeans.xml"
 expect 0 "" "$CARSH" "$KMEANS" --items 6 image=k{i}.csv
@@ -130,6 +142,18 @@ for k in 0 1 2 3 4 5; do
 	same_file k3-$k.csv k$k.csv "k-means graph on 3 ranks, item $k: the bytes of a run without MPI"
 done
 nothing_left "k-means graph on 3 ranks"
+# The feedback edge across ranks: on 2 and 4 ranks SetNewCenter (rank 0) sends SetGroup
+# (rank 1 or 3) each item's centers, which SetGroup reads for the next item.
+for np in 2 4; do
+	expect 0 "" mpi_run $np ./carsh-rank "$KMEANS" --items 6 image=kf$np-{i}.csv --trace &&
+		grep -q '^ranks: .* SetGroup@[13] SetNewCenter@0 ' "$ERR" &&
+		pass "k-means on $np ranks: the feedback edge across ranks ($(grep '^ranks:' "$ERR"))" ||
+		fail "k-means on $np ranks: placement: $(grep '^ranks:' "$ERR")"
+	for k in 0 1 2 3 4 5; do
+		same_file kf$np-$k.csv k$k.csv "k-means graph on $np ranks, item $k: the bytes of a run without MPI"
+	done
+	nothing_left "k-means graph on $np ranks"
+done
 
 # ---- partition across ranks (docs/scale-out.md "Partition across ranks") ----
 # Each rank runs its rows of every step over its own devices. N-body (a copy stream, block
