@@ -28,10 +28,13 @@ bool rt_launch_guard_needed(const struct rt_devinfo *dev);
 uint64_t rt_launch_key(const char *kernel, const char *source, const char *options);
 
 /* Before enqueueing the launches of the kernel with this local size that cover
- * [offset, offset + count) in pieces of at most piece work-items. Waits until they may run;
- * returns whether they run alone. Call rt_launch_leave with that value once they have
+ * [offset, offset + count) in pieces of at most piece work-items on device (the root device:
+ * the sub-devices of one CPU device share its variants). Waits until they may run; returns
+ * whether they run alone: a zero offset, a launch wider than any before, or a device other
+ * than the last that ran alone. Call rt_launch_leave with that value once they have
  * finished (clFinish). */
-bool rt_launch_enter(uint64_t key, size_t local, size_t offset, size_t count, size_t piece);
+bool rt_launch_enter(uint64_t key, const void *device, size_t local, size_t offset, size_t count,
+                     size_t piece);
 void rt_launch_leave(bool alone);
 
 #endif

@@ -711,12 +711,18 @@ END_TEST
 /* The launch gate for PoCL (runtime/launchguard.h): a launch runs alone when it uses the
  * zero-offset variant or is wider at a non-zero offset than any before it. Each test uses
  * a key of its own: the widths are remembered for the process. */
-static bool gate(uint64_t key, size_t local, size_t off, size_t count, size_t piece)
+static bool gate_on(const void *dev, uint64_t key, size_t local, size_t off, size_t count,
+                    size_t piece)
 {
-	bool alone = rt_launch_enter(key, local, off, count, piece);
+	bool alone = rt_launch_enter(key, dev, local, off, count, piece);
 
 	rt_launch_leave(alone);
 	return alone;
+}
+
+static bool gate(uint64_t key, size_t local, size_t off, size_t count, size_t piece)
+{
+	return gate_on(NULL, key, local, off, count, piece);
 }
 
 START_TEST(test_gate_zero_offset_runs_alone)
@@ -753,6 +759,21 @@ START_TEST(test_gate_counts_the_pieces_after_a_zero_offset)
 	ck_assert(!gate(k, 8, 256, 72, 128)); /* no wider than that piece */
 	ck_assert(gate(k, 8, 256, 80, 128));
 	ck_assert(rt_launch_key("ab", "c", "") != rt_launch_key("a", "bc", ""));
+}
+END_TEST
+
+/* Two PoCL devices compile variants of their own: a launch on the other device runs alone,
+ * once; then the launches on it share again. */
+START_TEST(test_gate_another_device_runs_alone)
+{
+	static const int a = 1, b = 2; /* two devices' addresses */
+	uint64_t k = rt_launch_key("devices", "src", "");
+
+	ck_assert(gate_on(&a, k, 8, 8, 16, 128));
+	ck_assert(!gate_on(&a, k, 8, 64, 16, 128));
+	ck_assert(gate_on(&b, k, 8, 64, 16, 128)); /* the other device */
+	ck_assert(!gate_on(&b, k, 8, 64, 16, 128));
+	ck_assert(gate_on(&a, k, 8, 64, 16, 128)); /* and back */
 }
 END_TEST
 
@@ -874,6 +895,7 @@ static Suite *suite_partition(void)
 	tcase_add_test(t, test_gate_zero_offset_runs_alone);
 	tcase_add_test(t, test_gate_wider_launches_run_alone_once);
 	tcase_add_test(t, test_gate_counts_the_pieces_after_a_zero_offset);
+	tcase_add_test(t, test_gate_another_device_runs_alone);
 	suite_add_tcase(s, t);
 	t = tcase_create("space");
 	tcase_add_test(t, test_space_1d_is_cut_in_work_items);

@@ -122,7 +122,8 @@ int part_run_chunk(struct prun *r, struct pdev *d, const struct sched_chunk *c, 
 
 	if (!d->guarded)
 		return run_chunk_unguarded(r, d, c, keep, e);
-	alone = rt_launch_enter(r->launch_key, r->granule, c->offset, c->size, launch_piece(r, d));
+	alone = rt_launch_enter(r->launch_key, d->info->device, r->granule, c->offset, c->size,
+	                        launch_piece(r, d));
 	rc = run_chunk_unguarded(r, d, c, keep, e);
 	if (rc)
 		(void)clFinish(d->q); /* nothing of it may still run when the gate opens */
