@@ -44,6 +44,8 @@ int carsh_flowmodel_from_file(carsh_machine *m, const char *path, carsh_flowmode
 	if (!path || !out)
 		return machine_failf(m, CARSH_E_ARG, "carsh_flowmodel_from_file: %s is NULL",
 		                     path ? "out" : "path");
+	if (machine_usable(m, "carsh_flowmodel_from_file"))
+		return CARSH_E_STATE;
 	if (m->remote)
 		return remote_fm_new(m, path, NULL, NULL, out);
 	if (flowmodel_read(path, &f, &e))
@@ -85,6 +87,8 @@ int carsh_flowmodel_from_string(carsh_machine *m, const char *xml, const char *n
 	if (!xml || !out)
 		return machine_failf(m, CARSH_E_ARG, "carsh_flowmodel_from_string: %s is NULL",
 		                     xml ? "out" : "xml");
+	if (machine_usable(m, "carsh_flowmodel_from_string"))
+		return CARSH_E_STATE;
 	if (m->remote)
 		return remote_fm_new(m, NULL, xml, name, out);
 	if (flowmodel_parse(xml, name ? name : "<string>", &f, &e))

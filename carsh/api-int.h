@@ -93,6 +93,9 @@ void buffer_ref(carsh_buffer *b);
 void flowmodel_ref(carsh_flowmodel *fm);
 /* Copy a message into the machine's error (creation failures of its handles). */
 int machine_fail(carsh_machine *m, int code, const struct cs_err *e);
+/* 0, or CARSH_E_STATE with the reason where the machine's open failed: nothing made on a
+ * machine without a device could ever run (a fire would reach for the missing device). */
+int machine_usable(carsh_machine *m, const char *call);
 int machine_failf(carsh_machine *m, int code, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 /* The queue for the next commands on m, with profiling or without. Moving to the other queue

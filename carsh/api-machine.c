@@ -39,6 +39,19 @@ int machine_failf(carsh_machine *m, int code, const char *fmt, ...)
 	return code;
 }
 
+int machine_usable(carsh_machine *m, const char *call)
+{
+	char why[CS_ERR_MAX];
+
+	if (m->remote || (m->dev && m->q))
+		return 0;
+	pthread_mutex_lock(&m->lock);
+	snprintf(why, sizeof(why), "%s", m->err.msg[0] ? m->err.msg : "no device");
+	pthread_mutex_unlock(&m->lock);
+	return machine_failf(m, CARSH_E_STATE, "%s: the machine's open failed (%s): open another",
+	                     call, why);
+}
+
 void machine_ref(carsh_machine *m)
 {
 	__atomic_add_fetch(&m->refs, 1, __ATOMIC_RELAXED);
@@ -254,6 +267,8 @@ int carsh_buffer_new(carsh_machine *m, size_t bytes, carsh_buffer **out)
 	if (!m || !out)
 		return m ? api_fail(&m->err, CARSH_E_ARG, "carsh_buffer_new: out is NULL")
 		         : CARSH_E_ARG;
+	if (machine_usable(m, "carsh_buffer_new"))
+		return CARSH_E_STATE;
 	if (m->remote) {
 		pthread_mutex_lock(&m->lock);
 		remote_refuse(&m->err, "carsh_buffer_new");

@@ -95,9 +95,20 @@ START_TEST(test_machine_open_on_a_missing_device_names_it)
 {
 	carsh_machine *m = NULL;
 
+	carsh_flowmodel *fm = NULL;
+	carsh_buffer *b = NULL;
+
 	ck_assert_int_eq(carsh_machine_open("no-such-device-xyz", &m), CARSH_E_DEVICE);
 	ck_assert_ptr_nonnull(m);
 	expect_error(carsh_machine_last_error(m), "no-such-device-xyz");
+	/* Nothing is made on it: it has no device to run on. */
+	ck_assert_int_eq(carsh_flowmodel_from_string(m, "<FlowModel/>", NULL, &fm), CARSH_E_STATE);
+	ck_assert_ptr_null(fm);
+	expect_error(carsh_machine_last_error(m),
+	             "carsh_flowmodel_from_string: the machine's open failed (");
+	expect_error(carsh_machine_last_error(m), "no-such-device-xyz");
+	ck_assert_int_eq(carsh_buffer_new(m, 16, &b), CARSH_E_STATE);
+	ck_assert_ptr_null(b);
 	carsh_machine_free(m);
 	ck_assert_int_eq(carsh_machine_open(NULL, NULL), CARSH_E_ARG);
 }
