@@ -188,7 +188,7 @@ static void post(const struct ranks_xfer *x, MPI_Request *req)
 	size_t n = pieces(x->bytes);
 
 	for (size_t i = 0; i < n; i++) {
-		char *p = (char *)x->data + i * PIECE;
+		char *p = x->data ? (char *)x->data + i * PIECE : NULL;
 		int len = (int)(x->bytes - i * PIECE < PIECE ? x->bytes - i * PIECE : PIECE);
 
 		if (x->send)
@@ -425,7 +425,7 @@ int ranks_guest_finish(struct cs_err *e)
 static int guest_post_one(const struct ranks_xfer *x, MPI_Request *req, struct cs_err *e)
 {
 	for (size_t i = 0; i < pieces(x->bytes); i++) {
-		char *p = (char *)x->data + i * PIECE;
+		char *p = x->data ? (char *)x->data + i * PIECE : NULL;
 		int len = (int)(x->bytes - i * PIECE < PIECE ? x->bytes - i * PIECE : PIECE);
 		int rc =
 		        x->send ? MPI_Isend(p, len, MPI_BYTE, x->peer, x->tag, guest_comm, &req[i])
@@ -684,15 +684,16 @@ size_t ranks_flow_post(struct ranks_flow *f, void *data, size_t bytes, int peer,
 	m->done = m->empty = false;
 	pthread_mutex_lock(&mpi_lock);
 	for (int i = 0; i < m->n; i++) {
-		char *p = (char *)data + (size_t)i * PIECE;
+		/* No arithmetic on NULL (an empty message, a stopped rank's): UBSan stops it. */
+		char *p = data ? (char *)data + (size_t)i * PIECE : NULL;
 		size_t left = bytes - (size_t)i * PIECE;
 		int len = (int)(left < PIECE ? left : PIECE);
 
 		/* Synchronous: a send completes once the receiver posted its receive, which it
 		 * does when its slot is free: the ring is the window (runner/graphranks.c). */
 		if (send)
-			check(MPI_Issend(data ? p : NULL, data ? len : 0, MPI_BYTE, peer, tag + 1,
-			                 f->comm, &m->req[i]),
+			check(MPI_Issend(p, data ? len : 0, MPI_BYTE, peer, tag + 1, f->comm,
+			                 &m->req[i]),
 			      "MPI_Issend");
 		else
 			check(MPI_Irecv(p, len, MPI_BYTE, peer, tag + 1, f->comm, &m->req[i]),
