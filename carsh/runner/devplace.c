@@ -570,8 +570,8 @@ static size_t candidates(struct placer *p, const struct kernel_plan *kp, enum pl
 }
 
 /* energy: read the counters around the job (its device has one, and auto:energy, or its
- * energy there is not known yet). Not for every job: reading NVML's energy counter costs milliseconds, and 64 tiny
- * jobs under auto:time took 458 ms against 14 on the cores alone (the GPU machine). */
+ * energy there is not known yet). Not for every job: reading NVML's energy counter costs
+ * milliseconds; 64 tiny jobs under auto:time took 458 ms against 14 on the cores alone. */
 static void track(struct placer *p, struct job_plan *jp, size_t dev, double forecast,
                   const char *model, bool energy)
 {
