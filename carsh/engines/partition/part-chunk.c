@@ -31,9 +31,10 @@ static size_t launch_piece(const struct prun *r, const struct pdev *d)
 	return d->pc == &r->ctx[0] ? cpu_launch_max(r) : SIZE_MAX;
 }
 
-/* The chunk's part of the block inputs to the device. */
-static int write_blocks(struct prun *r, struct pdev *d, const struct sched_chunk *c,
-                        struct cs_err *e)
+/* The chunk's part of the block streams: the inputs to the device (in), or the outputs
+ * back into the host arrays. */
+static int move_blocks(struct prun *r, struct pdev *d, const struct sched_chunk *c, bool in,
+                       struct cs_err *e)
 {
 	const struct kernel_plan *kp = r->kp;
 	size_t off = c->offset, n = c->size, bo, bl;
@@ -42,13 +43,19 @@ static int write_blocks(struct prun *r, struct pdev *d, const struct sched_chunk
 	for (size_t i = 0; i < kp->nargs; i++) {
 		const struct kernel_arg *a = &kp->args[i];
 
-		if (!arg_is_stream(a->kind) || !r->ps[i].block || !arg_is_read(a->kind))
+		if (!arg_is_stream(a->kind) || !r->ps[i].block ||
+		    !(in ? arg_is_read(a->kind) : arg_is_written(a->kind)))
 			continue;
 		part_rows_bytes(&r->sp, r->ps[i].unit, type_size(a->type), off, off + n, &bo, &bl);
-		err = clEnqueueWriteBuffer(d->q, d->block[i], CL_FALSE, bo, bl,
-		                           (char *)r->host[i] + bo, 0, NULL, NULL);
+		err = in ? clEnqueueWriteBuffer(d->q, d->block[i], CL_FALSE, bo, bl,
+		                                (char *)r->host[i] + bo, 0, NULL, NULL)
+		         : clEnqueueReadBuffer(d->q, d->block[i], CL_FALSE, bo, bl,
+		                               (char *)r->host[i] + bo, 0, NULL, NULL);
 		if (err != CL_SUCCESS)
-			return cl_fail(d, "writing its part of a block stream", c, err, e);
+			return cl_fail(d,
+			               in ? "writing its part of a block stream"
+			                  : "reading its part of a block stream",
+			               c, err, e);
 	}
 	return 0;
 }
@@ -75,28 +82,6 @@ static int launch_chunk(struct prun *r, struct pdev *d, const struct sched_chunk
 	return 0;
 }
 
-/* The chunk's part of the block outputs back into the host arrays. */
-static int read_blocks(struct prun *r, struct pdev *d, const struct sched_chunk *c,
-                       struct cs_err *e)
-{
-	const struct kernel_plan *kp = r->kp;
-	size_t off = c->offset, n = c->size, bo, bl;
-	cl_int err;
-
-	for (size_t i = 0; i < kp->nargs; i++) {
-		const struct kernel_arg *a = &kp->args[i];
-
-		if (!arg_is_stream(a->kind) || !r->ps[i].block || !arg_is_written(a->kind))
-			continue;
-		part_rows_bytes(&r->sp, r->ps[i].unit, type_size(a->type), off, off + n, &bo, &bl);
-		err = clEnqueueReadBuffer(d->q, d->block[i], CL_FALSE, bo, bl,
-		                          (char *)r->host[i] + bo, 0, NULL, NULL);
-		if (err != CL_SUCCESS)
-			return cl_fail(d, "reading its part of a block stream", c, err, e);
-	}
-	return 0;
-}
-
 /* The chunk's part of the block inputs to the device, the launch with the chunk's offset,
  * its part of the block outputs back into the host arrays (003 §4 footnote 1: the GPU's time
  * includes both transfers); keep false (the warm-up): nothing comes back. */
@@ -105,8 +90,8 @@ static int run_chunk_unguarded(struct prun *r, struct pdev *d, const struct sche
 {
 	cl_int err;
 
-	if (write_blocks(r, d, c, e) || launch_chunk(r, d, c, e) ||
-	    (keep && read_blocks(r, d, c, e)))
+	if (move_blocks(r, d, c, true, e) || launch_chunk(r, d, c, e) ||
+	    (keep && move_blocks(r, d, c, false, e)))
 		return -1;
 	err = clFinish(d->q);
 	return err == CL_SUCCESS ? 0 : cl_fail(d, "finishing", c, err, e);
