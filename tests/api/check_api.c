@@ -10,18 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "carsh.h"
-
-#define N 1024
-
-static char saxpy_path[4096];
-
-static void setup(void)
-{
-	const char *top = getenv("TOP_SRCDIR");
-
-	snprintf(saxpy_path, sizeof(saxpy_path), "%s/flowmodels/saxpy.xml", top ? top : ".");
-}
+#include "apitest.h"
 
 static carsh_machine *open_machine(void)
 {
@@ -29,40 +18,6 @@ static carsh_machine *open_machine(void)
 
 	ck_assert_msg(carsh_machine_open(NULL, &m) == 0, "%s", carsh_machine_last_error(m));
 	return m;
-}
-
-/* saxpy with N elements, A = a, on the caller's x and y. */
-static carsh_flowmodel *saxpy(carsh_machine *m, const char *a, float *x, float *y)
-{
-	carsh_flowmodel *fm = NULL;
-	char n[16];
-
-	snprintf(n, sizeof(n), "%d", N);
-	ck_assert_msg(carsh_flowmodel_from_file(m, saxpy_path, &fm) == 0, "%s",
-	              carsh_machine_last_error(m));
-	ck_assert_int_eq(carsh_flowmodel_set_param(fm, "N", n), 0);
-	ck_assert_int_eq(carsh_flowmodel_set_param(fm, "A", a), 0);
-	if (x)
-		ck_assert_int_eq(carsh_flowmodel_bind_memory(fm, "x", x, N * sizeof(float)), 0);
-	if (y)
-		ck_assert_int_eq(carsh_flowmodel_bind_memory(fm, "y", y, N * sizeof(float)), 0);
-	return fm;
-}
-
-static void fill(float *x, float *y)
-{
-	for (int i = 0; i < N; i++) {
-		x[i] = (float)(i % 8) * 0.25f;
-		y[i] = 1.0f;
-	}
-}
-
-/* y after `fires` fires of y = a*x + y, exact in float for these values. */
-static void expect_saxpy(const float *x, const float *y, float a, int fires)
-{
-	for (int i = 0; i < N; i++)
-		ck_assert_msg(y[i] == 1.0f + (float)fires * a * x[i], "y[%d] = %g, expected %g", i,
-		              (double)y[i], (double)(1.0f + (float)fires * a * x[i]));
 }
 
 static void expect_error(const char *got, const char *want)
@@ -497,18 +452,6 @@ END_TEST
 
 /* ---- the guest rules ---- */
 
-static int thread_count(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	int n = 0;
-
-	while (d && readdir(d))
-		n++;
-	if (d)
-		closedir(d);
-	return n - 2; /* . and .. */
-}
-
 static void one_saxpy(void)
 {
 	static float x[N], y[N];
@@ -567,7 +510,7 @@ static Suite *suite_api(void)
 	Suite *s = suite_create("api");
 	TCase *tc = tcase_create("caravela");
 
-	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_checked_fixture(tc, apitest_setup, NULL);
 	tcase_add_test(tc, test_machine_lists_its_devices_one_selected);
 	tcase_add_test(tc, test_machine_open_on_a_missing_device_names_it);
 	tcase_add_test(tc, test_saxpy_on_caller_memory_matches_c);

@@ -13,17 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "carsh.h"
-
-#define N 1024
-
-static char saxpy_path[4096];
+#include "apitest.h"
 
 static void setup(void)
 {
-	const char *top = getenv("TOP_SRCDIR"), *carsh = getenv("CARSH");
+	const char *carsh = getenv("CARSH");
 
-	snprintf(saxpy_path, sizeof(saxpy_path), "%s/flowmodels/saxpy.xml", top ? top : ".");
+	apitest_setup();
 	ck_assert_msg(carsh != NULL, "CARSH (the build's carsh) is not set");
 	setenv("CARSH_EXE", carsh, 1);
 	unsetenv("CARSH_SERVER");
@@ -36,37 +32,6 @@ static carsh_machine *open_at(const char *where)
 	ck_assert_msg(carsh_machine_open_at(where, "cpu", &m) == 0, "%s",
 	              carsh_machine_last_error(m));
 	return m;
-}
-
-static carsh_flowmodel *saxpy(carsh_machine *m, const char *a, float *x, float *y)
-{
-	carsh_flowmodel *fm = NULL;
-
-	ck_assert_msg(carsh_flowmodel_from_file(m, saxpy_path, &fm) == 0, "%s",
-	              carsh_machine_last_error(m));
-	ck_assert_int_eq(carsh_flowmodel_set_param(fm, "N", "1024"), 0);
-	ck_assert_int_eq(carsh_flowmodel_set_param(fm, "A", a), 0);
-	if (x)
-		ck_assert_int_eq(carsh_flowmodel_bind_memory(fm, "x", x, N * sizeof(float)), 0);
-	if (y)
-		ck_assert_int_eq(carsh_flowmodel_bind_memory(fm, "y", y, N * sizeof(float)), 0);
-	return fm;
-}
-
-static void fill(float *x, float *y)
-{
-	for (int i = 0; i < N; i++) {
-		x[i] = (float)(i % 8) * 0.25f;
-		y[i] = 1.0f;
-	}
-}
-
-/* y after fires of y = a*x + y from y = 1: exact in float for these values. */
-static void expect_saxpy(const float *x, const float *y, float a, int fires)
-{
-	for (int i = 0; i < N; i++)
-		ck_assert_msg(y[i] == 1.0f + (float)fires * a * x[i], "y[%d] = %g, expected %g", i,
-		              (double)y[i], (double)(1.0f + (float)fires * a * x[i]));
 }
 
 START_TEST(test_saxpy_on_a_server_machine_matches_c)
@@ -348,18 +313,6 @@ START_TEST(test_places_other_than_a_server_are_refused_clearly)
 	ck_assert_int_eq(carsh_machine_open_at("server", NULL, NULL), CARSH_E_ARG);
 }
 END_TEST
-
-static int thread_count(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	int n = 0;
-
-	while (d && readdir(d))
-		n++;
-	if (d)
-		closedir(d);
-	return n - 2;
-}
 
 static void one_saxpy(void)
 {
