@@ -163,15 +163,7 @@ done
 # the space. The kernels are per work-item, so no split changes a byte.
 PREF="$TOP_BUILDDIR/tests/tools/partref"
 sed "s|../../flowmodels|$FM|" "$TOP_SRCDIR/examples/partition/nbody.exe.xml" >nbody.exe.xml
-cat >jacobi.exe.xml <<EOF
-<CarshExe>
-  <FlowModel file="$FM/part_jacobi2d.xml"/>
-  <Input  name="u"><DataFile>data/jacobi/u.csv</DataFile></Input>
-  <Input  name="f"><DataFile>data/jacobi/f.csv</DataFile></Input>
-  <Output name="u_next"><DataFile>data/jacobi/u_out.csv</DataFile></Output>
-  <Swap count="3"><SwapPair input="u" output="u_next"/></Swap>
-</CarshExe>
-EOF
+sed "s|../../flowmodels|$FM|" "$TOP_SRCDIR/examples/partition/jacobi.exe.xml" >jacobi.exe.xml
 mkdir -p data/nbody data/jacobi ref/nbody ref/jacobi
 NB=384 # 6 granules of 64 bodies
 "$PREF" nbody-gen $NB 7 data/nbody && cp data/nbody/pos.csv data/nbody/vel.csv ref/nbody/

@@ -23,15 +23,7 @@ fi
 
 sed "s|../../flowmodels|$FM|" "$EX/nbody.exe.xml" >nbody.exe.xml
 mkdir -p data/nbody data/jacobi ref/nbody ref/jacobi
-cat >jacobi.exe.xml <<EOF
-<CarshExe>
-  <FlowModel file="$FM/part_jacobi2d.xml"/>
-  <Input  name="u"><DataFile>data/jacobi/u.csv</DataFile></Input>
-  <Input  name="f"><DataFile>data/jacobi/f.csv</DataFile></Input>
-  <Output name="u_next"><DataFile>data/jacobi/u_out.csv</DataFile></Output>
-  <Swap count="3"><SwapPair input="u" output="u_next"/></Swap>
-</CarshExe>
-EOF
+sed "s|../../flowmodels|$FM|" "$EX/jacobi.exe.xml" >jacobi.exe.xml
 NB=384
 "$PREF" nbody-gen $NB 7 data/nbody
 cp data/nbody/pos.csv data/nbody/vel.csv ref/nbody/

@@ -18,15 +18,7 @@ for f in nbody spmv neigh; do
 	sed "s|../../flowmodels|$FM|" "$EX/$f.exe.xml" >"$f.exe.xml"
 done
 mkdir -p data/nbody data/spmv data/neigh data/jacobi
-cat >jacobi.exe.xml <<EOF
-<CarshExe>
-  <FlowModel file="$FM/part_jacobi2d.xml"/>
-  <Input  name="u"><DataFile>data/jacobi/u.csv</DataFile></Input>
-  <Input  name="f"><DataFile>data/jacobi/f.csv</DataFile></Input>
-  <Output name="u_next"><DataFile>data/jacobi/u_out.csv</DataFile></Output>
-  <Swap count="3"><SwapPair input="u" output="u_next"/></Swap>
-</CarshExe>
-EOF
+sed "s|../../flowmodels|$FM|" "$EX/jacobi.exe.xml" >jacobi.exe.xml
 
 NB=384
 "$PREF" nbody-gen $NB 7 data/nbody
