@@ -9,8 +9,9 @@
 # Every workload is independent background jobs of one carsh, then `sync`, warm: each carsh
 # runs it once untimed (builds, and auto's exploration), then once timed by `time --wall`
 # from inside (the process's OpenCL start-up left out); the profile history is kept between
-# the runs. The modes alternate; prints medians of RUNS runs and the ratios. Energy is of
-# whole carsh processes running the workload four times (start-up included).
+# the runs. The modes alternate; prints medians of RUNS runs and the ratios. Energy is warm
+# too: one carsh per mode, fed through a FIFO, runs the workload once, then four times for
+# each of RUNS readings of the counters (NVML through a helper kept running, RAPL).
 #
 #   bench/auto.sh [RUNS]        (default 5)
 #
@@ -117,26 +118,60 @@ int main(void)
 	energy = (int (*)(void *, unsigned long long *))dlsym(h, "nvmlDeviceGetTotalEnergyConsumption");
 	if (!init || !get || !energy || init() || get(0, &dev) || energy(dev, &mj)) return 1;
 	printf("%llu\n", mj);
+	fflush(stdout);
+	/* then one reading a line read: the bench reads around a workload without the start-up
+	 * of NVML (tens of ms of an idle GPU's power) in the window */
+	while (getchar() != EOF) {
+		if (energy(dev, &mj)) return 1;
+		printf("%llu\n", mj);
+		fflush(stdout);
+	}
 	return 0;
 }
 C
-	cc -O2 -o "$work/nvml" "$work/nvml.c" -ldl 2>/dev/null && "$work/nvml" >/dev/null 2>&1 &&
+	cc -O2 -o "$work/nvml" "$work/nvml.c" -ldl 2>/dev/null && "$work/nvml" </dev/null >/dev/null 2>&1 &&
 		nvml_helper="$work/nvml"
 fi
 rapl_files=(/sys/class/powercap/intel-rapl:[0-9]*/energy_uj)
 [ -r "${rapl_files[0]}" ] || rapl_files=()
+# The NVML helper and each measured carsh stay up, fed through FIFOs: the energy is of the
+# workload in a warm carsh, as its times are (the start-up of a process, 0.2-0.5 s of the
+# GPU's idle power, is no part of it).
+mkfifo "$work/nv.in" "$work/nv.out" "$work/cs.in" "$work/cs.out"
+if [ -n "$nvml_helper" ]; then
+	"$nvml_helper" <"$work/nv.in" >"$work/nv.out" &
+	exec 7>"$work/nv.in" 8<"$work/nv.out"
+	read -r _ <&8
+fi
 energy_now() { # joules, GPU + CPU packages where readable
 	local g=0 c=0 f
-	[ -n "$nvml_helper" ] && g=$("$nvml_helper")
+	if [ -n "$nvml_helper" ]; then
+		echo >&7
+		read -r g <&8
+	fi
 	for f in "${rapl_files[@]}"; do c=$((c + $(cat "$f"))); done
 	awk -v g="$g" -v c="$c" 'BEGIN { printf "%.3f", g / 1000 + c / 1e6 }'
 }
-energy_of() { # FILE WORKLOAD DEVICE: append the joules of one carsh running it 4 times
-	local e0 e1
-	e0=$(energy_now)
-	run_mode "$2" "$3" 3 >/dev/null
-	e1=$(energy_now)
-	awk -v a="$e0" -v b="$e1" 'BEGIN { print b - a }' >>"$1"
+to_carsh() { # LINES...: run them in the warm carsh, return when it has
+	printf '%s\n' "$@" "echo @@done" >&5
+	while read -r line <&6; do [ "$line" = @@done ] && return 0; done
+	cat "$work/err" >&2
+	exit 1
+}
+energy_of() { # WORKLOAD DEVICE: the joules of the workload run 4 times, RUNS times, one a line
+	local e0 e1 r
+	"$carsh" "${opts[@]}" --device "$(sel_of "$2")" <"$work/cs.in" >"$work/cs.out" 2>"$work/err" &
+	exec 5>"$work/cs.in" 6<"$work/cs.out"
+	to_carsh "source $work/$1.csh"
+	for ((r = 0; r < runs; r++)); do
+		e0=$(energy_now)
+		to_carsh "source $work/$1.csh" "source $work/$1.csh" "source $work/$1.csh" \
+			"source $work/$1.csh"
+		e1=$(energy_now)
+		awk -v a="$e0" -v b="$e1" 'BEGIN { print b - a }'
+	done
+	exec 5>&- 6<&-
+	wait $!
 }
 
 # ---- warm-up: the binary cache, and auto's exploration kept in the history ----
@@ -168,9 +203,7 @@ if [ -z "$nvml_helper" ] && [ ${#rapl_files[@]} -eq 0 ]; then
 	exit 0
 fi
 run_mode large auto:energy >/dev/null
-for ((r = 0; r < runs; r++)); do
-	for d in gpu cpu auto:energy; do energy_of "$work/energy-$d" large $d; done
-done
+for d in gpu cpu auto:energy; do energy_of large $d >"$work/energy-$d"; done
 eg=$(med energy-gpu)
 ec=$(med energy-cpu)
 ea=$(med energy-auto:energy)

@@ -72,7 +72,7 @@ static int print_profiles(struct run_ctx *c, struct cs_err *e)
 {
 	char warn[300] = "";
 
-	if (place_profiles_print(c->out, warn, sizeof(warn), e))
+	if (place_profiles_print(c->s->placer, c->out, warn, sizeof(warn), e))
 		return 1;
 	if (warn[0])
 		fprintf(stderr, "carsh: devices: warning: %s\n", warn);

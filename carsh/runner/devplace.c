@@ -170,7 +170,8 @@ struct placer {
 	size_t ndev;
 	char names[MAX_DEVS][24];
 	double last_end[MAX_DEVS];
-	struct inflight *jobs; /* in the order placed */
+	unsigned energy_jobs[MAX_DEVS]; /* jobs placed under auto:energy, for ENERGY_EVERY */
+	struct inflight *jobs;          /* in the order placed */
 	struct energy_meter *meter;
 	bool gpu_counter, cpu_counter;
 	char *path; /* the history's file; NULL: no cache directory */
@@ -182,6 +183,7 @@ struct placer {
 };
 
 #define SAVE_EVERY_MS 2000.0
+#define ENERGY_EVERY  8
 
 static struct profstore *history(struct placer *p)
 {
@@ -471,12 +473,29 @@ static void counters(struct placer *p, double *gpu_j, double *cpu_j)
 	*cpu_j = r.cpu_ok ? r.cpu_j : -1;
 }
 
+/* The device time a job costs: its run less the once-per-worker set-up; queued behind
+ * another job of the device, only the time since that one ended (the device's in-order
+ * queue), but never less than its commands' own profiled time: the ends the shell sees come
+ * in bursts, and a burst teaches a device far faster than it is (64 Mandelbrot jobs on the
+ * GPU machine's 16 PoCL cores, 0.7 ms each, were learnt at 0.04 ms; docs/auto.md). */
+static double job_ms(const struct placer *p, const struct inflight *j, const struct run_stats *st)
+{
+	double ms = st->wall_ms - st->build_ms - st->platform_ms - st->context_ms;
+	double device = st->h2d_ms + st->kernel_ms + st->swap_ms + st->d2h_ms;
+
+	if (p->last_end[j->dev] > j->placed_at && clock_ms() - p->last_end[j->dev] < ms)
+		ms = clock_ms() - p->last_end[j->dev];
+	if (ms < device)
+		ms = device;
+	return ms > 0.001 ? ms : 0.001;
+}
+
 /* What the run measured goes into the history; the job leaves the device's queue. */
 static void learn(struct inflight *j, int status, const struct run_stats *st)
 {
 	struct placer *p = j->p;
 	bool gpu = p->devs[j->dev].type & CL_DEVICE_TYPE_GPU;
-	double g, cpu, span, ms, mj = -1, j0;
+	double g, cpu, span, mj = -1, j0;
 	struct profstore *ps = status == 0 && st ? history(p) : NULL;
 	struct cs_err e;
 
@@ -490,12 +509,7 @@ static void learn(struct inflight *j, int status, const struct run_stats *st)
 		const struct prof_rec *lo, *hi;
 		double v[3] = {0, -1, 1};
 
-		ms = st->wall_ms - st->build_ms - st->platform_ms - st->context_ms;
-		/* Queued behind another job of the device, its own run began when that one
-		 * ended: the device's in-order queue (docs/auto.md). */
-		if (p->last_end[j->dev] > j->placed_at && clock_ms() - p->last_end[j->dev] < ms)
-			ms = clock_ms() - p->last_end[j->dev];
-		v[V_TIME] = ms > 0.001 ? ms : 0.001;
+		v[V_TIME] = job_ms(p, j, st);
 		/* The device's power over the job's span, times its own run time (docs/auto.md). */
 		if (j0 >= 0 && (gpu ? g : cpu) >= 0 && span > 0)
 			mj = ((gpu ? g : cpu) - j0) * 1000 / span * v[V_TIME];
@@ -595,6 +609,20 @@ static void track(struct placer *p, struct job_plan *jp, size_t dev, double fore
 	jp->on_end_arg = j;
 }
 
+/* Whether to read the counters around a job on dev: where its energy there is not known
+ * yet, and under auto:energy with a choice to make, every ENERGY_EVERY-th job of the device
+ * (so that the history follows the device). Not around every job: a read of NVML's counter
+ * costs milliseconds, more than a job of the GPU often runs. */
+static bool measure_energy(struct placer *p, size_t dev, enum place_crit crit, size_t n,
+                           double known_mj)
+{
+	if (!has_counter(p, dev))
+		return false;
+	if (known_mj < 0)
+		return true;
+	return crit == PLACE_ENERGY && n > 1 && p->energy_jobs[dev]++ % ENERGY_EVERY == 0;
+}
+
 /* Choose among the devices (lock held); the chosen index, or -1 with e set. */
 static int choose(struct placer *p, struct job_plan *jp, enum place_crit crit, const char *sel,
                   const char *origin, char *why, size_t len, struct cs_err *e)
@@ -624,7 +652,7 @@ static int choose(struct placer *p, struct job_plan *jp, enum place_crit crit, c
 	}
 	at = place_pick(c, n, crit, why, len);
 	track(p, jp, map[at], c[at].known ? c[at].time_ms : 0, model,
-	      has_counter(p, map[at]) && (crit == PLACE_ENERGY || !(c[at].energy_mj >= 0)));
+	      measure_energy(p, map[at], crit, n, c[at].energy_mj));
 	free(model);
 	return (int)map[at];
 }
@@ -666,10 +694,25 @@ void place_restore(struct job_plan *jp, char *saved)
 	jp->kp.device_exe = saved;
 }
 
-int place_profiles_print(FILE *f, char *warn, size_t n, struct cs_err *e)
+/* What this shell learnt and has not saved yet goes to the file first: `devices --profiles`
+ * after a run shows that run. */
+static void save_now(struct placer *p)
+{
+	struct cs_err e;
+
+	pthread_mutex_lock(&p->lock);
+	if (p->store && profstore_save(p->store, &e) == 0)
+		p->saved_at = clock_ms();
+	pthread_mutex_unlock(&p->lock);
+}
+
+int place_profiles_print(struct placer *p, FILE *f, char *warn, size_t n, struct cs_err *e)
 {
 	char *dir = cache_dir(), *path;
 	struct profstore *ps;
+
+	if (p)
+		save_now(p);
 
 	if (!dir)
 		return err_set(e, "devices --profiles: no cache directory (CARSH_NO_CACHE=1, or "

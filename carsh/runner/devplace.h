@@ -40,9 +40,10 @@ void place_restore(struct job_plan *jp, char *saved);
 struct placer;
 void placer_free(struct placer *p);
 
-/* `devices --profiles`: the "device" records of the profile history, one a line; warn gets
- * the history's warning. -1 with e set where there is no cache directory. */
-int place_profiles_print(FILE *f, char *warn, size_t n, struct cs_err *e);
+/* `devices --profiles`: the "device" records of the profile history, one a line (p, the
+ * shell's placer or NULL, saves what it learnt first); warn gets the history's warning. -1 with e
+ * set where there is no cache directory. */
+int place_profiles_print(struct placer *p, FILE *f, char *warn, size_t n, struct cs_err *e);
 
 /* ---- the arithmetic, pure, for the unit tests ---- */
 

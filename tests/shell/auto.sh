@@ -44,6 +44,12 @@ grep -q '"placement": "auto: cpu[01], forecast ' "$ERR" && pass "time --json car
 expect 0 "" "$CARSH" -c "devices --profiles"
 [ "$(grep -c "/g.xml k  \[.*\]  8 items: [0-9.e+]* ms, [0-9]* runs*$" "$OUT")" -eq 2 ] &&
 	pass "devices --profiles shows both devices" || fail "profiles: $(cat "$OUT")"
+# In the shell that ran the job, before the history's periodic save: what it learnt shows.
+mkdir -p fresh-cache
+expect 0 "" env XDG_CACHE_HOME="$PWD/fresh-cache" "$CARSH" --device auto \
+	-c "run g.xml x=x.csv y=y5.csv; devices --profiles"
+[ "$(grep -c "/g.xml k  \[.*\]  8 items: [0-9.e+]* ms, 1 run$" "$OUT")" -eq 1 ] &&
+	pass "devices --profiles shows this shell's run" || fail "profiles in-session: $(cat "$OUT")"
 
 # A busy device is avoided: a history written by hand gives h.xml 10 s on one device and
 # 15 s on the other. The first job goes to the faster and waits for its input on a FIFO
