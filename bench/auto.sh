@@ -10,8 +10,9 @@
 # runs it once untimed (builds, and auto's exploration), then once timed by `time --wall`
 # from inside (the process's OpenCL start-up left out); the profile history is kept between
 # the runs. The modes alternate; prints medians of RUNS runs and the ratios. Energy is warm
-# too: one carsh per mode, fed through a FIFO, runs the workload once, then four times for
-# each of RUNS readings of the counters (NVML through a helper kept running, RAPL).
+# too: one carsh per mode, fed through a FIFO, runs the workload once, then for each of RUNS
+# readings of the counters (NVML through a helper kept running, RAPL) as many times as make
+# 2 s; the joules are per run of the workload.
 #
 #   bench/auto.sh [RUNS]        (default 5)
 #
@@ -158,20 +159,25 @@ to_carsh() { # LINES...: run them in the warm carsh, return when it has
 	cat "$work/err" >&2
 	exit 1
 }
-energy_of() { # WORKLOAD DEVICE: the joules of the workload run 4 times, RUNS times, one a line
-	local e0 e1 r
+# NVML's counter moves in steps (on the H100 a window of four 5 ms workloads read 0 J): each
+# reading spans at least 2 s of the workload, repeated REPS times, and is divided by REPS.
+energy_of() { # WORKLOAD DEVICE REPS: joules per run of the workload, RUNS readings, one a line
+	local e0 e1 r i lines=()
 	"$carsh" "${opts[@]}" --device "$(sel_of "$2")" <"$work/cs.in" >"$work/cs.out" 2>"$work/err" &
 	exec 5>"$work/cs.in" 6<"$work/cs.out"
 	to_carsh "source $work/$1.csh"
+	for ((i = 0; i < $3; i++)); do lines+=("source $work/$1.csh"); done
 	for ((r = 0; r < runs; r++)); do
 		e0=$(energy_now)
-		to_carsh "source $work/$1.csh" "source $work/$1.csh" "source $work/$1.csh" \
-			"source $work/$1.csh"
+		to_carsh "${lines[@]}"
 		e1=$(energy_now)
-		awk -v a="$e0" -v b="$e1" 'BEGIN { print b - a }'
+		awk -v a="$e0" -v b="$e1" -v n="$3" 'BEGIN { print (b - a) / n }'
 	done
 	exec 5>&- 6<&-
 	wait $!
+}
+reps_for() { # MEDIAN_MS: how many runs of it make 2 s
+	awk -v m="$1" 'BEGIN { n = int(2000 / (m > 0 ? m : 1)) + 1; print (n < 1) ? 1 : n }'
 }
 
 # ---- warm-up: the binary cache, and auto's exploration kept in the history ----
@@ -203,10 +209,12 @@ if [ -z "$nvml_helper" ] && [ ${#rapl_files[@]} -eq 0 ]; then
 	exit 0
 fi
 run_mode large auto:energy >/dev/null
-for d in gpu cpu auto:energy; do energy_of large $d >"$work/energy-$d"; done
+energy_of large gpu "$(reps_for "$(med large-gpu)")" >"$work/energy-gpu"
+energy_of large cpu "$(reps_for "$(med large-cpu)")" >"$work/energy-cpu"
+energy_of large auto:energy "$(reps_for "$(med large-auto)")" >"$work/energy-auto:energy"
 eg=$(med energy-gpu)
 ec=$(med energy-cpu)
 ea=$(med energy-auto:energy)
 best=$(awk -v a="$eg" -v b="$ec" 'BEGIN { print (a < b) ? a : b }')
-echo "energy (J, ${nvml_helper:+NVML}${nvml_helper:+ }${rapl_files[*]:+RAPL}): all-gpu $eg all-cpu $ec auto:energy $ea"
+echo "energy (J a run of the workload, ${nvml_helper:+NVML}${nvml_helper:+ }${rapl_files[*]:+RAPL}): all-gpu $eg all-cpu $ec auto:energy $ea"
 echo "energy: auto:energy / best fixed = $(ratio "$ea" "$best") (target <= 1.05)"

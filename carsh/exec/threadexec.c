@@ -373,9 +373,10 @@ static int tjob_body(void *arg, int id, struct cs_err *e)
 	exec_claim_wait(j->hz, j->claim, j->notices);
 	t0 = clock_ms();
 	rc = texec_run(j->t, j->jp, j, j->profile, &st, e);
-	/* A background job is done when its work is. */
+	/* A background job is done when its work is; its times are the work's. */
 	if (texec_flush(j->t, j, &queued, e) && rc == 0)
 		rc = 1;
+	run_stats_add_device(&st, &queued);
 	st.wall_ms = clock_ms() - t0;
 	job_plan_ended(j->jp, rc, rc == 0 ? &st : NULL);
 	return rc;

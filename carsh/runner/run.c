@@ -16,6 +16,7 @@
 #include "runner/plancache.h"
 #include "runner/stats.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 #include "util/ranks.h"
 #include "util/strbuf.h"
 
@@ -44,6 +45,20 @@ static int plan_background(struct run_ctx *c, struct job_plan *jp, const char *l
 	return 0;
 }
 
+/* `auto` learns from a job's end, and the thread executor returns from a foreground job
+ * once its work is queued (0.03 ms learnt for a 44 ms kernel): such a job is waited for
+ * here, its device times harvested into its own. */
+static int wait_to_learn(struct run_ctx *c, struct run_stats *st, struct cs_err *e)
+{
+	struct run_stats queued;
+	double t0 = clock_ms();
+	int rc = texec_flush(session_texec(c->s), c->stats, &queued, e);
+
+	run_stats_add_device(st, &queued);
+	st->wall_ms += clock_ms() - t0;
+	return rc ? 1 : 0;
+}
+
 /* A background job's plan belongs to the job; a foreground one's is freed here unless the
  * plan cache keeps it. */
 static int run_plan(struct run_ctx *c, struct job_plan *jp, bool kept, const char *label,
@@ -69,6 +84,8 @@ static int run_plan(struct run_ctx *c, struct job_plan *jp, bool kept, const cha
 		jp->in = c->in;
 		jp->out = c->out;
 		rc = exec_thread_foreground(&env, session_texec(c->s), jp, c->stats, &st, e);
+		if (rc == 0 && jp->on_end)
+			rc = wait_to_learn(c, &st, e);
 	} else
 		rc = exec_plan_foreground(&env, jp, &io, &st, &has_stats, e);
 	if (has_stats && rc == 0)

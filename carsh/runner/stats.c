@@ -8,10 +8,7 @@
 
 void stats_add_queued(struct stats_acc *acc, const struct run_stats *st)
 {
-	acc->sum.h2d_ms += st->h2d_ms;
-	acc->sum.kernel_ms += st->kernel_ms;
-	acc->sum.swap_ms += st->swap_ms;
-	acc->sum.d2h_ms += st->d2h_ms;
+	run_stats_add_device(&acc->sum, st);
 }
 
 int run_flush(struct run_ctx *c, struct cs_err *e)

@@ -29,6 +29,16 @@ struct run_stats {
 	char device[160]; /* "NAME (PLATFORM)" */
 };
 
+/* Add from's profiled device times to to's: the work of a job harvested after the job
+ * returned (the thread executor queues it). */
+static inline void run_stats_add_device(struct run_stats *to, const struct run_stats *from)
+{
+	to->h2d_ms += from->h2d_ms;
+	to->kernel_ms += from->kernel_ms;
+	to->swap_ms += from->swap_ms;
+	to->d2h_ms += from->d2h_ms;
+}
+
 struct rt_devinfo {
 	int index; /* position in the list `devices` prints; `Device select="INDEX"` */
 	cl_platform_id platform;
