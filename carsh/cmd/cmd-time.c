@@ -20,7 +20,7 @@ static const struct opt time_opts[] = {
                  "device's feeder thread); with `set stats=on` events are still taken"),
         OPT_FLAG("--json", struct time_args, json,
                  "print the same as one JSON object on one line (real_ms, jobs, device,\n"
-                 "the OpenCL times, and placement: why `auto` chose the device)"),
+                 "the OpenCL times, and placement: why `auto` chose the device or rank)"),
         OPT_END,
 };
 
@@ -34,7 +34,8 @@ static const struct opt_cmd time_spec = {
         "  platform  discovery, context and build (or binary-cache) time\n"
         "  h2d ...   host-to-device, kernel, swap and device-to-host time, from OpenCL\n"
         "            profiling events taken for every command\n"
-        "  place     where `auto` (--device auto) ran the jobs, and why",
+        "  place     where `auto` (--device auto, <Exec rank=\"auto\"> under MPI)\n"
+        "            ran the jobs, and why",
         time_opts,
         NULL,
         OPT_STOP_AT_OPERAND,

@@ -130,15 +130,18 @@ static int step_exec(struct run *r, const struct step *s)
 {
 	bool bg = r->c->background;
 	int rank = r->c->rank, rc;
+	struct placement *placed = r->c->placed;
 
 	r->c->background = s->background;
 	r->c->rank = placement_step(&r->placed, s, s->rank, s->background);
+	r->c->placed = &r->placed;
 	if (s->exe)
 		rc = run_exe(r->c, s->exe, NULL, r->b->file, r->e);
 	else
 		rc = run_file(r->c, s->file, 0, NULL, NULL, r->e);
 	r->c->background = bg;
 	r->c->rank = rank;
+	r->c->placed = placed;
 	return rc;
 }
 
@@ -280,6 +283,18 @@ static int check_recursion(const struct run_ctx *c, const char *real, const char
 	return -1;
 }
 
+/* Whether a step, or one in a <Repeat>, says rank="auto": then the batch keeps each rank's
+ * queued forecasts (runner/rankplace.h). */
+static bool has_rank_auto(const struct step *steps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((steps[i].kind == STEP_EXEC && steps[i].rank == STEP_RANK_AUTO) ||
+		    (steps[i].kind == STEP_REPEAT &&
+		     has_rank_auto(steps[i].steps, steps[i].nsteps)))
+			return true;
+	return false;
+}
+
 /* A batch that failed leaves no buffer it created behind, so that it can run again. */
 static void delete_created(struct run *r)
 {
@@ -311,6 +326,8 @@ static int run_loaded(struct run_ctx *parent, const struct batch *b, const struc
 	c.background = false;
 	c.depth++;
 	c.frames = frame;
+	c.placed = NULL;
+	r.placed.forecast = has_rank_auto(b->steps, b->nsteps);
 	rc = run_steps(&r, b->steps, b->nsteps);
 	/* Whatever happened, the jobs this batch started end before it does. */
 	jobs_rc = sync_ranks(&c, &sync_err);

@@ -16,6 +16,8 @@
 #include "runner/session.h"
 #include "runtime/runtime.h"
 
+struct placement;
+
 /* Statistics of the foreground jobs a command ran (for `time` and `set stats=on`). */
 struct stats_acc {
 	int jobs;
@@ -50,6 +52,7 @@ struct run_ctx {
 	int depth;                          /* nesting of source and batches */
 	int rank; /* under MPI, where its jobs run: a rank (0, the shell, unless a batch step
 	             placed it) or RANK_AUTO (runner/rankplace.h) */
+	struct placement *placed; /* the batch that placed its <Exec> step, or NULL */
 	const struct batch_frame *frames;
 	bool moves_by_caller; /* under MPI: the caller brings the data a job reads to its rank
 	                         and agrees on the outcome (runner/graphranks.c); the job runs

@@ -686,6 +686,47 @@ int place_job(struct run_ctx *c, struct job_plan *jp, char **saved, char *why, s
 	return 0;
 }
 
+/* The least forecast time among the devices marked in ok (lock held); 0 where none known. */
+static int best_forecast(struct placer *p, const struct kernel_plan *kp, const bool *ok, double *ms)
+{
+	struct profstore *ps = history(p);
+	char *model = model_key(kp);
+	size_t size = work_size(kp);
+	int known = 0;
+
+	for (size_t i = 0; ps && i < p->ndev; i++) {
+		const char *keys[] = {model, kp->kernel, p->devs[i].name};
+		const struct prof_rec *lo, *hi;
+		double t;
+
+		if (!ok[i] || !profstore_near(ps, KIND, keys, size, &lo, &hi))
+			continue;
+		t = place_forecast(lo, hi, size, V_TIME);
+		if (!known++ || t < *ms)
+			*ms = t;
+	}
+	free(model);
+	return known > 0;
+}
+
+int place_job_forecast(struct run_ctx *c, const struct job_plan *jp, double *ms)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct cs_err e = {0};
+	bool ok[MAX_DEVS];
+	struct placer *p = placer_get(c, &e);
+	int known = 0;
+
+	if (!p)
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	if (eligible(p, &jp->kp, ok, &sb, &e) > 0)
+		known = best_forecast(p, &jp->kp, ok, ms);
+	pthread_mutex_unlock(&p->lock);
+	sb_free(&sb);
+	return known;
+}
+
 void place_restore(struct job_plan *jp, char *saved)
 {
 	if (!jp || jp->kp.device_exe == saved)

@@ -349,6 +349,7 @@ int graph_run_file(struct run_ctx *c, const char *path, int argc, char **argv,
 	r.c.jobs = jobs_new();
 	r.c.quiet = true;
 	r.c.background = false;
+	r.c.placed = NULL; /* its runs are placed by the graph, not by a batch around it */
 	r.c.depth++;
 	rc = run_graph(&r);
 	/* Nothing of ours may still run (an error between start and sync) or stay behind. */

@@ -1,10 +1,13 @@
 /* Which MPI rank runs a job (runner/rankplace.h). */
 #include "runner/rankplace.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/batch.h"
+#include "runner/devplace.h"
+#include "runner/rankforecast.h"
 #include "runner/replicas.h"
 #include "util/alloc.h"
 #include "util/path.h"
@@ -50,12 +53,15 @@ int placement_step(struct placement *p, const void *step, int asked, bool backgr
 void placement_sync(struct placement *p)
 {
 	p->next = 0;
+	if (p->queued_ms)
+		memset(p->queued_ms, 0, (size_t)ranks_size() * sizeof(*p->queued_ms));
 }
 
 void placement_free(struct placement *p)
 {
 	free(p->steps);
 	free(p->ranks);
+	free(p->queued_ms);
 	*p = (struct placement)PLACEMENT_INIT;
 }
 
@@ -68,34 +74,69 @@ static bool uses_stdio(const struct job_plan *jp)
 	return false;
 }
 
-/* The rank with the most bytes of jp's inputs current; the lowest on a tie. */
-static int most_bytes(const struct replicas *r, const struct job_plan *jp)
+/* The rank that holds most of the bytes jp reads (the fewest to move), the lowest on a tie. */
+static int fewest_missing(const size_t *missing, int n, char *why, size_t len)
 {
-	size_t best_bytes = 0;
 	int best = 0;
 
-	for (int rank = 0; rank < ranks_size(); rank++) {
-		size_t bytes = 0;
-
-		for (size_t i = 0; i < jp->kp.nargs; i++)
-			if (jp->binds[i].how == BIND_BUFFER && arg_is_read(jp->kp.args[i].kind) &&
-			    replicas_current(r, jp->binds[i].buffer, rank))
-				bytes += jp->kp.args[i].bytes;
-		if (bytes > best_bytes) {
-			best_bytes = bytes;
-			best = rank;
-		}
-	}
+	for (int r = 1; r < n; r++)
+		if (missing[r] < missing[best])
+			best = r;
+	snprintf(why, len, "auto: rank %d, most of the bytes it reads there (no profile yet)",
+	         best);
 	return best;
 }
 
-int placement_job(const struct run_ctx *c, const struct job_plan *jp)
+/* rank="auto", on rank 0: the earliest forecast end, else the most bytes. */
+static int auto_rank(struct run_ctx *c, const struct job_plan *jp, bool known, double job_ms,
+                     char *why, size_t len)
 {
+	int n = ranks_size(), rank;
+	size_t *missing = xcalloc((size_t)n, sizeof(*missing));
+	double *queued = xcalloc((size_t)n, sizeof(*queued));
+
+	for (int r = 0; r < n; r++)
+		missing[r] = rank_missing_bytes(c->s->replicas, jp, r);
+	if (c->placed && c->placed->queued_ms)
+		memcpy(queued, c->placed->queued_ms, (size_t)n * sizeof(*queued));
+	if (known)
+		rank = rank_pick(queued, missing, n, job_ms, RANK_MOVE_BYTES_PER_MS, why, len);
+	else
+		rank = fewest_missing(missing, n, why, len);
+	free(queued);
+	free(missing);
+	return rank;
+}
+
+/* Rank 0 keeps the forecast of a background job of a batch with rank="auto" steps. */
+static void queue_job(struct placement *p, int rank, double job_ms)
+{
+	if (!p->queued_ms)
+		p->queued_ms = xcalloc((size_t)ranks_size(), sizeof(*p->queued_ms));
+	p->queued_ms[rank] += job_ms;
+}
+
+int placement_job(struct run_ctx *c, const struct job_plan *jp, char *why, size_t len)
+{
+	bool queue = c->placed && c->placed->forecast && c->background;
+	bool known = false;
+	double job_ms = 0;
+	int rank = 0;
+
+	why[0] = '\0';
 	if (!c->s->replicas || uses_stdio(jp))
 		return 0;
+	if (ranks_rank() == 0 && (queue || c->rank == RANK_AUTO))
+		known = place_job_forecast(c, jp, &job_ms);
+	if (c->rank != RANK_AUTO)
+		rank = c->rank % ranks_size();
+	else if (ranks_rank() == 0)
+		rank = auto_rank(c, jp, known, job_ms, why, len);
 	if (c->rank == RANK_AUTO)
-		return most_bytes(c->s->replicas, jp);
-	return c->rank % ranks_size();
+		ranks_bcast(&rank, sizeof(rank), 0);
+	if (queue && known)
+		queue_job(c->placed, rank, job_ms);
+	return rank;
 }
 
 int placement_one_rank(const char *what, struct cs_err *e)

@@ -1,9 +1,18 @@
 /*
  * Which MPI rank runs a job (docs/scale-out.md "Placement"). Every rank computes the same
  * answer from the same batch and the same replica table, so no rank tells another where a
- * job goes. A batch places its background <Exec> steps round robin, starting again at rank
- * 0 after each <Sync/>; a step keeps the rank it got the first time, so a <Repeat> body
- * runs where its data already is. Everything else runs on rank 0, the shell.
+ * job goes, but for rank="auto". A batch places its background <Exec> steps round robin,
+ * starting again at rank 0 after each <Sync/>; a step keeps the rank it got the first time,
+ * so a <Repeat> body runs where its data already is. Everything else runs on rank 0, the
+ * shell.
+ *
+ * rank="auto" goes where the step would end first (runner/rankforecast.h), from forecasts
+ * of rank 0's profile history, which changes as jobs end and is not the other ranks': rank
+ * 0 decides and broadcasts the rank. Every rank meets that broadcast at the same step, as
+ * it meets the step's moves (a background batch does not run across ranks, so no other
+ * collective comes between). Where the history does not know the job, it goes where most
+ * of the bytes it reads are current (the lowest rank on a tie), which every rank could
+ * derive alone; rank 0 decides that too, so that every rank="auto" step is one broadcast.
  */
 #ifndef CARSH_RUNNER_RANKPLACE_H
 #define CARSH_RUNNER_RANKPLACE_H
@@ -14,7 +23,7 @@
 #include "exec/jobplan.h"
 #include "runner/context.h"
 
-/* run_ctx.rank: the rank that holds most of the bytes the job reads (the lowest on a tie). */
+/* run_ctx.rank: where the job would end first (above). */
 #define RANK_AUTO (-1)
 
 /* The placements of one batch's steps. */
@@ -23,24 +32,29 @@ struct placement {
 	int *ranks;
 	size_t n, cap;
 	int next; /* the next round-robin rank */
+	/* On rank 0, where the batch has a rank="auto" step: the forecasts of the background
+	 * jobs placed on each rank since the last <Sync/> (ranks_size() entries). */
+	bool forecast;
+	double *queued_ms;
 };
 
-#define PLACEMENT_INIT              \
-	{                           \
-		NULL, NULL, 0, 0, 0 \
+#define PLACEMENT_INIT                           \
+	{                                        \
+		NULL, NULL, 0, 0, 0, false, NULL \
 	}
 
 /* The rank of a step (key: its address): asked, rank="N" (STEP_RANK_* of model/batch.h,
  * taken modulo the number of ranks so that a batch written for 4 ranks runs on fewer), or
  * round robin for a background step, the shell's rank 0 for a foreground one. */
 int placement_step(struct placement *p, const void *step, int asked, bool background);
-/* A <Sync/>: the next background step starts again at rank 0. */
+/* A <Sync/>: the next background step starts again at rank 0, every rank's queue is empty. */
 void placement_sync(struct placement *p);
 void placement_free(struct placement *p);
 
 /* The rank that runs jp in context c: c->rank resolved; a job that reads standard input
- * or writes standard output runs on rank 0, which has them. */
-int placement_job(const struct run_ctx *c, const struct job_plan *jp);
+ * or writes standard output runs on rank 0, which has them. On rank 0, why says why a
+ * rank="auto" step went where it did ("" for any other job). */
+int placement_job(struct run_ctx *c, const struct job_plan *jp, char *why, size_t len);
 
 /* Pipeline graphs and the engines do not run across ranks yet (docs/scale-out.md): with
  * more than one rank, -1 with "WHAT: not across MPI ranks yet; ..." (what may be NULL). */

@@ -59,10 +59,22 @@ static int wait_to_learn(struct run_ctx *c, struct run_stats *st, struct cs_err 
 	return rc ? 1 : 0;
 }
 
+/* why: the rank's reason, then the device's: "auto: rank 0, ...; auto: cpu, ...". */
+static void add_rank_why(char *why, size_t len, const char *rank_why)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!rank_why[0])
+		return;
+	sb_addf(&sb, "%s%s%s", rank_why, why[0] ? "; " : "", why);
+	snprintf(why, len, "%s", sb_str(&sb));
+	sb_free(&sb);
+}
+
 /* A background job's plan belongs to the job; a foreground one's is freed here unless the
- * plan cache keeps it. */
+ * plan cache keeps it. rank_why: why rank="auto" put it here, or "". */
 static int run_plan(struct run_ctx *c, struct job_plan *jp, bool kept, const char *label,
-                    struct cs_err *e)
+                    const char *rank_why, struct cs_err *e)
 {
 	struct exec_env env = run_exec_env(c);
 	struct child_io io = run_child_io(c);
@@ -78,6 +90,7 @@ static int run_plan(struct run_ctx *c, struct job_plan *jp, bool kept, const cha
 			job_plan_free(jp);
 		return 1;
 	}
+	add_rank_why(why, sizeof(why), rank_why);
 	if (c->background)
 		return plan_background(c, jp, label, why, e);
 	if (c->s->thread_mode) {
@@ -137,18 +150,23 @@ static void start_failed_later(struct run_ctx *c, int rc, const char *label, con
 static int run_placed(struct run_ctx *c, struct job_plan *jp, bool kept, const char *label,
                       struct cs_err *e)
 {
-	int rank = placement_job(c, jp), rc = 0;
+	char why[200];
+	int rank = placement_job(c, jp, why, sizeof(why)), rc = 0;
 
 	if (c->moves_by_caller) {
 		if (rank == ranks_rank())
-			return run_plan(c, jp, kept, label, e);
+			return run_plan(c, jp, kept, label, "", e);
 		if (!kept)
 			job_plan_free(jp);
 		return 0;
 	}
+	/* `time` says why rank="auto" chose; run_plan says it with the device's for a
+	 * foreground job it runs here. */
+	if (why[0] && (rank != ranks_rank() || c->background))
+		stats_place(c->stats, why);
 	buffers_place_plan(c, jp, rank);
 	if (rank == ranks_rank())
-		rc = run_plan(c, jp, kept, label, e);
+		rc = run_plan(c, jp, kept, label, why, e);
 	else if (!kept)
 		job_plan_free(jp);
 	if (!c->background)
@@ -181,7 +199,7 @@ static int plan_and_run(struct run_ctx *c, const struct exe *exe, const struct p
 	}
 	if (c->s->replicas)
 		return run_placed(c, jp, kept, label, e);
-	return run_plan(c, jp, kept, label, e);
+	return run_plan(c, jp, kept, label, "", e);
 }
 
 int run_exe(struct run_ctx *c, const struct exe *exe, const struct params *args, const char *label,

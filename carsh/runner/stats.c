@@ -70,13 +70,16 @@ void stats_print(FILE *f, const struct stats_acc *acc, double wall_ms, bool prof
 
 	if (wall_ms >= 0)
 		fprintf(f, "real     %10.3f ms\n", wall_ms);
-	if (acc->jobs == 0)
-		return;
-	fprintf(f, "jobs     %10d on %s; %.3f ms inside them\n", acc->jobs, s->device, s->wall_ms);
+	if (acc->jobs)
+		fprintf(f, "jobs     %10d on %s; %.3f ms inside them\n", acc->jobs, s->device,
+		        s->wall_ms);
+	/* Also without foreground jobs: rank="auto" places background ones (rankplace.h). */
 	if (acc->placed == 1)
 		fprintf(f, "place    %s\n", acc->place);
 	else if (acc->placed > 1)
 		fprintf(f, "place    %d jobs by auto, the last: %s\n", acc->placed, acc->place);
+	if (acc->jobs == 0)
+		return;
 	if (!profiled) {
 		fflush(f);
 		return;

@@ -11,6 +11,7 @@
 
 #include "data/profstore.h"
 #include "runner/devplace.h"
+#include "runner/rankforecast.h"
 
 static struct prof_rec rec(size_t size, double ms, double mj)
 {
@@ -90,6 +91,41 @@ START_TEST(test_pick_explores_each_device_once)
 }
 END_TEST
 
+/* rank="auto" across 3 ranks, a 10 ms job at 1e6 bytes a ms. Rank 0 holds its inputs but
+ * has 30 ms queued: 30 + 0 + 10 = 40. Rank 1 has 5 ms queued and lacks 8 MB: 5 + 8 + 10 =
+ * 23. Rank 2 has 12 ms queued and lacks 1 MB: 12 + 1 + 10 = 23, a tie with rank 1, which
+ * is lower. */
+START_TEST(test_rank_pick_earliest_end_with_moves)
+{
+	double queued[] = {30, 5, 12};
+	size_t missing[] = {0, 8000000, 1000000};
+	char why[200];
+
+	ck_assert_int_eq(rank_pick(queued, missing, 3, 10, 1e6, why, sizeof(why)), 1);
+	ck_assert_str_eq(why, "auto: rank 1, forecast 23 ms vs rank 0 40 ms, rank 2 23 ms");
+	/* Rank 2's queue 1 ms shorter: 22 ms, it wins. */
+	queued[2] = 11;
+	ck_assert_int_eq(rank_pick(queued, missing, 3, 10, 1e6, why, sizeof(why)), 2);
+	ck_assert_str_eq(why, "auto: rank 2, forecast 22 ms vs rank 0 40 ms, rank 1 23 ms");
+}
+END_TEST
+
+/* Nothing queued: the rank holding the inputs, 2 ms against 2 + 4000 / 1e6 = 2.004; once
+ * a 2 ms job is queued there, the other rank, 2.004 against 4. */
+START_TEST(test_rank_pick_spreads_equal_jobs)
+{
+	double queued[] = {0, 0};
+	size_t missing[] = {0, 4000};
+	char why[200];
+
+	ck_assert_int_eq(rank_pick(queued, missing, 2, 2, 1e6, why, sizeof(why)), 0);
+	ck_assert_str_eq(why, "auto: rank 0, forecast 2 ms vs rank 1 2.004 ms");
+	queued[0] = 2;
+	ck_assert_int_eq(rank_pick(queued, missing, 2, 2, 1e6, why, sizeof(why)), 1);
+	ck_assert_str_eq(why, "auto: rank 1, forecast 2.004 ms vs rank 0 4 ms");
+}
+END_TEST
+
 /* 002's DynEn: the GPU ends first but spends 5 J against the CPU's 2 J. */
 START_TEST(test_pick_least_energy)
 {
@@ -161,6 +197,8 @@ static Suite *suite_auto(void)
 	tcase_add_test(t, test_pick_earliest_end_avoids_a_busy_device);
 	tcase_add_test(t, test_pick_explores_each_device_once);
 	tcase_add_test(t, test_pick_least_energy);
+	tcase_add_test(t, test_rank_pick_earliest_end_with_moves);
+	tcase_add_test(t, test_rank_pick_spreads_equal_jobs);
 	tcase_add_test(t, test_mode_parses_the_criterion);
 	tcase_add_test(t, test_store_save_merges_with_the_file);
 	suite_add_tcase(s, t);
