@@ -14,6 +14,7 @@
 #include "runtime/session.h"
 #include "util/alloc.h"
 #include "util/clock.h"
+#include "util/hash.h"
 #include "util/strbuf.h"
 
 #define KIND     "device"
@@ -161,7 +162,18 @@ struct inflight {
 	double gpu_j0, cpu_j0; /* the counters when it was placed */
 	char *keys[3];         /* model, kernel, device */
 	size_t size;
+	/* Placed before any job of its device had ended in this shell: the first, or behind
+	 * it (warm: neither). */
+	enum { J_WARM, J_FIRST, J_BEHIND_FIRST } when;
 	struct inflight *next;
+};
+
+/* A device's run of back-to-back jobs of one kind (flow-model, kernel, size): each of its
+ * jobs waited for the one before, so together they cost the time since the first began. */
+struct backlog {
+	uint64_t kind;
+	double start;
+	unsigned n;
 };
 
 struct placer {
@@ -170,6 +182,8 @@ struct placer {
 	size_t ndev;
 	char names[MAX_DEVS][24];
 	double last_end[MAX_DEVS];
+	struct backlog backlog[MAX_DEVS];
+	unsigned ended[MAX_DEVS];
 	unsigned energy_jobs[MAX_DEVS]; /* jobs placed under auto:energy, for ENERGY_EVERY */
 	struct inflight *jobs;          /* in the order placed */
 	struct energy_meter *meter;
@@ -473,21 +487,51 @@ static void counters(struct placer *p, double *gpu_j, double *cpu_j)
 	*cpu_j = r.cpu_ok ? r.cpu_j : -1;
 }
 
-/* The device time a job costs: its run less the once-per-worker set-up; queued behind
- * another job of the device, only the time since that one ended (the device's in-order
- * queue), but never less than its commands' own profiled time: the ends the shell sees come
- * in bursts, and a burst teaches a device far faster than it is (64 Mandelbrot jobs on the
- * GPU machine's 16 PoCL cores, 0.7 ms each, were learnt at 0.04 ms; docs/auto.md). */
-static double job_ms(const struct placer *p, const struct inflight *j, const struct run_stats *st)
+static uint64_t job_kind(const struct inflight *j)
 {
-	double ms = st->wall_ms - st->build_ms - st->platform_ms - st->context_ms;
-	double device = st->h2d_ms + st->kernel_ms + st->swap_ms + st->d2h_ms;
+	uint64_t h = fnv64(FNV64_INIT, j->keys[0], strlen(j->keys[0]) + 1);
 
-	if (p->last_end[j->dev] > j->placed_at && clock_ms() - p->last_end[j->dev] < ms)
-		ms = clock_ms() - p->last_end[j->dev];
-	if (ms < device)
-		ms = device;
-	return ms > 0.001 ? ms : 0.001;
+	h = fnv64(h, j->keys[1], strlen(j->keys[1]) + 1);
+	return fnv64(h, &j->size, sizeof(j->size));
+}
+
+/* The device time a job costs: its run less the once-per-worker set-up; queued behind jobs
+ * of its kind, the mean time of their back-to-back run so far. Not the time since the one
+ * before ended: the ends the shell sees come in bursts, and 64 Mandelbrot jobs of 0.8 ms
+ * each on the GPU machine's 16 PoCL cores were learnt at 0.01-0.04 ms (docs/auto.md). */
+static double job_ms(struct placer *p, const struct inflight *j, const struct run_stats *st)
+{
+	struct backlog *b = &p->backlog[j->dev];
+	double ms = st->wall_ms - st->build_ms - st->platform_ms - st->context_ms, now = clock_ms();
+	uint64_t kind = job_kind(j);
+
+	if (p->last_end[j->dev] > j->placed_at && b->n > 0 && b->kind == kind) {
+		double mean = (now - b->start) / ++b->n;
+
+		return mean < ms ? mean : ms;
+	}
+	/* Its run began when it was placed, or when the job before it on the device ended; its
+	 * set-up (a program build the jobs behind it waited for too) is no part of the run. */
+	if (p->last_end[j->dev] > j->placed_at && now - p->last_end[j->dev] < ms)
+		ms = now - p->last_end[j->dev];
+	else if (p->last_end[j->dev] <= j->placed_at && now - j->placed_at < ms)
+		ms = now - j->placed_at;
+	ms = ms > 0.001 ? ms : 0.001;
+	*b = (struct backlog){.kind = kind, .n = 1, .start = now - ms};
+	return ms;
+}
+
+/* A device's first jobs in a shell wait for its compiler (PoCL compiles a kernel at its
+ * first launch, outside the program build: 8 jobs of 0.2 ms on two cores were learnt at
+ * 1.3 s). The jobs placed behind the first teach only a device without a record, and the
+ * next warm job replaces what they taught; the first itself too, unless it ran within 4
+ * times the record (a shell that runs one job, as a script's `carsh run` does, still
+ * teaches). */
+static bool cold(const struct inflight *j, double record_ms, double ms)
+{
+	if (j->when == J_BEHIND_FIRST)
+		return true;
+	return j->when == J_FIRST && ms > 4 * record_ms;
 }
 
 /* What the run measured goes into the history; the job leaves the device's queue. */
@@ -496,6 +540,7 @@ static void learn(struct inflight *j, int status, const struct run_stats *st)
 	struct placer *p = j->p;
 	bool gpu = p->devs[j->dev].type & CL_DEVICE_TYPE_GPU;
 	double g, cpu, span, mj = -1, j0;
+	bool found;
 	struct profstore *ps = status == 0 && st ? history(p) : NULL;
 	struct cs_err e;
 
@@ -510,11 +555,16 @@ static void learn(struct inflight *j, int status, const struct run_stats *st)
 		double v[3] = {0, -1, 1};
 
 		v[V_TIME] = job_ms(p, j, st);
+		found = profstore_near(ps, KIND, keys, j->size, &lo, &hi) && lo == hi;
+		if (found && cold(j, lo->v[V_TIME], v[V_TIME]))
+			return;
 		/* The device's power over the job's span, times its own run time (docs/auto.md). */
 		if (j0 >= 0 && (gpu ? g : cpu) >= 0 && span > 0)
 			mj = ((gpu ? g : cpu) - j0) * 1000 / span * v[V_TIME];
 		v[V_ENERGY] = mj;
-		if (profstore_near(ps, KIND, keys, j->size, &lo, &hi) && lo == hi) {
+		if (!found && j->when != J_WARM)
+			v[V_RUNS] = 0;
+		else if (found) {
 			double n = lo->v[V_RUNS] < KEEP_RUNS ? lo->v[V_RUNS] : KEEP_RUNS;
 
 			v[V_TIME] = (lo->v[V_TIME] * n + v[V_TIME]) / (n + 1);
@@ -544,6 +594,7 @@ static void on_end(void *arg, int status, const struct run_stats *st)
 	if (*pp)
 		*pp = j->next;
 	p->last_end[j->dev] = clock_ms();
+	p->ended[j->dev]++;
 	pthread_mutex_unlock(&p->lock);
 	for (int i = 0; i < 3; i++)
 		free(j->keys[i]);
@@ -583,6 +634,16 @@ static size_t candidates(struct placer *p, const struct kernel_plan *kp, enum pl
 	return n;
 }
 
+static int when_placed(const struct placer *p, size_t dev)
+{
+	if (p->ended[dev] > 0)
+		return J_WARM;
+	for (const struct inflight *j = p->jobs; j; j = j->next)
+		if (j->dev == (int)dev)
+			return J_BEHIND_FIRST;
+	return J_FIRST;
+}
+
 /* energy: read the counters around the job (its device has one, and auto:energy, or its
  * energy there is not known yet). Not for every job: reading NVML's energy counter costs
  * milliseconds; 64 tiny jobs under auto:time took 458 ms against 14 on the cores alone. */
@@ -595,7 +656,8 @@ static void track(struct placer *p, struct job_plan *jp, size_t dev, double fore
 	                       .dev = (int)dev,
 	                       .forecast_ms = forecast,
 	                       .placed_at = clock_ms(),
-	                       .size = work_size(&jp->kp)};
+	                       .size = work_size(&jp->kp),
+	                       .when = when_placed(p, dev)};
 	j->gpu_j0 = j->cpu_j0 = -1;
 	if (energy)
 		counters(p, &j->gpu_j0, &j->cpu_j0);
@@ -772,7 +834,10 @@ int place_profiles_print(struct placer *p, FILE *f, char *warn, size_t n, struct
 		        x->size, x->v[V_TIME]);
 		if (x->v[V_ENERGY] >= 0)
 			fprintf(f, ", %.4g J", x->v[V_ENERGY] / 1000);
-		fprintf(f, ", %.0f run%s\n", x->v[V_RUNS], x->v[V_RUNS] == 1 ? "" : "s");
+		if (x->v[V_RUNS] == 0)
+			fprintf(f, ", a first run (replaced by the next)\n");
+		else
+			fprintf(f, ", %.0f run%s\n", x->v[V_RUNS], x->v[V_RUNS] == 1 ? "" : "s");
 	}
 	profstore_free(ps);
 	return 0;
