@@ -628,6 +628,31 @@ START_TEST(test_marrow_searches_again_when_the_times_drift)
 }
 END_TEST
 
+/* Beside a GPU 300 times a core the oracle gives the cores 1 %: a primed run stays at the
+ * split its first run found (within Marrow's 5 % tolerance of balance), instead of moving
+ * 1/16 of the work to the cores (0.48 of the oracle before moves were capped at the
+ * balance the step's throughputs give). */
+START_TEST(test_marrow_primed_stays_on_a_300x_gpu)
+{
+	size_t items = 1 << 18;
+	double share, best = oracle_ms(items, 64, 4, 8, 0, 300.0, &share);
+	struct sched *s = new_sched(SCHED_MARROW, items, 64, 4, true, 132, 0);
+	struct sched_prior p;
+	double second;
+
+	simulate(s, 4, true, items, 8, 0, 300.0);
+	ck_assert(sched_profile(s, &p));
+	sched_free(s);
+	s = new_sched(SCHED_MARROW, items, 64, 4, true, 132, 0);
+	sched_prime(s, &p);
+	second = best / simulate(s, 4, true, items, 8, 0, 300.0).makespan;
+	sched_free(s);
+	fprintf(stderr, "300x GPU: Marrow's split %.3f, primed run %.3f of the oracle (%.0f %%)\n",
+	        p.share, second, share * 100);
+	ck_assert_msg(second >= 0.95, "primed: %.3f of the oracle", second);
+}
+END_TEST
+
 /* ---- the knowledge base (001 §3.2) ---- */
 
 static char *kb_tmp(const char *text)
@@ -912,6 +937,7 @@ static Suite *suite_partition(void)
 	tcase_add_test(t, test_logfit_primed_skips_the_exploration_of_a_short_step);
 	tcase_add_test(t, test_marrow_binary_search_balances_a_pair);
 	tcase_add_test(t, test_marrow_searches_again_when_the_times_drift);
+	tcase_add_test(t, test_marrow_primed_stays_on_a_300x_gpu);
 	suite_add_tcase(s, t);
 	return s;
 }
