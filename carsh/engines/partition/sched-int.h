@@ -85,8 +85,8 @@ struct sched {
 	bool *probe;        /* per core: its next chunk is a probe (it sat out before) */
 	double *out_lg;     /* per core: the GPUs' throughput when it sat out */
 	size_t *clast;      /* per core: its last chunk's size */
-	double *cdone;      /* per core: items and ms of its chunks, the older halved at */
-	double *cms;        /* each new one (a throughput of sums: see note_done) */
+	double *cdone;      /* per core: items of its chunks in this step */
+	double *cms;        /* per core: ms of its chunks in this step (core_lambda) */
 	double *busy;       /* per device: ms in chunks in this step */
 
 	/* marrow: the split, kept across steps */

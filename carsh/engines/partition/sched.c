@@ -126,6 +126,8 @@ void sched_step_begin(struct sched *s)
 		s->g[i].items = 0;
 	}
 	memset(s->busy, 0, s->ndev * sizeof(*s->busy));
+	memset(s->cdone, 0, (s->c.ncpu ? s->c.ncpu : 1) * sizeof(*s->cdone));
+	memset(s->cms, 0, (s->c.ncpu ? s->c.ncpu : 1) * sizeof(*s->cms));
 	/* A new step may meet other work: every core is asked again (logfit). */
 	memset(s->out, 0, (s->c.ncpu ? s->c.ncpu : 1) * sizeof(*s->out));
 	if (s->ops->step_begin)
@@ -144,15 +146,15 @@ enum sched_answer sched_next(struct sched *s, unsigned dev, struct sched_chunk *
 	return a;
 }
 
-/* A core's throughput: its items over its time, summed over its chunks with the older
- * halved at each new one, not its last chunk's items over its time. 16 PoCL cores on a
- * Jacobi grid measured chunks at 6 to 145 rows/ms while each did 27 rows/ms over the step;
- * the sum of their last throughputs, three times what they did together, took the GPU out
- * of steps it should have had a third of (H100; docs/partition.md). */
+/* A core's throughput: its items over its time in chunks in this step so far, not its last
+ * chunk's items over its time. 16 PoCL cores on a Jacobi grid measured chunks at 6 to 145
+ * rows/ms while each did 27 rows/ms over the step; the sum of their last throughputs, three
+ * times what they did together, took the GPU out of steps it should have had a third of
+ * (H100; docs/partition.md). Until its first chunk of a step, a core's is the last step's. */
 static double core_lambda(struct sched *s, unsigned dev, size_t items, double ms)
 {
-	s->cdone[dev] = s->cdone[dev] / 2 + (double)items;
-	s->cms[dev] = s->cms[dev] / 2 + ms;
+	s->cdone[dev] += (double)items;
+	s->cms[dev] += ms;
 	return s->cdone[dev] / (s->cms[dev] > 1e-4 ? s->cms[dev] : 1e-4);
 }
 
