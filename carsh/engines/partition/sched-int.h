@@ -81,6 +81,7 @@ struct sched {
 	bool cores_out;     /* a core sat out the rest of this step: the GPUs take it all */
 	unsigned cpu_fresh; /* chunks the cores have finished in this step */
 	bool primed;        /* started from a known profile: no samples, no fit */
+	double primed_lc;   /* the profile's throughput of a core */
 	bool *out;          /* per core: sits out the rest of this step */
 	bool *probe;        /* per core: its next chunk is a probe (it sat out before) */
 	double *out_lg;     /* per core: the GPUs' throughput when it sat out */

@@ -109,6 +109,22 @@ static const struct gst *pace_gpu(const struct sched *s, size_t r, double *gchun
 	return best;
 }
 
+/* Primed, a core's first chunk of a step is sized on the profile's throughput, not on this
+ * step's work, and so is every chunk while the step's differs from the profile's by more
+ * than twice: on irregular work one chunk of a core's whole share met a heavy region and
+ * held the step (the simulation's hot region, 1 GPU 16 x a core: 0.23 of the oracle, 0.68 in
+ * quarters; H200: Mandelbrot and neighbours primed 1.4-1.7 x Static). Only then is it cut
+ * into quarters: on a regular Jacobi grid, quarters throughout made 230 chunks a step of
+ * PoCL launches where 130 had been. */
+static bool primed_unsure(const struct sched *s, unsigned dev)
+{
+	double lc = s->lambda[dev];
+
+	if (!s->primed)
+		return false;
+	return s->cms[dev] <= 0 || lc < s->primed_lc / 2 || lc > 2 * s->primed_lc;
+}
+
 /* 003 §4: C = G·λC/λG, the chunk a core ends in the time the GPU needs for its next chunk
  * (G, or what is left when that is less). A core never takes more than its share of what is
  * left in proportion to its throughput (the rule of [15] 003 §4 builds on): where the last
@@ -142,11 +158,7 @@ enum sched_answer sched_logfit_cpu(struct sched *s, unsigned dev, struct sched_c
 	/* Nor more than an equal share of it among the devices: a core is not faster than a
 	 * GPU, and a larger chunk means its throughput came from lighter work than the GPU's. */
 	c = fmin(c, ceil((double)r / (s->c.ncpu + s->ng)));
-	/* Primed, a core's chunks are sized on the profile's mean throughput, not on this
-	 * step's work: on irregular work one chunk of a core's whole share met a heavy region
-	 * and held the step (the simulation's hot region, 1 GPU 16 x a core: 0.23 of the
-	 * oracle; 0.68 in quarters; H200: Mandelbrot and neighbours primed 1.4-1.7 x Static). */
-	if (s->primed)
+	if (primed_unsure(s, dev))
 		c = fmin(c, (double)r * lc / (lg + sched_cpu_total(s)) / PRIMED_PARTS);
 	return sched_take(s, &s->pool, sched_floor_chunk(s, c, r), PHASE_FIT, out);
 }

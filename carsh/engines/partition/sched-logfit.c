@@ -250,6 +250,7 @@ static void logfit_prime(struct sched *s, const struct sched_prior *p)
 	if (!(p->lgpu > 0) || !(p->lcpu > 0))
 		return;
 	s->primed = true;
+	s->primed_lc = p->lcpu;
 	for (unsigned i = 0; i < s->ng; i++)
 		s->lambda[s->c.ncpu + i] = prior_share_of(s, i, p->lgpu);
 	for (unsigned d = 0; d < s->c.ncpu; d++)
