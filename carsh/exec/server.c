@@ -47,6 +47,7 @@ struct server {
 	struct client *clients;
 	unsigned nclients, nlent;
 	unsigned long jobs;
+	unsigned long devlists; /* workers lent for a device list (SERVER_DEVICES) */
 	unsigned long sessions, warm_sessions;
 	time_t started;
 	ino_t ino; /* the socket file's */
@@ -194,7 +195,9 @@ static void lend(struct server *s, struct client *cl, struct worker *wk)
 	s->nlent++;
 }
 
-static void take(struct server *s, struct client *cl, const struct wire_msg *m)
+/* A worker for a job (TAKE), or for a device list (DEVICES): counted in *count. */
+static void take(struct server *s, struct client *cl, const struct wire_msg *m,
+                 unsigned long *count)
 {
 	struct cs_err e;
 	struct worker *wk = workers_take_key(s->pool, (const char *)m->payload, &e);
@@ -209,7 +212,7 @@ static void take(struct server *s, struct client *cl, const struct wire_msg *m)
 	fds[0] = worker_socket(wk);
 	fds[1] = worker_result_fd(wk);
 	lend(s, cl, wk);
-	s->jobs++;
+	(*count)++;
 	wire_send(cl->fd, SERVER_LENT, &pid, sizeof(pid), fds, 2, &e);
 }
 
@@ -269,6 +272,7 @@ static void info(struct server *s, struct client *cl)
 	        (long long)(time(NULL) - s->started), server_build_id(), PACKAGE_VERSION);
 	sb_addf(&sb, "socket %s\nworkers %u idle, %u lent\njobs %lu\nclients %u\n", s->sock,
 	        workers_idle(s->pool), s->nlent, s->jobs, s->nclients - 1);
+	sb_addf(&sb, "device lists %lu\n", s->devlists);
 	sb_addf(&sb, "sessions %lu, %lu warm\nsession workers %u waiting\n", s->sessions,
 	        s->warm_sessions, spares_waiting(s->spares));
 	sb_addf(&sb, "idle exit %u s\n", idle_seconds());
@@ -290,7 +294,8 @@ static bool serve(struct server *s, struct client *cl)
 		return false;
 	switch (m.type) {
 	case SERVER_TAKE:
-		take(s, cl, &m);
+	case SERVER_DEVICES:
+		take(s, cl, &m, m.type == SERVER_TAKE ? &s->jobs : &s->devlists);
 		break;
 	case SERVER_SESSION:
 		take_session(s, cl, &m);

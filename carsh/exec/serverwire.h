@@ -20,6 +20,9 @@ enum {
 	SERVER_SESSION = 110,
 	/* <- its pid (uint32); fds: its socket. Ended by GIVE (after WORKER_DONE) or ENDED. */
 	SERVER_SESSION_LENT = 111,
+	/* -> the device key (text) of no plan: a worker lent, as by TAKE (answered by LENT, ended
+	 * by GIVE or ENDED), for one WORKER_DEVICES question (docs/auto.md); counted apart */
+	SERVER_DEVICES = 112,
 };
 
 #endif

@@ -80,6 +80,37 @@ static int run_job(struct rt_session *s, const struct wire_msg *m, struct job_re
 	return status;
 }
 
+/* The device list its jobs choose from (rt_devices_list's, as a discovery child's), in the
+ * job environment the shell sent: a new worker reads it before its runtime starts; one lent
+ * again has it already (workers are lent only to the environment they ran). false: the
+ * answer was WORKER_DONE 1, the reason in res. */
+static bool answer_devices(struct rt_session *s, int sock, const struct wire_msg *m,
+                           struct job_result *res)
+{
+	struct strvec env = STRVEC_INIT;
+	const struct rt_devinfo *devs;
+	struct wbuf out = WBUF_INIT;
+	struct cs_err e;
+	size_t n;
+	bool ok;
+
+	memset(res, 0, sizeof(*res));
+	ok = workerwire_decode_env(m->payload, m->len, &env, &e) == 0;
+	if (ok) {
+		workerwire_apply_env(env.v, env.n);
+		ok = rt_session_devices(s, &devs, &n, &e) == 0;
+	}
+	sv_free(&env);
+	if (!ok) {
+		fail(res, "", e.msg);
+		return false;
+	}
+	workerwire_encode_devices(devs, n, &out);
+	ok = wire_send(sock, WORKER_DEVLIST, out.p, out.len, NULL, 0, &e) == 0;
+	wb_free(&out);
+	return ok;
+}
+
 void worker_main(int sock, struct job_result *res)
 {
 	struct rt_session *s = rt_session_new();
@@ -93,6 +124,10 @@ void worker_main(int sock, struct job_result *res)
 
 		if (wire_recv(sock, &m, &e) <= 0)
 			break;
+		if (m.type == WORKER_DEVICES && answer_devices(s, sock, &m, res)) {
+			wire_msg_free(&m);
+			continue;
+		}
 		status = m.type == WORKER_JOB ? (uint32_t)run_job(s, &m, res, null, own_err) : 1;
 		wire_msg_free(&m);
 		if (wire_send(sock, WORKER_DONE, &status, sizeof(status), NULL, 0, &e) != 0)

@@ -472,8 +472,8 @@ static int connect_server(struct workers *w, bool *quiet, struct cs_err *e)
 
 /* A worker of the server's; NULL with *fallback set when there is no server to be had. A
  * connection found closed (the server stopped between jobs) is opened again once. */
-static struct worker *remote_take(struct workers *w, const char *key, bool *fallback, bool *quiet,
-                                  struct cs_err *e)
+static struct worker *remote_take(struct workers *w, uint32_t type, const char *key, bool *fallback,
+                                  bool *quiet, struct cs_err *e)
 {
 	struct worker *wk = NULL;
 
@@ -486,7 +486,7 @@ static struct worker *remote_take(struct workers *w, const char *key, bool *fall
 			*fallback = true;
 			break;
 		}
-		r = request(w, SERVER_TAKE, key, strlen(key), SERVER_LENT, &m, e);
+		r = request(w, type, key, strlen(key), SERVER_LENT, &m, e);
 		if (r == -2)
 			break;
 		if (r == 0) {
@@ -522,7 +522,7 @@ struct worker *workers_take(struct workers *w, const struct job_plan *jp, struct
 	bool fallback = false, quiet = false;
 
 	if (__atomic_load_n(&w->served, __ATOMIC_ACQUIRE)) {
-		wk = remote_take(w, key, &fallback, &quiet, e);
+		wk = remote_take(w, SERVER_TAKE, key, &fallback, &quiet, e);
 		if (fallback)
 			fall_back(w, quiet, e);
 	}
@@ -757,4 +757,61 @@ int worker_run(struct worker *wk, const struct job_plan *jp, const struct child_
 	if (hand_over(wk, jp, io, background, e))
 		return reap(wk, wstatus, e) ? -1 : WORKER_NOT_TAKEN;
 	return await_answer(wk, wstatus, e);
+}
+
+/* The worker's answer to WORKER_DEVICES; -1 with e, *garbled when it is not to be trusted. */
+static int ask_devices(struct worker *wk, const struct strvec *env, struct rt_devinfo **devs,
+                       size_t *n, bool *garbled, struct cs_err *e)
+{
+	struct wbuf msg = WBUF_INIT;
+	struct wire_msg m;
+	int r;
+
+	workerwire_encode_env(env, &msg);
+	r = wire_send(wk->sock, WORKER_DEVICES, msg.p, msg.len, NULL, 0, e);
+	wb_free(&msg);
+	if (r || wire_recv(wk->sock, &m, e) != 1) {
+		*garbled = true;
+		return err_set(e, "the worker did not answer the device list request");
+	}
+	if (m.type == WORKER_DEVLIST)
+		r = workerwire_decode_devices(m.payload, m.len, devs, n, e);
+	else /* WORKER_DONE: it could not list them, and said why */
+		r = err_set(e, "%s",
+		            m.type == WORKER_DONE ? wk->res->msg : "the worker answered garbage");
+	*garbled = r != 0 && m.type != WORKER_DONE;
+	wire_msg_free(&m);
+	return r;
+}
+
+int workers_devices(struct workers *w, struct rt_devinfo **devs, size_t *n, struct cs_err *e)
+{
+	struct strvec env = STRVEC_INIT;
+	struct strbuf key = STRBUF_INIT;
+	bool fallback = false, quiet = false, garbled = false;
+	struct worker *wk = NULL;
+	int rc = -1, ws;
+
+	if (!__atomic_load_n(&w->served, __ATOMIC_ACQUIRE))
+		return err_set(e, "no carsh server");
+	/* plan_key's form with no selectors and no program: any worker of the environment. */
+	sb_addf(&key, "||\t@");
+	workerwire_job_env(&env);
+	for (size_t i = 0; i < env.n; i++)
+		sb_addf(&key, "\n%s", env.v[i]);
+	wk = remote_take(w, SERVER_DEVICES, sb_str(&key), &fallback, &quiet, e);
+	if (fallback)
+		fall_back(w, quiet, e);
+	if (wk) {
+		rc = ask_devices(wk, &env, devs, n, &garbled, e);
+		if (garbled) {
+			struct cs_err ignored;
+
+			reap(wk, &ws, &ignored); /* not to be lent again */
+		}
+		workers_give(w, wk);
+	}
+	sv_free(&env);
+	sb_free(&key);
+	return rc;
 }

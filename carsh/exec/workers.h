@@ -81,6 +81,14 @@ const struct job_result *worker_result(const struct worker *wk);
 int worker_run(struct worker *wk, const struct job_plan *jp, const struct child_io *io,
                bool background, int *wstatus, struct cs_err *e);
 
+/* The device list as rt_devices_list gives it in a process with the job environment of this
+ * one, asked of a worker lent by the server (SERVER_DEVICES, WORKER_DEVICES), which has
+ * OpenCL open already when warm: a served shell learns it without starting OpenCL, or a
+ * discovery child that would (docs/auto.md). *devs is new (free). -1 with e when the pool is
+ * not served, no server can be had (the pool then runs its own workers, as workers_take's
+ * fallback) or the worker could not say: the caller lists them another way. */
+int workers_devices(struct workers *w, struct rt_devinfo **devs, size_t *n, struct cs_err *e);
+
 /* Give wk back after its job: idle again, or, when it died or the pool has enough idle
  * workers, ended and reaped. */
 void workers_give(struct workers *w, struct worker *wk);

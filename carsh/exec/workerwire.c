@@ -59,9 +59,7 @@ void workerwire_encode_job(const char *cwd, const struct strvec *env, const stru
                            struct wbuf *out)
 {
 	wb_str(out, cwd);
-	wb_u32(out, (uint32_t)env->n);
-	for (size_t i = 0; i < env->n; i++)
-		wb_str(out, env->v[i]);
+	workerwire_encode_env(env, out);
 	planwire_encode(jp, out);
 }
 
@@ -98,5 +96,47 @@ int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct strvec
 		sv_free(env);
 		return -1;
 	}
+	return 0;
+}
+
+void workerwire_encode_env(const struct strvec *env, struct wbuf *out)
+{
+	wb_u32(out, (uint32_t)env->n);
+	for (size_t i = 0; i < env->n; i++)
+		wb_str(out, env->v[i]);
+}
+
+int workerwire_decode_env(const void *buf, size_t len, struct strvec *env, struct cs_err *e)
+{
+	struct rbuf r = rb_init(buf, len);
+
+	if (decode_env(&r, env) || r.left) {
+		sv_free(env);
+		return err_set(e, "device list request: truncated or garbled");
+	}
+	return 0;
+}
+
+void workerwire_encode_devices(const struct rt_devinfo *devs, size_t n, struct wbuf *out)
+{
+	if (n > WORKERWIRE_MAX_DEVS)
+		n = WORKERWIRE_MAX_DEVS;
+	wb_u32(out, (uint32_t)n);
+	wb_bytes(out, devs, n * sizeof(*devs));
+}
+
+int workerwire_decode_devices(const void *buf, size_t len, struct rt_devinfo **devs, size_t *n,
+                              struct cs_err *e)
+{
+	struct rbuf r = rb_init(buf, len);
+	uint32_t count = rb_u32(&r);
+
+	*devs = NULL;
+	*n = 0;
+	if (r.bad || count > WORKERWIRE_MAX_DEVS || r.left != count * sizeof(**devs))
+		return err_set(e, "device list: truncated or garbled");
+	*devs = xcalloc(count ? count : 1, sizeof(**devs));
+	rb_bytes(&r, *devs, count * sizeof(**devs));
+	*n = count;
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "exec/jobplan.h"
+#include "runtime/runtime.h"
 #include "util/strvec.h"
 #include "util/wire.h"
 #include "util/wirebuf.h"
@@ -16,7 +17,16 @@ enum {
 	/* client -> session worker: a whole session (exec/sessionwire.h); fds: stdin, out, err;
 	 * answered by WORKER_DONE with the session's exit status */
 	WORKER_SESSION = 3,
+	/* shell -> worker: the job environment (u32 count, strings): the device list, which a
+	 * served shell asks of a worker instead of starting OpenCL itself (docs/auto.md) */
+	WORKER_DEVICES = 4,
+	/* worker -> shell: the answer to WORKER_DEVICES (workerwire_encode_devices); a worker
+	 * that cannot list them answers WORKER_DONE 1 with the reason in its result area */
+	WORKER_DEVLIST = 5,
 };
+
+/* The most devices a device list carries (the shell's placement keeps as many). */
+#define WORKERWIRE_MAX_DEVS 64
 
 /* worker_run's return when the worker could not take the job (it died while idle). */
 #define WORKER_NOT_TAKEN (-2)
@@ -39,5 +49,18 @@ void workerwire_encode_job(const char *cwd, const struct strvec *env, const stru
 /* A new *cwd, *env (sv_free) and *jp (job_plan_free), or -1 with e. */
 int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct strvec *env,
                           struct job_plan **jp, struct cs_err *e);
+
+/* WORKER_DEVICES's payload: the job environment; decode: a new *env (sv_free), or -1 with e
+ * when truncated or followed by anything. */
+void workerwire_encode_env(const struct strvec *env, struct wbuf *out);
+int workerwire_decode_env(const void *buf, size_t len, struct strvec *env, struct cs_err *e);
+
+/* WORKER_DEVLIST's payload: a count (u32) and as many struct rt_devinfo, byte for byte, as
+ * rt_devices_list gave them (the same build on the same machine reads them: the server is
+ * one build's); at most WORKERWIRE_MAX_DEVS, the rest left out. decode: a new *devs (free)
+ * and *n, or -1 with e when the length is not the count's or the count is out of bounds. */
+void workerwire_encode_devices(const struct rt_devinfo *devs, size_t n, struct wbuf *out);
+int workerwire_decode_devices(const void *buf, size_t len, struct rt_devinfo **devs, size_t *n,
+                              struct cs_err *e);
 
 #endif

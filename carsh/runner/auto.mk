@@ -14,3 +14,7 @@ AREA_TESTS += tests/unit/check_auto
 # The choice on two PoCL devices, exploration, a busy device avoided, auto:energy refused
 # without a counter, devices --profiles, time and jobs; again with carsh -T.
 AREA_TESTS += tests/shell/auto.sh tests/thread/auto.tsh
+
+# With the user's server on, the device list from a worker it lends (counted in `server
+# status`), and the same placement as with CARSH_SERVER=off (process executor only).
+AREA_TESTS += tests/shell/auto-served.sh

@@ -1,6 +1,7 @@
-/* The server's directory checks (exec/serverdir.h) and the job message with its job
+/* The server's directory checks (exec/serverdir.h), the job message with its job
  * environment (exec/workerwire.h), which decides which of the server's workers a job may
- * have. */
+ * have, and the device list a lent worker gives `auto` (WORKER_DEVICES, WORKER_DEVLIST). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -230,6 +231,110 @@ START_TEST(test_session_frame_with_descriptors)
 }
 END_TEST
 
+static void sample_devices(struct rt_devinfo *d, size_t n)
+{
+	memset(d, 0, n * sizeof(*d));
+	for (size_t i = 0; i < n; i++) {
+		d[i].index = (int)i;
+		d[i].type = i ? CL_DEVICE_TYPE_CPU : CL_DEVICE_TYPE_GPU;
+		snprintf(d[i].name, sizeof(d[i].name), "device %zu", i);
+		d[i].max_item_sizes[2] = 64 + i;
+		d[i].fp64 = i == 1;
+	}
+}
+
+/* The device list as it travels, in a frame: every device byte for byte, in order. */
+START_TEST(test_device_list_round_trip)
+{
+	struct rt_devinfo d[3], *got;
+	struct wbuf w = WBUF_INIT;
+	struct wire_msg m;
+	struct cs_err e;
+	size_t n;
+	int sv[2];
+
+	sample_devices(d, 3);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	workerwire_encode_devices(d, 3, &w);
+	ck_assert_int_eq(wire_send(sv[0], WORKER_DEVLIST, w.p, w.len, NULL, 0, &e), 0);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 1);
+	ck_assert_uint_eq(m.type, WORKER_DEVLIST);
+	ck_assert_int_eq(workerwire_decode_devices(m.payload, m.len, &got, &n, &e), 0);
+	ck_assert_int_eq(n, 3);
+	ck_assert_mem_eq(got, d, sizeof(d));
+	ck_assert_str_eq(got[2].name, "device 2");
+	free(got);
+	wire_msg_free(&m);
+	wb_free(&w);
+	/* None is a list too (the caller's rt_devices_list refuses it, not the wire). */
+	workerwire_encode_devices(d, 0, &w);
+	ck_assert_int_eq(workerwire_decode_devices(w.p, w.len, &got, &n, &e), 0);
+	ck_assert_int_eq(n, 0);
+	free(got);
+	wb_free(&w);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+/* Every prefix is refused, and so are bytes after the end and a count past the bound. */
+START_TEST(test_device_list_truncated_or_garbled_refused)
+{
+	struct rt_devinfo d[2], *got;
+	struct wbuf w = WBUF_INIT, g = WBUF_INIT;
+	struct cs_err e;
+	size_t n;
+
+	sample_devices(d, 2);
+	workerwire_encode_devices(d, 2, &w);
+	for (size_t k = 0; k < w.len; k++) {
+		ck_assert_int_eq(workerwire_decode_devices(w.p, k, &got, &n, &e), -1);
+		ck_assert_ptr_null(got);
+		ck_assert_int_eq(n, 0);
+	}
+	ck_assert_str_eq(e.msg, "device list: truncated or garbled");
+	wb_bytes(&g, w.p, w.len);
+	wb_u32(&g, 0);
+	ck_assert_int_eq(workerwire_decode_devices(g.p, g.len, &got, &n, &e), -1);
+	wb_free(&g);
+	wb_u32(&g, WORKERWIRE_MAX_DEVS + 1);
+	for (size_t i = 0; i <= WORKERWIRE_MAX_DEVS; i++)
+		wb_bytes(&g, &d[0], sizeof(d[0]));
+	ck_assert_int_eq(workerwire_decode_devices(g.p, g.len, &got, &n, &e), -1);
+	wb_free(&g);
+	wb_free(&w);
+}
+END_TEST
+
+/* The request: the job environment, nothing before or after it. */
+START_TEST(test_device_list_request)
+{
+	struct strvec env = STRVEC_INIT, got = STRVEC_INIT;
+	struct wbuf w = WBUF_INIT, g = WBUF_INIT;
+	struct cs_err e;
+
+	sv_push(&env, "POCL_DEVICES=pthread basic");
+	sv_push(&env, "XDG_CACHE_HOME=/c");
+	workerwire_encode_env(&env, &w);
+	ck_assert_int_eq(workerwire_decode_env(w.p, w.len, &got, &e), 0);
+	ck_assert_int_eq(got.n, 2);
+	ck_assert_str_eq(got.v[0], "POCL_DEVICES=pthread basic");
+	sv_free(&got);
+	for (size_t k = 0; k < w.len; k++) {
+		ck_assert_int_eq(workerwire_decode_env(w.p, k, &got, &e), -1);
+		ck_assert_int_eq(got.n, 0);
+	}
+	ck_assert_str_eq(e.msg, "device list request: truncated or garbled");
+	wb_bytes(&g, w.p, w.len);
+	wb_u32(&g, 0);
+	ck_assert_int_eq(workerwire_decode_env(g.p, g.len, &got, &e), -1);
+	ck_assert_int_eq(got.n, 0);
+	wb_free(&g);
+	wb_free(&w);
+	sv_free(&env);
+}
+END_TEST
+
 Suite *suite_server(void)
 {
 	Suite *s = suite_create("server");
@@ -243,6 +348,9 @@ Suite *suite_server(void)
 	tcase_add_test(tc, test_session_message_round_trip);
 	tcase_add_test(tc, test_session_message_truncated_or_garbled_refused);
 	tcase_add_test(tc, test_session_frame_with_descriptors);
+	tcase_add_test(tc, test_device_list_round_trip);
+	tcase_add_test(tc, test_device_list_truncated_or_garbled_refused);
+	tcase_add_test(tc, test_device_list_request);
 	suite_add_tcase(s, tc);
 	return s;
 }
