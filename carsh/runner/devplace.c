@@ -188,7 +188,7 @@ struct placer {
 	unsigned energy_jobs[MAX_DEVS]; /* jobs placed under auto:energy, for ENERGY_EVERY */
 	struct inflight *jobs;          /* in the order placed */
 	struct energy_meter *meter;
-	bool gpu_counter, cpu_counter;
+	bool meter_tried, gpu_counter, cpu_counter; /* open_meter */
 	char *path; /* the history's file; NULL: no cache directory */
 	/* The history, read once and saved now and then: reading and writing the file for
 	 * every job (a lock, a read, an fsync'd write) cost 8 ms a job, more than a tiny job
@@ -318,8 +318,15 @@ static void name_devices(struct placer *p)
 	}
 }
 
+/* The counters, opened when first wanted: a carsh that runs one job under auto:time with its
+ * energy known needs none, and NVML's start is most of what auto cost a served `carsh run`
+ * (bench/auto-list.sh on the H200: 29.3 ms over a fixed device opened for every shell, 1.6
+ * ms opened when wanted). */
 static void open_meter(struct placer *p)
 {
+	if (p->meter_tried)
+		return;
+	p->meter_tried = true;
 	const struct rt_devinfo *gpu = rt_device_first(p->devs, p->ndev, CL_DEVICE_TYPE_GPU);
 	struct energy_reading r;
 
@@ -348,7 +355,6 @@ static struct placer *placer_get(struct run_ctx *c, struct cs_err *e)
 			rc = devices_from_child(c, p, e);
 		if (rc == 0) {
 			name_devices(p);
-			open_meter(p);
 			dir = cache_dir();
 			p->path = dir ? xasprintf("%s/%s", dir, PROFSTORE_FILE) : NULL;
 			free(dir);
@@ -463,8 +469,9 @@ static char *model_key(const struct kernel_plan *kp)
 	return xstrdup(kp->fm_file ? kp->fm_file : kp->label);
 }
 
-static bool has_counter(const struct placer *p, size_t i)
+static bool has_counter(struct placer *p, size_t i)
 {
+	open_meter(p);
 	if (p->devs[i].type & CL_DEVICE_TYPE_GPU)
 		return p->gpu_counter;
 	return (p->devs[i].type & CL_DEVICE_TYPE_CPU) && p->cpu_counter;
@@ -503,6 +510,7 @@ static void counters(struct placer *p, double *gpu_j, double *cpu_j)
 {
 	struct energy_reading r;
 
+	open_meter(p);
 	energy_stop(p->meter, &r);
 	*gpu_j = r.gpu_ok ? r.gpu_j : -1;
 	*cpu_j = r.cpu_ok ? r.cpu_j : -1;
@@ -699,11 +707,13 @@ static void track(struct placer *p, struct job_plan *jp, size_t dev, double fore
 static bool measure_energy(struct placer *p, size_t dev, enum place_crit crit, size_t n,
                            double known_mj)
 {
+	bool refresh = crit == PLACE_ENERGY && n > 1;
+
+	if (known_mj >= 0 && !refresh)
+		return false; /* before has_counter: it opens the meter */
 	if (!has_counter(p, dev))
 		return false;
-	if (known_mj < 0)
-		return true;
-	return crit == PLACE_ENERGY && n > 1 && p->energy_jobs[dev]++ % ENERGY_EVERY == 0;
+	return known_mj < 0 || p->energy_jobs[dev]++ % ENERGY_EVERY == 0;
 }
 
 /* Choose among the devices (lock held); the chosen index, or -1 with e set. */
