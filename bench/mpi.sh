@@ -6,7 +6,10 @@
 #      compute units each against 1 rank of CORES/4 (target >= 3.4); printed beside, the
 #      same with the start and end of each taken off (carsh -c echo on 1 and on 4 ranks):
 #      mpirun's start is paid once per MPI job, not per job it runs. JOBS_NP (4) ranks of
-#      CORES/JOBS_NP: on a 2-core machine CORES=2 JOBS_NP=2 (ideal 2) oversubscribes nothing;
+#      CORES/JOBS_NP: on a 2-core machine CORES=2 JOBS_NP=2 (ideal 2) oversubscribes nothing.
+#      Printed too: the 1 rank against JOBS_NP carsh without MPI side by side, each with its
+#      share of the jobs on one rank's CPUs (the ranks at no cost: what the machine allows),
+#      and the CPUs each rank was bound to;
 #   2. a 64 MiB virtual buffer moved between two ranks against bench/mpi_bare's bare
 #      MPI_Send/MPI_Recv of the same bytes, per one-way move (target <= 1.2). A batch runs
 #      MOVES jobs that each read the buffer the one before wrote, alternately on ranks 1
@@ -19,8 +22,9 @@
 #      kind of memory (4 KiB pages where malloc's may be 2 MiB ones), with the THP settings;
 #   3. the flagship batch (N x N) with -np 1 against without MPI, both with the shell's own
 #      warm workers (target <= 1.05); printed beside, the same ratio with the start and end
-#      of each taken off (carsh -c echo, under mpirun -np 1 and without): MPI's own start,
-#      about 0.3 s on a small machine, is paid once per run, not per step.
+#      of each taken off (carsh -c echo, under mpirun -np 1 and without): mpirun's own
+#      start, 0.07 s on a small machine, is paid once per run, not per step (a rank of a
+#      job of one does not initialise MPI, which cost 0.27 s more).
 #
 #   4. the FFT filter pipeline graph (batches/graphs/fft-filter.xml, GN x GN pictures,
 #      GITEMS of them) pipelined over 4 ranks of CORES/4 compute units each against
@@ -74,25 +78,38 @@ export CARSH_SERVER=off
 [ -x "$bare" ] || { echo "mpi.sh: $bare not built (configure found no MPI?)" >&2; exit 1; }
 root=
 [ "$(id -u)" = 0 ] && root=--allow-run-as-root
-# Each rank bound to CU cores of its own (its job workers inherit the binding): a rank with
-# "4 cores" whose workers could spread over all 16 would measure nothing of the ranks.
+# Each rank bound to CU CPUs of its own (its job workers inherit the binding): a rank with
+# "4 cores" whose workers could spread over all 16 would measure nothing of the ranks. CPUs
+# as nproc counts them (hardware threads): with 2 threads per core, PE=4 in cores gave a rank
+# 8 CPUs, and ranks 2 and 3 the cores of ranks 0 and 1 (4 ranks had 2x the baseline's CPUs,
+# not 4x); the CPUs each rank got are printed with the first figure.
 mpi() { # NP CU COMMAND...: COMMAND on NP ranks of CU compute units each
 	local np=$1 cu=$2
 	shift 2
-	POCL_CPU_MAX_CU_COUNT=$cu "$mpirun" $root -q --oversubscribe ${MPI_BIND:---map-by slot:PE=$cu --bind-to core:overload-allowed} -np "$np" "$@"
+	POCL_CPU_MAX_CU_COUNT=$cu "$mpirun" $root -q --oversubscribe ${MPI_BIND:---use-hwthread-cpus --map-by slot:PE=$cu --bind-to hwthread:overload-allowed} -np "$np" "$@"
 }
+# cpus_of NP CU: the CPUs each of NP ranks of CU is bound to, in rank order ("0-3 | 4-7").
+cpus_of() {
+	# shellcheck disable=SC2016 # expanded by each rank's sh
+	mpi "$1" "$2" sh -c 'echo "${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}} $(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/self/status)"' |
+		sort -n | awk '{ printf "%s%s", (NR > 1 ? " | " : ""), $2 }'
+}
+threads_per_core() { lscpu 2>/dev/null | sed -E -n 's/^Thread\(s\) per core: *//p'; }
 
 # ---- 1. independent jobs ----
-{
+jobs_batch() { # COUNT
 	echo '<CarshBat>'
-	for ((i = 0; i < jobs; i++)); do
+	for ((i = 0; i < $1; i++)); do
 		echo "  <Exec background=\"true\"><CarshExe><FlowModel file=\"$top/flowmodels/part_mandel.xml\"/>"
 		echo "    <Param name=\"W\" value=\"$w\"/><Param name=\"H\" value=\"$w\"/>"
 		echo '    <Output name="count"><Discard/></Output></CarshExe></Exec>'
 	done
 	echo '  <Sync/>'
 	echo '</CarshBat>'
-} >"$work/jobs.bat.xml"
+}
+jobs_batch "$jobs" >"$work/jobs.bat.xml"
+# The same jobs split into JOBS_NP batches, for as many carsh without MPI side by side.
+jobs_batch $((jobs / jobs_np)) >"$work/jobs-part.bat.xml"
 
 # ---- 2. a buffer moved: the same jobs, placed alternately (moves) or on rank 0 (none) ----
 move_step() { # RANK: a job on RANK reads b and writes c; then they swap names
@@ -170,11 +187,26 @@ jobs1() { CARSH_DEVICE=${JOBS_DEVICE:-cpu} mpi 1 "$jcu" "$carsh" "$work/jobs.bat
 jobs4() { CARSH_DEVICE=${JOBS_DEVICE:-cpu} mpi "$jobs_np" "$jcu" "$carsh" "$work/jobs.bat.xml"; }
 moved() { mpi 2 "$cu" "$carsh" "$work/move.bat.xml"; }
 stayed() { mpi 2 "$cu" "$carsh" "$work/stay.bat.xml"; }
-flag_mpi() { mpi 1 "$cores" "$carsh" "${flag[@]}"; }
+# The third figure's one rank as the run without MPI: unbound (Open MPI binds one rank to a
+# core by default), PoCL's compute units its own; mpirun is the only difference.
+mpi_one() { "$mpirun" $root -q --bind-to none -np 1 "$@"; }
+flag_mpi() { mpi_one "$carsh" "${flag[@]}"; }
 flag_plain() { "$carsh" "${flag[@]}"; }
-mpi_true() { mpi 1 1 "$carsh" -c echo; }
+mpi_true() { mpi_one "$carsh" -c echo; }
 jobs1_true() { mpi 1 "$jcu" "$carsh" -c echo; }
 jobs4_true() { mpi "$jobs_np" "$jcu" "$carsh" -c echo; }
+# JOBS_NP carsh without MPI at once, each with its share of the jobs on the CPUs of one rank
+# (rank_cpus): what the ranks would give if they cost nothing; beside the ranks' figure it
+# tells the ranks' own cost from the machine's (drivers, memory, clocks).
+jobs_apart() {
+	local c pids=()
+	for c in "${rank_cpus[@]}"; do
+		CARSH_DEVICE=${JOBS_DEVICE:-cpu} POCL_CPU_MAX_CU_COUNT=$jcu taskset -c "$c" \
+			"$carsh" "$work/jobs-part.bat.xml" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+}
 # graph NP MODE...: the graph on NP ranks; its --report line (rank 0's standard error).
 graph_run() {
 	local np=$1
@@ -221,7 +253,12 @@ thp() {
 plain_true() { "$carsh" -c echo; }
 
 # One untimed run of each builds the programs into the binary cache.
-if want 1; then jobs1 >/dev/null; fi
+if want 1; then
+	jobs1 >/dev/null
+	jobs_cpus=$(cpus_of "$jobs_np" "$jcu")
+	IFS='|' read -r -a rank_cpus <<<"${jobs_cpus// /}"
+	command -v taskset >/dev/null || rank_cpus=()
+fi
 if want 2; then moved >/dev/null && stayed >/dev/null; fi
 if want 3; then flag_plain >/dev/null && flag_mpi >/dev/null; fi
 if want 4; then graph_run 1 >/dev/null; fi
@@ -232,6 +269,7 @@ for ((r = 0; r < runs; r++)); do
 		timed "$work/jobs4" jobs4
 		timed "$work/jobs1-true" jobs1_true
 		timed "$work/jobs4-true" jobs4_true
+		if [ ${#rank_cpus[@]} -gt 0 ]; then timed "$work/jobs-apart" jobs_apart; fi
 	fi
 	if want 2; then
 		timed "$work/moved" moved
@@ -270,6 +308,12 @@ if want 1; then
 	j40=$(awk -v a="$j4" -v b="$t4" 'BEGIN { print a - b }')
 	printf '%-58s %10.1f %10.1f %7s %s\n' "   the same, start and end taken off ($t1 / $t4 ms)" \
 		"$j10" "$j40" "$(ratio "$j10" "$j40")" ">= 3.4"
+	if [ -s "$work/jobs-apart" ]; then
+		ja=$(m jobs-apart)
+		printf '%-58s %10.1f %10.1f %7s %s\n' "   1 rank / $jobs_np carsh without MPI side by side" \
+			"$j1" "$ja" "$(ratio "$j1" "$ja")" "(the ranks at no cost)"
+	fi
+	echo "   CPUs of the rank: $(cpus_of 1 "$jcu"); of the $jobs_np ranks: $jobs_cpus ($(threads_per_core) threads per core)"
 fi
 if want 2; then
 	move=$(awk -v a="$(m moved)" -v b="$(m stayed)" -v k="$moves" 'BEGIN { printf "%.3f", (a - b) / k }')

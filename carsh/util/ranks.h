@@ -26,11 +26,13 @@ bool ranks_launched(void);
 
 /* Join the MPI job (MPI_Init_thread). On ranks other than 0 standard output and error go
  * to /dev/null: rank 0 is the shell, and the others' errors reach it through
- * ranks_agree. cleanup runs before a fatal MPI error ends this rank. */
+ * ranks_agree. cleanup runs before a fatal MPI error ends this rank. A job the launcher
+ * says has one rank is joined without MPI: nothing here calls MPI then. */
 int ranks_start(void (*cleanup)(void), struct cs_err *e);
-/* MPI_Finalize, when started. */
+/* MPI_Finalize, when MPI_Init_thread was called. */
 void ranks_finish(void);
 
+/* Whether this process is a rank of an MPI job (ranks_start), of one rank too. */
 bool ranks_started(void);
 int ranks_size(void); /* 1 when not started */
 int ranks_rank(void); /* 0 when not started */

@@ -6,7 +6,12 @@ set -u
 REF="$TOP_BUILDDIR/tests/tools/ref"
 DATA="$TOP_SRCDIR/tests/data"
 FM="$TOP_SRCDIR/flowmodels"
+# A test outside tests/shell is named with its directory too: tests/api/mpi.sh and
+# tests/shell/mpi.sh shared tests/tmp/mpi and, run side by side (make -j2), wrote each
+# other's outputs.
 T="$TOP_BUILDDIR/tests/tmp/$(basename "$0" .sh)"
+[ "$(basename "$(dirname "$0")")" = shell ] ||
+	T="$TOP_BUILDDIR/tests/tmp/$(basename "$(dirname "$0")")-$(basename "$0" .sh)"
 rm -rf "$T"
 mkdir -p "$T"
 FAILS=0
