@@ -83,6 +83,8 @@ struct sched {
 	bool primed;        /* started from a known profile: no samples, no fit */
 	double primed_lc;   /* the profile's throughput of a core */
 	bool *out;          /* per core: sits out the rest of this step */
+	unsigned *out_step; /* per core: the step it last sat out in; 0: it took work since */
+	unsigned step;      /* steps begun */
 	bool *probe;        /* per core: its next chunk is a probe (it sat out before) */
 	double *out_lg;     /* per core: the GPUs' throughput when it sat out */
 	size_t *clast;      /* per core: its last chunk's size */

@@ -81,6 +81,8 @@ static bool logfit_sits_out(struct sched *s, unsigned dev, size_t r)
 	    (s->ng > 1 && gpus_busy(s)))
 		return false;
 	s->out[dev] = s->probe[dev] = s->cores_out = true;
+	if (s->cms[dev] <= 0) /* no chunk in the whole step: left out of the next ones */
+		s->out_step[dev] = s->step;
 	s->out_lg[dev] = lg;
 	return true;
 }

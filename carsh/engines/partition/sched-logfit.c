@@ -6,6 +6,8 @@
 
 #include "engines/partition/sched-int.h"
 
+#define ASK_AGAIN 4
+
 /* LogFit's exploration (not in 003): the GPU stops sampling after two samples once they
  * have taken more than this fraction of the step's predicted time. */
 #define EXPLORE_FRAC 0.02
@@ -273,7 +275,18 @@ static bool logfit_profile(const struct sched *s, struct sched_prior *p)
 	return true;
 }
 
+/* A core that sat out the step before is asked again every ASK_AGAIN-th step only, not in
+ * every one: 16 cores asking and sitting out at each step's start held the run's lock while
+ * the GPU waited for its chunk (SpMV on the H200: 20 steps of one GPU chunk each, 10 % over
+ * Static's, whose cores take no part). */
+static bool logfit_uses(const struct sched *s, unsigned dev)
+{
+	return is_gpu(s, dev) || s->out_step[dev] == 0 ||
+	       (s->step - s->out_step[dev]) % ASK_AGAIN == 0;
+}
+
 const struct sched_ops sched_logfit_ops = {
+        .uses = logfit_uses,
         .step_begin = logfit_step_begin,
         .next = logfit_next,
         .done = logfit_done,

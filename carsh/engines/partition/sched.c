@@ -51,6 +51,7 @@ static void devices_new(struct sched *s)
 	s->busy = xcalloc(s->ndev, sizeof(*s->busy));
 	s->cpu_k = xcalloc(nc, sizeof(*s->cpu_k));
 	s->out = xcalloc(nc, sizeof(*s->out));
+	s->out_step = xcalloc(nc, sizeof(*s->out_step));
 	s->probe = xcalloc(nc, sizeof(*s->probe));
 	s->out_lg = xcalloc(nc, sizeof(*s->out_lg));
 	s->clast = xcalloc(nc, sizeof(*s->clast));
@@ -100,6 +101,7 @@ void sched_free(struct sched *s)
 	free(s->busy);
 	free(s->cpu_k);
 	free(s->out);
+	free(s->out_step);
 	free(s->probe);
 	free(s->out_lg);
 	free(s->clast);
@@ -130,6 +132,7 @@ void sched_step_begin(struct sched *s)
 	memset(s->cms, 0, (s->c.ncpu ? s->c.ncpu : 1) * sizeof(*s->cms));
 	/* A new step may meet other work: every core is asked again (logfit). */
 	memset(s->out, 0, (s->c.ncpu ? s->c.ncpu : 1) * sizeof(*s->out));
+	s->step++;
 	if (s->ops->step_begin)
 		s->ops->step_begin(s);
 }
@@ -175,6 +178,7 @@ static void note_done(struct sched *s, unsigned dev, const struct sched_chunk *c
 			g->big_lg = lambda;
 		}
 	} else {
+		s->out_step[dev] = 0;
 		s->cpu_fresh++;
 		s->clast[dev] = c->size;
 	}
