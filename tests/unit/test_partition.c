@@ -653,29 +653,6 @@ START_TEST(test_marrow_primed_stays_on_a_300x_gpu)
 }
 END_TEST
 
-/* A workload of two steps beside a GPU 300 times a core: the first run's search jumps to the
- * split the throughputs balance, and the second run, primed with it, is near the oracle
- * (0.06 of it when every move was a halving one: 50, 75, 81 ... % over the runs). */
-START_TEST(test_marrow_second_run_of_two_steps)
-{
-	size_t items = 1 << 18;
-	double share, best = oracle_ms(items, 64, 4, 2, 0, 300.0, &share);
-	struct sched *s = new_sched(SCHED_MARROW, items, 64, 4, true, 132, 0);
-	struct sched_prior p;
-	double second;
-
-	simulate(s, 4, true, items, 2, 0, 300.0);
-	ck_assert(sched_profile(s, &p));
-	sched_free(s);
-	s = new_sched(SCHED_MARROW, items, 64, 4, true, 132, 0);
-	sched_prime(s, &p);
-	second = best / simulate(s, 4, true, items, 2, 0, 300.0).makespan;
-	sched_free(s);
-	ck_assert_msg(second >= 0.95, "second run %.3f of the oracle (split %.3f)", second,
-	              p.share);
-}
-END_TEST
-
 /* ---- the knowledge base (001 §3.2) ---- */
 
 static char *kb_tmp(const char *text)
@@ -961,7 +938,6 @@ static Suite *suite_partition(void)
 	tcase_add_test(t, test_marrow_binary_search_balances_a_pair);
 	tcase_add_test(t, test_marrow_searches_again_when_the_times_drift);
 	tcase_add_test(t, test_marrow_primed_stays_on_a_300x_gpu);
-	tcase_add_test(t, test_marrow_second_run_of_two_steps);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -63,24 +63,6 @@ static double beyond_balance(const struct sched *s, double tg, double tc)
 	return fabs(lg / (lg + lc) - s->share);
 }
 
-/* A search's first move goes straight to the split this step's throughputs balance, where
- * that is near an end of the range (a GPU far faster than the cores, or far slower); later
- * moves halve from there. 001's moves from 50 % reach 99 % in six steps, and a Mandelbrot
- * run has two: the H200's second runs still gave the cores a quarter (the simulation's
- * 2-step runs beside a 300x GPU: 0.06 of the oracle in the second run, 0.97 with the jump).
- * Not in the middle of the range: on irregular work one step's throughputs mislead, and
- * the halving search does better there (a hot region beside a 16x GPU: 0.86 against 0.53). */
-static bool jump_to_balance(struct sched *s, int d, double tg, double tc)
-{
-	double jump = beyond_balance(s, tg, tc), to = s->share + d * jump;
-
-	if (!(jump < 1) || fabs(to - 0.5) < 0.4)
-		return false;
-	s->share = fmin(1.0, fmax(0.0, to));
-	s->delta = fmin(s->delta, jump / 2);
-	return true;
-}
-
 /* 001 §3.2.2's binary search: move the split toward the device that finished first by the
  * transferable part, which halves with each move; in a search started by a drift (001
  * §3.3.1's adaptive binary search) it doubles instead after more than two moves in one
@@ -89,7 +71,6 @@ static void marrow_move(struct sched *s, double tg, double tc)
 {
 	int d = tg > tc ? -1 : 1; /* the GPU finished later: less for it */
 	double min = (double)s->c.granule / (double)s->c.items;
-	bool first = s->dir == 0;
 
 	s->same = d == s->dir ? s->same + 1 : 0;
 	s->dir = d;
@@ -103,8 +84,6 @@ static void marrow_move(struct sched *s, double tg, double tc)
 		marrow_settle(s, true);
 		return;
 	}
-	if (first && jump_to_balance(s, d, tg, tc))
-		return;
 	s->share = fmin(1.0, fmax(0.0, s->share + d * fmin(s->delta, beyond_balance(s, tg, tc))));
 	if (!(s->shifting && s->same >= 2))
 		s->delta /= 2;
