@@ -2,7 +2,8 @@
 # history it shares with the partition engine's knowledge base. `+=` only.
 carsh_libcarsh_la_SOURCES += \
 	carsh/data/profstore.c carsh/data/profstore.h \
-	carsh/runner/devplace.c carsh/runner/devplace.h
+	carsh/runner/devplace.c carsh/runner/devplace.h carsh/runner/devplace-int.h \
+	carsh/runner/devpick.c carsh/runner/devlearn.c
 
 # The forecast and the history's arithmetic, hand-computed (no OpenCL).
 check_PROGRAMS += tests/unit/check_auto

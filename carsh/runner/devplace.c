@@ -1,4 +1,5 @@
-/* The per-job device choice (runner/devplace.h, docs/auto.md). */
+/* The per-job device choice (runner/devplace.h, docs/auto.md): the device list, the
+ * candidates and the choice; the arithmetic is devpick.c, the learning devlearn.c. */
 #include "runner/devplace.h"
 
 #include <limits.h>
@@ -11,196 +12,14 @@
 #include "engines/energy.h"
 #include "exec/executor.h"
 #include "exec/workers.h"
+#include "runner/devplace-int.h"
 #include "runtime/cache.h"
 #include "runtime/session.h"
 #include "util/alloc.h"
 #include "util/clock.h"
-#include "util/hash.h"
 #include "util/strbuf.h"
 
-#define KIND     "device"
-#define MAX_DEVS 64
-/* A measurement of a size already known counts as much as this many earlier ones at most:
- * the history follows a machine that changed. */
-#define KEEP_RUNS 4
-
-enum { V_TIME, V_ENERGY, V_RUNS };
-
-/* ---- the arithmetic ---- */
-
-int place_mode(const char *sel, enum place_crit *crit)
-{
-	if (!sel || strncasecmp(sel, "auto", 4) != 0 || (sel[4] && sel[4] != ':'))
-		return 0;
-	*crit = PLACE_TIME;
-	if (!sel[4] || strcasecmp(sel + 5, "time") == 0)
-		return 1;
-	if (strcasecmp(sel + 5, "energy") == 0) {
-		*crit = PLACE_ENERGY;
-		return 1;
-	}
-	return -1;
-}
-
-double place_forecast(const struct prof_rec *lo, const struct prof_rec *hi, size_t size, int i)
-{
-	if (lo && hi)
-		return profstore_lerp(lo, hi, size, i);
-	if (hi)
-		return hi->v[i];
-	if (lo->v[i] < 0)
-		return lo->v[i];
-	return lo->v[i] * (double)size / (double)lo->size;
-}
-
-double place_busy_ms(const double *forecast, const double *placed_at, size_t n, double last_end,
-                     double now)
-{
-	double sum = 0, ran;
-
-	if (n == 0)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		sum += forecast[i];
-	ran = now - (placed_at[0] > last_end ? placed_at[0] : last_end);
-	if (ran < 0)
-		ran = 0;
-	return sum - (ran < forecast[0] ? ran : forecast[0]);
-}
-
-static size_t first_unexplored(const struct place_cand *c, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!c[i].known && !c[i].exploring)
-			return i;
-	return n;
-}
-
-static size_t fewest_queued(const struct place_cand *c, size_t n)
-{
-	size_t best = 0;
-
-	for (size_t i = 1; i < n; i++)
-		if (c[i].queued < c[best].queued)
-			best = i;
-	return best;
-}
-
-static bool better(const struct place_cand *a, const struct place_cand *b, enum place_crit crit)
-{
-	double ea = a->busy_ms + a->time_ms, eb = b->busy_ms + b->time_ms;
-
-	if (crit == PLACE_ENERGY && (a->energy_mj < 0) != (b->energy_mj < 0))
-		return a->energy_mj >= 0;
-	if (crit == PLACE_ENERGY && a->energy_mj != b->energy_mj && a->energy_mj >= 0)
-		return a->energy_mj < b->energy_mj;
-	return ea < eb;
-}
-
-/* "forecast 3.1 ms vs cpu 12.4 ms" or "forecast 2.1 J vs cpu 5.3 J". */
-static void compare(const struct place_cand *c, size_t n, size_t best, enum place_crit crit,
-                    char *why, size_t len)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	for (size_t k = 0, shown = 0; k <= n; k++) {
-		size_t i = k == 0 ? best : k - 1;
-		bool energy = crit == PLACE_ENERGY && c[i].energy_mj >= 0;
-
-		if (k > 0 && i == best)
-			continue;
-		if (k == 0)
-			sb_addf(&sb, "auto%s: %s, forecast ", crit == PLACE_ENERGY ? ":energy" : "",
-			        c[i].name);
-		else
-			sb_addf(&sb, "%s%s ", shown++ ? ", " : " vs ", c[i].name);
-		if (energy)
-			sb_addf(&sb, "%.3g J", c[i].energy_mj / 1000);
-		else
-			sb_addf(&sb, "%.5g ms", c[i].busy_ms + c[i].time_ms);
-	}
-	snprintf(why, len, "%s", sb_str(&sb));
-	sb_free(&sb);
-}
-
-size_t place_pick(const struct place_cand *c, size_t n, enum place_crit crit, char *why, size_t len)
-{
-	const char *how = crit == PLACE_ENERGY ? "auto:energy" : "auto";
-	size_t best = first_unexplored(c, n);
-
-	if (n == 1) {
-		snprintf(why, len, "%s: %s, the one device that can run it", how, c[0].name);
-		return 0;
-	}
-	if (best < n) {
-		snprintf(why, len, "%s: %s, a first run there (no profile yet)", how, c[best].name);
-		return best;
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (!c[i].known) {
-			best = fewest_queued(c, n);
-			snprintf(why, len,
-			         "%s: %s, profiles still being measured: fewest jobs queued", how,
-			         c[best].name);
-			return best;
-		}
-	}
-	best = 0;
-	for (size_t i = 1; i < n; i++)
-		if (better(&c[i], &c[best], crit))
-			best = i;
-	compare(c, n, best, crit, why, len);
-	return best;
-}
-
-/* ---- the session's state ---- */
-
-struct inflight {
-	struct placer *p;
-	int dev;
-	double forecast_ms;
-	double placed_at;
-	double gpu_j0, cpu_j0; /* the counters when it was placed */
-	char *keys[3];         /* model, kernel, device */
-	size_t size;
-	/* Placed before any job of its device had ended in this shell: the first, or behind
-	 * it (warm: neither). */
-	enum { J_WARM, J_FIRST, J_BEHIND_FIRST } when;
-	struct inflight *next;
-};
-
-/* A device's run of back-to-back jobs of one kind (flow-model, kernel, size): each of its
- * jobs waited for the one before, so together they cost the time since the first began. */
-struct backlog {
-	uint64_t kind;
-	double start;
-	unsigned n;
-};
-
-struct placer {
-	pthread_mutex_t lock;
-	struct rt_devinfo *devs;
-	size_t ndev;
-	char names[MAX_DEVS][24];
-	double last_end[MAX_DEVS];
-	struct backlog backlog[MAX_DEVS];
-	unsigned ended[MAX_DEVS];
-	unsigned energy_jobs[MAX_DEVS]; /* jobs placed under auto:energy, for ENERGY_EVERY */
-	struct inflight *jobs;          /* in the order placed */
-	struct energy_meter *meter;
-	bool meter_tried, gpu_counter, cpu_counter; /* open_meter */
-	char *path; /* the history's file; NULL: no cache directory */
-	/* The history, read once and saved now and then: reading and writing the file for
-	 * every job (a lock, a read, an fsync'd write) cost 8 ms a job, more than a tiny job
-	 * runs (measured on the GPU machine: 64 tiny jobs 945 ms with auto, 236 on the CPU). */
-	struct profstore *store;
-	double saved_at;
-};
-
-#define SAVE_EVERY_MS 2000.0
-#define ENERGY_EVERY  8
-
-static struct profstore *history(struct placer *p)
+struct profstore *placer_history(struct placer *p)
 {
 	if (!p->store && p->path) {
 		p->store = profstore_open(p->path);
@@ -469,7 +288,7 @@ static char *model_key(const struct kernel_plan *kp)
 	return xstrdup(kp->fm_file ? kp->fm_file : kp->label);
 }
 
-static bool has_counter(struct placer *p, size_t i)
+bool placer_has_counter(struct placer *p, size_t i)
 {
 	open_meter(p);
 	if (p->devs[i].type & CL_DEVICE_TYPE_GPU)
@@ -506,7 +325,7 @@ static void candidate(struct placer *p, const struct profstore *ps, size_t i, co
 	c->busy_ms = place_busy_ms(fc, at, q < 2 ? q : 2, p->last_end[i], now);
 }
 
-static void counters(struct placer *p, double *gpu_j, double *cpu_j)
+void placer_counters(struct placer *p, double *gpu_j, double *cpu_j)
 {
 	struct energy_reading r;
 
@@ -514,120 +333,6 @@ static void counters(struct placer *p, double *gpu_j, double *cpu_j)
 	energy_stop(p->meter, &r);
 	*gpu_j = r.gpu_ok ? r.gpu_j : -1;
 	*cpu_j = r.cpu_ok ? r.cpu_j : -1;
-}
-
-static uint64_t job_kind(const struct inflight *j)
-{
-	uint64_t h = fnv64(FNV64_INIT, j->keys[0], strlen(j->keys[0]) + 1);
-
-	h = fnv64(h, j->keys[1], strlen(j->keys[1]) + 1);
-	return fnv64(h, &j->size, sizeof(j->size));
-}
-
-/* The device time a job costs: its run less the once-per-worker set-up; queued behind jobs
- * of its kind, the mean time of their back-to-back run so far. Not the time since the one
- * before ended: the ends the shell sees come in bursts, and 64 Mandelbrot jobs of 0.8 ms
- * each on the GPU machine's 16 PoCL cores were learnt at 0.01-0.04 ms (docs/auto.md). */
-static double job_ms(struct placer *p, const struct inflight *j, const struct run_stats *st)
-{
-	struct backlog *b = &p->backlog[j->dev];
-	double ms = st->wall_ms - st->build_ms - st->platform_ms - st->context_ms, now = clock_ms();
-	uint64_t kind = job_kind(j);
-
-	if (p->last_end[j->dev] > j->placed_at && b->n > 0 && b->kind == kind) {
-		double mean = (now - b->start) / ++b->n;
-
-		return mean < ms ? mean : ms;
-	}
-	/* Its run began when it was placed, or when the job before it on the device ended; its
-	 * set-up (a program build the jobs behind it waited for too) is no part of the run. */
-	if (p->last_end[j->dev] > j->placed_at && now - p->last_end[j->dev] < ms)
-		ms = now - p->last_end[j->dev];
-	else if (p->last_end[j->dev] <= j->placed_at && now - j->placed_at < ms)
-		ms = now - j->placed_at;
-	ms = ms > 0.001 ? ms : 0.001;
-	*b = (struct backlog){.kind = kind, .n = 1, .start = now - ms};
-	return ms;
-}
-
-/* A device's first jobs in a shell wait for its compiler (PoCL compiles a kernel at its
- * first launch, outside the program build: 8 jobs of 0.2 ms on two cores were learnt at
- * 1.3 s). The jobs placed behind the first teach only a device without a record, and the
- * next warm job replaces what they taught; the first itself too, unless it ran within 4
- * times the record (a shell that runs one job, as a script's `carsh run` does, still
- * teaches). */
-static bool cold(const struct inflight *j, double record_ms, double ms)
-{
-	if (j->when == J_BEHIND_FIRST)
-		return true;
-	return j->when == J_FIRST && ms > 4 * record_ms;
-}
-
-/* What the run measured goes into the history; the job leaves the device's queue. */
-static void learn(struct inflight *j, int status, const struct run_stats *st)
-{
-	struct placer *p = j->p;
-	bool gpu = p->devs[j->dev].type & CL_DEVICE_TYPE_GPU;
-	double g, cpu, span, mj = -1, j0;
-	bool found;
-	struct profstore *ps = status == 0 && st ? history(p) : NULL;
-	struct cs_err e;
-
-	g = cpu = -1;
-	if (j->gpu_j0 >= 0 || j->cpu_j0 >= 0)
-		counters(p, &g, &cpu);
-	span = clock_ms() - j->placed_at;
-	j0 = gpu ? j->gpu_j0 : j->cpu_j0;
-	if (ps) {
-		const char *keys[] = {j->keys[0], j->keys[1], j->keys[2]};
-		const struct prof_rec *lo, *hi;
-		double v[3] = {0, -1, 1};
-
-		v[V_TIME] = job_ms(p, j, st);
-		found = profstore_near(ps, KIND, keys, j->size, &lo, &hi) && lo == hi;
-		if (found && cold(j, lo->v[V_TIME], v[V_TIME]))
-			return;
-		/* The device's power over the job's span, times its own run time (docs/auto.md). */
-		if (j0 >= 0 && (gpu ? g : cpu) >= 0 && span > 0)
-			mj = ((gpu ? g : cpu) - j0) * 1000 / span * v[V_TIME];
-		v[V_ENERGY] = mj;
-		if (!found && j->when != J_WARM)
-			v[V_RUNS] = 0;
-		else if (found) {
-			double n = lo->v[V_RUNS] < KEEP_RUNS ? lo->v[V_RUNS] : KEEP_RUNS;
-
-			v[V_TIME] = (lo->v[V_TIME] * n + v[V_TIME]) / (n + 1);
-			if (mj >= 0 && lo->v[V_ENERGY] >= 0)
-				v[V_ENERGY] = (lo->v[V_ENERGY] * n + mj) / (n + 1);
-			else if (mj < 0)
-				v[V_ENERGY] = lo->v[V_ENERGY]; /* not measured this time */
-			v[V_RUNS] = lo->v[V_RUNS] + 1;
-		}
-		profstore_put(ps, KIND, keys, j->size, v);
-		if (clock_ms() - p->saved_at >= SAVE_EVERY_MS) {
-			(void)profstore_save(ps, &e); /* a lost measurement is only a lost one */
-			p->saved_at = clock_ms();
-		}
-	}
-}
-
-static void on_end(void *arg, int status, const struct run_stats *st)
-{
-	struct inflight *j = arg, **pp;
-	struct placer *p = j->p;
-
-	pthread_mutex_lock(&p->lock);
-	learn(j, status, st);
-	for (pp = &p->jobs; *pp && *pp != j; pp = &(*pp)->next)
-		;
-	if (*pp)
-		*pp = j->next;
-	p->last_end[j->dev] = clock_ms();
-	p->ended[j->dev]++;
-	pthread_mutex_unlock(&p->lock);
-	for (int i = 0; i < 3; i++)
-		free(j->keys[i]);
-	free(j);
 }
 
 /* "auto (from --device/CARSH_DEVICE)" and the selector itself. */
@@ -650,12 +355,12 @@ static const char *selector(const struct kernel_plan *kp, const char **origin)
 static size_t candidates(struct placer *p, const struct kernel_plan *kp, enum place_crit crit,
                          const bool *ok, struct place_cand *c, size_t *map, const char *model)
 {
-	struct profstore *ps = history(p);
+	struct profstore *ps = placer_history(p);
 	struct profstore empty = {0};
 	size_t n = 0;
 
 	for (size_t i = 0; i < p->ndev; i++) {
-		if (!ok[i] || (crit == PLACE_ENERGY && !has_counter(p, i)))
+		if (!ok[i] || (crit == PLACE_ENERGY && !placer_has_counter(p, i)))
 			continue;
 		candidate(p, ps ? ps : &empty, i, model, kp->kernel, work_size(kp), &c[n]);
 		map[n++] = i;
@@ -689,14 +394,14 @@ static void track(struct placer *p, struct job_plan *jp, size_t dev, double fore
 	                       .when = when_placed(p, dev)};
 	j->gpu_j0 = j->cpu_j0 = -1;
 	if (energy)
-		counters(p, &j->gpu_j0, &j->cpu_j0);
+		placer_counters(p, &j->gpu_j0, &j->cpu_j0);
 	j->keys[0] = xstrdup(model);
 	j->keys[1] = xstrdup(jp->kp.kernel);
 	j->keys[2] = xstrdup(p->devs[dev].name);
 	for (pp = &p->jobs; *pp; pp = &(*pp)->next)
 		;
 	*pp = j;
-	jp->on_end = on_end;
+	jp->on_end = placer_job_ended;
 	jp->on_end_arg = j;
 }
 
@@ -711,7 +416,7 @@ static bool measure_energy(struct placer *p, size_t dev, enum place_crit crit, s
 
 	if (known_mj >= 0 && !refresh)
 		return false; /* before has_counter: it opens the meter */
-	if (!has_counter(p, dev))
+	if (!placer_has_counter(p, dev))
 		return false;
 	return known_mj < 0 || p->energy_jobs[dev]++ % ENERGY_EVERY == 0;
 }
@@ -782,7 +487,7 @@ int place_job(struct run_ctx *c, struct job_plan *jp, char **saved, char *why, s
 /* The least forecast time among the devices marked in ok (lock held); 0 where none known. */
 static int best_forecast(struct placer *p, const struct kernel_plan *kp, const bool *ok, double *ms)
 {
-	struct profstore *ps = history(p);
+	struct profstore *ps = placer_history(p);
 	char *model = model_key(kp);
 	size_t size = work_size(kp);
 	int known = 0;
