@@ -419,6 +419,16 @@ static void watch_run(struct granks *g, const struct act *a)
 	g->watch[g->nwatch++] = cl;
 }
 
+/* Whether action a started (rc 0); else every rank stops, with a's step named. */
+static bool started(struct granks *g, const struct act *a, int rc)
+{
+	if (rc == 0)
+		return true;
+	at_step(g, a->step);
+	fail(g, 1);
+	return false;
+}
+
 static void take(struct granks *g, const struct act *a)
 {
 	struct grun *r = g->r;
@@ -430,26 +440,19 @@ static void take(struct granks *g, const struct act *a)
 		return;
 	case ACT_FILL:
 		host_ready(g, a->buf, true);
-		if (going(g) && grun_fill_entrance(r, a->what, a->item)) {
-			at_step(g, a->step);
-			fail(g, 1);
-		}
+		if (going(g))
+			started(g, a, grun_fill_entrance(r, a->what, a->item));
 		return;
 	case ACT_RUN:
 		run_ready(g, a);
-		if (going(g) && grun_start_run(r, a->what, a->item)) {
-			at_step(g, a->step);
-			fail(g, 1);
-		} else if (going(g) && a->what == g->last) {
+		if (going(g) && started(g, a, grun_start_run(r, a->what, a->item)) && going(g) &&
+		    a->what == g->last)
 			watch_run(g, a);
-		}
 		return;
 	case ACT_DUMP:
 		host_ready(g, a->buf, false);
-		if (going(g) && grun_dump_exit(r, a->what, a->item)) {
-			at_step(g, a->step);
-			fail(g, 1);
-		}
+		if (going(g))
+			started(g, a, grun_dump_exit(r, a->what, a->item));
 		return;
 	}
 }

@@ -115,6 +115,8 @@ void sched_free(struct sched *s)
 
 void sched_step_begin(struct sched *s)
 {
+	size_t nc = s->c.ncpu ? s->c.ncpu : 1; /* the per-core arrays' length (devices_new) */
+
 	s->pool = (struct range){0, s->c.items};
 	s->assigned = 0;
 	s->cpu_fresh = 0;
@@ -128,10 +130,10 @@ void sched_step_begin(struct sched *s)
 		s->g[i].items = 0;
 	}
 	memset(s->busy, 0, s->ndev * sizeof(*s->busy));
-	memset(s->cdone, 0, (s->c.ncpu ? s->c.ncpu : 1) * sizeof(*s->cdone));
-	memset(s->cms, 0, (s->c.ncpu ? s->c.ncpu : 1) * sizeof(*s->cms));
+	memset(s->cdone, 0, nc * sizeof(*s->cdone));
+	memset(s->cms, 0, nc * sizeof(*s->cms));
 	/* A new step may meet other work: every core is asked again (logfit). */
-	memset(s->out, 0, (s->c.ncpu ? s->c.ncpu : 1) * sizeof(*s->out));
+	memset(s->out, 0, nc * sizeof(*s->out));
 	s->step++;
 	if (s->ops->step_begin)
 		s->ops->step_begin(s);
