@@ -12,11 +12,25 @@
  * microseconds, and waking a sleeping thread costs about as much as the launch itself. */
 #define SPIN_NS 200000L
 
+/* A value argument as last set on a clone: the object keeps it, so setting it again to the
+ * same bytes is skipped (NVIDIA spends host time on every clSetKernelArg; a batch sets the
+ * same sizes and counts launch after launch). Buffers are always set: a released buffer's
+ * handle may come back for a new one, which the driver must be told of. Values longer than
+ * this are always set. */
+#define KEPT_BYTES 16
+#define KEPT_ARGS  16
+
+struct kept_arg {
+	size_t size; /* 0: not set yet, or not set with a value kept here */
+	unsigned char bytes[KEPT_BYTES];
+};
+
 /* The feeder's own object of a session kernel: the session's is shared with the jobs that
  * set arguments themselves, under the kernel's lock, which the feeder must never wait for. */
 struct clone {
 	cl_kernel of;
 	cl_kernel own;
+	struct kept_arg kept[KEPT_ARGS];
 	struct clone *next;
 };
 
@@ -27,6 +41,11 @@ struct rt_feeder {
 	pthread_cond_t work; /* something was handed over, or stop */
 	pthread_cond_t idle; /* nothing handed over is left to queue */
 	struct feed_launch *head, *tail;
+	/* Queued launches, freed by the next thread that hands one over: the memory goes back
+	 * to the thread that took it, where a free from the feeder would contend with the
+	 * shell's next malloc for the arena's lock (a futex call on both sides, seen with
+	 * strace on the H100 machine). */
+	struct feed_launch *done;
 	int has_work; /* read without the lock while polling */
 	bool busy, sleeping, stopping;
 	/* Read by the feeder without the lock: a failure not reported yet; the hand-overs up to
@@ -97,7 +116,7 @@ static int fail(struct rt_feeder *f, const struct feed_launch *l, const char *wh
 	return -1;
 }
 
-static cl_kernel own_kernel(struct rt_feeder *f, cl_kernel of, cl_int *err)
+static struct clone *own_kernel(struct rt_feeder *f, cl_kernel of, cl_int *err)
 {
 	struct clone *c;
 	cl_program prog;
@@ -106,7 +125,7 @@ static cl_kernel own_kernel(struct rt_feeder *f, cl_kernel of, cl_int *err)
 
 	for (c = f->clones; c; c = c->next)
 		if (c->of == of)
-			return c->own;
+			return c;
 	*err = clGetKernelInfo(of, CL_KERNEL_PROGRAM, sizeof(prog), &prog, NULL);
 	if (*err == CL_SUCCESS)
 		*err = clGetKernelInfo(of, CL_KERNEL_FUNCTION_NAME, sizeof(name), name, NULL);
@@ -115,28 +134,51 @@ static cl_kernel own_kernel(struct rt_feeder *f, cl_kernel of, cl_int *err)
 	k = clCreateKernel(prog, name, err);
 	if (*err != CL_SUCCESS)
 		return NULL;
-	c = xmalloc(sizeof(*c));
-	*c = (struct clone){of, k, f->clones};
+	c = xcalloc(1, sizeof(*c));
+	c->of = of;
+	c->own = k;
+	c->next = f->clones;
 	f->clones = c;
-	return k;
+	return c;
+}
+
+/* Whether argument i of c already holds a's value; else it is remembered as set (when it
+ * fits) and false. A failed set is forgotten by the caller. */
+static bool already_set(struct clone *c, cl_uint i, const struct feed_arg *a)
+{
+	struct kept_arg *k = i < KEPT_ARGS ? &c->kept[i] : NULL;
+
+	if (!k)
+		return false;
+	if (a->kind == FEED_VALUE && k->size == a->size && memcmp(k->bytes, a->value, a->size) == 0)
+		return true;
+	k->size = a->kind == FEED_VALUE && a->size <= KEPT_BYTES ? a->size : 0;
+	if (k->size)
+		memcpy(k->bytes, a->value, a->size);
+	return false;
 }
 
 static int queue_launch(struct rt_feeder *f, const struct feed_launch *l)
 {
 	cl_int err = CL_SUCCESS;
-	cl_kernel k = own_kernel(f, l->kernel, &err);
+	struct clone *c = own_kernel(f, l->kernel, &err);
 
-	if (!k)
+	if (!c)
 		return fail(f, l, "clCreateKernel", err);
 	for (cl_uint i = 0; i < l->nargs; i++) {
 		const struct feed_arg *a = &l->args[i];
 		const void *v = a->kind == FEED_MEM ? (const void *)&a->mem : a->value;
 
-		err = clSetKernelArg(k, i, a->size, v);
-		if (err != CL_SUCCESS)
+		if (already_set(c, i, a))
+			continue;
+		err = clSetKernelArg(c->own, i, a->size, v);
+		if (err != CL_SUCCESS) {
+			if (i < KEPT_ARGS)
+				c->kept[i].size = 0;
 			return fail(f, l, "clSetKernelArg", err);
+		}
 	}
-	err = clEnqueueNDRangeKernel(f->dev->q, k, l->dims, NULL, l->global,
+	err = clEnqueueNDRangeKernel(f->dev->q, c->own, l->dims, NULL, l->global,
 	                             l->has_local ? l->local : NULL, 0, NULL, NULL);
 	return err == CL_SUCCESS ? 0 : fail(f, l, "clEnqueueNDRangeKernel", err);
 }
@@ -151,15 +193,24 @@ static int queue_fill(struct rt_feeder *f, const struct feed_launch *l)
 	return err == CL_SUCCESS ? 0 : fail(f, l, "clEnqueueFillBuffer", err);
 }
 
-static void queue_all(struct rt_feeder *f, struct feed_launch *l)
+/* Queues the list l; returns its last element (l's memory stays the caller's to pass on). */
+static struct feed_launch *queue_all(struct rt_feeder *f, struct feed_launch *l)
 {
-	while (l) {
-		struct feed_launch *next = l->next;
-
+	for (;; l = l->next) {
 		/* After a failure the rest is dropped: it may depend on what failed. */
 		if (!__atomic_load_n(&f->failed, __ATOMIC_ACQUIRE) &&
 		    l->seq > __atomic_load_n(&f->drop_upto, __ATOMIC_ACQUIRE))
 			(void)(l->kernel ? queue_launch(f, l) : queue_fill(f, l));
+		if (!l->next)
+			return l;
+	}
+}
+
+static void free_list(struct feed_launch *l)
+{
+	while (l) {
+		struct feed_launch *next = l->next;
+
 		feed_launch_free(l);
 		l = next;
 	}
@@ -225,9 +276,13 @@ static void *feeder_main(void *arg)
 
 	pthread_mutex_lock(&f->lock);
 	while ((l = take_work(f)) != NULL) {
+		struct feed_launch *last;
+
 		pthread_mutex_unlock(&f->lock);
-		queue_all(f, l);
+		last = queue_all(f, l);
 		pthread_mutex_lock(&f->lock);
+		last->next = f->done;
+		f->done = l;
 	}
 	pthread_mutex_unlock(&f->lock);
 	return NULL;
@@ -292,6 +347,7 @@ static int take_error(struct rt_feeder *f, struct cs_err *e)
 
 static int hand_over(struct rt_dev *d, struct feed_launch *l, struct cs_err *e)
 {
+	struct feed_launch *done;
 	struct rt_feeder *f;
 	int rc;
 
@@ -317,8 +373,11 @@ static int hand_over(struct rt_dev *d, struct feed_launch *l, struct cs_err *e)
 			pthread_cond_signal(&f->work);
 		l = NULL;
 	}
+	done = f->done;
+	f->done = NULL;
 	pthread_mutex_unlock(&f->lock);
 	feed_launch_free(l);
+	free_list(done);
 	return rc;
 }
 
@@ -397,6 +456,7 @@ void rt_feeder_stop(struct rt_dev *d)
 	pthread_cond_signal(&f->work);
 	pthread_mutex_unlock(&f->lock);
 	(void)pthread_join(f->thread, NULL);
+	free_list(f->done);
 	while (f->clones) {
 		struct clone *c = f->clones;
 
