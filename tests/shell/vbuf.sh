@@ -150,4 +150,10 @@ awk '{ print 3 * $1 }' x4.csv >want2
 awk '{ print 9 * $1 }' x4.csv >want3
 awk '{ print 15 * $1 }' x4.csv >want4
 for k in 1 2 3 4; do close_to y$k.csv want$k 0 "repeated run $k: the parameters and buffers of that run"; done
+# Many small fills between two waits (under the thread executor with CARSH_FEEDER=on each
+# is handed over to the feeder, which frees it in the thread of the next): the last one wins.
+expect 0 "" "$CARSH" -c "virtbuf create s int 3; repeat 1100 virtbuf fill s --value 7
+virtbuf fill s --value 9; virtbuf dump s"
+[ "$(grep -c '^9$' "$OUT")" = 3 ] && [ "$(wc -l <"$OUT")" = 3 ] &&
+	pass "1101 fills in a row: the buffer holds the last value" || fail "fills: $(cat "$OUT")"
 finish
