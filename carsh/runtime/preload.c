@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "runtime/cache.h"
-#include "runtime/icdtypes.h"
 #include "util/alloc.h"
 #include "util/fork.h"
 #include "util/strbuf.h"
@@ -116,9 +115,19 @@ static bool preload_one(const char *lib, const char *verdicts)
 static char *icd_library(const char *dir, const char *name)
 {
 	char *path = xasprintf("%s/%s", dir, name);
-	char *lib = rt_icd_file_library(path);
+	FILE *f = fopen(path, "r");
+	char line[4096];
+	char *lib = NULL;
 
 	free(path);
+	if (!f)
+		return NULL;
+	if (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0])
+			lib = xstrdup(line);
+	}
+	fclose(f);
 	return lib;
 }
 
