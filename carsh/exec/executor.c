@@ -12,6 +12,7 @@
 #include "exec/planrun.h"
 #include "exec/workerwire.h"
 #include "exec/workers.h"
+#include "runtime/icdtypes.h"
 #include "runtime/preload.h"
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -27,10 +28,22 @@ static void before_fork(void)
 		rt_preload_vendors();
 }
 
+/* A forked job: its plan, and the vendors its loader reads (runtime/icdtypes.h), learnt in
+ * the master, which never runs OpenCL itself, so that the probes run once, not per child. */
+struct plan_child_arg {
+	struct job_plan *jp;
+	char *vendors;
+};
+
 /* A forked child's whole life. */
 static int plan_child(void *arg, struct job_result *res)
 {
-	return plan_run_in(NULL, arg, res);
+	const struct plan_child_arg *a = arg;
+
+	/* Before the first OpenCL call, where the loader reads it. */
+	if (a->vendors)
+		setenv("OCL_ICD_VENDORS", a->vendors, 1);
+	return plan_run_in(NULL, a->jp, res);
 }
 
 struct claim *plan_claim(const struct job_plan *jp, const char *label)
@@ -204,6 +217,7 @@ int exec_plan_foreground(const struct exec_env *env, struct job_plan *jp, const 
                          struct run_stats *st, bool *has_stats, struct cs_err *e)
 {
 	struct job_result *res = NULL;
+	struct plan_child_arg arg;
 	struct claim *c;
 	int rc;
 
@@ -216,7 +230,9 @@ int exec_plan_foreground(const struct exec_env *env, struct job_plan *jp, const 
 		hazard_release(env->hz, c);
 		return rc;
 	}
-	rc = run_child(plan_child, jp, jp, io, env, &res, e);
+	arg = (struct plan_child_arg){jp, rt_icd_vendors_for_plan(&jp->kp)};
+	rc = run_child(plan_child, &arg, jp, io, env, &res, e);
+	free(arg.vendors);
 	hazard_release(env->hz, c);
 	*has_stats = res && res->has_stats && rc == 0;
 	if (*has_stats)
@@ -383,7 +399,8 @@ static int background_forked(const struct exec_env *env, struct jobs *js, struct
 {
 	struct bg_job *b = xcalloc(1, sizeof(*b));
 	struct child_io cio = *io;
-	int go[2];
+	struct plan_child_arg arg;
+	int go[2], rc;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, go) != 0) {
 		free(b);
@@ -392,7 +409,10 @@ static int background_forked(const struct exec_env *env, struct jobs *js, struct
 	*b = (struct bg_job){env->hz, NULL, go[1], 0, NULL, jp, env->notices, xstrdup(label)};
 	cio.go_fd = go[0];
 	before_fork();
-	if (proc_start(plan_child, jp, true, &cio, &b->pid, &b->res, e)) {
+	arg = (struct plan_child_arg){jp, rt_icd_vendors_for_plan(&jp->kp)};
+	rc = proc_start(plan_child, &arg, true, &cio, &b->pid, &b->res, e);
+	free(arg.vendors);
+	if (rc) {
 		close(go[0]);
 		b->jp = NULL; /* still the caller's */
 		bg_free(b);

@@ -243,7 +243,7 @@ static char *plan_key(const struct job_plan *jp)
 	sb_addf(&sb, "%s|%s|%s\t%s@%s", kp->device_exe ? kp->device_exe : "",
 	        kp->device_cli ? kp->device_cli : "", kp->device_fm ? kp->device_fm : "",
 	        kp->kernel ? kp->kernel : "", kp->source_name ? kp->source_name : "");
-	workerwire_job_env(&env);
+	workerwire_plan_env(kp, &env);
 	for (size_t i = 0; i < env.n; i++)
 		sb_addf(&sb, "\n%s", env.v[i]);
 	sv_free(&env);
@@ -700,7 +700,7 @@ static int hand_over(struct worker *wk, const struct job_plan *jp, const struct 
 		wb_free(&msg);
 		return err_errno(e, "/dev/null");
 	}
-	workerwire_job_env(&env);
+	workerwire_plan_env(&jp->kp, &env);
 	workerwire_encode_job(cwd, &env, jp, &msg);
 	sv_free(&env);
 	memset(wk->res, 0, sizeof(*wk->res));

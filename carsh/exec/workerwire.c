@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "exec/planwire.h"
+#include "runtime/icdtypes.h"
 #include "util/alloc.h"
 
 extern char **environ;
@@ -32,6 +33,19 @@ void workerwire_job_env(struct strvec *env)
 	for (char **e = environ; *e; e++)
 		if (workerwire_is_job_env(*e) && strchr(*e, '='))
 			sv_push(env, *e);
+}
+
+void workerwire_plan_env(const struct kernel_plan *kp, struct strvec *env)
+{
+	char *vendors = rt_icd_vendors_for_plan(kp);
+
+	for (char **e = environ; *e; e++)
+		if (workerwire_is_job_env(*e) && strchr(*e, '=') &&
+		    !(vendors && strncmp(*e, "OCL_ICD_VENDORS=", 16) == 0))
+			sv_push(env, *e);
+	if (vendors)
+		sv_push_owned(env, xasprintf("OCL_ICD_VENDORS=%s", vendors));
+	free(vendors);
 }
 
 void workerwire_apply_env(char *const *env, size_t n)

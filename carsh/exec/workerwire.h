@@ -39,6 +39,11 @@ enum {
  * The entries "NAME=VALUE" of environ that belong to it, in environ's order.
  */
 void workerwire_job_env(struct strvec *env);
+/* A plan's job environment: workerwire_job_env's, with OCL_ICD_VENDORS narrowed to the
+ * vendors of its device type when a pure type chooses its device (runtime/icdtypes.h). Sent
+ * with the job and part of its worker's key, so that a worker's loader, which reads it once,
+ * only ever serves plans of the same narrowing. */
+void workerwire_plan_env(const struct kernel_plan *kp, struct strvec *env);
 /* Whether an entry "NAME=VALUE" belongs to the job environment. */
 bool workerwire_is_job_env(const char *entry);
 /* Make this process's job environment env's: the others' entries go. */

@@ -274,7 +274,8 @@ static void devices_describe(const struct rt_devinfo *devs, size_t n, struct str
 		        rt_device_type_name(devs[i].type), devs[i].name, devs[i].platform_name);
 }
 
-static int select_one(const struct rt_devinfo *devs, size_t n, const char *sel, size_t *at)
+/* The type a selector names (cpu, gpu, accelerator), or 0. */
+static cl_device_type type_named(const char *sel)
 {
 	static const struct {
 		const char *name;
@@ -287,7 +288,16 @@ static int select_one(const struct rt_devinfo *devs, size_t n, const char *sel, 
 
 	for (size_t i = 0; i < ARRAY_SIZE(types); i++)
 		if (strcasecmp(sel, types[i].name) == 0)
-			return first_of_type(devs, n, types[i].type, at);
+			return types[i].type;
+	return 0;
+}
+
+static int select_one(const struct rt_devinfo *devs, size_t n, const char *sel, size_t *at)
+{
+	cl_device_type t = type_named(sel);
+
+	if (t)
+		return first_of_type(devs, n, t, at);
 	if (is_index(sel)) {
 		char *end;
 		unsigned long long idx = strtoull(sel, &end, 10);
@@ -341,6 +351,16 @@ static int pick(const struct rt_devinfo *devs, size_t n, const char *const *sels
 	if (n == 0)
 		return err_set(e, "no OpenCL device found");
 	*chosen = 0;
+	return 0;
+}
+
+cl_device_type rt_device_type_chosen(const char *exe, const char *cli, const char *fm)
+{
+	const char *sels[] = {exe, cli, fm};
+
+	for (size_t i = 0; i < ARRAY_SIZE(sels); i++)
+		if (selector_given(sels[i]))
+			return type_named(sels[i]);
 	return 0;
 }
 

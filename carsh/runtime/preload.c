@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "runtime/cache.h"
+#include "runtime/icdtypes.h"
 #include "util/alloc.h"
 #include "util/fork.h"
 #include "util/strbuf.h"
@@ -115,19 +116,9 @@ static bool preload_one(const char *lib, const char *verdicts)
 static char *icd_library(const char *dir, const char *name)
 {
 	char *path = xasprintf("%s/%s", dir, name);
-	FILE *f = fopen(path, "r");
-	char line[4096];
-	char *lib = NULL;
+	char *lib = rt_icd_file_library(path);
 
 	free(path);
-	if (!f)
-		return NULL;
-	if (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (line[0])
-			lib = xstrdup(line);
-	}
-	fclose(f);
 	return lib;
 }
 

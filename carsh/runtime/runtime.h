@@ -71,6 +71,12 @@ int rt_devices_list(struct rt_devinfo **out, size_t *n, struct cs_err *e);
 int rt_device_pick(const struct rt_devinfo *devs, size_t n, const char *exe, const char *cli,
                    const char *fm, size_t *chosen, struct cs_err *e);
 
+/* The type that decides rt_device_pick's choice when the deciding selector (the first given)
+ * is a pure type (cpu, gpu, accelerator); 0 when it is an index or a name, or when none is
+ * given (the default rule looks at every device). runtime/icdtypes.h loads only the vendors
+ * that give that type. */
+cl_device_type rt_device_type_chosen(const char *exe, const char *cli, const char *fm);
+
 /* The first device of the type, or NULL. */
 const struct rt_devinfo *rt_device_first(const struct rt_devinfo *devs, size_t n,
                                          cl_device_type type);

@@ -19,5 +19,6 @@ Suite *suite_wire(void);
 Suite *suite_server(void);
 Suite *suite_apiwire(void);
 Suite *suite_parcopy(void);
+Suite *suite_icdtypes(void);
 
 #endif

@@ -266,6 +266,24 @@ START_TEST(test_type_names)
 }
 END_TEST
 
+/* The narrowing to one vendor (runtime/icdtypes.h) follows the selector that decides the
+ * pick, and only a pure type narrows. */
+START_TEST(test_type_chosen_is_the_deciding_selectors_type)
+{
+	ck_assert_uint_eq(rt_device_type_chosen(NULL, "cpu", NULL), CL_DEVICE_TYPE_CPU);
+	ck_assert_uint_eq(rt_device_type_chosen(NULL, NULL, "GPU"), CL_DEVICE_TYPE_GPU);
+	ck_assert_uint_eq(rt_device_type_chosen("accelerator", "cpu", NULL),
+	                  CL_DEVICE_TYPE_ACCELERATOR);
+	ck_assert_uint_eq(rt_device_type_chosen("any", "cpu", "gpu"), CL_DEVICE_TYPE_CPU);
+	ck_assert_uint_eq(rt_device_type_chosen("auto", "", "gpu"), CL_DEVICE_TYPE_GPU);
+	/* An index, a name or no selector at all decide on the whole list. */
+	ck_assert_uint_eq(rt_device_type_chosen("0", "cpu", NULL), 0);
+	ck_assert_uint_eq(rt_device_type_chosen(NULL, "nvidia", NULL), 0);
+	ck_assert_uint_eq(rt_device_type_chosen(NULL, "all", NULL), 0);
+	ck_assert_uint_eq(rt_device_type_chosen(NULL, NULL, NULL), 0);
+}
+END_TEST
+
 Suite *suite_device_pick(void)
 {
 	Suite *s = suite_create("device_pick");
@@ -290,6 +308,7 @@ Suite *suite_device_pick(void)
 	tcase_add_test(tc, test_gpu_none_cpu_and_selectors);
 	tcase_add_test(tc, test_gpu_selector_absent_names_gpu_option);
 	tcase_add_test(tc, test_type_names);
+	tcase_add_test(tc, test_type_chosen_is_the_deciding_selectors_type);
 	suite_add_tcase(s, tc);
 	return s;
 }
