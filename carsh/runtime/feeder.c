@@ -20,21 +20,6 @@
 #define KEPT_BYTES 16
 #define KEPT_ARGS  16
 
-/* A fill of at most WRITE_FILL_MAX bytes is queued as a write of its contents: on the H100 a
- * non-blocking 4-byte clEnqueueWriteBuffer costs the feeder's thread 2.0 us and
- * clEnqueueFillBuffer 5.3 us (bench/threads.sh's batch fills its stage counter four times a
- * run). A write reads host memory until it has run, so it reads an interned copy of the
- * contents, never changed and kept until the feeder stops, which finishes the queue first.
- * Past INTERNED_MAX distinct contents, fills are fills again. */
-#define WRITE_FILL_MAX 64
-#define INTERNED_MAX   32
-
-struct interned {
-	size_t n;
-	unsigned char bytes[WRITE_FILL_MAX];
-	struct interned *next;
-};
-
 struct kept_arg {
 	size_t size; /* 0: not set yet, or not set with a value kept here */
 	unsigned char bytes[KEPT_BYTES];
@@ -69,8 +54,6 @@ struct rt_feeder {
 	unsigned long handed, drop_upto;
 	struct cs_err error; /* the first failure, until reported */
 	struct clone *clones;
-	struct interned *interned; /* the feeder thread's, until it stops */
-	unsigned ninterned;
 };
 
 static int feeder_env = -1; /* 0 off, 1 on, 2 auto */
@@ -200,45 +183,13 @@ static int queue_launch(struct rt_feeder *f, const struct feed_launch *l)
 	return err == CL_SUCCESS ? 0 : fail(f, l, "clEnqueueNDRangeKernel", err);
 }
 
-/* The interned copy of a small fill's contents (its pattern repeated), or NULL. */
-static const unsigned char *small_contents(struct rt_feeder *f, const struct feed_launch *l)
-{
-	size_t psize = l->args[0].size, n = l->global[0];
-	unsigned char want[WRITE_FILL_MAX];
-	struct interned *in;
-
-	if (n > WRITE_FILL_MAX || psize == 0 || n % psize != 0)
-		return NULL;
-	for (size_t at = 0; at < n; at += psize)
-		memcpy(want + at, l->values, psize);
-	for (in = f->interned; in; in = in->next)
-		if (in->n == n && memcmp(in->bytes, want, n) == 0)
-			return in->bytes;
-	if (f->ninterned == INTERNED_MAX)
-		return NULL;
-	in = xcalloc(1, sizeof(*in));
-	in->n = n;
-	memcpy(in->bytes, want, n);
-	in->next = f->interned;
-	f->interned = in;
-	f->ninterned++;
-	return in->bytes;
-}
-
 /* A fill is a launch without a kernel: args[0] is the buffer, values the pattern, and
  * global[0] the bytes to fill. */
 static int queue_fill(struct rt_feeder *f, const struct feed_launch *l)
 {
-	const unsigned char *contents = small_contents(f, l);
-	cl_int err;
+	cl_int err = clEnqueueFillBuffer(f->dev->q, l->args[0].mem, l->values, l->args[0].size, 0,
+	                                 l->global[0], 0, NULL, NULL);
 
-	if (contents) {
-		err = clEnqueueWriteBuffer(f->dev->q, l->args[0].mem, CL_FALSE, 0, l->global[0],
-		                           contents, 0, NULL, NULL);
-		return err == CL_SUCCESS ? 0 : fail(f, l, "clEnqueueWriteBuffer", err);
-	}
-	err = clEnqueueFillBuffer(f->dev->q, l->args[0].mem, l->values, l->args[0].size, 0,
-	                          l->global[0], 0, NULL, NULL);
 	return err == CL_SUCCESS ? 0 : fail(f, l, "clEnqueueFillBuffer", err);
 }
 
@@ -506,15 +457,6 @@ void rt_feeder_stop(struct rt_dev *d)
 	pthread_mutex_unlock(&f->lock);
 	(void)pthread_join(f->thread, NULL);
 	free_list(f->done);
-	/* The writes of small fills read the interned contents until they have run. */
-	if (f->interned)
-		(void)clFinish(d->q);
-	while (f->interned) {
-		struct interned *in = f->interned;
-
-		f->interned = in->next;
-		free(in);
-	}
 	while (f->clones) {
 		struct clone *c = f->clones;
 
