@@ -169,6 +169,50 @@ START_TEST(test_failure_reported_by_next_hand_over)
 }
 END_TEST
 
+/* The first `count` ints of f's buffer. */
+static void expect_prefix(struct fixture *f, const int *want, size_t count)
+{
+	int got[COUNT];
+
+	ck_assert_int_eq(clEnqueueReadBuffer(rt_dev_queue(f->dev), f->buf, CL_TRUE, 0,
+	                                     count * sizeof(int), got, 0, NULL, NULL),
+	                 CL_SUCCESS);
+	for (size_t i = 0; i < count; i++)
+		ck_assert_msg(got[i] == want[i], "int %zu: %d, not %d", i, got[i], want[i]);
+}
+
+/* Small fills of 4- and 8-byte patterns, each followed by a launch: in order, each fill's
+ * own contents, and over the buffer's first bytes only. */
+START_TEST(test_small_fills)
+{
+	struct fixture f;
+	struct cs_err e;
+	int want[COUNT] = {0};
+
+	setup(&f);
+	for (int i = 0; i < 80; i++) {
+		int pair[2] = {i, -i};
+		size_t ints = 1 + (size_t)i % 16; /* 4 to 64 bytes */
+		bool wide = i % 3 == 0 && ints % 2 == 0;
+
+		ck_assert_msg(rt_feed_fill(f.dev, f.buf, pair, wide ? sizeof(pair) : sizeof(int),
+		                           ints * sizeof(int), &e) == 0,
+		              "%s", e.msg);
+		for (size_t k = 0; k < ints; k++)
+			want[k] = wide && k % 2 ? -i : i;
+		ck_assert_msg(rt_feed_launch(f.dev, add_launch(&f, 1, false), &e) == 0, "%s",
+		              e.msg);
+		for (size_t k = 0; k < COUNT; k++)
+			want[k]++;
+		if (i % 20 == 19)
+			expect_prefix(&f, want, COUNT);
+	}
+	ck_assert_msg(rt_dev_finish(f.dev, &e) == 0, "%s", e.msg);
+	expect_prefix(&f, want, COUNT);
+	teardown(&f);
+}
+END_TEST
+
 Suite *suite_feeder(void)
 {
 	Suite *s = suite_create("feeder");
@@ -178,6 +222,7 @@ Suite *suite_feeder(void)
 	tcase_add_test(tc, test_order_and_values);
 	tcase_add_test(tc, test_failure_reported_once);
 	tcase_add_test(tc, test_failure_reported_by_next_hand_over);
+	tcase_add_test(tc, test_small_fills);
 	suite_add_tcase(s, tc);
 	return s;
 }
