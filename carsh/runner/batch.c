@@ -145,9 +145,11 @@ static int step_exec(struct run *r, const struct step *s)
 	return rc;
 }
 
-/* Waits for every rank's jobs: each waits for its own, then all agree (util/ranks.h). */
+/* Waits for every rank's jobs: each waits for its own, then all agree (util/ranks.h). A
+ * rank whose MPI start was put off starts it first, beside its jobs. */
 static int sync_ranks(struct run_ctx *c, struct cs_err *e)
 {
+	ranks_mpi_now();
 	return ranks_agree(jobs_sync(c->jobs, 0, e) ? 1 : 0, e);
 }
 

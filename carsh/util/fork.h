@@ -8,13 +8,17 @@
  * clang's ASan runtime is linked statically and has the functions that take those locks, so
  * they are taken here around fork(), in the order LLVM 17 takes them. Without that runtime
  * (a plain build, or GCC's libasan, which keeps them hidden) the weak symbols are NULL and this
- * is fork() alone. Header only: the forks are in exec/ and runtime/, the code has no state.
+ * is fork() alone. On a rank of an MPI job whose MPI start was put off, a fork also waits
+ * while MPI_Init_thread runs in another thread (util/ranks.h), which holds the dynamic
+ * loader's lock as it opens its components. Header only: the forks are in exec/ and runtime/.
  */
 #ifndef CARSH_UTIL_FORK_H
 #define CARSH_UTIL_FORK_H
 
 #include <stdbool.h>
 #include <unistd.h>
+
+#include "util/ranks.h"
 
 /* __lsan::LockThreadRegistry() and the others, by their C++ names. */
 void _ZN6__lsan18LockThreadRegistryEv(void) __attribute__((weak));
@@ -34,6 +38,7 @@ static inline pid_t fork_locked(void)
 	            _ZN11__sanitizer19StackDepotUnlockAllEv;
 	pid_t p;
 
+	ranks_fork_enter();
 	if (asan) {
 		_ZN6__lsan18LockThreadRegistryEv();
 		_ZN6__lsan13LockAllocatorEv();
@@ -45,6 +50,7 @@ static inline pid_t fork_locked(void)
 		_ZN6__lsan15UnlockAllocatorEv();
 		_ZN6__lsan20UnlockThreadRegistryEv();
 	}
+	ranks_fork_leave();
 	return p;
 }
 

@@ -19,6 +19,8 @@
 
 static bool started; /* a rank of an MPI job (ranks_started) */
 static bool mpi_on;  /* and MPI_Init_thread was called: not on a job of one rank */
+static bool pending; /* MPI_Init_thread put off until the rank first needs MPI */
+static bool gated;   /* forks wait on start_gate: MPI was put off at the start */
 static int size = 1, rank, local_rank;
 static int fatal_fd = 2; /* this rank's own standard error, kept for ranks_fatal */
 static void (*cleanup_hook)(void);
@@ -71,6 +73,23 @@ void ranks_fatal(const char *fmt, ...)
 	_exit(1);
 }
 
+/* Forks wait while MPI starts (a writer), so that no child of the shell inherits a lock
+ * that MPI_Init_thread holds in another thread (the loader's, while it opens its
+ * components). */
+static pthread_rwlock_t start_gate = PTHREAD_RWLOCK_INITIALIZER;
+
+void ranks_fork_enter(void)
+{
+	if (gated)
+		pthread_rwlock_rdlock(&start_gate);
+}
+
+void ranks_fork_leave(void)
+{
+	if (gated)
+		pthread_rwlock_unlock(&start_gate);
+}
+
 #ifdef HAVE_MPI
 
 /* Rank 0 is the shell: the others keep their standard error for ranks_fatal only. */
@@ -113,19 +132,28 @@ bool ranks_built(void)
 	return true;
 }
 
-/* The launcher says it where it can (Open MPI, MPICH's Hydra, Slurm); else the ranks that
- * share this node's memory, in world order (MPI-3). */
-static void find_local_rank(void)
+/* This rank's number on its node as the launcher says it (Open MPI, MPICH's Hydra,
+ * Slurm); -1 where none does. */
+static int launcher_local_rank(void)
 {
 	static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
 	                                   "SLURM_LOCALID"};
-	MPI_Comm node;
 
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		if (getenv(vars[i])) {
-			local_rank = atoi(getenv(vars[i]));
-			return;
-		}
+		if (getenv(vars[i]))
+			return atoi(getenv(vars[i]));
+	return -1;
+}
+
+/* The launcher's word, else the ranks that share this node's memory, in world order
+ * (MPI-3). */
+static void find_local_rank(void)
+{
+	MPI_Comm node;
+
+	local_rank = launcher_local_rank();
+	if (local_rank >= 0)
+		return;
 	check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node),
 	      "MPI_Comm_split_type");
 	check(MPI_Comm_rank(node, &local_rank), "MPI_Comm_rank");
@@ -154,10 +182,69 @@ static int launcher_size(void)
 	return 0;
 }
 
+/* MPI_Init_thread and what this rank learns from it. */
+static int init_mpi(struct cs_err *e)
+{
+	int provided = 0, said_size = size, said_rank = rank;
+
+	if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
+		return err_set(e, "--mpi: MPI_Init_thread failed");
+	started = mpi_on = true;
+	check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
+	      "MPI_Comm_set_errhandler");
+	check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
+	check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
+	if (provided < MPI_THREAD_SERIALIZED)
+		ranks_fatal("MPI_Init_thread: the MPI library serializes no threads (level %d)",
+		            provided);
+	/* A rank that ran jobs on the launcher's word must be where MPI says it is. */
+	if (pending && (size != said_size || rank != said_rank))
+		ranks_fatal("MPI says rank %d of %d, the launcher said %d of %d", rank, size,
+		            said_rank, said_size);
+	find_local_rank();
+	return 0;
+}
+
+static void start_now(void)
+{
+	struct cs_err e;
+
+	pthread_rwlock_wrlock(&start_gate);
+	if (init_mpi(&e))
+		ranks_fatal("%s", e.msg);
+	__atomic_store_n(&pending, false, __ATOMIC_RELEASE);
+	pthread_rwlock_unlock(&start_gate);
+}
+
+void ranks_mpi_now(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	if (__atomic_load_n(&pending, __ATOMIC_ACQUIRE))
+		(void)pthread_once(&once, start_now);
+}
+
+/* Every MPI call of the shell's side is made under mpi_lock, MPI started first. */
+static void mpi_enter(void)
+{
+	ranks_mpi_now();
+	pthread_mutex_lock(&mpi_lock);
+}
+
+/* Whether MPI may wait until the rank first needs it: the launcher says the job's size, this
+ * rank's place in it and on its node, and CARSH_MPI_INIT is not "eager". */
+static bool may_wait(void)
+{
+	const char *when = getenv("CARSH_MPI_INIT");
+
+	if (when && strcmp(when, "eager") == 0)
+		return false;
+	return launcher_size() > 1 && launcher_rank() >= 0 && launcher_rank() < launcher_size() &&
+	       launcher_local_rank() >= 0;
+}
+
 int ranks_start(void (*cleanup)(void), struct cs_err *e)
 {
-	int provided = 0;
-
 	cleanup_hook = cleanup;
 	/* A job of one rank has no one to talk to: MPI is left alone, so that the rank is a
 	 * carsh without MPI (docs/scale-out.md "Running"). MPI_Init alone took 0.27 s of 0.34
@@ -172,23 +259,24 @@ int ranks_start(void (*cleanup)(void), struct cs_err *e)
 	rank = launcher_rank();
 	if (rank > 0 && quiet_others(e))
 		return -1;
-	if (MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, &provided) != MPI_SUCCESS)
-		return err_set(e, "--mpi: MPI_Init_thread failed");
-	started = mpi_on = true;
-	check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
-	      "MPI_Comm_set_errhandler");
-	check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
-	check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
-	if (provided < MPI_THREAD_SERIALIZED)
-		ranks_fatal("MPI_Init_thread: the MPI library serializes no threads (level %d)",
-		            provided);
-	find_local_rank();
+	/* MPI_Init_thread waits for every rank (Open MPI's fence: 60 ms of a 4-rank start on
+	 * the GPU machine's 16 cores). Put off, it runs where the rank waits anyway, beside its
+	 * first jobs (ranks_mpi_now), and the workers forked before it are plain processes. */
+	if (may_wait()) {
+		size = launcher_size();
+		local_rank = launcher_local_rank();
+		started = pending = gated = true;
+		return 0;
+	}
+	if (init_mpi(e))
+		return -1;
 	return quiet_others(e);
 }
 
 void ranks_finish(void)
 {
 	started = false;
+	/* No rank talked (every rank takes the same steps): MPI never started. */
 	if (!mpi_on)
 		return;
 	check(MPI_Finalize(), "MPI_Finalize");
@@ -230,7 +318,7 @@ void ranks_exchange(const struct ranks_xfer *x, size_t n)
 	if (total == 0)
 		return;
 	req = xcalloc(total, sizeof(*req));
-	pthread_mutex_lock(&mpi_lock);
+	mpi_enter();
 	for (size_t i = 0; i < n; i++) {
 		post(&x[i], req + at);
 		at += pieces(x[i].bytes);
@@ -246,7 +334,7 @@ int ranks_agree(int status, struct cs_err *e)
 
 	if (!started || size == 1)
 		return status;
-	pthread_mutex_lock(&mpi_lock);
+	mpi_enter();
 	check(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
 	if (first < size) {
 		check(MPI_Bcast(&status, 1, MPI_INT, first, MPI_COMM_WORLD), "MPI_Bcast");
@@ -265,7 +353,7 @@ void ranks_bcast(void *data, size_t bytes, int root)
 {
 	if (!started || size == 1)
 		return;
-	pthread_mutex_lock(&mpi_lock);
+	mpi_enter();
 	for (size_t i = 0; i < pieces(bytes); i++) {
 		size_t left = bytes - i * PIECE;
 
@@ -283,7 +371,7 @@ void ranks_gather_double(double mine, double *all, int root)
 			all[0] = mine;
 		return;
 	}
-	pthread_mutex_lock(&mpi_lock);
+	mpi_enter();
 	check(MPI_Gather(&mine, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, root, MPI_COMM_WORLD),
 	      "MPI_Gather");
 	pthread_mutex_unlock(&mpi_lock);
@@ -318,7 +406,7 @@ static void gather_rows(void *data, size_t row_bytes, const size_t *first, int r
 		return;
 	counts = xcalloc((size_t)size, sizeof(int));
 	displs = xcalloc((size_t)size, sizeof(int));
-	pthread_mutex_lock(&mpi_lock);
+	mpi_enter();
 	t = row_type(row_bytes, first, counts, displs);
 	if (all)
 		check(MPI_Allgatherv(MPI_IN_PLACE, 0, t, data, counts, displs, t, MPI_COMM_WORLD),
@@ -355,7 +443,7 @@ static bool guest_multiple; /* MPI_THREAD_MULTIPLE: the guest's calls take no lo
 static void guest_lock(void)
 {
 	if (!guest_multiple)
-		pthread_mutex_lock(&mpi_lock);
+		pthread_mutex_lock(&mpi_lock); /* after ranks_guest_start: MPI runs */
 }
 
 static void guest_unlock(void)
@@ -409,7 +497,7 @@ int ranks_guest_start(int *rank_out, int *size_out, struct cs_err *e)
 {
 	int rc = 0, r = 0, n = 1;
 
-	pthread_mutex_lock(&mpi_lock);
+	mpi_enter();
 	if (guest_comm == MPI_COMM_NULL)
 		rc = guest_join(e);
 	if (rc == 0 && (MPI_Comm_rank(guest_comm, &r) != MPI_SUCCESS ||
@@ -427,7 +515,7 @@ int ranks_guest_finish(struct cs_err *e)
 {
 	int rc = 0;
 
-	pthread_mutex_lock(&mpi_lock);
+	mpi_enter();
 	if (guest_comm != MPI_COMM_NULL) {
 		rc = MPI_Comm_free(&guest_comm);
 		rc = rc == MPI_SUCCESS ? 0 : guest_err(e, rc, "MPI_Comm_free");
@@ -543,6 +631,10 @@ int ranks_start(void (*cleanup)(void), struct cs_err *e)
 }
 
 void ranks_finish(void)
+{
+}
+
+void ranks_mpi_now(void)
 {
 }
 
@@ -665,7 +757,7 @@ struct ranks_flow *ranks_flow_open(void)
 	f->notice_in = MPI_REQUEST_NULL;
 	if (!started || size == 1)
 		return f;
-	pthread_mutex_lock(&mpi_lock);
+	mpi_enter();
 	check(MPI_Comm_dup(MPI_COMM_WORLD, &f->comm), "MPI_Comm_dup");
 	check(MPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
 	check(MPI_Comm_get_attr(f->comm, MPI_TAG_UB, &ub, &flag), "MPI_Comm_get_attr");
@@ -702,7 +794,7 @@ size_t ranks_flow_post(struct ranks_flow *f, void *data, size_t bytes, int peer,
 	m->req = xcalloc((size_t)m->n, sizeof(*m->req));
 	m->recv = !send;
 	m->done = m->empty = false;
-	pthread_mutex_lock(&mpi_lock);
+	mpi_enter();
 	for (int i = 0; i < m->n; i++) {
 		/* No arithmetic on NULL (an empty message, a stopped rank's): UBSan stops it. */
 		char *p = data ? (char *)data + (size_t)i * PIECE : NULL;
@@ -731,7 +823,7 @@ bool ranks_flow_done(struct ranks_flow *f, size_t h)
 
 	if (m->done)
 		return true;
-	pthread_mutex_lock(&mpi_lock);
+	mpi_enter();
 	if (m->n == 1) { /* the piece's count tells an empty message */
 		check(MPI_Test(&m->req[0], &flag, &st[0]), "MPI_Test");
 		if (flag && m->recv)
@@ -764,7 +856,7 @@ void ranks_flow_fail(struct ranks_flow *f)
 		return;
 	f->told = true;
 	f->notices_out = xcalloc((size_t)size, sizeof(*f->notices_out));
-	pthread_mutex_lock(&mpi_lock);
+	mpi_enter();
 	for (int r = 0; r < size; r++)
 		if (r != rank)
 			check(MPI_Isend(&rank, 1, MPI_INT, r, FLOW_FAIL_TAG, f->comm,
@@ -779,7 +871,7 @@ bool ranks_flow_failed(struct ranks_flow *f)
 
 	if (f->failed || f->notice_in == MPI_REQUEST_NULL)
 		return f->failed;
-	pthread_mutex_lock(&mpi_lock);
+	mpi_enter();
 	check(MPI_Test(&f->notice_in, &flag, MPI_STATUS_IGNORE), "MPI_Test");
 	pthread_mutex_unlock(&mpi_lock);
 	if (flag)
@@ -814,7 +906,7 @@ void ranks_flow_close(struct ranks_flow *f)
 	if (!f)
 		return;
 	if (started && size > 1) {
-		pthread_mutex_lock(&mpi_lock);
+		mpi_enter();
 		/* Every message has its match: the ranks took the same actions. */
 		for (size_t h = 0; h < f->nmsgs; h++)
 			if (!f->msgs[h].done) {

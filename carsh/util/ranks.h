@@ -31,6 +31,15 @@ bool ranks_launched(void);
 int ranks_start(void (*cleanup)(void), struct cs_err *e);
 /* MPI_Finalize, when MPI_Init_thread was called. */
 void ranks_finish(void);
+/* Where the launcher says the job's size and this rank's place in it (and on its node),
+ * ranks_start puts MPI_Init_thread off until the rank first talks to another (every call
+ * below does this first), or until ranks_mpi_now: a rank about to wait for its jobs calls it,
+ * so that MPI starts beside them. CARSH_MPI_INIT=eager starts it in ranks_start. */
+void ranks_mpi_now(void);
+/* Around every fork of a rank (util/fork.h): while MPI starts in one thread, forks in the
+ * others wait, so that no child inherits a lock MPI_Init_thread holds. */
+void ranks_fork_enter(void);
+void ranks_fork_leave(void);
 
 /* Whether this process is a rank of an MPI job (ranks_start), of one rank too. */
 bool ranks_started(void);

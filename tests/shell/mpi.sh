@@ -52,6 +52,13 @@ for np in 1 2 4; do
 		same_file "$OUT" chains.plain "chains on $np rank(s): the bytes of a run without MPI"
 	nothing_left "chains on $np rank(s)"
 done
+# MPI started by each rank at once (CARSH_MPI_INIT=eager), not put off to the first <Sync/>
+# while the first jobs run: the same bytes.
+export CARSH_MPI_INIT=eager
+expect 0 "" mpi_run 4 ./carsh-rank "$CHAINS" X=x.csv &&
+	same_file "$OUT" chains.plain "chains on 4 ranks, MPI started at once: the bytes of a run without MPI"
+nothing_left "chains on 4 ranks, MPI started at once"
+unset CARSH_MPI_INIT
 
 # ---- the flagship: the FFT image filter (004 §3.6) ----
 FFTREF="$TOP_BUILDDIR/tests/tools/fftref"
