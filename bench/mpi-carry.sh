@@ -163,6 +163,10 @@ export OPAL_SYSCONFDIR=$MPI_CARRY_DIR/etc/openmpi
 export PMIX_INSTALL_PREFIX=$_mc_lib/pmix2
 export PMIX_SYSCONFDIR=$_mc_lib/pmix2/share
 export PMIX_MCA_mca_base_component_path=$_mc_lib/pmix2/lib/pmix
+# A host with a PMIx of its own at the same path (the GPU machine has one) still offers its
+# zlib component, which the carried PMIx cannot load: every rank then printed a warning
+# that it compresses nothing, which a single node does not need.
+export PMIX_MCA_pcompress_base_silence_warning=1
 # hwloc: use only carried plugins (none), same behaviour on every host.
 export HWLOC_PLUGINS_PATH=$_mc_lib/hwloc
 
