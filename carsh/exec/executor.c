@@ -32,17 +32,38 @@ static void before_fork(void)
  * the master, which never runs OpenCL itself, so that the probes run once, not per child. */
 struct plan_child_arg {
 	struct job_plan *jp;
-	char *vendors;
+	bool narrowed;
+	struct strvec loader; /* "NAME=VALUE" */
 };
+
+static void plan_child_arg_init(struct plan_child_arg *a, struct job_plan *jp)
+{
+	*a = (struct plan_child_arg){jp, false, STRVEC_INIT};
+	a->narrowed = rt_icd_env_for_plan(&jp->kp, &a->loader);
+}
+
+/* The loader's variables, before the first OpenCL call, where the loader reads them. */
+static void narrow_loader(const struct plan_child_arg *a)
+{
+	if (!a->narrowed)
+		return;
+	unsetenv("OCL_ICD_VENDORS");
+	unsetenv("OCL_ICD_FILENAMES");
+	for (size_t i = 0; i < a->loader.n; i++) {
+		char *eq = strchr(a->loader.v[i], '=');
+		char *name = xstrndup(a->loader.v[i], (size_t)(eq - a->loader.v[i]));
+
+		setenv(name, eq + 1, 1);
+		free(name);
+	}
+}
 
 /* A forked child's whole life. */
 static int plan_child(void *arg, struct job_result *res)
 {
 	const struct plan_child_arg *a = arg;
 
-	/* Before the first OpenCL call, where the loader reads it. */
-	if (a->vendors)
-		setenv("OCL_ICD_VENDORS", a->vendors, 1);
+	narrow_loader(a);
 	return plan_run_in(NULL, a->jp, res);
 }
 
@@ -230,9 +251,9 @@ int exec_plan_foreground(const struct exec_env *env, struct job_plan *jp, const 
 		hazard_release(env->hz, c);
 		return rc;
 	}
-	arg = (struct plan_child_arg){jp, rt_icd_vendors_for_plan(&jp->kp)};
+	plan_child_arg_init(&arg, jp);
 	rc = run_child(plan_child, &arg, jp, io, env, &res, e);
-	free(arg.vendors);
+	sv_free(&arg.loader);
 	hazard_release(env->hz, c);
 	*has_stats = res && res->has_stats && rc == 0;
 	if (*has_stats)
@@ -409,9 +430,9 @@ static int background_forked(const struct exec_env *env, struct jobs *js, struct
 	*b = (struct bg_job){env->hz, NULL, go[1], 0, NULL, jp, env->notices, xstrdup(label)};
 	cio.go_fd = go[0];
 	before_fork();
-	arg = (struct plan_child_arg){jp, rt_icd_vendors_for_plan(&jp->kp)};
+	plan_child_arg_init(&arg, jp);
 	rc = proc_start(plan_child, &arg, true, &cio, &b->pid, &b->res, e);
-	free(arg.vendors);
+	sv_free(&arg.loader);
 	if (rc) {
 		close(go[0]);
 		b->jp = NULL; /* still the caller's */

@@ -37,15 +37,16 @@ void workerwire_job_env(struct strvec *env)
 
 void workerwire_plan_env(const struct kernel_plan *kp, struct strvec *env)
 {
-	char *vendors = rt_icd_vendors_for_plan(kp);
+	struct strvec loader = STRVEC_INIT;
+	bool narrowed = rt_icd_env_for_plan(kp, &loader);
 
 	for (char **e = environ; *e; e++)
 		if (workerwire_is_job_env(*e) && strchr(*e, '=') &&
-		    !(vendors && strncmp(*e, "OCL_ICD_VENDORS=", 16) == 0))
+		    !(narrowed && rt_icd_loader_var(*e)))
 			sv_push(env, *e);
-	if (vendors)
-		sv_push_owned(env, xasprintf("OCL_ICD_VENDORS=%s", vendors));
-	free(vendors);
+	for (size_t i = 0; i < loader.n; i++)
+		sv_push(env, loader.v[i]);
+	sv_free(&loader);
 }
 
 void workerwire_apply_env(char *const *env, size_t n)

@@ -39,7 +39,7 @@ enum {
  * The entries "NAME=VALUE" of environ that belong to it, in environ's order.
  */
 void workerwire_job_env(struct strvec *env);
-/* A plan's job environment: workerwire_job_env's, with OCL_ICD_VENDORS narrowed to the
+/* A plan's job environment: workerwire_job_env's, with the loader's variables narrowed to the
  * vendors of its device type when a pure type chooses its device (runtime/icdtypes.h). Sent
  * with the job and part of its worker's key, so that a worker's loader, which reads it once,
  * only ever serves plans of the same narrowing. */

@@ -1,10 +1,11 @@
-/* The device types each OpenCL vendor gives, learnt once (runtime/icdtypes.h). */
-#include "runtime/icdtypes.h"
+/* The device types each OpenCL vendor gives, learnt once (runtime/icdtypes-int.h). */
+#include "runtime/icdtypes-int.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <link.h>
 #include <pthread.h>
 #include <signal.h>
@@ -26,7 +27,6 @@
 
 extern char **environ;
 
-#define ICDS_MAX      32 /* ICD files of one directory looked at */
 #define ENTRIES_MAX   64 /* lines types.txt keeps, the newest */
 #define PROBE_SECONDS 60 /* a driver that hangs longer is of unknown types */
 #define TYPES_UNKNOWN (-1LL)
@@ -35,7 +35,7 @@ extern char **environ;
 struct icd_entry {
 	char icd[1024];
 	long long icd_size, icd_mtime;
-	char lib[1024]; /* the library as the dynamic loader found it; "-" when none loaded */
+	char lib[ICD_LIB_MAX]; /* the library as the dynamic loader found it; "-" when none */
 	long long lib_size, lib_mtime;
 	unsigned long long env;
 	long long types; /* CL_DEVICE_TYPE_* bits, or TYPES_UNKNOWN (the probe died) */
@@ -87,57 +87,6 @@ static unsigned long long driver_env(void)
 	return h;
 }
 
-/* The directory the loader reads, or NULL when the user's settings leave none to narrow:
- * OCL_ICD_FILENAMES adds vendors, OPENCL_VENDOR_PATH is read by one loader only, and an
- * OCL_ICD_VENDORS that is not a directory names one vendor already. */
-static const char *vendors_dir(void)
-{
-	const char *v = getenv("OCL_ICD_VENDORS");
-	struct stat st;
-
-	if (getenv("OCL_ICD_FILENAMES") || getenv("OPENCL_VENDOR_PATH"))
-		return NULL;
-	if (!v || !v[0])
-		return "/etc/OpenCL/vendors";
-	return stat(v, &st) == 0 && S_ISDIR(st.st_mode) ? v : NULL;
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The ICD files of dir (paths, sorted); 0 when there are more than ICDS_MAX. */
-static size_t icd_files(const char *dir, char **out)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	size_t n = 0;
-	bool over = false;
-
-	while (d && (de = readdir(d)) != NULL) {
-		size_t len = strlen(de->d_name);
-		char *path;
-		long long size, mtime;
-
-		if (len < 5 || strcmp(de->d_name + len - 4, ".icd") != 0)
-			continue;
-		path = xasprintf("%s/%s", dir, de->d_name);
-		if (stamp(path, &size, &mtime) && n < ICDS_MAX)
-			out[n++] = path;
-		else {
-			over = over || n == ICDS_MAX;
-			free(path);
-		}
-	}
-	if (d)
-		closedir(d);
-	qsort(out, n, sizeof(*out), by_name);
-	for (size_t i = 0; over && i < n; i++)
-		free(out[i]);
-	return over ? 0 : n;
-}
-
 /* ---- the probe: a forked child loads one vendor library alone ---- */
 
 typedef void *(*extension_fn)(const char *);
@@ -180,7 +129,7 @@ static void __attribute__((noreturn)) probe_child(const char *lib, int out)
 	int null = open("/dev/null", O_WRONLY);
 	void *h;
 	struct link_map *map = NULL;
-	char buf[1100];
+	char buf[1100], real[PATH_MAX];
 	int n;
 
 	sigset_t alrm;
@@ -195,10 +144,13 @@ static void __attribute__((noreturn)) probe_child(const char *lib, int out)
 	pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
 	alarm(PROBE_SECONDS);
 	h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
-	if (!h || dlinfo(h, RTLD_DI_LINKMAP, &map) != 0 || !map || !map->l_name[0])
+	/* The file itself, so that two names of one library (libpocl.so.2 in
+	 * OCL_ICD_FILENAMES, libpocl.so.2.12.0 in pocl.icd) are one vendor. */
+	if (!h || dlinfo(h, RTLD_DI_LINKMAP, &map) != 0 || !map || !map->l_name[0] ||
+	    !realpath(map->l_name, real))
 		n = snprintf(buf, sizeof(buf), "0 -");
 	else
-		n = snprintf(buf, sizeof(buf), "%lld %.1023s", library_types(h), map->l_name);
+		n = snprintf(buf, sizeof(buf), "%lld %.1023s", library_types(h), real);
 	_exit(write(out, buf, (size_t)n) == n ? 0 : 1);
 }
 
@@ -273,13 +225,22 @@ static size_t map_read(const char *path, struct icd_entry *out, size_t max)
 	return n;
 }
 
+/* A "lib:" source holds while the library it resolved to is unchanged and the environment,
+ * LD_LIBRARY_PATH included, is the same. */
+static bool is_lib_source(const char *src)
+{
+	return strncmp(src, LIB_PREFIX, strlen(LIB_PREFIX)) == 0;
+}
+
 /* Whether x is what icd gives now, in this environment. */
 static bool entry_holds(const struct icd_entry *x, const char *icd, unsigned long long env)
 {
 	long long size, mtime;
 
-	if (strcmp(x->icd, icd) != 0 || x->env != env || !stamp(icd, &size, &mtime) ||
-	    size != x->icd_size || mtime != x->icd_mtime)
+	if (strcmp(x->icd, icd) != 0 || x->env != env)
+		return false;
+	if (!is_lib_source(icd) &&
+	    (!stamp(icd, &size, &mtime) || size != x->icd_size || mtime != x->icd_mtime))
 		return false;
 	if (strcmp(x->lib, "-") == 0)
 		return true;
@@ -317,15 +278,16 @@ static const struct icd_entry *find(const struct icd_entry *ent, size_t n, const
 	return NULL;
 }
 
-/* A new entry for icd, probed; false when its file could not be read. */
+/* A new entry for a source, probed; false when its ICD file could not be read. */
 static bool learn_one(const char *icd, unsigned long long env, struct icd_entry *x)
 {
-	char *lib = rt_icd_file_library(icd);
+	bool from_lib = is_lib_source(icd);
+	char *lib = from_lib ? xstrdup(icd + strlen(LIB_PREFIX)) : rt_icd_file_library(icd);
 
 	memset(x, 0, sizeof(*x));
 	snprintf(x->icd, sizeof(x->icd), "%s", icd);
 	x->env = env;
-	if (!lib || strchr(icd, ' ') || !stamp(icd, &x->icd_size, &x->icd_mtime)) {
+	if (!lib || strchr(icd, ' ') || (!from_lib && !stamp(icd, &x->icd_size, &x->icd_mtime))) {
 		free(lib);
 		return false;
 	}
@@ -378,150 +340,23 @@ static size_t map_learn(const char *icddir, char **icds, size_t nicd, unsigned l
 	return n;
 }
 
-/* ---- the narrowed directory: content-addressed, so never changed once made ---- */
-
-#define ICD_FILE_MAX 4096 /* an ICD file is one line: a library's name */
-
-/* The whole of a small file, or NULL (also when it is larger than ICD_FILE_MAX). */
-static char *read_small(const char *path, size_t *len)
+bool icd_sources_types(const char *icddir, char **srcs, size_t nsrc, long long *types,
+                       char (*libs)[ICD_LIB_MAX])
 {
-	FILE *f = fopen(path, "rb");
-	char *buf;
-
-	if (!f)
-		return NULL;
-	buf = xmalloc(ICD_FILE_MAX + 1);
-	*len = fread(buf, 1, ICD_FILE_MAX + 1, f);
-	fclose(f);
-	if (*len > ICD_FILE_MAX) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
-
-/* Made aside and renamed into place: a process that finds it finds it whole. */
-static int make_dir(const char *final, const char *icddir, const char *name, const char *text,
-                    size_t len)
-{
-	char *tmp = xasprintf("%s/.tmp-XXXXXX", icddir);
-	char *file = NULL;
-	FILE *f;
-	int rc = -1;
-
-	if (mkdtemp(tmp)) {
-		file = xasprintf("%s/%s", tmp, name);
-		f = fopen(file, "wb");
-		rc = f && fwrite(text, 1, len, f) == len ? 0 : -1;
-		if (f && fclose(f) != 0)
-			rc = -1;
-		if (rc == 0)
-			rc = rename(tmp, final);
-		if (rc != 0) {
-			unlink(file);
-			rmdir(tmp);
-		}
-	}
-	free(file);
-	free(tmp);
-	return rc;
-}
-
-/* icddir/TYPE-HASH/ holding a copy of icd alone; NULL when it could not be made. The path
- * ends in a slash: the Khronos loader before 2020, which CUDA still ships as libOpenCL.so.1,
- * joins OCL_ICD_VENDORS and a file's name without one ("DIRpocl.icd"), and so found no vendor
- * at all in a directory named without it (every CPU job on the H100 machine failed with "no
- * OpenCL platform found"); ocl-icd reads "DIR//pocl.icd" as well. */
-static char *narrowed_dir(const char *icddir, cl_device_type type, const char *icd)
-{
-	const char *name = strrchr(icd, '/') ? strrchr(icd, '/') + 1 : icd;
-	size_t len;
-	char *text = read_small(icd, &len);
-	char *final, *file, *slashed = NULL;
-	uint64_t h;
-	long long size, mtime;
-
-	if (!text)
-		return NULL;
-	h = fnv64(fnv64(FNV64_INIT, name, strlen(name) + 1), text, len);
-	final = xasprintf("%s/%s-%016llx", icddir, rt_device_type_name(type),
-	                  (unsigned long long)h);
-	file = xasprintf("%s/%s", final, name);
-	if (!stamp(file, &size, &mtime))
-		make_dir(final, icddir, name, text, len);
-	if (stamp(file, &size, &mtime) && (size_t)size == len)
-		slashed = xasprintf("%s/", final);
-	free(final);
-	free(file);
-	free(text);
-	return slashed;
-}
-
-/* The one ICD file of icds that gives type, when every one is known and another is left
- * out; else NULL. */
-static const char *only_giver(const struct icd_entry *ent, size_t n, char **icds, size_t nicd,
-                              cl_device_type type, unsigned long long env)
-{
-	const char *giver = NULL;
-	size_t givers = 0;
-
-	for (size_t i = 0; i < nicd; i++) {
-		const struct icd_entry *x = find(ent, n, icds[i], env);
-
-		if (!x || x->types == TYPES_UNKNOWN)
-			return NULL;
-		if ((unsigned long long)x->types & type) {
-			giver = icds[i];
-			givers++;
-		}
-	}
-	return givers == 1 && nicd > 1 ? giver : NULL;
-}
-
-static char *vendors_in(const char *dir, const char *cache, cl_device_type type)
-{
-	char *icds[ICDS_MAX];
-	size_t nicd = icd_files(dir, icds), n;
 	unsigned long long env = driver_env();
-	char *icddir = NULL, *out = NULL;
-	struct icd_entry *ent = NULL;
-	const char *giver;
+	struct icd_entry *ent = xcalloc(ENTRIES_MAX + 1 + ICDS_MAX, sizeof(*ent));
+	size_t n = map_learn(icddir, srcs, nsrc, env, ent);
+	bool known = true;
 
-	if (nicd < 2)
-		goto done;
-	icddir = xasprintf("%s/icd", cache);
-	if (mkdir(icddir, 0700) != 0 && errno != EEXIST)
-		goto done;
-	ent = xcalloc(ENTRIES_MAX + 1 + ICDS_MAX, sizeof(*ent));
-	n = map_learn(icddir, icds, nicd, env, ent);
-	giver = only_giver(ent, n, icds, nicd, type, env);
-	if (giver)
-		out = narrowed_dir(icddir, type, giver);
-done:
-	for (size_t i = 0; i < nicd; i++)
-		free(icds[i]);
+	for (size_t i = 0; i < nsrc && known; i++) {
+		const struct icd_entry *x = find(ent, n, srcs[i], env);
+
+		known = x && x->types != TYPES_UNKNOWN;
+		if (known) {
+			types[i] = x->types;
+			snprintf(libs[i], ICD_LIB_MAX, "%s", x->lib);
+		}
+	}
 	free(ent);
-	free(icddir);
-	return out;
-}
-
-char *rt_icd_vendors_for(cl_device_type type)
-{
-	const char *off = getenv("CARSH_ICD_BY_TYPE");
-	const char *dir = vendors_dir();
-	char *cache, *out;
-
-	if (!type || !dir || (off && strcmp(off, "0") == 0))
-		return NULL;
-	cache = cache_dir();
-	out = cache ? vendors_in(dir, cache, type) : NULL;
-	free(cache);
-	return out;
-}
-
-char *rt_icd_vendors_for_plan(const struct kernel_plan *kp)
-{
-	cl_device_type t = rt_device_type_chosen(kp->device_exe, kp->device_cli, kp->device_fm);
-
-	return t ? rt_icd_vendors_for(t) : NULL;
+	return known;
 }

@@ -100,6 +100,30 @@ if process_executor; then
 	quiet "after the rebuild"
 fi
 
+# The stand-in named by OCL_ICD_FILENAMES instead (which Khronos's loader reads besides the
+# directory, as a container's environment may set it): CPU jobs leave it out as well.
+# Debian 12's ocl-icd (2.3.1) ignores the variable, and then there is nothing to see here:
+# tests/unit/test_icdtypes.c checks the variables a job gets.
+mkdir vendors-pocl
+cp "$pocl" vendors-pocl/pocl.icd
+filenames() { env OCL_ICD_VENDORS="$T/vendors-pocl" OCL_ICD_FILENAMES="$fake" "$@"; }
+rm -f mark
+filenames CARSH_SERVER=off CARSH_ICD_BY_TYPE=0 "$CARSH" -c devices >/dev/null 2>&1
+if ! process_executor || ! [ "$(queries)" -ge 1 ] 2>/dev/null; then
+	echo "skip: OCL_ICD_FILENAMES: not the process executor, or a loader that ignores it"
+else
+	# The first learns what the library gives (the probe asks it once).
+	expect 0 "" filenames CARSH_SERVER=off "$CARSH" -c "$jobs_cmd"
+	right "OCL_ICD_FILENAMES, learning"
+	for server in off on; do
+		rm -f mark
+		expect 0 "" filenames CARSH_SERVER=$server "$CARSH" -c "$jobs_cmd"
+		right "OCL_ICD_FILENAMES, server $server"
+		quiet "OCL_ICD_FILENAMES, server $server"
+	done
+	"$CARSH" server stop >/dev/null 2>&1
+fi
+
 # A type no vendor gives narrows nothing: the same message, every device listed.
 expect 1 "no OpenCL device matches 'gpu'" env CARSH_SERVER=off CARSH_DEVICE=gpu \
 	"$CARSH" -c "run k.xml x=x.csv y=-"

@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE 700
 #include <check.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "runtime/icdtypes.h"
 #include "suites.h"
 #include "util/alloc.h"
+#include "util/strvec.h"
 
 static void write_line(const char *dir, const char *name, const char *line)
 {
@@ -38,63 +40,207 @@ static bool exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
-/* PoCL (the CPU) beside the stand-in vendor of tests/shell/icd.sh (no device): a CPU job's
- * directory holds pocl.icd alone, and its path ends in a slash, which CUDA's libOpenCL (the
- * Khronos loader before 2020) needs: it reads DIR + "pocl.icd" with nothing between. */
-START_TEST(test_cpu_directory_ends_in_a_slash)
+struct icdfix {
+	char tmp[40];
+	char *fake, *vendors, *cache, *carsh;
+	char lib[1024]; /* the library pocl.icd names */
+};
+
+/* A vendors directory, its own cache, PoCL and the stand-in vendor of tests/shell/icd.sh
+ * (no device); false (SKIP printed) where either is missing. */
+static bool icdfix_setup(struct icdfix *f)
 {
 	const char *build = getenv("TOP_BUILDDIR");
-	char *fake = build ? xasprintf("%s/tests/tools/.libs/fakeicd.so", build) : NULL;
-	char tmp[] = "/tmp/carsh-icdtypes-XXXXXX";
-	char *vendors, *cache, *carsh, *dir, *joined;
 	FILE *pocl = fopen("/etc/OpenCL/vendors/pocl.icd", "r");
-	char lib[1024] = "";
 
-	if (!fake || !exists(fake) || !pocl || !fgets(lib, sizeof(lib), pocl)) {
+	memset(f, 0, sizeof(*f));
+	f->fake = build ? xasprintf("%s/tests/tools/.libs/fakeicd.so", build) : NULL;
+	if (!f->fake || !exists(f->fake) || !pocl || !fgets(f->lib, sizeof(f->lib), pocl)) {
 		if (pocl)
 			fclose(pocl);
-		free(fake);
+		free(f->fake);
 		printf("SKIP: icdtypes: needs /etc/OpenCL/vendors/pocl.icd and the stand-in "
 		       "vendor\n");
-		return;
+		return false;
 	}
 	fclose(pocl);
-	ck_assert_ptr_nonnull(mkdtemp(tmp));
-	vendors = xasprintf("%s/vendors", tmp);
-	cache = xasprintf("%s/xdg", tmp);
-	carsh = xasprintf("%s/carsh", cache);
-	ck_assert_int_eq(mkdir(vendors, 0700), 0);
-	ck_assert_int_eq(mkdir(cache, 0700), 0);
-	ck_assert_int_eq(mkdir(carsh, 0700), 0);
-	write_line(vendors, "pocl.icd", lib);
-	write_line(vendors, "fake.icd", fake);
-	setenv("OCL_ICD_VENDORS", vendors, 1);
-	setenv("XDG_CACHE_HOME", cache, 1);
+	f->lib[strcspn(f->lib, "\r\n")] = '\0';
+	snprintf(f->tmp, sizeof(f->tmp), "/tmp/carsh-icdtypes-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(f->tmp));
+	f->vendors = xasprintf("%s/vendors", f->tmp);
+	f->cache = xasprintf("%s/xdg", f->tmp);
+	f->carsh = xasprintf("%s/carsh", f->cache);
+	ck_assert_int_eq(mkdir(f->vendors, 0700), 0);
+	ck_assert_int_eq(mkdir(f->cache, 0700), 0);
+	ck_assert_int_eq(mkdir(f->carsh, 0700), 0);
+	setenv("OCL_ICD_VENDORS", f->vendors, 1);
+	setenv("XDG_CACHE_HOME", f->cache, 1);
 	unsetenv("OCL_ICD_FILENAMES");
 	unsetenv("CARSH_ICD_BY_TYPE");
 	unsetenv("CARSH_NO_CACHE");
+	return true;
+}
 
-	dir = rt_icd_vendors_for(CL_DEVICE_TYPE_CPU);
+static void icdfix_teardown(struct icdfix *f)
+{
+	unsetenv("OCL_ICD_VENDORS");
+	unsetenv("OCL_ICD_FILENAMES");
+	unsetenv("XDG_CACHE_HOME");
+	ck_assert_int_eq(nftw(f->tmp, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	free(f->carsh);
+	free(f->cache);
+	free(f->vendors);
+	free(f->fake);
+}
+
+/* The value of NAME in env's "NAME=VALUE" entries, or NULL. */
+static const char *value_of(const struct strvec *env, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < env->n; i++)
+		if (strncmp(env->v[i], name, len) == 0 && env->v[i][len] == '=')
+			return env->v[i] + len + 1;
+	return NULL;
+}
+
+/* The narrowed directory: ends in a slash, which CUDA's libOpenCL (the Khronos loader before
+ * 2020) needs, as it reads DIR + "pocl.icd" with nothing between; holds want (or nothing)
+ * and never fake.icd. */
+static void check_dir(const struct strvec *env, const char *want)
+{
+	const char *dir = value_of(env, "OCL_ICD_VENDORS");
+	char *joined;
+
 	ck_assert_ptr_nonnull(dir);
 	ck_assert_uint_gt(strlen(dir), 1);
 	ck_assert_int_eq(dir[strlen(dir) - 1], '/');
-	joined = xasprintf("%spocl.icd", dir);
-	ck_assert_msg(exists(joined), "%s is missing", joined);
-	free(joined);
+	if (want) {
+		joined = xasprintf("%s%s", dir, want);
+		ck_assert_msg(exists(joined), "%s is missing", joined);
+		free(joined);
+	}
 	joined = xasprintf("%sfake.icd", dir);
 	ck_assert_msg(!exists(joined), "%s is there", joined);
 	free(joined);
-	/* No vendor gives a GPU here: nothing to narrow to. */
-	ck_assert_ptr_null(rt_icd_vendors_for(CL_DEVICE_TYPE_GPU));
+}
 
-	unsetenv("OCL_ICD_VENDORS");
-	unsetenv("XDG_CACHE_HOME");
-	ck_assert_int_eq(nftw(tmp, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0);
-	free(dir);
-	free(carsh);
-	free(cache);
-	free(vendors);
-	free(fake);
+/* PoCL (the CPU) beside the stand-in vendor in the vendors directory: a CPU job's directory
+ * holds pocl.icd alone; no vendor gives a GPU, so nothing narrows to one. */
+START_TEST(test_cpu_directory_ends_in_a_slash)
+{
+	struct strvec env = STRVEC_INIT;
+	struct icdfix f;
+
+	if (!icdfix_setup(&f))
+		return;
+	write_line(f.vendors, "pocl.icd", f.lib);
+	write_line(f.vendors, "fake.icd", f.fake);
+	ck_assert(rt_icd_env_for(CL_DEVICE_TYPE_CPU, &env));
+	ck_assert_uint_eq(env.n, 1);
+	check_dir(&env, "pocl.icd");
+	sv_free(&env);
+	ck_assert(!rt_icd_env_for(CL_DEVICE_TYPE_GPU, &env));
+	ck_assert_uint_eq(env.n, 0);
+	icdfix_teardown(&f);
+}
+END_TEST
+
+/* Vendors named by OCL_ICD_FILENAMES too (the loaders read them besides the directory): the
+ * list keeps the libraries that give the type, and goes where none does. */
+START_TEST(test_filenames_narrowed)
+{
+	struct strvec env = STRVEC_INIT;
+	struct icdfix f;
+	char *both;
+
+	if (!icdfix_setup(&f))
+		return;
+	write_line(f.vendors, "pocl.icd", f.lib);
+	both = xasprintf("%s:%s", f.fake, f.lib);
+	setenv("OCL_ICD_FILENAMES", both, 1);
+	ck_assert(rt_icd_env_for(CL_DEVICE_TYPE_CPU, &env));
+	check_dir(&env, "pocl.icd");
+	ck_assert_str_eq(value_of(&env, "OCL_ICD_FILENAMES"), f.lib);
+	sv_free(&env);
+
+	setenv("OCL_ICD_FILENAMES", f.fake, 1);
+	ck_assert(rt_icd_env_for(CL_DEVICE_TYPE_CPU, &env));
+	check_dir(&env, "pocl.icd");
+	ck_assert_ptr_null(value_of(&env, "OCL_ICD_FILENAMES"));
+	sv_free(&env);
+	free(both);
+	icdfix_teardown(&f);
+}
+END_TEST
+
+/* PoCL only in OCL_ICD_FILENAMES, the stand-in only in the directory: an empty directory,
+ * and the list with PoCL alone. */
+START_TEST(test_filenames_only_giver)
+{
+	struct strvec env = STRVEC_INIT;
+	struct icdfix f;
+
+	if (!icdfix_setup(&f))
+		return;
+	write_line(f.vendors, "fake.icd", f.fake);
+	setenv("OCL_ICD_FILENAMES", f.lib, 1);
+	ck_assert(rt_icd_env_for(CL_DEVICE_TYPE_CPU, &env));
+	check_dir(&env, NULL);
+	ck_assert_str_eq(value_of(&env, "OCL_ICD_FILENAMES"), f.lib);
+	ck_assert(rt_icd_loader_var("OCL_ICD_FILENAMES=x"));
+	ck_assert(rt_icd_loader_var("OCL_ICD_VENDORS=/v/"));
+	ck_assert(!rt_icd_loader_var("OCL_ICD_VENDORSX=/v/"));
+	sv_free(&env);
+	icdfix_teardown(&f);
+}
+END_TEST
+
+/* pocl.icd's library under another name, its file's real path (found where Debian puts it),
+ * or NULL. */
+static char *pocl_real_path(const char *lib)
+{
+	static const char *const dirs[] = {"/usr/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu",
+	                                   "/usr/lib64", "/usr/lib"};
+	char real[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		char *path = xasprintf("%s/%s", dirs[i], lib);
+		bool found = realpath(path, real) != NULL;
+
+		free(path);
+		if (found && strcmp(real, lib) != 0)
+			return xstrdup(real);
+	}
+	return NULL;
+}
+
+/* pocl.icd in the directory and PoCL's library by its file's path in OCL_ICD_FILENAMES: one
+ * vendor, which gives the CPU; the stand-in is left out. */
+START_TEST(test_two_names_one_vendor)
+{
+	struct strvec env = STRVEC_INIT;
+	struct icdfix f;
+	char *real, *list;
+
+	if (!icdfix_setup(&f))
+		return;
+	real = pocl_real_path(f.lib);
+	if (!real) {
+		printf("SKIP: icdtypes: %s not found by its path\n", f.lib);
+		icdfix_teardown(&f);
+		return;
+	}
+	write_line(f.vendors, "pocl.icd", f.lib);
+	list = xasprintf("%s:%s", real, f.fake);
+	setenv("OCL_ICD_FILENAMES", list, 1);
+	ck_assert(rt_icd_env_for(CL_DEVICE_TYPE_CPU, &env));
+	check_dir(&env, "pocl.icd");
+	ck_assert_str_eq(value_of(&env, "OCL_ICD_FILENAMES"), real);
+	sv_free(&env);
+	free(list);
+	free(real);
+	icdfix_teardown(&f);
 }
 END_TEST
 
@@ -105,6 +251,9 @@ Suite *suite_icdtypes(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_cpu_directory_ends_in_a_slash);
+	tcase_add_test(tc, test_filenames_narrowed);
+	tcase_add_test(tc, test_filenames_only_giver);
+	tcase_add_test(tc, test_two_names_one_vendor);
 	suite_add_tcase(s, tc);
 	return s;
 }
