@@ -44,10 +44,10 @@ static bool run_there(int argc, char **argv, int *status)
 	return false;
 }
 
-bool carsh_served_run(int argc, char **argv, int optind, const char *command, bool thread_exec,
-                      int *status)
+bool carsh_served_run(int argc, char **argv, int first_operand, const char *command,
+                      bool thread_exec, int *status)
 {
-	(void)optind;
+	(void)first_operand;
 	/* `carsh devices` is not served: in a session worker it failed on the GPU machine's
 	 * first call ("clGetPlatformInfo failed: CL_INVALID_DEVICE" from NVIDIA's platform,
 	 * not seen with PoCL), and a listing is worth its 0.3 s more than a wrong answer. */

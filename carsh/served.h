@@ -10,13 +10,13 @@
 
 #include <stdbool.h>
 
-/* Run the session argv (argv[0] included; options end at argv[optind]) in a session worker
- * when the server can take it: a `carsh -T` session (thread_exec). Not with CARSH_SERVER=off, not
- * for `server` itself, nor for files only this process holds open (/dev/fd/N). True with *status,
- * what this process ends with; false to run it here (after a warning when a server was wanted but
- * could not be had). */
-bool carsh_served_run(int argc, char **argv, int optind, const char *command, bool thread_exec,
-                      int *status);
+/* Run the session argv (argv[0] included; options end at argv[first_operand]) in a
+ * session worker when the server can take it: a `carsh -T` session (thread_exec). Not with
+ * CARSH_SERVER=off, not for `server` itself, nor for files only this process holds open
+ * (/dev/fd/N). True with *status, what this process ends with; false to run it here (after a
+ * warning when a server was wanted but could not be had). */
+bool carsh_served_run(int argc, char **argv, int first_operand, const char *command,
+                      bool thread_exec, int *status);
 
 /* `carsh --session-worker`: wait for a session and take on its client's directory,
  * environment and descriptors; *argc and *argv are the session's command line. Returns
