@@ -14,10 +14,13 @@
 #      MPI_Send/MPI_Recv of the same bytes, per one-way move (target <= 1.2). A batch runs
 #      MOVES jobs that each read the buffer the one before wrote, alternately on ranks 1
 #      and 0, so that each job's input moves (MOVES moves); the same batch with every job
-#      on rank 0 moves nothing; the difference over MOVES is the time of one move. Both
-#      start alike: a worker on each rank, and one move of each buffer each way, untimed
-#      as mpi_bare's first round is, so that each rank's first touch of its two copies
-#      (a page fault per 4 KiB, paid once per buffer and rank) is in both. Printed beside,
+#      on rank 0 moves nothing; the difference over MOVES is the time of one move, each
+#      batch timed inside the shell (`time --wall` on rank 0), after a start both share,
+#      untimed as mpi_bare's first round is: a worker on each rank, MPI started, and one
+#      move of each buffer each way, so that each rank's first touch of its two copies (a
+#      page fault per 4 KiB, paid once per buffer and rank) is in neither (timed as whole
+#      mpirun runs, the difference carried their start's spread: 0.3-2.2x the bare move
+#      in one afternoon on the H100 machine). Printed beside,
 #      the same against mpi_bare sending from a shared-memory object, a virtual buffer's
 #      kind of memory (4 KiB pages where malloc's may be 2 MiB ones), with the THP settings;
 #   3. the flagship batch (N x N) with -np 1 against without MPI, both with the shell's own
@@ -119,21 +122,24 @@ move_step() { # RANK: a job on RANK reads b and writes c; then they swap names
 	echo '  </CarshExe></Exec>'
 	echo '  <Virtbuf op="swap" name="b" with="c"/>'
 }
-move_batch() { # RANK_OF_EVEN_STEPS (1: every step's input moves; 0: none does)
-	local count=$((64 * 1024 * 1024 / 4))
+count=$((64 * 1024 * 1024 / 4))
+# The buffers, and the start both variants share, untimed: a worker on each rank (a job on
+# rank 1, one on rank 0), each buffer moved once each way (b to rank 1, its successor back to
+# rank 0), and MPI started (at the first move); only the moves that follow differ.
+{
 	echo '<CarshBat>'
 	echo "  <Virtbuf op=\"create\" name=\"b\" type=\"float\" count=\"$count\"/>"
 	echo "  <Virtbuf op=\"create\" name=\"c\" type=\"float\" count=\"$count\"/>"
 	echo '  <Virtbuf op="fill" name="b" value="1"/>'
-	# Both variants start alike: a worker on each rank (a job on rank 1, one on rank 0),
-	# each buffer moved once each way (b to rank 1, its successor back to rank 0), so that
-	# only the moves that follow differ.
 	move_step 1
 	move_step 0
+	echo '</CarshBat>'
+} >"$work/move-start.bat.xml"
+move_batch() { # RANK_OF_EVEN_STEPS (1: every step's input moves; 0: none does)
+	echo '<CarshBat>'
 	for ((i = 0; i < moves; i++)); do
 		move_step $((i % 2 ? 0 : $1))
 	done
-	echo '  <Virtbuf op="delete" all="true"/>'
 	echo '</CarshBat>'
 }
 move_batch 1 >"$work/move.bat.xml"
@@ -185,8 +191,18 @@ jcu=$((cores / jobs_np))
 [ "$jcu" -ge 1 ] || jcu=1
 jobs1() { CARSH_DEVICE=${JOBS_DEVICE:-cpu} mpi 1 "$jcu" "$carsh" "$work/jobs.bat.xml"; }
 jobs4() { CARSH_DEVICE=${JOBS_DEVICE:-cpu} mpi "$jobs_np" "$jcu" "$carsh" "$work/jobs.bat.xml"; }
-moved() { mpi 2 "$cu" "$carsh" "$work/move.bat.xml"; }
-stayed() { mpi 2 "$cu" "$carsh" "$work/stay.bat.xml"; }
+# moves FILE BATCH: the start, then BATCH timed inside the shell (`time --wall` on rank 0:
+# mpirun's and MPI's start and end, 100 ms and more from run to run, are no part of it);
+# its time in ms appended to FILE.
+moves() {
+	mpi 2 "$cu" "$carsh" -c "run $work/move-start.bat.xml; time --wall run $2" \
+		2>"$work/moves.err" >/dev/null || {
+		echo "mpi.sh: the moves failed:" >&2
+		cat "$work/moves.err" >&2
+		exit 1
+	}
+	awk '$1 == "real" { print $2 }' "$work/moves.err" >>"$1"
+}
 # The third figure's one rank as the run without MPI: unbound (Open MPI binds one rank to a
 # core by default), PoCL's compute units its own; mpirun is the only difference.
 mpi_one() { "$mpirun" $root -q --bind-to none -np 1 "$@"; }
@@ -259,7 +275,7 @@ if want 1; then
 	IFS='|' read -r -a rank_cpus <<<"${jobs_cpus// /}"
 	command -v taskset >/dev/null || rank_cpus=()
 fi
-if want 2; then moved >/dev/null && stayed >/dev/null; fi
+if want 2; then moves /dev/null "$work/move.bat.xml" && moves /dev/null "$work/stay.bat.xml"; fi
 if want 3; then flag_plain >/dev/null && flag_mpi >/dev/null; fi
 if want 4; then graph_run 1 >/dev/null; fi
 if want 5; then part 1 && rm -f "$work/part-1"; fi
@@ -272,8 +288,8 @@ for ((r = 0; r < runs; r++)); do
 		if [ ${#rank_cpus[@]} -gt 0 ]; then timed "$work/jobs-apart" jobs_apart; fi
 	fi
 	if want 2; then
-		timed "$work/moved" moved
-		timed "$work/stayed" stayed
+		moves "$work/moved" "$work/move.bat.xml"
+		moves "$work/stayed" "$work/stay.bat.xml"
 		mpi 2 "$cu" "$bare" $((64 * 1024 * 1024)) 20 >>"$work/bare"
 		mpi 2 "$cu" "$bare" $((64 * 1024 * 1024)) 20 shm >>"$work/bare-shm"
 	fi
