@@ -704,9 +704,7 @@ END_TEST
 START_TEST(test_kb_corrupt_or_foreign_file_is_rebuilt)
 {
 	const char *texts[] = {"carsh-profiles 1\npartition\t/m.xml\tk\td\tten\t0.5\t1\t1\t1\n",
-	                       "carsh-profiles 2\n",
-	                       "\x7f"
-	                       "ELF\n"};
+	                       "carsh-profiles 2\n", "\177ELF\n"};
 	const char *why[] = {":2: not an entry (it is rebuilt)", "has version 2, not 1",
 	                     "is not a profile history"};
 	struct cs_err e;
