@@ -42,20 +42,16 @@ static void plan_child_arg_init(struct plan_child_arg *a, struct job_plan *jp)
 	a->narrowed = rt_icd_env_for_plan(&jp->kp, &a->loader);
 }
 
-/* The loader's variables, before the first OpenCL call, where the loader reads them. */
+/* The loader's variables, before the first OpenCL call, where the loader reads them. In
+ * the child, whose copy of a lives as long as it does: putenv may keep the strings. */
 static void narrow_loader(const struct plan_child_arg *a)
 {
 	if (!a->narrowed)
 		return;
 	unsetenv("OCL_ICD_VENDORS");
 	unsetenv("OCL_ICD_FILENAMES");
-	for (size_t i = 0; i < a->loader.n; i++) {
-		char *eq = strchr(a->loader.v[i], '=');
-		char *name = xstrndup(a->loader.v[i], (size_t)(eq - a->loader.v[i]));
-
-		setenv(name, eq + 1, 1);
-		free(name);
-	}
+	for (size_t i = 0; i < a->loader.n; i++)
+		putenv(a->loader.v[i]);
 }
 
 /* A forked child's whole life. */

@@ -29,6 +29,7 @@ struct worker {
 	int res_fd;             /* the memfd behind res; -1 in a worker lent by the server */
 	bool remote;            /* lent by the server: not this process's child */
 	char *key;              /* its last plan's device selectors and job environment */
+	struct strvec env;      /* that job environment, sent with the job (workers_take) */
 	struct strvec built;    /* the kernels it ran (plan_key's program part), at most
 	                           BUILT_MAX: a worker that ran one has its program built */
 	bool dead;              /* ended or not to be trusted: never lend it again */
@@ -105,6 +106,7 @@ static void worker_end(struct worker *wk)
 	if (wk->res_fd >= 0)
 		close(wk->res_fd);
 	free(wk->key);
+	sv_free(&wk->env);
 	sv_free(&wk->built);
 	free(wk);
 }
@@ -234,19 +236,16 @@ static struct worker *spawn(struct workers *w, char *const *envp, struct cs_err 
 
 /* Workers that ran the same device selectors, in the same job environment (the loader's
  * and the drivers' settings, exec/workerwire.h), hold that device's context already. */
-static char *plan_key(const struct job_plan *jp)
+static char *plan_key(const struct job_plan *jp, const struct strvec *env)
 {
 	const struct kernel_plan *kp = &jp->kp;
 	struct strbuf sb = STRBUF_INIT;
-	struct strvec env = STRVEC_INIT;
 
 	sb_addf(&sb, "%s|%s|%s\t%s@%s", kp->device_exe ? kp->device_exe : "",
 	        kp->device_cli ? kp->device_cli : "", kp->device_fm ? kp->device_fm : "",
 	        kp->kernel ? kp->kernel : "", kp->source_name ? kp->source_name : "");
-	workerwire_plan_env(kp, &env);
-	for (size_t i = 0; i < env.n; i++)
-		sb_addf(&sb, "\n%s", env.v[i]);
-	sv_free(&env);
+	for (size_t i = 0; i < env->n; i++)
+		sb_addf(&sb, "\n%s", env->v[i]);
 	return sb_detach(&sb);
 }
 
@@ -515,12 +514,18 @@ static void fall_back(struct workers *w, bool quiet, const struct cs_err *e)
 	pthread_mutex_unlock(&w->srv_lock);
 }
 
+/* The job environment is worked out once per job (the loader's narrowing reads the
+ * vendors' directory and the cache): for the worker's key here, and kept on the worker for
+ * hand_over. */
 struct worker *workers_take(struct workers *w, const struct job_plan *jp, struct cs_err *e)
 {
-	char *key = plan_key(jp);
+	struct strvec env = STRVEC_INIT;
+	char *key;
 	struct worker *wk = NULL;
 	bool fallback = false, quiet = false;
 
+	workerwire_plan_env(&jp->kp, &env);
+	key = plan_key(jp, &env);
 	if (__atomic_load_n(&w->served, __ATOMIC_ACQUIRE)) {
 		wk = remote_take(w, SERVER_TAKE, key, &fallback, &quiet, e);
 		if (fallback)
@@ -529,6 +534,12 @@ struct worker *workers_take(struct workers *w, const struct job_plan *jp, struct
 	if (!wk && (fallback || !__atomic_load_n(&w->served, __ATOMIC_ACQUIRE)))
 		wk = workers_take_key(w, key, e);
 	free(key);
+	if (wk) {
+		sv_free(&wk->env);
+		wk->env = env;
+	} else {
+		sv_free(&env);
+	}
 	return wk;
 }
 
@@ -688,7 +699,6 @@ static int hand_over(struct worker *wk, const struct job_plan *jp, const struct 
 {
 	char cwd[4096];
 	struct wbuf msg = WBUF_INIT;
-	struct strvec env = STRVEC_INIT;
 	int fds[3], opened, rc;
 
 	if (!getcwd(cwd, sizeof(cwd)))
@@ -700,9 +710,7 @@ static int hand_over(struct worker *wk, const struct job_plan *jp, const struct 
 		wb_free(&msg);
 		return err_errno(e, "/dev/null");
 	}
-	workerwire_plan_env(&jp->kp, &env);
-	workerwire_encode_job(cwd, &env, jp, &msg);
-	sv_free(&env);
+	workerwire_encode_job(cwd, &wk->env, jp, &msg);
 	memset(wk->res, 0, sizeof(*wk->res));
 	wk->res->status = -1;
 	rc = wire_send(wk->sock, WORKER_JOB, msg.p, msg.len, fds, 3, e);
