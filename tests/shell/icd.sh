@@ -35,6 +35,18 @@ asked() {
 		fail "$1: the other vendor was not asked"
 }
 jobs_cmd="run k.xml x=x.csv y=-; run k.xml x=x.csv y=b1.csv & run k.xml x=x.csv y=b2.csv & sync"
+# quiet_both LABEL [VAR=VALUE...]: the jobs with the server off and on: right, and the other
+# vendor never started.
+quiet_both() {
+	label=$1
+	shift
+	for server in off on; do
+		rm -f mark
+		expect 0 "" env "$@" CARSH_SERVER=$server "$CARSH" -c "$jobs_cmd"
+		right "$label, server $server"
+		quiet "$label, server $server"
+	done
+}
 right() {
 	same_file "$OUT" want "$1: the result is right"
 	same_file b1.csv want "$1: a background job's result is right"
@@ -54,12 +66,7 @@ if process_executor; then
 	[ "$(wc -l <dirs)" = 1 ] && [ "$(ls "$(cat dirs)")" = pocl.icd ] &&
 		pass "the CPU's vendors directory holds pocl.icd alone" ||
 		fail "vendors directories: $(cat dirs)"
-	for server in off on; do
-		rm -f mark
-		expect 0 "" env CARSH_SERVER=$server "$CARSH" -c "$jobs_cmd"
-		right "server $server"
-		quiet "CARSH_DEVICE=cpu, server $server"
-	done
+	quiet_both "CARSH_DEVICE=cpu"
 	# A job forked for itself (no worker) sets it in its own process.
 	rm -f mark
 	expect 0 "" env CARSH_SERVER=off CARSH_WORKERS=fresh "$CARSH" -c "$jobs_cmd"
@@ -115,12 +122,7 @@ else
 	# The first learns what the library gives (the probe asks it once).
 	expect 0 "" filenames CARSH_SERVER=off "$CARSH" -c "$jobs_cmd"
 	right "OCL_ICD_FILENAMES, learning"
-	for server in off on; do
-		rm -f mark
-		expect 0 "" filenames CARSH_SERVER=$server "$CARSH" -c "$jobs_cmd"
-		right "OCL_ICD_FILENAMES, server $server"
-		quiet "OCL_ICD_FILENAMES, server $server"
-	done
+	quiet_both "OCL_ICD_FILENAMES" OCL_ICD_VENDORS="$T/vendors-pocl" OCL_ICD_FILENAMES="$fake"
 	"$CARSH" server stop >/dev/null 2>&1
 fi
 
