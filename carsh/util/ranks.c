@@ -199,8 +199,10 @@ static int init_mpi(struct cs_err *e)
 		            provided);
 	/* A rank that ran jobs on the launcher's word must be where MPI says it is. */
 	if (pending && (size != said_size || rank != said_rank))
-		ranks_fatal("MPI says rank %d of %d, the launcher said %d of %d", rank, size,
-		            said_rank, said_size);
+		ranks_fatal("MPI says rank %d of %d where the launcher's variables said %d of %d "
+		            "(a carsh started with another launcher's variables? "
+		            "CARSH_MPI_INIT=eager asks MPI first)",
+		            rank, size, said_rank, said_size);
 	find_local_rank();
 	return 0;
 }
