@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "runner/batch.h"
 
@@ -263,7 +264,7 @@ static int run_steps(struct run *r, const struct step *steps, size_t n)
 }
 
 /* The chain "a.bat.xml -> b.bat.xml -> a.bat.xml" when path is already being run. */
-static int check_recursion(const struct run_ctx *c, const char *real, const char *shown,
+static int check_recursion(const struct run_ctx *c, const struct stat *st, const char *shown,
                            struct cs_err *e)
 {
 	struct strbuf chain = STRBUF_INIT;
@@ -271,7 +272,7 @@ static int check_recursion(const struct run_ctx *c, const char *real, const char
 	const char *names[SESSION_MAX_DEPTH + 1];
 	size_t n = 0;
 
-	for (f = c->frames; f && strcmp(f->path, real) != 0; f = f->up)
+	for (f = c->frames; f && (f->dev != st->st_dev || f->ino != st->st_ino); f = f->up)
 		;
 	if (!f)
 		return 0;
@@ -348,7 +349,7 @@ static int run_loaded(struct run_ctx *parent, const struct batch *b, const struc
 
 int batch_run_file(struct run_ctx *c, const char *path, const struct params *args, struct cs_err *e)
 {
-	char real[PATH_MAX];
+	struct stat st;
 	const struct batch *b;
 	struct batch_frame frame;
 
@@ -356,15 +357,17 @@ int batch_run_file(struct run_ctx *c, const char *path, const struct params *arg
 		err_set(e, "%s: batches nested more than %d deep", path, SESSION_MAX_DEPTH);
 		return 1;
 	}
-	if (!realpath(path, real)) {
+	/* One stat, not realpath's readlink of every component: a batch run in a loop from a
+	 * script pays this before its first job reaches the device. */
+	if (stat(path, &st) != 0) {
 		err_errno(e, "%s", path);
 		return 1;
 	}
-	if (check_recursion(c, real, path, e))
+	if (check_recursion(c, &st, path, e))
 		return 1;
 	b = filecache_batch(path, e);
 	if (!b)
 		return 1;
-	frame = (struct batch_frame){real, path, c->frames};
+	frame = (struct batch_frame){st.st_dev, st.st_ino, path, c->frames};
 	return run_loaded(c, b, args, &frame, e);
 }

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "data/params.h"
 #include "exec/executor.h"
@@ -29,7 +30,8 @@ struct stats_acc {
 /* The batch files being run, innermost first: nested batch recursion is refused with the
  * chain. */
 struct batch_frame {
-	const char *path; /* canonical */
+	dev_t dev; /* the file's identity: a path, a link to it and a hard link are one batch */
+	ino_t ino;
 	const char *shown;
 	const struct batch_frame *up;
 };

@@ -58,6 +58,20 @@ expect 1 "outer.bat.xml:4: <Batch file=\"$B/inner.bat.xml\">: $B/inner.bat.xml:4
 expect 1 "batch recursion: $B/loop_a.bat.xml -> $B/loop_b.bat.xml -> $B/loop_a.bat.xml" \
 	"$CARSH" "$B/loop_a.bat.xml"
 
+# A batch is known by its file, not its name: reached again through a symbolic or a hard
+# link, it is recursion at once.
+mkdir -p "$T/linked"
+ln -s "$B/loop_a.bat.xml" "$T/linked/a.bat.xml"
+printf '<?xml version="1.0"?>\n<CarshBat>\n  <Batch file="a.bat.xml"/>\n</CarshBat>\n' \
+	>"$T/linked/loop_b.bat.xml"
+expect 1 "batch recursion: $T/linked/a.bat.xml -> $T/linked/loop_b.bat.xml -> $T/linked/a.bat.xml" \
+	"$CARSH" "$T/linked/a.bat.xml"
+printf '<?xml version="1.0"?>\n<CarshBat>\n  <Batch file="y.bat.xml"/>\n</CarshBat>\n' \
+	>"$T/linked/x.bat.xml"
+ln "$T/linked/x.bat.xml" "$T/linked/y.bat.xml"
+expect 1 "batch recursion: $T/linked/x.bat.xml -> $T/linked/y.bat.xml" \
+	"$CARSH" "$T/linked/x.bat.xml"
+
 # The end of a batch is an implicit sync: a failed background job fails the batch.
 expect 1 "bgfail.bat.xml: at its end: job [1]" "$CARSH" "$B/bgfail.bat.xml"
 grep -q "^started$" "$OUT" && pass "the batch ran to its end before the implicit sync" || fail "$(cat "$OUT")"
