@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,8 +181,10 @@ static int run_child(child_fn fn, void *arg, const struct job_plan *jp, const st
 	return collect(jp, ws, *res, e);
 }
 
-/* Run jp in *wk (taken already) and wait. A worker that cannot take the job — it died while
- * idle — is replaced by a fresh one, twice at most; *wk is the one that ran it. */
+/* Run jp in *wk (taken already) and wait. A worker that did not take the job — it died while
+ * idle, or before it said it had the job — is replaced by a fresh one, twice at most; *wk is
+ * the one that ran it. Not when the worker died of the user's Ctrl-C, which the shell passes
+ * on to it: the job was interrupted, not lost. */
 static int worker_job(struct workers *w, struct worker **wk, const struct job_plan *jp,
                       const struct child_io *io, bool background, volatile sig_atomic_t *fg_pid,
                       int *ws, struct cs_err *e)
@@ -196,7 +199,8 @@ static int worker_job(struct workers *w, struct worker **wk, const struct job_pl
 			*fg_pid = 0;
 		/* A background job's worker was its process from the start: killed before
 		 * the job reached it, it is the job that was killed. */
-		if (rc == WORKER_NOT_TAKEN && background)
+		if (rc == WORKER_NOT_TAKEN &&
+		    (background || (WIFSIGNALED(*ws) && WTERMSIG(*ws) == SIGINT)))
 			return 0;
 		if (rc != WORKER_NOT_TAKEN || tries == 2)
 			return rc;

@@ -128,6 +128,11 @@ void worker_main(int sock, struct job_result *res)
 			wire_msg_free(&m);
 			continue;
 		}
+		if (m.type == WORKER_JOB &&
+		    wire_send(sock, WORKER_TAKEN, NULL, 0, NULL, 0, &e) != 0) {
+			wire_msg_free(&m);
+			break;
+		}
 		status = m.type == WORKER_JOB ? (uint32_t)run_job(s, &m, res, null, own_err) : 1;
 		wire_msg_free(&m);
 		if (wire_send(sock, WORKER_DONE, &status, sizeof(status), NULL, 0, &e) != 0)

@@ -733,23 +733,35 @@ static int reap(struct worker *wk, int *wstatus, struct cs_err *e)
 	return 0;
 }
 
-/* The worker's answer; or, when it died, how it ended. */
-static int await_answer(struct worker *wk, int *wstatus, struct cs_err *e)
+/* Whether the worker's next message is of type want with len bytes, copied to out. */
+static bool answered(struct worker *wk, uint32_t want, void *out, size_t len, struct cs_err *e)
 {
 	struct wire_msg m;
-	uint32_t status = 1;
 	int r = wire_recv(wk->sock, &m, e);
+	bool ok = r == 1 && m.type == want && m.len == len;
 
-	if (r == 1 && m.type == WORKER_DONE && m.len == sizeof(status)) {
-		memcpy(&status, m.payload, sizeof(status));
-		wire_msg_free(&m);
+	if (ok && len)
+		memcpy(out, m.payload, len);
+	if (r == 1)
+		wire_msg_free(&m); /* a garbled answer: the worker is not to be trusted */
+	return ok;
+}
+
+/* The worker's answer; or, when it died, how it ended: WORKER_NOT_TAKEN where it died
+ * before it took the job (killed while idle, between the check and the hand-over). */
+static int await_answer(struct worker *wk, int *wstatus, struct cs_err *e)
+{
+	uint32_t status = 1;
+	bool taken = answered(wk, WORKER_TAKEN, NULL, 0, e);
+
+	if (taken && answered(wk, WORKER_DONE, &status, sizeof(status), e)) {
 		*wstatus = W_EXITCODE((int)(status & 0xff), 0);
 		return 0;
 	}
-	if (r == 1)
-		wire_msg_free(&m); /* a garbled answer: the worker is not to be trusted */
 	if (reap(wk, wstatus, e))
 		return -1;
+	if (!taken)
+		return WORKER_NOT_TAKEN;
 	/* Ended on its own without an answer: the job did not run to its end. */
 	if (WIFEXITED(*wstatus)) {
 		snprintf(wk->res->msg, sizeof(wk->res->msg),

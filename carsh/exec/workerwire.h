@@ -23,12 +23,16 @@ enum {
 	/* worker -> shell: the answer to WORKER_DEVICES (workerwire_encode_devices); a worker
 	 * that cannot list them answers WORKER_DONE 1 with the reason in its result area */
 	WORKER_DEVLIST = 5,
+	/* worker -> shell: the job of a WORKER_JOB reached the worker and starts (no payload),
+	 * sent before WORKER_DONE: a worker that ends before it sent this never ran the job */
+	WORKER_TAKEN = 6,
 };
 
 /* The most devices a device list carries (the shell's placement keeps as many). */
 #define WORKERWIRE_MAX_DEVS 64
 
-/* worker_run's return when the worker could not take the job (it died while idle). */
+/* worker_run's return when the worker did not take the job (it died while idle, or before
+ * it said WORKER_TAKEN). */
 #define WORKER_NOT_TAKEN (-2)
 
 /*
