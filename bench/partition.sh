@@ -33,6 +33,7 @@
 #              2 GPUs). Default: all where carsh sees two GPUs or accelerators, else skipped
 #   THREADS    thread counts to run (default 1 ... max; --quick: 1 2 max/2+1 max)
 #   SCHEDS     schedulers (default: logfit static concord hdss cpu gpu)
+#   BENCHES    benchmarks to run (default: nbody spmv mandel neigh jacobi)
 #   REPEATS    runs of each configuration, the median counts (default 3)
 #   NBODY_N NBODY_STEPS SPMV_N SPMV_AVG SPMV_STEPS MANDEL_W MANDEL_H MANDEL_MAXIT MANDEL_STEPS
 #   NEIGH_N NEIGH_G NEIGH_STEPS JACOBI_W JACOBI_H JACOBI_STEPS   problem sizes (defaults below)
@@ -246,8 +247,8 @@ run_list() { # BENCH CMDS JSONL SECONDS [check]
 
 results=$out/results.csv
 echo "bench,sched,threads,time_ms,gpu_j,cpu_j,gpu_share,setup_ms" >"$results"
-benches="nbody spmv mandel neigh jacobi"
-left=5
+benches=${BENCHES:-nbody spmv mandel neigh jacobi}
+left=$(echo $benches | wc -w)
 for b in $benches; do
 	share=$(((budget - (SECONDS - t_start)) / left))
 	left=$((left - 1))

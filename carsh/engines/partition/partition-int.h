@@ -77,9 +77,9 @@ struct prun {
 	/* one run */
 	struct sched *sched;
 	double share;
-	pthread_mutex_t lock; /* the scheduler, the trace, the progress bar, the steps */
-	pthread_cond_t cond;  /* a chunk or a device's step ended */
-	pthread_cond_t start; /* a step starts (generation), or the run ends (quit) */
+	pthread_mutex_t lock;   /* the scheduler, the trace, the progress bar, the steps */
+	pthread_cond_t cond;    /* a chunk or a device's step ended */
+	struct worker *workers; /* the device threads while they run (part-threads.c) */
 	unsigned generation, finished;
 	bool quit;
 	unsigned in_flight;

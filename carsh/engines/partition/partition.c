@@ -51,7 +51,6 @@ static void prun_free(struct prun *r)
 	sched_free(r->sched);
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->cond);
-	pthread_cond_destroy(&r->start);
 }
 
 /* Static with --gpu-share auto (003 §5.1): every share from 0 to 100 % in 10 % steps, each a
@@ -166,7 +165,6 @@ static void prun_init(struct prun *r, const struct part_env *env, struct job_pla
 	r->steps = (unsigned)(o->steps > 0 ? o->steps : jp->kp.swap_count + 1);
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
-	pthread_cond_init(&r->start, NULL);
 }
 
 int partition_run(const struct part_env *env, struct job_plan *jp, const struct part_stream *ps,
