@@ -275,28 +275,14 @@ static bool logfit_profile(const struct sched *s, struct sched_prior *p)
 	return true;
 }
 
-/* Whether, from a known profile, the one GPU's first chunk of the step is all of it: the
- * cores' share of the step by throughput is less than an eighth of the GPU's, which
- * fit_chunk gives the GPU rather than launch again for it. Then no core takes part: the
- * share was theirs only where a core asked before the GPU did (H100: 0.2-1.5 % of the
- * items, for a second GPU launch and 16 threads woken each step). Decided again at every
- * step, from the throughputs of the step before. */
-static bool gpu_takes_step(const struct sched *s)
-{
-	const struct gst *g = &s->g[0];
-
-	return s->primed && s->ng == 1 && g->grec > 0 && (double)s->c.items - g->grec < g->grec / 8;
-}
-
 /* A core that sat out the step before is asked again every ASK_AGAIN-th step only, not in
  * every one: 16 cores asking and sitting out at each step's start held the run's lock while
  * the GPU waited for its chunk (SpMV on the H200: 20 steps of one GPU chunk each, 10 % over
  * Static's, whose cores take no part). */
 static bool logfit_uses(const struct sched *s, unsigned dev)
 {
-	return is_gpu(s, dev) ||
-	       (!gpu_takes_step(s) &&
-	        (s->out_step[dev] == 0 || (s->step - s->out_step[dev]) % ASK_AGAIN == 0));
+	return is_gpu(s, dev) || s->out_step[dev] == 0 ||
+	       (s->step - s->out_step[dev]) % ASK_AGAIN == 0;
 }
 
 const struct sched_ops sched_logfit_ops = {
