@@ -575,6 +575,33 @@ START_TEST(test_logfit_sits_cores_out_beside_a_300x_gpu)
 }
 END_TEST
 
+/* A core that finds the step handed out already (the GPU's one chunk took it whole) is
+ * asked again every fourth step only, as one that sat out by rule: on the H100's SpMV 16
+ * cores were woken at every step for nothing. */
+START_TEST(test_logfit_core_left_nothing_is_asked_every_fourth_step)
+{
+	struct sched *s = new_sched(SCHED_LOGFIT, 131072, 64, 2, true, 132, 0);
+	struct sched_prior p = {1.0, 100000.0, 10.0};
+	struct sched_chunk c;
+	bool asked[9];
+
+	sched_prime(s, &p);
+	for (unsigned step = 1; step <= 8; step++) {
+		sched_step_begin(s);
+		asked[step] = sched_uses(s, 0);
+		ck_assert_int_eq(sched_next(s, 2, &c), SCHED_CHUNK);
+		ck_assert_uint_eq(c.size, 131072);
+		sched_done(s, 2, &c, (double)c.size / 100000.0);
+		if (asked[step])
+			ck_assert_int_eq(sched_next(s, 0, &c), SCHED_DONE);
+		sched_step_end(s);
+	}
+	ck_assert(asked[1] && !asked[2] && !asked[3] && !asked[4] && asked[5] && !asked[6] &&
+	          !asked[7] && !asked[8]);
+	sched_free(s);
+}
+END_TEST
+
 /* A step shorter than a core's one-granule probe (the H100's N-body): the first run pays
  * for its exploration, a primed one does not. */
 START_TEST(test_logfit_primed_skips_the_exploration_of_a_short_step)
@@ -933,6 +960,7 @@ static Suite *suite_partition(void)
 	tcase_add_test(t, test_logfit_balances_a_regular_load);
 	tcase_add_test(t, test_logfit_sits_cores_out_beside_a_300x_gpu);
 	tcase_add_test(t, test_logfit_primed_skips_the_exploration_of_a_short_step);
+	tcase_add_test(t, test_logfit_core_left_nothing_is_asked_every_fourth_step);
 	tcase_add_test(t, test_marrow_binary_search_balances_a_pair);
 	tcase_add_test(t, test_marrow_searches_again_when_the_times_drift);
 	tcase_add_test(t, test_marrow_primed_stays_on_a_300x_gpu);

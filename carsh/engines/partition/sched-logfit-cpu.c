@@ -140,8 +140,12 @@ enum sched_answer sched_logfit_cpu(struct sched *s, unsigned dev, struct sched_c
 	double lc, lg = gpu_lambda_on(s), c, gchunk = 0;
 	const struct gst *pace;
 
-	if (r == 0)
+	if (r == 0) {
+		/* Nothing was left for it: it sat the step out, like one that sits out by rule. */
+		if (s->cms[dev] <= 0)
+			s->out_step[dev] = s->step;
 		return SCHED_DONE;
+	}
 	if (gpus_off(s))
 		return sched_take_guided(s, &s->pool, PHASE_FIT, out);
 	if (logfit_sits_out(s, dev, r))
