@@ -27,7 +27,9 @@
 #      warm workers (target <= 1.05); printed beside, the same ratio with the start and end
 #      of each taken off (carsh -c echo, under mpirun -np 1 and without): mpirun's own
 #      start, 0.07 s on a small machine, is paid once per run, not per step (a rank of a
-#      job of one does not initialise MPI, which cost 0.27 s more).
+#      job of one does not initialise MPI, which cost 0.27 s more); and the launcher alone
+#      (mpirun -np 1 true) against the flagship without MPI: the part of the ratio that
+#      is paid before carsh starts (0.04-0.05 s on the GPU machine, 7 % of its flagship).
 #
 #   4. the FFT filter pipeline graph (batches/graphs/fft-filter.xml, GN x GN pictures,
 #      GITEMS of them) pipelined over 4 ranks of CORES/4 compute units each against
@@ -209,6 +211,8 @@ mpi_one() { "$mpirun" $root -q --bind-to none -np 1 "$@"; }
 flag_mpi() { mpi_one "$carsh" "${flag[@]}"; }
 flag_plain() { "$carsh" "${flag[@]}"; }
 mpi_true() { mpi_one "$carsh" -c echo; }
+# The launcher alone, no carsh: what any rank of a job of one pays before its program runs.
+launcher_only() { mpi_one true; }
 jobs1_true() { mpi 1 "$jcu" "$carsh" -c echo; }
 jobs4_true() { mpi "$jobs_np" "$jcu" "$carsh" -c echo; }
 # JOBS_NP carsh without MPI at once, each with its share of the jobs on the CPUs of one rank
@@ -298,6 +302,7 @@ for ((r = 0; r < runs; r++)); do
 		timed "$work/flag-mpi" flag_mpi
 		timed "$work/true" mpi_true
 		timed "$work/plain-true" plain_true
+		timed "$work/launcher" launcher_only
 	fi
 	if want 4; then
 		graph_serial
@@ -348,6 +353,9 @@ if want 3; then
 	fp0=$(awk -v a="$fp" -v b="$pt" 'BEGIN { print a - b }')
 	printf '%-58s %10.1f %10.1f %7s %s\n' "   the same, start and end taken off ($mt / $pt ms)" \
 		"$fm0" "$fp0" "$(ratio "$fm0" "$fp0")" "<= 1.05"
+	lo=$(m launcher)
+	printf '%-58s %10.1f %10.1f %7s %s\n' "   the launcher alone (mpirun -np 1 true) / the flagship" \
+		"$lo" "$fp" "$(ratio "$lo" "$fp")" "(paid before carsh starts)"
 fi
 if want 4; then
 	gs=$(m g-serial) g4=$(m g-pipe4) g1=$(m g-pipe1) gt=$(m g-step4)
