@@ -147,7 +147,35 @@ wait_until() {
 	return 1
 }
 
-# Shared-memory segments of the carsh with pid $1.
+# jobs_after_kills FLOWMODEL KILL WHAT: three rounds, in one interactive carsh, of a job of
+# the scale FLOWMODEL (x.csv, N=8), then the shell command KILL (it kills idle workers, with
+# $CPID the carsh), then at once the same job writing $T/after-kill-ROUND.csv. Every output
+# must be want.csv and no job reported killed: a job handed to a worker as it dies runs in
+# another (docs/executors.md, Warm workers). Three rounds, so that the case of a dying
+# worker is likely to come up: one with PoCL's threads takes a while to die.
+jobs_after_kills() {
+	local fm="$1" kill="$2" what="$3" round
+	start_carsh -i
+	for round in 1 2 3; do
+		send "run $fm x=$T/x.csv y=discard N=8"
+		send "echo ended $round"
+		wait_until "job $round to end" grep -q "^ended $round\$" "$T/carsh.out"
+		eval "$kill"
+		send "run $fm x=$T/x.csv y=$T/after-kill-$round.csv N=8"
+	done
+	send "echo done"
+	stop_carsh
+	if [ "$CSTATUS" = 0 ] && ! grep -q 'killed by' "$T/carsh.err" &&
+		same_file "$T/after-kill-1.csv" want.csv "a job sent as $what (round 1)" &&
+		same_file "$T/after-kill-2.csv" want.csv "a job sent as $what (round 2)" &&
+		same_file "$T/after-kill-3.csv" want.csv "a job sent as $what (round 3)"; then
+		pass "no job was lost: $what"
+	else
+		fail "jobs sent as $what: status $CSTATUS, errors $(cat "$T/carsh.err")"
+	fi
+}
+
+# Shared-memory segments of the carsh with pid $1.# Shared-memory segments of the carsh with pid $1.
 segments_of() {
 	ls /dev/shm 2>/dev/null | grep "^carsh-$1-" || true
 }

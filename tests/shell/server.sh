@@ -105,27 +105,12 @@ grep -q '^still here$' "$OUT" && same_file out.csv want.csv "the job after a cra
 
 # A job sent as the server's idle workers are killed runs: the server lends one only if it
 # has not seen it die, and one lent as it dies never says it took the job, so the client
-# runs the job in another (three rounds; before, such a job was "killed by SIGKILL").
-start_carsh -i
-for round in 1 2 3; do
-	send "run $SCALE x=$T/x.csv y=discard N=8"
-	send "echo ended $round"
-	ended_round() { grep -q "^ended $round\$" "$T/carsh.out"; }
-	wait_until "job $round to end" ended_round
+# runs the job in another (before, such a job was "killed by SIGKILL").
+kill_server_idle() {
 	idle=$(pgrep -P "$(server_pid)")
 	[ -z "$idle" ] || kill -KILL $idle
-	send "run $SCALE x=$T/x.csv y=$T/served-$round.csv N=8"
-done
-send "echo done"
-stop_carsh
-if [ "$CSTATUS" = 0 ] && ! grep -q 'killed by' "$T/carsh.err" &&
-	same_file served-1.csv want.csv "a served job sent as the idle workers were killed (1)" &&
-	same_file served-2.csv want.csv "a served job sent as the idle workers were killed (2)" &&
-	same_file served-3.csv want.csv "a served job sent as the idle workers were killed (3)"; then
-	pass "no served job was lost to workers killed while idle"
-else
-	fail "served jobs sent as the idle workers were killed: status $CSTATUS, errors $(cat "$T/carsh.err")"
-fi
+}
+jobs_after_kills "$SCALE" kill_server_idle "the server's idle workers were killed"
 
 # ---- a client killed mid-job: its job stops ----
 mkfifo feed

@@ -81,29 +81,12 @@ fi
 
 # A job sent at once after its idle worker was killed runs: the shell either sees the worker
 # gone, or hands the job to the dying worker, which never says it took it, and then runs it
-# in a new one (a job lost that way had been reported "killed by SIGKILL"). Three rounds, so
-# that the second case is likely to come up: a worker with PoCL's threads takes a while to
-# die.
-start_carsh -i
-for round in 1 2 3; do
-	send "run $SCALE x=$T/x.csv y=discard N=8"
-	send "echo ended $round"
-	ended_round() { grep -q "^ended $round\$" "$T/carsh.out"; }
-	wait_until "job $round to end" ended_round
+# in a new one (a job lost that way had been reported "killed by SIGKILL").
+kill_idle() {
 	wait_until "a worker to exist" has_workers
 	kill -KILL $(workers_of "$CPID")
-	send "run $SCALE x=$T/x.csv y=$T/out3-$round.csv N=8"
-done
-send "echo done"
-stop_carsh
-if [ "$CSTATUS" = 0 ] && ! grep -q 'killed by' "$T/carsh.err" &&
-	same_file out3-1.csv want.csv "a job sent as its idle worker was killed (round 1)" &&
-	same_file out3-2.csv want.csv "a job sent as its idle worker was killed (round 2)" &&
-	same_file out3-3.csv want.csv "a job sent as its idle worker was killed (round 3)"; then
-	pass "no job was lost to a worker killed while idle"
-else
-	fail "jobs sent as their idle worker was killed: status $CSTATUS, errors $(cat "$T/carsh.err")"
-fi
+}
+jobs_after_kills "$SCALE" kill_idle "its idle worker was killed"
 
 # No worker outlives its shell: neither one that ends normally nor one killed by SIGKILL.
 start_carsh -i
