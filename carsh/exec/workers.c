@@ -733,7 +733,8 @@ static int reap(struct worker *wk, int *wstatus, struct cs_err *e)
 	return 0;
 }
 
-/* Whether the worker's next message is of type want with len bytes, copied to out. */
+/* Whether the worker's next message is of type want with len bytes, copied to out. Any
+ * other is a garbled answer: the worker is not to be trusted, and the caller reaps it. */
 static bool answered(struct worker *wk, uint32_t want, void *out, size_t len, struct cs_err *e)
 {
 	struct wire_msg m;
@@ -743,7 +744,7 @@ static bool answered(struct worker *wk, uint32_t want, void *out, size_t len, st
 	if (ok && len)
 		memcpy(out, m.payload, len);
 	if (r == 1)
-		wire_msg_free(&m); /* a garbled answer: the worker is not to be trusted */
+		wire_msg_free(&m);
 	return ok;
 }
 

@@ -160,23 +160,6 @@ static void *device_thread(void *arg)
 	}
 }
 
-static void stop_workers(struct prun *r, struct worker *w)
-{
-	pthread_mutex_lock(&r->lock);
-	r->quit = true;
-	for (unsigned i = 0; i < r->ndev; i++)
-		if (w[i].started)
-			pthread_cond_signal(&w[i].go);
-	pthread_mutex_unlock(&r->lock);
-	for (unsigned i = 0; i < r->ndev; i++)
-		if (w[i].started) {
-			pthread_join(w[i].th, NULL);
-			pthread_cond_destroy(&w[i].go);
-		}
-	r->workers = NULL;
-	free(w);
-}
-
 /* A host thread per device, waiting for the first step (part_run_step); NULL (none left
  * running) on failure. Stop them with part_stop_threads. */
 struct worker *part_start_threads(struct prun *r, struct cs_err *e)
@@ -194,7 +177,7 @@ struct worker *part_start_threads(struct prun *r, struct cs_err *e)
 		if (pthread_create(&w[i].th, NULL, device_thread, &w[i]) != 0) {
 			pthread_cond_destroy(&w[i].go);
 			err_set(e, "cannot start a host thread for %s", r->dev[i].st.label);
-			stop_workers(r, w);
+			part_stop_threads(r, w);
 			return NULL;
 		}
 		w[i].started = true;
@@ -206,7 +189,19 @@ struct worker *part_start_threads(struct prun *r, struct cs_err *e)
 /* The run ends: every thread returns, and w is freed. */
 void part_stop_threads(struct prun *r, struct worker *w)
 {
-	stop_workers(r, w);
+	pthread_mutex_lock(&r->lock);
+	r->quit = true;
+	for (unsigned i = 0; i < r->ndev; i++)
+		if (w[i].started)
+			pthread_cond_signal(&w[i].go);
+	pthread_mutex_unlock(&r->lock);
+	for (unsigned i = 0; i < r->ndev; i++)
+		if (w[i].started) {
+			pthread_join(w[i].th, NULL);
+			pthread_cond_destroy(&w[i].go);
+		}
+	r->workers = NULL;
+	free(w);
 }
 
 /* One step: every device thread takes chunks until the space is handed out. */
