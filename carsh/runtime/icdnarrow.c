@@ -11,6 +11,7 @@
 #include "runtime/icdtypes-int.h"
 #include "util/alloc.h"
 #include "util/hash.h"
+#include "util/path.h"
 #include "util/strbuf.h"
 
 #define ICD_FILE_MAX 4096 /* an ICD file is one line: a library's name */
@@ -113,11 +114,6 @@ static char *read_small(const char *path, size_t *len)
 	return buf;
 }
 
-static const char *base_name(const char *path)
-{
-	return strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-}
-
 static int write_copy(const char *dir, const char *name, const char *text, size_t len)
 {
 	char *file = xasprintf("%s/%s", dir, name);
@@ -184,7 +180,7 @@ static char *narrowed_dir(const char *icddir, cl_device_type type, char **icds, 
 	bool read = true;
 
 	for (size_t i = 0; i < n && read; i++) {
-		names[i] = (char *)base_name(icds[i]);
+		names[i] = (char *)path_basename(icds[i]);
 		texts[i] = read_small(icds[i], &lens[i]);
 		read = texts[i] != NULL;
 		if (read)
