@@ -120,7 +120,8 @@ if [ -z "$mid_w" ]; then
 	mid_iter=$2
 	echo "calibration: the mid workload is W=$mid_w MAXIT=$mid_iter (ratio ${best_r:-unknown})"
 fi
-script mid "$mid_n" "$(mid_line "$mid_w" "$mid_iter")"
+mid_job=$(mid_line "$mid_w" "$mid_iter")
+script mid "$mid_n" "$mid_job"
 # The oracle's splits of the mid workload by hand: K jobs on the cores (queued first), the
 # rest on the GPU, in one script (`set device=`); the best of them is what any choice of
 # devices can reach on this machine.
@@ -128,9 +129,9 @@ splits=${SPLITS:-4 8 16}
 for k in $splits; do
 	{
 		echo "set device=$(sel_of cpu)"
-		for ((i = 0; i < k; i++)); do echo "$(mid_line "$mid_w" "$mid_iter") &"; done
+		for ((i = 0; i < k; i++)); do echo "$mid_job &"; done
 		echo "set device=$(sel_of gpu)"
-		for ((i = k; i < mid_n; i++)); do echo "$(mid_line "$mid_w" "$mid_iter") &"; done
+		for ((i = k; i < mid_n; i++)); do echo "$mid_job &"; done
 		echo sync
 	} >"$work/split$k.csh"
 done
