@@ -216,6 +216,18 @@ static void free_list(struct feed_launch *l)
 	}
 }
 
+/* A spinning thread's hint to the core: the feeder and the thread polling for it may be two
+ * hardware threads of one core, where a tight loop takes the issue slots of the enqueue it
+ * waits for. */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
 /* Poll for up to SPIN_NS until done(f). */
 static bool poll_until(struct rt_feeder *f, bool (*done)(struct rt_feeder *))
 {
@@ -225,6 +237,7 @@ static bool poll_until(struct rt_feeder *f, bool (*done)(struct rt_feeder *))
 	do {
 		if (done(f))
 			return true;
+		cpu_relax();
 		clock_gettime(CLOCK_MONOTONIC, &t);
 	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < SPIN_NS);
 	return false;
