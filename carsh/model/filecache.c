@@ -9,6 +9,7 @@
 
 #include "util/alloc.h"
 #include "model/xml.h"
+#include "util/filewatch.h"
 #include "util/path.h"
 
 enum kind { K_ROOT, K_FLOWMODEL, K_EXE, K_BATCH };
@@ -29,6 +30,9 @@ struct entry {
 	void *value;
 	unsigned checked; /* the generation it was last found unchanged in */
 	bool once;        /* read from a stream: good for its own generation only */
+	/* Watched since the epoch (0: not watched), and unchanged when the count of changes
+	 * was changes_seen (util/filewatch.h). */
+	unsigned long watch_epoch, changes_seen;
 	struct entry *next;
 };
 
@@ -67,10 +71,12 @@ static char *make_key(const char *path, char *buf, size_t size, size_t *len)
 	return key;
 }
 
+/* ctime too: a copy that keeps the old mtime (cp -p, rsync -t, tar) still changes it. */
 static bool same_stat(const struct stat *a, const struct stat *b)
 {
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
 /* The stats taken in this generation: a kernel source shared by many flow-models is looked
@@ -117,12 +123,43 @@ static bool fresh(const struct entry *en)
 	return true;
 }
 
+/* What the kernel said of the watched files when this generation's first lookup was made. */
+static unsigned long changes_now, epoch_now;
+static unsigned told_generation;
+
+static bool watch_deps(const struct entry *en)
+{
+	for (size_t i = 0; i < en->ndeps; i++)
+		if (!filewatch_add(en->deps[i].path))
+			return false;
+	return true;
+}
+
+/* An entry checked again is watched from then on (a one-shot `carsh run` never makes an
+ * inotify instance); the watches go first, so that a change after the stats is reported. */
+static bool unchanged(struct entry *en)
+{
+	if (told_generation != generation) {
+		changes_now = filewatch_changes();
+		epoch_now = filewatch_epoch();
+		told_generation = generation;
+	}
+	if (en->watch_epoch == epoch_now && en->changes_seen == changes_now)
+		return true;
+	if (en->watch_epoch != epoch_now)
+		en->watch_epoch = watch_deps(en) ? filewatch_epoch() : 0;
+	if (!fresh(en))
+		return false;
+	en->changes_seen = changes_now;
+	return true;
+}
+
 static struct entry *find(enum kind kind, const char *key, size_t len)
 {
 	for (struct entry *en = entries; en; en = en->next) {
 		if (en->kind != kind || en->keylen != len || memcmp(en->key, key, len) != 0)
 			continue;
-		if (en->checked == generation || (!en->once && fresh(en))) {
+		if (en->checked == generation || (!en->once && unchanged(en))) {
 			en->checked = generation;
 			return en;
 		}
@@ -224,7 +261,18 @@ static void entry_free(struct entry *en)
 	free(en);
 }
 
-static void *cached(enum kind kind, const char *path, struct cs_err *e)
+/* *file: the stat of path as the entry was last found unchanged (zeros without one). */
+static void own_stat(const struct entry *en, const char *path, struct stat *file)
+{
+	if (!file)
+		return;
+	if (en->ndeps && strcmp(en->deps[0].path, path) == 0)
+		*file = en->deps[0].st;
+	else
+		memset(file, 0, sizeof(*file));
+}
+
+static void *cached(enum kind kind, const char *path, struct stat *file, struct cs_err *e)
 {
 	struct entry *en;
 	size_t len;
@@ -237,6 +285,7 @@ static void *cached(enum kind kind, const char *path, struct cs_err *e)
 	if (en) {
 		if (key != buf)
 			free(key);
+		own_stat(en, path, file);
 		return en->value;
 	}
 	en = xcalloc(1, sizeof(*en));
@@ -250,6 +299,7 @@ static void *cached(enum kind kind, const char *path, struct cs_err *e)
 		entry_free(en);
 		return NULL;
 	}
+	own_stat(en, path, file);
 	pthread_mutex_lock(&lock);
 	en->next = entries;
 	entries = en;
@@ -259,22 +309,22 @@ static void *cached(enum kind kind, const char *path, struct cs_err *e)
 
 const char *filecache_root(const char *path, struct cs_err *e)
 {
-	return cached(K_ROOT, path, e);
+	return cached(K_ROOT, path, NULL, e);
 }
 
 const struct flowmodel *filecache_flowmodel(const char *path, struct cs_err *e)
 {
-	return cached(K_FLOWMODEL, path, e);
+	return cached(K_FLOWMODEL, path, NULL, e);
 }
 
 const struct exe *filecache_exe(const char *path, struct cs_err *e)
 {
-	return cached(K_EXE, path, e);
+	return cached(K_EXE, path, NULL, e);
 }
 
-const struct batch *filecache_batch(const char *path, struct cs_err *e)
+const struct batch *filecache_batch(const char *path, struct stat *file, struct cs_err *e)
 {
-	return cached(K_BATCH, path, e);
+	return cached(K_BATCH, path, file, e);
 }
 
 void filecache_clear(void)

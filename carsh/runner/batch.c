@@ -357,16 +357,16 @@ int batch_run_file(struct run_ctx *c, const char *path, const struct params *arg
 		err_set(e, "%s: batches nested more than %d deep", path, SESSION_MAX_DEPTH);
 		return 1;
 	}
-	/* One stat, not realpath's readlink of every component: a batch run in a loop from a
-	 * script pays this before its first job reaches the device. */
-	if (stat(path, &st) != 0) {
+	/* Known by its device and inode, not by realpath's readlink of every component; the
+	 * cache has its stat (a batch run in a loop from a script pays no system call here). */
+	b = filecache_batch(path, &st, e);
+	if (!b)
+		return 1;
+	if (st.st_ino == 0 && stat(path, &st) != 0) {
 		err_errno(e, "%s", path);
 		return 1;
 	}
 	if (check_recursion(c, &st, path, e))
-		return 1;
-	b = filecache_batch(path, e);
-	if (!b)
 		return 1;
 	frame = (struct batch_frame){st.st_dev, st.st_ino, path, c->frames};
 	return run_loaded(c, b, args, &frame, e);

@@ -45,6 +45,34 @@ grep -q "^real " "$ERR" && ! grep -q "kernel\|platform" "$ERR" &&
 	pass "time --wall prints real and jobs only" || fail "time --wall printed: $(cat "$ERR")"
 expect 0 "kernel " "$CARSH" -c "set stats=on; run k.xml x=x.csv y=-"
 expect 2 "time: --wall needs a command" "$CARSH" -c "time --wall"
+# The parsed-file cache (model/filecache.h): in one session, a file edited between two
+# commands is read again by the second, however it was changed, also once the session has
+# seen it unchanged often enough to watch it (util/filewatch.h). d/k.xml adds C to x.
+mkdir d
+sed 's|+ 1.0f;|+ 31.0f;|' "$DATA/bad/good.xml" >d/k.xml
+start_carsh -i
+round=0
+run_round() { # WANTED-ADDEND: three runs (the third through the watch), each checked
+	round=$((round + 1))
+	for i in 1 2 3; do send "run d/k.xml x=x.csv y=got-$round-$i.csv"; done
+	send "echo round $round"
+	wait_until "round $round" grep -q "^round $round\$" "$T/carsh.out"
+	awk -v c="$1" '{ print $1 + c }' x.csv >want-$round
+	for i in 1 2 3; do same_file got-$round-$i.csv want-$round "round $round, run $i: + $1"; done
+}
+run_round 31
+sed -i 's|+ 31.0f;|+ 32.0f;|' d/k.xml # a new file renamed over it
+run_round 32
+sed 's|+ 32.0f;|+ 33.0f;|' d/k.xml >k.new && cat k.new >d/k.xml # rewritten in place
+run_round 33
+sed 's|+ 33.0f;|+ 34.0f;|' d/k.xml >k.new && touch -r d/k.xml k.new &&
+	cat k.new >d/k.xml && touch -r k.new d/k.xml # same size, same mtime
+run_round 34
+mv d old && mkdir d && sed 's|+ 34.0f;|+ 35.0f;|' old/k.xml >d/k.xml # its directory replaced
+run_round 35
+stop_carsh
+[ "$CSTATUS" = 0 ] && pass "the session ended well" || fail "session: $CSTATUS $(cat "$T/carsh.err")"
+
 expect 0 "CARSH_FEEDER='bogus' is not on, off or auto; using auto" \
 	env CARSH_FEEDER=bogus "$CARSH" -T -c "run k.xml x=x.csv y=-"
 finish

@@ -20,5 +20,6 @@ Suite *suite_server(void);
 Suite *suite_apiwire(void);
 Suite *suite_parcopy(void);
 Suite *suite_icdtypes(void);
+Suite *suite_filewatch(void);
 
 #endif
