@@ -91,6 +91,7 @@ struct sched {
 	double *cdone;      /* per core: items of its chunks in this step */
 	double *cms;        /* per core: ms of its chunks in this step (core_lambda) */
 	double *busy;       /* per device: ms in chunks in this step */
+	double *copy_ms;    /* per device: its copy streams' time, not yet in a chunk's */
 
 	/* marrow: the split, kept across steps */
 	double share, delta, best_share, best_ms, lbt, last_tg, last_tc;

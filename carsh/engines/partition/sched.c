@@ -49,6 +49,7 @@ static void devices_new(struct sched *s)
 
 	s->lambda = xcalloc(s->ndev, sizeof(*s->lambda));
 	s->busy = xcalloc(s->ndev, sizeof(*s->busy));
+	s->copy_ms = xcalloc(s->ndev, sizeof(*s->copy_ms));
 	s->cpu_k = xcalloc(nc, sizeof(*s->cpu_k));
 	s->out = xcalloc(nc, sizeof(*s->out));
 	s->out_step = xcalloc(nc, sizeof(*s->out_step));
@@ -99,6 +100,7 @@ void sched_free(struct sched *s)
 		return;
 	free(s->lambda);
 	free(s->busy);
+	free(s->copy_ms);
 	free(s->cpu_k);
 	free(s->out);
 	free(s->out_step);
@@ -130,6 +132,7 @@ void sched_step_begin(struct sched *s)
 		s->g[i].items = 0;
 	}
 	memset(s->busy, 0, s->ndev * sizeof(*s->busy));
+	memset(s->copy_ms, 0, s->ndev * sizeof(*s->copy_ms));
 	memset(s->cdone, 0, nc * sizeof(*s->cdone));
 	memset(s->cms, 0, nc * sizeof(*s->cms));
 	/* A new step may meet other work: every core is asked again (logfit). */
@@ -186,12 +189,27 @@ static void note_done(struct sched *s, unsigned dev, const struct sched_chunk *c
 	}
 }
 
+void sched_copied(struct sched *s, unsigned dev, double ms)
+{
+	if (dev < s->ndev && ms > 0)
+		s->copy_ms[dev] += ms;
+}
+
 void sched_done(struct sched *s, unsigned dev, const struct sched_chunk *c, double ms)
 {
 	double lambda;
 
 	if (dev >= s->ndev || c->size == 0)
 		return;
+	/* LogFit's throughputs are per chunk, transfers included (003 §4, footnote 1): the
+	 * copies that held a GPU back from its first chunk belong to that chunk (a sample's
+	 * throughput is the curve's, and left as it was). Without them a Jacobi step's 16 MiB
+	 * copy on the H100 (2-3 ms) was nobody's time, the GPU's share of the next step grew
+	 * from a throughput it could not reach, and the cores took that share while it copied. */
+	if (s->kind == SCHED_LOGFIT && c->phase != PHASE_SAMPLE) {
+		ms += s->copy_ms[dev];
+		s->copy_ms[dev] = 0;
+	}
 	/* A clock tick is the finest time there is: never divide by zero. */
 	lambda = (double)c->size / (ms > 1e-4 ? ms : 1e-4);
 	note_done(s, dev, c, ms, lambda);

@@ -105,6 +105,10 @@ void sched_step_begin(struct sched *s);
  * sched_done; SCHED_DONE: nothing more for this device in this step. */
 enum sched_answer sched_next(struct sched *s, unsigned dev, struct sched_chunk *out);
 
+/* Device dev spent ms writing its copy streams in this step before it asked for a chunk:
+ * LogFit counts them in its first chunk after the samples. */
+void sched_copied(struct sched *s, unsigned dev, double ms);
+
 /* Device dev finished chunk c in ms milliseconds (host time, transfers included: 003 §4
  * footnote 1). */
 void sched_done(struct sched *s, unsigned dev, const struct sched_chunk *c, double ms);
