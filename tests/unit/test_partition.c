@@ -704,6 +704,27 @@ START_TEST(test_marrow_binary_search_balances_a_pair)
 }
 END_TEST
 
+/* At a split of 100 % no core is woken for the step; at 50 % every one is. */
+START_TEST(test_marrow_wakes_cores_only_for_their_part)
+{
+	struct sched_prior all = {1.0, 100000.0, 10.0}, half = {0.5, 100.0, 100.0};
+	struct sched *s = new_sched(SCHED_MARROW, 1 << 16, 64, 4, true, 132, 0);
+
+	sched_prime(s, &all);
+	sched_step_begin(s);
+	ck_assert(sched_uses(s, 4));
+	for (unsigned d = 0; d < 4; d++)
+		ck_assert(!sched_uses(s, d));
+	sched_free(s);
+	s = new_sched(SCHED_MARROW, 1 << 16, 64, 4, true, 132, 0);
+	sched_prime(s, &half);
+	sched_step_begin(s);
+	for (unsigned d = 0; d < 5; d++)
+		ck_assert(sched_uses(s, d));
+	sched_free(s);
+}
+END_TEST
+
 /* A drift: the GPU slows down by half after the split converged; three unbalanced steps
  * start a new search (001 §3.3), which finds the new balance, 2/3. */
 START_TEST(test_marrow_searches_again_when_the_times_drift)
@@ -1029,6 +1050,7 @@ static Suite *suite_partition(void)
 	tcase_add_test(t, test_logfit_core_left_nothing_is_asked_every_fourth_step);
 	tcase_add_test(t, test_marrow_binary_search_balances_a_pair);
 	tcase_add_test(t, test_marrow_searches_again_when_the_times_drift);
+	tcase_add_test(t, test_marrow_wakes_cores_only_for_their_part);
 	tcase_add_test(t, test_marrow_primed_stays_on_a_300x_gpu);
 	suite_add_tcase(s, t);
 	return s;
