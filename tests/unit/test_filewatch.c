@@ -16,14 +16,36 @@
 #include "suites.h"
 #include "util/filewatch.h"
 
-static char dir[64];
+/* The suite's directory, made and removed by the runner process (an unchecked fixture), so
+ * that a test that fails in its forked process leaves nothing behind; each test works in a
+ * directory of its own inside it. */
+static char base[64], dir[96];
+
+static void make_base(void)
+{
+	struct stat st;
+	const char *top = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : "/tmp";
+
+	snprintf(base, sizeof(base), "%s/carsh-fw-XXXXXX", top);
+	if (!mkdtemp(base))
+		base[0] = '\0';
+}
+
+static void remove_base(void)
+{
+	char cmd[128];
+
+	if (base[0] == '\0')
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", base);
+}
 
 static void make_dir(void)
 {
-	struct stat st;
-	const char *base = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : "/tmp";
-
-	snprintf(dir, sizeof(dir), "%s/carsh-fw-XXXXXX", base);
+	ck_assert_msg(base[0] != '\0', "no directory for the tests");
+	snprintf(dir, sizeof(dir), "%s/t-XXXXXX", base);
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	ck_assert_int_eq(chdir(dir), 0);
 }
@@ -198,6 +220,8 @@ Suite *suite_filewatch(void)
 {
 	Suite *s = suite_create("filewatch");
 	TCase *tc = tcase_create("core");
+
+	tcase_add_unchecked_fixture(tc, make_base, remove_base);
 
 	tcase_add_test(tc, test_each_kind_of_change_counts);
 	tcase_add_test(tc, test_links_and_untrusted_file_systems_are_refused);
