@@ -44,22 +44,26 @@ static bool trusted_fs(const char *path)
 	}
 }
 
-/* The instance of this process, made on first use; a child's inherited one is dropped
- * (reading it would take events its parent needs). */
-static bool instance(void)
+/* An instance inherited from the parent is dropped, not read: its notices are the
+ * parent's. What was watched through it counts as unwatched here (the epoch moves on). */
+static void drop_inherited(void)
 {
-	pid_t me = getpid();
-
-	if (fd >= 0 && owner != me) {
+	if (fd >= 0 && owner != getpid()) {
 		(void)close(fd);
 		fd = -1;
 		unavailable = false;
 		epoch++;
 	}
+}
+
+/* The instance of this process, made by its first watch. */
+static bool instance(void)
+{
+	drop_inherited();
 	if (fd < 0 && !unavailable) {
 		fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
 		unavailable = fd < 0;
-		owner = me;
+		owner = getpid();
 	}
 	return fd >= 0;
 }
@@ -70,7 +74,8 @@ unsigned long filewatch_changes(void)
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
 	ssize_t n;
 
-	if (fd < 0 || !instance())
+	drop_inherited();
+	if (fd < 0)
 		return changes;
 	while ((n = read(fd, buf, sizeof(buf))) > 0 || (n < 0 && errno == EINTR))
 		if (n > 0)
