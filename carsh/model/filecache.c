@@ -30,9 +30,10 @@ struct entry {
 	void *value;
 	unsigned checked; /* the generation it was last found unchanged in */
 	bool once;        /* read from a stream: good for its own generation only */
-	/* Watched since the epoch (0: not watched), and unchanged when the count of changes
-	 * was changes_seen (util/filewatch.h). */
+	/* The epoch its watches were tried in (0: not yet), whether all were made, and the
+	 * count of changes when it was last found unchanged (util/filewatch.h). */
 	unsigned long watch_epoch, changes_seen;
+	bool watched;
 	struct entry *next;
 };
 
@@ -136,7 +137,9 @@ static bool watch_deps(const struct entry *en)
 }
 
 /* An entry checked again is watched from then on (a one-shot `carsh run` never makes an
- * inotify instance); the watches go first, so that a change after the stats is reported. */
+ * inotify instance); the watches go first, so that a change after the stats is reported.
+ * They are tried once an epoch: an entry that cannot be watched (a link on its path, NFS)
+ * is stat'ed at every command, not also walked for watches. */
 static bool unchanged(struct entry *en)
 {
 	if (told_generation != generation) {
@@ -144,10 +147,12 @@ static bool unchanged(struct entry *en)
 		epoch_now = filewatch_epoch();
 		told_generation = generation;
 	}
-	if (en->watch_epoch == epoch_now && en->changes_seen == changes_now)
+	if (en->watched && en->watch_epoch == epoch_now && en->changes_seen == changes_now)
 		return true;
-	if (en->watch_epoch != epoch_now)
-		en->watch_epoch = watch_deps(en) ? filewatch_epoch() : 0;
+	if (en->watch_epoch != epoch_now) {
+		en->watched = watch_deps(en);
+		en->watch_epoch = epoch_now;
+	}
 	if (!fresh(en))
 		return false;
 	en->changes_seen = changes_now;

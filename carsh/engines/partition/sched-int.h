@@ -55,6 +55,8 @@ struct sched_ops {
 	void (*prime)(struct sched *s, const struct sched_prior *p); /* share is 0 to 1 */
 	bool (*profile)(const struct sched *s, struct sched_prior *p);
 	bool (*uses)(const struct sched *s, unsigned dev);
+	/* A device's copy-stream time goes into its first chunk after the samples (sched_copied) */
+	bool counts_copies;
 };
 
 extern const struct sched_ops sched_logfit_ops, sched_static_ops, sched_concord_ops, sched_hdss_ops,

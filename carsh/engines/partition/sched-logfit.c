@@ -308,6 +308,7 @@ static bool logfit_uses(const struct sched *s, unsigned dev)
 }
 
 const struct sched_ops sched_logfit_ops = {
+        .counts_copies = true,
         .uses = logfit_uses,
         .step_begin = logfit_step_begin,
         .next = logfit_next,

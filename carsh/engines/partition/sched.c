@@ -206,7 +206,7 @@ void sched_done(struct sched *s, unsigned dev, const struct sched_chunk *c, doub
 	 * throughput is the curve's, and left as it was). Without them a Jacobi step's 16 MiB
 	 * copy on the H100 (2-3 ms) was nobody's time, the GPU's share of the next step grew
 	 * from a throughput it could not reach, and the cores took that share while it copied. */
-	if (s->kind == SCHED_LOGFIT && c->phase != PHASE_SAMPLE) {
+	if (s->ops->counts_copies && c->phase != PHASE_SAMPLE) {
 		ms += s->copy_ms[dev];
 		s->copy_ms[dev] = 0;
 	}
