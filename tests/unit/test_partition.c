@@ -448,11 +448,17 @@ static struct simresult simulate_on(struct sched *s, unsigned ncpu, bool gpu, si
 	return res;
 }
 
-/* A core does 100 items/ms, the GPU gpu_speed times that once busy. */
+/* The machine of most tests: a core does 100 items/ms, the GPU gpu_speed times that once a
+ * chunk fills it. */
+static struct simopts plain_machine(double gpu_speed)
+{
+	return (struct simopts){gpu_speed, 0.01, 0.005, 0.05, 0, false};
+}
+
 static struct simresult simulate(struct sched *s, unsigned ncpu, bool gpu, size_t items,
                                  unsigned steps, int shape, double gpu_speed)
 {
-	struct simopts o = {gpu_speed, 0.01, 0.005, 0.05, 0, false};
+	struct simopts o = plain_machine(gpu_speed);
 
 	return simulate_on(s, ncpu, gpu, items, steps, shape, &o);
 }
@@ -541,15 +547,15 @@ END_TEST
 /* ---- one device 300 times the others: the sit-out rule against the oracle ---- */
 
 /* 003 §5.1's oracle: the best static split, here in steps of 1 % (003: 10 %). */
-static double oracle_ms(size_t items, size_t granule, unsigned ncpu, unsigned steps, int shape,
-                        double speed, double *best_share)
+static double oracle_on(size_t items, size_t granule, unsigned ncpu, unsigned steps, int shape,
+                        const struct simopts *o, double *best_share)
 {
 	double best = 0;
 
 	for (int p = 0; p <= 100; p++) {
 		struct sched *s =
 		        new_sched(SCHED_STATIC, items, granule, ncpu, true, 132, p / 100.0);
-		double ms = simulate(s, ncpu, true, items, steps, shape, speed).makespan;
+		double ms = simulate_on(s, ncpu, true, items, steps, shape, o).makespan;
 
 		if (p == 0 || ms < best) {
 			best = ms;
@@ -558,6 +564,14 @@ static double oracle_ms(size_t items, size_t granule, unsigned ncpu, unsigned st
 		sched_free(s);
 	}
 	return best;
+}
+
+static double oracle_ms(size_t items, size_t granule, unsigned ncpu, unsigned steps, int shape,
+                        double speed, double *best_share)
+{
+	struct simopts o = plain_machine(speed);
+
+	return oracle_on(items, granule, ncpu, steps, shape, &o, best_share);
 }
 
 /* LogFit's time over the oracle's for a first run, and for a second one primed with what
@@ -646,21 +660,10 @@ START_TEST(test_logfit_primed_keeps_a_late_gpu_share)
 {
 	struct simopts o = {10.0, 1.0 / 57.0, 0.34, 0.22, 2.1, true};
 	size_t items = 2048;
-	double best = 0, share = 0, first, second;
+	double share, best = oracle_on(items, 1, 16, 10, 0, &o, &share), first, second;
 	struct sched *s;
 	struct sched_prior p;
 
-	for (int pc = 0; pc <= 100; pc++) {
-		double ms;
-
-		s = new_sched(SCHED_STATIC, items, 1, 16, true, 132, pc / 100.0);
-		ms = simulate_on(s, 16, true, items, 10, 0, &o).makespan;
-		if (pc == 0 || ms < best) {
-			best = ms;
-			share = pc / 100.0;
-		}
-		sched_free(s);
-	}
 	s = new_sched(SCHED_LOGFIT, items, 1, 16, true, 132, 0);
 	first = best / simulate_on(s, 16, true, items, 10, 0, &o).makespan;
 	ck_assert(sched_profile(s, &p));
