@@ -612,29 +612,61 @@ START_TEST(test_logfit_sits_cores_out_beside_a_300x_gpu)
 }
 END_TEST
 
-/* A core that finds the step handed out already (the GPU's one chunk took it whole) is
+/* The GPU's chunk time in the tests below: its throughput grows as 10⁴·ln(size) items/ms. */
+static void gpu_ran(struct sched *s, unsigned dev, const struct sched_chunk *c)
+{
+	sched_done(s, dev, c, (double)c->size / (1e4 * log((double)c->size)));
+}
+
+/* A core that finds the step handed out already (the GPU's fitted chunk took it whole) is
  * asked again every fourth step only, as one that sat out by rule: on the H100's SpMV 16
  * cores were woken at every step for nothing. */
 START_TEST(test_logfit_core_left_nothing_is_asked_every_fourth_step)
 {
 	struct sched *s = new_sched(SCHED_LOGFIT, 131072, 64, 2, true, 132, 0);
-	struct sched_prior p = {1.0, 100000.0, 10.0};
 	struct sched_chunk c;
 	bool asked[9];
 
-	sched_prime(s, &p);
 	for (unsigned step = 1; step <= 8; step++) {
+		size_t gpu = 0;
+
 		sched_step_begin(s);
 		asked[step] = sched_uses(s, 0);
-		ck_assert_int_eq(sched_next(s, 2, &c), SCHED_CHUNK);
-		ck_assert_uint_eq(c.size, 131072);
-		sched_done(s, 2, &c, (double)c.size / 100000.0);
+		/* The GPU asks first: its samples, then a chunk of a/thld, more than is left. */
+		while (gpu < 131072) {
+			ck_assert_int_eq(sched_next(s, 2, &c), SCHED_CHUNK);
+			gpu += c.size;
+			gpu_ran(s, 2, &c);
+		}
 		if (asked[step])
 			ck_assert_int_eq(sched_next(s, 0, &c), SCHED_DONE);
 		sched_step_end(s);
 	}
 	ck_assert(asked[1] && !asked[2] && !asked[3] && !asked[4] && asked[5] && !asked[6] &&
 	          !asked[7] && !asked[8]);
+	sched_free(s);
+}
+END_TEST
+
+/* Primed with cores too slow to shorten a step, the GPU's share set aside is the whole of
+ * every step, and no core is woken in any: there is nothing it could take. */
+START_TEST(test_logfit_primed_whole_gpu_step_wakes_no_core)
+{
+	struct sched *s = new_sched(SCHED_LOGFIT, 131072, 64, 2, true, 132, 0);
+	struct sched_prior p = {1.0, 100000.0, 10.0};
+	struct sched_chunk c;
+
+	sched_prime(s, &p);
+	for (unsigned step = 1; step <= 8; step++) {
+		sched_step_begin(s);
+		ck_assert(sched_uses(s, 2));
+		ck_assert_msg(!sched_uses(s, 0) && !sched_uses(s, 1), "step %u", step);
+		ck_assert_int_eq(sched_next(s, 2, &c), SCHED_CHUNK);
+		ck_assert_uint_eq(c.size, 131072);
+		gpu_ran(s, 2, &c);
+		ck_assert_int_eq(sched_next(s, 2, &c), SCHED_DONE);
+		sched_step_end(s);
+	}
 	sched_free(s);
 }
 END_TEST
@@ -901,6 +933,21 @@ START_TEST(test_gate_counts_the_pieces_after_a_zero_offset)
 }
 END_TEST
 
+/* A chunk at offset 0 goes through the gate in two (part_run_chunk): its first granule
+ * alone, the rest beside the others, once the rest's width is known; whole, the chunk held
+ * every other launch back for as long as it ran, at every step. */
+START_TEST(test_gate_chunk_at_zero_shares_after_its_first_granule)
+{
+	uint64_t k = rt_launch_key("head", "src", "");
+
+	ck_assert(gate(k, 8, 0, 8, 128));    /* the head */
+	ck_assert(gate(k, 8, 8, 392, 128));  /* the rest, wider than any before: once */
+	ck_assert(gate(k, 8, 0, 8, 128));    /* the next step's head */
+	ck_assert(!gate(k, 8, 8, 392, 128)); /* its rest shares */
+	ck_assert(!gate(k, 8, 400, 64, 128));
+}
+END_TEST
+
 /* Two PoCL devices compile variants of their own: a launch on the other device runs alone,
  * once; then the launches on it share again. */
 START_TEST(test_gate_another_device_runs_alone)
@@ -1035,6 +1082,7 @@ static Suite *suite_partition(void)
 	tcase_add_test(t, test_gate_wider_launches_run_alone_once);
 	tcase_add_test(t, test_gate_counts_the_pieces_after_a_zero_offset);
 	tcase_add_test(t, test_gate_another_device_runs_alone);
+	tcase_add_test(t, test_gate_chunk_at_zero_shares_after_its_first_granule);
 	suite_add_tcase(s, t);
 	t = tcase_create("space");
 	tcase_add_test(t, test_space_1d_is_cut_in_work_items);
@@ -1051,6 +1099,7 @@ static Suite *suite_partition(void)
 	tcase_add_test(t, test_logfit_primed_skips_the_exploration_of_a_short_step);
 	tcase_add_test(t, test_logfit_primed_keeps_a_late_gpu_share);
 	tcase_add_test(t, test_logfit_core_left_nothing_is_asked_every_fourth_step);
+	tcase_add_test(t, test_logfit_primed_whole_gpu_step_wakes_no_core);
 	tcase_add_test(t, test_marrow_binary_search_balances_a_pair);
 	tcase_add_test(t, test_marrow_searches_again_when_the_times_drift);
 	tcase_add_test(t, test_marrow_wakes_cores_only_for_their_part);

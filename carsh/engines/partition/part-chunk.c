@@ -97,23 +97,37 @@ static int run_chunk_unguarded(struct prun *r, struct pdev *d, const struct sche
 	return err == CL_SUCCESS ? 0 : cl_fail(d, "finishing", c, err, e);
 }
 
-/* run_chunk_unguarded, on PoCL through the launch gate (runtime/launchguard.h): without it
- * PoCL 5.0 aborts when the cores run chunks at once. */
-int part_run_chunk(struct prun *r, struct pdev *d, const struct sched_chunk *c, bool keep,
-                   struct cs_err *e)
+static int run_chunk_gated(struct prun *r, struct pdev *d, const struct sched_chunk *c, bool keep,
+                           struct cs_err *e)
 {
-	bool alone;
-	int rc;
+	bool alone = rt_launch_enter(r->launch_key, d->info->device, r->granule, c->offset, c->size,
+	                             launch_piece(r, d));
+	int rc = run_chunk_unguarded(r, d, c, keep, e);
 
-	if (!d->guarded)
-		return run_chunk_unguarded(r, d, c, keep, e);
-	alone = rt_launch_enter(r->launch_key, d->info->device, r->granule, c->offset, c->size,
-	                        launch_piece(r, d));
-	rc = run_chunk_unguarded(r, d, c, keep, e);
 	if (rc)
 		(void)clFinish(d->q); /* nothing of it may still run when the gate opens */
 	rt_launch_leave(alone);
 	return rc;
+}
+
+/* run_chunk_unguarded, on PoCL through the launch gate (runtime/launchguard.h): without it
+ * PoCL 5.0 aborts when the cores run chunks at once. A launch at offset 0 runs alone, so a
+ * chunk there goes in two: its first granule alone, the rest beside the others. Whole, the
+ * chunk at the step's start held every other PoCL device back for as long as it ran: a core
+ * standing in for the GPU with Static's share at offset 0 ran its step alone, and 50 % of
+ * Mandelbrot to it took as long as 0 or 100 % (dev VM, two cores busy one at a time). */
+int part_run_chunk(struct prun *r, struct pdev *d, const struct sched_chunk *c, bool keep,
+                   struct cs_err *e)
+{
+	struct sched_chunk head = {c->offset, r->granule, c->phase},
+	                   rest = {c->offset + r->granule, c->size - r->granule, c->phase};
+
+	if (!d->guarded)
+		return run_chunk_unguarded(r, d, c, keep, e);
+	if (c->offset != 0 || c->size <= r->granule)
+		return run_chunk_gated(r, d, c, keep, e);
+	return run_chunk_gated(r, d, &head, keep, e) || run_chunk_gated(r, d, &rest, keep, e) ? -1
+	                                                                                      : 0;
 }
 
 /* One launch at offset 0 and one past it on one device of each context, before the timed
