@@ -8,8 +8,9 @@
 # drives the GPU, the others are single-core sub-devices of the CPU: 003 §5). Prints the time
 # (and the energy where NVML or RAPL give it) per scheduler and thread count, the issue's
 # targets at the full thread count (LogFit vs the best Static, Concord and HDSS), and draws
-# time vs threads and the chunk traces with gnuplot. Each configuration runs REPEATS times in
-# a row, in one carsh after one unrecorded warm-up run, and its median counts; Static's share
+# time vs threads and the chunk traces with gnuplot. Each configuration runs REPEATS times, in
+# rounds of one run of every scheduler, in one carsh after one unrecorded warm-up run, and its
+# median counts; Static's share
 # is chosen by its 0-100 % profile first and then run REPEATS times like the others (the
 # profile's own best time is the least of eleven runs, and an unfair reference). Results are
 # kept as they come, so a run cut short by its budget still reports what it measured.
@@ -193,26 +194,28 @@ ordered_threads() {
 commands() { # BENCH [profile]: one partition command per line, "SCHED THREADS" first; with
 	# "profile", only Static's 0-100 % profiles; else every scheduler REPEATS times, Static at the
 	# share its profile chose ($work/BENCH.shares: "THREADS SHARE" lines)
-	local b=$1 t s extra r n
+	local b=$1 t s extra r n=1
+	[ "${2:-}" = profile ] || n=$REPEATS
 	for t in $(ordered_threads); do
-		for s in $scheds; do
-			case $s in
-			gpu) [ "$t" = 1 ] || [ "$GPU" = none ] || continue ;; # the GPU alone: once
-			cpu) [ "$GPU" = none ] || [ "$t" -ge 2 ] || continue ;;
-			esac
-			[ "$GPU" = none ] && [ "$s" = gpu ] && continue
-			if [ "${2:-}" = profile ]; then
-				[ "$s" = static ] && echo "$s $t partition --json --no-progress --gpu $GPU --threads $t --sched static --gpu-share auto $(params "$b")"
-				continue
-			fi
-			extra=
-			if [ "$s" = static ]; then
-				extra=$(awk -v t="$t" '$1 == t { printf "--gpu-share %g", 100 * $2 }' "$work/$b.shares" 2>/dev/null)
-				[ -n "$extra" ] || continue # its profile did not run
-			fi
-			n=$REPEATS
-			for r in $(seq 1 "$n"); do
-				# the trace of the last repeat at the full thread count
+		# Round by round, every scheduler once a round: a machine that drifts during the
+		# benchmark (an H100's clocks, the host's other work) moves all of them alike.
+		for r in $(seq 1 "$n"); do
+			for s in $scheds; do
+				case $s in
+				gpu) [ "$t" = 1 ] || [ "$GPU" = none ] || continue ;; # the GPU alone: once
+				cpu) [ "$GPU" = none ] || [ "$t" -ge 2 ] || continue ;;
+				esac
+				[ "$GPU" = none ] && [ "$s" = gpu ] && continue
+				if [ "${2:-}" = profile ]; then
+					[ "$s" = static ] && echo "$s $t partition --json --no-progress --gpu $GPU --threads $t --sched static --gpu-share auto $(params "$b")"
+					continue
+				fi
+				extra=
+				if [ "$s" = static ]; then
+					extra=$(awk -v t="$t" '$1 == t { printf "--gpu-share %g", 100 * $2 }' "$work/$b.shares" 2>/dev/null)
+					[ -n "$extra" ] || continue # its profile did not run
+				fi
+				# the trace of the last round at the full thread count
 				[ "$r" = "$n" ] && [ "$t" = "$max" ] && case $s in logfit | static | concord | hdss) extra="$extra --trace $out/trace-$b-$s.csv" ;; esac
 				echo "$s $t partition --json --no-progress --gpu $GPU --threads $t --sched $s $extra $(params "$b")"
 			done
