@@ -6,6 +6,7 @@
 #include "engines/partition/partition-int.h"
 #include "runtime/launchguard.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 
 static int cl_fail(struct pdev *d, const char *what, const struct sched_chunk *c, cl_int err,
                    struct cs_err *e)
@@ -97,12 +98,17 @@ static int run_chunk_unguarded(struct prun *r, struct pdev *d, const struct sche
 	return err == CL_SUCCESS ? 0 : cl_fail(d, "finishing", c, err, e);
 }
 
+/* *waited: the time spent at the gate is added to it. */
 static int run_chunk_gated(struct prun *r, struct pdev *d, const struct sched_chunk *c, bool keep,
-                           struct cs_err *e)
+                           double *waited, struct cs_err *e)
 {
+	double t = clock_ms();
 	bool alone = rt_launch_enter(r->launch_key, d->info->device, r->granule, c->offset, c->size,
 	                             launch_piece(r, d));
-	int rc = run_chunk_unguarded(r, d, c, keep, e);
+	int rc;
+
+	*waited += clock_ms() - t;
+	rc = run_chunk_unguarded(r, d, c, keep, e);
 
 	if (rc)
 		(void)clFinish(d->q); /* nothing of it may still run when the gate opens */
@@ -117,17 +123,25 @@ static int run_chunk_gated(struct prun *r, struct pdev *d, const struct sched_ch
  * standing in for the GPU with Static's share at offset 0 ran its step alone, and 50 % of
  * Mandelbrot to it took as long as 0 or 100 % (dev VM, two cores busy one at a time). */
 int part_run_chunk(struct prun *r, struct pdev *d, const struct sched_chunk *c, bool keep,
-                   struct cs_err *e)
+                   double *gate_ms, struct cs_err *e)
 {
 	struct sched_chunk head = {c->offset, r->granule, c->phase},
 	                   rest = {c->offset + r->granule, c->size - r->granule, c->phase};
+	double waited = 0;
+	int rc;
 
 	if (!d->guarded)
-		return run_chunk_unguarded(r, d, c, keep, e);
-	if (c->offset != 0 || c->size <= r->granule)
-		return run_chunk_gated(r, d, c, keep, e);
-	return run_chunk_gated(r, d, &head, keep, e) || run_chunk_gated(r, d, &rest, keep, e) ? -1
-	                                                                                      : 0;
+		rc = run_chunk_unguarded(r, d, c, keep, e);
+	else if (c->offset != 0 || c->size <= r->granule)
+		rc = run_chunk_gated(r, d, c, keep, &waited, e);
+	else
+		rc = run_chunk_gated(r, d, &head, keep, &waited, e) ||
+		                     run_chunk_gated(r, d, &rest, keep, &waited, e)
+		             ? -1
+		             : 0;
+	if (gate_ms)
+		*gate_ms = waited;
+	return rc;
 }
 
 /* One launch at offset 0 and one past it on one device of each context, before the timed
@@ -151,7 +165,7 @@ int part_warm_up(struct prun *r, struct cs_err *e)
 		     off += r->granule) {
 			struct sched_chunk ch = {off, r->granule, PHASE_FIT};
 
-			rc = part_run_chunk(r, d, &ch, false, e);
+			rc = part_run_chunk(r, d, &ch, false, NULL, e);
 		}
 	}
 	free(done);

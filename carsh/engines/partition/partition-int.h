@@ -120,8 +120,10 @@ void part_host_free(struct prun *r);
 
 /* ---- part-chunk.c ---- */
 
+/* One chunk, start to finish; *gate_ms (NULL: not wanted) gets the time it waited at PoCL's
+ * launch gate for other devices' launches, which is not its own. */
 int part_run_chunk(struct prun *r, struct pdev *d, const struct sched_chunk *c, bool keep,
-                   struct cs_err *e);
+                   double *gate_ms, struct cs_err *e);
 int part_warm_up(struct prun *r, struct cs_err *e);
 
 /* ---- part-threads.c ---- */
