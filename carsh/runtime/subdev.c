@@ -157,7 +157,10 @@ int rt_subdevs_open(const struct rt_devinfo *parent, size_t n, struct rt_subdevs
 		               parent->name, n, rt_cl_error_name(err));
 	}
 	for (size_t i = 0; i < n; i++) {
-		sd->q[i] = clCreateCommandQueue(sd->ctx, sd->ids[i], 0, &err);
+		/* Profiling: the partition engine tells a chunk's commands from its fixed cost
+		 * (engines/partition/part-chunk.c). */
+		sd->q[i] =
+		        clCreateCommandQueue(sd->ctx, sd->ids[i], CL_QUEUE_PROFILING_ENABLE, &err);
 		if (err != CL_SUCCESS) {
 			sd->q[i] = NULL;
 			rt_subdevs_free(sd);

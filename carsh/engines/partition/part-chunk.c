@@ -1,5 +1,6 @@
 /* One chunk on one device (docs/partition.md, "Chunks" and "PoCL's launch gate"): its block
  * transfers, its launch in pieces, the gate; and the warm-up before the timed run. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -32,13 +33,62 @@ static size_t launch_piece(const struct prun *r, const struct pdev *d)
 	return d->pc == &r->ctx[0] ? cpu_launch_max(r) : SIZE_MAX;
 }
 
+/* The first and the last command of a chunk, to time them (profiling queues only). */
+struct span {
+	cl_event first, last;
+};
+
+/* The event to give the next command: NULL when the span is not wanted. */
+static cl_event *span_ev(struct span *sp, cl_event *ev)
+{
+	*ev = NULL;
+	return sp ? ev : NULL;
+}
+
+static void span_add(struct span *sp, cl_event ev)
+{
+	if (!sp || !ev)
+		return;
+	if (!sp->first) {
+		sp->first = ev;
+		return;
+	}
+	if (sp->last)
+		clReleaseEvent(sp->last);
+	sp->last = ev;
+}
+
+/* From the first command's start to the last one's end, ms; < 0 where the queue does not
+ * profile. Releases the events. */
+static double span_ms(struct span *sp)
+{
+	cl_ulong a = 0, b = 0;
+	cl_event end = sp->last ? sp->last : sp->first;
+	double ms = -1;
+
+	if (sp->first &&
+	    clGetEventProfilingInfo(sp->first, CL_PROFILING_COMMAND_START, sizeof(a), &a, NULL) ==
+	            CL_SUCCESS &&
+	    clGetEventProfilingInfo(end, CL_PROFILING_COMMAND_END, sizeof(b), &b, NULL) ==
+	            CL_SUCCESS &&
+	    b >= a)
+		ms = (double)(b - a) / 1e6;
+	if (sp->first)
+		clReleaseEvent(sp->first);
+	if (sp->last)
+		clReleaseEvent(sp->last);
+	sp->first = sp->last = NULL;
+	return ms;
+}
+
 /* The chunk's part of the block streams: the inputs to the device (in), or the outputs
  * back into the host arrays. */
 static int move_blocks(struct prun *r, struct pdev *d, const struct sched_chunk *c, bool in,
-                       struct cs_err *e)
+                       struct span *sp, struct cs_err *e)
 {
 	const struct kernel_plan *kp = r->kp;
 	size_t off = c->offset, n = c->size, bo, bl;
+	cl_event ev;
 	cl_int err;
 
 	for (size_t i = 0; i < kp->nargs; i++) {
@@ -49,14 +99,15 @@ static int move_blocks(struct prun *r, struct pdev *d, const struct sched_chunk 
 			continue;
 		part_rows_bytes(&r->sp, r->ps[i].unit, type_size(a->type), off, off + n, &bo, &bl);
 		err = in ? clEnqueueWriteBuffer(d->q, d->block[i], CL_FALSE, bo, bl,
-		                                (char *)r->host[i] + bo, 0, NULL, NULL)
+		                                (char *)r->host[i] + bo, 0, NULL, span_ev(sp, &ev))
 		         : clEnqueueReadBuffer(d->q, d->block[i], CL_FALSE, bo, bl,
-		                               (char *)r->host[i] + bo, 0, NULL, NULL);
+		                               (char *)r->host[i] + bo, 0, NULL, span_ev(sp, &ev));
 		if (err != CL_SUCCESS)
 			return cl_fail(d,
 			               in ? "writing its part of a block stream"
 			                  : "reading its part of a block stream",
 			               c, err, e);
+		span_add(sp, ev);
 	}
 	return 0;
 }
@@ -66,9 +117,10 @@ static int move_blocks(struct prun *r, struct pdev *d, const struct sched_chunk 
  * a chunk is also launched in pieces below 65536 work-items: PoCL compiles a second
  * variant for larger launches (and part_warm_up compiles only the small ones). */
 static int launch_chunk(struct prun *r, struct pdev *d, const struct sched_chunk *c,
-                        struct cs_err *e)
+                        struct span *sp, struct cs_err *e)
 {
 	size_t off = c->offset, n = c->size;
+	cl_event ev;
 	cl_int err;
 
 	for (size_t at = 0, step = launch_piece(r, d); at < n; at += step) {
@@ -76,43 +128,53 @@ static int launch_chunk(struct prun *r, struct pdev *d, const struct sched_chunk
 
 		part_space_launch(&r->sp, off + at, n - at < step ? n - at : step, go, gs);
 		err = clEnqueueNDRangeKernel(d->q, d->k, r->sp.dims, go, gs, r->sp.local, 0, NULL,
-		                             NULL);
+		                             span_ev(sp, &ev));
 		if (err != CL_SUCCESS)
 			return cl_fail(d, "the launch", c, err, e);
+		span_add(sp, ev);
 	}
 	return 0;
 }
 
 /* The chunk's part of the block inputs to the device, the launch with the chunk's offset,
  * its part of the block outputs back into the host arrays (003 §4 footnote 1: the GPU's time
- * includes both transfers); keep false (the warm-up): nothing comes back. */
+ * includes both transfers); keep false (the warm-up): nothing comes back. *fixed (NULL: not
+ * wanted) gets the chunk's time outside its commands: enqueueing, the device's wake-up, the
+ * wait for the end. */
 static int run_chunk_unguarded(struct prun *r, struct pdev *d, const struct sched_chunk *c,
-                               bool keep, struct cs_err *e)
+                               bool keep, double *fixed, struct cs_err *e)
 {
+	struct span sp = {NULL, NULL}, *spp = fixed ? &sp : NULL;
+	double t = clock_ms(), busy;
 	cl_int err;
+	int rc = 0;
 
-	if (move_blocks(r, d, c, true, e) || launch_chunk(r, d, c, e) ||
-	    (keep && move_blocks(r, d, c, false, e)))
-		return -1;
+	if (move_blocks(r, d, c, true, spp, e) || launch_chunk(r, d, c, spp, e) ||
+	    (keep && move_blocks(r, d, c, false, spp, e)))
+		rc = -1;
 	err = clFinish(d->q);
-	return err == CL_SUCCESS ? 0 : cl_fail(d, "finishing", c, err, e);
+	if (rc == 0 && err != CL_SUCCESS)
+		rc = cl_fail(d, "finishing", c, err, e);
+	busy = span_ms(&sp);
+	if (fixed)
+		*fixed = rc == 0 && busy >= 0 ? fmax(clock_ms() - t - busy, 0) : -1;
+	return rc;
 }
 
-/* *waited: the time spent at the gate is added to it. */
+/* *t: the time spent at the gate is added to its gate_ms, the chunk's fixed cost to its
+ * fixed_ms. */
 static int run_chunk_gated(struct prun *r, struct pdev *d, const struct sched_chunk *c, bool keep,
-                           double *waited, struct cs_err *e)
+                           struct chunk_times *t, struct cs_err *e)
 {
-	double t = clock_ms();
+	double t0 = clock_ms(), fixed;
 	bool alone = rt_launch_enter(r->launch_key, d->info->device, r->granule, c->offset, c->size,
 	                             launch_piece(r, d));
 	int rc;
 
-	*waited += clock_ms() - t;
-	rc = run_chunk_unguarded(r, d, c, keep, e);
-
-	if (rc)
-		(void)clFinish(d->q); /* nothing of it may still run when the gate opens */
-	rt_launch_leave(alone);
+	t->gate_ms += clock_ms() - t0;
+	rc = run_chunk_unguarded(r, d, c, keep, &fixed, e);
+	t->fixed_ms = fixed < 0 || t->fixed_ms < 0 ? -1 : t->fixed_ms + fixed;
+	rt_launch_leave(alone); /* run_chunk_unguarded ends with clFinish, failed or not */
 	return rc;
 }
 
@@ -123,24 +185,24 @@ static int run_chunk_gated(struct prun *r, struct pdev *d, const struct sched_ch
  * standing in for the GPU with Static's share at offset 0 ran its step alone, and 50 % of
  * Mandelbrot to it took as long as 0 or 100 % (dev VM, two cores busy one at a time). */
 int part_run_chunk(struct prun *r, struct pdev *d, const struct sched_chunk *c, bool keep,
-                   double *gate_ms, struct cs_err *e)
+                   struct chunk_times *t, struct cs_err *e)
 {
 	struct sched_chunk head = {c->offset, r->granule, c->phase},
 	                   rest = {c->offset + r->granule, c->size - r->granule, c->phase};
-	double waited = 0;
+	struct chunk_times own = {0, 0};
 	int rc;
 
 	if (!d->guarded)
-		rc = run_chunk_unguarded(r, d, c, keep, e);
+		rc = run_chunk_unguarded(r, d, c, keep, &own.fixed_ms, e);
 	else if (c->offset != 0 || c->size <= r->granule)
-		rc = run_chunk_gated(r, d, c, keep, &waited, e);
+		rc = run_chunk_gated(r, d, c, keep, &own, e);
 	else
-		rc = run_chunk_gated(r, d, &head, keep, &waited, e) ||
-		                     run_chunk_gated(r, d, &rest, keep, &waited, e)
+		rc = run_chunk_gated(r, d, &head, keep, &own, e) ||
+		                     run_chunk_gated(r, d, &rest, keep, &own, e)
 		             ? -1
 		             : 0;
-	if (gate_ms)
-		*gate_ms = waited;
+	if (t)
+		*t = own;
 	return rc;
 }
 

@@ -128,19 +128,22 @@ static void device_step(struct prun *r, unsigned dev)
 	if (rc)
 		return;
 	while (next_chunk(r, dev, &c) == SCHED_CHUNK) {
-		double a, b, gate_ms;
+		struct chunk_times t;
+		double a, b;
 
 		a = clock_ms();
-		rc = part_run_chunk(r, d, &c, true, &gate_ms, &e);
+		rc = part_run_chunk(r, d, &c, true, &t, &e);
 		b = clock_ms();
 		/* The chunk starts when the gate lets it: a core's 128 items that waited out a
 		 * core standing in for the GPU took 199 ms, and as its throughput (0.6 items/ms)
 		 * reached the knowledge base, the cores sat out of every later run. */
-		a += gate_ms;
+		a += t.gate_ms;
 		pthread_mutex_lock(&r->lock);
 		r->in_flight--;
 		if (rc)
 			fail_run(r, &e);
+		if (rc == 0 && t.fixed_ms >= 0)
+			sched_fixed(r->sched, dev, t.fixed_ms);
 		if (rc == 0)
 			chunk_done(r, dev, &c, a, b);
 		pthread_cond_broadcast(&r->cond);

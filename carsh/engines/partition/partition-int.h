@@ -120,10 +120,15 @@ void part_host_free(struct prun *r);
 
 /* ---- part-chunk.c ---- */
 
-/* One chunk, start to finish; *gate_ms (NULL: not wanted) gets the time it waited at PoCL's
- * launch gate for other devices' launches, which is not its own. */
+/* What a chunk's time holds besides its commands. */
+struct chunk_times {
+	double gate_ms; /* waiting at PoCL's launch gate for other devices' launches: not its own */
+	double fixed_ms; /* its own time outside its commands (< 0: no profiling on the queue) */
+};
+
+/* One chunk, start to finish; *t (NULL: not wanted) gets its times. */
 int part_run_chunk(struct prun *r, struct pdev *d, const struct sched_chunk *c, bool keep,
-                   double *gate_ms, struct cs_err *e);
+                   struct chunk_times *t, struct cs_err *e);
 int part_warm_up(struct prun *r, struct cs_err *e);
 
 /* ---- part-threads.c ---- */

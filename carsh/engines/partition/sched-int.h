@@ -4,7 +4,8 @@
  * entry (struct sched_ops), one file each: sched-logfit.c (with sched-logfit-cpu.c, the
  * cores' side), sched-static.c (static, cpu, gpu), sched-concord.c, sched-hdss.c,
  * sched-marrow.c. What they share: sched-chunk.c (rounding to the granule, taking a chunk),
- * sched-lambda.c (the devices' throughputs), sched-split.c (a split made in advance, the
+ * sched-lambda.c (the devices' throughputs), sched-cost.c (the cores' fixed cost per chunk,
+ * and guided chunks that respect it), sched-split.c (a split made in advance, the
  * GPUs' part shared among them).
  */
 #ifndef CARSH_ENGINES_PARTITION_SCHED_INT_H
@@ -40,6 +41,14 @@ struct gst {
 	size_t items;       /* its items in this step */
 	size_t big_size;    /* its largest chunk in this step */
 	double big_lg;      /* that chunk's throughput (of the step before, until there is one) */
+};
+
+/* The cores' fixed cost per chunk over the run (sched-cost.c). */
+struct cost {
+	double n;     /* chunks that reported one */
+	double fixed; /* their fixed costs, ms */
+	double rest;  /* the rest of their time, ms */
+	double items; /* their items */
 };
 
 /* A scheduler's entry: what it adds to the interface's calls (sched.h), each after the
@@ -80,20 +89,25 @@ struct sched {
 	size_t *bound;   /* ng + 1: the split's bounds (scratch) */
 
 	/* logfit */
-	bool cores_out;     /* a core sat out the rest of this step: the GPUs take it all */
-	unsigned cpu_fresh; /* chunks the cores have finished in this step */
-	bool primed;        /* started from a known profile: no samples, no fit */
-	double primed_lc;   /* the profile's throughput of a core */
-	bool *out;          /* per core: sits out the rest of this step */
-	unsigned *out_step; /* per core: the step it last sat out in; 0: it took work since */
-	unsigned step;      /* steps begun */
-	bool *probe;        /* per core: its next chunk is a probe (it sat out before) */
-	double *out_lg;     /* per core: the GPUs' throughput when it sat out */
-	size_t *clast;      /* per core: its last chunk's size */
-	double *cdone;      /* per core: items of its chunks in this step */
-	double *cms;        /* per core: ms of its chunks in this step (core_lambda) */
-	double *busy;       /* per device: ms in chunks in this step */
-	double *copy_ms;    /* per device: its copy streams' time, not yet in a chunk's */
+	bool cores_out;        /* a core sat out the rest of this step: the GPUs take it all */
+	unsigned cpu_fresh;    /* chunks the cores have finished in this step */
+	bool primed;           /* started from a known profile: no samples, no fit */
+	double primed_lc;      /* the profile's throughput of a core */
+	bool *out;             /* per core: sits out the rest of this step */
+	unsigned *out_step;    /* per core: the step it last sat out in; 0: it took work since */
+	unsigned step;         /* steps begun */
+	bool *probe;           /* per core: its next chunk is a probe (it sat out before) */
+	double *out_lg;        /* per core: the GPUs' throughput when it sat out */
+	size_t *clast;         /* per core: its last chunk's size */
+	double *cdone;         /* per core: items of its chunks in this step */
+	double *cms;           /* per core: ms of its chunks in this step (core_lambda) */
+	double *busy;          /* per device: ms in chunks in this step */
+	double *copy_ms;       /* per device: its copy streams' time, not yet in a chunk's */
+	struct cost cost;      /* the cores' fixed cost per chunk, in the steps done */
+	struct cost cost_step; /* in this step */
+	double *fixed_ms;      /* per core: the fixed cost of the chunk it finishes next */
+	double ctail;    /* the cores' equal chunk at the end of this step (sched_take_cores) */
+	bool learn_cost; /* logfit, marrow: no core's chunk below what its fixed cost allows */
 
 	/* marrow: the split, kept across steps */
 	double share, delta, best_share, best_ms, lbt, last_tg, last_tc;
@@ -152,6 +166,17 @@ double sched_cpu_mean(const struct sched *s);
 double sched_cpu_lambda(const struct sched *s, unsigned dev);
 double sched_cpu_total(const struct sched *s);
 double sched_gpu_lambda(const struct sched *s);
+
+/* ---- sched-cost.c ---- */
+
+void sched_cost_add(struct sched *s, unsigned dev, size_t items, double ms);
+/* A step begins: the last one's chunks join the steps done. */
+void sched_cost_step(struct sched *s);
+/* The smallest chunk whose fixed cost is at most a quarter of its time, at the cores' mean
+ * cost an item (0: none learnt, or the scheduler does not learn it). */
+double sched_cost_min_chunk(const struct sched *s);
+enum sched_answer sched_take_cores(struct sched *s, struct range *r, enum sched_phase ph,
+                                   struct sched_chunk *out);
 
 /* ---- sched-split.c ---- */
 

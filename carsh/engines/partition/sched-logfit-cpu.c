@@ -154,7 +154,7 @@ static bool primed_unsure(const struct sched *s, unsigned dev)
 enum sched_answer sched_logfit_cpu(struct sched *s, unsigned dev, struct sched_chunk *out)
 {
 	size_t r = left(&s->pool);
-	double lc, lg = gpu_lambda_on(s), lg_free, c, gchunk = 0;
+	double lc, lg = gpu_lambda_on(s), lg_free, c, fair, equal, gchunk = 0;
 	const struct gst *pace;
 
 	if (r == 0) {
@@ -164,7 +164,7 @@ enum sched_answer sched_logfit_cpu(struct sched *s, unsigned dev, struct sched_c
 		return SCHED_DONE;
 	}
 	if (gpus_off(s))
-		return sched_take_guided(s, &s->pool, PHASE_FIT, out);
+		return sched_take_cores(s, &s->pool, PHASE_FIT, out);
 	if (logfit_sits_out(s, dev, r))
 		return SCHED_DONE;
 	if (s->lambda[dev] <= 0 || s->probe[dev]) {
@@ -174,15 +174,23 @@ enum sched_answer sched_logfit_cpu(struct sched *s, unsigned dev, struct sched_c
 	lc = s->lambda[dev];
 	lg_free = gpus_at_pool(s);
 	pace = pace_gpu(s, r, &gchunk);
+	fair = (double)r * lc / (lg_free + sched_cpu_total(s));
+	/* Nor more than an equal share of it among the devices: a core is not faster than a
+	 * GPU, and a larger chunk means its throughput came from lighter work than the GPU's. */
+	equal = ceil((double)r / (s->c.ncpu + s->ng));
 	if (!(lg > 0) || !pace)
 		c = 2.0 * (double)s->clast[dev];
 	else
-		c = fmin(logfit_cpu_chunk(gchunk, lc, lambda_of(s, pace)),
-		         (double)r * lc / (lg_free + sched_cpu_total(s)));
-	/* Nor more than an equal share of it among the devices: a core is not faster than a
-	 * GPU, and a larger chunk means its throughput came from lighter work than the GPU's. */
-	c = fmin(c, ceil((double)r / (s->c.ncpu + s->ng)));
+		c = fmin(logfit_cpu_chunk(gchunk, lc, lambda_of(s, pace)), fair);
+	c = fmin(c, equal);
 	if (primed_unsure(s, dev))
-		c = fmin(c, (double)r * lc / (lg_free + sched_cpu_total(s)) / PRIMED_PARTS);
+		c = fmin(c, fair / PRIMED_PARTS);
+	/* No chunk whose fixed cost is more than a quarter of its time, where its shares allow
+	 * one: the H200's 16 PoCL cores spent 0.3 ms on a Jacobi chunk besides 0.011 ms a row,
+	 * and LogFit's chunks of 1-20 rows (8 on average) spent three quarters of their time on
+	 * it. Not before a GPU has a throughput: beside an H100 a core's chunk sized without it
+	 * took longer than the GPU's whole step. */
+	if (lg > 0 && pace)
+		c = fmax(c, fmin(sched_cost_min_chunk(s), fmin(fair, equal)));
 	return sched_take(s, &s->pool, sched_floor_chunk(s, c, r), PHASE_FIT, out);
 }

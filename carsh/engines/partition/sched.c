@@ -58,6 +58,7 @@ static void devices_new(struct sched *s)
 	s->clast = xcalloc(nc, sizeof(*s->clast));
 	s->cdone = xcalloc(nc, sizeof(*s->cdone));
 	s->cms = xcalloc(nc, sizeof(*s->cms));
+	s->fixed_ms = xcalloc(nc, sizeof(*s->fixed_ms));
 }
 
 struct sched *sched_new(const struct sched_cfg *cfg, const char **why)
@@ -82,6 +83,7 @@ struct sched *sched_new_gpus(const struct sched_cfg *cfg, unsigned ngpu, const u
 	if (!(s->c.thld > 0))
 		s->c.thld = LOGFIT_THLD;
 	s->kind = cfg->kind;
+	s->learn_cost = cfg->kind == SCHED_LOGFIT || cfg->kind == SCHED_MARROW;
 	/* Without a GPU every heterogeneous scheduler is the CPU cores sharing the space. */
 	if (!cfg->gpu)
 		s->kind = SCHED_CPU;
@@ -109,6 +111,7 @@ void sched_free(struct sched *s)
 	free(s->clast);
 	free(s->cdone);
 	free(s->cms);
+	free(s->fixed_ms);
 	free(s->g);
 	free(s->w);
 	free(s->bound);
@@ -122,6 +125,8 @@ void sched_step_begin(struct sched *s)
 	s->pool = (struct range){0, s->c.items};
 	s->assigned = 0;
 	s->cpu_fresh = 0;
+	s->ctail = 0;
+	sched_cost_step(s);
 	s->cpu_r = s->gpool = (struct range){0, 0};
 	s->gshared = false;
 	s->split = false;
@@ -185,6 +190,7 @@ static void note_done(struct sched *s, unsigned dev, const struct sched_chunk *c
 	} else {
 		s->out_step[dev] = 0;
 		s->cpu_fresh++;
+		sched_cost_add(s, dev, c->size, ms);
 		s->clast[dev] = c->size;
 	}
 }

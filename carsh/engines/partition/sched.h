@@ -109,6 +109,11 @@ enum sched_answer sched_next(struct sched *s, unsigned dev, struct sched_chunk *
  * LogFit counts them in its first chunk after the samples. */
 void sched_copied(struct sched *s, unsigned dev, double ms);
 
+/* Of the chunk device dev finishes next (sched_done), ms went to no command of it: the launch,
+ * the wake-ups, the wait for its end. LogFit and Marrow keep a core's chunks large enough to
+ * amortise it. */
+void sched_fixed(struct sched *s, unsigned dev, double ms);
+
 /* Device dev finished chunk c in ms milliseconds (host time, transfers included: 003 §4
  * footnote 1). */
 void sched_done(struct sched *s, unsigned dev, const struct sched_chunk *c, double ms);
