@@ -112,6 +112,8 @@ static void device_step(struct prun *r, unsigned dev)
 	double t0 = clock_ms();
 	int rc = part_ensure_copies(r, d, &e);
 	double copy_ms = clock_ms() - t0;
+	/* The scheduler was made before this step's threads were let go, under the run's lock. */
+	bool want_fixed = sched_learns_fixed(r->sched);
 
 	/* The scheduler learns what the copies took (LogFit counts it in a chunk's time); the
 	 * cores' copies are the host's memory, and take no lock for nothing. */
@@ -128,7 +130,7 @@ static void device_step(struct prun *r, unsigned dev)
 	if (rc)
 		return;
 	while (next_chunk(r, dev, &c) == SCHED_CHUNK) {
-		struct chunk_times t;
+		struct chunk_times t = {want_fixed, 0, 0};
 		double a, b;
 
 		a = clock_ms();

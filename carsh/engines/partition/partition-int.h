@@ -122,11 +122,13 @@ void part_host_free(struct prun *r);
 
 /* What a chunk's time holds besides its commands. */
 struct chunk_times {
+	bool want_fixed; /* in: measure fixed_ms (an event per command: only where it is used) */
 	double gate_ms; /* waiting at PoCL's launch gate for other devices' launches: not its own */
-	double fixed_ms; /* its own time outside its commands (< 0: no profiling on the queue) */
+	double fixed_ms; /* its own time outside its commands (< 0: not measured, or no profiling
+	                    on the queue) */
 };
 
-/* One chunk, start to finish; *t (NULL: not wanted) gets its times. */
+/* One chunk, start to finish; *t (NULL: nothing wanted) gets its times. */
 int part_run_chunk(struct prun *r, struct pdev *d, const struct sched_chunk *c, bool keep,
                    struct chunk_times *t, struct cs_err *e);
 int part_warm_up(struct prun *r, struct cs_err *e);

@@ -20,6 +20,11 @@ void sched_fixed(struct sched *s, unsigned dev, double ms)
 		s->fixed_ms[dev] = ms;
 }
 
+bool sched_learns_fixed(const struct sched *s)
+{
+	return s->learn_cost;
+}
+
 /* A core finished a chunk of items in ms: its fixed cost, and the rest of its time and its
  * items, join the run's. */
 void sched_cost_add(struct sched *s, unsigned dev, size_t items, double ms)

@@ -113,6 +113,8 @@ void sched_copied(struct sched *s, unsigned dev, double ms);
  * the wake-ups, the wait for its end. LogFit and Marrow keep a core's chunks large enough to
  * amortise it. */
 void sched_fixed(struct sched *s, unsigned dev, double ms);
+/* Whether the scheduler uses the fixed costs (the others need not measure them). */
+bool sched_learns_fixed(const struct sched *s);
 
 /* Device dev finished chunk c in ms milliseconds (host time, transfers included: 003 §4
  * footnote 1). */
