@@ -189,6 +189,25 @@ for k in '"sched":"static"' '"time_ms":' '"gpu_j":null' '"devices":[' '"gpu_shar
 	grep -qF "$k" "$OUT" && pass "--json has $k" || fail "--json lacks $k: $(cat "$OUT")"
 done
 [ "$(wc -l <"$OUT")" -eq 1 ] && pass "--json is one line" || fail "--json: $(cat "$OUT")"
+grep -qF '"core_cost":null' "$OUT" && pass "Static learns no fixed cost" ||
+	fail "Static's core_cost: $(cat "$OUT")"
+
+# LogFit's cores measure their fixed cost a chunk (profiling events) and report it with the
+# smallest chunk it allows, 3 x fixed / (time an item besides it), both non-negative.
+# shellcheck disable=SC2086
+expect 0 "" "$CARSH" partition --json --gpu none --sched logfit "$FM/part_mandel.xml" \
+	count=discard $MANDEL
+if sed -n 's/.*"core_cost":{"fixed_ms":\([0-9.]*\),"min_chunk":\([0-9]*\)}.*/\1 \2/p' \
+	"$OUT" | awk 'NF == 2 && $1 >= 0 && $2 >= 0 { ok = 1 } END { exit !ok }'; then
+	pass "LogFit reports the cores' fixed cost: $(grep -o '"core_cost":{[^}]*}' "$OUT")"
+else
+	fail "LogFit's core_cost: $(cat "$OUT")"
+fi
+# shellcheck disable=SC2086
+expect 0 "" "$CARSH" partition --gpu none --sched logfit "$FM/part_mandel.xml" count=discard \
+	$MANDEL
+grep -qE '^cores    fixed cost [0-9.]+ ms a chunk; no chunk below [0-9]+ items$' "$OUT" &&
+	pass "the summary has the cores' fixed cost" || fail "summary: $(cat "$OUT")"
 
 # Virtual buffers: the output goes to a buffer; the shell is on the thread executor after.
 cat >vb.csh <<EOF

@@ -35,6 +35,7 @@ void part_fill_result(struct prun *r, struct part_result *res, double ms)
 
 		f->fitted = sched_logfit_state_of(r->sched, g, &f->a, &f->b, &f->chunk);
 	}
+	res->core_cost = sched_core_cost(r->sched, &res->core_fixed_ms, &res->core_min_chunk);
 	res->gpu_fraction = sched_gpu_fraction(r->sched);
 	res->relative_speed = sched_relative_speed(r->sched);
 }

@@ -142,6 +142,9 @@ struct part_result {
 		bool fitted;
 		double a, b, chunk;
 	} fits[PART_MAX_GPUS]; /* logfit with several GPUs: each one's */
+	bool core_cost;        /* logfit, marrow: the cores' fixed cost was learnt */
+	double core_fixed_ms;  /* ... its mean a chunk */
+	double core_min_chunk; /* ... the smallest chunk it allows, items */
 	double gpu_fraction;   /* concord */
 	double relative_speed; /* hdss */
 	char kb_warning[400];  /* the knowledge base was not used or not saved: why ("" else) */

@@ -84,6 +84,9 @@ void part_print_summary(FILE *f, const struct part_result *r)
 	else if (r->fitted)
 		fprintf(f, "fit      throughput = %.6g ln(chunk) + %.6g items/ms; GPU chunk %.0f\n",
 		        r->fit_a, r->fit_b, r->gpu_chunk);
+	if (r->core_cost)
+		fprintf(f, "cores    fixed cost %.3f ms a chunk; no chunk below %.0f items\n",
+		        r->core_fixed_ms, r->core_min_chunk);
 	if (r->gpu_fraction > 0)
 		fprintf(f, "concord  GPU fraction %.4f\n", r->gpu_fraction);
 	if (r->relative_speed > 0)
@@ -171,6 +174,11 @@ void part_print_json(FILE *f, const struct part_result *r)
 			        r->rank_ms[k]);
 		fputc(']', f);
 	}
+	if (r->core_cost)
+		fprintf(f, ",\"core_cost\":{\"fixed_ms\":%.6f,\"min_chunk\":%.0f}",
+		        r->core_fixed_ms, r->core_min_chunk);
+	else
+		fprintf(f, ",\"core_cost\":null");
 	fprintf(f, ",\"gpu_fraction\":%.9g,\"relative_speed\":%.9g", r->gpu_fraction,
 	        r->relative_speed);
 	fprintf(f, ",\"gpu_share\":%.3f,\"profile_ms\":", r->gpu_share);

@@ -54,13 +54,29 @@ void sched_cost_step(struct sched *s)
  * next chunk, 25472 items in the set's middle, took 151 ms where the others' took 1-5; the
  * mean of the first step's first chunks, from the same light rows, made 35840-item chunks
  * that took 160 ms. */
-double sched_cost_min_chunk(const struct sched *s)
+/* The smallest chunk c allows (0: too few chunks in it). */
+static double min_chunk_of(const struct cost *c)
 {
-	const struct cost *c = &s->cost;
-
-	if (!s->learn_cost || c->n < COST_MIN_CHUNKS || !(c->rest > 0))
+	if (c->n < COST_MIN_CHUNKS || !(c->rest > 0))
 		return 0;
 	return c->fixed / c->n * (1 - COST_FRAC) / (COST_FRAC * (c->rest / c->items));
+}
+
+double sched_cost_min_chunk(const struct sched *s)
+{
+	return s->learn_cost ? min_chunk_of(&s->cost) : 0;
+}
+
+bool sched_core_cost(const struct sched *s, double *fixed_ms, double *min_chunk)
+{
+	struct cost all = {s->cost.n + s->cost_step.n, s->cost.fixed + s->cost_step.fixed,
+	                   s->cost.rest + s->cost_step.rest, s->cost.items + s->cost_step.items};
+
+	if (!s->learn_cost || all.n < COST_MIN_CHUNKS)
+		return false;
+	*fixed_ms = all.fixed / all.n;
+	*min_chunk = min_chunk_of(&all);
+	return true;
 }
 
 /* Guided self-scheduling (sched_take_guided) with no chunk below the learnt smallest one.

@@ -157,6 +157,9 @@ bool sched_logfit_state(const struct sched *s, double *a, double *b, double *gpu
 bool sched_logfit_state_of(const struct sched *s, unsigned gpu, double *a, double *b,
                            double *gpu_chunk);
 double sched_gpu_fraction(const struct sched *s);
+/* LogFit and Marrow: the cores' mean fixed cost a chunk over the run, and the smallest chunk
+ * it allows (items); false where none was learnt. */
+bool sched_core_cost(const struct sched *s, double *fixed_ms, double *min_chunk);
 double sched_relative_speed(const struct sched *s);
 
 const char *sched_name(enum sched_kind k);
