@@ -808,6 +808,32 @@ START_TEST(test_logfit_cores_alone_amortise_a_fixed_cost)
 }
 END_TEST
 
+/* 16 cores alone on irregular work whose items are cheap beside a chunk's fixed cost (0.1 us
+ * an item, 0.3 ms a chunk, as Mandelbrot's light rows on the H200's cores): a hot region (20
+ * times the work in the middle fifth) and a ramp. LogFit's smallest chunk must not make it
+ * slower than Static's guided chunks. (The simulation does not reproduce the H200's failure
+ * of a minimum sized on the first, light chunks: it passes with that estimate too.) */
+START_TEST(test_logfit_cores_alone_fixed_cost_on_irregular_work)
+{
+	struct simopts o = {10.0, 1e-4, 0.3, 0.22, 0, true};
+	int shapes[] = {1, 2};
+	size_t n = 1 << 18;
+
+	for (size_t i = 0; i < ARRAY_LEN(shapes); i++) {
+		struct sched *lf = new_sched(SCHED_LOGFIT, n, 64, 16, false, 1, 0);
+		struct sched *st = new_sched(SCHED_STATIC, n, 64, 16, false, 1, 0);
+		double l = simulate_on(lf, 16, false, n, 4, shapes[i], &o).makespan,
+		       t = simulate_on(st, 16, false, n, 4, shapes[i], &o).makespan;
+
+		fprintf(stderr, "16 cores alone, shape %d: LogFit %.2f ms, Static %.2f ms\n",
+		        shapes[i], l, t);
+		ck_assert_msg(l <= t, "shape %d: LogFit %.2f ms, Static %.2f ms", shapes[i], l, t);
+		sched_free(lf);
+		sched_free(st);
+	}
+}
+END_TEST
+
 /* ---- marrow (001 §3.2-3.3) ---- */
 
 /* A pair of devices, one core and a GPU four times as fast: the binary search ends where
@@ -1197,6 +1223,7 @@ static Suite *suite_partition(void)
 	tcase_add_test(t, test_logfit_primed_whole_gpu_step_wakes_no_core);
 	tcase_add_test(t, test_logfit_cores_take_chunks_that_cover_their_fixed_cost);
 	tcase_add_test(t, test_logfit_cores_alone_amortise_a_fixed_cost);
+	tcase_add_test(t, test_logfit_cores_alone_fixed_cost_on_irregular_work);
 	tcase_add_test(t, test_marrow_binary_search_balances_a_pair);
 	tcase_add_test(t, test_marrow_searches_again_when_the_times_drift);
 	tcase_add_test(t, test_marrow_wakes_cores_only_for_their_part);
