@@ -11,7 +11,7 @@
 # time vs threads and the chunk traces with gnuplot. Each configuration runs REPEATS times, in
 # rounds of one run of every scheduler, in one carsh after one unrecorded warm-up run, and its
 # median counts; Static's share
-# is chosen by its 0-100 % profile first (PROFILES of them, in rounds: the share whose
+# is chosen by its 0-100 % profile first (PROFILES of them in a row: the share whose
 # median over them is least) and then run REPEATS times like the others (the profile's own
 # best time is the least of eleven runs, and an unfair reference). Results are
 # kept as they come, so a run cut short by its budget still reports what it measured.
