@@ -1,10 +1,10 @@
 /* A core's fixed cost per chunk, and the smallest chunk worth launching (sched-int.h). The
  * engine measures the fixed cost of each chunk: its time outside the chunk's commands
  * (part-chunk.c). On the H200's 16 PoCL cores a Jacobi chunk spent 0.2-0.3 ms besides 0.011
- * ms a row, under every scheduler; on the 2-core development machine nothing measurable.
- * A fit of chunk time against size over the run, tried first, found fixed costs of -0.8 to
- * 3.3 ms on the irregular benchmarks (each size met other work) and sent 4480-item chunks
- * into the neighbour benchmark's dense cells for 100-300 ms each. */
+ * ms a row, under every scheduler; on the 2-core development machine 0.04-0.1 ms. A fit of chunk
+ * time against size over the run, tried first, found fixed costs of -0.8 to 3.3 ms on the irregular
+ * benchmarks (each size met other work) and sent 4480-item chunks into the neighbour benchmark's
+ * dense cells for 100-300 ms each. */
 #include <math.h>
 
 #include "engines/partition/sched-int.h"
@@ -20,6 +20,12 @@ void sched_fixed(struct sched *s, unsigned dev, double ms)
 		s->fixed_ms[dev] = ms;
 }
 
+void sched_cost_init(struct sched *s)
+{
+	for (unsigned d = 0; d < s->c.ncpu; d++)
+		s->fixed_ms[d] = -1;
+}
+
 bool sched_learns_fixed(const struct sched *s)
 {
 	return s->learn_cost;
@@ -31,9 +37,9 @@ void sched_cost_add(struct sched *s, unsigned dev, size_t items, double ms)
 {
 	double f = s->fixed_ms[dev];
 
-	if (!(f > 0))
+	if (f < 0) /* none reported */
 		return;
-	s->fixed_ms[dev] = 0;
+	s->fixed_ms[dev] = -1;
 	s->cost_step.n++;
 	s->cost_step.fixed += f;
 	s->cost_step.rest += ms > f ? ms - f : 0;
@@ -49,12 +55,11 @@ void sched_cost_step(struct sched *s)
 	s->cost_step = (struct cost){0, 0, 0, 0};
 }
 
-/* The cost an item is the mean over the cores and the steps done, whole steps: a core's own
- * last chunk's, tried first, came from Mandelbrot's light rows at 1/100 of the mean, and its
- * next chunk, 25472 items in the set's middle, took 151 ms where the others' took 1-5; the
- * mean of the first step's first chunks, from the same light rows, made 35840-item chunks
- * that took 160 ms. */
-/* The smallest chunk c allows (0: too few chunks in it). */
+/* The smallest chunk c allows (0: too few chunks in it). The cost an item is the mean over
+ * the cores and the steps done, whole steps: a core's own last chunk's, tried first, came
+ * from Mandelbrot's light rows at 1/100 of the mean, and its next chunk, 25472 items in the
+ * set's middle, took 151 ms where the others' took 1-5; the mean of the first step's first
+ * chunks, from the same light rows, made 35840-item chunks that took 160 ms. */
 static double min_chunk_of(const struct cost *c)
 {
 	if (c->n < COST_MIN_CHUNKS || !(c->rest > 0))

@@ -105,9 +105,9 @@ struct sched {
 	double *copy_ms;       /* per device: its copy streams' time, not yet in a chunk's */
 	struct cost cost;      /* the cores' fixed cost per chunk, in the steps done */
 	struct cost cost_step; /* in this step */
-	double *fixed_ms;      /* per core: the fixed cost of the chunk it finishes next */
-	double ctail;    /* the cores' equal chunk at the end of this step (sched_take_cores) */
-	bool learn_cost; /* logfit, marrow: no core's chunk below what its fixed cost allows */
+	double *fixed_ms;      /* per core: its next chunk's fixed cost (< 0: none) */
+	double ctail;          /* the cores' equal chunk at this step's end */
+	bool learn_cost;       /* logfit, marrow: cores' chunks cover their fixed cost */
 
 	/* marrow: the split, kept across steps */
 	double share, delta, best_share, best_ms, lbt, last_tg, last_tc;
@@ -169,6 +169,7 @@ double sched_gpu_lambda(const struct sched *s);
 
 /* ---- sched-cost.c ---- */
 
+void sched_cost_init(struct sched *s); /* no fixed cost reported yet */
 void sched_cost_add(struct sched *s, unsigned dev, size_t items, double ms);
 /* A step begins: the last one's chunks join the steps done. */
 void sched_cost_step(struct sched *s);

@@ -91,6 +91,7 @@ struct sched *sched_new_gpus(const struct sched_cfg *cfg, unsigned ngpu, const u
 	gpus_new(s, cfg, ngpu, neus);
 	s->ndev = cfg->ncpu + s->ng;
 	devices_new(s);
+	sched_cost_init(s);
 	if (s->ops->init)
 		s->ops->init(s);
 	return s;
