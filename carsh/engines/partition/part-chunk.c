@@ -166,7 +166,7 @@ static int launch_chunk(struct prun *r, struct pdev *d, const struct sched_chunk
 static int run_chunk_unguarded(struct prun *r, struct pdev *d, const struct sched_chunk *c,
                                bool keep, double *fixed, struct cs_err *e)
 {
-	struct span sp = {NULL, NULL, chunk_commands(r, d, c->size, keep)},
+	struct span sp = {NULL, NULL, fixed ? chunk_commands(r, d, c->size, keep) : 0},
 	            *spp = fixed ? &sp : NULL;
 	double t = clock_ms(), busy;
 	cl_int err;

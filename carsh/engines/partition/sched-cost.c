@@ -46,12 +46,14 @@ void sched_cost_add(struct sched *s, unsigned dev, size_t items, double ms)
 	s->cost_step.items += (double)items;
 }
 
+static struct cost cost_plus(struct cost a, const struct cost *b)
+{
+	return (struct cost){a.n + b->n, a.fixed + b->fixed, a.rest + b->rest, a.items + b->items};
+}
+
 void sched_cost_step(struct sched *s)
 {
-	s->cost.n += s->cost_step.n;
-	s->cost.fixed += s->cost_step.fixed;
-	s->cost.rest += s->cost_step.rest;
-	s->cost.items += s->cost_step.items;
+	s->cost = cost_plus(s->cost, &s->cost_step);
 	s->cost_step = (struct cost){0, 0, 0, 0};
 }
 
@@ -74,31 +76,11 @@ double sched_cost_min_chunk(const struct sched *s)
 
 bool sched_core_cost(const struct sched *s, double *fixed_ms, double *min_chunk)
 {
-	struct cost all = {s->cost.n + s->cost_step.n, s->cost.fixed + s->cost_step.fixed,
-	                   s->cost.rest + s->cost_step.rest, s->cost.items + s->cost_step.items};
+	struct cost all = cost_plus(s->cost, &s->cost_step);
 
 	if (!s->learn_cost || all.n < COST_MIN_CHUNKS)
 		return false;
 	*fixed_ms = all.fixed / all.n;
 	*min_chunk = min_chunk_of(&all);
 	return true;
-}
-
-/* Guided self-scheduling (sched_take_guided) with no chunk below the learnt smallest one.
- * Once what is left cannot give every core a chunk that large, it is shared among them in
- * equal chunks, one round: capped at an equal share of what is left at each ask instead,
- * every ask shrank the next core's chunk by 1/cores, and the simulated 16 cores of a Jacobi
- * grid took 44.9 ms for 10 steps where they take 41.4 now (Static: 56.5). */
-enum sched_answer sched_take_cores(struct sched *s, struct range *r, enum sched_phase ph,
-                                   struct sched_chunk *out)
-{
-	double p = s->c.ncpu ? s->c.ncpu : 1, n = ceil((double)left(r) / (2.0 * p)),
-	       m = sched_cost_min_chunk(s);
-
-	if (m > 0 && (double)left(r) < p * m) {
-		if (!(s->ctail > 0))
-			s->ctail = ceil((double)left(r) / p);
-		m = s->ctail;
-	}
-	return sched_take(s, r, sched_round_chunk(s, fmax(n, m), left(r)), ph, out);
 }

@@ -5,7 +5,7 @@
  * cores' side), sched-static.c (static, cpu, gpu), sched-concord.c, sched-hdss.c,
  * sched-marrow.c. What they share: sched-chunk.c (rounding to the granule, taking a chunk),
  * sched-lambda.c (the devices' throughputs), sched-cost.c (the cores' fixed cost per chunk,
- * and guided chunks that respect it), sched-split.c (a split made in advance, the
+ * and the smallest chunk it allows), sched-split.c (a split made in advance, the
  * GPUs' part shared among them).
  */
 #ifndef CARSH_ENGINES_PARTITION_SCHED_INT_H
@@ -176,8 +176,6 @@ void sched_cost_step(struct sched *s);
 /* The smallest chunk whose fixed cost is at most a quarter of its time, at the cores' mean
  * cost an item (0: none learnt, or the scheduler does not learn it). */
 double sched_cost_min_chunk(const struct sched *s);
-enum sched_answer sched_take_cores(struct sched *s, struct range *r, enum sched_phase ph,
-                                   struct sched_chunk *out);
 
 /* ---- sched-split.c ---- */
 

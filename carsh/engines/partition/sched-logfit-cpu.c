@@ -164,7 +164,7 @@ enum sched_answer sched_logfit_cpu(struct sched *s, unsigned dev, struct sched_c
 		return SCHED_DONE;
 	}
 	if (gpus_off(s))
-		return sched_take_cores(s, &s->pool, PHASE_FIT, out);
+		return sched_take_guided(s, &s->pool, PHASE_FIT, out);
 	if (logfit_sits_out(s, dev, r))
 		return SCHED_DONE;
 	if (s->lambda[dev] <= 0 || s->probe[dev]) {

@@ -161,7 +161,7 @@ static void marrow_step_begin(struct sched *s)
 static enum sched_answer marrow_next(struct sched *s, unsigned dev, struct sched_chunk *out)
 {
 	return is_gpu(s, dev) ? sched_take_part(s, dev, PHASE_BALANCE, out)
-	                      : sched_take_cores(s, &s->cpu_r, PHASE_BALANCE, out);
+	                      : sched_take_guided(s, &s->cpu_r, PHASE_BALANCE, out);
 }
 
 static void marrow_prime(struct sched *s, const struct sched_prior *p)

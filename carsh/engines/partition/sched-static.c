@@ -31,10 +31,10 @@ const struct sched_ops sched_static_ops = {
 /* ---- cpu: the cores alone, guided self-scheduling ---- */
 
 /* LogFit and Marrow without a GPU run here too, and keep their chunks above what a core's
- * fixed cost per chunk allows (sched_take_cores). */
+ * fixed cost per chunk allows (sched_take_guided). */
 static enum sched_answer cpu_next(struct sched *s, unsigned dev, struct sched_chunk *out)
 {
-	return is_gpu(s, dev) ? SCHED_DONE : sched_take_cores(s, &s->pool, PHASE_GUIDED, out);
+	return is_gpu(s, dev) ? SCHED_DONE : sched_take_guided(s, &s->pool, PHASE_GUIDED, out);
 }
 
 static bool cpu_uses(const struct sched *s, unsigned dev)
