@@ -9,8 +9,10 @@
 # (and the energy where NVML or RAPL give it) per scheduler and thread count, the issue's
 # targets at the largest thread count run (LogFit vs the best Static, Concord and HDSS), and draws
 # time vs threads and the chunk traces with gnuplot. Each configuration runs REPEATS times, in
-# rounds of one run of every scheduler, in one carsh after one unrecorded warm-up run, and its
-# median counts; Static's share
+# rounds of one run of every scheduler (their order turned by one each round), in one carsh
+# after one unrecorded warm-up run, and its median counts. Beside each LogFit / Static target
+# it prints Static against itself (its odd rounds' median over its even ones: the machine's
+# noise) and whether LogFit ran the very chunks Static ran. Static's share
 # is chosen by its 0-100 % profile first (PROFILES of them in a row: the share whose
 # median over them is least) and then run REPEATS times like the others (the profile's own
 # best time is the least of eleven runs, and an unfair reference). Results are
@@ -196,6 +198,16 @@ ordered_threads() {
 	for t in $(printf '%s\n' $threads | sort -nr); do [ "$t" != "$max" ] && [ "$t" != 1 ] && echo "$t"; done
 	return 0
 }
+rotate() { # R WORD...: the words turned left by R - 1
+	local r=$1
+	shift
+	local n=$#
+	[ "$n" -gt 0 ] || return 0
+	local k=$(((r - 1) % n)) i
+	for ((i = 0; i < n; i++)); do
+		echo "${@:$(((k + i) % n + 1)):1}"
+	done
+}
 commands() { # BENCH [profile]: one partition command per line, "SCHED THREADS" first; with
 	# "profile", only Static's 0-100 % profiles; else every scheduler REPEATS times, Static at the
 	# share its profile chose ($work/BENCH.shares: "THREADS SHARE" lines)
@@ -205,8 +217,9 @@ commands() { # BENCH [profile]: one partition command per line, "SCHED THREADS" 
 	for t in $(ordered_threads); do
 		# Round by round, every scheduler once a round: a machine that drifts during the
 		# benchmark (an H100's clocks, the host's other work) moves all of them alike.
+		# The order turns by one each round, so that no scheduler always follows the same one.
 		for r in $(seq 1 "$n"); do
-			for s in $scheds; do
+			for s in $(rotate "$r" $scheds); do
 				case $s in
 				gpu) [ "$t" = 1 ] || [ "$GPU" = none ] || continue ;; # the GPU alone: once
 				cpu) [ "$GPU" = none ] || [ "$t" -ge 2 ] || continue ;;
@@ -444,8 +457,30 @@ awk -F, 'NR > 1 && $2 == "static" { printf "  %-7s %3d threads: %3.0f %%\n", $1,
 echo
 # at the largest thread count run (THREADS=2 with a core standing in: both devices)
 most=$(printf '%s\n' $threads | sort -n | tail -1)
+# What tells a loss from the machine's noise, per benchmark: whether LogFit ran the very chunks
+# Static ran (the same chunks and items on every device in every run), and Static against
+# itself (the median of its odd rounds over that of its even ones).
+chunks_of() { # < JSON lines: each run's chunks and items per device that ran any, a line each
+	while read -r line; do
+		grep -oE '"label":"[^"]*"|"chunks":[0-9]+|"items":[0-9]+' <<<"${line#*\"devices\"}" |
+			paste -d ' ' - - - | grep -v '"chunks":0 ' | tr '\n' ' '
+		echo
+	done
+}
+for b in $benches; do
+	at_most() { grep "\"sched\":\"$1\"" "$out/$b.jsonl" | grep "\"threads\":$most," || true; }
+	same=$( { at_most logfit; at_most static; } | chunks_of | sort -u | wc -l)
+	at_most static | jget time_ms | awk -v b="$b" -v same="$same" '
+		function median(a, m,   i, j, x) {
+			for (i = 2; i <= m; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+			return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+		}
+		{ if (NR % 2) o[++no] = $1; else e[++ne] = $1 }
+		END { print b, (same == 1), (ne ? median(o, no) / median(e, ne) : 0) }'
+done >"$work/noise.txt"
 echo "targets at $most threads (medians; speedup of LogFit = time(other) / time(logfit) - 1):"
-awk -F, -v max="$most" '
+awk -F, -v max="$most" -v noise="$work/noise.txt" '
+	BEGIN { while ((getline l <noise) > 0) { split(l, f, " "); same[f[1]] = f[2]; aa[f[1]] = f[3] } }
 	$3 == max && $4 != "" && $4 != "null" { t[$1 " " $2] = $4 }
 	function has(b, s) { return (b " " s) in t }
 	END {
@@ -453,7 +488,10 @@ awk -F, -v max="$most" '
 		for (i = 1; i <= 5; i++) {
 			if (!has(B[i], "logfit") || !has(B[i], "static")) { print "  " B[i] ": logfit or static not measured"; continue }
 			x = t[B[i] " logfit"] / t[B[i] " static"]
-			printf "  %-7s logfit / best static  = %.3f  (target <= 1.05: %s)\n", B[i], x, (x <= 1.05) ? "met" : "MISSED"
+			printf "  %-7s logfit / best static  = %.3f  (target <= 1.05: %s)", B[i], x, (x <= 1.05) ? "met" : "MISSED"
+			if (aa[B[i]] > 0) printf "; static / itself %.3f", aa[B[i]]
+			if (same[B[i]]) printf "; the same chunks as static in every run"
+			printf "\n"
 			if (has(B[i], "marrow")) {
 				x = t[B[i] " marrow"] / t[B[i] " static"]
 				printf "  %-7s marrow / best static  = %.3f  (target <= 1.02: %s)\n", B[i], x, (x <= 1.02) ? "met" : "MISSED"
