@@ -53,19 +53,25 @@ enum sched_answer sched_take(struct sched *s, struct range *r, size_t n, enum sc
  * is shared among them in equal chunks, one round: capped at an equal share of what is left
  * at each ask instead, every ask shrank the next core's chunk by 1/cores, and the simulated
  * 16 cores of a Jacobi grid took 44.9 ms for 10 steps where they take 41.4 now (Static:
- * 56.5). */
+ * 56.5). Those schedulers measure all this in a core's time from the cost map once there is
+ * one (sched-map.c), not in items: half of what is left is half of its cost. */
 enum sched_answer sched_take_guided(struct sched *s, struct range *r, enum sched_phase ph,
                                     struct sched_chunk *out)
 {
-	double p = s->c.ncpu ? s->c.ncpu : 1, n = ceil((double)left(r) / (2.0 * p)),
-	       m = sched_cost_min_chunk(s);
+	bool map = sched_map_ready(s);
+	double p = s->c.ncpu ? s->c.ncpu : 1,
+	       rest = map ? sched_map_cost(s, r->next, r->end) : (double)left(r),
+	       n = rest / (2.0 * p), m = map ? sched_cost_min_ms(s) : sched_cost_min_chunk(s);
 
-	if (m > 0 && (double)left(r) < p * m) {
+	if (m > 0 && rest < p * m) {
 		if (!(s->ctail > 0))
-			s->ctail = ceil((double)left(r) / p);
+			s->ctail = map ? rest / p : ceil(rest / p);
 		m = s->ctail;
 	}
-	return sched_take(s, r, sched_round_chunk(s, fmax(n, m), left(r)), ph, out);
+	n = fmax(map ? n : ceil(n), m);
+	if (map)
+		n = sched_map_reach(s, r->next, n);
+	return sched_take(s, r, sched_round_chunk(s, n, left(r)), ph, out);
 }
 
 /* 003 §4: x_k = nEU·2^(k-1), with nEU rounded up to a multiple of the granule so that the

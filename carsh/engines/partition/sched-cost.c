@@ -33,17 +33,18 @@ bool sched_learns_fixed(const struct sched *s)
 
 /* A core finished a chunk of items in ms: its fixed cost, and the rest of its time and its
  * items, join the run's. */
-void sched_cost_add(struct sched *s, unsigned dev, size_t items, double ms)
+double sched_cost_add(struct sched *s, unsigned dev, size_t items, double ms)
 {
 	double f = s->fixed_ms[dev];
 
 	if (f < 0) /* none reported */
-		return;
+		return -1;
 	s->fixed_ms[dev] = -1;
 	s->cost_step.n++;
 	s->cost_step.fixed += f;
 	s->cost_step.rest += ms > f ? ms - f : 0;
 	s->cost_step.items += (double)items;
+	return ms > f ? ms - f : 0;
 }
 
 static struct cost cost_plus(struct cost a, const struct cost *b)
@@ -72,6 +73,15 @@ static double min_chunk_of(const struct cost *c)
 double sched_cost_min_chunk(const struct sched *s)
 {
 	return s->learn_cost ? min_chunk_of(&s->cost) : 0;
+}
+
+double sched_cost_min_ms(const struct sched *s)
+{
+	const struct cost *c = &s->cost;
+
+	if (!s->learn_cost || c->n < COST_MIN_CHUNKS || !(c->rest > 0))
+		return 0;
+	return c->fixed / c->n * (1 - COST_FRAC) / COST_FRAC;
 }
 
 bool sched_core_cost(const struct sched *s, double *fixed_ms, double *min_chunk)

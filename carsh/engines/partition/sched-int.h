@@ -5,7 +5,8 @@
  * cores' side), sched-static.c (static, cpu, gpu), sched-concord.c, sched-hdss.c,
  * sched-marrow.c. What they share: sched-chunk.c (rounding to the granule, taking a chunk),
  * sched-lambda.c (the devices' throughputs), sched-cost.c (the cores' fixed cost per chunk,
- * and the smallest chunk it allows), sched-split.c (a split made in advance, the
+ * and the smallest chunk it allows), sched-map.c (what each region costs a core),
+ * sched-split.c (a split made in advance, the
  * GPUs' part shared among them).
  */
 #ifndef CARSH_ENGINES_PARTITION_SCHED_INT_H
@@ -49,6 +50,16 @@ struct cost {
 	double fixed; /* their fixed costs, ms */
 	double rest;  /* the rest of their time, ms */
 	double items; /* their items */
+};
+
+/* The cores' cost of each region of the space, from the steps before (sched-map.c). */
+struct cmap {
+	size_t bin; /* items a region: a multiple of the granule */
+	size_t n;   /* regions; 0: the scheduler keeps no map */
+	double *ms; /* per region: a core's ms an item besides its fixed cost; < 0: unknown */
+	double *sum_ms, *sum_items; /* per region, in this step: the cores' chunks on it */
+	double *cum;                /* n + 1: the cost of regions [0, i), for this step */
+	bool ready;                 /* cum holds a map for this step */
 };
 
 /* A scheduler's entry: what it adds to the interface's calls (sched.h), each after the
@@ -107,7 +118,9 @@ struct sched {
 	struct cost cost_step; /* in this step */
 	double *fixed_ms;      /* per core: its next chunk's fixed cost (< 0: none) */
 	double ctail;          /* the cores' equal chunk at this step's end */
-	bool learn_cost;       /* logfit, marrow: cores' chunks cover their fixed cost */
+	bool learn_cost;       /* logfit, marrow: cores' chunks cover their fixed cost, and
+	                        * are sized by the cost map */
+	struct cmap map;       /* logfit, marrow */
 
 	/* marrow: the split, kept across steps */
 	double share, delta, best_share, best_ms, lbt, last_tg, last_tc;
@@ -170,12 +183,27 @@ double sched_gpu_lambda(const struct sched *s);
 /* ---- sched-cost.c ---- */
 
 void sched_cost_init(struct sched *s); /* no fixed cost reported yet */
-void sched_cost_add(struct sched *s, unsigned dev, size_t items, double ms);
+/* Returns the chunk's time besides its fixed cost (< 0: none was reported). */
+double sched_cost_add(struct sched *s, unsigned dev, size_t items, double ms);
 /* A step begins: the last one's chunks join the steps done. */
 void sched_cost_step(struct sched *s);
 /* The smallest chunk whose fixed cost is at most a quarter of its time, at the cores' mean
  * cost an item (0: none learnt, or the scheduler does not learn it). */
 double sched_cost_min_chunk(const struct sched *s);
+/* That chunk's time besides its fixed cost, ms (0: none). */
+double sched_cost_min_ms(const struct sched *s);
+
+/* ---- sched-map.c ---- */
+
+void sched_map_init(struct sched *s); /* learn_cost: the map, empty */
+void sched_map_free(struct sched *s);
+void sched_map_add(struct sched *s, const struct sched_chunk *c, double ms);
+/* A step begins: the map for it from the chunks of the steps before. */
+void sched_map_step(struct sched *s);
+bool sched_map_ready(const struct sched *s);
+/* With a map ready: a core's ms for items [from, to), and the items from on that take ms. */
+double sched_map_cost(const struct sched *s, size_t from, size_t to);
+double sched_map_reach(const struct sched *s, size_t from, double ms);
 
 /* ---- sched-split.c ---- */
 

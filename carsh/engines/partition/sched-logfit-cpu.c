@@ -144,6 +144,17 @@ static bool primed_unsure(const struct sched *s, unsigned dev)
 	return s->cms[dev] <= 0 || lc < s->primed_lc / 2 || lc > 2 * s->primed_lc;
 }
 
+/* The smallest chunk the cores' fixed cost allows at the front of the pool: its items by the
+ * cost map where there is one, else at the mean cost an item. */
+static double min_chunk(const struct sched *s)
+{
+	double ms = sched_cost_min_ms(s);
+
+	if (sched_map_ready(s))
+		return ms > 0 ? sched_map_reach(s, s->pool.next, ms) : 0;
+	return sched_cost_min_chunk(s);
+}
+
 /* 003 §4: C = G·λC/λG, the chunk a core ends in the time the GPU needs for its next chunk
  * (G, or what is left when that is less). A core never takes more than its share of what is
  * left in proportion to its throughput (the rule of [15] 003 §4 builds on): where the last
@@ -185,12 +196,18 @@ enum sched_answer sched_logfit_cpu(struct sched *s, unsigned dev, struct sched_c
 	c = fmin(c, equal);
 	if (primed_unsure(s, dev))
 		c = fmin(c, fair / PRIMED_PARTS);
+	/* Where the cost map says the next items are dearer than those the throughputs came
+	 * from, no more of them than a core ends in the GPU's chunk's time: beside a core
+	 * standing in for the GPU, a core's chunks of 46144 and 47424 items met Mandelbrot's
+	 * set and took 75 and 95 ms while the stand-in's took 6 and 22 (dev VM). */
+	if (lg > 0 && pace && sched_map_ready(s))
+		c = fmin(c, sched_map_reach(s, s->pool.next, gchunk / lambda_of(s, pace)));
 	/* No chunk whose fixed cost is more than a quarter of its time, where its shares allow
 	 * one: the H200's 16 PoCL cores spent 0.3 ms on a Jacobi chunk besides 0.011 ms a row,
 	 * and LogFit's chunks of 1-20 rows (8 on average) spent three quarters of their time on
 	 * it. Not before a GPU has a throughput: beside an H100 a core's chunk sized without it
 	 * took longer than the GPU's whole step. */
 	if (lg > 0 && pace)
-		c = fmax(c, fmin(sched_cost_min_chunk(s), fmin(fair, equal)));
+		c = fmax(c, fmin(min_chunk(s), fmin(fair, equal)));
 	return sched_take(s, &s->pool, sched_floor_chunk(s, c, r), PHASE_FIT, out);
 }

@@ -92,6 +92,7 @@ struct sched *sched_new_gpus(const struct sched_cfg *cfg, unsigned ngpu, const u
 	s->ndev = cfg->ncpu + s->ng;
 	devices_new(s);
 	sched_cost_init(s);
+	sched_map_init(s);
 	if (s->ops->init)
 		s->ops->init(s);
 	return s;
@@ -113,6 +114,7 @@ void sched_free(struct sched *s)
 	free(s->cdone);
 	free(s->cms);
 	free(s->fixed_ms);
+	sched_map_free(s);
 	free(s->g);
 	free(s->w);
 	free(s->bound);
@@ -128,6 +130,7 @@ void sched_step_begin(struct sched *s)
 	s->cpu_fresh = 0;
 	s->ctail = 0;
 	sched_cost_step(s);
+	sched_map_step(s);
 	s->cpu_r = s->gpool = (struct range){0, 0};
 	s->gshared = false;
 	s->split = false;
@@ -191,7 +194,7 @@ static void note_done(struct sched *s, unsigned dev, const struct sched_chunk *c
 	} else {
 		s->out_step[dev] = 0;
 		s->cpu_fresh++;
-		sched_cost_add(s, dev, c->size, ms);
+		sched_map_add(s, c, sched_cost_add(s, dev, c->size, ms));
 		s->clast[dev] = c->size;
 	}
 }
