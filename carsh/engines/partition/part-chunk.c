@@ -195,6 +195,8 @@ static int run_chunk_gated(struct prun *r, struct pdev *d, const struct sched_ch
 	int rc;
 
 	t->gate_ms += clock_ms() - t0;
+	if (c->offset == 0)
+		part_head_entered(r);
 	rc = run_chunk_unguarded(r, d, c, keep, t->want_fixed ? &fixed : NULL, e);
 	t->fixed_ms = fixed < 0 || t->fixed_ms < 0 ? -1 : t->fixed_ms + fixed;
 	rt_launch_leave(alone); /* run_chunk_unguarded ends with clFinish, failed or not */

@@ -83,6 +83,9 @@ struct prun {
 	unsigned generation, finished;
 	bool quit;
 	unsigned in_flight;
+	/* Where every device is a PoCL one, a chunk past offset 0 waits until the step's
+	 * launch at offset 0 has passed the launch gate (part-threads.c, head_latch). */
+	bool head_open;
 	bool failed;
 	struct cs_err err;
 	double t0;
@@ -132,6 +135,8 @@ struct chunk_times {
 int part_run_chunk(struct prun *r, struct pdev *d, const struct sched_chunk *c, bool keep,
                    struct chunk_times *t, struct cs_err *e);
 int part_warm_up(struct prun *r, struct cs_err *e);
+/* The step's launch at offset 0 has passed the launch gate (part-threads.c). */
+void part_head_entered(struct prun *r);
 
 /* ---- part-threads.c ---- */
 
