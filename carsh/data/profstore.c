@@ -15,13 +15,15 @@
 
 #define MAGIC "carsh-profiles"
 
-/* partition: MODEL KERNEL DEVICES | SHARE GPU_ITEMS_PER_MS CORE_ITEMS_PER_MS STEP_MS
- * device:    MODEL KERNEL DEVICE  | TIME_MS ENERGY_MJ RUNS */
+/* partition:     MODEL KERNEL DEVICES | SHARE GPU_ITEMS_PER_MS CORE_ITEMS_PER_MS STEP_MS
+ * partition-map: MODEL KERNEL DEVICES | 64 x a core's MS_PER_ITEM, region by region
+ * device:        MODEL KERNEL DEVICE  | TIME_MS ENERGY_MJ RUNS */
 static const struct {
 	const char *kind;
 	int nkeys, nvalues;
 } kinds[] = {
         {"partition", 3, 4},
+        {"partition-map", 3, 64},
         {"device", 3, 3},
 };
 

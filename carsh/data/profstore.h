@@ -1,8 +1,8 @@
 /*
  * The profile history: what earlier runs measured, kept in one file that the partition
  * engine's knowledge base (engines/partition/kb.h, 001 §3.2) and the per-job device choice
- * (runner/devplace.h, 002 §4-5) share. A record is a kind ("partition", "device"), the
- * kind's key fields (text), a work size and the kind's numbers:
+ * (runner/devplace.h, 002 §4-5) share. A record is a kind ("partition", "partition-map", "device"),
+ * the kind's key fields (text), a work size and the kind's numbers:
  *
  *     carsh-profiles 1
  *     KIND	KEY...	SIZE	VALUE...
@@ -29,7 +29,7 @@
 #define PROFSTORE_FILE    "profiles.txt"
 #define PROFSTORE_VERSION 1
 #define PROF_MAX_KEYS     4
-#define PROF_MAX_VALUES   8
+#define PROF_MAX_VALUES   64
 
 struct prof_rec {
 	char *kind;

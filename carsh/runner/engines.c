@@ -254,6 +254,9 @@ static int model_of(const char *path, char *model, struct cs_err *e)
 		return -1;
 	if (strcmp(root, "FlowModel") != 0 && strcmp(root, "CarshExe") != 0)
 		return err_set(e, "%s: <%s> is not an executable or a flow-model", path, root);
+	/* A flow-model is its own file: loaded as an executable it would want its streams. */
+	if (strcmp(root, "FlowModel") == 0)
+		return realpath(path, model) ? 0 : err_set(e, "%s: cannot resolve", path);
 	if (exe_load(path, root, 0, NULL, &l, e))
 		return -1;
 	rc = realpath(l.exe->fm->file, model) ? 0 : err_set(e, "%s: cannot resolve", path);

@@ -101,6 +101,16 @@ bool rt_launch_enter(uint64_t key, const void *device, size_t local, size_t offs
 	return alone;
 }
 
+size_t rt_launch_widest(uint64_t key, size_t local)
+{
+	size_t w;
+
+	pthread_mutex_lock(&gate_lock);
+	w = widest_of(key, local)->width;
+	pthread_mutex_unlock(&gate_lock);
+	return w;
+}
+
 void rt_launch_leave(bool alone)
 {
 	pthread_mutex_lock(&gate_lock);

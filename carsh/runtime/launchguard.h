@@ -37,4 +37,8 @@ bool rt_launch_enter(uint64_t key, const void *device, size_t local, size_t offs
                      size_t piece);
 void rt_launch_leave(bool alone);
 
+/* The widest launch at a non-zero offset of the kernel with this local size in the process so
+ * far (0: none): one no wider runs beside the others. */
+size_t rt_launch_widest(uint64_t key, size_t local);
+
 #endif

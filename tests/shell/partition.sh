@@ -275,6 +275,25 @@ grep -qx "forgot 1 entry" "$OUT" && pass "--profile forget EXE.xml forgets its f
 expect 0 "" kbrun partition --profile show
 [ "$(wc -l <"$OUT")" -eq 1 ] && grep -q part_mandel "$OUT" && pass "the other entry stays" ||
 	fail "after forget: $(cat "$OUT")"
+# The cores alone keep a cost map of the space (sched-map.c): an entry of its own, with 64
+# regions, that --profile forget forgets too.
+# shellcheck disable=SC2086
+expect 0 "" kbrun partition --no-progress --gpu none --threads 2 --sched logfit --steps 2 \
+	"$FM/part_mandel.xml" count=data/mandel.csv $MANDEL
+close_to data/mandel.csv ref/mandel.csv 0 "logfit, the cores alone, 2 steps: counts"
+expect 0 "" kbrun partition --profile show
+grep -q "part_mandel .*\[2 x .*\]  $((MW * MH)) items: a cost map of 64 regions: a core [0-9.e-]*-[0-9.e-]* ms an item\$" "$OUT" &&
+	[ "$(awk -F '\t' '$1 == "partition-map" { print NF }' "$KB/carsh/profiles.txt")" = 69 ] &&
+	pass "the cores alone: a cost map of 64 regions in the knowledge base" ||
+	fail "cost map: $(cat "$OUT") $(cut -c1-200 "$KB/carsh/profiles.txt")"
+# shellcheck disable=SC2086
+expect 0 "" kbrun partition --no-progress --gpu none --threads 2 --sched logfit --steps 2 \
+	"$FM/part_mandel.xml" count=data/mandel.csv $MANDEL
+close_to data/mandel.csv ref/mandel.csv 0 "logfit, the cores alone, from the cost map: counts"
+expect 0 "" kbrun partition --profile forget "$FM/part_mandel.xml"
+grep -qx "forgot 2 entries" "$OUT" && ! grep -q "^partition" "$KB/carsh/profiles.txt" &&
+	pass "--profile forget forgets the cost map with the profile" ||
+	fail "forget: $(cat "$OUT") $(cut -c1-200 "$KB/carsh/profiles.txt")"
 # A corrupt file and one of another version are rebuilt, with a warning.
 printf 'carsh-profiles 1\ngarbage\n' >"$KB/carsh/profiles.txt"
 expect 0 "partition: warning: $KB/carsh/profiles.txt:2: not an entry (it is rebuilt)" \

@@ -850,6 +850,33 @@ START_TEST(test_logfit_cores_alone_size_chunks_by_the_cost_map)
 }
 END_TEST
 
+/* The map a run learnt starts the next one (the knowledge base's cost map): on the dense
+ * cells, its first step is balanced too, where a run without a map sizes it by items (4
+ * steps: 434.8 ms from nothing, 413.8 primed). */
+START_TEST(test_logfit_cores_alone_primed_with_a_cost_map)
+{
+	struct simopts o = {10.0, 1e-3, 0.3, 0.22, 0, true};
+	size_t n = 131072;
+	double map[KB_MAP_REGIONS], first, second;
+	struct sched *s = new_sched(SCHED_LOGFIT, n, 64, 16, false, 1, 0);
+	struct sched *st = new_sched(SCHED_STATIC, n, 64, 16, false, 1, 0);
+
+	first = simulate_on(s, 16, false, n, 4, 3, &o).makespan;
+	ck_assert(sched_profile_map(s, map, KB_MAP_REGIONS));
+	ck_assert(!sched_profile_map(st, map + 1, KB_MAP_REGIONS - 1)); /* Static keeps none */
+	sched_free(s);
+	s = new_sched(SCHED_LOGFIT, n, 64, 16, false, 1, 0);
+	sched_prime_map(s, map, KB_MAP_REGIONS);
+	second = simulate_on(s, 16, false, n, 4, 3, &o).makespan;
+	fprintf(stderr,
+	        "16 cores alone, dense cells: LogFit %.2f ms, primed with its map %.2f ms\n", first,
+	        second);
+	ck_assert_msg(second <= 0.97 * first, "primed %.2f ms, first %.2f ms", second, first);
+	sched_free(s);
+	sched_free(st);
+}
+END_TEST
+
 /* ---- marrow (001 §3.2-3.3) ---- */
 
 /* A pair of devices, one core and a GPU four times as fast: the binary search ends where
@@ -986,6 +1013,58 @@ START_TEST(test_kb_interpolates_between_sizes)
 }
 END_TEST
 
+/* A cost map is kept beside the profile of its key, interpolated region by region between
+ * sizes, listed on its profile's line (an entry of its own without one), and forgotten with
+ * it. */
+START_TEST(test_kb_keeps_a_cost_map)
+{
+	char *path = kb_tmp(""), *text = NULL;
+	struct part_kb *kb = kb_open(path);
+	struct kb_key k = {"/m.xml", "k", "2 x cpu", 1000};
+	struct sched_prior p = {0.5, 1000, 10};
+	double a[KB_MAP_REGIONS], b[KB_MAP_REGIONS], got[KB_MAP_REGIONS];
+	size_t len = 0;
+	FILE *f;
+	struct cs_err e;
+
+	for (int i = 0; i < KB_MAP_REGIONS; i++) {
+		a[i] = 0.001 * (i + 1);
+		b[i] = 0.003 * (i + 1);
+	}
+	kb_learn_map(kb, &k, a);
+	ck_assert_uint_eq(kb->n, 1); /* a map alone is an entry */
+	kb_learn(kb, &k, &p, 2.0);
+	ck_assert_uint_eq(kb->n, 1); /* with its profile, one */
+	k.items = 3000;
+	kb_learn_map(kb, &k, b);
+	ck_assert_int_eq(kb_save(kb, &e), 0);
+	kb_free(kb);
+	kb = kb_open(path);
+	ck_assert_str_eq(kb->warning, "");
+	ck_assert_uint_eq(kb->n, 2);
+	k.items = 2000;
+	ck_assert(kb_lookup_map(kb, &k, got));
+	for (int i = 0; i < KB_MAP_REGIONS; i++)
+		ck_assert_double_eq_tol(got[i], 0.002 * (i + 1), 1e-12);
+	f = open_memstream(&text, &len);
+	kb_print(f, kb);
+	fclose(f);
+	ck_assert_msg(strstr(text, "1000 items: GPU 50.0 %, GPU 1000 items/ms, core 10 items/ms, "
+	                           "step 2.000 ms, a cost map of 64 regions: a core "
+	                           "0.001-0.064 ms an item\n"),
+	              "%s", text);
+	ck_assert_msg(strstr(text, "3000 items: a cost map of 64 regions: a core 0.003-0.192 ms "
+	                           "an item\n"),
+	              "%s", text);
+	free(text);
+	ck_assert_uint_eq(kb_forget(kb, "/m.xml"), 2);
+	ck_assert(!kb_lookup_map(kb, &k, got));
+	kb_free(kb);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
 START_TEST(test_kb_corrupt_or_foreign_file_is_rebuilt)
 {
 	const char *texts[] = {"carsh-profiles 1\npartition\t/m.xml\tk\td\tten\t0.5\t1\t1\t1\n",
@@ -1048,13 +1127,16 @@ START_TEST(test_gate_wider_launches_run_alone_once)
 {
 	uint64_t k = rt_launch_key("wide", "src", "");
 
+	ck_assert_uint_eq(rt_launch_widest(k, 8), 0);
 	ck_assert(gate(k, 8, 8, 16, 128));
+	ck_assert_uint_eq(rt_launch_widest(k, 8), 16);
 	ck_assert(!gate(k, 8, 64, 16, 128));
 	ck_assert(!gate(k, 8, 64, 8, 128));
 	ck_assert(gate(k, 8, 64, 200, 128)); /* pieces of 128: wider than 16 */
 	ck_assert(!gate(k, 8, 64, 128, 128));
 	ck_assert(!gate(k, 8, 64, 1000, 128)); /* every piece at most 128 */
-	ck_assert(gate(k, 16, 64, 16, 128));   /* another local size: another variant */
+	ck_assert_uint_eq(rt_launch_widest(k, 8), 128);
+	ck_assert(gate(k, 16, 64, 16, 128)); /* another local size: another variant */
 	ck_assert(gate(rt_launch_key("wide", "src", "-DX"), 8, 64, 16, 128));
 }
 END_TEST
@@ -1212,6 +1294,7 @@ static Suite *suite_partition(void)
 	suite_add_tcase(s, t);
 	t = tcase_create("knowledge base");
 	tcase_add_test(t, test_kb_interpolates_between_sizes);
+	tcase_add_test(t, test_kb_keeps_a_cost_map);
 	tcase_add_test(t, test_kb_corrupt_or_foreign_file_is_rebuilt);
 	suite_add_tcase(s, t);
 	t = tcase_create("launch gate");
@@ -1241,6 +1324,7 @@ static Suite *suite_partition(void)
 	tcase_add_test(t, test_logfit_cores_alone_amortise_a_fixed_cost);
 	tcase_add_test(t, test_logfit_cores_alone_fixed_cost_on_irregular_work);
 	tcase_add_test(t, test_logfit_cores_alone_size_chunks_by_the_cost_map);
+	tcase_add_test(t, test_logfit_cores_alone_primed_with_a_cost_map);
 	tcase_add_test(t, test_marrow_binary_search_balances_a_pair);
 	tcase_add_test(t, test_marrow_searches_again_when_the_times_drift);
 	tcase_add_test(t, test_marrow_wakes_cores_only_for_their_part);

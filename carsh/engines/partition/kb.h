@@ -12,6 +12,11 @@
  *     partition	MODEL	KERNEL	DEVICES	ITEMS	SHARE	GPU_ITEMS_PER_MS
  * CORE_ITEMS_PER_MS	STEP_MS
  *
+ * and, where the cores' chunks covered the space, a cost map of it (sched-map.c): what an
+ * item of each of 64 regions cost a core, a "partition-map" record of the same key:
+ *
+ *     partition-map	MODEL	KERNEL	DEVICES	ITEMS	MS_PER_ITEM x 64
+ *
  * A corrupt file, or one of another version, is not used: the knowledge base starts empty
  * with a one-line warning and the file is rebuilt at the next save.
  */
@@ -34,9 +39,12 @@ struct kb_key {
 
 struct profstore;
 
+/* The regions of a cost map in the knowledge base. */
+#define KB_MAP_REGIONS 64
+
 struct part_kb {
 	struct profstore *ps;
-	size_t n;          /* entries */
+	size_t n;          /* entries: profiles, and cost maps without one */
 	char warning[300]; /* set when the file was not used; "" else */
 };
 
@@ -61,10 +69,17 @@ bool kb_lookup(const struct part_kb *kb, const struct kb_key *k, struct sched_pr
 void kb_learn(struct part_kb *kb, const struct kb_key *k, const struct sched_prior *p,
               double step_ms);
 
-/* Forget the entries of one flow-model file (NULL: all); returns how many. */
+/* The cost map known at k (interpolated between sizes, region by region), as kb_lookup;
+ * kb_learn_map keeps one. */
+bool kb_lookup_map(const struct part_kb *kb, const struct kb_key *k, double *map);
+void kb_learn_map(struct part_kb *kb, const struct kb_key *k, const double *map);
+
+/* Forget the entries of one flow-model file (NULL: all), cost maps too; returns how many
+ * entries. */
 size_t kb_forget(struct part_kb *kb, const char *model);
 
-/* One line per entry, "" when there is none. */
+/* One line per entry (a profile; a cost map where there is no profile of its key and size),
+ * "" when there is none. */
 void kb_print(FILE *f, const struct part_kb *kb);
 
 #endif

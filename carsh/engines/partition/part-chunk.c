@@ -33,6 +33,13 @@ static size_t launch_piece(const struct prun *r, const struct pdev *d)
 	return d->pc == &r->ctx[0] ? cpu_launch_max(r) : SIZE_MAX;
 }
 
+size_t part_widest_launch(const struct prun *r)
+{
+	size_t w = rt_launch_widest(r->launch_key, r->granule);
+
+	return w >= cpu_launch_max(r) ? SIZE_MAX : w;
+}
+
 /* The first and the last command of a chunk, to time them (profiling queues only). */
 struct span {
 	cl_event first, last;

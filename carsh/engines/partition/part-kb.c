@@ -31,26 +31,37 @@ static bool kb_key_of(const struct prun *r, struct kb_key *k, char *model, char 
 	return true;
 }
 
-/* A run with a known profile starts from it (001 §3.2.3). */
+/* A run with a known profile starts from it (001 §3.2.3), and from the cost map of the
+ * space's regions where one is known. */
 void part_kb_prime(struct prun *r)
 {
 	char model[PATH_MAX], devices[512];
 	struct kb_key k;
 	struct sched_prior p;
 
-	if (r->o->kb && kb_key_of(r, &k, model, devices, sizeof(devices)) &&
-	    kb_lookup(r->o->kb, &k, &p))
+	double map[KB_MAP_REGIONS];
+
+	if (!r->o->kb || !kb_key_of(r, &k, model, devices, sizeof(devices)))
+		return;
+	if (kb_lookup(r->o->kb, &k, &p))
 		sched_prime(r->sched, &p);
+	if (kb_lookup_map(r->o->kb, &k, map))
+		sched_prime_map(r->sched, map, KB_MAP_REGIONS);
 }
 
-/* What the run learnt, for the next one; ms: the whole run. */
+/* What the run learnt, for the next one (its profile, its cost map); ms: the whole run. */
 void part_kb_keep(struct prun *r, double ms)
 {
 	char model[PATH_MAX], devices[512];
 	struct kb_key k;
 	struct sched_prior p;
 
-	if (r->o->kb && r->steps > 0 && sched_profile(r->sched, &p) &&
-	    kb_key_of(r, &k, model, devices, sizeof(devices)))
+	double map[KB_MAP_REGIONS];
+
+	if (!r->o->kb || r->steps == 0 || !kb_key_of(r, &k, model, devices, sizeof(devices)))
+		return;
+	if (sched_profile(r->sched, &p))
 		kb_learn(r->o->kb, &k, &p, ms / r->steps);
+	if (sched_profile_map(r->sched, map, KB_MAP_REGIONS))
+		kb_learn_map(r->o->kb, &k, map);
 }

@@ -36,6 +36,7 @@ int part_new_sched(struct prun *r, double share, size_t len, const struct sched_
 	if (!r->sched)
 		return err_set(e, "--sched %s: %s", sched_name(r->o->sched), why);
 	r->sched_len = len;
+	sched_widest_known(r->sched, part_widest_launch(r));
 	if (prior)
 		sched_prime(r->sched, prior);
 	else

@@ -135,6 +135,9 @@ struct chunk_times {
 int part_run_chunk(struct prun *r, struct pdev *d, const struct sched_chunk *c, bool keep,
                    struct chunk_times *t, struct cs_err *e);
 int part_warm_up(struct prun *r, struct cs_err *e);
+/* The widest chunk whose launches, on the cores, need not run alone at the launch gate:
+ * SIZE_MAX where chunks are launched in pieces no wider than the widest so far. */
+size_t part_widest_launch(const struct prun *r);
 /* The step's launch at offset 0 has passed the launch gate (part-threads.c). */
 void part_head_entered(struct prun *r);
 

@@ -42,6 +42,8 @@ enum sched_answer sched_take(struct sched *s, struct range *r, size_t n, enum sc
 		n = left(r);
 	*out = (struct sched_chunk){r->next, n, ph};
 	r->next += n;
+	if (n > s->widest)
+		s->widest = n;
 	s->assigned += n;
 	return SCHED_CHUNK;
 }
@@ -68,9 +70,11 @@ enum sched_answer sched_take_guided(struct sched *s, struct range *r, enum sched
 			s->ctail = map ? rest / p : ceil(rest / p);
 		m = s->ctail;
 	}
-	n = fmax(map ? n : ceil(n), m);
-	if (map)
-		n = sched_map_reach(s, r->next, n);
+	if (map) /* the smallest chunk as it is: it is there to be wide */
+		n = fmax(sched_map_cap(s, sched_map_reach(s, r->next, n)),
+		         m > 0 ? sched_map_reach(s, r->next, m) : 0);
+	else
+		n = fmax(ceil(n), m);
 	return sched_take(s, r, sched_round_chunk(s, n, left(r)), ph, out);
 }
 

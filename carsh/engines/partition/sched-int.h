@@ -121,6 +121,7 @@ struct sched {
 	bool learn_cost;       /* logfit, marrow: cores' chunks cover their fixed cost, and
 	                        * are sized by the cost map */
 	struct cmap map;       /* logfit, marrow */
+	size_t widest;         /* the largest chunk handed out in the run (sched_map_cap) */
 
 	/* marrow: the split, kept across steps */
 	double share, delta, best_share, best_ms, lbt, last_tg, last_tc;
@@ -204,6 +205,8 @@ bool sched_map_ready(const struct sched *s);
 /* With a map ready: a core's ms for items [from, to), and the items from on that take ms. */
 double sched_map_cost(const struct sched *s, size_t from, size_t to);
 double sched_map_reach(const struct sched *s, size_t from, double ms);
+/* items, no more than the widest chunk so far or guided self-scheduling's first. */
+double sched_map_cap(const struct sched *s, double items);
 
 /* ---- sched-split.c ---- */
 

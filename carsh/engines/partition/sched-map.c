@@ -132,3 +132,70 @@ double sched_map_reach(const struct sched *s, size_t from, double ms)
 	               fmax(m->cum[lo + 1] - m->cum[lo], 1e-12) -
 	       (double)from;
 }
+
+/* A chunk of the map's light regions can be far wider than any before, and on PoCL a launch
+ * wider than any before of its kernel runs alone (runtime/launchguard.h): the first step of
+ * a run primed with the neighbours' map launched a core's 20224 items at offset 0 and then
+ * the other core's 26752 one after the other, 40 ms of a 151 ms step in which each core
+ * waited for the other (dev VM). So no chunk of the map is wider than the widest before, or
+ * than guided self-scheduling's first chunk, which is as wide as its chunks get (the widest
+ * before can be the warm-up's one granule). */
+double sched_map_cap(const struct sched *s, double items)
+{
+	double first = ceil((double)s->c.items / (2.0 * (s->c.ncpu ? s->c.ncpu : 1)));
+
+	return fmin(items, fmax((double)s->widest, first));
+}
+
+void sched_widest_known(struct sched *s, size_t n)
+{
+	if (n > s->widest)
+		s->widest = n;
+}
+
+/* What a region cost, with this step's chunks on it (< 0: unknown). */
+static double bin_ms(const struct cmap *m, size_t b)
+{
+	return m->sum_items[b] > 0 ? m->sum_ms[b] / m->sum_items[b] : m->ms[b];
+}
+
+void sched_prime_map(struct sched *s, const double *map, unsigned n)
+{
+	struct cmap *m = &s->map;
+
+	for (size_t b = 0; b < m->n && n > 0; b++) {
+		size_t mid = b * m->bin + bin_items(m, b, s->c.items) / 2;
+		double v = map[(size_t)((double)mid * n / (double)s->c.items)];
+
+		if (v >= 0 && isfinite(v))
+			m->ms[b] = v;
+	}
+}
+
+bool sched_profile_map(const struct sched *s, double *map, unsigned n)
+{
+	const struct cmap *m = &s->map;
+
+	if (!m->n || n == 0)
+		return false;
+	for (unsigned i = 0; i < n; i++) {
+		size_t lo = (size_t)((double)s->c.items * i / n),
+		       hi = (size_t)((double)s->c.items * (i + 1) / n);
+		double ms = 0, w = 0;
+
+		for (size_t b = lo / m->bin; b < m->n && b * m->bin < hi; b++) {
+			size_t a = b * m->bin > lo ? b * m->bin : lo,
+			       z = b * m->bin + bin_items(m, b, s->c.items);
+			double v = bin_ms(m, b), k = (double)((z < hi ? z : hi) - a);
+
+			if (v >= 0 && k > 0) {
+				ms += v * k;
+				w += k;
+			}
+		}
+		if (!(w > 0))
+			return false;
+		map[i] = ms / w;
+	}
+	return true;
+}

@@ -139,6 +139,15 @@ void sched_prime(struct sched *s, const struct sched_prior *p);
  * (not logfit or marrow) or nothing was measured. */
 bool sched_profile(const struct sched *s, struct sched_prior *p);
 
+/* The cores' cost map (LogFit and Marrow; sched-map.c) in n regions of the space, each a
+ * core's ms an item: one known to start from (a region < 0: unknown), and what this run
+ * learnt (false: no map, or a region no core measured). */
+void sched_prime_map(struct sched *s, const double *map, unsigned n);
+/* Chunks of n items have run before (on PoCL, n: the widest launch of the kernel in the
+ * process): the map's chunks may be as wide (sched_map_cap). */
+void sched_widest_known(struct sched *s, size_t n);
+bool sched_profile_map(const struct sched *s, double *map, unsigned n);
+
 /* Whether dev can get any work in this step (static with a share of 0 or 100 % leaves a
  * device idle: the engine then sends it no data). */
 bool sched_uses(const struct sched *s, unsigned dev);
