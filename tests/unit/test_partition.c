@@ -95,7 +95,7 @@ END_TEST
 static struct sched *new_sched(enum sched_kind k, size_t items, size_t granule, unsigned ncpu,
                                bool gpu, unsigned neu, double share)
 {
-	struct sched_cfg cfg = {k, items, granule, ncpu, gpu, neu, share, LOGFIT_THLD};
+	struct sched_cfg cfg = {k, items, granule, ncpu, gpu, neu, share, LOGFIT_THLD, false};
 	const char *why = NULL;
 	struct sched *s = sched_new(&cfg, &why);
 
@@ -290,7 +290,7 @@ END_TEST
 START_TEST(test_without_a_gpu_every_scheduler_is_the_cores)
 {
 	enum sched_kind k[] = {SCHED_LOGFIT, SCHED_STATIC, SCHED_CONCORD, SCHED_HDSS};
-	struct sched_cfg cfg = {SCHED_GPU, 100, 1, 2, false, 1, 0.5, LOGFIT_THLD};
+	struct sched_cfg cfg = {SCHED_GPU, 100, 1, 2, false, 1, 0.5, LOGFIT_THLD, false};
 	const char *why = NULL;
 
 	for (size_t i = 0; i < 4; i++) {
@@ -483,7 +483,8 @@ START_TEST(test_every_scheduler_hands_out_each_item_once)
 						        kinds[k],    items[n] * granules[g],
 						        granules[g], ncpu,
 						        gpu,         16,
-						        0.3,         LOGFIT_THLD};
+						        0.3,         LOGFIT_THLD,
+						        false};
 						const char *why;
 						struct sched *s = sched_new(&cfg, &why);
 
@@ -874,6 +875,35 @@ START_TEST(test_logfit_cores_alone_primed_with_a_cost_map)
 	ck_assert_msg(second <= 0.97 * first, "primed %.2f ms, first %.2f ms", second, first);
 	sched_free(s);
 	sched_free(st);
+}
+END_TEST
+
+/* One core and a core standing in for the GPU (as fast; a chunk costs 0.1 ms) on a hot region
+ * in the middle fifth (20 times the work), 8 steps: the oracle splits in the middle. A run
+ * primed from the first's profile and cost map shares each step by its cost, not its items:
+ * at least 0.95 of the oracle's throughput. */
+START_TEST(test_logfit_standin_shares_by_cost)
+{
+	struct simopts o = {1.0, 1e-3, 0.1, 0.1, 0, true};
+	struct sched_cfg cfg = {SCHED_LOGFIT, 65536, 64, 1, true, 1, 0, LOGFIT_THLD, true};
+	double map[KB_MAP_REGIONS], share, best = oracle_on(65536, 64, 1, 8, 1, &o, &share), second;
+	const char *why;
+	struct sched *s = sched_new(&cfg, &why);
+	struct sched_prior p;
+
+	simulate_on(s, 1, true, 65536, 8, 1, &o);
+	ck_assert(sched_profile(s, &p));
+	ck_assert(sched_profile_map(s, map, KB_MAP_REGIONS));
+	sched_free(s);
+	s = sched_new(&cfg, &why);
+	sched_prime(s, &p);
+	sched_prime_map(s, map, KB_MAP_REGIONS);
+	second = best / simulate_on(s, 1, true, 65536, 8, 1, &o).makespan;
+	fprintf(stderr,
+	        "a core standing in, hot region: oracle %.0f %%; LogFit primed %.3f of it\n",
+	        share * 100, second);
+	ck_assert_msg(second >= 0.95, "primed: %.3f of the oracle", second);
+	sched_free(s);
 }
 END_TEST
 
@@ -1325,6 +1355,7 @@ static Suite *suite_partition(void)
 	tcase_add_test(t, test_logfit_cores_alone_fixed_cost_on_irregular_work);
 	tcase_add_test(t, test_logfit_cores_alone_size_chunks_by_the_cost_map);
 	tcase_add_test(t, test_logfit_cores_alone_primed_with_a_cost_map);
+	tcase_add_test(t, test_logfit_standin_shares_by_cost);
 	tcase_add_test(t, test_marrow_binary_search_balances_a_pair);
 	tcase_add_test(t, test_marrow_searches_again_when_the_times_drift);
 	tcase_add_test(t, test_marrow_wakes_cores_only_for_their_part);

@@ -51,7 +51,7 @@ END_TEST
 static struct sched *new_multi(enum sched_kind k, size_t items, size_t granule, unsigned ncpu,
                                unsigned ngpu, const unsigned *neus, double share)
 {
-	struct sched_cfg cfg = {k, items, granule, ncpu, ngpu > 0, 16, share, LOGFIT_THLD};
+	struct sched_cfg cfg = {k, items, granule, ncpu, ngpu > 0, 16, share, LOGFIT_THLD, false};
 	const char *why = NULL;
 	struct sched *s = sched_new_gpus(&cfg, ngpu, neus, &why);
 

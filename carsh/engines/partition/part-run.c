@@ -25,7 +25,7 @@ int part_new_sched(struct prun *r, double share, size_t len, const struct sched_
 {
 	struct sched_cfg cfg = {r->o->sched, len,    r->granule,
 	                        r->ncpu,     r->gpu, r->gpu ? r->dev[r->ncpu].st.compute_units : 1,
-	                        share,       0};
+	                        share,       0,      r->standin};
 	unsigned neus[PART_MAX_GPUS];
 	const char *why = "";
 

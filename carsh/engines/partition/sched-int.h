@@ -122,6 +122,9 @@ struct sched {
 	                        * are sized by the cost map */
 	struct cmap map;       /* logfit, marrow */
 	size_t widest;         /* the largest chunk handed out in the run (sched_map_cap) */
+	double *work,
+	        *work_ms; /* per device, in this step: the map's cost of its chunks, their ms */
+	double *pace;     /* per device: the last step's work / work_ms (0: none) */
 
 	/* marrow: the split, kept across steps */
 	double share, delta, best_share, best_ms, lbt, last_tg, last_tc;
@@ -205,6 +208,11 @@ bool sched_map_ready(const struct sched *s);
 /* With a map ready: a core's ms for items [from, to), and the items from on that take ms. */
 double sched_map_cost(const struct sched *s, size_t from, size_t to);
 double sched_map_reach(const struct sched *s, size_t from, double ms);
+/* A device ran chunk c in ms: the map's cost of it counts in the device's pace. */
+void sched_map_pace(struct sched *s, unsigned dev, const struct sched_chunk *c, double ms);
+/* The GPU's share of the step by cost: its pace against the cores' (those for which
+ * counts says yes), as the items from offset 0 on; 0 where the map or a pace is missing. */
+double sched_map_gpu_share(const struct sched *s, unsigned gpu_dev, const bool *counts);
 /* items, no more than the widest chunk so far or guided self-scheduling's first. */
 double sched_map_cap(const struct sched *s, double items);
 

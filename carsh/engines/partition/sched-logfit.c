@@ -3,8 +3,10 @@
  * and throughputs kept from one time step to the next, or a known profile instead
  * (sched_prime). The cores' side is sched-logfit-cpu.c. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "engines/partition/sched-int.h"
+#include "util/alloc.h"
 
 #define ASK_AGAIN 4
 
@@ -196,6 +198,30 @@ static void logfit_done(struct sched *s, unsigned dev, const struct sched_chunk 
 		logfit_gpu_done(s, gpu_of(s, dev), c, lambda);
 }
 
+/* Whether core d counts in a primed step's shares: it would not sit out from the start. */
+static bool counts_at_start(const struct sched *s, unsigned d, double lg)
+{
+	double l = sched_cpu_lambda(s, d);
+
+	return l > 0 && (double)s->c.granule / l <= (double)s->c.items / lg;
+}
+
+/* The GPU's share of the step by the cost map (sched_map_gpu_share), 0 where there is none. */
+static double map_share(const struct sched *s)
+{
+	double lg = sched_gpu_lambda(s), share;
+	bool *counts;
+
+	if (!sched_map_ready(s) || !(lg > 0))
+		return 0;
+	counts = xcalloc(s->c.ncpu ? s->c.ncpu : 1, sizeof(*counts));
+	for (unsigned d = 0; d < s->c.ncpu; d++)
+		counts[d] = counts_at_start(s, d, lg);
+	share = sched_map_gpu_share(s, s->c.ncpu, counts);
+	free(counts);
+	return share;
+}
+
 /* A primed run (a known profile) sizes each GPU's chunk as its share of the step by the
  * throughputs, counting only the cores that do not sit out at the start of the step. */
 static void logfit_prime_step(struct sched *s)
@@ -204,12 +230,9 @@ static void logfit_prime_step(struct sched *s)
 
 	if (!s->primed || !(lg > 0))
 		return;
-	for (unsigned d = 0; d < s->c.ncpu; d++) {
-		double l = sched_cpu_lambda(s, d);
-
-		if (l > 0 && (double)s->c.granule / l <= (double)s->c.items / lg)
-			lc += l;
-	}
+	for (unsigned d = 0; d < s->c.ncpu; d++)
+		if (counts_at_start(s, d, lg))
+			lc += sched_cpu_lambda(s, d);
 	for (unsigned i = 0; i < s->ng; i++) {
 		struct gst *g = &s->g[i];
 		double li = s->ng == 1 ? lg : lambda_of(s, g);
@@ -233,11 +256,13 @@ static void logfit_prime_step(struct sched *s)
 static void reserve_gpu_share(struct sched *s)
 {
 	struct gst *g = &s->g[0];
+	double by_cost;
 	size_t n;
 
 	if (!s->primed || s->ng != 1 || !(g->grec > 0))
 		return;
-	n = sched_round_chunk(s, fit_chunk(s, g, s->c.items), s->c.items);
+	by_cost = map_share(s);
+	n = sched_round_chunk(s, by_cost > 0 ? by_cost : fit_chunk(s, g, s->c.items), s->c.items);
 	g->r = (struct range){0, n};
 	s->pool.next = n;
 }

@@ -77,6 +77,8 @@ struct sched_cfg {
 	unsigned neu;     /* its compute units (nEU, 003 §4 footnote 2) */
 	double gpu_share; /* static: the GPU's fraction of the space, 0 to 1 */
 	double thld;      /* logfit and hdss: the slope threshold (LOGFIT_THLD) */
+	bool gpu_is_core; /* the GPU is a core standing in for one: its chunks are a core's
+	                     times in the cost map (sched-map.c) */
 };
 
 struct sched_chunk {
