@@ -4,7 +4,8 @@
  * neighbour benchmark's dense cells came in guided chunks of 576-1152 items that took 80-100
  * ms of a 124 ms step while other cores finished at 86 ms (Static and LogFit alike; the
  * cores were busy for 0.81 of the run). The same space comes back at every step, so the last
- * step's chunks tell what each region costs. */
+ * step's chunks tell what each region costs. A core standing in for the GPU measures it too,
+ * and each device's pace on it (cost done per ms) sizes a primed GPU share by cost. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -45,8 +46,6 @@ void sched_map_free(struct sched *s)
 	free(s->pace);
 }
 
-/* A core spent ms on the chunk's items besides its fixed cost (< 0: its fixed cost is not
- * known, and the time of a small chunk, mostly fixed cost, would make its items look dear). */
 /* The items of region b in chunk c. */
 static double overlap(const struct cmap *m, size_t b, const struct sched_chunk *c)
 {
@@ -56,7 +55,9 @@ static double overlap(const struct cmap *m, size_t b, const struct sched_chunk *
 	return (double)(hi - lo);
 }
 
-/* A chunk's time goes to its regions in the shape the map already has there, where it has one
+/* A core spent ms on the chunk's items besides its fixed cost (< 0: its fixed cost is not
+ * known, and the time of a small chunk, mostly fixed cost, would make its items look dear).
+ * The time goes to its regions in the shape the map already has there, where it has one
  * for all of them: a chunk says what its regions cost together, not how that is spread, and
  * spread evenly, the half of Mandelbrot's space a core standing in for the GPU took in one
  * chunk lost the shape its cores' small chunks had measured, and the next step's share by
