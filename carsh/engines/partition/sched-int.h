@@ -210,9 +210,11 @@ double sched_map_cost(const struct sched *s, size_t from, size_t to);
 double sched_map_reach(const struct sched *s, size_t from, double ms);
 /* A device ran chunk c in ms: the map's cost of it counts in the device's pace. */
 void sched_map_pace(struct sched *s, unsigned dev, const struct sched_chunk *c, double ms);
-/* The GPU's share of the step by cost: its pace against the cores' (those for which
- * counts says yes), as the items from offset 0 on; 0 where the map or a pace is missing. */
-double sched_map_gpu_share(const struct sched *s, unsigned gpu_dev, const bool *counts);
+/* The GPU's share by cost of the items from `from` to the step's end: its pace against the
+ * cores' (those for which counts says yes), as the items from `from` on; 0 where the map or a
+ * pace is missing. */
+double sched_map_gpu_share(const struct sched *s, unsigned gpu_dev, const bool *counts,
+                           size_t from);
 /* items, no more than the widest chunk so far or guided self-scheduling's first. */
 double sched_map_cap(const struct sched *s, double items);
 

@@ -105,24 +105,78 @@ static double other_gpus(const struct sched *s, const struct gst *g, size_t r)
 	return t;
 }
 
-/* G, or all of r where G would leave less than an eighth of itself: a second launch for the
+/* x, or all of r where x would leave less than an eighth of itself: a second launch for the
  * scrap costs more than the fit gains (its throughput only grows with the chunk), and on the
  * H100 a scrap of 64 items after G = 131008 cost 0.03-0.07 ms, a fifth of an SpMV step. */
-static double fit_chunk(const struct sched *s, const struct gst *g, size_t r)
+static double no_scrap(const struct sched *s, double x, size_t r)
 {
 	/* With several GPUs the scrap is another GPU's to take (the simulations lost 2-3 %). */
-	return s->ng == 1 && (double)r - g->grec < g->grec / 8 ? (double)r : g->grec;
+	return s->ng == 1 && (double)r - x < x / 8 ? (double)r : x;
+}
+
+static double fit_chunk(const struct sched *s, const struct gst *g, size_t r)
+{
+	return no_scrap(s, g->grec, r);
+}
+
+/* Whether core d counts in a primed step's shares: it would not sit out from the start. */
+static bool counts_at_start(const struct sched *s, unsigned d, double lg)
+{
+	double l = sched_cpu_lambda(s, d);
+
+	return l > 0 && (double)s->c.granule / l <= (double)s->c.items / lg;
+}
+
+/* The GPU's share by the cost map of the items from `from` on (sched_map_gpu_share), 0 where
+ * there is none. */
+static double map_share(const struct sched *s, size_t from)
+{
+	double lg = sched_gpu_lambda(s), share;
+	bool *counts;
+
+	if (!sched_map_ready(s) || !(lg > 0))
+		return 0;
+	counts = xcalloc(s->c.ncpu ? s->c.ncpu : 1, sizeof(*counts));
+	for (unsigned d = 0; d < s->c.ncpu; d++)
+		counts[d] = counts_at_start(s, d, lg);
+	share = sched_map_gpu_share(s, s->c.ncpu, counts, from);
+	free(counts);
+	return share;
+}
+
+/* The GPU's share of what is left (r) by the last throughputs, its own and those of the cores
+ * that would not sit out, where no core has finished a chunk in this step (0 where there is
+ * none): by the cost map where there is one. Not in 003, whose GPU asks when the cores have.
+ * A core standing in for the GPU asks first, and where the fit's G covered the step it took
+ * every step whole: the fit of Mandelbrot's whole step falls with the size and leaves G as it
+ * was (740773 items of 262144; 200 ms steps where a split takes 100, dev VM, 4 first runs of
+ * 6). */
+static double share_by_last(const struct sched *s, const struct gst *g, size_t r)
+{
+	double lg = lambda_of(s, g), lc = 0, by_cost;
+
+	if (s->primed || s->ng != 1 || s->cpu_fresh > 0 || s->cores_out || !(lg > 0))
+		return 0;
+	for (unsigned d = 0; d < s->c.ncpu; d++)
+		if (s->lambda[d] > 0 && counts_at_start(s, d, lg))
+			lc += s->lambda[d];
+	if (!(lc > 0))
+		return 0;
+	if ((by_cost = map_share(s, s->pool.next)) > 0)
+		return by_cost;
+	return (double)r * lg / (lg + lc);
 }
 
 /* 003 §4: the GPU's chunk is G = a/thld. Where less than that is left, the GPU takes what
  * is left if its fitted throughput there, a·ln(R) + b, beats the cores' together; else
  * nothing more in this step (003 §5.2: "the number of available iterations is not enough to
  * assign to the GPU a chunk sufficiently large to obtain the predicted GPU throughput, so
- * it's not scheduled on the GPU"). With several GPUs the others count as the cores do. */
+ * it's not scheduled on the GPU"). With several GPUs the others count as the cores do.
+ * Before a core has finished a chunk in the step, no more than its share (share_by_last). */
 static enum sched_answer logfit_gpu(struct sched *s, struct gst *g, struct sched_chunk *out)
 {
 	size_t r = left(&s->pool);
-	double lc = sched_cpu_total(s), lo;
+	double lc = sched_cpu_total(s), lo, last, x;
 	bool cores;
 
 	if (left(&g->r) > 0) /* its share, set aside at the step's start */
@@ -147,7 +201,10 @@ static enum sched_answer logfit_gpu(struct sched *s, struct gst *g, struct sched
 		if (c < fmin(g->grec, (double)r))
 			return sched_take(s, &s->pool, sched_round_chunk(s, c, r), PHASE_TAIL, out);
 	}
-	return sched_take(s, &s->pool, sched_round_chunk(s, fit_chunk(s, g, r), r), PHASE_FIT, out);
+	x = fit_chunk(s, g, r);
+	if ((last = share_by_last(s, g, r)) > 0)
+		x = fmin(x, no_scrap(s, last, r));
+	return sched_take(s, &s->pool, sched_round_chunk(s, x, r), PHASE_FIT, out);
 }
 
 static enum sched_answer logfit_next(struct sched *s, unsigned dev, struct sched_chunk *out)
@@ -198,30 +255,6 @@ static void logfit_done(struct sched *s, unsigned dev, const struct sched_chunk 
 		logfit_gpu_done(s, gpu_of(s, dev), c, lambda);
 }
 
-/* Whether core d counts in a primed step's shares: it would not sit out from the start. */
-static bool counts_at_start(const struct sched *s, unsigned d, double lg)
-{
-	double l = sched_cpu_lambda(s, d);
-
-	return l > 0 && (double)s->c.granule / l <= (double)s->c.items / lg;
-}
-
-/* The GPU's share of the step by the cost map (sched_map_gpu_share), 0 where there is none. */
-static double map_share(const struct sched *s)
-{
-	double lg = sched_gpu_lambda(s), share;
-	bool *counts;
-
-	if (!sched_map_ready(s) || !(lg > 0))
-		return 0;
-	counts = xcalloc(s->c.ncpu ? s->c.ncpu : 1, sizeof(*counts));
-	for (unsigned d = 0; d < s->c.ncpu; d++)
-		counts[d] = counts_at_start(s, d, lg);
-	share = sched_map_gpu_share(s, s->c.ncpu, counts);
-	free(counts);
-	return share;
-}
-
 /* A primed run (a known profile) sizes each GPU's chunk as its share of the step by the
  * throughputs, counting only the cores that do not sit out at the start of the step. */
 static void logfit_prime_step(struct sched *s)
@@ -261,7 +294,7 @@ static void reserve_gpu_share(struct sched *s)
 
 	if (!s->primed || s->ng != 1 || !(g->grec > 0))
 		return;
-	by_cost = map_share(s);
+	by_cost = map_share(s, 0);
 	n = sched_round_chunk(s, by_cost > 0 ? by_cost : fit_chunk(s, g, s->c.items), s->c.items);
 	g->r = (struct range){0, n};
 	s->pool.next = n;

@@ -244,9 +244,9 @@ void sched_map_pace(struct sched *s, unsigned dev, const struct sched_chunk *c, 
 /* Items are not work where the work is irregular: a share of the step by throughputs in
  * items, learnt on other regions, set a core standing in for the GPU 82 % of Mandelbrot's
  * items, the set among them, while the core did the light rest in 4 ms of a 250 ms step (dev
- * VM). By the map, the share is of the step's cost, at the devices' paces in it; before a
- * pace is measured, a core standing in for the GPU goes at a core's, 1. */
-double sched_map_gpu_share(const struct sched *s, unsigned gpu_dev, const bool *counts)
+ * VM). By the map, the share is of the cost of the items from `from` on, at the devices' paces
+ * in it; before a pace is measured, a core standing in for the GPU goes at a core's, 1. */
+double sched_map_gpu_share(const struct sched *s, unsigned gpu_dev, const bool *counts, size_t from)
 {
 	double one = s->c.gpu_is_core ? 1 : 0, pg = s->pace[gpu_dev] > 0 ? s->pace[gpu_dev] : one,
 	       pc = 0, known = 0;
@@ -266,5 +266,5 @@ double sched_map_gpu_share(const struct sched *s, unsigned gpu_dev, const bool *
 	if (n == 0 || (k == 0 && !(one > 0)))
 		return 0;
 	pc = k ? known / k * n : one * n; /* a core without a pace at the others' mean */
-	return sched_map_reach(s, 0, s->map.cum[s->map.n] * pg / (pg + pc));
+	return sched_map_reach(s, from, sched_map_cost(s, from, s->c.items) * pg / (pg + pc));
 }
