@@ -39,6 +39,8 @@
 #   SCHEDS     schedulers (default: logfit static concord hdss cpu gpu)
 #   BENCHES    benchmarks to run (default: nbody spmv mandel neigh jacobi)
 #   REPEATS    runs of each configuration, the median counts (default 3)
+#   KB         empty: every LogFit and Marrow run starts with an empty knowledge base, as a
+#              workload's first run does (default: each run finds what the runs before learnt)
 #   PROFILES   Static's 0-100 % profiles per thread count; its share is the one whose median
 #              over them is least (default 3: one profile's pick on the H200's Jacobi ran 16 %
 #              slower than Static on the cores alone)
@@ -211,7 +213,7 @@ rotate() { # R WORD...: the words turned left by R - 1
 commands() { # BENCH [profile]: one partition command per line, "SCHED THREADS" first; with
 	# "profile", only Static's 0-100 % profiles; else every scheduler REPEATS times, Static at the
 	# share its profile chose ($work/BENCH.shares: "THREADS SHARE" lines)
-	local b=$1 t s extra r n=1
+	local b=$1 t s extra pre r n=1
 	n=$REPEATS
 	[ "${2:-}" = profile ] && n=$PROFILES
 	for t in $(ordered_threads); do
@@ -236,7 +238,9 @@ commands() { # BENCH [profile]: one partition command per line, "SCHED THREADS" 
 				fi
 				# the trace of the last round at the full thread count
 				[ "$r" = "$n" ] && [ "$t" = "$max" ] && case $s in logfit | static | concord | hdss) extra="$extra --trace $out/trace-$b-$s.csv" ;; esac
-				echo "$s $t partition --json --no-progress --gpu $GPU --threads $t --sched $s $extra $(params "$b")"
+				pre=
+				[ "${KB:-}" = empty ] && case $s in logfit | marrow) pre="partition --profile forget $work/$b.exe.xml >/dev/null; " ;; esac
+				echo "$s $t ${pre}partition --json --no-progress --gpu $GPU --threads $t --sched $s $extra $(params "$b")"
 			done
 		done
 	done
