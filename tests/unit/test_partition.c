@@ -939,6 +939,36 @@ START_TEST(test_logfit_standin_asking_first_splits_a_first_run)
 }
 END_TEST
 
+/* A GPU ten cores' worth beside 4 cores whose chunks cost 2 ms each besides 1 µs an item: a
+ * step of 64 Ki items takes the GPU alone 6.6 ms, and a core's chunk could shorten it only by
+ * being small, where its fixed cost outweighs its items (the oracle gives the GPU 99 %). A
+ * core's throughput measured on larger chunks spreads that cost thin, and by it one granule
+ * looked far cheaper than any chunk is: the cores kept taking chunks, and a first run reached
+ * 0.835 of the oracle. A core's least chunk is never less than its fixed cost
+ * (sched_least_chunk_ms): at least 0.95, first run and primed. */
+START_TEST(test_logfit_core_sits_out_where_its_fixed_cost_outlasts_the_gpu)
+{
+	struct simopts o = {10.0, 1e-3, 2.0, 0.01, 0, true, false};
+	double share, best = oracle_on(65536, 64, 4, 8, 0, &o, &share), first, second;
+	struct sched *s = new_sched(SCHED_LOGFIT, 65536, 64, 4, true, 132, 0);
+	struct sched_prior p;
+
+	first = best / simulate_on(s, 4, true, 65536, 8, 0, &o).makespan;
+	ck_assert(sched_profile(s, &p));
+	sched_free(s);
+	s = new_sched(SCHED_LOGFIT, 65536, 64, 4, true, 132, 0);
+	sched_prime(s, &p);
+	second = best / simulate_on(s, 4, true, 65536, 8, 0, &o).makespan;
+	sched_free(s);
+	fprintf(stderr,
+	        "a 10-core GPU beside 4 cores of 2 ms chunks: oracle %.0f %%; LogFit %.3f of it, "
+	        "%.3f primed\n",
+	        share * 100, first, second);
+	ck_assert_msg(first >= 0.95, "first run: %.3f of the oracle", first);
+	ck_assert_msg(second >= 0.95, "primed: %.3f of the oracle", second);
+}
+END_TEST
+
 /* ---- marrow (001 §3.2-3.3) ---- */
 
 /* A pair of devices, one core and a GPU four times as fast: the binary search ends where
@@ -1389,6 +1419,7 @@ static Suite *suite_partition(void)
 	tcase_add_test(t, test_logfit_cores_alone_primed_with_a_cost_map);
 	tcase_add_test(t, test_logfit_standin_shares_by_cost);
 	tcase_add_test(t, test_logfit_standin_asking_first_splits_a_first_run);
+	tcase_add_test(t, test_logfit_core_sits_out_where_its_fixed_cost_outlasts_the_gpu);
 	tcase_add_test(t, test_marrow_binary_search_balances_a_pair);
 	tcase_add_test(t, test_marrow_searches_again_when_the_times_drift);
 	tcase_add_test(t, test_marrow_wakes_cores_only_for_their_part);

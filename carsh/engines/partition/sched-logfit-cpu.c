@@ -80,7 +80,8 @@ static bool gpus_off(const struct sched *s)
 }
 
 /* Whether core dev sits out the rest of the step: its smallest chunk, one granule at its
- * throughput, would take longer than the GPUs alone need for all that is left, so it could
+ * throughput and no less than a chunk's fixed cost (sched_least_chunk_ms), would take longer
+ * than the GPUs alone need for all that is left, so it could
  * only make them wait. Not in 003, whose GPU was a few cores' worth; an H100 is 300
  * PoCL cores'. A core that sat out is asked again when the GPUs' throughput has changed by
  * REGION_FACTOR (another region of the space), and in the next step. */
@@ -94,7 +95,7 @@ static bool logfit_sits_out(struct sched *s, unsigned dev, size_t r)
 		s->out[dev] = false;
 	if (s->out[dev])
 		return true;
-	if (!(lc > 0) || !(lg > 0) || (double)s->c.granule / lc <= (double)r / lg ||
+	if (!(lc > 0) || !(lg > 0) || sched_least_chunk_ms(s, lc) <= (double)r / lg ||
 	    (s->ng > 1 && gpus_busy(s)))
 		return false;
 	s->out[dev] = s->probe[dev] = s->cores_out = true;

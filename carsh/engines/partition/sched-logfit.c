@@ -124,7 +124,7 @@ static bool counts_at_start(const struct sched *s, unsigned d, double lg)
 {
 	double l = sched_cpu_lambda(s, d);
 
-	return l > 0 && (double)s->c.granule / l <= (double)s->c.items / lg;
+	return l > 0 && sched_least_chunk_ms(s, l) <= (double)s->c.items / lg;
 }
 
 /* The GPU's share by the cost map of the items from `from` on (sched_map_gpu_share), 0 where
