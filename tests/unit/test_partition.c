@@ -969,6 +969,33 @@ START_TEST(test_logfit_core_sits_out_where_its_fixed_cost_outlasts_the_gpu)
 }
 END_TEST
 
+/* 16 cores beside a GPU 25 times their worth (chunks of 0.25 ms fixed cost), on the
+ * neighbours' dense cells (80 times the work at 72-86 % of the space): a first run's cores
+ * measured light regions only. Their throughput set 31 % of the next run's first step aside
+ * for them, and the run took 6 times the oracle's time; a primed run gives the GPU no less
+ * than the share it took before, and is within 5 % of the oracle. */
+START_TEST(test_logfit_primed_keeps_the_gpus_share_of_the_run_before)
+{
+	struct simopts o = {400.0, 1e-3, 0.25, 0.01, 0, true, false};
+	double share, best = oracle_on(262144, 64, 16, 2, 3, &o, &share), second;
+	struct sched *s = new_sched(SCHED_LOGFIT, 262144, 64, 16, true, 132, 0);
+	struct sched_prior p;
+
+	simulate_on(s, 16, true, 262144, 2, 3, &o);
+	ck_assert(sched_profile(s, &p));
+	sched_free(s);
+	s = new_sched(SCHED_LOGFIT, 262144, 64, 16, true, 132, 0);
+	sched_prime(s, &p);
+	second = best / simulate_on(s, 16, true, 262144, 2, 3, &o).makespan;
+	sched_free(s);
+	fprintf(stderr,
+	        "a GPU 25 x 16 cores, dense cells: oracle %.0f %%; the first run gave the GPU "
+	        "%.1f %%; LogFit primed %.3f of the oracle\n",
+	        share * 100, p.share * 100, second);
+	ck_assert_msg(second >= 0.95, "primed: %.3f of the oracle", second);
+}
+END_TEST
+
 /* ---- marrow (001 §3.2-3.3) ---- */
 
 /* A pair of devices, one core and a GPU four times as fast: the binary search ends where
@@ -1420,6 +1447,7 @@ static Suite *suite_partition(void)
 	tcase_add_test(t, test_logfit_standin_shares_by_cost);
 	tcase_add_test(t, test_logfit_standin_asking_first_splits_a_first_run);
 	tcase_add_test(t, test_logfit_core_sits_out_where_its_fixed_cost_outlasts_the_gpu);
+	tcase_add_test(t, test_logfit_primed_keeps_the_gpus_share_of_the_run_before);
 	tcase_add_test(t, test_marrow_binary_search_balances_a_pair);
 	tcase_add_test(t, test_marrow_searches_again_when_the_times_drift);
 	tcase_add_test(t, test_marrow_wakes_cores_only_for_their_part);

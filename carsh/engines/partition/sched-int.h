@@ -104,6 +104,7 @@ struct sched {
 	unsigned cpu_fresh;    /* chunks the cores have finished in this step */
 	bool primed;           /* started from a known profile: no samples, no fit */
 	double primed_lc;      /* the profile's throughput of a core */
+	double primed_share;   /* the profile's share of the items the GPUs took */
 	bool *out;             /* per core: sits out the rest of this step */
 	unsigned *out_step;    /* per core: the step it last sat out in; 0: it took work since */
 	unsigned step;         /* steps begun */
