@@ -21,5 +21,6 @@ Suite *suite_apiwire(void);
 Suite *suite_parcopy(void);
 Suite *suite_icdtypes(void);
 Suite *suite_filewatch(void);
+Suite *suite_vbufstale(void);
 
 #endif
