@@ -81,10 +81,10 @@ static bool gpus_off(const struct sched *s)
 
 /* Whether core dev sits out the rest of the step: its smallest chunk, one granule at its
  * throughput and no less than a chunk's fixed cost (sched_least_chunk_ms), would take longer
- * than the GPUs alone need for all that is left, so it could
- * only make them wait. Not in 003, whose GPU was a few cores' worth; an H100 is 300
- * PoCL cores'. A core that sat out is asked again when the GPUs' throughput has changed by
- * REGION_FACTOR (another region of the space), and in the next step. */
+ * than the GPUs alone need for all that is left, so it could only make them wait. Not in
+ * 003, whose GPU was a few cores' worth; an H100 is 300 PoCL cores'. A core that sat out is asked
+ * again when the GPUs' throughput has changed by REGION_FACTOR (another region of the space), and
+ * in the next step. */
 static bool logfit_sits_out(struct sched *s, unsigned dev, size_t r)
 {
 	double lc = sched_cpu_lambda(s, dev);

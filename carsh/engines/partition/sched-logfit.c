@@ -119,7 +119,8 @@ static double fit_chunk(const struct sched *s, const struct gst *g, size_t r)
 	return no_scrap(s, g->grec, r);
 }
 
-/* Whether core d counts in a primed step's shares: it would not sit out from the start. */
+/* Whether core d counts in the GPU's share of a step (primed, or before the cores have
+ * measured in it): it would not sit out from the start. */
 static bool counts_at_start(const struct sched *s, unsigned d, double lg)
 {
 	double l = sched_cpu_lambda(s, d);
