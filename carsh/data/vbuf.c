@@ -384,46 +384,32 @@ void vbuf_unmap(void *p, size_t bytes)
 		munmap((char *)p - guard_size(), mapping_span(bytes));
 }
 
-/* Whether pid is a zombie: it has ended, and only waits for its parent to reap it. */
-static bool is_zombie(pid_t pid)
-{
-	char path[64], line[512];
-	const char *end;
-	FILE *f;
-	bool z = false;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	/* "pid (comm) S ...": the state follows the last ')', as comm may hold one. */
-	if (fgets(line, sizeof(line), f) && (end = strrchr(line, ')')) != NULL)
-		z = end[1] == ' ' && (end[2] == 'Z' || end[2] == 'X');
-	fclose(f);
-	return z;
-}
-
 /* A segment is stale when its master is gone, or its pid now belongs to something that is
  * not carsh. A zombie master is gone: under MPI a rank killed by SIGKILL stays one until the
  * launcher reaps it, and the ranks stopped meanwhile, sweeping its segments, kept them
- * (tests/shell/mpi.sh, "a killed rank", 2 CI runs of 5). */
+ * (tests/shell/mpi.sh, "a killed rank", 2 CI runs of 5). /proc/PID/stat gives both the name
+ * and the state: "pid (comm) S ...", the state after the last ')', as comm may hold one. */
 static bool master_alive(pid_t pid)
 {
-	char path[64], comm[64] = "";
+	char path[64], line[512] = "";
+	char *name, *end;
 	FILE *f;
 
 	if (kill(pid, 0) != 0 && errno == ESRCH)
 		return false;
-	if (is_zombie(pid))
-		return false;
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	f = fopen(path, "r");
 	if (!f)
 		return true; /* no /proc: trust kill() */
-	if (!fgets(comm, sizeof(comm), f))
-		comm[0] = '\0';
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
 	fclose(f);
-	return strstr(comm, "carsh") != NULL;
+	name = strchr(line, '(');
+	end = strrchr(line, ')');
+	if (!name || !end || end < name || (end[1] == ' ' && (end[2] == 'Z' || end[2] == 'X')))
+		return false;
+	*end = '\0';
+	return strstr(name + 1, "carsh") != NULL;
 }
 
 /* Segments named from a pid for which gone(pid) holds. */

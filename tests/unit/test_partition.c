@@ -939,6 +939,23 @@ START_TEST(test_logfit_standin_asking_first_splits_a_first_run)
 }
 END_TEST
 
+/* LogFit's time over the oracle's (best) for a first run with a granule of 64 and a GPU of 132
+ * compute units, and for a second one primed with what the first learnt (*p). */
+static void first_then_primed(size_t items, unsigned ncpu, unsigned steps, int shape,
+                              const struct simopts *o, double best, double *first, double *second,
+                              struct sched_prior *p)
+{
+	struct sched *s = new_sched(SCHED_LOGFIT, items, 64, ncpu, true, 132, 0);
+
+	*first = best / simulate_on(s, ncpu, true, items, steps, shape, o).makespan;
+	ck_assert(sched_profile(s, p));
+	sched_free(s);
+	s = new_sched(SCHED_LOGFIT, items, 64, ncpu, true, 132, 0);
+	sched_prime(s, p);
+	*second = best / simulate_on(s, ncpu, true, items, steps, shape, o).makespan;
+	sched_free(s);
+}
+
 /* A GPU ten cores' worth beside 4 cores whose chunks cost 2 ms each besides 1 µs an item: a
  * step of 64 Ki items takes the GPU alone 6.6 ms, and a core's chunk could shorten it only by
  * being small, where its fixed cost outweighs its items (the oracle gives the GPU 99 %). A
@@ -950,16 +967,9 @@ START_TEST(test_logfit_core_sits_out_where_its_fixed_cost_outlasts_the_gpu)
 {
 	struct simopts o = {10.0, 1e-3, 2.0, 0.01, 0, true, false};
 	double share, best = oracle_on(65536, 64, 4, 8, 0, &o, &share), first, second;
-	struct sched *s = new_sched(SCHED_LOGFIT, 65536, 64, 4, true, 132, 0);
 	struct sched_prior p;
 
-	first = best / simulate_on(s, 4, true, 65536, 8, 0, &o).makespan;
-	ck_assert(sched_profile(s, &p));
-	sched_free(s);
-	s = new_sched(SCHED_LOGFIT, 65536, 64, 4, true, 132, 0);
-	sched_prime(s, &p);
-	second = best / simulate_on(s, 4, true, 65536, 8, 0, &o).makespan;
-	sched_free(s);
+	first_then_primed(65536, 4, 8, 0, &o, best, &first, &second, &p);
 	fprintf(stderr,
 	        "a 10-core GPU beside 4 cores of 2 ms chunks: oracle %.0f %%; LogFit %.3f of it, "
 	        "%.3f primed\n",
@@ -977,17 +987,10 @@ END_TEST
 START_TEST(test_logfit_primed_keeps_the_gpus_share_of_the_run_before)
 {
 	struct simopts o = {400.0, 1e-3, 0.25, 0.01, 0, true, false};
-	double share, best = oracle_on(262144, 64, 16, 2, 3, &o, &share), second;
-	struct sched *s = new_sched(SCHED_LOGFIT, 262144, 64, 16, true, 132, 0);
+	double share, best = oracle_on(262144, 64, 16, 2, 3, &o, &share), first, second;
 	struct sched_prior p;
 
-	simulate_on(s, 16, true, 262144, 2, 3, &o);
-	ck_assert(sched_profile(s, &p));
-	sched_free(s);
-	s = new_sched(SCHED_LOGFIT, 262144, 64, 16, true, 132, 0);
-	sched_prime(s, &p);
-	second = best / simulate_on(s, 16, true, 262144, 2, 3, &o).makespan;
-	sched_free(s);
+	first_then_primed(262144, 16, 2, 3, &o, best, &first, &second, &p);
 	fprintf(stderr,
 	        "a GPU 25 x 16 cores, dense cells: oracle %.0f %%; the first run gave the GPU "
 	        "%.1f %%; LogFit primed %.3f of the oracle\n",

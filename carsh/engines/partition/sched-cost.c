@@ -84,13 +84,6 @@ double sched_cost_min_ms(const struct sched *s)
 	return c->fixed / c->n * (1 - COST_FRAC) / COST_FRAC;
 }
 
-double sched_cost_fixed_ms(const struct sched *s)
-{
-	double fixed, min;
-
-	return sched_core_cost(s, &fixed, &min) ? fixed : 0;
-}
-
 bool sched_core_cost(const struct sched *s, double *fixed_ms, double *min_chunk)
 {
 	struct cost all = cost_plus(s->cost, &s->cost_step);
@@ -107,5 +100,9 @@ bool sched_core_cost(const struct sched *s, double *fixed_ms, double *min_chunk)
  * pace 0.01-0.03 ms, while any chunk there spent 0.2-0.3 ms besides its items. */
 double sched_least_chunk_ms(const struct sched *s, double lc)
 {
-	return fmax((double)s->c.granule / lc, sched_cost_fixed_ms(s));
+	double fixed, min;
+
+	if (!sched_core_cost(s, &fixed, &min))
+		fixed = 0; /* too few chunks yet */
+	return fmax((double)s->c.granule / lc, fixed);
 }

@@ -190,8 +190,6 @@ double sched_gpu_lambda(const struct sched *s);
 void sched_cost_init(struct sched *s); /* no fixed cost reported yet */
 /* Returns the chunk's time besides its fixed cost (< 0: none was reported). */
 double sched_cost_add(struct sched *s, unsigned dev, size_t items, double ms);
-/* A core's mean fixed cost per chunk over the run and this step (0: too few chunks yet). */
-double sched_cost_fixed_ms(const struct sched *s);
 /* The least time a core's chunk of one granule takes at throughput lc: its items at lc, and
  * never less than the fixed cost of a chunk. */
 double sched_least_chunk_ms(const struct sched *s, double lc);
