@@ -48,7 +48,7 @@ bool carsh_served_run(int argc, char **argv, int first_operand, const char *comm
                       bool thread_exec, int *status)
 {
 	(void)first_operand;
-	/* `carsh devices` is not served: in a session worker it failed on the GPU machine's
+	/* `carsh devices` is not served: in a session worker NVIDIA's platform can fail its
 	 * first call ("clGetPlatformInfo failed: CL_INVALID_DEVICE" from NVIDIA's platform,
 	 * not seen with PoCL), and a listing is worth its 0.3 s more than a wrong answer. */
 	if (!thread_exec || !servable(argc, argv, command))

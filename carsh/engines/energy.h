@@ -17,7 +17,7 @@ struct energy_meter;
 struct energy_reading {
 	bool gpu_ok;
 	double gpu_j;
-	char gpu_note[160]; /* "NVML: NVIDIA H100 ..." or why there is no reading */
+	char gpu_note[160]; /* "NVML: " and the GPU's name, or why there is no reading */
 	bool cpu_ok;
 	double cpu_j;
 	char cpu_note[160];

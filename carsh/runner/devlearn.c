@@ -18,8 +18,8 @@ static uint64_t job_kind(const struct inflight *j)
 
 /* The device time a job costs: its run less the once-per-worker set-up; queued behind jobs
  * of its kind, the mean time of their back-to-back run so far. Not the time since the one
- * before ended: the ends the shell sees come in bursts, and 64 Mandelbrot jobs of 0.8 ms
- * each on the GPU machine's 16 PoCL cores were learnt at 0.01-0.04 ms (docs/auto.md). */
+ * before ended: the ends the shell sees come in bursts, and Mandelbrot jobs of 0.8 ms each
+ * on 16 PoCL cores were learnt at 0.01-0.04 ms (docs/auto.md). */
 static double job_ms(struct placer *p, const struct inflight *j, const struct run_stats *st)
 {
 	struct backlog *b = &p->backlog[j->dev];

@@ -138,9 +138,8 @@ static void name_devices(struct placer *p)
 }
 
 /* The counters, opened when first wanted: a carsh that runs one job under auto:time with its
- * energy known needs none, and NVML's start is most of what auto cost a served `carsh run`
- * (bench/auto-list.sh on the H200: 29.3 ms over a fixed device opened for every shell, 1.6
- * ms opened when wanted). */
+ * energy known needs none, and NVML's start (tens of ms) would otherwise be most of what auto
+ * costs a served `carsh run` (bench/auto-list.sh). */
 static void open_meter(struct placer *p)
 {
 	if (p->meter_tried)

@@ -43,8 +43,7 @@ struct rt_feeder {
 	struct feed_launch *head, *tail;
 	/* Queued launches, freed by the next thread that hands one over: the memory goes back
 	 * to the thread that took it, where a free from the feeder would contend with the
-	 * shell's next malloc for the arena's lock (a futex call on both sides, seen with
-	 * strace on the H100 machine). */
+	 * shell's next malloc for the arena's lock (a futex call on both sides). */
 	struct feed_launch *done;
 	int has_work; /* read without the lock while polling */
 	bool busy, sleeping, stopping;

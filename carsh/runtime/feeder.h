@@ -2,8 +2,8 @@
  * A device's feeder: a thread that makes the OpenCL calls of the thread executor's simple
  * launches (one kernel run, no profiling) and buffer fills, in the order they were handed
  * over, so that the shell's work on the next flow-model overlaps the driver's work on this
- * one. On the H100 clEnqueueNDRangeKernel alone costs 5-8 µs of host time, as much as a
- * small kernel runs (docs/executors.md, "The feeder").
+ * one. On NVIDIA's driver clEnqueueNDRangeKernel alone costs 5-8 µs of host time, as much
+ * as a small kernel runs (docs/executors.md, "The feeder").
  *
  * Everything else that uses a device's queue drains the feeder first (rt_dev_queue), so
  * the in-order queue sees the commands in the order the shell issued them. An error in the

@@ -168,9 +168,8 @@ static bool holds(const char *dir, char **names, size_t *lens, size_t n)
 /* icddir/TYPE-HASH/ holding copies of the ICD files icds (none: an empty directory); NULL
  * when it could not be made. The path ends in a slash: the Khronos loader before 2020,
  * which CUDA still ships as libOpenCL.so.1, joins OCL_ICD_VENDORS and a file's name without
- * one ("DIRpocl.icd"), and so found no vendor at all in a directory named without it (every
- * CPU job on the H100 machine failed with "no OpenCL platform found"); ocl-icd reads
- * "DIR//pocl.icd" as well. */
+ * one ("DIRpocl.icd"), and so finds no vendor at all in a directory named without it (a CPU
+ * job then fails with "no OpenCL platform found"); ocl-icd reads "DIR//pocl.icd" as well. */
 static char *narrowed_dir(const char *icddir, cl_device_type type, char **icds, size_t n)
 {
 	char **names = xcalloc(n + 1, sizeof(*names)), **texts = xcalloc(n + 1, sizeof(*texts));

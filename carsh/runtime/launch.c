@@ -2,8 +2,9 @@
  * Running one kernel plan: discovery, device choice, context, build, buffers, the S+1
  * launches with the swap methods of 004 §5.2 (Figure 35: copy host, copy device, swap), and
  * the read-back. When statistics are wanted every command is profiled, and its time goes to
- * one phase of run_stats; otherwise no event is taken (on the H100 an event costs as much as
- * a small kernel), and a plain launch of the thread executor goes to the device's feeder.
+ * one phase of run_stats; otherwise no event is taken (on NVIDIA's driver an event costs as
+ * much as a small kernel), and a plain launch of the thread executor goes to the device's
+ * feeder.
  */
 #include "runtime/runtime.h"
 #include "runtime/feeder.h"

@@ -1,7 +1,7 @@
 /*
  * Launches of one kernel on several PoCL CPU queues at once, made safe.
  *
- * PoCL's CPU drivers (seen with PoCL 5.0 on the GPU machine; 3.1 has the same code with its
+ * PoCL's CPU drivers (PoCL 5.0; 3.1 has the same code with its
  * assertions compiled out) keep one compiled work-group function per kernel, local size,
  * global offset zero or not, and largest grid width, but when a kernel command ends they
  * look the function up again by kernel and local size alone (pocl_release_dlhandle_cache)

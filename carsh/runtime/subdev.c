@@ -40,7 +40,7 @@ unsigned rt_subdevs_max(const struct rt_devinfo *dev)
  * The sub-devices of each parent, made once and kept until the process ends. PoCL 3.1
  * crashes when sub-devices are released: a device thread of its pthread driver finishing
  * its last event after clFinish returned reads the released sub-device (POclReleaseEvent;
- * seen in 7 of 8 runs of three partition commands in a row). Contexts, queues and programs
+ * most runs of three partition commands in a row crash). Contexts, queues and programs
  * are released as usual; only the sub-devices themselves stay.
  */
 struct kept {

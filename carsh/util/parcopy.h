@@ -1,8 +1,8 @@
 /*
  * memcpy over several threads, for copies of tens of megabytes between steps: one core
  * copies about 5 GB/s, so the 64 MiB of a 4096² float grid took 12 ms, where the memory
- * bus gives several times that to several cores (measured on the GPU machine's Xeon: the
- * partition engine's swap between Jacobi steps was a third of the run).
+ * bus gives several times that to several cores (on one core the partition engine's swap
+ * between Jacobi steps was a third of the run).
  */
 #ifndef CARSH_UTIL_PARCOPY_H
 #define CARSH_UTIL_PARCOPY_H

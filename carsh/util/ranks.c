@@ -261,8 +261,8 @@ int ranks_start(void (*cleanup)(void), struct cs_err *e)
 	rank = launcher_rank();
 	if (rank > 0 && quiet_others(e))
 		return -1;
-	/* MPI_Init_thread waits for every rank (Open MPI's fence: 60 ms of a 4-rank start on
-	 * the GPU machine's 16 cores). Put off, it runs where the rank waits anyway, beside its
+	/* MPI_Init_thread waits for every rank (Open MPI's fence: about 60 ms of a 4-rank
+	 * start). Put off, it runs where the rank waits anyway, beside its
 	 * first jobs (ranks_mpi_now), and the workers forked before it are plain processes. */
 	if (may_wait()) {
 		size = launcher_size();

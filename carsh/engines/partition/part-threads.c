@@ -36,8 +36,8 @@ static void trace_add(struct prun *r, unsigned dev, const struct sched_chunk *c,
 /* Each device thread has its own wake-up: a step wakes only the devices the scheduler uses
  * in it. One wake-up for all had every core's thread wake, take the run's lock, find itself
  * sitting out and report its step done, at every step, and the step end waited for the last
- * of them: on the H100 SpMV, whose 20 steps are one GPU chunk each, LogFit took 5-10 % longer
- * than Static at 100 %, which runs the GPU's thread alone. */
+ * of them: on SpMV, whose steps are one GPU chunk each, LogFit took 5-10 % longer than Static
+ * at 100 %, which runs the GPU's thread alone. */
 struct worker {
 	struct prun *r;
 	unsigned dev;
@@ -88,8 +88,8 @@ void part_head_entered(struct prun *r)
 /* Whether the step's chunks wait for its launch at offset 0 (r->head_open). That launch runs
  * alone at PoCL's launch gate, after every launch already running: where another device
  * launched first, it waited for that launch to end. A core standing in for the GPU, whose
- * share is at offset 0, waited 73 ms for a core's first chunk of Mandelbrot in a 163 ms step
- * (dev VM), and Static's runs there spread over 309-639 ms by which came first (H200 machine).
+ * share is at offset 0, waited 73 ms for a core's first chunk of Mandelbrot in a 163 ms step,
+ * and Static's runs took from one to two times as long by which came first.
  * Only where every device is a PoCL one: a GPU's own launches pass no gate, and a core would
  * otherwise wait while the GPU wrote its copy streams before asking for its share. */
 static bool head_latch(const struct prun *r)
@@ -131,8 +131,8 @@ static void chunk_done(struct prun *r, unsigned dev, const struct sched_chunk *c
 /* One device's part of one step: its context's copy streams, then chunks until the scheduler
  * has none for it. The copies come before the first chunk is asked for: a GPU that took its
  * chunk first and then spent 12 ms writing a 64 MiB copy stream (PCIe, pageable memory) held
- * that chunk while the cores ran out of work and waited (measured on the H100, Jacobi
- * 4096²: the cores idle for half of each step). */
+ * that chunk while the cores ran out of work and waited (Jacobi 4096²: the cores idle for
+ * half of each step). */
 static void device_step(struct prun *r, unsigned dev)
 {
 	struct pdev *d = &r->dev[dev];

@@ -1,7 +1,7 @@
 /* A core's fixed cost per chunk, and the smallest chunk worth launching (sched-int.h). The
  * engine measures the fixed cost of each chunk: its time outside the chunk's commands
- * (part-chunk.c). On the H200's 16 PoCL cores a Jacobi chunk spent 0.2-0.3 ms besides 0.011
- * ms a row, under every scheduler; on the 2-core development machine 0.04-0.1 ms. A fit of chunk
+ * (part-chunk.c). With 16 PoCL cores busy a Jacobi chunk spends 0.2-0.3 ms besides 0.011 ms
+ * a row, under every scheduler; with 2 cores 0.04-0.1 ms. A fit of chunk
  * time against size over the run, tried first, found fixed costs of -0.8 to 3.3 ms on the irregular
  * benchmarks (each size met other work) and sent 4480-item chunks into the neighbour benchmark's
  * dense cells for 100-300 ms each. */
@@ -96,8 +96,8 @@ bool sched_core_cost(const struct sched *s, double *fixed_ms, double *min_chunk)
 }
 
 /* A throughput measured on chunks far larger than a granule spreads their fixed cost thin:
- * on the H200's SpMV a core's 1000-item chunks ran at 2500-8000 items/ms, one granule at that
- * pace 0.01-0.03 ms, while any chunk there spent 0.2-0.3 ms besides its items. */
+ * on SpMV a core's 1000-item chunks run at 2500-8000 items/ms, one granule at that pace
+ * 0.01-0.03 ms, while any chunk there spends 0.2-0.3 ms besides its items. */
 double sched_least_chunk_ms(const struct sched *s, double lc)
 {
 	double fixed, min;

@@ -82,9 +82,9 @@ static bool gpus_off(const struct sched *s)
 /* Whether core dev sits out the rest of the step: its smallest chunk, one granule at its
  * throughput and no less than a chunk's fixed cost (sched_least_chunk_ms), would take longer
  * than the GPUs alone need for all that is left, so it could only make them wait. Not in
- * 003, whose GPU was a few cores' worth; an H100 is 300 PoCL cores'. A core that sat out is asked
- * again when the GPUs' throughput has changed by REGION_FACTOR (another region of the space), and
- * in the next step. */
+ * 003, whose GPU was a few cores' worth; a discrete GPU can be worth 300 PoCL cores. A core
+ * that sat out is asked again when the GPUs' throughput has changed by REGION_FACTOR (another
+ * region of the space), and in the next step. */
 static bool logfit_sits_out(struct sched *s, unsigned dev, size_t r)
 {
 	double lc = sched_cpu_lambda(s, dev);
@@ -133,7 +133,8 @@ static const struct gst *pace_gpu(const struct sched *s, size_t r, double *gchun
  * step's work, and so is every chunk while the step's differs from the profile's by more
  * than twice: on irregular work one chunk of a core's whole share met a heavy region and
  * held the step (the simulation's hot region, 1 GPU 16 x a core: 0.23 of the oracle, 0.68 in
- * quarters; H200: Mandelbrot and neighbours primed 1.4-1.7 x Static). Only then is it cut
+ * quarters; on a discrete GPU, Mandelbrot and neighbours primed took 1.4-1.7 x Static).
+ * Only then is it cut
  * into quarters: on a regular Jacobi grid, quarters throughout made 230 chunks a step of
  * PoCL launches where 130 had been. */
 static bool primed_unsure(const struct sched *s, unsigned dev)
@@ -162,7 +163,8 @@ static double min_chunk(const struct sched *s)
  * throughputs were measured on lighter work than a chunk meets, a chunk of G·λC/λG could
  * otherwise hold a core long after the others are done. Its first chunk is a probe of one
  * granule, and until a GPU's throughput is known its chunks double from there: sized
- * from the GPU's chunk, a core's first chunk beside an H100 took longer than the step. */
+ * from the GPU's chunk, a core's first chunk beside a discrete GPU takes longer than the
+ * step. */
 enum sched_answer sched_logfit_cpu(struct sched *s, unsigned dev, struct sched_chunk *out)
 {
 	size_t r = left(&s->pool);
@@ -200,14 +202,14 @@ enum sched_answer sched_logfit_cpu(struct sched *s, unsigned dev, struct sched_c
 	/* Where the cost map says the next items are dearer than those the throughputs came
 	 * from, no more of them than a core ends in the GPU's chunk's time: beside a core
 	 * standing in for the GPU, a core's chunks of 46144 and 47424 items met Mandelbrot's
-	 * set and took 75 and 95 ms while the stand-in's took 6 and 22 (dev VM). */
+	 * set and took 75 and 95 ms while the stand-in's took 6 and 22. */
 	if (lg > 0 && pace && sched_map_ready(s))
 		c = fmin(c, sched_map_reach(s, s->pool.next, gchunk / lambda_of(s, pace)));
 	/* No chunk whose fixed cost is more than a quarter of its time, where its shares allow
-	 * one: the H200's 16 PoCL cores spent 0.3 ms on a Jacobi chunk besides 0.011 ms a row,
-	 * and LogFit's chunks of 1-20 rows (8 on average) spent three quarters of their time on
-	 * it. Not before a GPU has a throughput: beside an H100 a core's chunk sized without it
-	 * took longer than the GPU's whole step. */
+	 * one: 16 PoCL cores spend 0.3 ms on a Jacobi chunk besides 0.011 ms a row, and
+	 * LogFit's chunks of 1-20 rows (8 on average) spent three quarters of their time on
+	 * it. Not before a GPU has a throughput: beside a discrete GPU a core's chunk sized
+	 * without it takes longer than the GPU's whole step. */
 	if (lg > 0 && pace)
 		c = fmax(c, fmin(min_chunk(s), fmin(fair, equal)));
 	return sched_take(s, &s->pool, sched_floor_chunk(s, c, r), PHASE_FIT, out);

@@ -60,8 +60,8 @@ static double gpu_chunk_ms(const struct sched *s, const struct gst *g, double x)
  * left, c/λG(c) = (r - c)/lc, found by bisection (the GPU's time grows with c, the others'
  * shrinks); 0 when even the smallest chunk the fit knows, nEU, would end after the others
  * have done all of r. Where G ≥ r 003 gives the GPU all of what is left or nothing (003
- * §5.2); either left one side idle while the other ran, a third of a step on a Jacobi grid
- * where an H100 is as fast as 16 cores (docs/partition.md). */
+ * §5.2); either leaves one side idle while the other runs, a third of a step on a Jacobi
+ * grid where a discrete GPU is as fast as 16 cores (docs/partition.md). */
 static double gpu_balanced_chunk(const struct sched *s, const struct gst *g, size_t r, double lc)
 {
 	double lo = fmin(sched_first_sample(s, g), (double)r), hi = fmin(g->grec, (double)r);
@@ -106,8 +106,9 @@ static double other_gpus(const struct sched *s, const struct gst *g, size_t r)
 }
 
 /* x, or all of r where x would leave less than an eighth of itself: a second launch for the
- * scrap costs more than the fit gains (its throughput only grows with the chunk), and on the
- * H100 a scrap of 64 items after G = 131008 cost 0.03-0.07 ms, a fifth of an SpMV step. */
+ * scrap costs more than the fit gains (its throughput only grows with the chunk): on a
+ * discrete GPU a scrap of 64 items after G = 131008 costs 0.03-0.07 ms, a fifth of an SpMV
+ * step. */
 static double no_scrap(const struct sched *s, double x, size_t r)
 {
 	/* With several GPUs the scrap is another GPU's to take (the simulations lost 2-3 %). */
@@ -149,9 +150,8 @@ static double map_share(const struct sched *s, size_t from)
  * that would not sit out, where no core has finished a chunk in this step (0 where there is
  * none): by the cost map where there is one. Not in 003, whose GPU asks when the cores have.
  * A core standing in for the GPU asks first, and where the fit's G covered the step it took
- * every step whole: the fit of Mandelbrot's whole step falls with the size and leaves G as it
- * was (740773 items of 262144; 200 ms steps where a split takes 100, dev VM, 4 first runs of
- * 6). */
+ * every step whole: the fit of Mandelbrot's whole step falls with the size and leaves G
+ * larger than the space, and a step took twice as long as a split. */
 static double share_by_last(const struct sched *s, const struct gst *g, size_t r)
 {
 	double lg = lambda_of(s, g), lc = 0, by_cost;
@@ -290,7 +290,7 @@ static void logfit_prime_step(struct sched *s)
 
 /* A primed step with one GPU sets the GPU's chunk aside at the step's start, as Static and
  * Marrow (001 §3.2) set its share: the GPU writes its copy streams before it asks (2-3 ms a
- * Jacobi step on the H100), and the cores, asking meanwhile, took what its share was to be,
+ * Jacobi step over PCIe), and the cores, asking meanwhile, took what its share was to be,
  * leaving it a tail sized against the rows still in the pool, not those in the cores'
  * hands (Jacobi 2048², 40 % GPU at best: LogFit gave it 10-29 % and took 1.07-1.10 times
  * Static's time). With several GPUs the shares stay in the pool: set aside, the simulation
@@ -367,11 +367,11 @@ static bool logfit_profile(const struct sched *s, struct sched_prior *p)
 
 /* A core that sat out the step before is asked again every ASK_AGAIN-th step only, not in
  * every one: 16 cores asking and sitting out at each step's start held the run's lock while
- * the GPU waited for its chunk (SpMV on the H200: 20 steps of one GPU chunk each, 10 % over
- * Static's, whose cores take no part). Nor is one asked where the GPU's share set aside is the
+ * the GPU waited for its chunk (an SpMV run of one GPU chunk a step took 10 % longer than
+ * Static, whose cores take no part). Nor is one asked where the GPU's share set aside is the
  * whole step (a primed run whose cores would leave the GPU a scrap, fit_chunk): the 16 cores'
  * threads woke in the first step to find nothing, and a Mandelbrot run of two 1.4 ms GPU
- * chunks took 0.14-0.57 ms beyond them against Static's 0.10-0.15 (H200). */
+ * chunks took 0.14-0.57 ms beyond them against Static's 0.10-0.15. */
 static bool logfit_uses(const struct sched *s, unsigned dev)
 {
 	if (is_gpu(s, dev))

@@ -1,9 +1,8 @@
 /* The cores' cost map of the space (sched-int.h): what an item of each region cost a core,
  * learnt from the chunks of the steps before. Guided self-scheduling sizes a chunk by items,
- * which on irregular work is blind to where the work is: on the H200 machine's 16 cores the
- * neighbour benchmark's dense cells came in guided chunks of 576-1152 items that took 80-100
- * ms of a 124 ms step while other cores finished at 86 ms (Static and LogFit alike; the
- * cores were busy for 0.81 of the run). The same space comes back at every step, so the last
+ * which on irregular work is blind to where the work is: the neighbour benchmark's dense
+ * cells come in guided chunks that hold a core for most of a step while the other cores are
+ * done and idle (Static and LogFit alike). The same space comes back at every step, so the last
  * step's chunks tell what each region costs. A core standing in for the GPU measures it too,
  * and each device's pace on it (cost done per ms) sizes a primed GPU share by cost. */
 #include <math.h>
@@ -61,7 +60,7 @@ static double overlap(const struct cmap *m, size_t b, const struct sched_chunk *
  * for all of them: a chunk says what its regions cost together, not how that is spread, and
  * spread evenly, the half of Mandelbrot's space a core standing in for the GPU took in one
  * chunk lost the shape its cores' small chunks had measured, and the next step's share by
- * cost came out at 42-57 % of the items where half is right (dev VM). */
+ * cost came out at 42-57 % of the items where half is right. */
 void sched_map_add(struct sched *s, const struct sched_chunk *c, double ms)
 {
 	struct cmap *m = &s->map;
@@ -167,10 +166,10 @@ double sched_map_reach(const struct sched *s, size_t from, double ms)
 }
 
 /* A chunk of the map's light regions can be far wider than any before, and on PoCL a launch
- * wider than any before of its kernel runs alone (runtime/launchguard.h): the first step of
- * a run primed with the neighbours' map launched a core's 20224 items at offset 0 and then
- * the other core's 26752 one after the other, 40 ms of a 151 ms step in which each core
- * waited for the other (dev VM). So no chunk of the map is wider than the widest before, or
+ * wider than any before of its kernel runs alone (runtime/launchguard.h): primed with the
+ * neighbours' map, two cores' first wide chunks would run one after the other, each core
+ * waiting for the other for a quarter of the step. So no chunk of the map is wider than the
+ * widest before, or
  * than guided self-scheduling's first chunk, which is as wide as its chunks get (the widest
  * before can be the warm-up's one granule). */
 double sched_map_cap(const struct sched *s, double items)

@@ -35,8 +35,8 @@ static void marrow_settle(struct sched *s, bool balanced)
 
 /* At an end of the range (all to one side) the times cannot balance: the idle side has none.
  * A move pays only where that side, at its known throughput, would end the move's items
- * before the busy side ends the rest; on a discrete H100 the cores never do, and the search
- * at 100 % kept giving them 1/16 (N-body's second run took 2.1 times Static's). Unknown
+ * before the busy side ends the rest; beside a discrete GPU the cores never do, and the
+ * search at 100 % kept giving them 1/16 (N-body's second run took 2.1 times Static's). Unknown
  * throughput: the move is tried. */
 static bool move_pays(const struct sched *s, double delta, double tg, double tc)
 {
@@ -189,8 +189,8 @@ static bool marrow_profile(const struct sched *s, struct sched_prior *p)
 
 /* A core wakes only where the split leaves the cores a part: at 100 % to the GPU 16 cores
  * woke at every step to find nothing, and the step's end waited for them (Marrow's second
- * run took 1.13 times Static's on the H100's SpMV, where Static runs the GPU's thread
- * alone). Their busy time stays 0, as when they woke for nothing. */
+ * SpMV run took 1.13 times Static's, where Static runs the GPU's thread alone). Their busy
+ * time stays 0, as when they woke for nothing. */
 static bool marrow_uses(const struct sched *s, unsigned dev)
 {
 	return is_gpu(s, dev) || left(&s->cpu_r) > 0;

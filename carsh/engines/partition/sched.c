@@ -167,7 +167,7 @@ enum sched_answer sched_next(struct sched *s, unsigned dev, struct sched_chunk *
  * chunk's items over its time. 16 PoCL cores on a Jacobi grid measured chunks at 6 to 145
  * rows/ms while each did 27 rows/ms over the step; the sum of their last throughputs, three
  * times what they did together, took the GPU out of steps it should have had a third of
- * (H100; docs/partition.md). Until its first chunk of a step, a core's is the last step's. */
+ * (docs/partition.md). Until its first chunk of a step, a core's is the last step's. */
 static double core_lambda(struct sched *s, unsigned dev, size_t items, double ms)
 {
 	s->cdone[dev] += (double)items;
@@ -224,8 +224,8 @@ void sched_done(struct sched *s, unsigned dev, const struct sched_chunk *c, doub
 	/* LogFit's throughputs are per chunk, transfers included (003 §4, footnote 1): the
 	 * copies that held a GPU back from its first chunk belong to that chunk (a sample's
 	 * throughput is the curve's, and left as it was). Without them a Jacobi step's 16 MiB
-	 * copy on the H100 (2-3 ms) was nobody's time, the GPU's share of the next step grew
-	 * from a throughput it could not reach, and the cores took that share while it copied. */
+	 * copy over PCIe (2-3 ms) is nobody's time, the GPU's share of the next step grows
+	 * from a throughput it cannot reach, and the cores take that share while it copies. */
 	if (s->ops->counts_copies && c->phase != PHASE_SAMPLE) {
 		ms += s->copy_ms[dev];
 		s->copy_ms[dev] = 0;
