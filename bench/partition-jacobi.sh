@@ -2,7 +2,8 @@
 # The partition engine on the 2-D Jacobi step (flowmodels/part_jacobi2d.xml), W x H, STEPS
 # steps, at the full thread count: LogFit twice, Static at a few GPU shares and the cores
 # alone, in one carsh after an unrecorded warm-up run, with a chunk trace of each
-# (docs/partition.md, "On the H100 after the tail chunks ..."). Prints each run's time (ms).
+# (bench/results/2026-11-partition-notes.md, "On the H100 after the tail chunks ...").
+# Prints each run's time (ms).
 #
 #   bench/partition-jacobi.sh [OUT]     (W=4096 H=4096 STEPS=10 SHARES="0 10 30 50")
 #
