@@ -1,7 +1,9 @@
 /* Chunk sizes, rounded to the granule, and taking a chunk from a range (sched-int.h). */
 #include <math.h>
 
+#include "engines/partition/logfit.h"
 #include "engines/partition/sched-int.h"
+#include "engines/partition/sched-learn.h"
 
 /* x rounded to a multiple of the granule, at least one granule, at most avail (a multiple
  * of the granule itself). */
@@ -48,31 +50,44 @@ enum sched_answer sched_take(struct sched *s, struct range *r, size_t n, enum sc
 	return SCHED_CHUNK;
 }
 
+/* The smallest chunk the cost model allows, in a core's ms with a map, else in items (0:
+ * none). Once what is left (rest) cannot give every one of p cores a chunk that large, the
+ * cores' equal share of it, one round. */
+static double guided_least(struct learn *l, bool map, double rest, double p)
+{
+	double m;
+
+	if (!l)
+		return 0;
+	m = map ? sched_cost_min_ms(l) : sched_cost_min_chunk(l);
+	if (m > 0 && rest < p * m) {
+		if (!(l->ctail > 0))
+			l->ctail = map ? rest / p : ceil(rest / p);
+		m = l->ctail;
+	}
+	return m;
+}
+
 /* Guided self-scheduling with factor 2 (factoring): half of what is left, shared among the
  * cores. The CPU cores' part of every scheduler but HDSS, and the cpu scheduler. Where the
- * scheduler learns the cores' fixed cost (LogFit, Marrow), no chunk is below the smallest it
- * allows (sched-cost.c), and once what is left cannot give every core a chunk that large it
- * is shared among them in equal chunks, one round: capped at an equal share of what is left
- * at each ask instead, every ask shrank the next core's chunk by 1/cores, and the simulated
- * 16 cores of a Jacobi grid took 44.9 ms for 10 steps where they take 41.4 now (Static:
- * 56.5). Those schedulers measure all this in a core's time from the cost map once there is
- * one (sched-map.c), not in items: half of what is left is half of its cost. */
-enum sched_answer sched_take_guided(struct sched *s, struct range *r, enum sched_phase ph,
-                                    struct sched_chunk *out)
+ * scheduler learns the cores' fixed cost (LogFit, Marrow: l, sched-learn.h), no chunk is below the
+ * smallest it allows (sched-cost.c), and once what is left cannot give every core a chunk that
+ * large it is shared among them in equal chunks, one round: capped at an equal share of what is
+ * left at each ask instead, every ask shrank the next core's chunk by 1/cores, and the simulated 16
+ * cores of a Jacobi grid took 44.9 ms for 10 steps where they take 41.4 now (Static: 56.5). Those
+ * schedulers measure all this in a core's time from the cost map once there is one (sched-map.c),
+ * not in items: half of what is left is half of its cost. */
+enum sched_answer sched_take_guided(struct sched *s, struct learn *l, struct range *r,
+                                    enum sched_phase ph, struct sched_chunk *out)
 {
-	bool map = sched_map_ready(s);
+	bool map = l && sched_map_ready(l);
 	double p = s->c.ncpu ? s->c.ncpu : 1,
-	       rest = map ? sched_map_cost(s, r->next, r->end) : (double)left(r),
-	       n = rest / (2.0 * p), m = map ? sched_cost_min_ms(s) : sched_cost_min_chunk(s);
+	       rest = map ? sched_map_cost(l, r->next, r->end) : (double)left(r),
+	       n = rest / (2.0 * p), m = guided_least(l, map, rest, p);
 
-	if (m > 0 && rest < p * m) {
-		if (!(s->ctail > 0))
-			s->ctail = map ? rest / p : ceil(rest / p);
-		m = s->ctail;
-	}
 	if (map) /* the smallest chunk as it is: it is there to be wide */
-		n = fmax(sched_map_cap(s, sched_map_reach(s, r->next, n)),
-		         m > 0 ? sched_map_reach(s, r->next, m) : 0);
+		n = fmax(sched_map_cap(l, s->widest, sched_map_reach(l, r->next, n)),
+		         m > 0 ? sched_map_reach(l, r->next, m) : 0);
 	else
 		n = fmax(ceil(n), m);
 	return sched_take(s, r, sched_round_chunk(s, n, left(r)), ph, out);

@@ -1,4 +1,4 @@
-/* A core's fixed cost per chunk, and the smallest chunk worth launching (sched-int.h). The
+/* A core's fixed cost per chunk, and the smallest chunk worth launching (sched-learn.h). The
  * engine measures the fixed cost of each chunk: its time outside the chunk's commands
  * (part-chunk.c). With 16 PoCL cores busy a Jacobi chunk spends 0.2-0.3 ms besides 0.011 ms
  * a row, under every scheduler; with 2 cores 0.04-0.1 ms. A fit of chunk
@@ -7,43 +7,32 @@
  * dense cells for 100-300 ms each. */
 #include <math.h>
 
-#include "engines/partition/sched-int.h"
+#include "engines/partition/sched-learn.h"
 
 /* A chunk spends at most this fraction of its time on the fixed cost. */
 #define COST_FRAC 0.25
 /* The fewest chunks whose fixed costs are averaged before any counts. */
 #define COST_MIN_CHUNKS 4
 
-void sched_fixed(struct sched *s, unsigned dev, double ms)
+void sched_cost_fixed(struct learn *l, unsigned dev, double ms)
 {
-	if (dev < s->c.ncpu && !is_gpu(s, dev) && ms >= 0)
-		s->fixed_ms[dev] = ms;
-}
-
-void sched_cost_init(struct sched *s)
-{
-	for (unsigned d = 0; d < s->c.ncpu; d++)
-		s->fixed_ms[d] = -1;
-}
-
-bool sched_learns_fixed(const struct sched *s)
-{
-	return s->learn_cost;
+	if (dev < l->ncpu && ms >= 0)
+		l->fixed_ms[dev] = ms;
 }
 
 /* A core finished a chunk of items in ms: its fixed cost, and the rest of its time and its
  * items, join the run's. */
-double sched_cost_add(struct sched *s, unsigned dev, size_t items, double ms)
+double sched_cost_add(struct learn *l, unsigned dev, size_t items, double ms)
 {
-	double f = s->fixed_ms[dev];
+	double f = l->fixed_ms[dev];
 
 	if (f < 0) /* none reported */
 		return -1;
-	s->fixed_ms[dev] = -1;
-	s->cost_step.n++;
-	s->cost_step.fixed += f;
-	s->cost_step.rest += ms > f ? ms - f : 0;
-	s->cost_step.items += (double)items;
+	l->fixed_ms[dev] = -1;
+	l->cost_step.n++;
+	l->cost_step.fixed += f;
+	l->cost_step.rest += ms > f ? ms - f : 0;
+	l->cost_step.items += (double)items;
 	return ms > f ? ms - f : 0;
 }
 
@@ -52,10 +41,10 @@ static struct cost cost_plus(struct cost a, const struct cost *b)
 	return (struct cost){a.n + b->n, a.fixed + b->fixed, a.rest + b->rest, a.items + b->items};
 }
 
-void sched_cost_step(struct sched *s)
+void sched_cost_step(struct learn *l)
 {
-	s->cost = cost_plus(s->cost, &s->cost_step);
-	s->cost_step = (struct cost){0, 0, 0, 0};
+	l->cost = cost_plus(l->cost, &l->cost_step);
+	l->cost_step = (struct cost){0, 0, 0, 0};
 }
 
 /* The smallest chunk c allows (0: too few chunks in it). The cost an item is the mean over
@@ -70,25 +59,25 @@ static double min_chunk_of(const struct cost *c)
 	return c->fixed / c->n * (1 - COST_FRAC) / (COST_FRAC * (c->rest / c->items));
 }
 
-double sched_cost_min_chunk(const struct sched *s)
+double sched_cost_min_chunk(const struct learn *l)
 {
-	return s->learn_cost ? min_chunk_of(&s->cost) : 0;
+	return min_chunk_of(&l->cost);
 }
 
-double sched_cost_min_ms(const struct sched *s)
+double sched_cost_min_ms(const struct learn *l)
 {
-	const struct cost *c = &s->cost;
+	const struct cost *c = &l->cost;
 
-	if (!s->learn_cost || c->n < COST_MIN_CHUNKS || !(c->rest > 0))
+	if (c->n < COST_MIN_CHUNKS || !(c->rest > 0))
 		return 0;
 	return c->fixed / c->n * (1 - COST_FRAC) / COST_FRAC;
 }
 
-bool sched_core_cost(const struct sched *s, double *fixed_ms, double *min_chunk)
+bool sched_cost_of_cores(const struct learn *l, double *fixed_ms, double *min_chunk)
 {
-	struct cost all = cost_plus(s->cost, &s->cost_step);
+	struct cost all = cost_plus(l->cost, &l->cost_step);
 
-	if (!s->learn_cost || all.n < COST_MIN_CHUNKS)
+	if (all.n < COST_MIN_CHUNKS)
 		return false;
 	*fixed_ms = all.fixed / all.n;
 	*min_chunk = min_chunk_of(&all);
@@ -98,11 +87,11 @@ bool sched_core_cost(const struct sched *s, double *fixed_ms, double *min_chunk)
 /* A throughput measured on chunks far larger than a granule spreads their fixed cost thin:
  * on SpMV a core's 1000-item chunks run at 2500-8000 items/ms, one granule at that pace
  * 0.01-0.03 ms, while any chunk there spends 0.2-0.3 ms besides its items. */
-double sched_least_chunk_ms(const struct sched *s, double lc)
+double sched_least_chunk_ms(const struct learn *l, double lc)
 {
 	double fixed, min;
 
-	if (!sched_core_cost(s, &fixed, &min))
+	if (!sched_cost_of_cores(l, &fixed, &min))
 		fixed = 0; /* too few chunks yet */
-	return fmax((double)s->c.granule / lc, fixed);
+	return fmax((double)l->granule / lc, fixed);
 }

@@ -3,7 +3,8 @@
  * docs/partition.md). The GPUs' side is sched-logfit.c. */
 #include <math.h>
 
-#include "engines/partition/sched-int.h"
+#include "engines/partition/sched-learn.h"
+#include "engines/partition/sched-logfit.h"
 
 #define PRIMED_PARTS 4 /* a primed core's share of what is left comes in this many chunks */
 /* A core whose one-granule chunk is out of work comes back when the GPU's throughput changes
@@ -13,10 +14,11 @@
 /* The GPUs' throughputs together over those that still take work in this step (not off). */
 static double gpu_lambda_on(const struct sched *s)
 {
+	const struct logfit *lf = logfit_of(s);
 	double t = 0;
 
 	for (unsigned i = 0; s->c.gpu && i < s->ng; i++)
-		if (!s->g[i].off)
+		if (!lf->g[i].off)
 			t += s->lambda[s->c.ncpu + i];
 	return t;
 }
@@ -27,12 +29,13 @@ static double gpu_lambda_on(const struct sched *s)
  * the pool held for the cores, a hundred 1-9-row chunks a Jacobi step at 0.34 ms each. */
 static double gpus_at_pool(const struct sched *s)
 {
+	const struct logfit *lf = logfit_of(s);
 	double t = 0;
 
 	for (unsigned i = 0; s->c.gpu && i < s->ng; i++) {
-		const struct gst *g = &s->g[i];
+		const struct lgpu *g = &lf->g[i];
 
-		if (!g->off && !g->running && left(&g->r) == 0)
+		if (!g->off && !g->com->running && left(&g->com->r) == 0)
 			t += s->lambda[s->c.ncpu + i];
 	}
 	return t;
@@ -44,20 +47,21 @@ static double gpus_at_pool(const struct sched *s)
  * of that (the cores sat out and left 512 items to a GPU that took 5 ms for them). */
 static double gpus_for_rest(const struct sched *s, size_t r)
 {
+	const struct logfit *lf = logfit_of(s);
 	unsigned on = 0;
 	double t = 0;
 
 	for (unsigned i = 0; i < s->ng; i++)
-		on += !s->g[i].off;
+		on += !lf->g[i].off;
 	for (unsigned i = 0; i < s->ng; i++) {
-		const struct gst *g = &s->g[i];
+		const struct lgpu *g = &lf->g[i];
 		double y = 0;
 
 		if (g->off)
 			continue;
-		if (g->fitted)
-			y = logfit_eval(g->a, g->b, fmin(g->grec, (double)r / on));
-		t += y > 0 ? y : lambda_of(s, g);
+		if (g->fit.fitted)
+			y = logfit_eval(g->fit.a, g->fit.b, fmin(g->fit.grec, (double)r / on));
+		t += y > 0 ? y : lgpu_lambda(s, g);
 	}
 	return t;
 }
@@ -65,16 +69,20 @@ static double gpus_for_rest(const struct sched *s, size_t r)
 /* Every GPU still taking work has a chunk: none can take the rest now. */
 static bool gpus_busy(const struct sched *s)
 {
+	const struct logfit *lf = logfit_of(s);
+
 	for (unsigned i = 0; i < s->ng; i++)
-		if (!s->g[i].off && !s->g[i].running)
+		if (!lf->g[i].off && !lf->g[i].com->running)
 			return false;
 	return true;
 }
 
 static bool gpus_off(const struct sched *s)
 {
+	const struct logfit *lf = logfit_of(s);
+
 	for (unsigned i = 0; i < s->ng; i++)
-		if (!s->g[i].off)
+		if (!lf->g[i].off)
 			return false;
 	return true;
 }
@@ -87,39 +95,41 @@ static bool gpus_off(const struct sched *s)
  * region of the space), and in the next step. */
 static bool logfit_sits_out(struct sched *s, unsigned dev, size_t r)
 {
+	struct logfit *lf = logfit_of(s);
 	double lc = sched_cpu_lambda(s, dev);
 	double lg = s->ng > 1 ? gpus_for_rest(s, r) : sched_gpu_lambda(s);
 
-	if (s->out[dev] && lg > 0 &&
-	    (lg > REGION_FACTOR * s->out_lg[dev] || lg * REGION_FACTOR < s->out_lg[dev]))
-		s->out[dev] = false;
-	if (s->out[dev])
+	if (lf->out[dev] && lg > 0 &&
+	    (lg > REGION_FACTOR * lf->out_lg[dev] || lg * REGION_FACTOR < lf->out_lg[dev]))
+		lf->out[dev] = false;
+	if (lf->out[dev])
 		return true;
-	if (!(lc > 0) || !(lg > 0) || sched_least_chunk_ms(s, lc) <= (double)r / lg ||
+	if (!(lc > 0) || !(lg > 0) || sched_least_chunk_ms(lf->learn, lc) <= (double)r / lg ||
 	    (s->ng > 1 && gpus_busy(s)))
 		return false;
-	s->out[dev] = s->probe[dev] = s->cores_out = true;
+	lf->out[dev] = lf->probe[dev] = lf->cores_out = true;
 	if (s->cms[dev] <= 0) /* no chunk in the whole step: left out of the next ones */
-		s->out_step[dev] = s->step;
-	s->out_lg[dev] = lg;
+		lf->out_step[dev] = lf->step;
+	lf->out_lg[dev] = lg;
 	return true;
 }
 
 /* The GPU chunk a core's chunk is sized against (003 §4: C = G·λC/λG): of the GPUs with a
  * throughput, the one whose next chunk (G, or what is left when that is less) ends first,
  * so that a core is back before any GPU waits. NULL when no GPU has a throughput. */
-static const struct gst *pace_gpu(const struct sched *s, size_t r, double *gchunk)
+static const struct lgpu *pace_gpu(const struct sched *s, size_t r, double *gchunk)
 {
-	const struct gst *best = NULL;
+	const struct logfit *lf = logfit_of(s);
+	const struct lgpu *best = NULL;
 	double best_ms = 0;
 
 	for (unsigned i = 0; i < s->ng; i++) {
-		const struct gst *g = &s->g[i];
-		double lg = lambda_of(s, g), x;
+		const struct lgpu *g = &lf->g[i];
+		double lg = lgpu_lambda(s, g), x;
 
 		if (!(lg > 0) || (s->ng > 1 && g->off))
 			continue;
-		x = fmin(g->grec > 0 ? g->grec : (double)g->last, (double)r);
+		x = fmin(g->fit.grec > 0 ? g->fit.grec : (double)g->last, (double)r);
 		if (!best || x / lg < best_ms) {
 			best = g;
 			best_ms = x / lg;
@@ -139,22 +149,24 @@ static const struct gst *pace_gpu(const struct sched *s, size_t r, double *gchun
  * PoCL launches where 130 had been. */
 static bool primed_unsure(const struct sched *s, unsigned dev)
 {
+	const struct logfit *lf = logfit_of(s);
 	double lc = s->lambda[dev];
 
-	if (!s->primed)
+	if (!lf->primed)
 		return false;
-	return s->cms[dev] <= 0 || lc < s->primed_lc / 2 || lc > 2 * s->primed_lc;
+	return s->cms[dev] <= 0 || lc < lf->primed_lc / 2 || lc > 2 * lf->primed_lc;
 }
 
 /* The smallest chunk the cores' fixed cost allows at the front of the pool: its items by the
  * cost map where there is one, else at the mean cost an item. */
 static double min_chunk(const struct sched *s)
 {
-	double ms = sched_cost_min_ms(s);
+	const struct logfit *lf = logfit_of(s);
+	double ms = sched_cost_min_ms(lf->learn);
 
-	if (sched_map_ready(s))
-		return ms > 0 ? sched_map_reach(s, s->pool.next, ms) : 0;
-	return sched_cost_min_chunk(s);
+	if (sched_map_ready(lf->learn))
+		return ms > 0 ? sched_map_reach(lf->learn, s->pool.next, ms) : 0;
+	return sched_cost_min_chunk(lf->learn);
 }
 
 /* 003 §4: C = G·λC/λG, the chunk a core ends in the time the GPU needs for its next chunk
@@ -167,22 +179,23 @@ static double min_chunk(const struct sched *s)
  * step. */
 enum sched_answer sched_logfit_cpu(struct sched *s, unsigned dev, struct sched_chunk *out)
 {
+	struct logfit *lf = logfit_of(s);
 	size_t r = left(&s->pool);
 	double lc, lg = gpu_lambda_on(s), lg_free, c, fair, equal, gchunk = 0;
-	const struct gst *pace;
+	const struct lgpu *pace;
 
 	if (r == 0) {
 		/* Nothing was left for it: it sat the step out, like one that sits out by rule. */
 		if (s->cms[dev] <= 0)
-			s->out_step[dev] = s->step;
+			lf->out_step[dev] = lf->step;
 		return SCHED_DONE;
 	}
 	if (gpus_off(s))
-		return sched_take_guided(s, &s->pool, PHASE_FIT, out);
+		return sched_take_guided(s, lf->learn, &s->pool, PHASE_FIT, out);
 	if (logfit_sits_out(s, dev, r))
 		return SCHED_DONE;
-	if (s->lambda[dev] <= 0 || s->probe[dev]) {
-		s->probe[dev] = false;
+	if (s->lambda[dev] <= 0 || lf->probe[dev]) {
+		lf->probe[dev] = false;
 		return sched_take(s, &s->pool, s->c.granule, PHASE_PROBE, out);
 	}
 	lc = s->lambda[dev];
@@ -193,9 +206,9 @@ enum sched_answer sched_logfit_cpu(struct sched *s, unsigned dev, struct sched_c
 	 * GPU, and a larger chunk means its throughput came from lighter work than the GPU's. */
 	equal = ceil((double)r / (s->c.ncpu + s->ng));
 	if (!(lg > 0) || !pace)
-		c = 2.0 * (double)s->clast[dev];
+		c = 2.0 * (double)lf->clast[dev];
 	else
-		c = fmin(logfit_cpu_chunk(gchunk, lc, lambda_of(s, pace)), fair);
+		c = fmin(logfit_cpu_chunk(gchunk, lc, lgpu_lambda(s, pace)), fair);
 	c = fmin(c, equal);
 	if (primed_unsure(s, dev))
 		c = fmin(c, fair / PRIMED_PARTS);
@@ -203,8 +216,9 @@ enum sched_answer sched_logfit_cpu(struct sched *s, unsigned dev, struct sched_c
 	 * from, no more of them than a core ends in the GPU's chunk's time: beside a core
 	 * standing in for the GPU, a core's chunks of 46144 and 47424 items met Mandelbrot's
 	 * set and took 75 and 95 ms while the stand-in's took 6 and 22. */
-	if (lg > 0 && pace && sched_map_ready(s))
-		c = fmin(c, sched_map_reach(s, s->pool.next, gchunk / lambda_of(s, pace)));
+	if (lg > 0 && pace && sched_map_ready(lf->learn))
+		c = fmin(c,
+		         sched_map_reach(lf->learn, s->pool.next, gchunk / lgpu_lambda(s, pace)));
 	/* No chunk whose fixed cost is more than a quarter of its time, where its shares allow
 	 * one: 16 PoCL cores spend 0.3 ms on a Jacobi chunk besides 0.011 ms a row, and
 	 * LogFit's chunks of 1-20 rows (8 on average) spent three quarters of their time on

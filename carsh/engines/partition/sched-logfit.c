@@ -4,8 +4,10 @@
  * (sched_prime). The cores' side is sched-logfit-cpu.c. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "engines/partition/sched-int.h"
+#include "engines/partition/sched-learn.h"
+#include "engines/partition/sched-logfit.h"
 #include "util/alloc.h"
 
 #define ASK_AGAIN 4
@@ -18,36 +20,36 @@
  * nothing (a <= 0: the throughput does not grow with the chunk; 003 leaves the case open)
  * the chunk stays as it was, and after the first fit it is the best measured sample's size;
  * it is never below the first sample, nEU. */
-static void logfit_refit(struct sched *s, struct gst *g)
+static void logfit_refit(struct sched *s, struct lgpu *g)
 {
 	double a, b;
 
-	if (g->grec <= 0) {
+	if (g->fit.grec <= 0) {
 		unsigned best = 0;
 
 		for (unsigned i = 1; i < g->nsamp; i++)
 			if (g->sy[i] > g->sy[best])
 				best = i;
-		g->grec = g->sx[best];
+		g->fit.grec = g->sx[best];
 	}
 	if (logfit_fit(g->sx, g->sy, g->nsamp, &a, &b) == 0) {
-		g->fitted = true;
-		g->a = a;
-		g->b = b;
+		g->fit.fitted = true;
+		g->fit.a = a;
+		g->fit.b = b;
 		if (logfit_gpu_chunk(a, s->c.thld) > 0)
-			g->grec = logfit_gpu_chunk(a, s->c.thld);
+			g->fit.grec = logfit_gpu_chunk(a, s->c.thld);
 	}
-	if (g->grec < sched_first_sample(s, g))
-		g->grec = sched_first_sample(s, g);
+	if (g->fit.grec < sched_first_sample(s, g->com))
+		g->fit.grec = sched_first_sample(s, g->com);
 }
 
 /* The GPU's time for a chunk of x items by its fit (or its last throughput before the
  * first fit). Where the fit predicts no throughput (a log curve below its samples' range),
  * the slowest sample's throughput stands in: a chunk that small costs what the smallest
  * sample cost at least. */
-static double gpu_chunk_ms(const struct sched *s, const struct gst *g, double x)
+static double gpu_chunk_ms(const struct sched *s, const struct lgpu *g, double x)
 {
-	double y = g->fitted ? logfit_eval(g->a, g->b, x) : lambda_of(s, g);
+	double y = g->fit.fitted ? logfit_eval(g->fit.a, g->fit.b, x) : lgpu_lambda(s, g);
 
 	for (unsigned i = 0; !(y > 0) && i < g->nsamp; i++)
 		if (g->sy[i] > 0 && (!(y > 0) || g->sy[i] < y))
@@ -62,9 +64,10 @@ static double gpu_chunk_ms(const struct sched *s, const struct gst *g, double x)
  * have done all of r. Where G ≥ r 003 gives the GPU all of what is left or nothing (003
  * §5.2); either leaves one side idle while the other runs, a third of a step on a Jacobi
  * grid where a discrete GPU is as fast as 16 cores (docs/partition.md). */
-static double gpu_balanced_chunk(const struct sched *s, const struct gst *g, size_t r, double lc)
+static double gpu_balanced_chunk(const struct sched *s, const struct lgpu *g, size_t r, double lc)
 {
-	double lo = fmin(sched_first_sample(s, g), (double)r), hi = fmin(g->grec, (double)r);
+	double lo = fmin(sched_first_sample(s, g->com), (double)r),
+	       hi = fmin(g->fit.grec, (double)r);
 
 	if (gpu_chunk_ms(s, g, hi) <= ((double)r - hi) / lc)
 		return hi;
@@ -86,20 +89,21 @@ static double gpu_balanced_chunk(const struct sched *s, const struct gst *g, siz
  * to r), else their last one; 0 with one GPU. A GPU busy with a chunk is left out: counted,
  * two GPUs each left the rest of a step to the other and to the cores, which then finished
  * it alone (a tenth of a step in the simulation). */
-static double other_gpus(const struct sched *s, const struct gst *g, size_t r)
+static double other_gpus(const struct sched *s, const struct lgpu *g, size_t r)
 {
+	const struct logfit *lf = logfit_of(s);
 	double t = 0;
 
 	for (unsigned i = 0; i < s->ng; i++) {
-		const struct gst *o = &s->g[i];
+		const struct lgpu *o = &lf->g[i];
 		double y = 0;
 
-		if (o == g || o->off || o->running)
+		if (o == g || o->off || o->com->running)
 			continue;
-		if (o->fitted)
-			y = logfit_eval(o->a, o->b, fmin(o->grec, (double)r));
+		if (o->fit.fitted)
+			y = logfit_eval(o->fit.a, o->fit.b, fmin(o->fit.grec, (double)r));
 		if (!(y > 0))
-			y = lambda_of(s, o);
+			y = lgpu_lambda(s, o);
 		t += y > 0 ? y : 0;
 	}
 	return t;
@@ -115,33 +119,35 @@ static double no_scrap(const struct sched *s, double x, size_t r)
 	return s->ng == 1 && (double)r - x < x / 8 ? (double)r : x;
 }
 
-static double fit_chunk(const struct sched *s, const struct gst *g, size_t r)
+static double fit_chunk(const struct sched *s, const struct lgpu *g, size_t r)
 {
-	return no_scrap(s, g->grec, r);
+	return no_scrap(s, g->fit.grec, r);
 }
 
 /* Whether core d counts in the GPU's share of a step (primed, or before the cores have
  * measured in it): it would not sit out from the start. */
 static bool counts_at_start(const struct sched *s, unsigned d, double lg)
 {
+	const struct logfit *lf = logfit_of(s);
 	double l = sched_cpu_lambda(s, d);
 
-	return l > 0 && sched_least_chunk_ms(s, l) <= (double)s->c.items / lg;
+	return l > 0 && sched_least_chunk_ms(lf->learn, l) <= (double)s->c.items / lg;
 }
 
 /* The GPU's share by the cost map of the items from `from` on (sched_map_gpu_share), 0 where
  * there is none. */
 static double map_share(const struct sched *s, size_t from)
 {
+	const struct logfit *lf = logfit_of(s);
 	double lg = sched_gpu_lambda(s), share;
 	bool *counts;
 
-	if (!sched_map_ready(s) || !(lg > 0))
+	if (!sched_map_ready(lf->learn) || !(lg > 0))
 		return 0;
 	counts = xcalloc(s->c.ncpu ? s->c.ncpu : 1, sizeof(*counts));
 	for (unsigned d = 0; d < s->c.ncpu; d++)
 		counts[d] = counts_at_start(s, d, lg);
-	share = sched_map_gpu_share(s, s->c.ncpu, counts, from);
+	share = sched_map_gpu_share(lf->learn, s->c.ncpu, counts, from);
 	free(counts);
 	return share;
 }
@@ -152,11 +158,12 @@ static double map_share(const struct sched *s, size_t from)
  * A core standing in for the GPU asks first, and where the fit's G covered the step it took
  * every step whole: the fit of Mandelbrot's whole step falls with the size and leaves G
  * larger than the space, and a step took twice as long as a split. */
-static double share_by_last(const struct sched *s, const struct gst *g, size_t r)
+static double share_by_last(const struct sched *s, const struct lgpu *g, size_t r)
 {
-	double lg = lambda_of(s, g), lc = 0, by_cost;
+	const struct logfit *lf = logfit_of(s);
+	double lg = lgpu_lambda(s, g), lc = 0, by_cost;
 
-	if (s->primed || s->ng != 1 || s->cpu_fresh > 0 || s->cores_out || !(lg > 0))
+	if (lf->primed || s->ng != 1 || lf->cpu_fresh > 0 || lf->cores_out || !(lg > 0))
 		return 0;
 	for (unsigned d = 0; d < s->c.ncpu; d++)
 		if (s->lambda[d] > 0 && counts_at_start(s, d, lg))
@@ -174,23 +181,24 @@ static double share_by_last(const struct sched *s, const struct gst *g, size_t r
  * assign to the GPU a chunk sufficiently large to obtain the predicted GPU throughput, so
  * it's not scheduled on the GPU"). With several GPUs the others count as the cores do.
  * Before a core has finished a chunk in the step, no more than its share (share_by_last). */
-static enum sched_answer logfit_gpu(struct sched *s, struct gst *g, struct sched_chunk *out)
+static enum sched_answer logfit_gpu(struct sched *s, struct lgpu *g, struct sched_chunk *out)
 {
+	const struct logfit *lf = logfit_of(s);
 	size_t r = left(&s->pool);
 	double lc = sched_cpu_total(s), lo, last, x;
 	bool cores;
 
-	if (left(&g->r) > 0) /* its share, set aside at the step's start */
-		return sched_take(s, &g->r, left(&g->r), PHASE_FIT, out);
+	if (left(&g->com->r) > 0) /* its share, set aside at the step's start */
+		return sched_take(s, &g->com->r, left(&g->com->r), PHASE_FIT, out);
 	if (r == 0 || g->off)
 		return SCHED_DONE;
-	if (!s->primed && g->nsamp < g->samp_goal)
+	if (!lf->primed && g->nsamp < g->samp_goal)
 		return sched_take(s, &s->pool,
-		                  sched_round_chunk(s, sched_sample(s, g, g->nsamp + 1), r),
+		                  sched_round_chunk(s, sched_sample(s, g->com, g->nsamp + 1), r),
 		                  PHASE_SAMPLE, out);
 	/* Only on throughputs the cores measured in this step: the last step's may come from
 	 * other work, and would take the GPU out of a whole step. */
-	cores = s->c.ncpu > 0 && lc > 0 && s->cpu_fresh > 0 && !s->cores_out;
+	cores = s->c.ncpu > 0 && lc > 0 && lf->cpu_fresh > 0 && !lf->cores_out;
 	lo = (cores ? lc : 0) + other_gpus(s, g, r);
 	if (cores || lo > 0) {
 		double c = gpu_balanced_chunk(s, g, r, lo);
@@ -199,7 +207,7 @@ static enum sched_answer logfit_gpu(struct sched *s, struct gst *g, struct sched
 			g->off = true;
 			return SCHED_DONE;
 		}
-		if (c < fmin(g->grec, (double)r))
+		if (c < fmin(g->fit.grec, (double)r))
 			return sched_take(s, &s->pool, sched_round_chunk(s, c, r), PHASE_TAIL, out);
 	}
 	x = fit_chunk(s, g, r);
@@ -210,23 +218,23 @@ static enum sched_answer logfit_gpu(struct sched *s, struct gst *g, struct sched
 
 static enum sched_answer logfit_next(struct sched *s, unsigned dev, struct sched_chunk *out)
 {
-	return is_gpu(s, dev) ? logfit_gpu(s, gpu_of(s, dev), out) : sched_logfit_cpu(s, dev, out);
+	return is_gpu(s, dev) ? logfit_gpu(s, lgpu_of(s, dev), out) : sched_logfit_cpu(s, dev, out);
 }
 
 /* The GPU's sample set is complete, or its samples cost too much (EXPLORE_FRAC of the step
  * at the last sample's throughput with the other GPUs', a pessimistic prediction since the
  * throughput grows with the chunk): fit what there is, two samples at least. */
-static bool samples_enough(const struct sched *s, const struct gst *g, double lambda)
+static bool samples_enough(const struct sched *s, const struct lgpu *g, double lambda)
 {
 	return g->nsamp >= g->samp_goal ||
 	       (g->nsamp >= 2 && g->samp_ms > EXPLORE_FRAC * (double)s->c.items /
 	                                              (lambda + other_gpus(s, g, s->c.items)));
 }
 
-static void logfit_gpu_done(struct sched *s, struct gst *g, const struct sched_chunk *c,
+static void logfit_gpu_done(struct sched *s, struct lgpu *g, const struct sched_chunk *c,
                             double lambda)
 {
-	if (s->primed)
+	if (logfit_of(s)->primed)
 		return; /* the chunk follows the throughputs (logfit_prime_step) */
 	if (c->phase == PHASE_SAMPLE && g->nsamp < g->samp_goal) {
 		g->sx[g->nsamp] = (double)c->size;
@@ -243,35 +251,59 @@ static void logfit_gpu_done(struct sched *s, struct gst *g, const struct sched_c
 	 * by a chunk smaller than the fit recommends (the end of a step: what was left, or a
 	 * tail sized against the cores), whose throughput is the small end of the curve's and
 	 * would move the next chunk there: a 11-item rest made a 12629-item chunk 42. */
-	if (c->phase == PHASE_TAIL || (double)c->size + (double)s->c.granule <= g->grec)
+	if (c->phase == PHASE_TAIL || (double)c->size + (double)s->c.granule <= g->fit.grec)
 		return;
 	g->sx[g->samp_goal - 1] = (double)c->size;
 	g->sy[g->samp_goal - 1] = lambda;
 	logfit_refit(s, g);
 }
 
-static void logfit_done(struct sched *s, unsigned dev, const struct sched_chunk *c, double lambda)
+/* What a core's chunk tells the cores' side (sched-logfit-cpu.c). */
+static void logfit_core_done(struct logfit *lf, unsigned dev, const struct sched_chunk *c)
 {
-	if (is_gpu(s, dev))
-		logfit_gpu_done(s, gpu_of(s, dev), c, lambda);
+	lf->out_step[dev] = 0;
+	lf->cpu_fresh++;
+	lf->clast[dev] = c->size;
+}
+
+static void logfit_done(struct sched *s, unsigned dev, const struct sched_chunk *c, double ms,
+                        double lambda)
+{
+	struct logfit *lf = logfit_of(s);
+	struct lgpu *g;
+
+	learn_done(lf->learn, dev, is_gpu(s, dev), c, ms);
+	if (!is_gpu(s, dev)) {
+		logfit_core_done(lf, dev, c);
+		return;
+	}
+	g = lgpu_of(s, dev);
+	g->last = c->size;
+	if (c->size >= g->big_size) {
+		g->big_size = c->size;
+		g->big_lg = lambda;
+	}
+	logfit_gpu_done(s, g, c, lambda);
 }
 
 /* A primed run (a known profile) sizes each GPU's chunk as its share of the step by the
  * throughputs, counting only the cores that do not sit out at the start of the step. */
 static void logfit_prime_step(struct sched *s)
 {
+	const struct logfit *lf = logfit_of(s);
 	double lg = sched_gpu_lambda(s), lc = 0;
 
-	if (!s->primed || !(lg > 0))
+	if (!lf->primed || !(lg > 0))
 		return;
 	for (unsigned d = 0; d < s->c.ncpu; d++)
 		if (counts_at_start(s, d, lg))
 			lc += sched_cpu_lambda(s, d);
 	for (unsigned i = 0; i < s->ng; i++) {
-		struct gst *g = &s->g[i];
-		double li = s->ng == 1 ? lg : lambda_of(s, g);
+		struct lgpu *g = &lf->g[i];
+		double li = s->ng == 1 ? lg : lgpu_lambda(s, g);
 
-		g->grec = fmax((double)s->c.items * li / (lg + lc), sched_first_sample(s, g));
+		g->fit.grec =
+		        fmax((double)s->c.items * li / (lg + lc), sched_first_sample(s, g->com));
 		/* Nor less than the share of the items the GPU took in the runs before: the cores'
 		 * throughput comes from where they ran, and their share by it from where they did
 		 * not. Simulated, 16 cores beside a GPU 25 times their worth on the neighbours'
@@ -279,12 +311,12 @@ static void logfit_prime_step(struct sched *s)
 		 * the items, and their throughput set 31 % aside for them in the next run, whose
 		 * first step met the cells for 87 ms where the GPU alone takes 7.9. */
 		if (s->ng == 1)
-			g->grec = fmax(g->grec, (double)s->c.items * s->primed_share);
+			g->fit.grec = fmax(g->fit.grec, (double)s->c.items * lf->primed_share);
 		/* The knowledge base shares the GPUs' throughput among them by compute units:
 		 * until a GPU has measured its own, its share comes in halves, so that the
 		 * second follows what the first measured. */
 		if (s->ng > 1 && !(g->big_lg > 0))
-			g->grec = fmax(g->grec / 2, sched_first_sample(s, g));
+			g->fit.grec = fmax(g->fit.grec / 2, sched_first_sample(s, g->com));
 	}
 }
 
@@ -297,15 +329,16 @@ static void logfit_prime_step(struct sched *s)
  * of two GPUs lost 6 % (0.937 of the oracle). */
 static void reserve_gpu_share(struct sched *s)
 {
-	struct gst *g = &s->g[0];
+	const struct logfit *lf = logfit_of(s);
+	struct lgpu *g = &lf->g[0];
 	double by_cost;
 	size_t n;
 
-	if (!s->primed || s->ng != 1 || !(g->grec > 0))
+	if (!lf->primed || s->ng != 1 || !(g->fit.grec > 0))
 		return;
 	by_cost = map_share(s, 0);
 	n = sched_round_chunk(s, by_cost > 0 ? by_cost : fit_chunk(s, g, s->c.items), s->c.items);
-	g->r = (struct range){0, n};
+	g->com->r = (struct range){0, n};
 	s->pool.next = n;
 }
 
@@ -313,8 +346,18 @@ static void reserve_gpu_share(struct sched *s)
  * starts from the throughput of the step's largest GPU chunk (each GPU its own). */
 static void logfit_step_begin(struct sched *s)
 {
+	struct logfit *lf = logfit_of(s);
+
+	learn_step(lf->learn);
+	lf->cpu_fresh = 0;
+	lf->cores_out = false;
+	/* A new step may meet other work: every core is asked again. */
+	memset(lf->out, 0, (s->c.ncpu ? s->c.ncpu : 1) * sizeof(*lf->out));
+	lf->step++;
 	for (unsigned i = 0; i < s->ng; i++) {
-		struct gst *g = &s->g[i];
+		struct lgpu *g = &lf->g[i];
+
+		g->off = false;
 
 		if (g->big_lg > 0)
 			s->lambda[s->c.ncpu + i] = g->big_lg;
@@ -338,11 +381,13 @@ static double prior_share_of(const struct sched *s, unsigned i, double lgpu)
 
 static void logfit_prime(struct sched *s, const struct sched_prior *p)
 {
+	struct logfit *lf = logfit_of(s);
+
 	if (!(p->lgpu > 0) || !(p->lcpu > 0))
 		return;
-	s->primed = true;
-	s->primed_lc = p->lcpu;
-	s->primed_share = p->share;
+	lf->primed = true;
+	lf->primed_lc = p->lcpu;
+	lf->primed_share = p->share;
 	for (unsigned i = 0; i < s->ng; i++)
 		s->lambda[s->c.ncpu + i] = prior_share_of(s, i, p->lgpu);
 	for (unsigned d = 0; d < s->c.ncpu; d++)
@@ -352,11 +397,12 @@ static void logfit_prime(struct sched *s, const struct sched_prior *p)
 /* The GPUs' share of the step and their throughputs at their largest chunks. */
 static bool logfit_profile(const struct sched *s, struct sched_prior *p)
 {
+	const struct logfit *lf = logfit_of(s);
 	double lc = sched_cpu_mean(s), big = 0;
 	size_t items = 0;
 
 	for (unsigned i = 0; i < s->ng; i++) {
-		big += s->g[i].big_lg;
+		big += lf->g[i].big_lg;
 		items += s->g[i].items;
 	}
 	if (!(big > 0) || s->assigned == 0)
@@ -374,42 +420,68 @@ static bool logfit_profile(const struct sched *s, struct sched_prior *p)
  * chunks took 0.14-0.57 ms beyond them against Static's 0.10-0.15. */
 static bool logfit_uses(const struct sched *s, unsigned dev)
 {
+	const struct logfit *lf = logfit_of(s);
+
 	if (is_gpu(s, dev))
 		return true;
 	if (left(&s->pool) == 0)
 		return false;
-	return s->out_step[dev] == 0 || (s->step - s->out_step[dev]) % ASK_AGAIN == 0;
+	return lf->out_step[dev] == 0 || (lf->step - lf->out_step[dev]) % ASK_AGAIN == 0;
+}
+
+static void logfit_init(struct sched *s)
+{
+	unsigned nc = s->c.ncpu ? s->c.ncpu : 1;
+	struct logfit *lf = xcalloc(1, sizeof(*lf));
+
+	lf->learn = learn_new(&s->c, s->ndev);
+	lf->g = xcalloc(s->ng ? s->ng : 1, sizeof(*lf->g));
+	for (unsigned i = 0; i < s->ng; i++) {
+		lf->g[i].com = &s->g[i];
+		lf->g[i].samp_goal = LOGFIT_SAMPLES;
+	}
+	lf->out = xcalloc(nc, sizeof(*lf->out));
+	lf->out_step = xcalloc(nc, sizeof(*lf->out_step));
+	lf->probe = xcalloc(nc, sizeof(*lf->probe));
+	lf->out_lg = xcalloc(nc, sizeof(*lf->out_lg));
+	lf->clast = xcalloc(nc, sizeof(*lf->clast));
+	s->priv = lf;
+}
+
+static void logfit_fini(struct sched *s)
+{
+	struct logfit *lf = logfit_of(s);
+
+	learn_free(lf->learn);
+	free(lf->g);
+	free(lf->out);
+	free(lf->out_step);
+	free(lf->probe);
+	free(lf->out_lg);
+	free(lf->clast);
+	free(lf);
+}
+
+static struct learn *logfit_learner(const struct sched *s)
+{
+	return logfit_of(s)->learn;
+}
+
+static const struct fit *logfit_fit_of(const struct sched *s, unsigned gpu)
+{
+	return gpu < s->ng ? &logfit_of(s)->g[gpu].fit : NULL;
 }
 
 const struct sched_ops sched_logfit_ops = {
         .counts_copies = true,
+        .init = logfit_init,
+        .fini = logfit_fini,
         .uses = logfit_uses,
         .step_begin = logfit_step_begin,
         .next = logfit_next,
         .done = logfit_done,
         .prime = logfit_prime,
         .profile = logfit_profile,
+        .learner = logfit_learner,
+        .fit = logfit_fit_of,
 };
-
-/* hdss keeps its pooled fit in the first GPU's state (sched-hdss.c). */
-bool sched_logfit_state_of(const struct sched *s, unsigned gpu, double *a, double *b,
-                           double *gpu_chunk)
-{
-	const struct gst *g;
-
-	if (gpu >= s->ng || (s->kind != SCHED_LOGFIT && s->kind != SCHED_HDSS) ||
-	    (s->kind == SCHED_HDSS && gpu > 0))
-		return false;
-	g = &s->g[gpu];
-	if (!g->fitted)
-		return false;
-	*a = g->a;
-	*b = g->b;
-	*gpu_chunk = g->grec;
-	return true;
-}
-
-bool sched_logfit_state(const struct sched *s, double *a, double *b, double *gpu_chunk)
-{
-	return sched_logfit_state_of(s, 0, a, b, gpu_chunk);
-}

@@ -1,4 +1,4 @@
-/* The cores' cost map of the space (sched-int.h): what an item of each region cost a core,
+/* The cores' cost map of the space (sched-learn.h): what an item of each region cost a core,
  * learnt from the chunks of the steps before. Guided self-scheduling sizes a chunk by items,
  * which on irregular work is blind to where the work is: the neighbour benchmark's dense
  * cells come in guided chunks that hold a core for most of a step while the other cores are
@@ -8,41 +8,39 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "engines/partition/sched-int.h"
+#include "engines/partition/sched-learn.h"
 #include "util/alloc.h"
 
 /* At most this many regions: each step's sizes are found by a search over them. */
 #define MAP_BINS 1024
 
-void sched_map_init(struct sched *s)
+void sched_map_init(struct learn *l)
 {
-	struct cmap *m = &s->map;
-	size_t g = s->c.granule, granules = s->c.items / g;
+	struct cmap *m = &l->map;
+	size_t g = l->granule, granules = l->items / g;
 
-	if (!s->learn_cost)
-		return;
 	m->bin = (granules + MAP_BINS - 1) / MAP_BINS * g;
-	m->n = (s->c.items + m->bin - 1) / m->bin;
+	m->n = (l->items + m->bin - 1) / m->bin;
 	m->ms = xcalloc(m->n, sizeof(*m->ms));
 	m->sum_ms = xcalloc(m->n, sizeof(*m->sum_ms));
 	m->sum_items = xcalloc(m->n, sizeof(*m->sum_items));
 	m->cum = xcalloc(m->n + 1, sizeof(*m->cum));
 	for (size_t b = 0; b < m->n; b++)
 		m->ms[b] = -1;
-	s->work = xcalloc(s->ndev, sizeof(*s->work));
-	s->work_ms = xcalloc(s->ndev, sizeof(*s->work_ms));
-	s->pace = xcalloc(s->ndev, sizeof(*s->pace));
+	l->work = xcalloc(l->ndev, sizeof(*l->work));
+	l->work_ms = xcalloc(l->ndev, sizeof(*l->work_ms));
+	l->pace = xcalloc(l->ndev, sizeof(*l->pace));
 }
 
-void sched_map_free(struct sched *s)
+void sched_map_free(struct learn *l)
 {
-	free(s->map.ms);
-	free(s->map.sum_ms);
-	free(s->map.sum_items);
-	free(s->map.cum);
-	free(s->work);
-	free(s->work_ms);
-	free(s->pace);
+	free(l->map.ms);
+	free(l->map.sum_ms);
+	free(l->map.sum_items);
+	free(l->map.cum);
+	free(l->work);
+	free(l->work_ms);
+	free(l->pace);
 }
 
 /* The items of region b in chunk c. */
@@ -61,9 +59,9 @@ static double overlap(const struct cmap *m, size_t b, const struct sched_chunk *
  * spread evenly, the half of Mandelbrot's space a core standing in for the GPU took in one
  * chunk lost the shape its cores' small chunks had measured, and the next step's share by
  * cost came out at 42-57 % of the items where half is right. */
-void sched_map_add(struct sched *s, const struct sched_chunk *c, double ms)
+void sched_map_add(struct learn *l, const struct sched_chunk *c, double ms)
 {
-	struct cmap *m = &s->map;
+	struct cmap *m = &l->map;
 	size_t first, end = c->offset + c->size;
 	double known = 0;
 	bool shaped = true;
@@ -92,15 +90,15 @@ static size_t bin_items(const struct cmap *m, size_t b, size_t items)
 /* A step begins: the regions the last one measured take its cost, the others keep theirs,
  * and those never measured cost the mean of the rest; no map until the cores' chunks have
  * covered half of the space. Each device's pace is the last step's. */
-void sched_map_step(struct sched *s)
+void sched_map_step(struct learn *l)
 {
-	struct cmap *m = &s->map;
+	struct cmap *m = &l->map;
 	double ms = 0, items = 0, mean;
 
-	for (unsigned d = 0; m->n && d < s->ndev; d++) {
-		if (s->work_ms[d] > 0)
-			s->pace[d] = s->work[d] / s->work_ms[d];
-		s->work[d] = s->work_ms[d] = 0;
+	for (unsigned d = 0; m->n && d < l->ndev; d++) {
+		if (l->work_ms[d] > 0)
+			l->pace[d] = l->work[d] / l->work_ms[d];
+		l->work[d] = l->work_ms[d] = 0;
 	}
 	m->ready = false;
 	for (size_t b = 0; b < m->n; b++) {
@@ -108,22 +106,22 @@ void sched_map_step(struct sched *s)
 			m->ms[b] = m->sum_ms[b] / m->sum_items[b];
 		m->sum_ms[b] = m->sum_items[b] = 0;
 		if (m->ms[b] >= 0) {
-			ms += m->ms[b] * (double)bin_items(m, b, s->c.items);
-			items += (double)bin_items(m, b, s->c.items);
+			ms += m->ms[b] * (double)bin_items(m, b, l->items);
+			items += (double)bin_items(m, b, l->items);
 		}
 	}
-	if (!(ms > 0) || items < (double)s->c.items / 2)
+	if (!(ms > 0) || items < (double)l->items / 2)
 		return;
 	mean = ms / items;
 	for (size_t b = 0; b < m->n; b++)
 		m->cum[b + 1] = m->cum[b] + (m->ms[b] >= 0 ? m->ms[b] : mean) *
-		                                    (double)bin_items(m, b, s->c.items);
+		                                    (double)bin_items(m, b, l->items);
 	m->ready = true;
 }
 
-bool sched_map_ready(const struct sched *s)
+bool sched_map_ready(const struct learn *l)
 {
-	return s->map.ready;
+	return l->map.ready;
 }
 
 /* The cost of items [0, x). */
@@ -137,20 +135,20 @@ static double cost_to(const struct cmap *m, size_t items, size_t x)
 	                           (double)bin_items(m, b, items);
 }
 
-double sched_map_cost(const struct sched *s, size_t from, size_t to)
+double sched_map_cost(const struct learn *l, size_t from, size_t to)
 {
-	return cost_to(&s->map, s->c.items, to) - cost_to(&s->map, s->c.items, from);
+	return cost_to(&l->map, l->items, to) - cost_to(&l->map, l->items, from);
 }
 
 /* The items from from on that cost ms (all that are left where they cost less). */
-double sched_map_reach(const struct sched *s, size_t from, double ms)
+double sched_map_reach(const struct learn *l, size_t from, double ms)
 {
-	const struct cmap *m = &s->map;
-	double want = cost_to(m, s->c.items, from) + ms;
+	const struct cmap *m = &l->map;
+	double want = cost_to(m, l->items, from) + ms;
 	size_t lo = from / m->bin, hi = m->n;
 
 	if (want >= m->cum[m->n])
-		return (double)(s->c.items - from);
+		return (double)(l->items - from);
 	while (lo + 1 < hi) { /* the bin whose end first reaches want */
 		size_t mid = (lo + hi) / 2;
 
@@ -160,7 +158,7 @@ double sched_map_reach(const struct sched *s, size_t from, double ms)
 			hi = mid;
 	}
 	return (double)(lo * m->bin) +
-	       (double)bin_items(m, lo, s->c.items) * (want - m->cum[lo]) /
+	       (double)bin_items(m, lo, l->items) * (want - m->cum[lo]) /
 	               fmax(m->cum[lo + 1] - m->cum[lo], 1e-12) -
 	       (double)from;
 }
@@ -172,17 +170,11 @@ double sched_map_reach(const struct sched *s, size_t from, double ms)
  * widest before, or
  * than guided self-scheduling's first chunk, which is as wide as its chunks get (the widest
  * before can be the warm-up's one granule). */
-double sched_map_cap(const struct sched *s, double items)
+double sched_map_cap(const struct learn *l, size_t widest, double items)
 {
-	double first = ceil((double)s->c.items / (2.0 * (s->c.ncpu ? s->c.ncpu : 1)));
+	double first = ceil((double)l->items / (2.0 * (l->ncpu ? l->ncpu : 1)));
 
-	return fmin(items, fmax((double)s->widest, first));
-}
-
-void sched_widest_known(struct sched *s, size_t n)
-{
-	if (n > s->widest)
-		s->widest = n;
+	return fmin(items, fmax((double)widest, first));
 }
 
 /* What a region cost, with this step's chunks on it (< 0: unknown). */
@@ -191,33 +183,33 @@ static double bin_ms(const struct cmap *m, size_t b)
 	return m->sum_items[b] > 0 ? m->sum_ms[b] / m->sum_items[b] : m->ms[b];
 }
 
-void sched_prime_map(struct sched *s, const double *map, unsigned n)
+void sched_map_prime(struct learn *l, const double *map, unsigned n)
 {
-	struct cmap *m = &s->map;
+	struct cmap *m = &l->map;
 
 	for (size_t b = 0; b < m->n && n > 0; b++) {
-		size_t mid = b * m->bin + bin_items(m, b, s->c.items) / 2;
-		double v = map[(size_t)((double)mid * n / (double)s->c.items)];
+		size_t mid = b * m->bin + bin_items(m, b, l->items) / 2;
+		double v = map[(size_t)((double)mid * n / (double)l->items)];
 
 		if (v >= 0 && isfinite(v))
 			m->ms[b] = v;
 	}
 }
 
-bool sched_profile_map(const struct sched *s, double *map, unsigned n)
+bool sched_map_profile(const struct learn *l, double *map, unsigned n)
 {
-	const struct cmap *m = &s->map;
+	const struct cmap *m = &l->map;
 
 	if (!m->n || n == 0)
 		return false;
 	for (unsigned i = 0; i < n; i++) {
-		size_t lo = (size_t)((double)s->c.items * i / n),
-		       hi = (size_t)((double)s->c.items * (i + 1) / n);
+		size_t lo = (size_t)((double)l->items * i / n),
+		       hi = (size_t)((double)l->items * (i + 1) / n);
 		double ms = 0, w = 0;
 
 		for (size_t b = lo / m->bin; b < m->n && b * m->bin < hi; b++) {
 			size_t a = b * m->bin > lo ? b * m->bin : lo,
-			       z = b * m->bin + bin_items(m, b, s->c.items);
+			       z = b * m->bin + bin_items(m, b, l->items);
 			double v = bin_ms(m, b), k = (double)((z < hi ? z : hi) - a);
 
 			if (v >= 0 && k > 0) {
@@ -232,12 +224,12 @@ bool sched_profile_map(const struct sched *s, double *map, unsigned n)
 	return true;
 }
 
-void sched_map_pace(struct sched *s, unsigned dev, const struct sched_chunk *c, double ms)
+void sched_map_pace(struct learn *l, unsigned dev, const struct sched_chunk *c, double ms)
 {
-	if (!s->map.ready || !(ms > 0))
+	if (!l->map.ready || !(ms > 0))
 		return;
-	s->work[dev] += sched_map_cost(s, c->offset, c->offset + c->size);
-	s->work_ms[dev] += ms;
+	l->work[dev] += sched_map_cost(l, c->offset, c->offset + c->size);
+	l->work_ms[dev] += ms;
 }
 
 /* Items are not work where the work is irregular: a share of the step by throughputs in
@@ -245,25 +237,25 @@ void sched_map_pace(struct sched *s, unsigned dev, const struct sched_chunk *c, 
  * items, the set among them, while the core did the light rest in 4 ms of a 250 ms step (dev
  * VM). By the map, the share is of the cost of the items from `from` on, at the devices' paces
  * in it; before a pace is measured, a core standing in for the GPU goes at a core's, 1. */
-double sched_map_gpu_share(const struct sched *s, unsigned gpu_dev, const bool *counts, size_t from)
+double sched_map_gpu_share(const struct learn *l, unsigned gpu_dev, const bool *counts, size_t from)
 {
-	double one = s->c.gpu_is_core ? 1 : 0, pg = s->pace[gpu_dev] > 0 ? s->pace[gpu_dev] : one,
+	double one = l->gpu_is_core ? 1 : 0, pg = l->pace[gpu_dev] > 0 ? l->pace[gpu_dev] : one,
 	       pc = 0, known = 0;
 	unsigned n = 0, k = 0;
 
-	if (!s->map.ready || !(pg > 0))
+	if (!l->map.ready || !(pg > 0))
 		return 0;
-	for (unsigned d = 0; d < s->c.ncpu; d++) {
+	for (unsigned d = 0; d < l->ncpu; d++) {
 		if (!counts[d])
 			continue;
 		n++;
-		if (s->pace[d] > 0) {
-			known += s->pace[d];
+		if (l->pace[d] > 0) {
+			known += l->pace[d];
 			k++;
 		}
 	}
 	if (n == 0 || (k == 0 && !(one > 0)))
 		return 0;
 	pc = k ? known / k * n : one * n; /* a core without a pace at the others' mean */
-	return sched_map_reach(s, from, sched_map_cost(s, from, s->c.items) * pg / (pg + pc));
+	return sched_map_reach(l, from, sched_map_cost(l, from, l->items) * pg / (pg + pc));
 }

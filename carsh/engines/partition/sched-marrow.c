@@ -1,8 +1,11 @@
 /* Marrow (001 §3.2-3.3): one split per step, the GPUs' share at offset 0 and the cores the
  * rest, moved by a binary search toward the side that finished first (sched.h). */
 #include <math.h>
+#include <stdlib.h>
 
 #include "engines/partition/sched-int.h"
+#include "engines/partition/sched-learn.h"
+#include "util/alloc.h"
 
 /* A step is balanced when the finish times differ by at most MARROW_TOL of the later;
  * lbt(n) = unbalanced·W + lbt(n-1)·(1-W) with unbalanced meaning a difference over
@@ -14,12 +17,30 @@
 #define MARROW_LBT    0.9
 #define MARROW_REFINE (1.0 / 16) /* the first move from a known split */
 
+/* Marrow's own state: the split, kept across steps, and the cores' cost model. */
+struct marrow {
+	struct learn *learn;
+	double share, delta, best_share, best_ms, lbt, last_tg, last_tc;
+	bool searching, shifting;
+	int dir;
+	unsigned same;
+};
+
+static struct marrow *marrow_of(const struct sched *s)
+{
+	return s->priv;
+}
+
 static void marrow_init(struct sched *s)
 {
+	struct marrow *mw = xcalloc(1, sizeof(*mw));
+
+	s->priv = mw;
+	mw->learn = learn_new(&s->c, s->ndev);
 	/* 001 §3.2.2: all the work is transferable at first: half of it to each side. */
-	s->share = 0.5;
-	s->delta = 0.25;
-	s->searching = true;
+	mw->share = 0.5;
+	mw->delta = 0.25;
+	mw->searching = true;
 }
 
 /* The search is over: the split stays where the devices were balanced, else at the best
@@ -27,10 +48,12 @@ static void marrow_init(struct sched *s)
  * been. */
 static void marrow_settle(struct sched *s, bool balanced)
 {
-	if (!balanced && s->best_ms > 0)
-		s->share = s->best_share;
-	s->searching = false;
-	s->lbt = 0;
+	struct marrow *mw = marrow_of(s);
+
+	if (!balanced && mw->best_ms > 0)
+		mw->share = mw->best_share;
+	mw->searching = false;
+	mw->lbt = 0;
 }
 
 /* At an end of the range (all to one side) the times cannot balance: the idle side has none.
@@ -40,12 +63,13 @@ static void marrow_settle(struct sched *s, bool balanced)
  * throughput: the move is tried. */
 static bool move_pays(const struct sched *s, double delta, double tg, double tc)
 {
+	const struct marrow *mw = marrow_of(s);
 	double moved = delta * (double)s->c.items, lc = sched_cpu_mean(s), lg = sched_gpu_lambda(s);
 
-	if (s->share >= 1 && lc > 0)
+	if (mw->share >= 1 && lc > 0)
 		return moved / (lc * s->c.ncpu) <
 		       tg - moved / (tg > 0 ? (double)s->c.items / tg : 1);
-	if (s->share <= 0 && lg > 0)
+	if (mw->share <= 0 && lg > 0)
 		return moved / lg < tc - moved / (lc > 0 ? lc * s->c.ncpu : 1);
 	return true;
 }
@@ -55,12 +79,13 @@ static bool move_pays(const struct sched *s, double delta, double tg, double tc)
  * times a core a refinement of 1/16 from a split of 98.8 % made the step 5.6 times longer. */
 static double beyond_balance(const struct sched *s, double tg, double tc)
 {
-	double lg = tg > 0 ? s->share / tg : 0, lc = tc > 0 ? (1 - s->share) / tc : 0;
+	const struct marrow *mw = marrow_of(s);
+	double lg = tg > 0 ? mw->share / tg : 0, lc = tc > 0 ? (1 - mw->share) / tc : 0;
 
 	/* With several GPUs tg is their balanced time, not one they took: no cap. */
 	if (!(lg > 0 && lc > 0) || s->ng > 1)
 		return 1;
-	return fabs(lg / (lg + lc) - s->share);
+	return fabs(lg / (lg + lc) - mw->share);
 }
 
 /* 001 §3.2.2's binary search: move the split toward the device that finished first by the
@@ -69,24 +94,26 @@ static double beyond_balance(const struct sched *s, double tg, double tc)
  * direction, so that the split can leave the interval it was in. */
 static void marrow_move(struct sched *s, double tg, double tc)
 {
+	struct marrow *mw = marrow_of(s);
 	int d = tg > tc ? -1 : 1; /* the GPU finished later: less for it */
 	double min = (double)s->c.granule / (double)s->c.items;
 
-	s->same = d == s->dir ? s->same + 1 : 0;
-	s->dir = d;
-	if (s->shifting && s->same >= 2)
-		s->delta = fmin(2.0 * s->delta, 0.5);
-	if (s->delta < min || (d < 0 && s->share <= 0) || (d > 0 && s->share >= 1)) {
+	mw->same = d == mw->dir ? mw->same + 1 : 0;
+	mw->dir = d;
+	if (mw->shifting && mw->same >= 2)
+		mw->delta = fmin(2.0 * mw->delta, 0.5);
+	if (mw->delta < min || (d < 0 && mw->share <= 0) || (d > 0 && mw->share >= 1)) {
 		marrow_settle(s, false);
 		return;
 	}
-	if ((s->share >= 1 || s->share <= 0) && !move_pays(s, s->delta, tg, tc)) {
+	if ((mw->share >= 1 || mw->share <= 0) && !move_pays(s, mw->delta, tg, tc)) {
 		marrow_settle(s, true);
 		return;
 	}
-	s->share = fmin(1.0, fmax(0.0, s->share + d * fmin(s->delta, beyond_balance(s, tg, tc))));
-	if (!(s->shifting && s->same >= 2))
-		s->delta /= 2;
+	mw->share =
+	        fmin(1.0, fmax(0.0, mw->share + d * fmin(mw->delta, beyond_balance(s, tg, tc))));
+	if (!(mw->shifting && mw->same >= 2))
+		mw->delta /= 2;
 }
 
 /* With several GPUs, the time their side would have taken balanced among themselves: their
@@ -112,21 +139,24 @@ static double gpus_balanced_ms(const struct sched *s)
  * False: no search in this step. */
 static bool marrow_search_again(struct sched *s, double dev, double tg, double tc)
 {
-	if ((s->share >= 1 || s->share <= 0) && !move_pays(s, MARROW_REFINE, tg, tc))
+	struct marrow *mw = marrow_of(s);
+
+	if ((mw->share >= 1 || mw->share <= 0) && !move_pays(s, MARROW_REFINE, tg, tc))
 		dev = 0; /* as balanced as it can be */
-	s->lbt = (dev > MARROW_MAXDEV ? MARROW_W : 0) + s->lbt * (1 - MARROW_W);
-	if (s->lbt < MARROW_LBT)
+	mw->lbt = (dev > MARROW_MAXDEV ? MARROW_W : 0) + mw->lbt * (1 - MARROW_W);
+	if (mw->lbt < MARROW_LBT)
 		return false;
-	s->searching = s->shifting = true;
-	s->delta = MARROW_REFINE;
-	s->same = 0;
-	s->dir = 0;
-	s->best_ms = 0;
+	mw->searching = mw->shifting = true;
+	mw->delta = MARROW_REFINE;
+	mw->same = 0;
+	mw->dir = 0;
+	mw->best_ms = 0;
 	return true;
 }
 
 static void marrow_step_end(struct sched *s)
 {
+	struct marrow *mw = marrow_of(s);
 	double tg = 0, tc = 0, t, dev;
 
 	if (s->ng == 1)
@@ -138,14 +168,14 @@ static void marrow_step_end(struct sched *s)
 	t = fmax(tg, tc);
 	if (!(t > 0) || s->c.ncpu == 0)
 		return;
-	s->last_tg = tg;
-	s->last_tc = tc;
+	mw->last_tg = tg;
+	mw->last_tc = tc;
 	dev = fabs(tg - tc) / t;
-	if (!s->searching && !marrow_search_again(s, dev, tg, tc))
+	if (!mw->searching && !marrow_search_again(s, dev, tg, tc))
 		return;
-	if (s->best_ms <= 0 || t < s->best_ms) {
-		s->best_ms = t;
-		s->best_share = s->share;
+	if (mw->best_ms <= 0 || t < mw->best_ms) {
+		mw->best_ms = t;
+		mw->best_share = mw->share;
 	}
 	if (dev <= MARROW_TOL)
 		marrow_settle(s, true);
@@ -153,22 +183,46 @@ static void marrow_step_end(struct sched *s)
 		marrow_move(s, tg, tc);
 }
 
+static void marrow_fini(struct sched *s)
+{
+	learn_free(marrow_of(s)->learn);
+	free(s->priv);
+}
+
 static void marrow_step_begin(struct sched *s)
 {
-	sched_split_static(s, s->share, true);
+	struct marrow *mw = marrow_of(s);
+
+	learn_step(mw->learn);
+	sched_split_static(s, mw->share, true);
 }
 
 static enum sched_answer marrow_next(struct sched *s, unsigned dev, struct sched_chunk *out)
 {
-	return is_gpu(s, dev) ? sched_take_part(s, dev, PHASE_BALANCE, out)
-	                      : sched_take_guided(s, &s->cpu_r, PHASE_BALANCE, out);
+	return is_gpu(s, dev)
+	               ? sched_take_part(s, dev, PHASE_BALANCE, out)
+	               : sched_take_guided(s, marrow_of(s)->learn, &s->cpu_r, PHASE_BALANCE, out);
+}
+
+static void marrow_done(struct sched *s, unsigned dev, const struct sched_chunk *c, double ms,
+                        double lambda)
+{
+	(void)lambda;
+	learn_done(marrow_of(s)->learn, dev, is_gpu(s, dev), c, ms);
+}
+
+static struct learn *marrow_learner(const struct sched *s)
+{
+	return marrow_of(s)->learn;
 }
 
 static void marrow_prime(struct sched *s, const struct sched_prior *p)
 {
+	struct marrow *mw = marrow_of(s);
+
 	/* A known split needs a refinement at most (001 §3.2.3). */
-	s->share = p->share;
-	s->delta = MARROW_REFINE;
+	mw->share = p->share;
+	mw->delta = MARROW_REFINE;
 	/* The throughputs, for move_pays; the GPUs' split among several stays by compute units
 	 * until they are measured (sched_split_gpus). */
 	if (s->c.gpu && s->ng == 1)
@@ -180,11 +234,12 @@ static void marrow_prime(struct sched *s, const struct sched_prior *p)
 /* The split (the best one seen while a search is on) and the throughputs measured. */
 static bool marrow_profile(const struct sched *s, struct sched_prior *p)
 {
+	const struct marrow *mw = marrow_of(s);
 	double lc = sched_cpu_mean(s), lg = sched_gpu_lambda(s);
-	double share = s->searching && s->best_ms > 0 ? s->best_share : s->share;
+	double share = mw->searching && mw->best_ms > 0 ? mw->best_share : mw->share;
 
-	*p = (struct sched_prior){share, s->last_tg > 0 ? lg : 0, lc};
-	return s->last_tg > 0 || s->last_tc > 0;
+	*p = (struct sched_prior){share, mw->last_tg > 0 ? lg : 0, lc};
+	return mw->last_tg > 0 || mw->last_tc > 0;
 }
 
 /* A core wakes only where the split leaves the cores a part: at 100 % to the GPU 16 cores
@@ -199,6 +254,9 @@ static bool marrow_uses(const struct sched *s, unsigned dev)
 const struct sched_ops sched_marrow_ops = {
         .uses = marrow_uses,
         .init = marrow_init,
+        .fini = marrow_fini,
+        .done = marrow_done,
+        .learner = marrow_learner,
         .step_begin = marrow_step_begin,
         .next = marrow_next,
         .step_end = marrow_step_end,

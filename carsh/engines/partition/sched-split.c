@@ -43,7 +43,6 @@ void sched_split_static(struct sched *s, double share, bool measured)
 	sched_split_gpus(s, 0, gs, measured);
 	s->cpu_r = (struct range){gs, n};
 	s->pool.next = n;
-	s->split = true;
 }
 
 /* A GPU's one chunk of a split: its whole part. */

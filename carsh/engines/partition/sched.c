@@ -1,9 +1,11 @@
 /* The schedulers' interface (sched.h): the bookkeeping every scheduler shares, each call
- * then handed to the running scheduler's entry (sched-int.h). */
+ * then handed to the running scheduler's entry (sched-int.h), which keeps its own state. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "engines/partition/logfit.h"
 #include "engines/partition/sched-int.h"
+#include "engines/partition/sched-learn.h"
 #include "util/alloc.h"
 
 /* By enum sched_kind. */
@@ -36,10 +38,8 @@ static void gpus_new(struct sched *s, const struct sched_cfg *cfg, unsigned ngpu
 	s->g = xcalloc(s->ng ? s->ng : 1, sizeof(*s->g));
 	s->w = xcalloc(s->ng ? s->ng : 1, sizeof(*s->w));
 	s->bound = xcalloc(s->ng + 1, sizeof(*s->bound));
-	for (unsigned i = 0; i < s->ng; i++) {
+	for (unsigned i = 0; i < s->ng; i++)
 		s->g[i].neu = neus && neus[i] ? neus[i] : s->c.neu;
-		s->g[i].samp_goal = LOGFIT_SAMPLES;
-	}
 }
 
 /* The per-device and per-core arrays. */
@@ -50,15 +50,8 @@ static void devices_new(struct sched *s)
 	s->lambda = xcalloc(s->ndev, sizeof(*s->lambda));
 	s->busy = xcalloc(s->ndev, sizeof(*s->busy));
 	s->copy_ms = xcalloc(s->ndev, sizeof(*s->copy_ms));
-	s->cpu_k = xcalloc(nc, sizeof(*s->cpu_k));
-	s->out = xcalloc(nc, sizeof(*s->out));
-	s->out_step = xcalloc(nc, sizeof(*s->out_step));
-	s->probe = xcalloc(nc, sizeof(*s->probe));
-	s->out_lg = xcalloc(nc, sizeof(*s->out_lg));
-	s->clast = xcalloc(nc, sizeof(*s->clast));
 	s->cdone = xcalloc(nc, sizeof(*s->cdone));
 	s->cms = xcalloc(nc, sizeof(*s->cms));
-	s->fixed_ms = xcalloc(nc, sizeof(*s->fixed_ms));
 }
 
 struct sched *sched_new(const struct sched_cfg *cfg, const char **why)
@@ -83,7 +76,6 @@ struct sched *sched_new_gpus(const struct sched_cfg *cfg, unsigned ngpu, const u
 	if (!(s->c.thld > 0))
 		s->c.thld = LOGFIT_THLD;
 	s->kind = cfg->kind;
-	s->learn_cost = cfg->kind == SCHED_LOGFIT || cfg->kind == SCHED_MARROW;
 	/* Without a GPU every heterogeneous scheduler is the CPU cores sharing the space. */
 	if (!cfg->gpu)
 		s->kind = SCHED_CPU;
@@ -91,8 +83,6 @@ struct sched *sched_new_gpus(const struct sched_cfg *cfg, unsigned ngpu, const u
 	gpus_new(s, cfg, ngpu, neus);
 	s->ndev = cfg->ncpu + s->ng;
 	devices_new(s);
-	sched_cost_init(s);
-	sched_map_init(s);
 	if (s->ops->init)
 		s->ops->init(s);
 	return s;
@@ -102,19 +92,13 @@ void sched_free(struct sched *s)
 {
 	if (!s)
 		return;
+	if (s->ops->fini)
+		s->ops->fini(s);
 	free(s->lambda);
 	free(s->busy);
 	free(s->copy_ms);
-	free(s->cpu_k);
-	free(s->out);
-	free(s->out_step);
-	free(s->probe);
-	free(s->out_lg);
-	free(s->clast);
 	free(s->cdone);
 	free(s->cms);
-	free(s->fixed_ms);
-	sched_map_free(s);
 	free(s->g);
 	free(s->w);
 	free(s->bound);
@@ -127,26 +111,17 @@ void sched_step_begin(struct sched *s)
 
 	s->pool = (struct range){0, s->c.items};
 	s->assigned = 0;
-	s->cpu_fresh = 0;
-	s->ctail = 0;
-	sched_cost_step(s);
-	sched_map_step(s);
 	s->cpu_r = s->gpool = (struct range){0, 0};
 	s->gshared = false;
-	s->split = false;
-	s->cores_out = false;
 	for (unsigned i = 0; i < s->ng; i++) {
 		s->g[i].r = (struct range){0, 0};
-		s->g[i].off = s->g[i].running = false;
+		s->g[i].running = false;
 		s->g[i].items = 0;
 	}
 	memset(s->busy, 0, s->ndev * sizeof(*s->busy));
 	memset(s->copy_ms, 0, s->ndev * sizeof(*s->copy_ms));
 	memset(s->cdone, 0, nc * sizeof(*s->cdone));
 	memset(s->cms, 0, nc * sizeof(*s->cms));
-	/* A new step may meet other work: every core is asked again (logfit). */
-	memset(s->out, 0, nc * sizeof(*s->out));
-	s->step++;
 	if (s->ops->step_begin)
 		s->ops->step_begin(s);
 }
@@ -184,28 +159,8 @@ static void note_done(struct sched *s, unsigned dev, const struct sched_chunk *c
 	if (is_gpu(s, dev)) {
 		struct gst *g = gpu_of(s, dev);
 
-		/* A core standing in for the GPU is a core: its chunks measure the map too. */
-		sched_map_pace(s, dev, c, ms);
-		if (s->c.gpu_is_core)
-			sched_map_add(s, c, ms);
 		g->running = false;
-		g->last = c->size;
 		g->items += c->size;
-		if (c->size >= g->big_size) {
-			g->big_size = c->size;
-			g->big_lg = lambda;
-		}
-	} else {
-		double rest = sched_cost_add(s, dev, c->size, ms);
-
-		s->out_step[dev] = 0;
-		s->cpu_fresh++;
-		/* A core's pace leaves out its fixed cost: Mandelbrot's light rows, mostly fixed
-		 * cost, gave a core half the pace of a core standing in for the GPU that took the
-		 * set in one chunk, and the next step's set-aside share 57 % of the items. */
-		sched_map_pace(s, dev, c, rest >= 0 ? rest : ms);
-		sched_map_add(s, c, rest);
-		s->clast[dev] = c->size;
 	}
 }
 
@@ -234,7 +189,7 @@ void sched_done(struct sched *s, unsigned dev, const struct sched_chunk *c, doub
 	lambda = (double)c->size / (ms > 1e-4 ? ms : 1e-4);
 	note_done(s, dev, c, ms, lambda);
 	if (s->ops->done)
-		s->ops->done(s, dev, c, lambda);
+		s->ops->done(s, dev, c, ms, lambda);
 }
 
 void sched_step_end(struct sched *s)
@@ -261,6 +216,71 @@ bool sched_uses(const struct sched *s, unsigned dev)
 	if (dev >= s->ndev)
 		return false;
 	return !s->ops->uses || s->ops->uses(s, dev);
+}
+
+/* The running scheduler's cost model, NULL where it keeps none. */
+static struct learn *learner(const struct sched *s)
+{
+	return s->ops->learner ? s->ops->learner(s) : NULL;
+}
+
+void sched_fixed(struct sched *s, unsigned dev, double ms)
+{
+	struct learn *l = learner(s);
+
+	if (l)
+		sched_cost_fixed(l, dev, ms);
+}
+
+bool sched_learns_fixed(const struct sched *s)
+{
+	return learner(s) != NULL;
+}
+
+bool sched_core_cost(const struct sched *s, double *fixed_ms, double *min_chunk)
+{
+	const struct learn *l = learner(s);
+
+	return l && sched_cost_of_cores(l, fixed_ms, min_chunk);
+}
+
+void sched_prime_map(struct sched *s, const double *map, unsigned n)
+{
+	struct learn *l = learner(s);
+
+	if (l)
+		sched_map_prime(l, map, n);
+}
+
+bool sched_profile_map(const struct sched *s, double *map, unsigned n)
+{
+	const struct learn *l = learner(s);
+
+	return l && sched_map_profile(l, map, n);
+}
+
+void sched_widest_known(struct sched *s, size_t n)
+{
+	if (n > s->widest)
+		s->widest = n;
+}
+
+bool sched_logfit_state_of(const struct sched *s, unsigned gpu, double *a, double *b,
+                           double *gpu_chunk)
+{
+	const struct fit *f;
+
+	if (gpu >= s->ng || !s->ops->fit || !(f = s->ops->fit(s, gpu)) || !f->fitted)
+		return false;
+	*a = f->a;
+	*b = f->b;
+	*gpu_chunk = f->grec;
+	return true;
+}
+
+bool sched_logfit_state(const struct sched *s, double *a, double *b, double *gpu_chunk)
+{
+	return sched_logfit_state_of(s, 0, a, b, gpu_chunk);
 }
 
 size_t sched_assigned(const struct sched *s)
