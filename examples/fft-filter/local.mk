@@ -12,7 +12,7 @@ check_PROGRAMS += tests/unit/check_pgm tests/tools/fftref
 tests_unit_check_pgm_SOURCES = tests/unit/test_pgm.c
 tests_unit_check_pgm_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_pgm_LDADD = $(LIBCARSH) $(CHECK_LIBS)
-tests_tools_fftref_SOURCES = tests/tools/fftref.c
+tests_tools_fftref_SOURCES = tests/tools/fftref.c tests/tools/csvread.c tests/tools/csvread.h
 tests_tools_fftref_LDADD = -lm
 
 AREA_TESTS += tests/unit/check_pgm tests/shell/fft.sh

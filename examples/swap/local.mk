@@ -7,7 +7,7 @@ dist_flowmodels_DATA += flowmodels/iir_float.xml flowmodels/iir_double.xml \
 dist_kernels_DATA += kernels/iir.cl kernels/jacobi.cl kernels/lu.cl kernels/scenario_abc.cl
 
 check_PROGRAMS += tests/tools/swapref
-tests_tools_swapref_SOURCES = tests/tools/swapref.c
+tests_tools_swapref_SOURCES = tests/tools/swapref.c tests/tools/csvread.c tests/tools/csvread.h
 # The reference's float arithmetic is plain float operations, no fused multiply-adds.
 tests_tools_swapref_CFLAGS = $(AM_CFLAGS) -ffp-contract=off
 tests_tools_swapref_LDADD = -lm

@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csvread.h"
+
 static void die(const char *msg, const char *arg)
 {
 	fprintf(stderr, "fftref: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
@@ -57,28 +59,7 @@ static int ends_with(const char *s, const char *suffix)
 
 static double *load_csv(const char *path, size_t *n)
 {
-	FILE *f = fopen(path, "r");
-	size_t cap = 1024;
-	double *v = alloc(cap, sizeof(*v));
-	int ch;
-
-	if (!f)
-		die("cannot read", path);
-	*n = 0;
-	for (;;) {
-		while ((ch = fgetc(f)) == ',' || ch == ' ' || ch == '\n' || ch == '\r' ||
-		       ch == '\t')
-			;
-		if (ch == EOF)
-			break;
-		ungetc(ch, f);
-		if (*n == cap && !(v = realloc(v, (cap *= 2) * sizeof(*v))))
-			die("out of memory", NULL);
-		if (fscanf(f, "%lf", &v[(*n)++]) != 1)
-			die("not a number in", path);
-	}
-	fclose(f);
-	return v;
+	return csv_read(path, n, die);
 }
 
 /* The next header number of a PGM, skipping blanks and # comments. */

@@ -20,50 +20,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csvread.h"
+
 static void die(const char *msg, const char *arg)
 {
 	fprintf(stderr, "ref: %s%s%s\n", msg, arg ? ": " : "", arg ? arg : "");
 	exit(2);
 }
 
-/* Every number in the file, whatever the separators. */
 static double *load(const char *path, size_t *n)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-	size_t cap = 1024;
-	double *v = malloc(cap * sizeof(*v));
-	int ch;
-
-	if (!f || !v)
-		die("cannot read", path);
-	*n = 0;
-	for (;;) {
-		while ((ch = fgetc(f)) == ',' || ch == ' ' || ch == '\n' || ch == '\r' ||
-		       ch == '\t')
-			;
-		if (ch == EOF)
-			break;
-		ungetc(ch, f);
-		if (*n == cap && !(v = realloc(v, (cap *= 2) * sizeof(*v))))
-			die("out of memory", NULL);
-		if (fscanf(f, "%lf", &v[(*n)++]) != 1)
-			die("not a number in", path);
-	}
-	if (f != stdin)
-		fclose(f);
-	return v;
+	return csv_read(path, n, die);
 }
 
 static double *load_n(const char *path, size_t want)
 {
-	size_t n;
-	double *v = load(path, &n);
-
-	if (n != want) {
-		fprintf(stderr, "ref: %s has %zu values, expected %zu\n", path, n, want);
-		exit(2);
-	}
-	return v;
+	return csv_read_n(path, want, die);
 }
 
 /* xorshift64*: the same sequence on every machine. */

@@ -34,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csvread.h"
+
 #define IIR_TAPS 16
 
 static void die(const char *msg, const char *arg)
@@ -51,43 +53,14 @@ static void *xmalloc(size_t n)
 	return p;
 }
 
-/* Every number in the file, whatever the separators. */
 static double *load(const char *path, size_t *n)
 {
-	FILE *f = fopen(path, "r");
-	size_t cap = 1024;
-	double *v = xmalloc(cap * sizeof(*v));
-	int ch;
-
-	if (!f)
-		die("cannot read", path);
-	*n = 0;
-	for (;;) {
-		while ((ch = fgetc(f)) == ',' || ch == ' ' || ch == '\n' || ch == '\r' ||
-		       ch == '\t')
-			;
-		if (ch == EOF)
-			break;
-		ungetc(ch, f);
-		if (*n == cap && !(v = realloc(v, (cap *= 2) * sizeof(*v))))
-			die("out of memory", NULL);
-		if (fscanf(f, "%lf", &v[(*n)++]) != 1)
-			die("not a number in", path);
-	}
-	fclose(f);
-	return v;
+	return csv_read(path, n, die);
 }
 
 static double *load_n(const char *path, size_t want)
 {
-	size_t n;
-	double *v = load(path, &n);
-
-	if (n != want) {
-		fprintf(stderr, "swapref: %s has %zu values, expected %zu\n", path, n, want);
-		exit(2);
-	}
-	return v;
+	return csv_read_n(path, want, die);
 }
 
 static size_t count_of(const char *path)
