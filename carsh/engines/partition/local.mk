@@ -19,6 +19,7 @@ carsh_libcarsh_la_SOURCES += \
 	carsh/engines/partition/part-buffers.c carsh/engines/partition/part-host.c \
 	carsh/engines/partition/part-chunk.c carsh/engines/partition/part-threads.c \
 	carsh/engines/partition/part-run.c carsh/engines/partition/part-shares.c \
+	carsh/engines/partition/part-sched.c carsh/engines/partition/part-head.c \
 	carsh/engines/partition/part-kb.c carsh/engines/partition/part-result.c \
 	carsh/engines/partition/report.c \
 	carsh/runtime/subdev.c carsh/runtime/subdev.h \

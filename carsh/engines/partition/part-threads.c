@@ -67,39 +67,11 @@ static enum sched_answer next_chunk(struct prun *r, unsigned dev, struct sched_c
 	if (ans == SCHED_CHUNK) {
 		r->in_flight++;
 		c->offset += r->begin; /* the scheduler's space is this engine's rows */
-		while (c->offset != 0 && !r->head_open && !r->failed && !part_interrupted(r))
-			pthread_cond_wait(&r->cond, &r->lock);
+		part_head_wait(r, c);
 	} else
 		ans = SCHED_DONE;
 	pthread_mutex_unlock(&r->lock);
 	return ans;
-}
-
-void part_head_entered(struct prun *r)
-{
-	pthread_mutex_lock(&r->lock);
-	if (!r->head_open) {
-		r->head_open = true;
-		pthread_cond_broadcast(&r->cond);
-	}
-	pthread_mutex_unlock(&r->lock);
-}
-
-/* Whether the step's chunks wait for its launch at offset 0 (r->head_open). That launch runs
- * alone at PoCL's launch gate, after every launch already running: where another device
- * launched first, it waited for that launch to end. A core standing in for the GPU, whose
- * share is at offset 0, waited 73 ms for a core's first chunk of Mandelbrot in a 163 ms step,
- * and Static's runs took from one to two times as long by which came first.
- * Only where every device is a PoCL one: a GPU's own launches pass no gate, and a core would
- * otherwise wait while the GPU wrote its copy streams before asking for its share. */
-static bool head_latch(const struct prun *r)
-{
-	if (r->begin != 0 || r->ndev < 2)
-		return false;
-	for (unsigned i = 0; i < r->ndev; i++)
-		if (!r->dev[i].guarded)
-			return false;
-	return true;
 }
 
 static void fail_run(struct prun *r, const struct cs_err *e)
@@ -261,7 +233,7 @@ int part_run_step(struct prun *r, struct cs_err *e)
 
 	pthread_mutex_lock(&r->lock);
 	sched_step_begin(r->sched);
-	r->head_open = !head_latch(r);
+	part_head_close(r);
 	r->finished = 0;
 	r->generation++;
 	for (unsigned i = 0; i < r->ndev; i++) {

@@ -1,16 +1,18 @@
 /*
  * Inside the partition engine (partition.h, docs/partition.md): the state of one command and
  * the steps its parts share. partition.c holds partition_run (the plan's checks, staging,
- * static's profile, the timed run); the parts, one file each: part-devices.c (the devices
- * the threads drive: the cores as sub-devices, the GPUs, their kernels and queues),
+ * static's profile, the timed run); the parts, one file each, each calling only those listed
+ * after it: part-run.c (one whole run over every step), part-shares.c (the hooks of a caller
+ * that shares the space: the MPI ranks), part-sched.c (a run's scheduler), part-kb.c (the
+ * knowledge base's key, prior and lesson), part-threads.c (the device threads and one step),
+ * part-chunk.c (one chunk on one device: block transfers, launch pieces, PoCL's launch gate;
+ * the warm-up), part-head.c (the step's head latch at the launch gate), part-devices.c (the
+ * devices the threads drive: the cores as sub-devices, the GPUs, their kernels and queues),
  * part-buffers.c (the OpenCL buffers, the kernels' arguments, the copy streams in each
  * context), part-host.c (the host data the engine reads and writes, the swaps between
- * steps), part-chunk.c (one chunk on one device: block transfers, launch pieces, PoCL's
- * launch gate; the warm-up), part-threads.c (the device threads and one step), part-run.c
- * (one whole run over every step, its scheduler), part-shares.c (the hooks of a caller that
- * shares the space: the MPI ranks), part-kb.c (the knowledge base's key, prior and lesson),
- * part-result.c (the result handed back). Their functions are part_*, not prun_* after the
- * struct: prun_ is the pipeline engine's (engines/pipeline/piperun.h), and the library is one.
+ * steps), part-result.c (the result handed back). Their functions are part_*, not prun_*
+ * after the struct: prun_ is the pipeline engine's (engines/pipeline/piperun.h), and the
+ * library is one.
  */
 #ifndef CARSH_ENGINES_PARTITION_PARTITION_INT_H
 #define CARSH_ENGINES_PARTITION_PARTITION_INT_H
@@ -84,7 +86,7 @@ struct prun {
 	bool quit;
 	unsigned in_flight;
 	/* Where every device is a PoCL one, a chunk past offset 0 waits until the step's
-	 * launch at offset 0 has passed the launch gate (part-threads.c, head_latch). */
+	 * launch at offset 0 has passed the launch gate (part-head.c). */
 	bool head_open;
 	bool failed;
 	struct cs_err err;
@@ -138,7 +140,14 @@ int part_warm_up(struct prun *r, struct cs_err *e);
 /* The widest chunk whose launches, on the cores, need not run alone at the launch gate:
  * SIZE_MAX where chunks are launched in pieces no wider than the widest so far. */
 size_t part_widest_launch(const struct prun *r);
-/* The step's launch at offset 0 has passed the launch gate (part-threads.c). */
+
+/* ---- part-head.c ---- */
+
+/* Under r->lock: a step begins (the latch closes where it applies), and a thread that got
+ * chunk c waits until the step's launch at offset 0 has passed the gate. */
+void part_head_close(struct prun *r);
+void part_head_wait(struct prun *r, const struct sched_chunk *c);
+/* The step's launch at offset 0 has passed the launch gate. */
 void part_head_entered(struct prun *r);
 
 /* ---- part-threads.c ---- */
@@ -148,10 +157,13 @@ struct worker *part_start_threads(struct prun *r, struct cs_err *e);
 void part_stop_threads(struct prun *r, struct worker *w);
 int part_run_step(struct prun *r, struct cs_err *e);
 
-/* ---- part-run.c ---- */
+/* ---- part-sched.c ---- */
 
 int part_new_sched(struct prun *r, double share, size_t len, const struct sched_prior *prior,
                    struct cs_err *e);
+
+/* ---- part-run.c ---- */
+
 int part_run_all(struct prun *r, double share, double *ms, struct energy_meter *m,
                  struct energy_reading *en, struct cs_err *e);
 
