@@ -4,7 +4,8 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "exec/server.h"
+#include "exec/serverclient.h"
+#include "server/server.h"
 
 static const char *const subcommands[] = {"start", "stop", "status", "run", NULL};
 

@@ -11,7 +11,7 @@
 
 #include "model/command.h"
 #include "runner/context.h"
-#include "runner/session.h"
+#include "runner/shellstate.h"
 #include "runner/stats.h"
 #include "util/options.h"
 

@@ -4,7 +4,7 @@
 
 #include "cmd/cmd.h"
 
-/* A text_runner (see runner/session.h). */
+/* A text_runner (see runner/shellstate.h). */
 int script_run(struct session *s, const char *text, const char *file, int first_line,
                const struct run_ctx *parent, bool stop_on_error);
 

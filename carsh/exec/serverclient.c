@@ -1,5 +1,5 @@
-/* A carsh's side of the server (exec/server.h): connecting, and starting one on demand. */
-#include "exec/server.h"
+/* A carsh's side of the server (server/server.h): connecting, and starting one on demand. */
+#include "exec/serverclient.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -27,7 +27,7 @@ const char *server_build_id(void);
 
 /* The carsh program whose identity names the socket and which a start on demand executes:
  * /proc/self/exe unless set. A program that embeds the library is not carsh: its server
- * machines (carsh/api-remote.c) name the carsh program here, once, before connecting.
+ * machines (carsh/api/api-remote.c) name the carsh program here, once, before connecting.
  * -1 with e when path is no file. */
 int server_use_exe(const char *path, struct cs_err *e);
 const char *server_exe(void);

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "exec/server.h"
+#include "exec/serverclient.h"
 #include "exec/serverwire.h"
 #include "exec/workerwire.h"
 #include "util/alloc.h"

@@ -18,7 +18,7 @@
  * job ends, not when the worker does.
  *
  * A pool may also be served (workers_new_served): its workers are the user's carsh
- * server's (exec/server.h), lent for one job each; the shell talks to a lent worker as to
+ * server's (server/server.h), lent for one job each; the shell talks to a lent worker as to
  * its own, and only taking, giving back and reaping go through the server.
  */
 #ifndef CARSH_EXEC_WORKERS_H
@@ -36,7 +36,7 @@ struct worker;
 
 /* A pool that keeps at most keep_idle idle workers (more are let go as they come back). */
 struct workers *workers_new(unsigned keep_idle);
-/* A pool whose workers are the user's carsh server's (exec/server.h, docs/server.md): the
+/* A pool whose workers are the user's carsh server's (server/server.h, docs/server.md): the
  * server is connected to, or started, on the first job. When none can be had the pool runs
  * its own workers, as workers_new's, after one call of warn with the reason. */
 struct workers *workers_new_served(unsigned keep_idle, void (*warn)(const char *msg));
@@ -48,7 +48,7 @@ void workers_free(struct workers *w);
 struct worker *workers_take(struct workers *w, const struct job_plan *jp, struct cs_err *e);
 pid_t worker_pid(const struct worker *wk);
 
-/* For the server (exec/server.c), which lends its own workers to clients: a worker for the
+/* For the server (server/server.c), which lends its own workers to clients: a worker for the
  * device key key (as workers_take); its socket and the memfd of its result area, both the
  * worker's (the server sends duplicates); the number of idle workers; and the end of a lent
  * worker: sig, then SIGKILL if it has not ended within 2 s, and reaped (*wstatus), after

@@ -14,7 +14,7 @@
 enum {
 	WORKER_JOB = 1,  /* shell -> worker: directory, environment, plan; fds: stdin, out, err */
 	WORKER_DONE = 2, /* worker -> shell: the job's exit status (uint32) */
-	/* client -> session worker: a whole session (exec/sessionwire.h); fds: stdin, out, err;
+	/* client -> session worker: a whole session (server/sessionwire.h); fds: stdin, out, err;
 	 * answered by WORKER_DONE with the session's exit status */
 	WORKER_SESSION = 3,
 	/* shell -> worker: the job environment (u32 count, strings): the device list, which a

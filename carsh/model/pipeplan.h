@@ -10,7 +10,7 @@
 
 #include "exec/jobplan.h"
 #include "model/exe.h"
-#include "model/pipeline.h"
+#include "model/pipespec.h"
 
 struct pipe_buf {
 	const char *name; /* the description's */

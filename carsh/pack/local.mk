@@ -2,7 +2,7 @@
 carsh_libcarsh_la_SOURCES += \
 	carsh/pack/pack.h carsh/pack/pack.c \
 	carsh/pack/clsrc.c carsh/pack/clsrc.h \
-	carsh/pack/flow.c carsh/pack/sched.c carsh/pack/emit.c
+	carsh/pack/flow.c carsh/pack/scenario.c carsh/pack/emit.c
 
 check_PROGRAMS += tests/unit/check_pack
 tests_unit_check_pack_SOURCES = tests/unit/test_pack.c

@@ -106,7 +106,7 @@ static void free_sources(struct pack *pk)
 	free(pk->device_fm);
 }
 
-/* What sched.c and the cases made: values, runs, slots, plain streams, cases. */
+/* What scenario.c and the cases made: values, runs, slots, plain streams, cases. */
 static void free_schedule(struct pack *pk)
 {
 	free(pk->vals);

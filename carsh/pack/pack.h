@@ -2,14 +2,14 @@
  * pack (004 §5.3, scenario-based execution): a batch whose processing flow is a sequence of
  * executables becomes one kernel that a scenario stream drives through swap pairs.
  *
- *   flow.c    reads the batch: set-up, the flow (every Exec run, with the virtual buffer
- *             each stream reads and writes after the swaps before it), clean-up
- *   sched.c   the data flow: values, which runs read and write them, which are still needed
- *             at the end; the runs (with copy runs where an in-place step needs one), slots
- *             (swap pairs) and plain streams, pass-throughs, fills and saves
- *   clsrc.c   the OpenCL C sources: kernels into functions, renames, the step's NDRange
- *   emit.c    the checks of the steps, the cases and the scenario, the merged OpenCL source,
- *             the flow-model, the executable, the scenario CSV, the packed batch, --explain
+ *   flow.c      reads the batch: set-up, the flow (every Exec run, with the virtual buffer
+ *               each stream reads and writes after the swaps before it), clean-up
+ *   scenario.c  the data flow: values, which runs read and write them, which are still needed
+ *               at the end; the runs (with copy runs where an in-place step needs one), slots
+ *               (swap pairs) and plain streams, pass-throughs, fills and saves
+ *   clsrc.c     the OpenCL C sources: kernels into functions, renames, the step's NDRange
+ *   emit.c      the checks of the steps, the cases and the scenario, the merged OpenCL source,
+ *               the flow-model, the executable, the scenario CSV, the packed batch, --explain
  *
  * docs/pack.md says what pack accepts and why.
  */
@@ -44,8 +44,8 @@ struct pk_phys {
 	bool live_end;    /* its content after the flow can be seen (not deleted or overwritten
 	                     unread by the clean-up) */
 	char *final_name; /* virtual buffers: the name it has after the flow, or NULL */
-	int cur;          /* sched.c: its value while simulating */
-	int init;         /* sched.c: the value it holds when the flow starts (-1: not yet made) */
+	int cur;          /* scenario.c: its value while simulating */
+	int init;         /* scenario.c: its value when the flow starts (-1: not yet made) */
 };
 
 /* One Exec of the flow as planned in its scope, with the buffers of its streams. */
@@ -88,7 +88,7 @@ struct pack_source {
 	struct strvec names; /* the 'to' strings of map, owned */
 };
 
-/* ---- the data flow and the scenario (sched.c) ---- */
+/* ---- the data flow and the scenario (scenario.c) ---- */
 
 enum val_def { VD_INIT, VD_RUN, VD_FILL };
 enum val_loc { VL_NONE, VL_SLOT, VL_PLAIN };
@@ -210,7 +210,7 @@ struct pack {
 	char *build_options;
 	char *device_exe;
 	char *device_fm;
-	/* sched.c */
+	/* scenario.c */
 	struct pk_val *vals;
 	size_t nvals, val_cap;
 	struct pk_run *runs;
@@ -239,7 +239,7 @@ int pack_batch(const struct batch *b, const struct scope *scope, const struct pa
 
 /* flow.c */
 int pack_flow(struct pack *pk, const struct batch *b, const struct scope *scope, struct cs_err *e);
-/* sched.c */
+/* scenario.c */
 int pack_schedule(struct pack *pk, struct cs_err *e);
 /* Buffers a and b exchanged by a swap: their values may share slots. */
 void pack_partner(struct pack *pk, int a, int b);

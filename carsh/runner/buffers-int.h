@@ -18,7 +18,7 @@ struct claim *buffers_claim_one(struct run_ctx *c, const struct vbuf *v, bool wr
 int buffers_host_current(struct run_ctx *c, const struct vbuf *v, struct cs_err *e);
 void buffers_host_wrote(struct run_ctx *c, const struct vbuf *v);
 
-/* Bring the current data of the named buffers to rank `to` (runner/replicas.h): the
+/* Bring the current data of the named buffers to rank `to` (mpi/replicas.h): the
  * holder sends, `to` receives into its own copy, every rank notes it. A local failure
  * (a mapping refused, an interrupt) ends the job: the peer waits for the other half. */
 void buffers_bring(struct run_ctx *c, char *const *names, size_t n, int to);

@@ -2,8 +2,8 @@
 #include "runner/buffers.h"
 
 #include "runner/buffers-int.h"
-#include "runner/replicas.h"
-#include "util/ranks.h"
+#include "mpi/replicas.h"
+#include "util/mpiranks.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -10,9 +10,9 @@
 
 #include "runner/buffers-int.h"
 #include "runner/buffers.h"
-#include "runner/replicas.h"
+#include "mpi/replicas.h"
 #include "util/alloc.h"
-#include "util/ranks.h"
+#include "util/mpiranks.h"
 
 struct move {
 	struct vbuf v;

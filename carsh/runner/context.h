@@ -14,7 +14,7 @@
 #include "data/params.h"
 #include "exec/executor.h"
 #include "exec/jobs.h"
-#include "runner/session.h"
+#include "runner/shellstate.h"
 #include "runtime/runtime.h"
 
 struct placement;

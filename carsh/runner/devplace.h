@@ -38,7 +38,7 @@ void place_restore(struct job_plan *jp, char *saved);
 
 /* The job's forecast run time on the device that would run it soonest, from the history
  * alone (no queue, whatever its selector): rank="auto" across MPI ranks
- * (runner/rankforecast.h). 1 with *ms set; 0 where the history knows the flow-model on no
+ * (mpi/rankforecast.h). 1 with *ms set; 0 where the history knows the flow-model on no
  * device that can run it, or there is no history or no device list. */
 int place_job_forecast(struct run_ctx *c, const struct job_plan *jp, double *ms);
 

@@ -11,13 +11,13 @@
 #include "model/pipeplan.h"
 #include "model/planner.h"
 #include "runner/buffers.h"
-#include "runner/partranks.h"
+#include "mpi/partranks.h"
 #include "runner/rankplace.h"
 #include "runner/run.h"
 #include "runner/stats.h"
 #include "util/alloc.h"
 #include "util/path.h"
-#include "util/ranks.h"
+#include "util/mpiranks.h"
 
 /* From here OpenCL lives in this process: the shell stays on the thread executor. */
 static struct texec *thread_executor(struct run_ctx *c)
@@ -139,7 +139,7 @@ static int partition_learning(struct run_ctx *c, const struct loaded_exe *l, str
 }
 
 /* The engine on a plan whose buffers are claimed around it. Across MPI ranks every rank
- * runs its part (runner/partranks.h): what the plan reads is brought to every rank first,
+ * runs its part (mpi/partranks.h): what the plan reads is brought to every rank first,
  * and rank 0 delivers what it writes. */
 static int partition_plan(struct run_ctx *c, struct job_plan *jp, const struct part_stream *ps,
                           const struct part_opts *o, struct part_result *res, struct cs_err *e)

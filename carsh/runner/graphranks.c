@@ -40,11 +40,11 @@
 #include "exec/hazard.h"
 #include "runner/buffers.h"
 #include "runner/graphrun-int.h"
-#include "runner/replicas.h"
+#include "mpi/replicas.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/path.h"
-#include "util/ranks.h"
+#include "util/mpiranks.h"
 
 enum act_kind { ACT_FILL, ACT_SEND, ACT_RECV, ACT_RUN, ACT_DUMP };
 

@@ -7,11 +7,11 @@
 
 #include "model/batch.h"
 #include "runner/devplace.h"
-#include "runner/rankforecast.h"
-#include "runner/replicas.h"
+#include "mpi/rankforecast.h"
+#include "mpi/replicas.h"
 #include "util/alloc.h"
 #include "util/path.h"
-#include "util/ranks.h"
+#include "util/mpiranks.h"
 
 static int remembered(const struct placement *p, const void *step)
 {

@@ -6,7 +6,7 @@
  * so a <Repeat> body runs where its data already is. Everything else runs on rank 0, the
  * shell.
  *
- * rank="auto" goes where the step would end first (runner/rankforecast.h), from forecasts
+ * rank="auto" goes where the step would end first (mpi/rankforecast.h), from forecasts
  * of rank 0's profile history, which changes as jobs end and is not the other ranks': rank
  * 0 decides and broadcasts the rank. Every rank meets that broadcast at the same step, as
  * it meets the step's moves (a background batch does not run across ranks, so no other

@@ -8,7 +8,7 @@
 
 #include "model/filecache.h"
 #include "model/planner.h"
-#include "runner/batch.h"
+#include "runner/batchrun.h"
 #include "runner/buffers.h"
 #include "runner/graphrun.h"
 #include "runner/devplace.h"
@@ -17,7 +17,7 @@
 #include "runner/stats.h"
 #include "util/alloc.h"
 #include "util/clock.h"
-#include "util/ranks.h"
+#include "util/mpiranks.h"
 #include "util/strbuf.h"
 
 static int plan_background(struct run_ctx *c, struct job_plan *jp, const char *label,

@@ -8,7 +8,7 @@
 #include <strings.h>
 
 #include "util/alloc.h"
-#include "util/ranks.h"
+#include "util/mpiranks.h"
 #include "util/strbuf.h"
 
 #define NO_PLATFORM                                                                    \

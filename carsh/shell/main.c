@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "carsh.h"
-#include "served.h"
+#include "api/api-served.h"
 #include "shell/interactive.h"
 
 static struct carsh_session *the_session;
@@ -137,7 +137,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 }
 
 /* The program, for its own command line or, in a session worker of the user's server
- * (served.h), for a client's. */
+ * (api/api-served.h), for a client's. */
 static int run(int argc, char **argv, bool served)
 {
 	struct options o;

@@ -9,7 +9,7 @@
  * they are taken here around fork(), in the order LLVM 17 takes them. Without that runtime
  * (a plain build, or GCC's libasan, which keeps them hidden) the weak symbols are NULL and this
  * is fork() alone. On a rank of an MPI job whose MPI start was put off, a fork also waits
- * while MPI_Init_thread runs in another thread (util/ranks.h), which holds the dynamic
+ * while MPI_Init_thread runs in another thread (util/mpiranks.h), which holds the dynamic
  * loader's lock as it opens its components. Header only: the forks are in exec/ and runtime/.
  */
 #ifndef CARSH_UTIL_FORK_H
@@ -18,7 +18,7 @@
 #include <stdbool.h>
 #include <unistd.h>
 
-#include "util/ranks.h"
+#include "util/mpiranks.h"
 
 /* __lsan::LockThreadRegistry() and the others, by their C++ names. */
 void _ZN6__lsan18LockThreadRegistryEv(void) __attribute__((weak));

@@ -10,7 +10,7 @@
 
 #include "fuzz.h"
 #include "model/filecache.h"
-#include "model/pipeline.h"
+#include "model/pipespec.h"
 #include "model/pipeplan.h"
 
 static char *top_dir, *input_path;

@@ -1,4 +1,4 @@
-/* The server machine's messages (exec/apiwire.h): each round trip, every prefix of each
+/* The server machine's messages (server/apiwire.h): each round trip, every prefix of each
  * refused, bytes after the end and counts past it refused, and the memfd of a stream
  * travelling with its frame. */
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "exec/apiwire.h"
+#include "server/apiwire.h"
 #include "util/wire.h"
 #include "suites.h"
 

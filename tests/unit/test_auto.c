@@ -11,7 +11,7 @@
 
 #include "data/profstore.h"
 #include "runner/devplace.h"
-#include "runner/rankforecast.h"
+#include "mpi/rankforecast.h"
 
 static struct prof_rec rec(size_t size, double ms, double mj)
 {

@@ -11,7 +11,7 @@
 #include "exec/jobplan.h"
 #include "exec/serverdir.h"
 #include "exec/serverwire.h"
-#include "exec/sessionwire.h"
+#include "server/sessionwire.h"
 #include "exec/workerwire.h"
 #include "util/wire.h"
 #include "util/alloc.h"

@@ -1,5 +1,5 @@
 /* The partition engine as one of several that share the space (part_share in partition.h:
- * the MPI ranks of runner/partranks.c). The engine stays MPI-free: these hooks hand the
+ * the MPI ranks of mpi/partranks.c). The engine stays MPI-free: these hooks hand the
  * caller each step's outcome and written blocks, and take the rows it gives. */
 #include <stdlib.h>
 

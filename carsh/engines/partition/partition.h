@@ -41,7 +41,7 @@ struct part_block {
 };
 
 /*
- * The engine as one of several that share the space: the MPI ranks of runner/partranks.c
+ * The engine as one of several that share the space: the MPI ranks of mpi/partranks.c
  * (docs/scale-out.md, "Partition across ranks"). The engine knows nothing of them: it runs
  * the rows the caller gives it before each step, and hands each step's outcome and its
  * written block streams to the caller, which makes them whole. It calls these at the same
@@ -148,7 +148,7 @@ struct part_result {
 	double gpu_fraction;   /* concord */
 	double relative_speed; /* hdss */
 	char kb_warning[400];  /* the knowledge base was not used or not saved: why ("" else) */
-	/* Across MPI ranks (filled by runner/partranks.c): each rank's rows and time in the
+	/* Across MPI ranks (filled by mpi/partranks.c): each rank's rows and time in the
 	 * last step; nranks 0 without. */
 	unsigned nranks;
 	size_t *rank_rows;

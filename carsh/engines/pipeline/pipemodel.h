@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/pipeline.h"
+#include "model/pipespec.h"
 
 #define PM_MAX_CORES 256
 

@@ -1,0 +1,137 @@
+/*
+ * What the embedding API's files (api-machine.c, api-flowmodel.c, api-pipeline.c) share:
+ * the handles' insides. Each handle has a lock that serializes the calls made on it and an
+ * error of its own; references (machine <- buffer, flow-model, pipeline; flow-model <-
+ * pipeline; buffer <- flow-model) let the caller free handles in any order.
+ */
+#ifndef CARSH_API_API_INT_H
+#define CARSH_API_API_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "carsh.h"
+#include "data/params.h"
+#include "exec/jobplan.h"
+#include "model/flowmodel.h"
+#include "runtime/feeder.h"
+#include "runtime/session.h"
+#include "util/error.h"
+#include "util/wire.h"
+
+/* Two queues on the machine's device: its own without profiling, where fires go, and the
+ * runtime's with profiling (rt_dev_queue), for flow-models whose kernel times are asked for
+ * (carsh_flowmodel_set_profiling). A profiling queue makes every command dearer on some
+ * drivers (docs/api.md, "What a fire costs"); machine_queue keeps the two in one order. */
+struct carsh_machine {
+	pthread_mutex_t lock; /* err, and the creation of handles on the machine */
+	int refs;
+	struct rt_session *rt;
+	struct rt_dev *dev;
+	cl_command_queue q;      /* the plain queue */
+	cl_command_queue last_q; /* the queue of the latest commands (atomic) */
+	char device_index[24];   /* the device as a plan names it: its index in `devices` */
+	struct cs_err err;
+	struct remote *remote; /* a machine on the user's server (api-remote.c); NULL: local */
+};
+
+struct carsh_buffer {
+	carsh_machine *m;
+	int refs;
+	cl_mem mem;
+	size_t bytes;
+};
+
+enum fm_bind { FM_UNBOUND, FM_MEMORY, FM_BUFFER };
+
+/* A stream's binding. Caller memory is a CL_MEM_USE_HOST_PTR buffer that stays mapped (the
+ * host's) except while a fire runs: OpenCL's rule for memory both sides use. */
+struct fm_stream {
+	enum fm_bind how;
+	void *host;
+	size_t bytes;
+	cl_mem mem; /* FM_MEMORY: ours; FM_BUFFER: buf's */
+	bool mapped;
+	carsh_buffer *buf;
+};
+
+struct carsh_flowmodel {
+	pthread_mutex_t lock;
+	int refs;
+	carsh_machine *m;
+	struct flowmodel *fm;
+	struct params params;
+	struct job_plan *jp;    /* NULL until planned, and again after a parameter changes */
+	struct rt_kernel *kern; /* &own once built */
+	/* The flow-model's own kernel object (two flow-models of one kernel share the session's):
+	 * it keeps the arguments of the last fire, so a fire sets none unless args_kept is false
+	 * (the plan or a binding changed, or a fire failed). */
+	struct rt_kernel own;
+	bool args_kept;
+	cl_command_queue q;        /* the queue of its latest commands: machine_queue(m, profile) */
+	struct fm_stream *streams; /* one per argument; used for streams */
+	cl_mem *given;
+	bool profile;
+	bool in_flight;
+	bool in_pipeline; /* a pipeline's stage: its streams are the pipeline's */
+	cl_event done;
+	struct rt_pending *pending;
+	double fire_start;
+	struct run_stats rs;
+	unsigned long long fires;
+	double fire_ms, last_fire_ms;
+	struct cs_err err;
+	struct remote_fm *remote; /* a server machine's flow-model (api-remote.c) */
+};
+
+/* Set e's message and return code (a carsh_errcode). */
+int api_fail(struct cs_err *e, int code, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+void machine_ref(carsh_machine *m);
+void buffer_ref(carsh_buffer *b);
+void flowmodel_ref(carsh_flowmodel *fm);
+/* Copy a message into the machine's error (creation failures of its handles). */
+int machine_fail(carsh_machine *m, int code, const struct cs_err *e);
+/* 0, or CARSH_E_STATE with the reason where the machine's open failed: nothing made on a
+ * machine without a device could ever run (a fire would reach for the missing device). */
+int machine_usable(carsh_machine *m, const char *call);
+int machine_failf(carsh_machine *m, int code, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+/* The queue for the next commands on m, with profiling or without. Moving to the other queue
+ * first waits for the one used last, so that the machine's commands keep the order they
+ * were called in (what a single in-order queue gives). */
+cl_command_queue machine_queue(carsh_machine *m, bool profiling);
+
+/* For the pipeline, with fm->lock held: the stream called name (planning first), its index
+ * and kind; bind it to a buffer; fire and wait. */
+int fm_stream_locked(carsh_flowmodel *fm, const char *name, size_t *idx, struct cs_err *e);
+int fm_bind_buffer_locked(carsh_flowmodel *fm, size_t idx, carsh_buffer *b, struct cs_err *e);
+int fm_fire_locked(carsh_flowmodel *fm, struct cs_err *e);
+
+/* ---- server machines (api-remote.c; docs/api.md, "Machines on the server") ----
+ * The calls of a machine with m->remote, and of its flow-models, go there; the handles'
+ * locks and errors are the same as a local machine's. */
+int remote_open(carsh_machine *m, const char *device);
+void remote_close(carsh_machine *m);
+int remote_device_count(carsh_machine *m, size_t *n);
+int remote_device_info(carsh_machine *m, size_t i, struct carsh_device_info *out);
+int remote_fm_new(carsh_machine *m, const char *path, const char *xml, const char *name,
+                  carsh_flowmodel **out);
+void remote_fm_free(carsh_flowmodel *fm);
+int remote_set_param(carsh_flowmodel *fm, const char *name, const char *value);
+int remote_stream_bytes(carsh_flowmodel *fm, const char *stream, size_t *bytes);
+int remote_bind_memory(carsh_flowmodel *fm, const char *stream, void *mem, size_t bytes);
+int remote_fire(carsh_flowmodel *fm, bool async);
+int remote_wait(carsh_flowmodel *fm);
+int remote_test(carsh_flowmodel *fm, int *done);
+int remote_set_profiling(carsh_flowmodel *fm, int on);
+int remote_stats(carsh_flowmodel *fm, struct carsh_stats *out);
+/* What a server machine does not have yet: its message, CARSH_E_STATE. */
+int remote_refuse(struct cs_err *e, const char *call);
+
+/* The worker's side (api-serve.c): serve the machine that open (API_OPEN, which it frees)
+ * asked for on sock until the client closes it; the process's exit status. */
+int api_serve(int sock, struct wire_msg *open);
+
+#endif

@@ -1,0 +1,373 @@
+/*
+ * Running a batch (DESIGN §3.4): each step does what the shell's command would (`virtbuf
+ * ...`, `run FILE`, `sync`, `echo`) through the same runner functions, evaluated in the
+ * batch's scope: the caller's parameters (strongest), then the batch's own <Param>s as
+ * defaults. A batch stops at its first failing step, waits for the background jobs it
+ * started, and fails with every file:line on the way; its end is an implicit <Sync/>.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "runner/batchrun.h"
+
+#include <errno.h>
+
+#include "model/batch.h"
+#include "model/filecache.h"
+#include "runner/buffers.h"
+#include "runner/rankplace.h"
+#include "runner/run.h"
+#include "util/alloc.h"
+#include "util/mpiranks.h"
+#include "util/strbuf.h"
+#include "util/strvec.h"
+
+struct run {
+	struct run_ctx *c; /* the steps' context */
+	const struct batch *b;
+	struct cs_err *e;
+	struct strvec created;   /* the buffers its <Virtbuf op="create"> steps made */
+	struct placement placed; /* the MPI ranks of its <Exec> steps */
+};
+
+static int run_steps(struct run *r, const struct step *steps, size_t n);
+
+/* "fft.bat.xml:12: <Exec file="x.exe.xml">: " in front of the step's message. */
+static int step_failed(struct run *r, const struct step *s, int status)
+{
+	const char *file = s->file ? s->file : (s->name ? s->name : NULL);
+
+	if (!r->e->msg[0])
+		err_set(r->e, "failed (status %d)", status);
+	if (file)
+		err_prefix(r->e, "%s:%d: <%s %s=\"%s\">: ", r->b->file, s->line,
+		           step_kind_tag(s->kind), s->file ? "file" : "name", file);
+	else
+		err_prefix(r->e, "%s:%d: <%s>: ", r->b->file, s->line, step_kind_tag(s->kind));
+	return status ? status : 1;
+}
+
+static int eval_text(struct run *r, const char *text, const char *what, char *buf, size_t len)
+{
+	long long v;
+
+	if (scope_eval(r->c->caller, text, &v, r->e))
+		return err_prefix(r->e, "%s: ", what);
+	snprintf(buf, len, "%lld", v);
+	return 0;
+}
+
+/* A count or column number: the expression, then the range `virtbuf` checks. */
+static int eval_size(struct run *r, const char *text, const char *what, const char *range_what,
+                     const char *op, size_t *out)
+{
+	char num[32];
+	long long v;
+
+	if (eval_text(r, text, what, num, sizeof(num)))
+		return -1;
+	if (scope_eval_range(r->c->caller, num, range_what, 1, INT64_MAX, &v, r->e))
+		return err_prefix(r->e, "%s", op);
+	*out = (size_t)v;
+	return 0;
+}
+
+static int step_create(struct run *r, const struct step *s)
+{
+	struct cs_type t;
+	char op[300];
+	size_t count;
+
+	snprintf(op, sizeof(op), "virtbuf create %s: ", s->name);
+	if (eval_size(r, s->count, "count", "count", op, &count))
+		return 1;
+	if (type_parse(s->type, &t, r->e)) {
+		err_prefix(r->e, "%s", op);
+		return 1;
+	}
+	if (buffers_create(r->c, s->name, t, count, r->e))
+		return 1;
+	sv_push(&r->created, s->name);
+	return 0;
+}
+
+static int step_dump(struct run *r, const struct step *s)
+{
+	size_t cols = 0;
+
+	if (s->columns && eval_size(r, s->columns, "columns", "--columns", "virtbuf dump: ", &cols))
+		return 2;
+	return buffers_dump(r->c, s->name, s->file, cols, r->e) ? 1 : 0;
+}
+
+static int step_virtbuf(struct run *r, const struct step *s)
+{
+	int rc = 0;
+
+	switch (s->op) {
+	case VB_CREATE:
+		return step_create(r, s);
+	case VB_FILL:
+		rc = s->value ? buffers_fill_value(r->c, s->name, s->value, r->e)
+		              : buffers_fill_file(r->c, s->name, s->file, r->e);
+		break;
+	case VB_DUMP:
+		return step_dump(r, s);
+	case VB_SWAP:
+		rc = buffers_swap(r->c, s->name, s->with, r->e);
+		break;
+	case VB_DELETE:
+		rc = s->all ? buffers_delete_all(r->c, r->e)
+		            : buffers_delete(r->c, &s->name, 1, r->e);
+		break;
+	}
+	return rc ? 1 : 0;
+}
+
+static int step_exec(struct run *r, const struct step *s)
+{
+	bool bg = r->c->background;
+	int rank = r->c->rank, rc;
+	struct placement *placed = r->c->placed;
+
+	r->c->background = s->background;
+	r->c->rank = placement_step(&r->placed, s, s->rank, s->background);
+	r->c->placed = &r->placed;
+	if (s->exe)
+		rc = run_exe(r->c, s->exe, NULL, r->b->file, r->e);
+	else
+		rc = run_file(r->c, s->file, 0, NULL, NULL, r->e);
+	r->c->background = bg;
+	r->c->rank = rank;
+	r->c->placed = placed;
+	return rc;
+}
+
+/* Waits for every rank's jobs: each waits for its own, then all agree (util/mpiranks.h). A
+ * rank whose MPI start was put off starts it first, beside its jobs. */
+static int sync_ranks(struct run_ctx *c, struct cs_err *e)
+{
+	ranks_mpi_now();
+	return ranks_agree(jobs_sync(c->jobs, 0, e) ? 1 : 0, e);
+}
+
+static int step_repeat(struct run *r, const struct step *s)
+{
+	long long n;
+
+	if (scope_eval_range(r->c->caller, s->count, "repeat count", 0, LLONG_MAX, &n, r->e))
+		return step_failed(r, s, 1);
+	for (long long i = 0; i < n; i++) {
+		int rc = run_steps(r, s->steps, s->nsteps);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ${NAME} in <Echo> text, from the batch's parameters. */
+static int expand(struct run *r, const char *text, struct strbuf *out)
+{
+	for (const char *p = text; *p; p++) {
+		const char *end;
+		const struct param *par;
+		char *name;
+
+		if (p[0] != '$' || p[1] != '{' || !(end = strchr(p, '}'))) {
+			sb_addc(out, *p);
+			continue;
+		}
+		name = xstrndup(p + 2, (size_t)(end - p - 2));
+		par = scope_get(r->c->caller, name);
+		if (!par) {
+			err_set(r->e, "${%s}: no such parameter", name);
+			free(name);
+			return -1;
+		}
+		sb_adds(out, par->value);
+		free(name);
+		p = end;
+	}
+	return 0;
+}
+
+static int step_echo(struct run *r, const struct step *s)
+{
+	struct strbuf text = STRBUF_INIT;
+	int rc = 1;
+
+	if (expand(r, s->text, &text) == 0) {
+		fprintf(r->c->out, "%s\n", sb_str(&text));
+		rc = fflush(r->c->out) == 0 ? 0 : 1;
+		if (rc)
+			err_errno(r->e, "echo: write error");
+	}
+	sb_free(&text);
+	return rc;
+}
+
+/* A <Command> line is parsed by the shell; its own errors are printed there, so the batch
+ * only says where it stopped. */
+static int step_command(struct run *r, const struct step *s)
+{
+	struct session *ses = r->c->s;
+	char origin[PATH_MAX + 32];
+	int rc;
+
+	snprintf(origin, sizeof(origin), "%s", r->b->file);
+	rc = ses->run_text(ses, s->text, origin, s->line, r->c, true);
+	if (rc)
+		err_set(r->e, "the command above failed (status %d)", rc);
+	return rc;
+}
+
+static int run_step(struct run *r, const struct step *s)
+{
+	switch (s->kind) {
+	case STEP_VIRTBUF:
+		return step_virtbuf(r, s);
+	case STEP_EXEC:
+		return step_exec(r, s);
+	case STEP_SYNC:
+		placement_sync(&r->placed);
+		return sync_ranks(r->c, r->e);
+	case STEP_REPEAT:
+		return step_repeat(r, s);
+	case STEP_BATCH:
+		return batch_run_file(r->c, s->file, &s->params, r->e);
+	case STEP_COMMAND:
+		return step_command(r, s);
+	case STEP_ECHO:
+		return step_echo(r, s);
+	}
+	return 1;
+}
+
+static int run_steps(struct run *r, const struct step *steps, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int rc;
+
+		if (r->c->interrupted && *r->c->interrupted) {
+			err_set(r->e, "%s: interrupted", r->b->file);
+			return 130;
+		}
+		rc = run_step(r, &steps[i]);
+		if (rc)
+			return steps[i].kind == STEP_REPEAT ? rc : step_failed(r, &steps[i], rc);
+	}
+	return 0;
+}
+
+/* The chain "a.bat.xml -> b.bat.xml -> a.bat.xml" when path is already being run. */
+static int check_recursion(const struct run_ctx *c, const struct stat *st, const char *shown,
+                           struct cs_err *e)
+{
+	struct strbuf chain = STRBUF_INIT;
+	const struct batch_frame *f;
+	const char *names[SESSION_MAX_DEPTH + 1];
+	size_t n = 0;
+
+	for (f = c->frames; f && (f->dev != st->st_dev || f->ino != st->st_ino); f = f->up)
+		;
+	if (!f)
+		return 0;
+	for (f = c->frames; f && n < SESSION_MAX_DEPTH; f = f->up)
+		names[n++] = f->shown;
+	while (n > 0)
+		sb_addf(&chain, "%s -> ", names[--n]);
+	sb_adds(&chain, shown);
+	err_set(e, "batch recursion: %s", sb_str(&chain));
+	sb_free(&chain);
+	return -1;
+}
+
+/* Whether a step, or one in a <Repeat>, says rank="auto": then the batch keeps each rank's
+ * queued forecasts (runner/rankplace.h). */
+static bool has_rank_auto(const struct step *steps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((steps[i].kind == STEP_EXEC && steps[i].rank == STEP_RANK_AUTO) ||
+		    (steps[i].kind == STEP_REPEAT &&
+		     has_rank_auto(steps[i].steps, steps[i].nsteps)))
+			return true;
+	return false;
+}
+
+/* A batch that failed leaves no buffer it created behind, so that it can run again. */
+static void delete_created(struct run *r)
+{
+	struct cs_err ignored;
+	struct vbuf v;
+
+	for (size_t i = 0; i < r->created.n; i++) {
+		if (vbuf_lookup(r->c->s->vbufs, r->created.v[i], &v, &ignored))
+			continue; /* deleted by a later step */
+		vbuf_entry_free(&v);
+		buffers_delete(r->c, &r->created.v[i], 1, &ignored);
+	}
+}
+
+static int run_loaded(struct run_ctx *parent, const struct batch *b, const struct params *args,
+                      const struct batch_frame *frame, struct cs_err *e)
+{
+	struct params dir = PARAMS_INIT;
+	struct scope sc;
+	struct run_ctx c = *parent;
+	struct run r = {&c, b, e, STRVEC_INIT, PLACEMENT_INIT};
+	struct cs_err sync_err;
+	int rc, jobs_rc;
+
+	batch_scope(&sc, args, parent->caller, b, &dir);
+	c.caller = &sc;
+	c.jobs = jobs_new();
+	c.quiet = true;
+	c.background = false;
+	c.depth++;
+	c.frames = frame;
+	c.placed = NULL;
+	r.placed.forecast = has_rank_auto(b->steps, b->nsteps);
+	rc = run_steps(&r, b->steps, b->nsteps);
+	/* Whatever happened, the jobs this batch started end before it does. */
+	jobs_rc = sync_ranks(&c, &sync_err);
+	if (rc == 0 && jobs_rc != 0) {
+		err_set(e, "%s: at its end: %s", b->file, sync_err.msg);
+		rc = jobs_rc;
+	}
+	jobs_free(c.jobs);
+	if (rc)
+		delete_created(&r);
+	sv_free(&r.created);
+	placement_free(&r.placed);
+	params_free(&dir);
+	return rc;
+}
+
+int batch_run_file(struct run_ctx *c, const char *path, const struct params *args, struct cs_err *e)
+{
+	struct stat st;
+	const struct batch *b;
+	struct batch_frame frame;
+
+	if (c->depth >= SESSION_MAX_DEPTH) {
+		err_set(e, "%s: batches nested more than %d deep", path, SESSION_MAX_DEPTH);
+		return 1;
+	}
+	/* Known by its device and inode, not by realpath's readlink of every component; the
+	 * cache has its stat (a batch run in a loop from a script pays no system call here). */
+	b = filecache_batch(path, &st, e);
+	if (!b)
+		return 1;
+	if (st.st_ino == 0 && stat(path, &st) != 0) {
+		err_errno(e, "%s", path);
+		return 1;
+	}
+	if (check_recursion(c, &st, path, e))
+		return 1;
+	frame = (struct batch_frame){st.st_dev, st.st_ino, path, c->frames};
+	return run_loaded(c, b, args, &frame, e);
+}
