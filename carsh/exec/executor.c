@@ -436,7 +436,7 @@ static int background_in_worker(const struct exec_env *env, struct jobs *js, str
 	struct bgw_job *b = xcalloc(1, sizeof(*b));
 	int in = io->in_fd, out = io->out_fd >= 0 ? io->out_fd : STDOUT_FILENO;
 
-	*b = (struct bgw_job){*env, env->hz,     NULL,         env->workers, NULL,
+	*b = (struct bgw_job){*env, env->hz,      NULL,         env->workers,  NULL,
 	                      jp,   {-1, -1, -1}, env->notices, xstrdup(label)};
 	/* POSIX: standard input is /dev/null unless redirected (the worker opens it). */
 	b->io.in_fd = in < 0 || in == STDIN_FILENO ? -1 : fcntl(in, F_DUPFD_CLOEXEC, 3);

@@ -27,6 +27,7 @@ struct wres *wres_new(void)
 	struct wres *w = xcalloc(1, sizeof(*w));
 
 	w->r = resident_new();
+	resident_guard_cpu(w->r);
 	return w;
 }
 
@@ -73,6 +74,7 @@ void wres_drop(struct wres *w, const char *shm)
 	if (!shm) {
 		resident_free(w->r);
 		w->r = resident_new();
+		resident_guard_cpu(w->r);
 		held_free(w->held);
 		w->held = NULL;
 		return;

@@ -753,8 +753,7 @@ void workers_give(struct workers *w, struct worker *wk)
 	bool keep;
 
 	pthread_mutex_lock(&w->lock);
-	keep = !wk->dead && !wk->session &&
-	       (wk->holds || (!wk->remote && w->nidle < w->keep_idle));
+	keep = !wk->dead && !wk->session && (wk->holds || (!wk->remote && w->nidle < w->keep_idle));
 	if (keep) {
 		wk->next = w->idle;
 		w->idle = wk;

@@ -70,9 +70,8 @@ void workerwire_apply_env(char *const *env, size_t n)
 	}
 }
 
-void workerwire_encode_job(const char *cwd, const struct strvec *env,
-                           const struct job_home *homes, const struct job_plan *jp,
-                           struct wbuf *out)
+void workerwire_encode_job(const char *cwd, const struct strvec *env, const struct job_home *homes,
+                           const struct job_plan *jp, struct wbuf *out)
 {
 	wb_str(out, cwd);
 	workerwire_encode_env(env, out);

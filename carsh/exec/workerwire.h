@@ -69,9 +69,8 @@ bool workerwire_is_job_env(const char *entry);
 void workerwire_apply_env(char *const *env, size_t n);
 
 /* homes: one per argument of jp, or NULL (every buffer in shared memory, generation 0). */
-void workerwire_encode_job(const char *cwd, const struct strvec *env,
-                           const struct job_home *homes, const struct job_plan *jp,
-                           struct wbuf *out);
+void workerwire_encode_job(const char *cwd, const struct strvec *env, const struct job_home *homes,
+                           const struct job_plan *jp, struct wbuf *out);
 /* A new *cwd, *env (sv_free), *homes (free; one per argument of *jp) and *jp
  * (job_plan_free), or -1 with e. */
 int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct strvec *env,
