@@ -59,7 +59,7 @@ host_steps() { # N
 }
 
 for n in $sizes; do "$fftref" picture "$n" "$work/pic$n.pgm"; done
-echo "carsh: $carsh${before:+; before: $before}; device: ${device:-carsh's default}"
+echo "carsh: $carsh${before:+; before: $before}; device: ${device:-the default}"
 echo "FFT filter processing, buffers filled (ms, median of ${ROUNDS:-3} x $runs runs, each after a warm-up)"
 printf '%6s %10s %10s %10s' N hand default def/hand
 [ -z "$before" ] || printf ' %10s %10s' before bef/hand
