@@ -914,7 +914,7 @@ static int buffer_request(struct worker *wk, uint32_t type, const char *shm, uin
 	wb_free(&msg);
 	if (!ok) {
 		wk->dead = true;
-		return err_set(e, "worker %d ended", (int)wk->pid);
+		return err_set(e, "worker %d ended while idle", (int)wk->pid);
 	}
 	if (status != 0)
 		return err_set(e, "%s", wk->res->msg[0] ? wk->res->msg : "the worker failed");
@@ -963,7 +963,7 @@ int workers_write_back(struct workers *w, uint64_t serial, const char *shm, uint
 	int rc;
 
 	if (!wk)
-		return err_set(e, "its worker ended");
+		return err_set(e, "the worker ended while idle");
 	pthread_mutex_lock(&wk->xlock);
 	rc = buffer_request(wk, WORKER_WRITEBACK, shm, gen, e);
 	pthread_mutex_unlock(&wk->xlock);

@@ -42,6 +42,25 @@ printf '1,2,3,4,5,6,7,8\n5,5,5,5,5,5,5,5\n' >want
 grep -E '^[0-9,]+$' "$OUT" >got # without the prompts
 same_file got want "a buffer only read is intact; a lost buffer filled again is whole"
 
+# ---- the worker that holds a buffer killed while idle ----
+start_carsh -i
+send "$MAKE"
+send "run $ADD x=buffer:x y=buffer:y z=buffer:z"
+send "echo ran"
+wait_until "the first job" grep -q '^ran$' "$T/carsh.out"
+held=$(jobs_of "$CPID")
+[ "$(echo "$held" | wc -w)" = 1 ] && pass "the worker that holds y stays the shell's between jobs" ||
+	fail "held workers: '$held'"
+kill -KILL $held
+send "virtbuf dump y --columns 8"
+send "virtbuf dump x --columns 8"
+stop_carsh
+grep -qF "virtbuf dump y: virtual buffer 'y' was lost: its newest data was on the device of a worker that ended (worker $held ended while idle)" "$T/carsh.err" &&
+	pass "a buffer held by a worker killed while idle is lost, and its reader told" ||
+	fail "killed holder: $(cat "$T/carsh.err")"
+grep -q '^1,2,3,4,5,6,7,8$' "$T/carsh.out" && pass "a buffer it only read is still whole" ||
+	fail "killed holder, x: $(cat "$T/carsh.out")"
+
 # ---- a host reader after jobs elsewhere; a job on another device ----
 POCL_DEVICES="pthread basic" "$CARSH" -c devices >devs.txt 2>&1
 if [ "$(grep -c ' cpu ' devs.txt)" -ge 2 ]; then
