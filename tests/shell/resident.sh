@@ -61,6 +61,34 @@ grep -qF "virtbuf dump y: virtual buffer 'y' was lost: its newest data was on th
 grep -q '^1,2,3,4,5,6,7,8$' "$T/carsh.out" && pass "a buffer it only read is still whole" ||
 	fail "killed holder, x: $(cat "$T/carsh.out")"
 
+# ---- the server killed mid-chain: what was written back stays, the rest is lost ----
+# A server of this test's own: killing the shared one would fail other tests.
+(
+	FAILS=0
+	CARSH_SERVER_DIR="$T/srv"
+	export CARSH_SERVER_DIR
+	start_carsh -i
+	send "$MAKE; virtbuf create z2 float 8"
+	send "run $ADD x=buffer:x y=buffer:y z=buffer:z"
+	send "virtbuf dump z --columns 8"
+	send "run $ADD x=buffer:y y=buffer:w z=buffer:z2"
+	send "echo ran"
+	wait_until "the chain's second job" grep -q '^ran$' "$T/carsh.out"
+	srv=$("$CARSH" server status 2>/dev/null | sed -n 's/^pid //p')
+	[ -n "$srv" ] && kill -KILL "$srv"
+	send "virtbuf dump z --columns 8"
+	send "virtbuf dump w --columns 8"
+	stop_carsh
+	"$CARSH" server stop >/dev/null 2>&1
+	grep -c '^1,2,3,4,5,6,7,8$' "$T/carsh.out" >count
+	[ "$(cat count)" = 2 ] && pass "the server killed: a buffer written back before is intact" ||
+		fail "server killed, z: $(cat "$T/carsh.out") $(cat "$T/carsh.err")"
+	grep -qF "virtbuf dump w: virtual buffer 'w' was lost: its newest data was on the device of a worker that ended (worker " "$T/carsh.err" &&
+		pass "the server killed: a buffer only its worker held is lost, and its reader told" ||
+		fail "server killed, w: $(cat "$T/carsh.err")"
+	exit "$FAILS"
+) || FAILS=$((FAILS + $?))
+
 # ---- a host reader after jobs elsewhere; a job on another device ----
 POCL_DEVICES="pthread basic" "$CARSH" -c devices >devs.txt 2>&1
 if [ "$(grep -c ' cpu ' devs.txt)" -ge 2 ]; then
