@@ -17,7 +17,23 @@ struct home {
 struct vhome {
 	pthread_mutex_t lock;
 	struct home *head;
+	/* How many are LOST (written under the lock, read without it): a check with none
+	 * lost takes no lock (the thread executor asks before every job). */
+	size_t nlost;
 };
+
+/* Lock held: o's state becomes where. */
+static void set_where(struct vhome *h, struct home *o, enum vhome_where where)
+{
+	size_t n = h->nlost;
+
+	if (o->st.where == VHOME_LOST)
+		n--;
+	if (where == VHOME_LOST)
+		n++;
+	o->st.where = where;
+	__atomic_store_n(&h->nlost, n, __ATOMIC_RELEASE);
+}
 
 struct vhome *vhome_new(void)
 {
@@ -77,6 +93,8 @@ int vhome_check(struct vhome *h, const char *shm, const char *name, struct cs_er
 {
 	struct vhome_state st;
 
+	if (__atomic_load_n(&h->nlost, __ATOMIC_ACQUIRE) == 0)
+		return 0;
 	vhome_get(h, shm, &st);
 	if (st.where != VHOME_LOST)
 		return 0;
@@ -103,9 +121,9 @@ void vhome_device_read(struct vhome *h, const char *shm, uint64_t holder, const 
 	/* Read at the current generation: the job had it from its holder or from shared
 	 * memory. A lost buffer is never read (vhome_check refuses the job first). */
 	if (o->st.where == VHOME_HOST || o->st.where == VHOME_BOTH)
-		o->st.where = VHOME_BOTH;
+		set_where(h, o, VHOME_BOTH);
 	else if (o->st.where == VHOME_DEVICE && o->st.holder != holder)
-		o->st.where = VHOME_BOTH; /* written back for it: the caller made it so */
+		set_where(h, o, VHOME_BOTH); /* written back for it: the caller made it so */
 	if (o->st.where != VHOME_LOST)
 		set_holder(o, holder, device);
 	pthread_mutex_unlock(&h->lock);
@@ -118,7 +136,7 @@ uint64_t vhome_device_wrote(struct vhome *h, const char *shm, uint64_t holder, c
 
 	pthread_mutex_lock(&h->lock);
 	o = find(h, shm, true);
-	o->st.where = VHOME_DEVICE;
+	set_where(h, o, VHOME_DEVICE);
 	gen = ++o->st.gen;
 	set_holder(o, holder, device);
 	pthread_mutex_unlock(&h->lock);
@@ -132,10 +150,10 @@ void vhome_device_failed(struct vhome *h, const char *shm, uint64_t holder, cons
 	pthread_mutex_lock(&h->lock);
 	o = find(h, shm, false);
 	if (o && o->st.holder == holder && o->st.where == VHOME_BOTH) {
-		o->st.where = VHOME_HOST;
+		set_where(h, o, VHOME_HOST);
 		set_holder(o, 0, NULL);
 	} else if (o && o->st.holder == holder && o->st.where == VHOME_DEVICE) {
-		o->st.where = VHOME_LOST;
+		set_where(h, o, VHOME_LOST);
 		snprintf(o->st.lost, sizeof(o->st.lost), "%s", how);
 		o->st.holder = 0;
 	}
@@ -149,7 +167,7 @@ void vhome_host_current(struct vhome *h, const char *shm)
 	pthread_mutex_lock(&h->lock);
 	o = find(h, shm, false);
 	if (o && o->st.where == VHOME_DEVICE)
-		o->st.where = VHOME_BOTH;
+		set_where(h, o, VHOME_BOTH);
 	pthread_mutex_unlock(&h->lock);
 }
 
@@ -160,7 +178,7 @@ void vhome_host_wrote(struct vhome *h, const char *shm)
 	pthread_mutex_lock(&h->lock);
 	o = find(h, shm, false);
 	if (o) {
-		o->st.where = VHOME_HOST;
+		set_where(h, o, VHOME_HOST);
 		o->st.gen++;
 		set_holder(o, 0, NULL);
 	}
@@ -176,11 +194,11 @@ size_t vhome_holder_ended(struct vhome *h, uint64_t holder, const char *how)
 		if (holder == 0 || o->st.holder != holder)
 			continue;
 		if (o->st.where == VHOME_DEVICE) {
-			o->st.where = VHOME_LOST;
+			set_where(h, o, VHOME_LOST);
 			snprintf(o->st.lost, sizeof(o->st.lost), "%s", how);
 			lost++;
 		} else if (o->st.where == VHOME_BOTH) {
-			o->st.where = VHOME_HOST;
+			set_where(h, o, VHOME_HOST);
 		}
 		o->st.holder = 0;
 		o->st.device[0] = '\0';
@@ -197,6 +215,7 @@ void vhome_forget(struct vhome *h, const char *shm)
 	for (pp = &h->head; *pp; pp = &(*pp)->next)
 		if (strcmp((*pp)->shm, shm) == 0) {
 			o = *pp;
+			set_where(h, o, VHOME_HOST);
 			*pp = o->next;
 			break;
 		}

@@ -116,6 +116,15 @@ void homes_settle(struct vhome *h, struct worker *wk, const struct job_plan *jp,
 	}
 }
 
+int homes_check_plan(struct vhome *h, const struct job_plan *jp, struct cs_err *e)
+{
+	for (size_t i = 0; h && i < jp->kp.nargs; i++)
+		if (bound(jp, i) && vhome_check(h, jp->binds[i].shm, jp->binds[i].buffer, e))
+			return err_prefix(e, "%s: stream '%s': ", jp->kp.label,
+			                  jp->kp.args[i].name);
+	return 0;
+}
+
 int homes_to_host(struct vhome *h, struct workers *w, const char *shm, const char *name,
                   struct cs_err *e)
 {

@@ -29,6 +29,10 @@ int homes_prepare(struct vhome *h, struct workers *w, struct worker *wk, const s
 void homes_settle(struct vhome *h, struct worker *wk, const struct job_plan *jp, int status,
                   bool launched, const char *device, const char *how);
 
+/* -1 with the message of data/vhome.h when one of jp's buffers was lost (the thread
+ * executor's check: it reads shared memory, where a lost buffer's old data still is). */
+int homes_check_plan(struct vhome *h, const struct job_plan *jp, struct cs_err *e);
+
 /* Make shared memory current for a host reader of shm (named name in messages). */
 int homes_to_host(struct vhome *h, struct workers *w, const char *shm, const char *name,
                   struct cs_err *e);
