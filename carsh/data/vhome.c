@@ -99,9 +99,8 @@ int vhome_check(struct vhome *h, const char *shm, const char *name, struct cs_er
 	if (st.where != VHOME_LOST)
 		return 0;
 	return err_set(e,
-	               "virtual buffer '%s' was lost: its newest data was on the device of a "
-	               "worker that ended (%s); fill it ('virtbuf fill %s FILE') or create it "
-	               "again",
+	               "virtual buffer '%s' was lost: %s; fill it ('virtbuf fill %s FILE') or "
+	               "create it again",
 	               name, st.lost, name);
 }
 
@@ -154,7 +153,8 @@ void vhome_device_failed(struct vhome *h, const char *shm, uint64_t holder, cons
 		set_holder(o, 0, NULL);
 	} else if (o && o->st.holder == holder && o->st.where == VHOME_DEVICE) {
 		set_where(h, o, VHOME_LOST);
-		snprintf(o->st.lost, sizeof(o->st.lost), "%s", how);
+		snprintf(o->st.lost, sizeof(o->st.lost),
+		         "a job that failed wrote the only current copy, on a device (%s)", how);
 		o->st.holder = 0;
 	}
 	pthread_mutex_unlock(&h->lock);
@@ -195,7 +195,9 @@ size_t vhome_holder_ended(struct vhome *h, uint64_t holder, const char *how)
 			continue;
 		if (o->st.where == VHOME_DEVICE) {
 			set_where(h, o, VHOME_LOST);
-			snprintf(o->st.lost, sizeof(o->st.lost), "%s", how);
+			snprintf(o->st.lost, sizeof(o->st.lost),
+			         "its newest data was on the device of a worker that ended (%s)",
+			         how);
 			lost++;
 		} else if (o->st.where == VHOME_BOTH) {
 			set_where(h, o, VHOME_HOST);

@@ -34,7 +34,7 @@ struct vhome_state {
 	uint64_t gen;
 	uint64_t holder;               /* the worker with the device copy (DEVICE, BOTH) */
 	char device[VHOME_DEVICE_MAX]; /* its device, "NAME (PLATFORM)" */
-	char lost[VHOME_LOST_MAX];     /* LOST: how the holder ended */
+	char lost[VHOME_LOST_MAX];     /* LOST: why ("its newest data was on ...") */
 };
 
 struct vhome;

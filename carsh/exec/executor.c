@@ -238,13 +238,18 @@ static int worker_outcome(const struct exec_env *env, struct worker *wk, const s
                           int rc, int ws, double d2h_ms, struct run_stats *st, bool *has_stats,
                           struct cs_err *e)
 {
-	const struct job_result *res = worker_result(wk);
+	const struct job_result *res;
+	char how[64];
 
 	*has_stats = false;
-	if (rc != 0) /* refused (a lost buffer), or not run */
+	if (rc != 0) /* refused (a lost buffer), or not run (no worker, maybe) */
 		return 1;
+	res = worker_result(wk);
 	rc = collect(jp, ws, res, e);
-	homes_settle(env->homes, wk, jp, rc, res->stats.launches > 0, res->stats.device, e->msg);
+	/* A quiet end (SIGPIPE: its reader went away) still says how, to whoever loses data. */
+	proc_describe(ws, how, sizeof(how));
+	homes_settle(env->homes, wk, jp, rc, res->stats.launches > 0, res->stats.device,
+	             e->msg[0] ? e->msg : how);
 	*has_stats = rc == 0 && res->has_stats;
 	if (*has_stats) {
 		*st = res->stats;

@@ -35,11 +35,18 @@ uint64_t homes_holder(struct vhome *h, const struct job_plan *jp)
 static int write_back(struct vhome *h, struct workers *w, const char *shm, const char *name,
                       const struct vhome_state *st, struct cs_err *e)
 {
-	if (workers_write_back(w, st->holder, shm, st->gen, e) == 0) {
+	int rc = workers_write_back(w, st->holder, shm, st->gen, e);
+
+	if (rc == 0) {
 		vhome_host_current(h, shm);
 		return 0;
 	}
-	vhome_holder_ended(h, st->holder, e->msg);
+	/* A worker that is gone took all it held; one that could not write this buffer back
+	 * lost this one. */
+	if (rc == -2)
+		vhome_device_failed(h, shm, st->holder, e->msg);
+	else
+		vhome_holder_ended(h, st->holder, e->msg);
 	return vhome_check(h, shm, name, e);
 }
 

@@ -388,7 +388,7 @@ static struct worker *take_idle(struct workers *w, const char *key, uint64_t pre
 	int best_score = 0;
 
 	for (struct worker **p = &w->idle; *p;) {
-		if (ended(*p)) {
+		if ((*p)->dead || ended(*p)) {
 			struct worker *wk = *p;
 
 			*p = wk->next;
@@ -916,8 +916,10 @@ static int buffer_request(struct worker *wk, uint32_t type, const char *shm, uin
 		wk->dead = true;
 		return err_set(e, "worker %d ended while idle", (int)wk->pid);
 	}
-	if (status != 0)
-		return err_set(e, "%s", wk->res->msg[0] ? wk->res->msg : "the worker failed");
+	if (status != 0) {
+		err_set(e, "%s", wk->res->msg[0] ? wk->res->msg : "the worker failed");
+		return -2;
+	}
 	return 0;
 }
 

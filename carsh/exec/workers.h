@@ -100,7 +100,8 @@ void worker_hold(struct worker *wk);
 /* Release its copies of shm (NULL: all). */
 int worker_drop(struct worker *wk, const char *shm, struct cs_err *e);
 /* Ask the holder with that serial to write its copy of shm at generation gen back to
- * shared memory, and wait. -1 with e ("its worker ended", the worker's reason). */
+ * shared memory, and wait. -1 with e when the worker is gone ("... ended while idle"), -2
+ * with the worker's reason when it could not (it lives on). */
 int workers_write_back(struct workers *w, uint64_t serial, const char *shm, uint64_t gen,
                        struct cs_err *e);
 /* Every holder releases its copies of shm (the buffer was deleted). */

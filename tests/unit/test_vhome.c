@@ -118,7 +118,8 @@ START_TEST(test_a_failed_job_drops_its_outputs_copy)
 	vhome_device_failed(h, "/only", 7, "k failed");
 	ck_assert_int_eq(at(h, "/both").where, VHOME_HOST);
 	ck_assert_int_eq(at(h, "/only").where, VHOME_LOST);
-	ck_assert_str_eq(at(h, "/only").lost, "k failed");
+	ck_assert_str_eq(at(h, "/only").lost,
+	                 "a job that failed wrote the only current copy, on a device (k failed)");
 	/* Another holder's failure does not touch it. */
 	vhome_device_wrote(h, "/x", 7, "cpu");
 	vhome_device_failed(h, "/x", 8, "k failed");
