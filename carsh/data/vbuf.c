@@ -378,6 +378,31 @@ void *vbuf_map(const char *shm, size_t bytes, bool writable, struct cs_err *e)
 	return p;
 }
 
+void *vbuf_guarded_alloc(size_t bytes, struct cs_err *e)
+{
+	size_t span = mapping_span(bytes);
+	char *area =
+	        mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (area == MAP_FAILED) {
+		err_errno(e, "cannot map %zu bytes for a device copy", bytes);
+		return NULL;
+	}
+	if (mprotect(area + guard_size(), span - 2 * guard_size(), PROT_READ | PROT_WRITE) != 0) {
+		err_errno(e, "cannot map %zu bytes for a device copy", bytes);
+		munmap(area, span);
+		return NULL;
+	}
+	return area + guard_size();
+}
+
+int vbuf_guarded_protect(void *p, size_t bytes, bool writable)
+{
+	size_t g = guard_size();
+
+	return mprotect(p, (bytes + g - 1) / g * g, writable ? PROT_READ | PROT_WRITE : PROT_READ);
+}
+
 void vbuf_unmap(void *p, size_t bytes)
 {
 	if (p)

@@ -60,6 +60,11 @@ size_t vbuf_names(struct vbuf_table *t, char ***out);
 /* Map an object of `bytes` bytes (read-only unless writable). */
 void *vbuf_map(const char *shm, size_t bytes, bool writable, struct cs_err *e);
 void vbuf_unmap(void *p, size_t bytes);
+/* Private zeroed memory laid out as a mapping (an inaccessible page on each side), for a
+ * CPU device's copy of a buffer: a kernel that writes past it faults as on the mapping
+ * itself. Freed with vbuf_unmap. protect: read-only (while a job only reads it) or not. */
+void *vbuf_guarded_alloc(size_t bytes, struct cs_err *e);
+int vbuf_guarded_protect(void *p, size_t bytes, bool writable);
 
 /* Unlink segments whose master (the pid in the name) no longer runs. Returns how many. */
 int vbuf_remove_stale(void);

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exec/homes.h"
 #include "exec/planrun.h"
 #include "exec/workerwire.h"
 #include "exec/workers.h"
@@ -181,34 +182,80 @@ static int run_child(child_fn fn, void *arg, const struct job_plan *jp, const st
 	return collect(jp, ws, *res, e);
 }
 
-/* Run jp in *wk (taken already) and wait. A worker that did not take the job — it died while
- * idle, or before it said it had the job — is replaced by a fresh one, twice at most; *wk is
- * the one that ran it. Not when the worker died of the user's Ctrl-C, which the shell passes
- * on to it: the job was interrupted, not lost. */
-static int worker_job(struct workers *w, struct worker **wk, const struct job_plan *jp,
-                      const struct child_io *io, bool background, volatile sig_atomic_t *fg_pid,
-                      int *ws, struct cs_err *e)
-{
-	for (int tries = 0;; tries++) {
-		int rc;
+/* worker_job's return when the job was refused before it was handed over (a lost buffer). */
+#define WORKER_REFUSED (-3)
 
+/* Run jp in *wk (taken already) and wait, its buffers' homes told (exec/homes.h). A worker
+ * that did not take the job — it died while idle, or before it said it had the job — is
+ * replaced by a fresh one, twice at most; *wk is the one that ran it. Not when the worker
+ * died of the user's Ctrl-C, which the shell passes on to it: the job was interrupted, not
+ * lost. What a worker held when it died is lost with it. */
+static int worker_job(const struct exec_env *env, struct worker **wk, const struct job_plan *jp,
+                      const struct child_io *io, bool background, volatile sig_atomic_t *fg_pid,
+                      int *ws, double *d2h_ms, struct cs_err *e)
+{
+	size_t n = jp->kp.nargs ? jp->kp.nargs : 1;
+	struct job_home *homes = xcalloc(n, sizeof(*homes));
+	int rc;
+
+	for (int tries = 0;; tries++) {
+		rc = homes_prepare(env->homes, env->workers, *wk, jp, homes, d2h_ms, e);
+		if (rc) {
+			rc = WORKER_REFUSED;
+			break;
+		}
 		if (fg_pid)
 			*fg_pid = worker_pid(*wk);
-		rc = worker_run(*wk, jp, io, background, ws, e);
+		rc = worker_run(*wk, jp, homes, io, background, ws, e);
 		if (fg_pid)
 			*fg_pid = 0;
+		if (rc == WORKER_NOT_TAKEN && env->homes)
+			vhome_holder_ended(env->homes, worker_serial(*wk),
+			                   "it ended while it waited for a job");
 		/* A background job's worker was its process from the start: killed before
 		 * the job reached it, it is the job that was killed. */
 		if (rc == WORKER_NOT_TAKEN &&
-		    (background || (WIFSIGNALED(*ws) && WTERMSIG(*ws) == SIGINT)))
-			return 0;
+		    (background || (WIFSIGNALED(*ws) && WTERMSIG(*ws) == SIGINT))) {
+			rc = 0;
+			break;
+		}
 		if (rc != WORKER_NOT_TAKEN || tries == 2)
-			return rc;
-		workers_give(w, *wk);
-		*wk = workers_take(w, jp, e);
-		if (!*wk)
-			return -1;
+			break;
+		workers_give(env->workers, *wk);
+		*wk = workers_take(env->workers, jp, homes_holder(env->homes, jp), e);
+		if (!*wk) {
+			rc = -1;
+			break;
+		}
 	}
+	free(homes);
+	return rc;
+}
+
+/* The job's status from a worker's answer (rc from worker_job), its buffers' homes settled;
+ * *st the statistics where the job ran to its end. */
+static int worker_outcome(const struct exec_env *env, struct worker *wk, const struct job_plan *jp,
+                          int rc, int ws, double d2h_ms, struct run_stats *st, bool *has_stats,
+                          struct cs_err *e)
+{
+	const struct job_result *res;
+	char how[64];
+
+	*has_stats = false;
+	if (rc != 0) /* refused (a lost buffer), or not run (no worker, maybe) */
+		return 1;
+	res = worker_result(wk);
+	rc = collect(jp, ws, res, e);
+	/* A quiet end (SIGPIPE: its reader went away) still says how, to whoever loses data. */
+	proc_describe(ws, how, sizeof(how));
+	homes_settle(env->homes, wk, jp, rc, res->stats.launches > 0, res->stats.device,
+	             e->msg[0] ? e->msg : how);
+	*has_stats = rc == 0 && res->has_stats;
+	if (*has_stats) {
+		*st = res->stats;
+		st->d2h_ms += d2h_ms;
+	}
+	return rc;
 }
 
 /* The job in a warm worker (exec/workers.h) instead of a fresh fork. */
@@ -216,19 +263,14 @@ static int foreground_in_worker(const struct exec_env *env, struct job_plan *jp,
                                 const struct child_io *io, struct run_stats *st, bool *has_stats,
                                 struct cs_err *e)
 {
-	struct worker *wk = workers_take(env->workers, jp, e);
-	int ws, rc;
+	struct worker *wk = workers_take(env->workers, jp, homes_holder(env->homes, jp), e);
+	double d2h_ms = 0;
+	int ws = 0, rc;
 
 	if (!wk)
 		return 1;
-	rc = worker_job(env->workers, &wk, jp, io, env->own_group, env->fg_pid, &ws, e);
-	if (rc == 0)
-		rc = collect(jp, ws, worker_result(wk), e);
-	else
-		rc = 1;
-	*has_stats = rc == 0 && worker_result(wk)->has_stats;
-	if (*has_stats)
-		*st = worker_result(wk)->stats;
+	rc = worker_job(env, &wk, jp, io, env->own_group, env->fg_pid, &ws, &d2h_ms, e);
+	rc = worker_outcome(env, wk, jp, rc, ws, d2h_ms, st, has_stats, e);
 	if (wk)
 		workers_give(env->workers, wk);
 	return rc;
@@ -334,6 +376,7 @@ static int bg_body(void *arg, int id, struct cs_err *e)
  * handed the job once the job's buffers are free. The job's descriptors are its own copies:
  * the command's redirections close when the command returns. */
 struct bgw_job {
+	struct exec_env env; /* hz, workers and homes are used */
 	struct hazards *hz;
 	struct claim *claim;
 	struct workers *w;
@@ -370,16 +413,24 @@ static void bgw_register(void *arg, int id)
 static int bgw_body(void *arg, int id, struct cs_err *e)
 {
 	struct bgw_job *b = arg;
-	const struct job_result *res;
-	int ws, rc;
+	struct run_stats st;
+	double d2h_ms = 0;
+	bool has_stats, ran;
+	int ws = 0, rc;
 
 	(void)id;
 	exec_claim_wait(b->hz, b->claim, b->notices);
-	if (worker_job(b->w, &b->wk, b->jp, &b->io, true, NULL, &ws, e))
+	rc = worker_job(&b->env, &b->wk, b->jp, &b->io, true, NULL, &ws, &d2h_ms, e);
+	if (rc == -1 || !b->wk)
 		return 1;
-	res = worker_result(b->wk);
-	rc = collect(b->jp, ws, res, e);
-	job_plan_ended(b->jp, rc, res->has_stats ? &res->stats : NULL);
+	ran = rc != WORKER_REFUSED;
+	rc = worker_outcome(&b->env, b->wk, b->jp, rc, ws, d2h_ms, &st, &has_stats, e);
+	/* A failed job's statistics too, where it ran (the device choice learns from it). */
+	if (ran && !has_stats && worker_result(b->wk)->has_stats) {
+		st = worker_result(b->wk)->stats;
+		has_stats = true;
+	}
+	job_plan_ended(b->jp, rc, has_stats ? &st : NULL);
 	return rc;
 }
 
@@ -390,12 +441,12 @@ static int background_in_worker(const struct exec_env *env, struct jobs *js, str
 	struct bgw_job *b = xcalloc(1, sizeof(*b));
 	int in = io->in_fd, out = io->out_fd >= 0 ? io->out_fd : STDOUT_FILENO;
 
-	*b = (struct bgw_job){env->hz, NULL,         env->workers, NULL,
-	                      jp,      {-1, -1, -1}, env->notices, xstrdup(label)};
+	*b = (struct bgw_job){*env, env->hz,      NULL,         env->workers,  NULL,
+	                      jp,   {-1, -1, -1}, env->notices, xstrdup(label)};
 	/* POSIX: standard input is /dev/null unless redirected (the worker opens it). */
 	b->io.in_fd = in < 0 || in == STDIN_FILENO ? -1 : fcntl(in, F_DUPFD_CLOEXEC, 3);
 	b->io.out_fd = fcntl(out, F_DUPFD_CLOEXEC, 3);
-	b->wk = workers_take(env->workers, jp, e);
+	b->wk = workers_take(env->workers, jp, homes_holder(env->homes, jp), e);
 	if (!b->wk || b->io.out_fd < 0 || (in >= 0 && in != STDIN_FILENO && b->io.in_fd < 0)) {
 		if (b->wk)
 			err_errno(e, "cannot set up a background job");

@@ -13,6 +13,7 @@
 #include "exec/jobplan.h"
 #include "exec/jobs.h"
 #include "exec/process.h"
+#include "data/vhome.h"
 
 struct exec_env {
 	struct hazards *hz;
@@ -26,6 +27,9 @@ struct exec_env {
 	/* The shell's warm workers (exec/workers.h): process-executor jobs run in them; NULL: a
 	 * fresh fork per job. */
 	struct workers *workers;
+	/* Where each virtual buffer's data is (data/vhome.h): jobs in warm workers keep it on
+	 * their devices. NULL: always shared memory. */
+	struct vhome *homes;
 };
 
 /* Run in the foreground and wait. Returns the job's status (0, 1, or 128+signal), with the

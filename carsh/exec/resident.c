@@ -31,6 +31,7 @@ struct entry {
 struct resident {
 	pthread_mutex_t lock;
 	struct entry *head;
+	bool guarded; /* CPU copies in guarded memory (resident_guard_cpu) */
 };
 
 struct resident *resident_new(void)
@@ -39,6 +40,52 @@ struct resident *resident_new(void)
 
 	pthread_mutex_init(&r->lock, NULL);
 	return r;
+}
+
+void resident_guard_cpu(struct resident *r)
+{
+	r->guarded = true;
+}
+
+struct guarded {
+	void *p;
+	size_t bytes;
+};
+
+/* The memory goes with the last reference to its buffer, whichever copy holds it then
+ * (swaps move buffers between copies). */
+static void CL_CALLBACK unmap_guarded(cl_mem mem, void *arg)
+{
+	struct guarded *g = arg;
+
+	(void)mem;
+	vbuf_unmap(g->p, g->bytes);
+	free(g);
+}
+
+/* A CPU device's buffer on memory with an inaccessible page on each side (data/vbuf.h). */
+static cl_mem guarded_buffer(struct rt_dev *dev, size_t bytes, cl_int *err, struct cs_err *e)
+{
+	struct guarded *g = xmalloc(sizeof(*g));
+	cl_mem mem;
+
+	g->bytes = bytes;
+	g->p = vbuf_guarded_alloc(bytes, e);
+	if (!g->p) {
+		free(g);
+		*err = CL_OUT_OF_HOST_MEMORY;
+		return NULL;
+	}
+	mem = clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, g->p, err);
+	if (*err == CL_SUCCESS) {
+		*err = clSetMemObjectDestructorCallback(mem, unmap_guarded, g);
+		if (*err == CL_SUCCESS)
+			return mem;
+		(void)clReleaseMemObject(mem);
+	}
+	vbuf_unmap(g->p, bytes);
+	free(g);
+	return NULL;
 }
 
 static void copy_clear(struct copy *c)
@@ -138,7 +185,8 @@ static int to_host_locked(struct entry *en, struct cs_err *e)
 	return 0;
 }
 
-static int new_copy(struct entry *en, struct rt_dev *dev, struct copy **out, struct cs_err *e)
+static int new_copy(struct resident *r, struct entry *en, struct rt_dev *dev, struct copy **out,
+                    struct cs_err *e)
 {
 	struct copy *c;
 	cl_int err;
@@ -146,7 +194,10 @@ static int new_copy(struct entry *en, struct rt_dev *dev, struct copy **out, str
 	if (en->ncopies == COPIES_MAX)
 		return err_set(e, "a virtual buffer is on more than %d devices", COPIES_MAX);
 	c = &en->copies[en->ncopies];
-	c->mem = clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE, en->bytes, NULL, &err);
+	if (r->guarded && (dev->info->type & CL_DEVICE_TYPE_CPU))
+		c->mem = guarded_buffer(dev, en->bytes, &err, e);
+	else
+		c->mem = clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE, en->bytes, NULL, &err);
 	if (err != CL_SUCCESS)
 		return err_set(e, "a device buffer of %zu bytes on '%s': %s", en->bytes,
 		               dev->info->name, rt_cl_error_name(err));
@@ -185,7 +236,7 @@ int resident_acquire(struct resident *r, const char *shm, size_t bytes, struct r
 	en = entry_of(r, shm, bytes);
 	c = copy_on(en, dev);
 	if (!c)
-		rc = new_copy(en, dev, &c, e);
+		rc = new_copy(r, en, dev, &c, e);
 	if (rc == 0 && read && !c->valid)
 		rc = refresh_copy(en, c, h2d_ms, e);
 	if (rc == 0)

@@ -14,6 +14,10 @@
 struct resident;
 
 struct resident *resident_new(void);
+/* Copies on CPU devices made from now on live in memory with an inaccessible page on each
+ * side (a warm worker's: a kernel that writes past a buffer faults, killing only its
+ * worker, instead of changing another buffer unnoticed). */
+void resident_guard_cpu(struct resident *r);
 /* Waits for pending work on the buffers, then releases them (the shm objects stay). */
 void resident_free(struct resident *r);
 

@@ -1,10 +1,13 @@
 #include "exec/threadexec.h"
 
+#include "exec/homes.h"
+
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "exec/homes.h"
 #include "exec/stage.h"
 #include "runtime/feeder.h"
 #include "util/alloc.h"
@@ -339,7 +342,7 @@ int exec_thread_foreground(const struct exec_env *env, struct texec *t, struct j
 
 	if (rc)
 		return rc;
-	rc = texec_run(t, jp, tag, env->profile, st, e);
+	rc = homes_check_plan(env->homes, jp, e) ? 1 : texec_run(t, jp, tag, env->profile, st, e);
 	/* The device's queue orders what follows; host readers wait for the data. */
 	hazard_release(env->hz, c);
 	return rc;
@@ -347,6 +350,7 @@ int exec_thread_foreground(const struct exec_env *env, struct texec *t, struct j
 
 struct tjob {
 	struct hazards *hz;
+	struct vhome *homes;
 	struct claim *claim;
 	struct texec *t;
 	struct job_plan *jp; /* its in and out are the job's own */
@@ -372,6 +376,10 @@ static int tjob_body(void *arg, int id, struct cs_err *e)
 	(void)id;
 	exec_claim_wait(j->hz, j->claim, j->notices);
 	t0 = clock_ms();
+	if (homes_check_plan(j->homes, j->jp, e)) {
+		job_plan_ended(j->jp, 1, NULL);
+		return 1;
+	}
 	rc = texec_run(j->t, j->jp, j, j->profile, &st, e);
 	/* A background job is done when its work is; its times are the work's. */
 	if (texec_flush(j->t, j, &queued, e) && rc == 0)
@@ -401,7 +409,8 @@ int exec_thread_background(const struct exec_env *env, struct texec *t, struct j
 {
 	struct tjob *j = xcalloc(1, sizeof(*j));
 
-	*j = (struct tjob){env->hz, NULL, t, jp, env->notices, xstrdup(label), env->profile};
+	*j = (struct tjob){env->hz, env->homes,   NULL,           t,
+	                   jp,      env->notices, xstrdup(label), env->profile};
 	*id = jobs_start(js, label, getpid(), tjob_body, j, tjob_register, tjob_free, e);
 	if (*id < 0) {
 		j->jp = NULL; /* still the caller's, with its streams */

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "exec/planrun.h"
 #include "exec/planwire.h"
+#include "exec/workerres.h"
 #include "exec/workerwire.h"
 #include "runtime/session.h"
 #include "util/wire.h"
@@ -49,10 +49,11 @@ static int fail(struct job_result *res, const char *what, const char *detail)
 	return 1;
 }
 
-static int run_job(struct rt_session *s, const struct wire_msg *m, struct job_result *res, int null,
-                   int own_err)
+static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *m,
+                   struct job_result *res, int null, int own_err)
 {
 	struct job_plan *jp = NULL;
+	struct job_home *homes = NULL;
 	struct strvec env = STRVEC_INIT;
 	struct cs_err e;
 	char *cwd = NULL;
@@ -60,7 +61,7 @@ static int run_job(struct rt_session *s, const struct wire_msg *m, struct job_re
 
 	memset(res, 0, sizeof(*res));
 	res->status = -1;
-	if (workerwire_decode_job(m->payload, m->len, &cwd, &env, &jp, &e))
+	if (workerwire_decode_job(m->payload, m->len, &cwd, &env, &homes, &jp, &e))
 		return fail(res, "", e.msg);
 	workerwire_apply_env(env.v, env.n);
 	sv_free(&env);
@@ -69,15 +70,49 @@ static int run_job(struct rt_session *s, const struct wire_msg *m, struct job_re
 	else if (take_stdio(m) != 0)
 		status = fail(res, "the job's standard input, output or error is missing", "");
 	else
-		status = plan_run_in(s, jp, res);
+		status = wres_run(w, s, jp, homes, res);
 	/* As a forked job's _exit after fflush(NULL): an output that cannot be written fails. */
 	if (fflush(stdout) != 0 && status == 0)
 		status = 1;
 	drop_stdio(null, own_err);
 	res->status = status;
 	job_plan_free(jp);
+	free(homes);
 	free(cwd);
 	return status;
+}
+
+/* WORKER_WRITEBACK and WORKER_DROP: the exit status of the request, its reason in res. */
+static uint32_t buffer_request(struct wres *w, const struct wire_msg *m, struct job_result *res)
+{
+	struct cs_err e;
+	uint64_t gen;
+	char *shm;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if (workerwire_decode_buffer(m->payload, m->len, &shm, &gen, &e))
+		return (uint32_t)fail(res, "", e.msg);
+	if (m->type == WORKER_DROP) {
+		wres_drop(w, shm[0] ? shm : NULL);
+		rc = 0;
+	} else {
+		rc = wres_write_back(w, shm, gen, &e);
+		if (rc)
+			fail(res, "", e.msg);
+	}
+	free(shm);
+	return rc ? 1 : 0;
+}
+
+static uint32_t answer(struct rt_session *s, struct wres *w, const struct wire_msg *m,
+                       struct job_result *res, int null, int own_err)
+{
+	if (m->type == WORKER_JOB)
+		return (uint32_t)run_job(s, w, m, res, null, own_err);
+	if (m->type == WORKER_WRITEBACK || m->type == WORKER_DROP)
+		return buffer_request(w, m, res);
+	return 1;
 }
 
 /* The device list its jobs choose from (rt_devices_list's, as a discovery child's), in the
@@ -114,6 +149,7 @@ static bool answer_devices(struct rt_session *s, int sock, const struct wire_msg
 void worker_main(int sock, struct job_result *res)
 {
 	struct rt_session *s = rt_session_new();
+	struct wres *w = wres_new();
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	int own_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
 
@@ -133,7 +169,7 @@ void worker_main(int sock, struct job_result *res)
 			wire_msg_free(&m);
 			break;
 		}
-		status = m.type == WORKER_JOB ? (uint32_t)run_job(s, &m, res, null, own_err) : 1;
+		status = answer(s, w, &m, res, null, own_err);
 		wire_msg_free(&m);
 		if (wire_send(sock, WORKER_DONE, &status, sizeof(status), NULL, 0, &e) != 0)
 			break;

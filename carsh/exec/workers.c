@@ -36,6 +36,15 @@ struct worker {
 	bool session;           /* a session worker: one session, then it ends */
 	bool reaped;            /* waited for already */
 	struct worker *next;    /* in the idle list */
+	/* Resident buffers (data/vhome.h): a worker whose device holds buffers' data stays
+	 * this pool's, idle or lent, until the pool ends (a server's is not given back), and is
+	 * found by its serial for write-backs. */
+	uint64_t serial;       /* unique in this process, never 0 */
+	bool holds;            /* its device may hold buffers' data */
+	unsigned refs;         /* requests on it in flight from other threads (pool lock) */
+	bool retired;          /* out of the holders: the last reference ends it */
+	struct worker *hnext;  /* in the holders */
+	pthread_mutex_t xlock; /* one exchange (a job, a write-back) at a time on its socket */
 };
 
 /* A worker asked of the spawner thread. */
@@ -71,7 +80,24 @@ struct workers {
 	pid_t server_pid; /* for messages */
 	void (*warn)(const char *msg);
 	pthread_mutex_t srv_lock;
+	struct worker *holders; /* the workers that hold buffers (pool lock) */
 };
+
+static uint64_t next_serial(void)
+{
+	static uint64_t serial;
+
+	return __atomic_add_fetch(&serial, 1, __ATOMIC_RELAXED);
+}
+
+static struct worker *worker_alloc(void)
+{
+	struct worker *wk = xcalloc(1, sizeof(*wk));
+
+	wk->serial = next_serial();
+	pthread_mutex_init(&wk->xlock, NULL);
+	return wk;
+}
 
 struct workers *workers_new(unsigned keep_idle)
 {
@@ -94,6 +120,8 @@ struct workers *workers_new_served(unsigned keep_idle, void (*warn)(const char *
 	return w;
 }
 
+static void remote_give(struct workers *w, struct worker *wk);
+
 /* Closing the socket ends an idle worker's loop; a dead one is only reaped. */
 static void worker_end(struct worker *wk)
 {
@@ -108,7 +136,29 @@ static void worker_end(struct worker *wk)
 	free(wk->key);
 	sv_free(&wk->env);
 	sv_free(&wk->built);
+	pthread_mutex_destroy(&wk->xlock);
 	free(wk);
+}
+
+/* Out of the holders, and ended unless a request still uses it (then the request's end
+ * ends it). */
+static void retire(struct workers *w, struct worker *wk)
+{
+	bool end = true;
+
+	pthread_mutex_lock(&w->lock);
+	if (wk->holds) {
+		for (struct worker **p = &w->holders; *p; p = &(*p)->hnext)
+			if (*p == wk) {
+				*p = wk->hnext;
+				break;
+			}
+		wk->retired = true;
+		end = wk->refs == 0;
+	}
+	pthread_mutex_unlock(&w->lock);
+	if (end)
+		worker_end(wk);
 }
 
 void workers_free(struct workers *w)
@@ -125,6 +175,8 @@ void workers_free(struct workers *w)
 		struct worker *wk = w->idle;
 
 		w->idle = wk->next;
+		if (wk->remote) /* one that held buffers, kept from the server till now */
+			remote_give(w, wk);
 		worker_end(wk);
 	}
 	if (w->server >= 0)
@@ -158,7 +210,7 @@ static int session_body(void *arg, struct job_result *res)
 
 static struct worker *worker_spawn(char *const *envp, struct cs_err *e)
 {
-	struct worker *wk = xcalloc(1, sizeof(*wk));
+	struct worker *wk = worker_alloc();
 	int sv[2];
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
@@ -170,6 +222,7 @@ static struct worker *worker_spawn(char *const *envp, struct cs_err *e)
 	                    &wk->res, &wk->res_fd, e)) {
 		close(sv[0]);
 		close(sv[1]);
+		pthread_mutex_destroy(&wk->xlock);
 		free(wk);
 		return NULL;
 	}
@@ -326,13 +379,16 @@ static void note_built(struct worker *wk, const char *key)
 		free(prog);
 }
 
-static struct worker *take_idle(struct workers *w, const char *key, struct worker **gone)
+/* prefer: the serial of the worker that holds the job's buffers, which wins where it can run
+ * the job at all. */
+static struct worker *take_idle(struct workers *w, const char *key, uint64_t prefer,
+                                struct worker **gone)
 {
 	struct worker **best = NULL;
 	int best_score = 0;
 
 	for (struct worker **p = &w->idle; *p;) {
-		if (ended(*p)) {
+		if ((*p)->dead || ended(*p)) {
 			struct worker *wk = *p;
 
 			*p = wk->next;
@@ -343,6 +399,8 @@ static struct worker *take_idle(struct workers *w, const char *key, struct worke
 		}
 		int score = suitability(*p, key);
 
+		if (score > 0 && prefer && (*p)->serial == prefer)
+			score = 1000;
 		if (score > best_score) {
 			best = p;
 			best_score = score;
@@ -359,29 +417,47 @@ static struct worker *take_idle(struct workers *w, const char *key, struct worke
 	return NULL;
 }
 
-struct worker *workers_take_key(struct workers *w, const char *key, struct cs_err *e)
+/* An idle worker of the pool's (in a served pool: one that holds buffers), or NULL. */
+static struct worker *take_local(struct workers *w, const char *key, uint64_t prefer)
 {
 	struct worker *wk, *gone = NULL;
 
 	pthread_mutex_lock(&w->lock);
-	wk = take_idle(w, key, &gone);
+	wk = take_idle(w, key, prefer, &gone);
 	pthread_mutex_unlock(&w->lock);
 	while (gone) {
 		struct worker *next = gone->next;
 
-		worker_end(gone);
+		retire(w, gone);
 		gone = next;
 	}
+	return wk;
+}
+
+static void lend_for(struct workers *w, struct worker *wk, const char *key)
+{
+	free(wk->key);
+	wk->key = xstrdup(key);
+	note_built(wk, key);
+	wk->next = NULL;
+	wk->pool = w;
+}
+
+static struct worker *take_key(struct workers *w, const char *key, uint64_t prefer,
+                               struct cs_err *e)
+{
+	struct worker *wk = take_local(w, key, prefer);
+
 	if (!wk)
 		wk = spawn(w, NULL, e);
-	if (wk) {
-		free(wk->key);
-		wk->key = xstrdup(key);
-		note_built(wk, key);
-		wk->next = NULL;
-		wk->pool = w;
-	}
+	if (wk)
+		lend_for(w, wk, key);
 	return wk;
+}
+
+struct worker *workers_take_key(struct workers *w, const char *key, struct cs_err *e)
+{
+	return take_key(w, key, 0, e);
 }
 
 /* ---- workers lent by the server ---- */
@@ -441,7 +517,7 @@ static struct worker *lent_worker(struct workers *w, struct wire_msg *m, const c
 		return NULL;
 	}
 	memcpy(&pid, m->payload, sizeof(pid));
-	wk = xcalloc(1, sizeof(*wk));
+	wk = worker_alloc();
 	wk->pool = w;
 	wk->pid = (pid_t)pid;
 	wk->sock = m->fds[0];
@@ -517,7 +593,8 @@ static void fall_back(struct workers *w, bool quiet, const struct cs_err *e)
 /* The job environment is worked out once per job (the loader's narrowing reads the
  * vendors' directory and the cache): for the worker's key here, and kept on the worker for
  * hand_over. */
-struct worker *workers_take(struct workers *w, const struct job_plan *jp, struct cs_err *e)
+struct worker *workers_take(struct workers *w, const struct job_plan *jp, uint64_t prefer,
+                            struct cs_err *e)
 {
 	struct strvec env = STRVEC_INIT;
 	char *key;
@@ -526,13 +603,16 @@ struct worker *workers_take(struct workers *w, const struct job_plan *jp, struct
 
 	workerwire_plan_env(&jp->kp, &env);
 	key = plan_key(jp, &env);
-	if (__atomic_load_n(&w->served, __ATOMIC_ACQUIRE)) {
+	/* A served pool's own idle workers are those that hold buffers: they come first. */
+	if (__atomic_load_n(&w->served, __ATOMIC_ACQUIRE) && (wk = take_local(w, key, prefer)))
+		lend_for(w, wk, key);
+	else if (__atomic_load_n(&w->served, __ATOMIC_ACQUIRE)) {
 		wk = remote_take(w, SERVER_TAKE, key, &fallback, &quiet, e);
 		if (fallback)
 			fall_back(w, quiet, e);
 	}
 	if (!wk && (fallback || !__atomic_load_n(&w->served, __ATOMIC_ACQUIRE)))
-		wk = workers_take_key(w, key, e);
+		wk = take_key(w, key, prefer, e);
 	free(key);
 	if (wk) {
 		sv_free(&wk->env);
@@ -543,11 +623,16 @@ struct worker *workers_take(struct workers *w, const struct job_plan *jp, struct
 	return wk;
 }
 
+/* Back to the server, which may lend it at once; the caller ends this side of it. One that
+ * held buffers releases them first: its next borrower's jobs never name them. */
 static void remote_give(struct workers *w, struct worker *wk)
 {
 	uint32_t pid = (uint32_t)wk->pid;
 	struct cs_err e;
 
+	/* One that cannot drop them is not given back: the server stops it with this client. */
+	if (wk->holds && !wk->dead && worker_drop(wk, NULL, &e) != 0)
+		wk->dead = true;
 	/* Closed first: the server may lend it again at once. */
 	close(wk->sock);
 	wk->sock = -1;
@@ -555,7 +640,6 @@ static void remote_give(struct workers *w, struct worker *wk)
 	if (!wk->dead && w->server >= 0)
 		request(w, SERVER_GIVE, &pid, sizeof(pid), 0, NULL, &e);
 	pthread_mutex_unlock(&w->srv_lock);
-	worker_end(wk);
 }
 
 /* How a lent worker ended, from the server, its parent. */
@@ -666,20 +750,21 @@ const struct job_result *worker_result(const struct worker *wk)
 
 void workers_give(struct workers *w, struct worker *wk)
 {
-	if (wk->remote) {
-		remote_give(w, wk);
-		return;
-	}
+	bool keep;
+
 	pthread_mutex_lock(&w->lock);
-	if (!wk->dead && !wk->session && w->nidle < w->keep_idle) {
+	keep = !wk->dead && !wk->session && (wk->holds || (!wk->remote && w->nidle < w->keep_idle));
+	if (keep) {
 		wk->next = w->idle;
 		w->idle = wk;
 		w->nidle++;
-		wk = NULL;
 	}
 	pthread_mutex_unlock(&w->lock);
-	if (wk)
-		worker_end(wk);
+	if (keep)
+		return;
+	if (wk->remote)
+		remote_give(w, wk);
+	retire(w, wk);
 }
 
 /* POSIX: a background job reads /dev/null unless its input was redirected. */
@@ -694,8 +779,8 @@ static int job_stdin(const struct child_io *io, bool background, int *opened)
 	return *opened;
 }
 
-static int hand_over(struct worker *wk, const struct job_plan *jp, const struct child_io *io,
-                     bool background, struct cs_err *e)
+static int hand_over(struct worker *wk, const struct job_plan *jp, const struct job_home *homes,
+                     const struct child_io *io, bool background, struct cs_err *e)
 {
 	char cwd[4096];
 	struct wbuf msg = WBUF_INIT;
@@ -710,7 +795,7 @@ static int hand_over(struct worker *wk, const struct job_plan *jp, const struct 
 		wb_free(&msg);
 		return err_errno(e, "/dev/null");
 	}
-	workerwire_encode_job(cwd, &wk->env, jp, &msg);
+	workerwire_encode_job(cwd, &wk->env, homes, jp, &msg);
 	memset(wk->res, 0, sizeof(*wk->res));
 	wk->res->status = -1;
 	rc = wire_send(wk->sock, WORKER_JOB, msg.p, msg.len, fds, 3, e);
@@ -772,12 +857,140 @@ static int await_answer(struct worker *wk, int *wstatus, struct cs_err *e)
 	return 0;
 }
 
-int worker_run(struct worker *wk, const struct job_plan *jp, const struct child_io *io,
-               bool background, int *wstatus, struct cs_err *e)
+int worker_run(struct worker *wk, const struct job_plan *jp, const struct job_home *homes,
+               const struct child_io *io, bool background, int *wstatus, struct cs_err *e)
 {
-	if (hand_over(wk, jp, io, background, e))
-		return reap(wk, wstatus, e) ? -1 : WORKER_NOT_TAKEN;
-	return await_answer(wk, wstatus, e);
+	int rc;
+
+	pthread_mutex_lock(&wk->xlock);
+	if (hand_over(wk, jp, homes, io, background, e))
+		rc = reap(wk, wstatus, e) ? -1 : WORKER_NOT_TAKEN;
+	else
+		rc = await_answer(wk, wstatus, e);
+	pthread_mutex_unlock(&wk->xlock);
+	return rc;
+}
+
+/* ---- resident buffers ---- */
+
+uint64_t worker_serial(const struct worker *wk)
+{
+	return wk->serial;
+}
+
+bool worker_dead(const struct worker *wk)
+{
+	return wk->dead;
+}
+
+void worker_hold(struct worker *wk)
+{
+	struct workers *w = wk->pool;
+
+	if (wk->holds || wk->dead)
+		return;
+	pthread_mutex_lock(&w->lock);
+	wk->holds = true;
+	wk->hnext = w->holders;
+	w->holders = wk;
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* One buffer request (WORKER_WRITEBACK, WORKER_DROP) and its answer; xlock held. A worker
+ * that does not answer is not to be trusted again. */
+static int buffer_request(struct worker *wk, uint32_t type, const char *shm, uint64_t gen,
+                          struct cs_err *e)
+{
+	struct wbuf msg = WBUF_INIT;
+	uint32_t status = 1;
+	bool ok;
+
+	if (wk->dead)
+		return err_set(e, "worker %d ended", (int)wk->pid);
+	workerwire_encode_buffer(shm ? shm : "", gen, &msg);
+	memset(wk->res, 0, sizeof(*wk->res));
+	ok = wire_send(wk->sock, type, msg.p, msg.len, NULL, 0, e) == 0 &&
+	     answered(wk, WORKER_DONE, &status, sizeof(status), e);
+	wb_free(&msg);
+	if (!ok) {
+		wk->dead = true;
+		return err_set(e, "worker %d ended while idle", (int)wk->pid);
+	}
+	if (status != 0) {
+		err_set(e, "%s", wk->res->msg[0] ? wk->res->msg : "the worker failed");
+		return -2;
+	}
+	return 0;
+}
+
+int worker_drop(struct worker *wk, const char *shm, struct cs_err *e)
+{
+	int rc;
+
+	pthread_mutex_lock(&wk->xlock);
+	rc = buffer_request(wk, WORKER_DROP, shm, 0, e);
+	pthread_mutex_unlock(&wk->xlock);
+	return rc;
+}
+
+/* The holder with that serial, with a reference (NULL: it is gone). */
+static struct worker *holder_ref(struct workers *w, uint64_t serial)
+{
+	struct worker *wk;
+
+	pthread_mutex_lock(&w->lock);
+	for (wk = w->holders; wk && wk->serial != serial; wk = wk->hnext)
+		;
+	if (wk)
+		wk->refs++;
+	pthread_mutex_unlock(&w->lock);
+	return wk;
+}
+
+static void holder_unref(struct workers *w, struct worker *wk)
+{
+	bool end;
+
+	pthread_mutex_lock(&w->lock);
+	end = --wk->refs == 0 && wk->retired;
+	pthread_mutex_unlock(&w->lock);
+	if (end)
+		worker_end(wk);
+}
+
+int workers_write_back(struct workers *w, uint64_t serial, const char *shm, uint64_t gen,
+                       struct cs_err *e)
+{
+	struct worker *wk = holder_ref(w, serial);
+	int rc;
+
+	if (!wk)
+		return err_set(e, "the worker ended while idle");
+	pthread_mutex_lock(&wk->xlock);
+	rc = buffer_request(wk, WORKER_WRITEBACK, shm, gen, e);
+	pthread_mutex_unlock(&wk->xlock);
+	holder_unref(w, wk);
+	return rc;
+}
+
+void workers_drop_everywhere(struct workers *w, const char *shm)
+{
+	uint64_t serials[64];
+	size_t n = 0;
+	struct cs_err ignored;
+
+	pthread_mutex_lock(&w->lock);
+	for (struct worker *wk = w->holders; wk && n < 64; wk = wk->hnext)
+		serials[n++] = wk->serial;
+	pthread_mutex_unlock(&w->lock);
+	for (size_t i = 0; i < n; i++) {
+		struct worker *wk = holder_ref(w, serials[i]);
+
+		if (!wk)
+			continue;
+		(void)worker_drop(wk, shm, &ignored);
+		holder_unref(w, wk);
+	}
 }
 
 /* The worker's answer to WORKER_DEVICES; -1 with e, *garbled when it is not to be trusted. */

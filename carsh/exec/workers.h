@@ -30,6 +30,7 @@
 
 #include "exec/jobplan.h"
 #include "exec/process.h"
+#include "exec/workerwire.h"
 
 struct workers;
 struct worker;
@@ -43,9 +44,12 @@ struct workers *workers_new_served(unsigned keep_idle, void (*warn)(const char *
 /* Ends every idle worker and waits for it; workers lent out must have come back. */
 void workers_free(struct workers *w);
 
-/* A worker for one job, preferring an idle one that last ran a plan with the same device
- * selectors; a new one is forked when none is idle. NULL with e when none can start. */
-struct worker *workers_take(struct workers *w, const struct job_plan *jp, struct cs_err *e);
+/* A worker for one job: the idle one with serial prefer (the holder of the job's buffers,
+ * data/vhome.h; 0: none) where it can run the job, else one that last ran a plan with the
+ * same device selectors; a new one is forked when none is idle. NULL with e when none can
+ * start. */
+struct worker *workers_take(struct workers *w, const struct job_plan *jp, uint64_t prefer,
+                            struct cs_err *e);
 pid_t worker_pid(const struct worker *wk);
 
 /* For the server (server/server.c), which lends its own workers to clients: a worker for the
@@ -78,8 +82,30 @@ const struct job_result *worker_result(const struct worker *wk);
  * waitpid: the job's exit status when the worker answered, else how the worker ended.
  * Returns 0; WORKER_NOT_TAKEN (exec/workerwire.h), with *wstatus how the worker ended, when
  * it could not take the job (it died before); -1 with e when it could not be waited for. */
-int worker_run(struct worker *wk, const struct job_plan *jp, const struct child_io *io,
-               bool background, int *wstatus, struct cs_err *e);
+int worker_run(struct worker *wk, const struct job_plan *jp, const struct job_home *homes,
+               const struct child_io *io, bool background, int *wstatus, struct cs_err *e);
+
+/*
+ * Resident buffers (docs/executors.md "What moves when"). A worker whose device holds
+ * buffers' data (worker_hold) stays the pool's — idle, or lent to a job — until the pool
+ * ends or it dies: a served pool keeps it from the server, and gives it back at its end
+ * after it released them. It is found by its serial, unique in this process, which a
+ * request uses instead of the worker itself: a holder that ended is simply not found. One
+ * exchange at a time goes over a worker's socket: a request waits for the job it runs.
+ */
+uint64_t worker_serial(const struct worker *wk);
+/* Whether it ended or answered garbage: whatever its device held is gone. */
+bool worker_dead(const struct worker *wk);
+void worker_hold(struct worker *wk);
+/* Release its copies of shm (NULL: all). */
+int worker_drop(struct worker *wk, const char *shm, struct cs_err *e);
+/* Ask the holder with that serial to write its copy of shm at generation gen back to
+ * shared memory, and wait. -1 with e when the worker is gone ("... ended while idle"), -2
+ * with the worker's reason when it could not (it lives on). */
+int workers_write_back(struct workers *w, uint64_t serial, const char *shm, uint64_t gen,
+                       struct cs_err *e);
+/* Every holder releases its copies of shm (the buffer was deleted). */
+void workers_drop_everywhere(struct workers *w, const char *shm);
 
 /* The device list as rt_devices_list gives it in a process with the job environment of this
  * one, asked of a worker lent by the server (SERVER_DEVICES, WORKER_DEVICES), which has

@@ -70,12 +70,34 @@ void workerwire_apply_env(char *const *env, size_t n)
 	}
 }
 
-void workerwire_encode_job(const char *cwd, const struct strvec *env, const struct job_plan *jp,
-                           struct wbuf *out)
+void workerwire_encode_job(const char *cwd, const struct strvec *env, const struct job_home *homes,
+                           const struct job_plan *jp, struct wbuf *out)
 {
 	wb_str(out, cwd);
 	workerwire_encode_env(env, out);
+	wb_u32(out, homes ? (uint32_t)jp->kp.nargs : 0);
+	for (size_t i = 0; homes && i < jp->kp.nargs; i++) {
+		wb_u64(out, homes[i].gen);
+		wb_u32(out, homes[i].here ? 1 : 0);
+	}
 	planwire_encode(jp, out);
+}
+
+/* n homes (0: none sent, all in shared memory) for nargs arguments. */
+static int decode_homes(struct rbuf *r, size_t *n, struct job_home **homes)
+{
+	uint32_t count = rb_u32(r);
+
+	*n = count;
+	*homes = NULL;
+	if (r->bad || count > r->left / 12)
+		return -1;
+	*homes = xcalloc(count ? count : 1, sizeof(**homes));
+	for (uint32_t i = 0; i < count; i++) {
+		(*homes)[i].gen = rb_u64(r);
+		(*homes)[i].here = rb_u32(r) != 0;
+	}
+	return r->bad ? -1 : 0;
 }
 
 static int decode_env(struct rbuf *r, struct strvec *env)
@@ -92,24 +114,64 @@ static int decode_env(struct rbuf *r, struct strvec *env)
 	return r->bad ? -1 : 0;
 }
 
+static void job_parts_free(char **cwd, struct strvec *env, struct job_home **homes)
+{
+	free(*cwd);
+	*cwd = NULL;
+	sv_free(env);
+	free(*homes);
+	*homes = NULL;
+}
+
 int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct strvec *env,
-                          struct job_plan **jp, struct cs_err *e)
+                          struct job_home **homes, struct job_plan **jp, struct cs_err *e)
+{
+	struct rbuf r = rb_init(buf, len);
+	size_t nhomes = 0;
+
+	*jp = NULL;
+	*homes = NULL;
+	*cwd = rb_str(&r);
+	if (r.bad || !*cwd || decode_env(&r, env) || decode_homes(&r, &nhomes, homes)) {
+		job_parts_free(cwd, env, homes);
+		return err_set(e, "job message: no directory, environment or buffer homes");
+	}
+	if (planwire_decode(r.p, r.left, jp, e)) {
+		job_parts_free(cwd, env, homes);
+		return -1;
+	}
+	if (nhomes != 0 && nhomes != (*jp)->kp.nargs) {
+		err_set(e, "job message: %zu buffer homes for %zu arguments", nhomes,
+		        (*jp)->kp.nargs);
+		job_plan_free(*jp);
+		*jp = NULL;
+		job_parts_free(cwd, env, homes);
+		return -1;
+	}
+	if (nhomes == 0) { /* every buffer in shared memory */
+		free(*homes);
+		*homes = xcalloc((*jp)->kp.nargs ? (*jp)->kp.nargs : 1, sizeof(**homes));
+	}
+	return 0;
+}
+
+void workerwire_encode_buffer(const char *shm, uint64_t gen, struct wbuf *out)
+{
+	wb_str(out, shm);
+	wb_u64(out, gen);
+}
+
+int workerwire_decode_buffer(const void *buf, size_t len, char **shm, uint64_t *gen,
+                             struct cs_err *e)
 {
 	struct rbuf r = rb_init(buf, len);
 
-	*jp = NULL;
-	*cwd = rb_str(&r);
-	if (r.bad || !*cwd || decode_env(&r, env)) {
-		free(*cwd);
-		*cwd = NULL;
-		sv_free(env);
-		return err_set(e, "job message: no directory or environment");
-	}
-	if (planwire_decode(r.p, r.left, jp, e)) {
-		free(*cwd);
-		*cwd = NULL;
-		sv_free(env);
-		return -1;
+	*shm = rb_str(&r);
+	*gen = rb_u64(&r);
+	if (r.bad || !*shm || r.left) {
+		free(*shm);
+		*shm = NULL;
+		return err_set(e, "buffer message: truncated or garbled");
 	}
 	return 0;
 }

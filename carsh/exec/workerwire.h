@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "exec/jobplan.h"
 #include "runtime/runtime.h"
@@ -26,6 +27,20 @@ enum {
 	/* worker -> shell: the job of a WORKER_JOB reached the worker and starts (no payload),
 	 * sent before WORKER_DONE: a worker that ends before it sent this never ran the job */
 	WORKER_TAKEN = 6,
+	/* shell -> worker: write a buffer's device copy back to its shared memory (str shm, u64
+	 * generation); answered by WORKER_DONE, the reason of a failure in the result area */
+	WORKER_WRITEBACK = 7,
+	/* shell -> worker: release the device copies of a buffer (str shm; "" for all of
+	 * them); answered by WORKER_DONE 0 */
+	WORKER_DROP = 8,
+};
+
+/* Where a job's stream bound to a virtual buffer finds its current data (data/vhome.h): on
+ * this worker's device at generation gen (here), or in shared memory, generation gen there.
+ * One per plan argument; ignored for other streams. */
+struct job_home {
+	uint64_t gen;
+	bool here;
 };
 
 /* The most devices a device list carries (the shell's placement keeps as many). */
@@ -53,11 +68,19 @@ bool workerwire_is_job_env(const char *entry);
 /* Make this process's job environment env's: the others' entries go. */
 void workerwire_apply_env(char *const *env, size_t n);
 
-void workerwire_encode_job(const char *cwd, const struct strvec *env, const struct job_plan *jp,
-                           struct wbuf *out);
-/* A new *cwd, *env (sv_free) and *jp (job_plan_free), or -1 with e. */
+/* homes: one per argument of jp, or NULL (every buffer in shared memory, generation 0). */
+void workerwire_encode_job(const char *cwd, const struct strvec *env, const struct job_home *homes,
+                           const struct job_plan *jp, struct wbuf *out);
+/* A new *cwd, *env (sv_free), *homes (free; one per argument of *jp) and *jp
+ * (job_plan_free), or -1 with e. */
 int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct strvec *env,
-                          struct job_plan **jp, struct cs_err *e);
+                          struct job_home **homes, struct job_plan **jp, struct cs_err *e);
+
+/* WORKER_WRITEBACK's and WORKER_DROP's payload (gen unused by a drop); decode: a new *shm
+ * (free), or -1 with e. */
+void workerwire_encode_buffer(const char *shm, uint64_t gen, struct wbuf *out);
+int workerwire_decode_buffer(const void *buf, size_t len, char **shm, uint64_t *gen,
+                             struct cs_err *e);
 
 /* WORKER_DEVICES's payload: the job environment; decode: a new *env (sv_free), or -1 with e
  * when truncated or followed by anything. */

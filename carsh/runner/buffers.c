@@ -11,9 +11,12 @@
 #include "data/csvio.h"
 #include "data/pgm.h"
 #include "exec/executor.h"
+#include "data/vhome.h"
 #include "exec/hazard.h"
+#include "exec/homes.h"
 #include "exec/resident.h"
 #include "exec/threadexec.h"
+#include "exec/workers.h"
 #include "util/alloc.h"
 #include "util/path.h"
 
@@ -101,8 +104,7 @@ static int fill_host(struct run_ctx *c, const struct vbuf *v, const char *file, 
 	    (cl = buffers_claim_one(c, v, true, e)) &&
 	    (map = vbuf_map(v->shm, v->bytes, true, e))) {
 		memcpy(map, tmp, v->bytes);
-		if (resident_of(c))
-			resident_host_wrote(resident_of(c), v->shm);
+		buffers_host_wrote(c, v);
 		rc = 0;
 	}
 	vbuf_unmap(map, v->bytes);
@@ -172,10 +174,12 @@ static int write_values(struct run_ctx *c, const char *file, const struct vbuf *
 	return csvio_write(file, v->type.scalar, src, scalars, cols, e);
 }
 
-/* With the thread executor the current data may be on a device. */
+/* The current data may be on a device: the thread executor's, or a warm worker's. */
 static int to_host(struct run_ctx *c, const struct vbuf *v, struct cs_err *e)
 {
-	return resident_of(c) ? resident_to_host(resident_of(c), v->shm, e) : 0;
+	if (resident_of(c) && resident_to_host(resident_of(c), v->shm, e))
+		return -1;
+	return homes_to_host(c->s->homes, c->s->workers, v->shm, v->name, e);
 }
 
 int buffers_host_current(struct run_ctx *c, const struct vbuf *v, struct cs_err *e)
@@ -187,6 +191,7 @@ void buffers_host_wrote(struct run_ctx *c, const struct vbuf *v)
 {
 	if (resident_of(c))
 		resident_host_wrote(resident_of(c), v->shm);
+	vhome_host_wrote(c->s->homes, v->shm);
 }
 
 static int dump(struct run_ctx *c, const char *name, const char *file, size_t columns,
@@ -263,8 +268,12 @@ static int delete_one(struct run_ctx *c, const char *name, struct cs_err *e)
 {
 	struct vbuf v;
 
-	if (resident_of(c) && vbuf_lookup(c->s->vbufs, name, &v, e) == 0) {
-		resident_forget(resident_of(c), v.shm);
+	if (vbuf_lookup(c->s->vbufs, name, &v, e) == 0) {
+		if (resident_of(c))
+			resident_forget(resident_of(c), v.shm);
+		vhome_forget(c->s->homes, v.shm);
+		if (c->s->workers)
+			workers_drop_everywhere(c->s->workers, v.shm);
 		vbuf_entry_free(&v);
 	}
 	if (vbuf_delete(c->s->vbufs, name, e))
@@ -303,11 +312,12 @@ int buffers_claim_plan(struct run_ctx *c, const struct job_plan *jp, struct clai
 	struct exec_env env = run_exec_env(c);
 	int rc = exec_claim_foreground(&env, jp, cl, e);
 
-	for (size_t i = 0; rc == 0 && resident_of(c) && i < jp->kp.nargs; i++) {
+	for (size_t i = 0; rc == 0 && i < jp->kp.nargs; i++) {
 		const struct stream_bind *b = &jp->binds[i];
+		struct vbuf v = {.name = b->buffer, .shm = b->shm};
 
 		if (b->how == BIND_BUFFER && b->shm && arg_is_read(jp->kp.args[i].kind) &&
-		    resident_to_host(resident_of(c), b->shm, e)) {
+		    to_host(c, &v, e)) {
 			err_prefix(e, "stream '%s': ", jp->kp.args[i].name);
 			buffers_release_plan(c, jp, *cl);
 			rc = 1;
@@ -318,11 +328,12 @@ int buffers_claim_plan(struct run_ctx *c, const struct job_plan *jp, struct clai
 
 void buffers_release_plan(struct run_ctx *c, const struct job_plan *jp, struct claim *cl)
 {
-	for (size_t i = 0; resident_of(c) && i < jp->kp.nargs; i++) {
+	for (size_t i = 0; i < jp->kp.nargs; i++) {
 		const struct stream_bind *b = &jp->binds[i];
+		struct vbuf v = {.name = b->buffer, .shm = b->shm};
 
 		if (b->how == BIND_BUFFER && b->shm && arg_is_written(jp->kp.args[i].kind))
-			resident_host_wrote(resident_of(c), b->shm);
+			buffers_host_wrote(c, &v);
 	}
 	hazard_release(c->s->hz, cl);
 }

@@ -18,7 +18,8 @@ struct exec_env run_exec_env(const struct run_ctx *c)
 	                         c->detached,
 	                         c->detached ? NULL : &c->s->fg_pid,
 	                         c->profile || session_stats_on(c->vars),
-	                         c->s->workers};
+	                         c->s->workers,
+	                         c->s->workers ? c->s->homes : NULL};
 }
 
 struct child_io run_child_io(const struct run_ctx *c)

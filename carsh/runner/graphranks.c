@@ -37,7 +37,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "data/vhome.h"
 #include "exec/hazard.h"
+#include "exec/homes.h"
 #include "runner/buffers.h"
 #include "runner/graphrun-int.h"
 #include "mpi/replicas.h"
@@ -366,6 +368,11 @@ static void message(struct granks *g, const struct act *a)
 	wait_ready(g, cl);
 	if (!sl->map && !(sl->map = vbuf_map(sl->shm, sl->bytes, true, &e)))
 		ranks_fatal("graph %s: moving '%s': %s", g->r->g->name, sl->name, e.msg);
+	/* Shared memory is what travels (data/vhome.h). */
+	if (sends && homes_to_host(g->r->c.s->homes, g->r->c.s->workers, sl->shm, sl->name, &e))
+		ranks_fatal("graph %s: moving '%s': %s", g->r->g->name, sl->name, e.msg);
+	if (!sends)
+		vhome_host_wrote(g->r->c.s->homes, sl->shm);
 	if (g->nfl == g->flcap) {
 		g->flcap = g->flcap ? 2 * g->flcap : 32;
 		g->fl = xrealloc(g->fl, g->flcap * sizeof(*g->fl));

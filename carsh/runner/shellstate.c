@@ -8,6 +8,8 @@
 #include "runner/plancache.h"
 #include "mpi/replicas.h"
 #include "data/types.h"
+#include "data/vhome.h"
+#include "exec/homes.h"
 #include "exec/workers.h"
 #include "model/exe.h"
 #include "model/flowmodel.h"
@@ -75,6 +77,7 @@ struct session *session_new(void)
 	s->plans = plancache_new();
 	s->vbufs = vbuf_table_new(&lim);
 	s->hz = hazards_new();
+	s->homes = vhome_new();
 	pthread_mutex_init(&s->texec_lock, NULL);
 	if (ranks_size() > 1)
 		s->replicas = replicas_new(ranks_size());
@@ -94,6 +97,7 @@ void session_free(struct session *s)
 	vbuf_table_free(s->vbufs);
 	replicas_free(s->replicas);
 	hazards_free(s->hz);
+	vhome_free(s->homes);
 	params_free(&s->vars);
 	free(s->device_cli);
 	free(s);
@@ -102,8 +106,15 @@ void session_free(struct session *s)
 struct texec *session_texec(struct session *s)
 {
 	pthread_mutex_lock(&s->texec_lock);
-	if (!s->texec)
+	if (!s->texec) {
+		struct cs_err e;
+
+		/* It reads shared memory: what warm workers hold comes back first (a buffer
+		 * that cannot is lost, and says so to the default executor's readers). */
+		if (homes_all_to_host(s->homes, s->workers, &e))
+			fprintf(stderr, "carsh: %s\n", e.msg);
 		s->texec = texec_new();
+	}
 	pthread_mutex_unlock(&s->texec_lock);
 	return s->texec;
 }

@@ -22,6 +22,7 @@ typedef int (*text_runner)(struct session *s, const char *text, const char *file
                            const struct run_ctx *parent, bool stop_on_error);
 
 struct plancache;
+struct vhome;
 struct placer;
 struct replicas;
 
@@ -29,6 +30,7 @@ struct session {
 	struct params vars; /* `set` variables; also the weakest parameters of every run */
 	struct jobs *jobs;  /* the shell's background jobs */
 	struct vbuf_table *vbufs;
+	struct vhome *homes; /* where each buffer's data is (data/vhome.h) */
 	struct hazards *hz;
 	char *device_cli; /* --device / CARSH_DEVICE */
 	bool interactive;

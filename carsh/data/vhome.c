@@ -1,0 +1,248 @@
+/* Where each virtual buffer's current data is (data/vhome.h). */
+#include "data/vhome.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/alloc.h"
+
+struct home {
+	char *shm;
+	struct vhome_state st;
+	struct home *next;
+};
+
+struct vhome {
+	pthread_mutex_t lock;
+	struct home *head;
+	/* How many are LOST (written under the lock, read without it): a check with none
+	 * lost takes no lock (the thread executor asks before every job). */
+	size_t nlost;
+};
+
+/* Lock held: o's state becomes where. */
+static void set_where(struct vhome *h, struct home *o, enum vhome_where where)
+{
+	size_t n = h->nlost;
+
+	if (o->st.where == VHOME_LOST)
+		n--;
+	if (where == VHOME_LOST)
+		n++;
+	o->st.where = where;
+	__atomic_store_n(&h->nlost, n, __ATOMIC_RELEASE);
+}
+
+struct vhome *vhome_new(void)
+{
+	struct vhome *h = xcalloc(1, sizeof(*h));
+
+	pthread_mutex_init(&h->lock, NULL);
+	return h;
+}
+
+void vhome_free(struct vhome *h)
+{
+	if (!h)
+		return;
+	while (h->head) {
+		struct home *o = h->head;
+
+		h->head = o->next;
+		free(o->shm);
+		free(o);
+	}
+	pthread_mutex_destroy(&h->lock);
+	free(h);
+}
+
+/* Lock held. With make, a buffer not seen yet gets its entry (in shared memory). */
+static struct home *find(struct vhome *h, const char *shm, bool make)
+{
+	struct home *o;
+
+	for (o = h->head; o; o = o->next)
+		if (strcmp(o->shm, shm) == 0)
+			return o;
+	if (!make)
+		return NULL;
+	o = xcalloc(1, sizeof(*o));
+	o->shm = xstrdup(shm);
+	o->st.where = VHOME_HOST;
+	o->next = h->head;
+	h->head = o;
+	return o;
+}
+
+void vhome_get(struct vhome *h, const char *shm, struct vhome_state *out)
+{
+	struct home *o;
+
+	pthread_mutex_lock(&h->lock);
+	o = find(h, shm, false);
+	if (o)
+		*out = o->st;
+	else
+		memset(out, 0, sizeof(*out));
+	pthread_mutex_unlock(&h->lock);
+}
+
+int vhome_check(struct vhome *h, const char *shm, const char *name, struct cs_err *e)
+{
+	struct vhome_state st;
+
+	if (__atomic_load_n(&h->nlost, __ATOMIC_ACQUIRE) == 0)
+		return 0;
+	vhome_get(h, shm, &st);
+	if (st.where != VHOME_LOST)
+		return 0;
+	return err_set(e,
+	               "virtual buffer '%s' was lost: %s; fill it ('virtbuf fill %s FILE') or "
+	               "create it again",
+	               name, st.lost, name);
+}
+
+static void set_holder(struct home *o, uint64_t holder, const char *device)
+{
+	o->st.holder = holder;
+	snprintf(o->st.device, sizeof(o->st.device), "%s", device ? device : "");
+	o->st.lost[0] = '\0';
+}
+
+void vhome_device_read(struct vhome *h, const char *shm, uint64_t holder, const char *device)
+{
+	struct home *o;
+
+	pthread_mutex_lock(&h->lock);
+	o = find(h, shm, true);
+	/* Read at the current generation: the job had it from its holder or from shared
+	 * memory. A lost buffer is never read (vhome_check refuses the job first). */
+	if (o->st.where == VHOME_HOST || o->st.where == VHOME_BOTH)
+		set_where(h, o, VHOME_BOTH);
+	else if (o->st.where == VHOME_DEVICE && o->st.holder != holder)
+		set_where(h, o, VHOME_BOTH); /* written back for it: the caller made it so */
+	if (o->st.where != VHOME_LOST)
+		set_holder(o, holder, device);
+	pthread_mutex_unlock(&h->lock);
+}
+
+uint64_t vhome_device_wrote(struct vhome *h, const char *shm, uint64_t holder, const char *device)
+{
+	struct home *o;
+	uint64_t gen;
+
+	pthread_mutex_lock(&h->lock);
+	o = find(h, shm, true);
+	set_where(h, o, VHOME_DEVICE);
+	gen = ++o->st.gen;
+	set_holder(o, holder, device);
+	pthread_mutex_unlock(&h->lock);
+	return gen;
+}
+
+void vhome_device_failed(struct vhome *h, const char *shm, uint64_t holder, const char *how)
+{
+	struct home *o;
+
+	pthread_mutex_lock(&h->lock);
+	o = find(h, shm, false);
+	if (o && o->st.holder == holder && o->st.where == VHOME_BOTH) {
+		set_where(h, o, VHOME_HOST);
+		set_holder(o, 0, NULL);
+	} else if (o && o->st.holder == holder && o->st.where == VHOME_DEVICE) {
+		set_where(h, o, VHOME_LOST);
+		snprintf(o->st.lost, sizeof(o->st.lost),
+		         "a job that failed wrote the only current copy, on a device (%s)", how);
+		o->st.holder = 0;
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+void vhome_host_current(struct vhome *h, const char *shm)
+{
+	struct home *o;
+
+	pthread_mutex_lock(&h->lock);
+	o = find(h, shm, false);
+	if (o && o->st.where == VHOME_DEVICE)
+		set_where(h, o, VHOME_BOTH);
+	pthread_mutex_unlock(&h->lock);
+}
+
+void vhome_host_wrote(struct vhome *h, const char *shm)
+{
+	struct home *o;
+
+	pthread_mutex_lock(&h->lock);
+	o = find(h, shm, false);
+	if (o) {
+		set_where(h, o, VHOME_HOST);
+		o->st.gen++;
+		set_holder(o, 0, NULL);
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+size_t vhome_holder_ended(struct vhome *h, uint64_t holder, const char *how)
+{
+	size_t lost = 0;
+
+	pthread_mutex_lock(&h->lock);
+	for (struct home *o = h->head; o; o = o->next) {
+		if (holder == 0 || o->st.holder != holder)
+			continue;
+		if (o->st.where == VHOME_DEVICE) {
+			set_where(h, o, VHOME_LOST);
+			snprintf(o->st.lost, sizeof(o->st.lost),
+			         "its newest data was on the device of a worker that ended (%s)",
+			         how);
+			lost++;
+		} else if (o->st.where == VHOME_BOTH) {
+			set_where(h, o, VHOME_HOST);
+		}
+		o->st.holder = 0;
+		o->st.device[0] = '\0';
+	}
+	pthread_mutex_unlock(&h->lock);
+	return lost;
+}
+
+void vhome_forget(struct vhome *h, const char *shm)
+{
+	struct home **pp, *o = NULL;
+
+	pthread_mutex_lock(&h->lock);
+	for (pp = &h->head; *pp; pp = &(*pp)->next)
+		if (strcmp((*pp)->shm, shm) == 0) {
+			o = *pp;
+			set_where(h, o, VHOME_HOST);
+			*pp = o->next;
+			break;
+		}
+	pthread_mutex_unlock(&h->lock);
+	if (o) {
+		free(o->shm);
+		free(o);
+	}
+}
+
+size_t vhome_on_devices(struct vhome *h, char ***shms)
+{
+	size_t n = 0, cap = 0;
+
+	*shms = NULL;
+	pthread_mutex_lock(&h->lock);
+	for (struct home *o = h->head; o; o = o->next) {
+		if (o->st.where != VHOME_DEVICE)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 8;
+			*shms = xrealloc(*shms, cap * sizeof(**shms));
+		}
+		(*shms)[n++] = xstrdup(o->shm);
+	}
+	pthread_mutex_unlock(&h->lock);
+	return n;
+}

@@ -1,0 +1,71 @@
+/*
+ * Where each virtual buffer's current data is (issue 36, docs/executors.md "What moves
+ * when"): its shared-memory object, the device memory of one warm worker, both, or nowhere
+ * (lost with a worker that ended while it held the only current copy). One table per
+ * session, keyed by the buffer's shared-memory object (a swap exchanges names, the data
+ * stays with its object), that the process executor, the runner's host readers and writers
+ * and the ranks ask; it moves no data itself.
+ *
+ * A buffer the table does not know is in shared memory only, at generation 0. Every write
+ * (a job's on a device, the host's) makes a new generation: a worker is told to use its
+ * device copy only when it holds the current generation.
+ */
+#ifndef CARSH_DATA_VHOME_H
+#define CARSH_DATA_VHOME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+enum vhome_where {
+	VHOME_HOST,   /* shared memory only (or a worker's copy, stale) */
+	VHOME_DEVICE, /* the holder's device only: shared memory is stale */
+	VHOME_BOTH,   /* shared memory and the holder's device */
+	VHOME_LOST,   /* the only current copy ended with its worker */
+};
+
+#define VHOME_DEVICE_MAX 160
+#define VHOME_LOST_MAX   512
+
+struct vhome_state {
+	enum vhome_where where;
+	uint64_t gen;
+	uint64_t holder;               /* the worker with the device copy (DEVICE, BOTH) */
+	char device[VHOME_DEVICE_MAX]; /* its device, "NAME (PLATFORM)" */
+	char lost[VHOME_LOST_MAX];     /* LOST: why ("its newest data was on ...") */
+};
+
+struct vhome;
+
+struct vhome *vhome_new(void);
+void vhome_free(struct vhome *h);
+
+/* The state of shm (HOST at generation 0 when unknown). */
+void vhome_get(struct vhome *h, const char *shm, struct vhome_state *out);
+/* -1 with "virtual buffer 'NAME' was lost: ..." (docs/errors.md) when shm is LOST. */
+int vhome_check(struct vhome *h, const char *shm, const char *name, struct cs_err *e);
+
+/* A job on worker holder read shm there at its current generation: the holder's copy is
+ * current (beside shared memory when that was). */
+void vhome_device_read(struct vhome *h, const char *shm, uint64_t holder, const char *device);
+/* A job on holder wrote shm: a new generation, there only. Returns it. */
+uint64_t vhome_device_wrote(struct vhome *h, const char *shm, uint64_t holder, const char *device);
+/* A job on holder failed while it may have written its copy of shm (how: its message): a
+ * copy that shared memory also has is dropped, one that only the holder had is lost. */
+void vhome_device_failed(struct vhome *h, const char *shm, uint64_t holder, const char *how);
+/* The holder wrote its copy back: shared memory is current too. */
+void vhome_host_current(struct vhome *h, const char *shm);
+/* The host wrote shared memory (a fill, a rank's copy received): a new generation there
+ * only; a lost buffer is whole again. */
+void vhome_host_wrote(struct vhome *h, const char *shm);
+/* Worker holder ended (how: "killed by SIGSEGV (kernel 'k' on DEV)"): what only it held is
+ * lost, what shared memory held too is there only. Returns how many buffers were lost. */
+size_t vhome_holder_ended(struct vhome *h, uint64_t holder, const char *how);
+/* The buffer was deleted. */
+void vhome_forget(struct vhome *h, const char *shm);
+/* The objects whose only current copy is on a device (free each and the array). */
+size_t vhome_on_devices(struct vhome *h, char ***shms);
+
+#endif

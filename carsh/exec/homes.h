@@ -1,0 +1,43 @@
+/*
+ * The process executor's side of resident buffers (docs/executors.md "What moves when"):
+ * what a job on a warm worker is told about each of its buffers, what it leaves where, and
+ * host access, all through the session's table of where buffers are (data/vhome.h).
+ */
+#ifndef CARSH_EXEC_HOMES_H
+#define CARSH_EXEC_HOMES_H
+
+#include <stdint.h>
+
+#include "data/vhome.h"
+#include "exec/jobplan.h"
+#include "exec/workers.h"
+
+/* The worker that holds the data of jp's buffers (its serial; 0: none), for workers_take. */
+uint64_t homes_holder(struct vhome *h, const struct job_plan *jp);
+
+/* Before jp runs on wk: homes[i] for each argument bound to a buffer (here: current on wk;
+ * else shared memory is current). A buffer the job reads whose data is on another worker is
+ * written back first (the time goes to *d2h_ms). wk becomes a holder. -1 with e when a
+ * buffer was lost (data/vhome.h's message) or cannot be written back (then it is lost). */
+int homes_prepare(struct vhome *h, struct workers *w, struct worker *wk, const struct job_plan *jp,
+                  struct job_home *homes, double *d2h_ms, struct cs_err *e);
+
+/* After jp ran on wk with status (its message how; launched: whether a kernel ran): what it
+ * wrote is current on wk's device (device: where it ran), what it read there too; a worker
+ * that ended takes with it what only it held (lost, how it ended said); a failed job's
+ * outputs on wk are not trusted once a kernel ran. */
+void homes_settle(struct vhome *h, struct worker *wk, const struct job_plan *jp, int status,
+                  bool launched, const char *device, const char *how);
+
+/* -1 with the message of data/vhome.h when one of jp's buffers was lost (the thread
+ * executor's check: it reads shared memory, where a lost buffer's old data still is). */
+int homes_check_plan(struct vhome *h, const struct job_plan *jp, struct cs_err *e);
+
+/* Make shared memory current for a host reader of shm (named name in messages). */
+int homes_to_host(struct vhome *h, struct workers *w, const char *shm, const char *name,
+                  struct cs_err *e);
+/* The same for every buffer whose data is only on a device (before the thread executor,
+ * which reads shared memory, takes over). */
+int homes_all_to_host(struct vhome *h, struct workers *w, struct cs_err *e);
+
+#endif

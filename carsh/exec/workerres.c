@@ -1,0 +1,281 @@
+/* A warm worker's resident buffers (exec/workerres.h). */
+#include "exec/workerres.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/resident.h"
+#include "exec/stage.h"
+#include "runtime/feeder.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+
+/* The generation of each buffer's copies here, as the shell counts them. */
+struct held {
+	char *shm;
+	uint64_t gen;
+	struct held *next;
+};
+
+struct wres {
+	struct resident *r; /* the device copies, and which of them are current */
+	struct held *held;
+};
+
+struct wres *wres_new(void)
+{
+	struct wres *w = xcalloc(1, sizeof(*w));
+
+	w->r = resident_new();
+	resident_guard_cpu(w->r);
+	return w;
+}
+
+static void held_free(struct held *h)
+{
+	while (h) {
+		struct held *next = h->next;
+
+		free(h->shm);
+		free(h);
+		h = next;
+	}
+}
+
+void wres_free(struct wres *w)
+{
+	if (!w)
+		return;
+	resident_free(w->r);
+	held_free(w->held);
+	free(w);
+}
+
+static struct held *held_of(struct wres *w, const char *shm, bool make)
+{
+	struct held *h;
+
+	for (h = w->held; h; h = h->next)
+		if (strcmp(h->shm, shm) == 0)
+			return h;
+	if (!make)
+		return NULL;
+	h = xcalloc(1, sizeof(*h));
+	h->shm = xstrdup(shm);
+	h->next = w->held;
+	w->held = h;
+	return h;
+}
+
+void wres_drop(struct wres *w, const char *shm)
+{
+	struct held **pp;
+
+	if (!shm) {
+		resident_free(w->r);
+		w->r = resident_new();
+		resident_guard_cpu(w->r);
+		held_free(w->held);
+		w->held = NULL;
+		return;
+	}
+	resident_forget(w->r, shm);
+	for (pp = &w->held; *pp; pp = &(*pp)->next)
+		if (strcmp((*pp)->shm, shm) == 0) {
+			struct held *h = *pp;
+
+			*pp = h->next;
+			h->next = NULL;
+			held_free(h);
+			return;
+		}
+}
+
+int wres_write_back(struct wres *w, const char *shm, uint64_t gen, struct cs_err *e)
+{
+	struct held *h = held_of(w, shm, false);
+
+	if (!h || h->gen != gen)
+		return err_set(e, "worker: no copy of buffer %s at generation %llu here", shm,
+		               (unsigned long long)gen);
+	return resident_to_host(w->r, shm, e);
+}
+
+/* ---- one job ---- */
+
+struct wjob {
+	struct wres *w;
+	struct job_plan *jp;
+	const struct job_home *homes;
+	struct rt_exec *x;
+	cl_mem *own; /* private copies of read-only inputs of swap pairs */
+	struct run_stats *st;
+};
+
+static bool bound(const struct job_plan *jp, size_t i)
+{
+	return jp->binds[i].how == BIND_BUFFER && jp->binds[i].shm;
+}
+
+static bool in_pair_as_input(const struct kernel_plan *kp, size_t i)
+{
+	for (size_t p = 0; p < kp->npairs; p++)
+		if (kp->pairs[p].input == i)
+			return true;
+	return false;
+}
+
+/* The swaps of a pair write into its input's buffer: a buffer the job only reads gets a
+ * copy of its own first, which the job owns. */
+static int private_copy(struct rt_dev *dev, cl_mem *mem, size_t bytes, struct cs_err *e)
+{
+	cl_int err;
+	cl_mem copy = clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+
+	if (err == CL_SUCCESS)
+		err = clEnqueueCopyBuffer(rt_dev_queue(dev), *mem, copy, 0, 0, bytes, 0, NULL,
+		                          NULL);
+	if (err != CL_SUCCESS) {
+		if (copy)
+			(void)clReleaseMemObject(copy);
+		return err_set(e, "a private copy of %zu bytes on '%s': %s", bytes, dev->info->name,
+		               rt_cl_error_name(err));
+	}
+	*mem = copy;
+	return 0;
+}
+
+/* The shell's word on where the data is: a copy said to be here must be, at that
+ * generation; one said to be in shared memory makes the copies here stale. */
+static int agree(struct wres *w, const char *shm, const struct job_home *home, struct cs_err *e)
+{
+	struct held *h = held_of(w, shm, false);
+
+	if (!home->here) {
+		resident_host_wrote(w->r, shm);
+		return 0;
+	}
+	if (!h || h->gen != home->gen)
+		return err_set(e, "worker: no copy of buffer %s at generation %llu here", shm,
+		               (unsigned long long)home->gen);
+	return 0;
+}
+
+static int acquire(struct wjob *j, size_t i, struct cs_err *e)
+{
+	const struct kernel_arg *a = &j->jp->kp.args[i];
+	const char *shm = j->jp->binds[i].shm;
+
+	if (agree(j->w, shm, &j->homes[i], e) ||
+	    resident_acquire(j->w->r, shm, a->bytes, j->x->dev, a->kind != ARG_OUTPUT,
+	                     &j->x->given[i], &j->st->h2d_ms, e))
+		return -1;
+	if (a->kind == ARG_INPUT && in_pair_as_input(&j->jp->kp, i)) {
+		if (private_copy(j->x->dev, &j->x->given[i], a->bytes, e))
+			return -1;
+		j->own[i] = j->x->given[i];
+	}
+	return 0;
+}
+
+/* Runs once the device has accepted the plan (rt_exec.stage): a plan it cannot run fails
+ * before any data moves. */
+static int stage_hook(void *arg, struct cs_err *e)
+{
+	struct wjob *j = arg;
+
+	for (size_t i = 0; i < j->jp->kp.nargs; i++)
+		if (bound(j->jp, i) && acquire(j, i, e))
+			return err_prefix(e, "stream '%s': ", j->jp->kp.args[i].name);
+	return stage_in_files(j->jp, e);
+}
+
+static bool among(cl_mem m, const cl_mem *set, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (set[i] == m)
+			return true;
+	return false;
+}
+
+/* What the job wrote becomes the buffers' copies here, one generation on; what it read is
+ * current here at its generation. After swaps a buffer's old copy may be another's new
+ * one: every final buffer is held until each copy has its new one. */
+static void store(struct wjob *j, cl_mem *final)
+{
+	struct job_plan *jp = j->jp;
+	size_t n = jp->kp.nargs;
+
+	for (size_t i = 0; i < n; i++)
+		if (final[i])
+			(void)clRetainMemObject(final[i]);
+	for (size_t i = 0; i < n; i++) {
+		bool wrote = jp->kp.args[i].kind != ARG_INPUT;
+
+		if (!bound(jp, i))
+			continue;
+		if (wrote && final[i])
+			resident_store(j->w->r, jp->binds[i].shm, j->x->dev, final[i], NULL);
+		held_of(j->w, jp->binds[i].shm, true)->gen = j->homes[i].gen + (wrote ? 1 : 0);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!final[i])
+			continue;
+		(void)clReleaseMemObject(final[i]);
+		if (!among(final[i], j->x->given, n))
+			(void)clReleaseMemObject(final[i]);
+		final[i] = NULL;
+	}
+}
+
+static int run_on_device(struct rt_session *s, struct wjob *j, struct cs_err *e)
+{
+	struct job_plan *jp = j->jp;
+	int rc = rt_session_device(s, &jp->kp, &j->x->dev, j->st, e) ||
+	         rt_session_kernel(s, j->x->dev, &jp->kp, &j->x->kern, j->st, e);
+
+	if (rc) {
+		kernel_plan_err_label(&jp->kp, e);
+		return -1;
+	}
+	if (rt_execute(j->x, j->st, e))
+		return -1;
+	store(j, j->x->final);
+	return stage_out(jp, e) ? err_prefix(e, "%s: ", jp->kp.label) : 0;
+}
+
+int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp,
+             const struct job_home *homes, struct job_result *res)
+{
+	size_t n = jp->kp.nargs ? jp->kp.nargs : 1;
+	cl_mem *given = xcalloc(3 * n, sizeof(cl_mem)); /* given, final, own side by side */
+	struct rt_exec x = {.kp = &jp->kp,
+	                    .wait = true,
+	                    .profile = true,
+	                    .given = given,
+	                    .final = given + n,
+	                    .stage = stage_hook};
+	struct wjob j = {w, jp, homes, &x, given + 2 * n, &res->stats};
+	double t0 = clock_ms();
+	struct cs_err e;
+	int rc;
+
+	err_clear(&e);
+	x.stage_arg = &j;
+	memset(&res->stats, 0, sizeof(res->stats));
+	rc = run_on_device(s, &j, &e);
+	res->has_stats = rc == 0;
+	/* final holds references only to what the runtime made for this job (on an error,
+	 * what store did not get to). */
+	for (size_t i = 0; i < jp->kp.nargs; i++) {
+		if (x.final[i] && !among(x.final[i], given, jp->kp.nargs))
+			(void)clReleaseMemObject(x.final[i]);
+		if (j.own[i])
+			(void)clReleaseMemObject(j.own[i]);
+	}
+	stage_release(jp);
+	free(given);
+	res->stats.wall_ms = clock_ms() - t0;
+	memcpy(res->msg, e.msg, sizeof(res->msg));
+	return rc ? 1 : 0;
+}

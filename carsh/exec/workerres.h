@@ -1,0 +1,35 @@
+/*
+ * A warm worker's resident buffers (issue 36, docs/executors.md "What moves when"): the
+ * device copies of virtual buffers that its jobs used, kept from one job to the next. The
+ * shell says, with each job, which of the job's buffers are current here (data/vhome.h);
+ * the others are current in shared memory and are copied to the device when the job reads
+ * them. What a job writes stays on the device until the shell asks for it back.
+ */
+#ifndef CARSH_EXEC_WORKERRES_H
+#define CARSH_EXEC_WORKERRES_H
+
+#include <stdint.h>
+
+#include "exec/jobplan.h"
+#include "exec/process.h"
+#include "exec/workerwire.h"
+#include "runtime/session.h"
+
+struct wres;
+
+struct wres *wres_new(void);
+void wres_free(struct wres *w);
+
+/* Run jp on s: streams bound to virtual buffers on the device copies (homes: one per
+ * argument), the others staged from and delivered to their files. The statistics and the
+ * message go to res; returns the job's exit status, 0 or 1. */
+int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp,
+             const struct job_home *homes, struct job_result *res);
+
+/* Write the copy of shm at generation gen back to its shared memory. */
+int wres_write_back(struct wres *w, const char *shm, uint64_t gen, struct cs_err *e);
+
+/* Release the device copies of shm (NULL: of every buffer). */
+void wres_drop(struct wres *w, const char *shm);
+
+#endif

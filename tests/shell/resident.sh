@@ -1,0 +1,144 @@
+#!/bin/sh
+# Buffers resident in the default executor (docs/executors.md "What moves when"): a job's
+# results stay on its warm worker's device; a host reader, a job on another device or in
+# another worker, a background job all see current data; a fill from a file replaces the
+# device copies; and a worker that dies with the only current copy of a buffer makes that
+# buffer lost, which every reader is told, never given old data, until it is filled again.
+. "$TOP_SRCDIR/tests/shell/lib.sh"
+cd "$T" || exit 1
+if ! process_executor; then
+	echo "skip: residency in warm workers is the process executor's"
+	exit 77
+fi
+ADD="$DATA/fm/addone.xml"   # y = x + 1; z += x
+CRASH="$DATA/fm/crash.xml"  # reads x, then writes through a null pointer
+seq 1 8 >x.csv
+MAKE="virtbuf create x float 8; virtbuf create y float 8; virtbuf create w float 8
+virtbuf create z float 8; virtbuf fill x x.csv"
+
+# ---- a chain: the second job reads the first one's result where it is ----
+expect 0 "" "$CARSH" -c "$MAKE
+run $ADD x=buffer:x y=buffer:y z=buffer:z
+run $ADD x=buffer:y y=buffer:w z=buffer:z
+virtbuf dump w --columns 8; virtbuf dump z --columns 8; virtbuf dump y --columns 8"
+printf '3,4,5,6,7,8,9,10\n3,5,7,9,11,13,15,17\n2,3,4,5,6,7,8,9\n' >want
+same_file "$OUT" want "a chain on the device, dumped: w = x + 2, z = 2x + 1, y = x + 1"
+
+# ---- the third job of a chain kills its worker: what only that worker held is lost ----
+printf '%s\n' "$MAKE" "run $ADD x=buffer:x y=buffer:y z=buffer:z" \
+	"run $ADD x=buffer:y y=buffer:w z=buffer:z" "run $CRASH x=buffer:x y=discard" \
+	"virtbuf dump z --columns 8" "run $ADD x=buffer:w y=discard z=buffer:x" \
+	"set exec=thread" "run $ADD x=buffer:w y=discard z=buffer:x" \
+	"virtbuf dump x --columns 8" "virtbuf fill z --value 5" "virtbuf dump z --columns 8" |
+	"$CARSH" -i >"$OUT" 2>"$ERR"
+grep -q "killed by SIGSEGV (kernel 'crash'" "$ERR" && pass "the third job crashed its worker" ||
+	fail "crash: $(cat "$ERR")"
+lost="virtbuf dump z: virtual buffer 'z' was lost: its newest data was on the device of a worker that ended (killed by SIGSEGV (kernel 'crash' on "
+grep -qF "$lost" "$ERR" && grep -qF "); fill it ('virtbuf fill z FILE') or create it again" "$ERR" &&
+	pass "a dump of a buffer lost with its worker says so" || fail "lost z: $(cat "$ERR")"
+[ "$(grep -cF "addone.xml: stream 'x': virtual buffer 'w' was lost: its newest data was on the device of a worker that ended" "$ERR")" = 2 ] &&
+	pass "a job that reads a lost buffer fails, naming it, under either executor" ||
+	fail "lost w: $(cat "$ERR")"
+# x was only read on the device: shared memory still has it, untouched by the refused job.
+printf '1,2,3,4,5,6,7,8\n5,5,5,5,5,5,5,5\n' >want
+grep -E '^[0-9,]+$' "$OUT" >got # without the prompts
+same_file got want "a buffer only read is intact; a lost buffer filled again is whole"
+
+# ---- the worker that holds a buffer killed while idle ----
+start_carsh -i
+send "$MAKE"
+send "run $ADD x=buffer:x y=buffer:y z=buffer:z"
+send "echo ran"
+wait_until "the first job" grep -q '^ran$' "$T/carsh.out"
+held=$(jobs_of "$CPID")
+[ "$(echo "$held" | wc -w)" = 1 ] && pass "the worker that holds y stays the shell's between jobs" ||
+	fail "held workers: '$held'"
+kill -KILL $held
+send "virtbuf dump y --columns 8"
+send "virtbuf dump x --columns 8"
+stop_carsh
+grep -qF "virtbuf dump y: virtual buffer 'y' was lost: its newest data was on the device of a worker that ended (worker $held ended while idle)" "$T/carsh.err" &&
+	pass "a buffer held by a worker killed while idle is lost, and its reader told" ||
+	fail "killed holder: $(cat "$T/carsh.err")"
+grep -q '^1,2,3,4,5,6,7,8$' "$T/carsh.out" && pass "a buffer it only read is still whole" ||
+	fail "killed holder, x: $(cat "$T/carsh.out")"
+
+# ---- the server killed mid-chain: what was written back stays, the rest is lost ----
+# A server of this test's own: killing the shared one would fail other tests.
+[ "${CARSH_SERVER:-}" = off ] || (
+	FAILS=0
+	CARSH_SERVER_DIR="$T/srv"
+	export CARSH_SERVER_DIR
+	start_carsh -i
+	send "$MAKE; virtbuf create z2 float 8"
+	send "run $ADD x=buffer:x y=buffer:y z=buffer:z"
+	send "virtbuf dump z --columns 8"
+	send "run $ADD x=buffer:y y=buffer:w z=buffer:z2"
+	send "echo ran"
+	wait_until "the chain's second job" grep -q '^ran$' "$T/carsh.out"
+	srv=$("$CARSH" server status 2>/dev/null | sed -n 's/^pid //p')
+	[ -n "$srv" ] && kill -KILL "$srv"
+	send "virtbuf dump z --columns 8"
+	send "virtbuf dump w --columns 8"
+	stop_carsh
+	"$CARSH" server stop >/dev/null 2>&1
+	grep -c '^1,2,3,4,5,6,7,8$' "$T/carsh.out" >count
+	[ "$(cat count)" = 2 ] && pass "the server killed: a buffer written back before is intact" ||
+		fail "server killed, z: $(cat "$T/carsh.out") $(cat "$T/carsh.err")"
+	grep -qF "virtbuf dump w: virtual buffer 'w' was lost: its newest data was on the device of a worker that ended (worker " "$T/carsh.err" &&
+		pass "the server killed: a buffer only its worker held is lost, and its reader told" ||
+		fail "server killed, w: $(cat "$T/carsh.err")"
+	exit "$FAILS"
+) || FAILS=$((FAILS + $?))
+
+# ---- a host reader after jobs elsewhere; a job on another device ----
+POCL_DEVICES="pthread basic" "$CARSH" -c devices >devs.txt 2>&1
+if [ "$(grep -c ' cpu ' devs.txt)" -ge 2 ]; then
+	expect 0 "" env POCL_DEVICES="pthread basic" "$CARSH" -c "$MAKE
+set device=0; run $ADD x=buffer:x y=buffer:y z=buffer:z
+set device=1; run $ADD x=buffer:y y=buffer:w z=buffer:z
+set device=0; run $ADD x=buffer:w y=buffer:y z=buffer:z
+virtbuf dump y --columns 8; virtbuf dump z --columns 8"
+	# y = (x + 2) + 1; z = x + (x + 1) + (x + 2)
+	printf '4,5,6,7,8,9,10,11\n6,9,12,15,18,21,24,27\n' >want
+	same_file "$OUT" want "jobs on two devices in turn see each other's results"
+else
+	echo "POCL_DEVICES='pthread basic' gives no two devices here: the two-device check skipped"
+fi
+
+# ---- a fill from a file after a device job: the job after it reads the file ----
+seq 11 18 >y.csv
+expect 0 "" "$CARSH" -c "$MAKE
+run $ADD x=buffer:x y=buffer:y z=buffer:z
+virtbuf fill y y.csv
+run $ADD x=buffer:y y=buffer:w z=buffer:z
+virtbuf dump w --columns 8"
+printf '12,13,14,15,16,17,18,19\n' >want
+same_file "$OUT" want "a buffer filled from a file after a device job has the file's values"
+
+# ---- background jobs: two at once read one buffer held by a worker ----
+expect 0 "" "$CARSH" -c "$MAKE
+virtbuf create a float 8; virtbuf create b float 8; virtbuf create za float 8
+virtbuf create zb float 8
+run $ADD x=buffer:x y=buffer:y z=buffer:z
+run $ADD x=buffer:y y=buffer:a z=buffer:za &
+run $ADD x=buffer:y y=buffer:b z=buffer:zb &
+sync
+virtbuf dump a --columns 8; virtbuf dump b --columns 8; virtbuf dump zb --columns 8"
+printf '3,4,5,6,7,8,9,10\n3,4,5,6,7,8,9,10\n2,3,4,5,6,7,8,9\n' >want
+same_file "$OUT" want "two background jobs read a buffer held on a device"
+
+# ---- time says what moved ----
+N=262144
+expect 0 "" "$CARSH" -c "virtbuf create x float $N; virtbuf create y float $N
+virtbuf create z float $N; virtbuf create w float $N; virtbuf fill x --value 1
+time run $ADD x=buffer:x y=buffer:y z=buffer:z N=$N
+time run $ADD x=buffer:y y=buffer:w z=buffer:z N=$N"
+grep '^h2d ' "$ERR" >h2d.txt
+[ "$(wc -l <h2d.txt)" = 2 ] || fail "time: $(cat "$ERR")"
+sed -n 2p h2d.txt | grep -q '^h2d  *0\.000 ms .* d2h 0\.000 ms$' &&
+	pass "time: the second job of a chain moved nothing" || fail "time, second: $(cat h2d.txt)"
+sed -n 1p h2d.txt | grep -q '^h2d  *0\.000 ms' &&
+	fail "time, first: the copy to the device is not counted: $(cat h2d.txt)" ||
+	pass "time: the first job copied its inputs to the device"
+finish

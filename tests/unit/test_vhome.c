@@ -1,0 +1,166 @@
+/* data/vhome: where each virtual buffer's current data is. Every transition the process
+ * executor and the host readers and writers make, checked on the state and generation it
+ * leaves, and the message a reader of a lost buffer gets. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/vhome.h"
+#include "suites.h"
+
+static struct vhome_state at(struct vhome *h, const char *shm)
+{
+	struct vhome_state st;
+
+	vhome_get(h, shm, &st);
+	return st;
+}
+
+START_TEST(test_unknown_is_in_shared_memory)
+{
+	struct vhome *h = vhome_new();
+	struct cs_err e;
+
+	ck_assert_int_eq(at(h, "/a").where, VHOME_HOST);
+	ck_assert_uint_eq(at(h, "/a").gen, 0);
+	ck_assert_uint_eq(at(h, "/a").holder, 0);
+	ck_assert_int_eq(vhome_check(h, "/a", "a", &e), 0);
+	vhome_free(h);
+}
+END_TEST
+
+START_TEST(test_a_write_on_a_device_stays_there)
+{
+	struct vhome *h = vhome_new();
+
+	ck_assert_uint_eq(vhome_device_wrote(h, "/a", 7, "cpu"), 1);
+	ck_assert_int_eq(at(h, "/a").where, VHOME_DEVICE);
+	ck_assert_uint_eq(at(h, "/a").holder, 7);
+	ck_assert_str_eq(at(h, "/a").device, "cpu");
+	/* A second write on another worker: a new generation, held there only. */
+	ck_assert_uint_eq(vhome_device_wrote(h, "/a", 9, "gpu"), 2);
+	ck_assert_uint_eq(at(h, "/a").holder, 9);
+	ck_assert_int_eq(at(h, "/a").where, VHOME_DEVICE);
+	vhome_free(h);
+}
+END_TEST
+
+START_TEST(test_write_back_and_reads)
+{
+	struct vhome *h = vhome_new();
+
+	vhome_device_wrote(h, "/a", 7, "cpu");
+	vhome_host_current(h, "/a");
+	ck_assert_int_eq(at(h, "/a").where, VHOME_BOTH);
+	ck_assert_uint_eq(at(h, "/a").gen, 1);
+	/* A read on another worker from shared memory: that worker's copy is the one kept. */
+	vhome_device_read(h, "/a", 9, "cpu");
+	ck_assert_int_eq(at(h, "/a").where, VHOME_BOTH);
+	ck_assert_uint_eq(at(h, "/a").holder, 9);
+	ck_assert_uint_eq(at(h, "/a").gen, 1);
+	/* A read of a buffer only in shared memory leaves a copy beside it. */
+	vhome_device_read(h, "/b", 7, "cpu");
+	ck_assert_int_eq(at(h, "/b").where, VHOME_BOTH);
+	ck_assert_uint_eq(at(h, "/b").gen, 0);
+	/* Write-back of a buffer in shared memory changes nothing. */
+	vhome_host_current(h, "/c");
+	ck_assert_int_eq(at(h, "/c").where, VHOME_HOST);
+	vhome_free(h);
+}
+END_TEST
+
+START_TEST(test_host_write_makes_device_copies_stale)
+{
+	struct vhome *h = vhome_new();
+
+	vhome_device_wrote(h, "/a", 7, "cpu");
+	vhome_host_wrote(h, "/a");
+	ck_assert_int_eq(at(h, "/a").where, VHOME_HOST);
+	ck_assert_uint_eq(at(h, "/a").gen, 2);
+	ck_assert_uint_eq(at(h, "/a").holder, 0);
+	vhome_free(h);
+}
+END_TEST
+
+START_TEST(test_a_dead_holder_loses_only_what_only_it_held)
+{
+	struct vhome *h = vhome_new();
+	struct cs_err e;
+
+	vhome_device_wrote(h, "/only", 7, "cpu");
+	vhome_device_read(h, "/both", 7, "cpu");
+	vhome_device_wrote(h, "/other", 8, "cpu");
+	ck_assert_uint_eq(vhome_holder_ended(h, 7, "killed by SIGSEGV (kernel 'k' on cpu)"), 1);
+	ck_assert_int_eq(at(h, "/only").where, VHOME_LOST);
+	ck_assert_int_eq(at(h, "/both").where, VHOME_HOST);
+	ck_assert_int_eq(at(h, "/other").where, VHOME_DEVICE);
+	ck_assert_int_eq(vhome_check(h, "/only", "y", &e), -1);
+	ck_assert_str_eq(e.msg,
+	                 "virtual buffer 'y' was lost: its newest data was on the device of a "
+	                 "worker that ended (killed by SIGSEGV (kernel 'k' on cpu)); fill it "
+	                 "('virtbuf fill y FILE') or create it again");
+	ck_assert_int_eq(vhome_check(h, "/both", "x", &e), 0);
+	/* Lost until the host writes it again. */
+	vhome_host_wrote(h, "/only");
+	ck_assert_int_eq(at(h, "/only").where, VHOME_HOST);
+	ck_assert_int_eq(vhome_check(h, "/only", "y", &e), 0);
+	vhome_free(h);
+}
+END_TEST
+
+START_TEST(test_a_failed_job_drops_its_outputs_copy)
+{
+	struct vhome *h = vhome_new();
+
+	vhome_device_read(h, "/both", 7, "cpu");
+	vhome_device_wrote(h, "/only", 7, "cpu");
+	vhome_device_failed(h, "/both", 7, "k failed");
+	vhome_device_failed(h, "/only", 7, "k failed");
+	ck_assert_int_eq(at(h, "/both").where, VHOME_HOST);
+	ck_assert_int_eq(at(h, "/only").where, VHOME_LOST);
+	ck_assert_str_eq(at(h, "/only").lost,
+	                 "a job that failed wrote the only current copy, on a device (k failed)");
+	/* Another holder's failure does not touch it. */
+	vhome_device_wrote(h, "/x", 7, "cpu");
+	vhome_device_failed(h, "/x", 8, "k failed");
+	ck_assert_int_eq(at(h, "/x").where, VHOME_DEVICE);
+	vhome_free(h);
+}
+END_TEST
+
+START_TEST(test_on_devices_and_forget)
+{
+	struct vhome *h = vhome_new();
+	char **shms;
+	size_t n;
+
+	vhome_device_wrote(h, "/a", 7, "cpu");
+	vhome_device_read(h, "/b", 7, "cpu");
+	n = vhome_on_devices(h, &shms);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(shms[0], "/a");
+	free(shms[0]);
+	free(shms);
+	vhome_forget(h, "/a");
+	ck_assert_int_eq(at(h, "/a").where, VHOME_HOST);
+	ck_assert_uint_eq(at(h, "/a").gen, 0);
+	ck_assert_uint_eq(vhome_on_devices(h, &shms), 0);
+	vhome_free(h);
+}
+END_TEST
+
+Suite *suite_vhome(void)
+{
+	Suite *s = suite_create("vhome");
+	TCase *tc = tcase_create("states");
+
+	tcase_add_test(tc, test_unknown_is_in_shared_memory);
+	tcase_add_test(tc, test_a_write_on_a_device_stays_there);
+	tcase_add_test(tc, test_write_back_and_reads);
+	tcase_add_test(tc, test_host_write_makes_device_copies_stale);
+	tcase_add_test(tc, test_a_dead_holder_loses_only_what_only_it_held);
+	tcase_add_test(tc, test_a_failed_job_drops_its_outputs_copy);
+	tcase_add_test(tc, test_on_devices_and_forget);
+	suite_add_tcase(s, tc);
+	return s;
+}
