@@ -27,6 +27,8 @@ struct kernel_arg {
 	                     destination written after the last. Owned by the executor. */
 	bool host_shared; /* host maps a virtual buffer's shared memory (page-aligned, lives as
 	                    long as the job): a CPU device may use it in place */
+	bool host_start;  /* Output: starts as host's contents (a virtual buffer's, a fill's);
+	                     else it starts undefined and is not uploaded */
 	int line;         /* its element in the flow-model file (kernel_plan.fm_file); 0: none */
 	char *count_expr; /* the count as written (streams and Local), or NULL; kept as name */
 };

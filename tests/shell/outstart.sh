@@ -32,4 +32,48 @@ for server in off on; do
 	expect 0 "" env CARSH_SERVER=$server "$CARSH" -c "virtbuf create b float 8; virtbuf fill b --value 7; run half.xml y=buffer:b; run half.xml y=buffer:b; virtbuf dump b got2-$server.csv"
 	same_file got2-$server.csv want "CARSH_SERVER=$server: and again on the buffer's device copy"
 done
+
+# fill:V on an Output or an InOut: the stream starts as V, the result is dropped. In a swap
+# pair the filled InOut's result feeds the next step: acc (InOut, filled 0) gains x each
+# step; after S+1=3 steps out = acc + x = 4x.
+cat >acc.xml <<'XML'
+<FlowModel name="acc">
+  <Param name="N" value="4"/>
+  <RuntimeType>OpenCL</RuntimeType>
+  <Program>
+    <Source>__kernel void acc(__global const float *x, __global float *a, __global float *out)
+{
+	size_t i = get_global_id(0);
+	a[i] += x[i];
+	out[i] += a[i];
+}</Source>
+    <Kernel name="acc"/>
+  </Program>
+  <WorkSize global="N"/>
+  <Arguments>
+    <Input  name="x"   type="float" count="N"/>
+    <InOut  name="a"   type="float" count="N"/>
+    <Output name="out" type="float" count="N"/>
+  </Arguments>
+</FlowModel>
+XML
+printf '1\n2\n3\n4\n' >x.csv
+# One launch: a starts at 10, out at 100: out = 100 + 10 + x.
+expect 0 "" "$CARSH" -c "virtbuf create o float 4; run acc.xml x=x.csv a=fill:10 out=buffer:o; virtbuf dump o got-acc.csv"
+awk '{ print 100 * 0 + $1 + 10 }' x.csv >want-acc
+same_file got-acc.csv want-acc "a=fill:10 gives an InOut its start (out kept the buffer's zeros)"
+expect 0 "" "$CARSH" -c "virtbuf create o float 4; virtbuf fill o --value 1; run acc.xml x=x.csv a=fill:10 out=fill:100; run acc.xml x=x.csv a=fill:0 out=buffer:o; virtbuf dump o got-acc2.csv"
+awk '{ print 1 + $1 }' x.csv >want-acc2
+same_file got-acc2.csv want-acc2 "an Output bound to fill:100 runs; the buffer-bound one starts at the buffer's 1"
+cat >acc.exe.xml <<'XML'
+<CarshExe>
+  <FlowModel file="acc.xml"/>
+  <Input  name="x"><DataFile>x.csv</DataFile></Input>
+  <InOut  name="a"><Fill value="5"/></InOut>
+  <Output name="out"><Buffer>o</Buffer></Output>
+</CarshExe>
+XML
+expect 0 "" "$CARSH" -c "virtbuf create o float 4; virtbuf fill o --value 100; run acc.exe.xml; virtbuf dump o got-acc3.csv"
+awk '{ print 100 + $1 + 5 }' x.csv >want-acc3
+same_file got-acc3.csv want-acc3 "<Fill> on an InOut in an executable: a starts at 5, out at the buffer's 100"
 finish
