@@ -22,5 +22,6 @@ Suite *suite_parcopy(void);
 Suite *suite_icdtypes(void);
 Suite *suite_filewatch(void);
 Suite *suite_vbufstale(void);
+Suite *suite_includes(void);
 
 #endif
