@@ -8,8 +8,8 @@
  * for, in this order, in the including file's folder (the working directory for the main
  * source: PoCL resolves there), the working directory and each -I folder of the build
  * options; every place that holds a file is taken, not only the first, since drivers
- * differ in their order. An `#include MACRO` cannot be followed: the program is then built
- * from source every time (the digest says "unknown").
+ * differ in their order. An `#include MACRO` cannot be followed (the digest says "unknown"):
+ * such a program is never stored in the binary cache.
  */
 #ifndef CARSH_RUNTIME_INCLUDES_H
 #define CARSH_RUNTIME_INCLUDES_H
