@@ -8,15 +8,15 @@
 #include "util/alloc.h"
 
 /* Bumped when the layout changes; the two ends are one build, so this is a guard only. */
-#define PLANWIRE_VERSION 1
+#define PLANWIRE_VERSION 2
 
 /* A field added to these structures must be added here too: the sizes on LP64 remind. */
 #if __SIZEOF_POINTER__ == 8 && __SIZEOF_LONG__ == 8
 _Static_assert(sizeof(struct kernel_arg) == 192, "kernel_arg changed: update planwire");
-_Static_assert(sizeof(struct kernel_plan) == 208, "kernel_plan changed: update planwire");
+_Static_assert(sizeof(struct kernel_plan) == 216, "kernel_plan changed: update planwire");
 _Static_assert(sizeof(struct stream_bind) == 184, "stream_bind changed: update planwire");
 /* job_plan's on_end and on_end_arg stay with the shell that placed the job: not sent. */
-_Static_assert(sizeof(struct job_plan) == 248, "job_plan changed: update planwire");
+_Static_assert(sizeof(struct job_plan) == 256, "job_plan changed: update planwire");
 #endif
 
 static void put_arg(struct wbuf *w, const struct kernel_arg *a)
@@ -56,6 +56,7 @@ static void put_plan_head(struct wbuf *w, const struct kernel_plan *kp)
 	wb_i64(w, kp->args_line);
 	wb_str(w, kp->kernel);
 	wb_str(w, kp->build_options);
+	wb_str(w, kp->includes);
 	wb_u32(w, kp->dims);
 	for (int d = 0; d < 3; d++)
 		wb_u64(w, kp->global[d]);
@@ -185,6 +186,7 @@ static void get_plan_head(struct pw_dec *d, struct kernel_plan *kp)
 	kp->args_line = get_int(d, "arguments line");
 	kp->kernel = rb_str(&d->r);
 	kp->build_options = rb_str(&d->r);
+	kp->includes = rb_str(&d->r);
 	kp->dims = rb_u32(&d->r);
 	refuse(d, kp->dims < 1 || kp->dims > 3, "dimensions");
 	for (int k = 0; k < 3; k++)

@@ -21,6 +21,7 @@ static int map_buffer(struct kernel_arg *a, struct stream_bind *b, struct cs_err
 		return err_prefix(e, "virtual buffer '%s': ", b->buffer);
 	b->host_mapped = true;
 	a->host_shared = true;
+	a->host_start = true;
 	return 0;
 }
 
@@ -84,9 +85,10 @@ static int stage_one(const struct job_plan *jp, struct kernel_arg *a, struct str
 	if (!a->host)
 		return -1;
 	b->host_owned = true;
-	if (b->how == BIND_FILL)
+	if (b->how == BIND_FILL) {
 		type_fill(a->type, a->host, a->count, b->fill);
-	else if (b->how == BIND_FILE && arg_is_read(a->kind))
+		a->host_start = true;
+	} else if (b->how == BIND_FILE && arg_is_read(a->kind))
 		return read_file(jp, a, b, e);
 	return 0;
 }
@@ -193,8 +195,10 @@ void stage_release(struct job_plan *jp)
 			free(a->host);
 		else if (b->host_mapped)
 			vbuf_unmap(a->host, a->bytes);
-		if (b->host_owned || b->host_mapped)
+		if (b->host_owned || b->host_mapped) {
 			a->host = NULL;
+			a->host_start = false;
+		}
 		b->host_owned = b->host_mapped = false;
 	}
 }

@@ -126,7 +126,9 @@ static int private_copy(struct rt_dev *dev, cl_mem *mem, size_t bytes, struct cs
 	return 0;
 }
 
-/* given[i]: the buffer's device copy, borrowed; or a private copy, also in own[i]. */
+/* given[i]: the buffer's device copy, borrowed; or a private copy, also in own[i]. An
+ * Output's copy holds the buffer's contents too: what the kernel does not write keeps its
+ * value, as under the process executor (docs/formats.md, "What an Output starts as"). */
 static int acquire_buffers(struct texec *t, struct job_plan *jp, struct rt_dev *dev, cl_mem *given,
                            cl_mem *own, struct run_stats *st, struct cs_err *e)
 {
@@ -135,8 +137,8 @@ static int acquire_buffers(struct texec *t, struct job_plan *jp, struct rt_dev *
 
 		if (!bound_to_buffer(jp, i))
 			continue;
-		if (resident_acquire(t->res, jp->binds[i].shm, a->bytes, dev, a->kind != ARG_OUTPUT,
-		                     &given[i], &st->h2d_ms, e))
+		if (resident_acquire(t->res, jp->binds[i].shm, a->bytes, dev, true, &given[i],
+		                     &st->h2d_ms, e))
 			return err_prefix(e, "stream '%s': ", a->name);
 		if (a->kind == ARG_INPUT && in_pair_as_input(&jp->kp, i)) {
 			if (private_copy(dev, &given[i], a->bytes, e))

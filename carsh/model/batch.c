@@ -178,11 +178,18 @@ static int read_text_step(const struct xml_ctx *x, xmlNodePtr n, struct step *s)
 
 static int read_repeat(const struct xml_ctx *x, xmlNodePtr n, struct step *s)
 {
-	static const char *const attrs[] = {"count", NULL};
+	static const char *const attrs[] = {"count", "index", NULL};
 
-	return xml_check_attrs(x, n, attrs) || xml_check_no_text(x, n) ||
-	       xml_attr_req(x, n, "count", &s->count) ||
-	       read_steps(x, n, &s->steps, &s->nsteps, NULL);
+	if (xml_check_attrs(x, n, attrs) || xml_check_no_text(x, n) ||
+	    xml_attr_req(x, n, "count", &s->count))
+		return -1;
+	s->name = xml_attr(n, "index");
+	if (s->name && !param_name_valid(s->name))
+		return xml_err(x, n,
+		               "index '%s' is not a parameter name (a letter or '_', then "
+		               "letters, digits, '_')",
+		               s->name);
+	return read_steps(x, n, &s->steps, &s->nsteps, NULL);
 }
 
 static int read_nested(const struct xml_ctx *x, xmlNodePtr n, struct step *s)

@@ -29,7 +29,8 @@ struct step {
 	int line;
 	/* STEP_VIRTBUF */
 	enum vbuf_op op;
-	char *name;    /* create fill dump swap delete (delete: NULL with all) */
+	char *name;    /* create fill dump swap delete (delete: NULL with all); STEP_REPEAT:
+	                  index=, the parameter holding the iteration (0 to count-1), or NULL */
 	char *with;    /* swap */
 	char *type;    /* create */
 	char *count;   /* create: expression; STEP_REPEAT: expression */

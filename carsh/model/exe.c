@@ -298,9 +298,6 @@ static int check_one(const struct exe *exe, const struct fm_arg *a, const struct
 	if (b->kind != a->kind)
 		return err_set(e, "%s: '%s' is an %s stream of %s; bind it with <%s name=\"%s\">",
 		               b->origin, b->stream, kind, exe->fm->file, kind, b->stream);
-	if (b->how == BIND_FILL && a->kind != ARG_INPUT)
-		return err_set(e, "%s: <Fill> gives data to an Input; '%s' is an %s stream",
-		               b->origin, b->stream, kind);
 	if (b->how == BIND_DISCARD && a->kind != ARG_OUTPUT)
 		return err_set(e, "%s: <Discard/> drops an Output; '%s' is an %s stream", b->origin,
 		               b->stream, kind);
@@ -347,9 +344,8 @@ int exe_check_bindings(const struct exe *exe, bool from_line, struct cs_err *e)
 		               "with a <DataFile>, <Buffer>%s",
 		               exe->file, exe->line, a->name, arg_kind_name(a->kind), exe->fm->file,
 		               arg_kind_name(a->kind), a->name,
-		               a->kind == ARG_INPUT    ? " or <Fill value=\"...\"/>"
-		               : a->kind == ARG_OUTPUT ? " or <Discard/>"
-		                                       : "");
+		               a->kind == ARG_OUTPUT ? ", <Fill value=\"...\"/> or <Discard/>"
+		                                     : " or <Fill value=\"...\"/>");
 	}
 	return 0;
 }

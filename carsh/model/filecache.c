@@ -118,7 +118,10 @@ static bool fresh(const struct entry *en)
 	for (size_t i = 0; i < en->ndeps; i++) {
 		struct stat st;
 
-		if (!stat_once(en->deps[i].path, &st) || !same_stat(&st, &en->deps[i].st))
+		/* A dep absent when read (an include looked for in a folder) must stay absent. */
+		if (!stat_once(en->deps[i].path, &st))
+			memset(&st, 0, sizeof(st));
+		if (!same_stat(&st, &en->deps[i].st))
 			return false;
 	}
 	return true;
@@ -180,11 +183,15 @@ static void add_dep(struct entry *en, const char *path)
 {
 	struct stat st;
 
-	if (!path || path[0] == '<' || path_is_stdio(path) || en->ndeps == DEPS_MAX)
+	if (!path || path[0] == '<' || path_is_stdio(path))
 		return;
 	for (size_t i = 0; i < en->ndeps; i++)
 		if (strcmp(en->deps[i].path, path) == 0)
 			return;
+	if (en->ndeps == DEPS_MAX) {
+		en->once = true; /* a change to a file beyond the list would go unseen */
+		return;
+	}
 	if (stat(path, &st) != 0)
 		memset(&st, 0, sizeof(st));
 	if (st.st_mode && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
@@ -199,6 +206,8 @@ static void flowmodel_deps(struct entry *en, const struct flowmodel *fm)
 {
 	add_dep(en, fm->file);
 	add_dep(en, fm->source_name); /* "<inline in ...>" is skipped */
+	for (size_t i = 0; i < fm->ninclude_paths; i++)
+		add_dep(en, fm->include_paths[i]);
 }
 
 static void steps_deps(struct entry *en, const struct step *steps, size_t n)

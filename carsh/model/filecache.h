@@ -1,12 +1,13 @@
 /*
  * Parsed files kept for the life of the process, so that a batch repeating a step does not
  * read and parse its executable, flow-model and kernel source at every step. An entry is
- * used only while every file it was read from is unchanged (device, inode, size, mtime and
- * ctime with nanoseconds), checked once per command: an edited kernel is read again by the next
- * command, never served stale. From an entry's second check on, its files are watched
- * (util/filewatch.h) and the check is one read of the kernel's change notices while none
- * came; files that cannot be watched are stat'ed at every command. Entries are immutable;
- * a changed file gets a new entry and the old one stays valid for whoever still uses it.
+ * used only while every file it was read from is unchanged (with a kernel's headers, and
+ * every place an include was looked for in vain, which must stay absent: runtime/includes.h)
+ * (device, inode, size, mtime and ctime with nanoseconds), checked once per command: an edited
+ * kernel is read again by the next command, never served stale. From an entry's second check on,
+ * its files are watched (util/filewatch.h) and the check is one read of the kernel's change notices
+ * while none came; files that cannot be watched are stat'ed at every command. Entries are
+ * immutable; a changed file gets a new entry and the old one stays valid for whoever still uses it.
  */
 #ifndef CARSH_MODEL_FILECACHE_H
 #define CARSH_MODEL_FILECACHE_H

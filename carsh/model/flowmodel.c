@@ -4,6 +4,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "model/buildopts.h"
+#include "runtime/includes.h"
 #include "util/alloc.h"
 #include "util/path.h"
 
@@ -64,6 +66,28 @@ static int read_source(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel *
 	return 0;
 }
 
+/* The build options as the compiler gets them, and the files the source includes
+ * (model/buildopts.h, runtime/includes.h). */
+static int resolve_includes(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel *fm)
+{
+	char *dir = fm->source_line ? xstrdup(fm->dir) : path_dirname(fm->source_name);
+	char *options;
+	struct rt_includes inc;
+	int rc = buildopts_resolve(fm->build_options ? fm->build_options : "", dir, fm->source,
+	                           &options, x->e);
+
+	free(dir);
+	if (rc)
+		return err_prefix(x->e, "%s:%d: <Program>: ", x->file, xml_line(n));
+	free(fm->build_options);
+	fm->build_options = options;
+	rt_includes_scan(fm->source, fm->build_options, &inc);
+	fm->includes = inc.digest;
+	fm->include_paths = inc.paths;
+	fm->ninclude_paths = inc.npaths;
+	return 0;
+}
+
 static int read_program(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel *fm)
 {
 	static const char *const none[] = {NULL};
@@ -96,7 +120,7 @@ static int read_program(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel 
 		return xml_err(x, n, "missing <Source> (a kernel file or inline source)");
 	if (!fm->kernel)
 		return xml_err(x, n, "missing <Kernel name=\"...\"/>");
-	return 0;
+	return resolve_includes(x, n, fm);
 }
 
 static int read_sizes(const struct xml_ctx *x, xmlNodePtr n, const char *attr, char **parts,
@@ -328,5 +352,9 @@ void flowmodel_free(struct flowmodel *fm)
 	free(fm->source_name);
 	free(fm->kernel);
 	free(fm->build_options);
+	free(fm->includes);
+	for (size_t i = 0; i < fm->ninclude_paths; i++)
+		free(fm->include_paths[i]);
+	free(fm->include_paths);
 	free(fm);
 }

@@ -34,12 +34,15 @@ struct flowmodel {
 	char *source;         /* kernel source text */
 	char *source_name;    /* its file name, or "<inline in FILE>" */
 	char *kernel;
-	char *build_options; /* never NULL */
-	int source_line;     /* inline source: the line of this file its first line is on; 0
-	                        for a source file */
-	int kernel_line;     /* <Kernel> */
-	int worksize_line;   /* <WorkSize> */
-	int args_line;       /* <Arguments>; 0 when there is none */
+	char *build_options;  /* never NULL; its -I folders absolute (model/buildopts.h) */
+	char *includes;       /* the digest of the files the source includes (runtime/includes.h) */
+	char **include_paths; /* every place an include was looked for, present or not */
+	size_t ninclude_paths;
+	int source_line;   /* inline source: the line of this file its first line is on; 0
+	                      for a source file */
+	int kernel_line;   /* <Kernel> */
+	int worksize_line; /* <WorkSize> */
+	int args_line;     /* <Arguments>; 0 when there is none */
 	char *global[3];
 	unsigned dims;
 	char *local[3];

@@ -258,12 +258,14 @@ static void plan_program(struct planner *p)
 		kp->source_name = fm->source_name;
 		kp->kernel = fm->kernel;
 		kp->build_options = fm->build_options;
+		kp->includes = fm->includes;
 		kp->fm_file = fm->file;
 	} else {
 		kp->source = xstrdup(fm->source);
 		kp->source_name = xstrdup(fm->source_name);
 		kp->kernel = xstrdup(fm->kernel);
 		kp->build_options = xstrdup(fm->build_options);
+		kp->includes = dup_or_null(fm->includes);
 		kp->fm_file = xstrdup(fm->file);
 	}
 	kp->source_line = fm->source_line;

@@ -154,19 +154,33 @@ static int sync_ranks(struct run_ctx *c, struct cs_err *e)
 	return ranks_agree(jobs_sync(c->jobs, 0, e) ? 1 : 0, e);
 }
 
+/* With index="t", the body sees t = 0, 1, ... count-1, stronger than every other layer:
+ * a flow-model takes it as any parameter (<Constant name="t" type="int" value="t"/>). */
 static int step_repeat(struct run *r, const struct step *s)
 {
+	const struct scope *outer = r->c->caller;
+	struct params index = PARAMS_INIT;
+	struct scope sc;
 	long long n;
+	int rc = 0;
 
-	if (scope_eval_range(r->c->caller, s->count, "repeat count", 0, LLONG_MAX, &n, r->e))
+	if (scope_eval_range(outer, s->count, "repeat count", 0, LLONG_MAX, &n, r->e))
 		return step_failed(r, s, 1);
-	for (long long i = 0; i < n; i++) {
-		int rc = run_steps(r, s->steps, s->nsteps);
+	scope_init(&sc);
+	scope_push(&sc, &index);
+	scope_append(&sc, outer);
+	if (s->name)
+		r->c->caller = &sc;
+	for (long long i = 0; i < n && rc == 0; i++) {
+		char v[24];
 
-		if (rc)
-			return rc;
+		snprintf(v, sizeof(v), "%lld", i);
+		params_set(&index, s->name ? s->name : "_", v, "<Repeat index>");
+		rc = run_steps(r, s->steps, s->nsteps);
 	}
-	return 0;
+	r->c->caller = outer;
+	params_free(&index);
+	return rc;
 }
 
 /* ${NAME} in <Echo> text, from the batch's parameters. */

@@ -119,17 +119,19 @@ static void key_field(struct strbuf *sb, const char *name, const char *value)
 }
 
 char *cache_key(const char *platform_version, const char *device_name, const char *device_version,
-                const char *driver_version, const char *options, const char *source)
+                const char *driver_version, const char *options, const char *source,
+                const char *includes)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	sb_adds(&sb, "carsh binary cache 1\n");
+	sb_adds(&sb, "carsh binary cache 2\n");
 	key_field(&sb, "platform", platform_version);
 	key_field(&sb, "device", device_name);
 	key_field(&sb, "device-version", device_version);
 	key_field(&sb, "driver", driver_version);
 	key_field(&sb, "options", options);
 	key_field(&sb, "source", source);
+	key_field(&sb, "includes", includes ? includes : "");
 	return sb_detach(&sb);
 }
 

@@ -1,9 +1,10 @@
 /*
  * The persistent program binary cache (DESIGN §5): $XDG_CACHE_HOME/carsh (else
  * ~/.cache/carsh), one file per key. The key holds device, driver, build options and the
- * source itself; a file is used only when its stored key equals the wanted key exactly and
- * its checksum matches, so a changed input never reuses a stale binary and a corrupt file is
- * treated as a miss (and rebuilt). CARSH_NO_CACHE=1 disables the cache.
+ * source itself with the contents of every file it includes; a file is used only when its stored
+ * key equals the wanted key exactly and its checksum matches, so a changed input never reuses a
+ * stale binary and a corrupt file is treated as a miss (and rebuilt). CARSH_NO_CACHE=1 disables the
+ * cache.
  */
 #ifndef CARSH_RUNTIME_CACHE_H
 #define CARSH_RUNTIME_CACHE_H
@@ -15,9 +16,11 @@
 /* The cache directory, created if needed; NULL when disabled or unusable. Free it. */
 char *cache_dir(void);
 
-/* The key text for a build. Free it. */
+/* The key text for a build; includes: the digest of the files the source includes
+ * (runtime/includes.h), NULL for none. Free it. */
 char *cache_key(const char *platform_version, const char *device_name, const char *device_version,
-                const char *driver_version, const char *options, const char *source);
+                const char *driver_version, const char *options, const char *source,
+                const char *includes);
 
 /* 0 and a malloc'ed binary on a hit; 1 on a miss (absent, corrupt, other key). */
 int cache_load(const char *dir, const char *key, unsigned char **bin, size_t *len);

@@ -352,7 +352,7 @@ static int create_stream(struct launch *L, cl_context ctx, size_t i, struct cs_e
 		return cl_fail(L, e, err, "clCreateBuffer for stream '%s' (%zu bytes)", a->name,
 		               a->bytes);
 	}
-	if (a->kind == ARG_OUTPUT)
+	if (a->kind == ARG_OUTPUT && !a->host_start)
 		return 0;
 	if (!a->host)
 		return err_set(e, "%s '%s' has no data", arg_kind_name(a->kind), a->name);

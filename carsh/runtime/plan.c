@@ -15,6 +15,7 @@ void kernel_plan_free(struct kernel_plan *kp)
 		free(kp->source_name);
 		free(kp->kernel);
 		free(kp->build_options);
+		free(kp->includes);
 		free(kp->fm_file);
 		for (size_t i = 0; i < kp->nargs; i++) {
 			free(kp->args[i].name);

@@ -27,6 +27,8 @@ struct kernel_arg {
 	                     destination written after the last. Owned by the executor. */
 	bool host_shared; /* host maps a virtual buffer's shared memory (page-aligned, lives as
 	                    long as the job): a CPU device may use it in place */
+	bool host_start;  /* Output: starts as host's contents (a virtual buffer's, a fill's);
+	                     else it starts undefined and is not uploaded */
 	int line;         /* its element in the flow-model file (kernel_plan.fm_file); 0: none */
 	char *count_expr; /* the count as written (streams and Local), or NULL; kept as name */
 };
@@ -38,11 +40,11 @@ struct swap_pair_idx {
 };
 
 struct kernel_plan {
-	char *label;       /* the executable's file name, for messages */
-	char *source;      /* OpenCL C text */
-	bool source_kept;  /* source, source_name, kernel, build_options and the arguments'
-	                      names belong to the file cache, which keeps them (and their
-	                      addresses) until the process ends: not freed with the plan */
+	char *label;      /* the executable's file name, for messages */
+	char *source;     /* OpenCL C text */
+	bool source_kept; /* source, source_name, kernel, build_options, includes and the arguments'
+	                     names belong to the file cache, which keeps them (and their
+	                     addresses) until the process ends: not freed with the plan */
 	char *source_name; /* its file, or "<inline in x.xml>" */
 	/* Where the plan's parts were written, for messages; kept as source_name. NULL and 0
 	 * for a plan made by CarSh itself (a packed kernel). */
@@ -53,7 +55,11 @@ struct kernel_plan {
 	int args_line; /* <Arguments> */
 	char *kernel;
 	char *build_options; /* never NULL */
-	unsigned dims;       /* 1 to 3 */
+	/* The files the source includes as they were when the flow-model was read
+	 * (runtime/includes.h: a digest of their contents); NULL or "": none. Kept as
+	 * source. */
+	char *includes;
+	unsigned dims; /* 1 to 3 */
 	size_t global[3];
 	size_t local[3];
 	bool has_local;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "runtime/cache.h"
+#include "runtime/includes.h"
 #include "runtime/program.h"
 #include "runtime/session.h"
 #include "util/alloc.h"
@@ -197,9 +198,9 @@ cl_int rt_build_program(cl_program prog, cl_uint n, const cl_device_id *devs, co
 	return err;
 }
 
-static int build_from_source(cl_context ctx, const struct rt_devinfo *dev,
-                             const struct kernel_plan *kp, const char *options, cl_program *out,
-                             struct cs_err *e)
+static int build_from_source(cl_context ctx, const struct rt_devinfo *info, cl_uint n,
+                             const cl_device_id *devs, const struct kernel_plan *kp,
+                             const char *options, cl_program *out, struct cs_err *e)
 {
 	cl_int err;
 	const char *source = kp->source;
@@ -208,59 +209,83 @@ static int build_from_source(cl_context ctx, const struct rt_devinfo *dev,
 	if (err != CL_SUCCESS)
 		return err_set(e, "%s: clCreateProgramWithSource failed: %s", kp->source_name,
 		               rt_cl_error_name(err));
-	err = rt_build_program(prog, 1, &dev->device, options);
+	err = rt_build_program(prog, n, devs, options);
 	if (err != CL_SUCCESS) {
-		rt_build_error(prog, dev->device, dev->name, kp, err, e);
-		clReleaseProgram(prog);
+		rt_build_error(prog, devs[0], info->name, kp, err, e);
+		(void)clReleaseProgram(prog);
 		return -1;
 	}
 	*out = prog;
 	return 0;
 }
 
-/* A binary from the cache; any failure only means "build from source instead". */
-static int build_from_binary(cl_context ctx, const struct rt_devinfo *dev, const unsigned char *bin,
-                             size_t len, const char *options, cl_program *out)
+/* A binary from the cache, the same for every device; any failure only means "build from
+ * source instead". PoCL leaves binary_status unwritten on success: it starts as
+ * CL_SUCCESS. */
+static int build_from_binary(cl_context ctx, cl_uint n, const cl_device_id *devs,
+                             const unsigned char *bin, size_t len, const char *options,
+                             cl_program *out)
 {
-	cl_int err, status;
-	cl_program prog =
-	        clCreateProgramWithBinary(ctx, 1, &dev->device, &len, &bin, &status, &err);
+	size_t *lens = xcalloc(n, sizeof(*lens));
+	const unsigned char **bins = xcalloc(n, sizeof(*bins));
+	cl_int *status = xcalloc(n, sizeof(*status));
+	cl_program prog;
+	cl_int err;
+	int rc = -1;
 
-	if (err != CL_SUCCESS)
-		return -1;
-	if (status != CL_SUCCESS ||
-	    rt_build_program(prog, 1, &dev->device, options) != CL_SUCCESS) {
-		clReleaseProgram(prog);
-		return -1;
+	for (cl_uint i = 0; i < n; i++) {
+		lens[i] = len;
+		bins[i] = bin;
 	}
-	*out = prog;
-	return 0;
+	prog = clCreateProgramWithBinary(ctx, n, devs, lens, bins, status, &err);
+	if (err == CL_SUCCESS) {
+		bool ok = true;
+
+		for (cl_uint i = 0; i < n; i++)
+			ok = ok && status[i] == CL_SUCCESS;
+		if (ok && rt_build_program(prog, n, devs, options) == CL_SUCCESS) {
+			*out = prog;
+			rc = 0;
+		} else {
+			(void)clReleaseProgram(prog);
+		}
+	}
+	free(lens);
+	free(bins);
+	free(status);
+	return rc;
 }
 
-/* Keep the binary of a fresh build. A failure costs only the next build's time, so it is
- * not reported. */
-static void cache_keep(const char *dir, const char *key, cl_program prog)
+/* Keep the first device's binary of a fresh build (the devices are alike). A failure costs
+ * only the next build's time, so it is not reported. */
+static void cache_keep(const char *dir, const char *key, cl_uint n, cl_program prog)
 {
+	size_t *lens = xcalloc(n, sizeof(*lens));
+	unsigned char **bins = xcalloc(n, sizeof(*bins));
 	struct cs_err ignored;
-	unsigned char *bin;
-	size_t len = 0;
 
-	if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof(len), &len, NULL) !=
-	            CL_SUCCESS ||
-	    len == 0)
-		return;
-	bin = malloc(len);
-	if (!bin)
-		return;
-	if (clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof(bin), &bin, NULL) == CL_SUCCESS)
-		cache_store(dir, key, bin, len, &ignored);
-	free(bin);
+	if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, n * sizeof(*lens), lens, NULL) ==
+	            CL_SUCCESS &&
+	    lens[0] > 0) {
+		for (cl_uint i = 0; i < n; i++)
+			bins[i] = lens[i] ? malloc(lens[i]) : NULL;
+		if (bins[0] && clGetProgramInfo(prog, CL_PROGRAM_BINARIES, n * sizeof(*bins), bins,
+		                                NULL) == CL_SUCCESS)
+			cache_store(dir, key, bins[0], lens[0], &ignored);
+		for (cl_uint i = 0; i < n; i++)
+			free(bins[i]);
+	}
+	free(lens);
+	free(bins);
 }
 
-int rt_program_build(cl_context ctx, const struct rt_devinfo *dev, const struct kernel_plan *kp,
-                     cl_program *out, bool *cache_hit, struct cs_err *e)
+int rt_program_build_on(cl_context ctx, const struct rt_devinfo *info, cl_uint n,
+                        const cl_device_id *devs, const struct kernel_plan *kp, cl_program *out,
+                        bool *cache_hit, struct cs_err *e)
 {
-	char *dir = cache_dir();
+	/* A program whose includes cannot be followed is never kept: it could not be told
+	 * from one built with other headers. */
+	char *dir = rt_includes_known(kp->includes) ? cache_dir() : NULL;
 	char *key = NULL;
 	char *options = rt_build_options(kp->build_options);
 	unsigned char *bin;
@@ -269,10 +294,10 @@ int rt_program_build(cl_context ctx, const struct rt_devinfo *dev, const struct 
 
 	*cache_hit = false;
 	if (dir) {
-		key = cache_key(dev->platform_version, dev->name, dev->version, dev->driver,
-		                options, kp->source);
+		key = cache_key(info->platform_version, info->name, info->version, info->driver,
+		                options, kp->source, kp->includes);
 		if (cache_load(dir, key, &bin, &len) == 0) {
-			rc = build_from_binary(ctx, dev, bin, len, options, out);
+			rc = build_from_binary(ctx, n, devs, bin, len, options, out);
 			free(bin);
 			if (rc == 0) {
 				*cache_hit = true;
@@ -280,13 +305,21 @@ int rt_program_build(cl_context ctx, const struct rt_devinfo *dev, const struct 
 			}
 		}
 	}
-	rc = build_from_source(ctx, dev, kp, options, out, e);
-	if (rc == 0 && dir)
-		cache_keep(dir, key, *out);
+	rc = build_from_source(ctx, info, n, devs, kp, options, out, e);
+	/* A header edited since the flow-model was read compiled into this binary: it does
+	 * not belong under the key of the older contents. */
+	if (rc == 0 && dir && rt_includes_unchanged(kp->includes))
+		cache_keep(dir, key, n, *out);
 out:
 	cache_build_unlock(lock);
 	free(options);
 	free(key);
 	free(dir);
 	return rc;
+}
+
+int rt_program_build(cl_context ctx, const struct rt_devinfo *dev, const struct kernel_plan *kp,
+                     cl_program *out, bool *cache_hit, struct cs_err *e)
+{
+	return rt_program_build_on(ctx, dev, 1, &dev->device, kp, out, cache_hit, e);
 }

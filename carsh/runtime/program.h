@@ -21,4 +21,13 @@ cl_int rt_build_program(cl_program prog, cl_uint n, const cl_device_id *devs, co
 int rt_build_error(cl_program prog, cl_device_id dev, const char *dev_name,
                    const struct kernel_plan *kp, cl_int err, struct cs_err *e);
 
+/* Build the plan's program for the n devices of ctx, which are alike (one device, or the
+ * single-core sub-devices of one CPU: info describes them), through the binary cache: a
+ * binary is loaded when the cache holds one for the same device, driver, options, source and
+ * included files' contents (runtime/includes.h), else the source is built and its binary
+ * stored. On a compile error the message holds the build log. */
+int rt_program_build_on(cl_context ctx, const struct rt_devinfo *info, cl_uint n,
+                        const cl_device_id *devs, const struct kernel_plan *kp, cl_program *out,
+                        bool *cache_hit, struct cs_err *e);
+
 #endif

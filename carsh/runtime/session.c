@@ -28,6 +28,7 @@ struct program_entry {
 	const char *kept; /* a kept source's address (kernel_plan.source_kept), or NULL */
 	char *source;
 	char *options;
+	char *includes; /* the digest it was built with (runtime/includes.h), never NULL */
 	cl_program prog;
 	struct kernel_entry *kernels;
 	struct program_entry *next;
@@ -64,6 +65,7 @@ static void program_free(struct program_entry *p)
 	(void)clReleaseProgram(p->prog);
 	free(p->source);
 	free(p->options);
+	free(p->includes);
 	free(p);
 }
 
@@ -175,11 +177,17 @@ out:
 	return rc;
 }
 
+/* A program built with the same options from the same source and the same included files'
+ * contents. (Includes that cannot be followed compare as their digest's "unknown" line: a
+ * session keeps one program for them, as it keeps the objects its jobs still use.) */
 static struct program_entry *find_program(struct rt_session *s, size_t dev,
                                           const struct kernel_plan *kp)
 {
+	const char *includes = kp->includes ? kp->includes : "";
+
 	for (struct program_entry *p = s->programs; p; p = p->next) {
-		if (p->dev != dev || strcmp(p->options, kp->build_options) != 0)
+		if (p->dev != dev || strcmp(p->options, kp->build_options) != 0 ||
+		    strcmp(p->includes, includes) != 0)
 			continue;
 		/* A kept source never moves: its address identifies it without reading it. */
 		if ((kp->source_kept && p->kept == kp->source) ||
@@ -208,6 +216,7 @@ static int build_program(struct rt_session *s, struct rt_dev *dev, const struct 
 	                            kp->source_kept ? kp->source : NULL,
 	                            xstrdup(kp->source),
 	                            xstrdup(kp->build_options),
+	                            xstrdup(kp->includes ? kp->includes : ""),
 	                            prog,
 	                            NULL,
 	                            s->programs};
@@ -249,7 +258,8 @@ static uint64_t plan_signature(const struct kernel_plan *kp)
 
 	for (size_t i = 0; i < kp->nargs; i++) {
 		const struct kernel_arg *a = &kp->args[i];
-		uint64_t v[3] = {(uint64_t)a->kind, (uint64_t)a->type.scalar, (uint64_t)a->type.width};
+		uint64_t v[3] = {(uint64_t)a->kind, (uint64_t)a->type.scalar,
+		                 (uint64_t)a->type.width};
 
 		for (size_t j = 0; j < 3; j++)
 			h = (h ^ v[j]) * 1099511628211ull;

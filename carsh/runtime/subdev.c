@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/cache.h"
 #include "runtime/program.h"
 #include "util/alloc.h"
 
@@ -173,110 +172,9 @@ int rt_subdevs_open(const struct rt_devinfo *parent, size_t n, struct rt_subdevs
 	return 0;
 }
 
-static int build_from_binary(struct rt_subdevs *sd, const unsigned char *bin, size_t len,
-                             const char *options)
-{
-	size_t *lens = xcalloc(sd->n, sizeof(*lens));
-	const unsigned char **bins = xcalloc(sd->n, sizeof(*bins));
-	cl_int *status = xcalloc(sd->n, sizeof(*status));
-	cl_program prog;
-	cl_int err;
-	int rc = -1;
-
-	for (size_t i = 0; i < sd->n; i++) {
-		lens[i] = len;
-		bins[i] = bin;
-	}
-	/* PoCL leaves binary_status unwritten on success: it starts as CL_SUCCESS. */
-	prog = clCreateProgramWithBinary(sd->ctx, (cl_uint)sd->n, sd->ids, lens, bins, status,
-	                                 &err);
-	if (err == CL_SUCCESS) {
-		bool ok = true;
-
-		for (size_t i = 0; i < sd->n; i++)
-			ok = ok && status[i] == CL_SUCCESS;
-		if (ok && rt_build_program(prog, (cl_uint)sd->n, sd->ids, options) == CL_SUCCESS) {
-			sd->prog = prog;
-			rc = 0;
-		} else {
-			(void)clReleaseProgram(prog);
-		}
-	}
-	free(lens);
-	free(bins);
-	free(status);
-	return rc;
-}
-
-/* Keep the first device's binary (they are all the same). Failing costs only a later
- * build's time, so it is not reported. */
-static void keep_binary(const char *dir, const char *key, struct rt_subdevs *sd)
-{
-	size_t *lens = xcalloc(sd->n, sizeof(*lens));
-	unsigned char **bins = xcalloc(sd->n, sizeof(*bins));
-	struct cs_err ignored;
-
-	if (clGetProgramInfo(sd->prog, CL_PROGRAM_BINARY_SIZES, sd->n * sizeof(*lens), lens,
-	                     NULL) == CL_SUCCESS &&
-	    lens[0] > 0) {
-		for (size_t i = 0; i < sd->n; i++)
-			bins[i] = lens[i] ? malloc(lens[i]) : NULL;
-		if (bins[0] && clGetProgramInfo(sd->prog, CL_PROGRAM_BINARIES,
-		                                sd->n * sizeof(*bins), bins, NULL) == CL_SUCCESS)
-			cache_store(dir, key, bins[0], lens[0], &ignored);
-		for (size_t i = 0; i < sd->n; i++)
-			free(bins[i]);
-	}
-	free(lens);
-	free(bins);
-}
-
 int rt_subdevs_build(struct rt_subdevs *sd, const struct kernel_plan *kp, bool *cache_hit,
                      struct cs_err *e)
 {
-	const struct rt_devinfo *p = sd->parent;
-	char *dir = cache_dir(), *key = NULL;
-	char *options = rt_build_options(kp->build_options);
-	const char *source = kp->source;
-	unsigned char *bin;
-	size_t len;
-	cl_program prog;
-	cl_int err;
-	int rc = 0, lock = cache_build_lock();
-
-	*cache_hit = false;
-	if (dir) {
-		key = cache_key(p->platform_version, p->name, p->version, p->driver, options,
-		                source);
-		if (cache_load(dir, key, &bin, &len) == 0) {
-			rc = build_from_binary(sd, bin, len, options);
-			free(bin);
-			if (rc == 0) {
-				*cache_hit = true;
-				goto out;
-			}
-		}
-	}
-	prog = clCreateProgramWithSource(sd->ctx, 1, &source, NULL, &err);
-	if (err != CL_SUCCESS) {
-		rc = err_set(e, "%s: clCreateProgramWithSource failed: %s", kp->source_name,
-		             rt_cl_error_name(err));
-		goto out;
-	}
-	err = rt_build_program(prog, (cl_uint)sd->n, sd->ids, options);
-	if (err != CL_SUCCESS) {
-		rc = rt_build_error(prog, sd->ids[0], p->name, kp, err, e);
-		(void)clReleaseProgram(prog);
-		goto out;
-	}
-	sd->prog = prog;
-	rc = 0;
-	if (dir)
-		keep_binary(dir, key, sd);
-out:
-	cache_build_unlock(lock);
-	free(options);
-	free(key);
-	free(dir);
-	return rc;
+	return rt_program_build_on(sd->ctx, sd->parent, (cl_uint)sd->n, sd->ids, kp, &sd->prog,
+	                           cache_hit, e);
 }

@@ -95,19 +95,24 @@ static void assert_miss(const char *dir, const char *key)
 
 START_TEST(test_key_changes_with_each_input)
 {
-	const char *base[6] = {"OpenCL 3.0 PoCL",    "cpu-x", "OpenCL 3.0", "6.0", "-O2",
-	                       "__kernel void k(){}"};
-	char *k0 = cache_key(base[0], base[1], base[2], base[3], base[4], base[5]);
-	char *same = cache_key(base[0], base[1], base[2], base[3], base[4], base[5]);
+	const char *base[7] = {"OpenCL 3.0 PoCL",
+	                       "cpu-x",
+	                       "OpenCL 3.0",
+	                       "6.0",
+	                       "-O2",
+	                       "__kernel void k(){}",
+	                       "12 00000000000000ab /k/v.h\n"};
+	char *k0 = cache_key(base[0], base[1], base[2], base[3], base[4], base[5], base[6]);
+	char *same = cache_key(base[0], base[1], base[2], base[3], base[4], base[5], base[6]);
 
 	ck_assert_str_eq(k0, same);
-	for (int f = 0; f < 6; f++) {
-		const char *v[6];
+	for (int f = 0; f < 7; f++) {
+		const char *v[7];
 		char *k;
 
 		memcpy(v, base, sizeof(v));
 		v[f] = "changed";
-		k = cache_key(v[0], v[1], v[2], v[3], v[4], v[5]);
+		k = cache_key(v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
 		ck_assert_msg(strcmp(k, k0) != 0, "key ignores input %d", f);
 		free(k);
 	}
@@ -119,9 +124,9 @@ END_TEST
 /* Moving text from one field to the next is a different build ("-DA" "B" vs "-D" "AB"). */
 START_TEST(test_key_keeps_field_boundaries)
 {
-	char *a = cache_key("p", "d", "v", "r", "-DA", "B");
-	char *b = cache_key("p", "d", "v", "r", "-D", "AB");
-	char *c = cache_key("p", "d", "v", "r", "-DA\nsource 1:B", "");
+	char *a = cache_key("p", "d", "v", "r", "-DA", "B", "");
+	char *b = cache_key("p", "d", "v", "r", "-D", "AB", "");
+	char *c = cache_key("p", "d", "v", "r", "-DA\nsource 1:B", "", "");
 
 	ck_assert_str_ne(a, b);
 	ck_assert_str_ne(a, c);

@@ -244,11 +244,12 @@ START_TEST(test_exe_binding_rules)
 {
 	struct exe *exe;
 
+	/* Every stream may start filled: an InOut's and an Output's result is then dropped. */
 	exe = exe_from(EXE_HEAD "<Input name=\"x\"><Fill value=\"0\"/></Input>"
-	                        "<InOut name=\"y\"><Fill value=\"0\"/></InOut></CarshExe>");
-	ck_assert(exe == NULL);
-	ck_assert_msg(strstr(err.msg, "<Fill> gives data to an Input; 'y' is an InOut stream"),
-	              "%s", err.msg);
+	                        "<InOut name=\"y\"><Fill value=\"0\"/></InOut>"
+	                        "<Output name=\"z\"><Fill value=\"0\"/></Output></CarshExe>");
+	ck_assert_msg(exe != NULL, "%s", err.msg);
+	exe_free(exe);
 	exe = exe_from(EXE_HEAD EXE_BINDS
 	               "<Input name=\"x\"><DataFile>a</DataFile></Input></CarshExe>");
 	ck_assert(exe == NULL);
