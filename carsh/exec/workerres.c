@@ -166,9 +166,11 @@ static int acquire(struct wjob *j, size_t i, struct cs_err *e)
 	const struct kernel_arg *a = &j->jp->kp.args[i];
 	const char *shm = j->jp->binds[i].shm;
 
+	/* Read for an Output too: it starts as the buffer's contents (docs/formats.md), so the
+	 * elements its kernel does not write keep their values. */
 	if (agree(j->w, shm, &j->homes[i], e) ||
-	    resident_acquire(j->w->r, shm, a->bytes, j->x->dev, a->kind != ARG_OUTPUT,
-	                     &j->x->given[i], &j->st->h2d_ms, e))
+	    resident_acquire(j->w->r, shm, a->bytes, j->x->dev, true, &j->x->given[i],
+	                     &j->st->h2d_ms, e))
 		return -1;
 	if (a->kind == ARG_INPUT && in_pair_as_input(&j->jp->kp, i)) {
 		if (private_copy(j->x->dev, &j->x->given[i], a->bytes, e))
