@@ -131,6 +131,57 @@ START_TEST(test_dp_mg_adds_the_gpu_and_the_whole_cpu)
 }
 END_TEST
 
+/* ---- the cores' bound (docs/pipeline.md): the GPU's thread and the GPU-CPU path keep cores ----
+ */
+
+/* DP-CG:3 with the GPU's thread spinning (gpu_host = 1): the 2 CPU threads have nC - 1 = 1
+ * core; a core serves 1/T^CG(2)/2 = 14.2857... items/s: λ = 41.6667 + 14.2857. With
+ * gpu_host = 0.5: 1.5 cores, λ = 41.6667 + 21.4286. DP-CG:2 (one CPU thread, a core free
+ * beside the GPU's thread) keeps 1/T^CG(1). */
+START_TEST(test_gpu_thread_takes_its_share_of_a_core_from_the_dp_cpu_path)
+{
+	struct pm_meas m;
+
+	fixture(&m);
+	m.gpu_host = 1;
+	ck_assert_double_eq_tol(predict(&m, true, false, 3, 7).lambda, 1 / 0.024 + 0.5 / 0.035,
+	                        TOL);
+	ck_assert_double_eq_tol(predict(&m, true, false, 2, 7).lambda, 1 / 0.024 + 1 / 0.060, TOL);
+	m.gpu_host = 0.5;
+	ck_assert_double_eq_tol(predict(&m, true, false, 3, 7).lambda, 1 / 0.024 + 0.75 / 0.035,
+	                        TOL);
+}
+END_TEST
+
+/* DP-MG with gpu_host = 1: the whole CPU's item rate 31.25 on nC - 1 = 1 of 2 cores:
+ * λ = 41.6667 + 15.625. */
+START_TEST(test_gpu_thread_takes_its_share_of_a_core_from_dp_mg)
+{
+	struct pm_meas m;
+
+	fixture(&m);
+	m.gpu_host = 1;
+	ck_assert_double_eq_tol(predict(&m, true, true, 3, 7).lambda, 1 / 0.024 + 15.625, TOL);
+}
+END_TEST
+
+/* CP-CG:3, stage 1 on the GPU, gpu_host = 1: the GPU-CPU path (λ = 33.33) keeps
+ * 33.33·(0.030 + 0.005) = 1.1667 cores; a core serves 1/T^CG(3)/2 = 16.667 items/s, so the
+ * CPU path gets at most 16.667·(2 - 1.1667) = 13.889 (not 16.667): λ = 33.333 + 13.889. At
+ * gpu_host = 0 the bound is 16.667·(2 - 1) = 16.667, 000's figure. */
+START_TEST(test_gpu_cpu_path_keeps_its_cores_from_the_cpu_path)
+{
+	struct pm_meas m;
+
+	fixture(&m);
+	m.gpu_host = 1;
+	ck_assert_double_eq_tol(predict(&m, false, false, 3, 1).lambda,
+	                        100.0 / 3 + 50.0 / 3 * (2 - 100.0 / 3 * 0.035), 1e-9);
+	m.gpu_host = 0;
+	ck_assert_double_eq_tol(predict(&m, false, false, 3, 1).lambda, 50.0, 1e-9);
+}
+END_TEST
+
 /* ---- Table IV: coupled ---- */
 
 /* CP-CG, 3 threads, stage 1 on the GPU: μ_GPU = 1/0.005 = 200, μ_CPUA = 1/(0.010+0.020) =
@@ -698,6 +749,9 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_energy_balance_takes_each_components_maximum);
 	tcase_add_test(t, test_serial_stages_bound_the_throughput);
 	tcase_add_test(t, test_unmeasured_energy_is_negative);
+	tcase_add_test(t, test_gpu_thread_takes_its_share_of_a_core_from_the_dp_cpu_path);
+	tcase_add_test(t, test_gpu_thread_takes_its_share_of_a_core_from_dp_mg);
+	tcase_add_test(t, test_gpu_cpu_path_keeps_its_cores_from_the_cpu_path);
 	suite_add_tcase(s, t);
 	t = tcase_create("configurations");
 	tcase_add_test(t, test_enumeration_counts_two_to_the_s_times_nc_plus_two);
