@@ -6,6 +6,8 @@ carsh_libcarsh_la_SOURCES += \
 	carsh/engines/pipeline/pipemodel.c carsh/engines/pipeline/pipemodel.h \
 	carsh/engines/pipeline/pipeconf.c carsh/engines/pipeline/pipeconf.h \
 	carsh/engines/pipeline/pipemon.c carsh/engines/pipeline/pipemon.h \
+	carsh/engines/pipeline/pipecheck.c carsh/engines/pipeline/pipecheck.h \
+	carsh/engines/pipeline/pipeknow.c carsh/engines/pipeline/pipeknow.h \
 	carsh/engines/pipeline/pipedev.c carsh/engines/pipeline/pipedev.h \
 	carsh/engines/pipeline/pipeitem.c carsh/engines/pipeline/pipeitem.h \
 	carsh/engines/pipeline/pipestage.c carsh/engines/pipeline/pipestage.h \
