@@ -205,6 +205,11 @@ static int open_energy(struct engine *g, struct cs_err *e)
 	return 0;
 }
 
+static bool same_config(const struct pm_config *a, const struct pm_config *b)
+{
+	return a->dp == b->dp && a->mg == b->mg && a->threads == b->threads && a->mask == b->mask;
+}
+
 /* A configuration's prediction with what the knowledge file corrects (and the test hook's
  * skew); *raw: the model's λ alone. */
 static void predict(const struct engine *g, const struct pm_meas *m, const struct pm_config *c,
@@ -215,7 +220,7 @@ static void predict(const struct engine *g, const struct pm_meas *m, const struc
 	pm_predict(m, c, p);
 	if (raw)
 		*raw = p->lambda;
-	if (g->skew > 0 && memcmp(c, &g->skew_c, sizeof(*c)) == 0)
+	if (g->skew > 0 && same_config(c, &g->skew_c))
 		k *= g->skew;
 	p->lambda *= k;
 	p->lambda_q *= k;
@@ -367,8 +372,8 @@ static int validate(struct engine *g, const struct pipe_training *t, struct cs_e
 /* A check's measurement takes at least PCHECK_MIN_S seconds, or PCHECK_SHARE of the
  * training's time where that is longer, and at most a share of the stream left: all of its
  * measurements together take at most half of it. */
-#define PCHECK_MIN_S        0.05
-#define PCHECK_SHARE        0.1
+#define PCHECK_MIN_S        0.2
+#define PCHECK_SHARE        0.25
 #define PCHECK_MEASUREMENTS (PCHECK_NEXT + 3)
 
 /* What the check measures next, and what it measured. */
