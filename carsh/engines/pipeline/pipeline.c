@@ -340,6 +340,30 @@ static struct pipe_run *add_run(struct pipe_run **v, size_t *n)
 	return &(*v)[(*n)++];
 }
 
+/* --validate: the noise, and what the running phase's check would keep given these
+ * measurements: the chosen one (the mean of its two), the next ones and the baseline. */
+static void val_check(struct engine *g, const struct pipe_training *t)
+{
+	struct pipe_result *r = g->res;
+	size_t nx[PCHECK_NEXT], idx[PCHECK_NEXT + 2], k, n = 0;
+	double meas[PCHECK_NEXT + 2];
+
+	r->val_noise = pcheck_noise(r->val[t->chosen].lambda, r->val_again.lambda);
+	idx[n] = t->chosen;
+	meas[n++] = (r->val[t->chosen].lambda + r->val_again.lambda) / 2;
+	r->val_kept = t->chosen;
+	if (!pcheck_disagrees(t->pred[t->chosen].lambda, meas[0], r->val_noise))
+		return;
+	k = pcheck_next(t->pred, t->ncfg, t->chosen, g->o->crit, nx, PCHECK_NEXT);
+	for (size_t j = 0; j < k; j++) {
+		idx[n] = nx[j];
+		meas[n++] = r->val[nx[j]].lambda;
+	}
+	idx[n] = r->nval - 1;
+	meas[n] = r->val[r->nval - 1].lambda;
+	r->val_kept = idx[pcheck_pick(meas, n + 1, r->val_noise)];
+}
+
 /* --validate: every configuration, then the baseline, each over the first val_items items
  * (the whole stream by default), for val_secs at most. */
 static int validate(struct engine *g, const struct pipe_training *t, struct cs_err *e)
@@ -363,7 +387,7 @@ static int validate(struct engine *g, const struct pipe_training *t, struct cs_e
 		rc = run_stretch(g, &t->cfg[t->chosen], false, 0, n, g->o->val_secs, t, false,
 		                 &r->val_again, e);
 	if (rc == 0)
-		r->val_noise = pcheck_noise(r->val[t->chosen].lambda, r->val_again.lambda);
+		val_check(g, t);
 	return rc;
 }
 

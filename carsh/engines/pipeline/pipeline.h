@@ -108,10 +108,11 @@ struct pipe_result {
 	size_t nval;
 	struct pipe_run val_again; /* --validate: the chosen configuration measured again */
 	double val_noise;          /* pcheck_noise of its two measurements */
-	size_t val_items;          /* the items each of them may take: 0 .. val_items-1 */
-	double val_secs;           /* and for how long (0: no limit) */
-	double time_ms;            /* training and running phases */
-	double setup_ms;           /* devices, programs, warm-up */
+	size_t val_kept;  /* what the running phase's check would keep from these measurements */
+	size_t val_items; /* the items each of them may take: 0 .. val_items-1 */
+	double val_secs;  /* and for how long (0: no limit) */
+	double time_ms;   /* training and running phases */
+	double setup_ms;  /* devices, programs, warm-up */
 	double build_ms;
 	bool energy_ok;
 	char cpu_note[160], gpu_note[160], tdp_note[160];

@@ -195,6 +195,9 @@ static void print_validation(FILE *f, const struct pipe_result *r)
 	        "best, it counts as the best: %s\n",
 	        cname(r, &ch->c, a), r->val_again.lambda, r->val_noise * 100,
 	        chosen_is_best(r) ? "yes" : "no");
+	fprintf(f, "the running phase's check would keep %s%s: %.3f items/s\n",
+	        r->val[r->val_kept].strict ? "the baseline " : "",
+	        cname(r, &r->val[r->val_kept].c, a), r->val[r->val_kept].lambda);
 	fprintf(f,
 	        "chosen %s: %.3f items/s; measured best %s: %.3f (chosen/best %.3f); baseline %s: "
 	        "%.3f (chosen/baseline %.3f)\n",
@@ -399,7 +402,14 @@ static void json_validation(FILE *f, const struct pipe_result *r)
 	json_num(f, r->val_again.lambda);
 	fputs(",\"noise\":", f);
 	json_num(f, r->val_noise);
-	fprintf(f, ",\"chosen_is_best\":%s}", chosen_is_best(r) ? "true" : "false");
+	fprintf(f, ",\"chosen_is_best\":%s,\"checked\":", chosen_is_best(r) ? "true" : "false");
+	json_put_string(f, cname(r, &r->val[r->val_kept].c, name));
+	fprintf(f, ",\"checked_baseline\":%s,\"checked_over_best\":",
+	        r->val[r->val_kept].strict ? "true" : "false");
+	json_num(f, r->val[r->val_kept].lambda / r->val[best].lambda);
+	fputs(",\"checked_over_baseline\":", f);
+	json_num(f, r->val[r->val_kept].lambda / base->lambda);
+	fputc('}', f);
 }
 
 /* The machine, the options, the energy counters. */
