@@ -132,7 +132,7 @@ for inst in "${instances[@]}"; do
 	top[$inst]=$(awk '/^  (DP|CP)-/ && $2 > m { m = $2 } END { printf "%.3f", m }' "$plan")
 	drain[$inst]=$(awk -v nc="$cores" '/^  CP-CG:1:0*  / && $2 > 0 { cg = 1 / $2 }
 	                                  /^  CP-MG::0*  / && $2 > 0 { mg = nc / $2 }
-	                                  END { printf "%.4f", cg > mg ? cg : mg }' "$plan")
+	                                  END { printf "%.4f", (cg > mg ? cg : mg) }' "$plan")
 	fixed[$inst]=$(awk '/^total:/ { for (i = 1; i <= NF; i++) if ($i == "setup") s = $(i + 1) }
 	                    /^training 1:/ { t = $0; sub(/.*items, /, "", t); sub(/ ms.*/, "", t) }
 	                    /^  (DP|CP)-/ { n++ }
