@@ -66,7 +66,7 @@ PY
 
 switched=
 for attempt in 1 2 3 4 5 6; do
-	rm -rf cache out/*
+	rm -f cache/carsh/profiles.txt cache/carsh/profiles.txt.lock out/*
 	if ! CARSH_PIPELINE_SKEW="$SKEW*100" XDG_CACHE_HOME="$T/cache" $P --json vivid.xml W=$W H=$H \
 		COUNT=$N >"$OUT" 2>"$ERR"; then
 		fail "run $attempt: exit status $?: $(head -c 600 "$ERR")"
@@ -101,9 +101,9 @@ done
 
 # The text report names the check and, where it switched, the switch and its cost.
 if [ -n "$switched" ]; then
-	rm -rf cache out/*
+	rm -f cache/carsh/profiles.txt cache/carsh/profiles.txt.lock out/*
 	CARSH_PIPELINE_SKEW="$SKEW*100" XDG_CACHE_HOME="$T/cache" $P vivid.xml W=$W H=$H COUNT=$N \
-		>"$OUT" 2>"$ERR"
+		>"$OUT" 2>"$ERR" || fail "the text report's run: exit status $?: $(head -c 600 "$ERR")"
 	grep -q "^check: $SKEW measured twice: .* (noise .*%), predicted .*: beyond the noise: measured the next 2 and the baseline; \(switched to .*\|kept it\); cost [0-9]* items on other configurations ([0-9]* items checked)$" "$OUT" &&
 		pass "the text report gives the check's verdict and its cost" ||
 		fail "text report: $(cat "$OUT")"

@@ -39,7 +39,7 @@ dist_kernels_DATA += kernels/pipe_vivid.cl kernels/pipe_srad.cl
 # The examples against the C reference under every form of the command; again with carsh -T.
 AREA_TESTS += tests/shell/pipeline.sh tests/thread/pipeline.tsh
 # The running phase's check with a deliberately wrong prediction (CARSH_PIPELINE_SKEW).
-AREA_TESTS += tests/shell/pipecheck.sh
+AREA_TESTS += tests/shell/pipecheck.sh tests/thread/pipecheck.tsh
 dist_flowmodels_DATA += flowmodels/pipe_change_gen.xml flowmodels/pipe_change_work.xml \
 	flowmodels/pipe_change_fold.xml
 dist_kernels_DATA += kernels/pipe_change.cl
