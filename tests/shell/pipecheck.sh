@@ -1,15 +1,16 @@
 #!/bin/sh
 # pipeline's running-phase check (docs/pipeline.md, "Checking the choice"): a run whose model
 # is made deliberately wrong (the test hook CARSH_PIPELINE_SKEW multiplies one configuration's
-# prediction by 100, so that the model chooses it) sees the disagreement, measures the
+# prediction by 100, so that the model chooses it, and makes each of its items take 50 ms
+# more, so that it is the slowest on any machine) sees the disagreement, measures the
 # configurations ranked next and the baseline on the live stream, keeps the best it measured
 # (the chosen one only where it is within the measured noise of the best), runs the rest of the
 # stream with it, reports the switch and its cost in items, and keeps a correction in the
 # profile history; every result still equals the C reference. The decision is recomputed here
-# from the measurements the report gives; which configuration is fastest is the machine's
-# business, so the switch itself is asserted over up to 6 runs: on a machine shared with
-# other jobs, two measurements of one configuration can differ by more than half, and a
-# chosen configuration within that noise of the best is rightly kept.
+# from the measurements the report gives. Without the 50 ms, on a machine shared with other
+# jobs two measurements of one configuration differed by more than half, and a chosen
+# configuration within that noise of the best is rightly kept: the switch is asserted over
+# up to 3 runs all the same.
 . "$TOP_SRCDIR/tests/shell/lib.sh"
 cd "$T" || exit 1
 command -v python3 >/dev/null || {
@@ -65,9 +66,9 @@ print(("switched " if keep else "kept ") + want)
 PY
 
 switched=
-for attempt in 1 2 3 4 5 6; do
+for attempt in 1 2 3; do
 	rm -f cache/carsh/profiles.txt cache/carsh/profiles.txt.lock out/*
-	if ! CARSH_PIPELINE_SKEW="$SKEW*100" XDG_CACHE_HOME="$T/cache" $P --json vivid.xml W=$W H=$H \
+	if ! CARSH_PIPELINE_SKEW="$SKEW*100+50" XDG_CACHE_HOME="$T/cache" $P --json vivid.xml W=$W H=$H \
 		COUNT=$N >"$OUT" 2>"$ERR"; then
 		fail "run $attempt: exit status $?: $(head -c 600 "$ERR")"
 		break
@@ -97,12 +98,12 @@ for attempt in 1 2 3 4 5 6; do
 	esac
 done
 [ -n "$switched" ] && pass "a run switched to the measured best, $switched" ||
-	fail "no run of 6 switched away from the skewed $SKEW"
+	fail "no run of 3 switched away from the skewed $SKEW"
 
 # The text report names the check and, where it switched, the switch and its cost.
 if [ -n "$switched" ]; then
 	rm -f cache/carsh/profiles.txt cache/carsh/profiles.txt.lock out/*
-	CARSH_PIPELINE_SKEW="$SKEW*100" XDG_CACHE_HOME="$T/cache" $P vivid.xml W=$W H=$H COUNT=$N \
+	CARSH_PIPELINE_SKEW="$SKEW*100+50" XDG_CACHE_HOME="$T/cache" $P vivid.xml W=$W H=$H COUNT=$N \
 		>"$OUT" 2>"$ERR" || fail "the text report's run: exit status $?: $(head -c 600 "$ERR")"
 	grep -q "^check: $SKEW measured twice: .* (noise .*%), predicted .*: beyond the noise: measured the next 2 and the baseline; \(switched to .*\|kept it\); cost [0-9]* items on other configurations ([0-9]* items checked)$" "$OUT" &&
 		pass "the text report gives the check's verdict and its cost" ||
@@ -116,6 +117,6 @@ grep -q "^corrections from earlier runs (measured / predicted):.* CP-CG [0-9.]*"
 	pass "the next run's predictions take the correction" || fail "no correction: $(cat "$OUT")"
 
 # A wrong hook is refused.
-expect 1 "CARSH_PIPELINE_SKEW='DP-CG': give CONFIG*FACTOR, FACTOR > 0" env CARSH_PIPELINE_SKEW=DP-CG \
+expect 1 "CARSH_PIPELINE_SKEW='DP-CG': give CONFIG*FACTOR[+MS], FACTOR > 0" env CARSH_PIPELINE_SKEW=DP-CG \
 	$P vivid.xml W=$W H=$H COUNT=40 || true
 finish

@@ -26,10 +26,11 @@ struct engine {
 	struct pm_shape sh;
 	size_t ns; /* N_s */
 	struct pknow *know;
-	/* The test hook CARSH_PIPELINE_SKEW=CONFIG*FACTOR: that configuration's predictions are
-	 * multiplied by FACTOR (docs/pipeline.md); skew 0: none. */
+	/* The test hook CARSH_PIPELINE_SKEW=CONFIG*FACTOR[+MS]: that configuration's predictions
+	 * are multiplied by FACTOR and, in a stream, each of its items takes MS more
+	 * (docs/pipeline.md); skew 0: none. */
 	struct pm_config skew_c;
-	double skew;
+	double skew, skew_delay;
 	/* the progress line */
 	char what[64];
 	size_t total;
@@ -106,11 +107,12 @@ static int open_workers(struct engine *g, struct cs_err *e)
 	return rc;
 }
 
-/* CARSH_PIPELINE_SKEW=CONFIG*FACTOR, a test hook: a prediction deliberately wrong. */
+/* CARSH_PIPELINE_SKEW=CONFIG*FACTOR[+MS], a test hook: a prediction deliberately wrong, and
+ * the configuration made slower than the others whatever the machine. */
 static int read_skew(struct engine *g, struct cs_err *e)
 {
 	const char *v = getenv("CARSH_PIPELINE_SKEW");
-	char *star, *end, *name;
+	char *star, *end = NULL, *name;
 	bool baseline;
 	int rc = 0;
 
@@ -121,10 +123,12 @@ static int read_skew(struct engine *g, struct cs_err *e)
 	if (star) {
 		*star = '\0';
 		g->skew = strtod(star + 1, &end);
+		if (*end == '+')
+			g->skew_delay = strtod(end + 1, &end) / 1000.0;
 	}
-	if (!star || *end != '\0' || !(g->skew > 0) ||
+	if (!star || *end != '\0' || !(g->skew > 0) || g->skew_delay < 0 ||
 	    pm_config_parse(&g->sh, name, &g->skew_c, &baseline, e) || baseline)
-		rc = err_set(e, "CARSH_PIPELINE_SKEW='%s': give CONFIG*FACTOR, FACTOR > 0", v);
+		rc = err_set(e, "CARSH_PIPELINE_SKEW='%s': give CONFIG*FACTOR[+MS], FACTOR > 0", v);
 	free(name);
 	return rc;
 }
@@ -272,6 +276,8 @@ static int run_stretch(struct engine *g, const struct pm_config *c, bool strict,
 	char name[PM_NAME_MAX];
 	int rc;
 
+	if (!strict && g->skew > 0 && same_config(c, &g->skew_c))
+		pol.delay = g->skew_delay;
 	memset(r, 0, sizeof(*r));
 	r->c = *c;
 	r->strict = strict;

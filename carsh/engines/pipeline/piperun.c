@@ -260,6 +260,15 @@ static void hand_over(struct stream *st, struct pitem *it, double t_in, const st
 	pthread_mutex_unlock(&st->lock);
 }
 
+/* The test hook's wait after an item (prun_policy.delay). */
+static void test_delay(double secs)
+{
+	struct timespec ts = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
+
+	while (secs > 0 && nanosleep(&ts, &ts) != 0)
+		continue; /* EINTR: the rest of it */
+}
+
 static void *stream_thread(void *arg)
 {
 	struct sworker *sw = arg;
@@ -289,6 +298,7 @@ static void *stream_thread(void *arg)
 			stream_fail(st, &e);
 			break;
 		}
+		test_delay(sw->w.pol->delay);
 		hand_over(st, it, t, &rec);
 	}
 	return NULL;
