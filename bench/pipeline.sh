@@ -6,9 +6,13 @@
 # item 0 on), one after the other in one process. The measured throughput is the engine's
 # steady-state one (docs/pipeline.md, "Measured throughput"). Printed per instance: every configuration's predicted and
 # measured throughput and the error; the chosen configuration against the measured best and
-# against the baseline (ratios of throughputs measured in the same run); at the end the
-# issue's targets (every error within 10 %, chosen within 5 % of the best, chosen 15 % above
-# the baseline on average). The first items' results are compared with the C reference.
+# against the baseline (ratios of throughputs measured in the same run), the noise (the
+# chosen configuration measured a second time, last: a configuration within it of the best
+# counts as the best), the configurations within 10 % of the model out of those whose error
+# is outside that noise, and what the running phase's check would keep from these
+# measurements (chosen, the next ones by the model and the baseline; docs/pipeline.md); at
+# the end the issue's targets (chosen/baseline >= 1 per instance and 1.15 on average,
+# chosen/best >= 0.95). The first items' results are compared with the C reference.
 #
 # S comes from the budget: a first run per instance trains only (its stream is exactly the
 # training's N_s items) and prints its predictions; S is then the time left, less each
@@ -128,7 +132,7 @@ for inst in "${instances[@]}"; do
 	top[$inst]=$(awk '/^  (DP|CP)-/ && $2 > m { m = $2 } END { printf "%.3f", m }' "$plan")
 	drain[$inst]=$(awk -v nc="$cores" '/^  CP-CG:1:0*  / && $2 > 0 { cg = 1 / $2 }
 	                                  /^  CP-MG::0*  / && $2 > 0 { mg = nc / $2 }
-	                                  END { printf "%.4f", cg > mg ? cg : mg }' "$plan")
+	                                  END { printf "%.4f", (cg > mg ? cg : mg) }' "$plan")
 	fixed[$inst]=$(awk '/^total:/ { for (i = 1; i <= NF; i++) if ($i == "setup") s = $(i + 1) }
 	                    /^training 1:/ { t = $0; sub(/.*items, /, "", t); sub(/ ms.*/, "", t) }
 	                    /^  (DP|CP)-/ { n++ }
@@ -151,7 +155,7 @@ s_for() { # s_for INSTANCE: S for it and the instances after it
 
 # ---- 3. every configuration, measured ----
 : >"$out/summary.csv"
-echo "instance,items,configurations,max_error,mean_error,within_10,chosen,chosen_items_s,best,best_items_s,baseline,baseline_items_s,chosen_over_best,chosen_over_baseline,reference" \
+echo "instance,items,configurations,max_error,mean_error,within_10,chosen,chosen_items_s,best,best_items_s,baseline,baseline_items_s,chosen_over_best,chosen_over_baseline,reference,noise,chosen_is_best,outside_noise,outside_noise_within_10,checked,checked_over_best,checked_over_baseline" \
 	>>"$out/summary.csv"
 for inst in "${instances[@]}"; do
 	[ -n "${ncfg[$inst]:-}" ] || continue
@@ -185,6 +189,14 @@ for inst in "${instances[@]}"; do
 	base=$(sed -E 's/.*"baseline":"([^"]*)".*/\1/' <<<"$v")
 	r_best=$(sed -E 's/.*"chosen_over_best":([^,]*).*/\1/' <<<"$v")
 	r_base=$(sed -E 's/.*"chosen_over_baseline":([^,}]*).*/\1/' <<<"$v")
+	# The noise (the chosen configuration measured twice), and what the running phase's
+	# check keeps from these measurements.
+	w=$(grep -o '"noise":[^,]*,"chosen_is_best":[a-z]*,"checked":"[^"]*","checked_baseline":[a-z]*,"checked_over_best":[^,]*,"checked_over_baseline":[^,}]*' "$json" | tail -1)
+	noise=$(sed -E 's/.*"noise":([^,]*).*/\1/' <<<"$w")
+	is_best=$(sed -E 's/.*"chosen_is_best":([a-z]*).*/\1/' <<<"$w")
+	checked=$(sed -E 's/.*"checked":"([^"]*)","checked_baseline":([a-z]*).*/\1 \2/' <<<"$w")
+	c_best=$(sed -E 's/.*"checked_over_best":([^,]*).*/\1/' <<<"$w")
+	c_base=$(sed -E 's/.*"checked_over_baseline":([^,}]*).*/\1/' <<<"$w")
 	meas() { awk -F, -v c="$1" -v s="$2" '$1 == c && $2 == s { print $4; exit }' "$out/$inst.csv"; }
 	# Items 0, 1 and the last one any run wrote against the C reference.
 	n=$(ls "$work/out" | sed -nE 's/.*-([0-9]+)\.csv$/\1/p' | sort -n | tail -1)
@@ -204,18 +216,28 @@ for inst in "${instances[@]}"; do
 		done
 	fi
 	awk -F, -v inst="$inst" -v items="$n" -v chosen="$chosen" -v best="$best" -v base="$base" \
-		-v rb="$r_best" -v rl="$r_base" -v ck="$check" \
+		-v rb="$r_best" -v rl="$r_base" -v ck="$check" -v noise="$noise" -v isb="$is_best" \
+		-v checked="${checked% *}$([ "${checked#* }" = true ] && echo ' (the baseline)')" \
+		-v cb="$c_best" -v cl="$c_base" \
 		-v lc="$(meas "$chosen" false)" -v lb="$(meas "$best" false)" -v ll="$(meas "$base" true)" '
 		$5 != "null" { e = 100 * ($5 < 0 ? -$5 : $5); n++; sum += e; if (e > max) max = e
-		               if (e <= 10) within++ }
+		               if (e <= 10) within++
+		               # outside the noise: an error that two runs of one configuration
+		               # do not explain
+		               if (e > 100 * noise) { out++; if (e <= 10) owithin++ } }
 		END {
 			printf "error: max %.1f %%, mean %.1f %%, %d of %d configurations within 10 %%\n",
 			       max, sum / n, within, n
-			printf "chosen %s: %.1f items/s; measured best %s: %.1f (chosen/best %.3f); baseline %s: %.1f (chosen/baseline %.3f)\n",
-			       chosen, lc, best, lb, rb, base, ll, rl
+			printf "noise %.1f %% (the chosen configuration measured twice); of the %d configurations whose error is outside it, %d within 10 %%\n",
+			       100 * noise, out, owithin
+			printf "chosen %s: %.1f items/s; measured best %s: %.1f (chosen/best %.3f%s); baseline %s: %.1f (chosen/baseline %.3f)\n",
+			       chosen, lc, best, lb, rb, isb == "true" ? ", within the noise: counts as the best" : "", base, ll, rl
+			printf "the running phase'"'"'s check keeps %s: checked/best %.3f, checked/baseline %.3f\n",
+			       checked, cb, cl
 			printf "results of items 0, 1 and %d against the C reference: %s\n", items - 1, ck
-			printf "%s,%d,%d,%.2f,%.2f,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", inst, items, n, max, sum / n,
-			       within, chosen, lc, best, lb, base, ll, rb, rl, ck >> "'"$out/summary.csv"'"
+			printf "%s,%d,%d,%.2f,%.2f,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.4f,%s,%d,%d,%s,%s,%s\n", inst, items, n, max, sum / n,
+			       within, chosen, lc, best, lb, base, ll, rb, rl, ck, noise, isb, out, owithin,
+			       checked, cb, cl >> "'"$out/summary.csv"'"
 		}' "$out/$inst.csv"
 done
 
@@ -243,7 +265,8 @@ fi
 
 echo
 echo "== summary ($((SECONDS - t_start)) s; raw results in $out)"
-awk -F, 'NR > 1 { printf "%-9s N %3d: max error %6.1f %%, mean %5.1f %%, %3d/%-3d within 10 %%, chosen/best %.3f, chosen/baseline %.3f, reference %s\n",
-                  $1, $2, $4, $5, $6, $3, $13, $14, $15; r += $14; k++ }
-         END { if (k) printf "average chosen/baseline: %.3f (000 §VI-B: +20 %% on average; the issue asks >= 1.15)\n", r / k }' \
+awk -F, 'NR > 1 { printf "%-9s N %3d: max error %6.1f %%, mean %5.1f %%, %3d/%-3d within 10 %%, noise %.1f %%: %d/%d outside it within 10 %%; chosen/best %.3f%s, chosen/baseline %.3f; checked %s: /best %.3f, /baseline %.3f; reference %s\n",
+                  $1, $2, $4, $5, $6, $3, 100 * $16, $19, $18, $13, $17 == "true" ? " (within the noise)" : "", $14, $20, $21, $22, $15
+                  r += $14; c += $22; k++; o += $18; ow += $19 }
+         END { if (k) printf "average chosen/baseline: %.3f, checked/baseline: %.3f (000 §VI-B: +20 %% on average; the issue asks >= 1.15); outside the noise, %d of %d within 10 %%\n", r / k, c / k, ow, o }' \
 	"$out/summary.csv"

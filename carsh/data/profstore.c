@@ -17,7 +17,8 @@
 
 /* partition:     MODEL KERNEL DEVICES | SHARE GPU_ITEMS_PER_MS CORE_ITEMS_PER_MS STEP_MS
  * partition-map: MODEL KERNEL DEVICES | 64 x a core's MS_PER_ITEM, region by region
- * device:        MODEL KERNEL DEVICE  | TIME_MS ENERGY_MJ RUNS */
+ * device:        MODEL KERNEL DEVICE  | TIME_MS ENERGY_MJ RUNS
+ * pipeline:      PIPELINE DEVICES FAMILY | MEASURED/PREDICTED RUNS */
 static const struct {
 	const char *kind;
 	int nkeys, nvalues;
@@ -25,6 +26,7 @@ static const struct {
         {"partition", 3, 4},
         {"partition-map", 3, 64},
         {"device", 3, 3},
+        {"pipeline", 3, 2},
 };
 
 static int kind_at(const char *kind)

@@ -1,7 +1,8 @@
 /*
  * The profile history: what earlier runs measured, kept in one file that the partition
  * engine's knowledge base (engines/partition/kb.h, 001 §3.2) and the per-job device choice
- * (runner/devplace.h, 002 §4-5) share. A record is a kind ("partition", "partition-map", "device"),
+ * (runner/devplace.h, 002 §4-5) and the pipeline engine's corrections (engines/pipeline/pipeknow.h)
+ * share. A record is a kind ("partition", "partition-map", "device", "pipeline"),
  * the kind's key fields (text), a work size and the kind's numbers:
  *
  *     carsh-profiles 1

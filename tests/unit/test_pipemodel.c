@@ -7,10 +7,14 @@
  */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "engines/pipeline/pipecheck.h"
 #include "engines/pipeline/pipeconf.h"
+#include "engines/pipeline/pipeknow.h"
 #include "engines/pipeline/pipemodel.h"
 #include "engines/pipeline/pipemon.h"
 #include "engines/pipeline/pipetrain.h"
@@ -128,6 +132,157 @@ START_TEST(test_dp_mg_adds_the_gpu_and_the_whole_cpu)
 	ck_assert_double_eq_tol(p.lambda, 1 / 0.024 + 31.25, TOL);
 	ck_assert_double_eq_tol(p.p_gpu, 4.0 / 7.0, TOL);
 	ck_assert_double_eq_tol(p.energy, 2.28 / 7.0, TOL);
+}
+END_TEST
+
+/* ---- the running phase's check (pipecheck.h), on simulated measurements ---- */
+
+/* Two measurements 100 and 90: noise 10 %; 0 and 0: none; 0 and 5: all. */
+START_TEST(test_check_noise_is_the_relative_difference)
+{
+	ck_assert_double_eq_tol(pcheck_noise(100, 90), 0.10, TOL);
+	ck_assert_double_eq_tol(pcheck_noise(90, 100), 0.10, TOL);
+	ck_assert_double_eq_tol(pcheck_noise(0, 0), 0, TOL);
+	ck_assert_double_eq_tol(pcheck_noise(0, 5), 1, TOL);
+}
+END_TEST
+
+/* Predicted 110, measured 100: 10 % off; with 12 % noise that is no disagreement, with 5 %
+ * it is; with none at all the floor (2 %) still lets 101 against 100 pass. */
+START_TEST(test_check_disagrees_only_beyond_the_noise)
+{
+	ck_assert(!pcheck_disagrees(110, 100, 0.12));
+	ck_assert(pcheck_disagrees(110, 100, 0.05));
+	ck_assert(pcheck_disagrees(90, 100, 0.05));
+	ck_assert(!pcheck_disagrees(101, 100, 0));
+	ck_assert(pcheck_disagrees(103, 100, 0));
+}
+END_TEST
+
+/* The chosen one (index 0) measures 80, the baseline 100, noise 5 %: 80 < 95, so the check
+ * switches to the baseline. At 96 (within 5 % of 100) it keeps the chosen one; so it does
+ * at 80 when the noise is 25 %. Among several, the best measured wins. */
+START_TEST(test_check_switches_below_the_baseline_and_not_within_the_noise)
+{
+	double below[] = {80, 70, 100}, within[] = {96, 70, 100}, many[] = {50, 120, 60, 100};
+
+	ck_assert_uint_eq(pcheck_pick(below, 3, 0.05), 2);
+	ck_assert_uint_eq(pcheck_pick(within, 3, 0.05), 0);
+	ck_assert_uint_eq(pcheck_pick(below, 3, 0.25), 0);
+	ck_assert_uint_eq(pcheck_pick(many, 4, 0.05), 1);
+	ck_assert_uint_eq(pcheck_pick(below, 1, 0.05), 0);
+}
+END_TEST
+
+/* Predictions 5, 9, 7, 9, 3 with 1 chosen: next come 3 (9, the later of the equals), then
+ * 2 (7); asking for 10 gives the 4 others, best first. */
+START_TEST(test_check_measures_the_configurations_ranked_next)
+{
+	struct pm_pred p[5] = {
+	        {.lambda = 5}, {.lambda = 9}, {.lambda = 7}, {.lambda = 9}, {.lambda = 3}};
+	size_t out[10];
+
+	ck_assert_uint_eq(pcheck_next(p, 5, 1, PM_THROUGHPUT, out, 2), 2);
+	ck_assert_uint_eq(out[0], 3);
+	ck_assert_uint_eq(out[1], 2);
+	ck_assert_uint_eq(pcheck_next(p, 5, 1, PM_THROUGHPUT, out, 10), 4);
+	ck_assert_uint_eq(out[2], 0);
+	ck_assert_uint_eq(out[3], 4);
+}
+END_TEST
+
+/* The knowledge kept on disk: DP-CG measured at 0.5 and 0.8 of the model (geometric mean
+ * 0.63246), CP-MG at 10 (clamped to 4); saved, read back by a second run; other families,
+ * pipelines and machines get 1. */
+START_TEST(test_knowledge_averages_corrections_and_keeps_them)
+{
+	char path[] = "/tmp/check_pipeline_kb_XXXXXX";
+	int fd = mkstemp(path);
+	struct cs_err e;
+	struct pknow *k;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	k = pknow_open(path, "vivid", "cpu", "gpu");
+	ck_assert_double_eq_tol(pknow_factor(k, 2), 1, TOL);
+	pknow_learn(k, 2, 0.5);
+	pknow_learn(k, 2, 0.8);
+	pknow_learn(k, 1, 10);
+	ck_assert_double_eq_tol(pknow_factor(k, 2), sqrt(0.4), TOL);
+	ck_assert_int_eq(pknow_save(k, &e), 0);
+	pknow_free(k);
+	k = pknow_open(path, "vivid", "cpu", "gpu");
+	ck_assert_double_eq_tol(pknow_factor(k, 2), sqrt(0.4), 1e-6);
+	ck_assert_double_eq_tol(pknow_factor(k, 1), PKNOW_MAX_RATIO, 1e-6);
+	ck_assert_double_eq_tol(pknow_factor(k, 0), 1, TOL);
+	pknow_free(k);
+	k = pknow_open(path, "srad", "cpu", "gpu");
+	ck_assert_double_eq_tol(pknow_factor(k, 2), 1, TOL);
+	pknow_free(k);
+	k = pknow_open(path, "vivid", "cpu", "");
+	ck_assert_double_eq_tol(pknow_factor(k, 2), 1, TOL);
+	pknow_free(k);
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_config_families)
+{
+	ck_assert_str_eq(pcheck_family_name(pcheck_family(&(struct pm_config){true, false, 3, 7})),
+	                 "DP-CG");
+	ck_assert_str_eq(pcheck_family_name(pcheck_family(&(struct pm_config){false, true, 3, 1})),
+	                 "CP-MG");
+}
+END_TEST
+
+/* ---- the cores' bound (docs/pipeline.md): the GPU's thread and the GPU-CPU path keep cores ----
+ */
+
+/* DP-CG:3 with the GPU's thread spinning (gpu_host = 1): the 2 CPU threads have nC - 1 = 1
+ * core; a core serves 1/T^CG(2)/2 = 14.2857... items/s: λ = 41.6667 + 14.2857. With
+ * gpu_host = 0.5: 1.5 cores, λ = 41.6667 + 21.4286. DP-CG:2 (one CPU thread, a core free
+ * beside the GPU's thread) keeps 1/T^CG(1). */
+START_TEST(test_gpu_thread_takes_its_share_of_a_core_from_the_dp_cpu_path)
+{
+	struct pm_meas m;
+
+	fixture(&m);
+	m.gpu_host = 1;
+	ck_assert_double_eq_tol(predict(&m, true, false, 3, 7).lambda, 1 / 0.024 + 0.5 / 0.035,
+	                        TOL);
+	ck_assert_double_eq_tol(predict(&m, true, false, 2, 7).lambda, 1 / 0.024 + 1 / 0.060, TOL);
+	m.gpu_host = 0.5;
+	ck_assert_double_eq_tol(predict(&m, true, false, 3, 7).lambda, 1 / 0.024 + 0.75 / 0.035,
+	                        TOL);
+}
+END_TEST
+
+/* DP-MG with gpu_host = 1: the whole CPU's item rate 31.25 on nC - 1 = 1 of 2 cores:
+ * λ = 41.6667 + 15.625. */
+START_TEST(test_gpu_thread_takes_its_share_of_a_core_from_dp_mg)
+{
+	struct pm_meas m;
+
+	fixture(&m);
+	m.gpu_host = 1;
+	ck_assert_double_eq_tol(predict(&m, true, true, 3, 7).lambda, 1 / 0.024 + 15.625, TOL);
+}
+END_TEST
+
+/* CP-CG:3, stage 1 on the GPU, gpu_host = 1: the GPU-CPU path (λ = 33.33) keeps
+ * 33.33·(0.030 + 0.005) = 1.1667 cores; a core serves 1/T^CG(3)/2 = 16.667 items/s, so the
+ * CPU path gets at most 16.667·(2 - 1.1667) = 13.889 (not 16.667): λ = 33.333 + 13.889. At
+ * gpu_host = 0 the bound is 16.667·(2 - 1) = 16.667, 000's figure. */
+START_TEST(test_gpu_cpu_path_keeps_its_cores_from_the_cpu_path)
+{
+	struct pm_meas m;
+
+	fixture(&m);
+	m.gpu_host = 1;
+	ck_assert_double_eq_tol(predict(&m, false, false, 3, 1).lambda,
+	                        100.0 / 3 + 50.0 / 3 * (2 - 100.0 / 3 * 0.035), 1e-9);
+	m.gpu_host = 0;
+	ck_assert_double_eq_tol(predict(&m, false, false, 3, 1).lambda, 50.0, 1e-9);
 }
 END_TEST
 
@@ -698,6 +853,15 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_energy_balance_takes_each_components_maximum);
 	tcase_add_test(t, test_serial_stages_bound_the_throughput);
 	tcase_add_test(t, test_unmeasured_energy_is_negative);
+	tcase_add_test(t, test_check_noise_is_the_relative_difference);
+	tcase_add_test(t, test_check_disagrees_only_beyond_the_noise);
+	tcase_add_test(t, test_check_switches_below_the_baseline_and_not_within_the_noise);
+	tcase_add_test(t, test_check_measures_the_configurations_ranked_next);
+	tcase_add_test(t, test_knowledge_averages_corrections_and_keeps_them);
+	tcase_add_test(t, test_config_families);
+	tcase_add_test(t, test_gpu_thread_takes_its_share_of_a_core_from_the_dp_cpu_path);
+	tcase_add_test(t, test_gpu_thread_takes_its_share_of_a_core_from_dp_mg);
+	tcase_add_test(t, test_gpu_cpu_path_keeps_its_cores_from_the_cpu_path);
 	suite_add_tcase(s, t);
 	t = tcase_create("configurations");
 	tcase_add_test(t, test_enumeration_counts_two_to_the_s_times_nc_plus_two);

@@ -6,6 +6,8 @@ carsh_libcarsh_la_SOURCES += \
 	carsh/engines/pipeline/pipemodel.c carsh/engines/pipeline/pipemodel.h \
 	carsh/engines/pipeline/pipeconf.c carsh/engines/pipeline/pipeconf.h \
 	carsh/engines/pipeline/pipemon.c carsh/engines/pipeline/pipemon.h \
+	carsh/engines/pipeline/pipecheck.c carsh/engines/pipeline/pipecheck.h \
+	carsh/engines/pipeline/pipeknow.c carsh/engines/pipeline/pipeknow.h \
 	carsh/engines/pipeline/pipedev.c carsh/engines/pipeline/pipedev.h \
 	carsh/engines/pipeline/pipeitem.c carsh/engines/pipeline/pipeitem.h \
 	carsh/engines/pipeline/pipestage.c carsh/engines/pipeline/pipestage.h \
@@ -36,6 +38,8 @@ dist_kernels_DATA += kernels/pipe_vivid.cl kernels/pipe_srad.cl
 
 # The examples against the C reference under every form of the command; again with carsh -T.
 AREA_TESTS += tests/shell/pipeline.sh tests/thread/pipeline.tsh
+# The running phase's check with a deliberately wrong prediction (CARSH_PIPELINE_SKEW).
+AREA_TESTS += tests/shell/pipecheck.sh tests/thread/pipecheck.tsh
 dist_flowmodels_DATA += flowmodels/pipe_change_gen.xml flowmodels/pipe_change_work.xml \
 	flowmodels/pipe_change_fold.xml
 dist_kernels_DATA += kernels/pipe_change.cl

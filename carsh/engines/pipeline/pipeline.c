@@ -8,6 +8,7 @@
 #include "engines/energy.h"
 #include "engines/progress.h"
 #include "engines/pipeline/pipeconf.h"
+#include "engines/pipeline/pipeknow.h"
 #include "engines/pipeline/pipemon.h"
 #include "engines/pipeline/pipetrain.h"
 #include "util/alloc.h"
@@ -24,6 +25,12 @@ struct engine {
 	struct energy_meter *meter; /* NULL unless every counter taking part reads */
 	struct pm_shape sh;
 	size_t ns; /* N_s */
+	struct pknow *know;
+	/* The test hook CARSH_PIPELINE_SKEW=CONFIG*FACTOR[+MS]: that configuration's predictions
+	 * are multiplied by FACTOR and, in a stream, each of its items takes MS more
+	 * (docs/pipeline.md); skew 0: none. */
+	struct pm_config skew_c;
+	double skew, skew_delay;
 	/* the progress line */
 	char what[64];
 	size_t total;
@@ -100,6 +107,32 @@ static int open_workers(struct engine *g, struct cs_err *e)
 	return rc;
 }
 
+/* CARSH_PIPELINE_SKEW=CONFIG*FACTOR[+MS], a test hook: a prediction deliberately wrong, and
+ * the configuration made slower than the others whatever the machine. */
+static int read_skew(struct engine *g, struct cs_err *e)
+{
+	const char *v = getenv("CARSH_PIPELINE_SKEW");
+	char *star, *end = NULL, *name;
+	bool baseline;
+	int rc = 0;
+
+	if (!v || !*v)
+		return 0;
+	name = xstrdup(v);
+	star = strrchr(name, '*');
+	if (star) {
+		*star = '\0';
+		g->skew = strtod(star + 1, &end);
+		if (*end == '+')
+			g->skew_delay = strtod(end + 1, &end) / 1000.0;
+	}
+	if (!star || *end != '\0' || !(g->skew > 0) || g->skew_delay < 0 ||
+	    pm_config_parse(&g->sh, name, &g->skew_c, &baseline, e) || baseline)
+		rc = err_set(e, "CARSH_PIPELINE_SKEW='%s': give CONFIG*FACTOR[+MS], FACTOR > 0", v);
+	free(name);
+	return rc;
+}
+
 static int setup(struct engine *g, struct cs_err *e)
 {
 	struct pipe_result *r = g->res;
@@ -115,6 +148,12 @@ static int setup(struct engine *g, struct cs_err *e)
 	snprintf(r->cpu_name, sizeof(r->cpu_name), "%.150s", g->dv->cpu->name);
 	if (g->dv->gpu)
 		snprintf(r->gpu_name, sizeof(r->gpu_name), "%.150s", g->dv->gpu->name);
+	g->know = pknow_open(NULL, g->pp->d->name, r->cpu_name, r->gpu_name);
+	snprintf(r->know_note, sizeof(r->know_note), "%s", pknow_warning(g->know));
+	for (unsigned f = 0; f < PCHECK_FAMILIES; f++)
+		r->factor[f] = pknow_factor(g->know, f);
+	if (read_skew(g, e))
+		return -1;
 	g->re.pp = g->pp;
 	g->re.dv = g->dv;
 	g->re.interrupted = g->env->interrupted;
@@ -132,6 +171,7 @@ static void teardown(struct engine *g)
 	pitem_pool_free(g->re.pool);
 	pd_close(g->dv);
 	job_plan_free(g->gen0);
+	pknow_free(g->know);
 	energy_close(g->meter);
 }
 
@@ -167,6 +207,27 @@ static int open_energy(struct engine *g, struct cs_err *e)
 		               pm_criterion_name(g->o->crit), rd.cpu_note,
 		               need_gpu ? "; GPU: " : "", need_gpu ? rd.gpu_note : "");
 	return 0;
+}
+
+static bool same_config(const struct pm_config *a, const struct pm_config *b)
+{
+	return a->dp == b->dp && a->mg == b->mg && a->threads == b->threads && a->mask == b->mask;
+}
+
+/* A configuration's prediction with what the knowledge file corrects (and the test hook's
+ * skew); *raw: the model's λ alone. */
+static void predict(const struct engine *g, const struct pm_meas *m, const struct pm_config *c,
+                    struct pm_pred *p, double *raw)
+{
+	double k = pknow_factor(g->know, pcheck_family(c));
+
+	pm_predict(m, c, p);
+	if (raw)
+		*raw = p->lambda;
+	if (g->skew > 0 && same_config(c, &g->skew_c))
+		k *= g->skew;
+	p->lambda *= k;
+	p->lambda_q *= k;
 }
 
 /* ---- one stretch of the stream under one configuration ---- */
@@ -215,13 +276,15 @@ static int run_stretch(struct engine *g, const struct pm_config *c, bool strict,
 	char name[PM_NAME_MAX];
 	int rc;
 
+	if (!strict && g->skew > 0 && same_config(c, &g->skew_c))
+		pol.delay = g->skew_delay;
 	memset(r, 0, sizeof(*r));
 	r->c = *c;
 	r->strict = strict;
 	r->first = first;
 	if (t && t->complete && !strict) {
 		r->predicted = true;
-		pm_predict(&t->m, c, &r->pred);
+		predict(g, &t->m, c, &r->pred, NULL);
 	}
 	snprintf(g->what, sizeof(g->what), "%s %s", strict ? "baseline" : "running",
 	         pm_config_name(&g->sh, c, name, sizeof(name)));
@@ -269,8 +332,9 @@ static int train(struct engine *g, size_t first, struct pipe_training **out, str
 		return rc;
 	t->ncfg = pm_enumerate(&g->sh, &t->cfg);
 	t->pred = xcalloc(t->ncfg, sizeof(*t->pred));
+	t->raw = xcalloc(t->ncfg, sizeof(*t->raw));
 	for (size_t i = 0; i < t->ncfg; i++)
-		pm_predict(&t->m, &t->cfg[i], &t->pred[i]);
+		predict(g, &t->m, &t->cfg[i], &t->pred[i], &t->raw[i]);
 	t->chosen = pm_choose(t->cfg, t->pred, t->ncfg, g->o->crit, PM_CHOICE_TOLERANCE, g->sh.nc);
 	t->baseline = pm_baseline(&t->m);
 	return 0;
@@ -280,6 +344,30 @@ static struct pipe_run *add_run(struct pipe_run **v, size_t *n)
 {
 	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
 	return &(*v)[(*n)++];
+}
+
+/* --validate: the noise, and what the running phase's check would keep given these
+ * measurements: the chosen one (the mean of its two), the next ones and the baseline. */
+static void val_check(struct engine *g, const struct pipe_training *t)
+{
+	struct pipe_result *r = g->res;
+	size_t nx[PCHECK_NEXT], idx[PCHECK_NEXT + 2], k, n = 0;
+	double meas[PCHECK_NEXT + 2];
+
+	r->val_noise = pcheck_noise(r->val[t->chosen].lambda, r->val_again.lambda);
+	idx[n] = t->chosen;
+	meas[n++] = (r->val[t->chosen].lambda + r->val_again.lambda) / 2;
+	r->val_kept = t->chosen;
+	if (!pcheck_disagrees(t->pred[t->chosen].lambda, meas[0], r->val_noise))
+		return;
+	k = pcheck_next(t->pred, t->ncfg, t->chosen, g->o->crit, nx, PCHECK_NEXT);
+	for (size_t j = 0; j < k; j++) {
+		idx[n] = nx[j];
+		meas[n++] = r->val[nx[j]].lambda;
+	}
+	idx[n] = r->nval - 1;
+	meas[n] = r->val[r->nval - 1].lambda;
+	r->val_kept = idx[pcheck_pick(meas, n + 1, r->val_noise)];
 }
 
 /* --validate: every configuration, then the baseline, each over the first val_items items
@@ -299,7 +387,131 @@ static int validate(struct engine *g, const struct pipe_training *t, struct cs_e
 	if (rc == 0)
 		rc = run_stretch(g, &t->baseline, true, 0, n, g->o->val_secs, t, false,
 		                 add_run(&r->val, &r->nval), e);
+	/* The chosen configuration once more, last: the noise between two runs of one
+	 * configuration in this process. */
+	if (rc == 0)
+		rc = run_stretch(g, &t->cfg[t->chosen], false, 0, n, g->o->val_secs, t, false,
+		                 &r->val_again, e);
+	if (rc == 0)
+		val_check(g, t);
 	return rc;
+}
+
+/* ---- the running phase's check (engines/pipeline/pipecheck.h) ---- */
+
+/* A check's measurement takes at least PCHECK_MIN_S seconds, or PCHECK_SHARE of the
+ * training's time where that is longer, and at most a share of the stream left: all of its
+ * measurements together take at most half of it. */
+#define PCHECK_MIN_S        0.2
+#define PCHECK_SHARE        0.25
+#define PCHECK_MEASUREMENTS (PCHECK_NEXT + 3)
+
+/* What the check measures next, and what it measured. */
+struct probe {
+	struct engine *g;
+	const struct pipe_training *t;
+	struct pipe_check *ck;
+	size_t *next, per;
+	double secs;
+};
+
+/* One measurement of c on the live stream: its throughput into *lambda, its items added. */
+static int measure(struct probe *pb, const struct pm_config *c, bool strict, double *lambda,
+                   size_t *items, struct cs_err *e)
+{
+	struct engine *g = pb->g;
+	struct pipe_result *r = g->res;
+	size_t end = *pb->next + pb->per;
+	struct pipe_run *run = add_run(&r->runs, &r->nruns);
+	int rc;
+
+	if (end > g->pp->items)
+		end = g->pp->items;
+	rc = run_stretch(g, c, strict, *pb->next, end, pb->secs, pb->t, false, run, e);
+	run->check = true;
+	*pb->next += run->items;
+	pb->ck->items += run->items;
+	*items += run->items;
+	*lambda = run->lambda;
+	return rc;
+}
+
+/* The configurations the model ranks next and the baseline, after meas[0] (the chosen one). */
+static int measure_others(struct probe *pb, struct pm_config *cand, bool *strict, double *meas,
+                          size_t *items, size_t *n, struct cs_err *e)
+{
+	const struct pipe_training *t = pb->t;
+	size_t nx[PCHECK_NEXT],
+	        k = pcheck_next(t->pred, t->ncfg, t->chosen, pb->g->o->crit, nx, PCHECK_NEXT);
+	int rc = 0;
+
+	for (size_t j = 0; j < k && rc == 0; j++, (*n)++) {
+		cand[*n] = t->cfg[nx[j]];
+		rc = measure(pb, &cand[*n], false, &meas[*n], &items[*n], e);
+		if (rc == 0)
+			pknow_learn(pb->g->know, pcheck_family(&cand[*n]),
+			            t->raw[nx[j]] > 0 ? meas[*n] / t->raw[nx[j]] : 0);
+	}
+	if (rc == 0) {
+		cand[*n] = t->baseline;
+		strict[*n] = true;
+		rc = measure(pb, &cand[*n], true, &meas[*n], &items[*n], e);
+		(*n)++;
+	}
+	return rc;
+}
+
+/* After training t: the chosen configuration measured twice on the stream from *next; where
+ * it disagrees with its prediction beyond their noise, the next ones and the baseline too.
+ * *cur and *strict: what runs the rest of the stream. A stream too short for it is not
+ * checked. */
+static int check(struct engine *g, const struct pipe_training *t, size_t *next,
+                 struct pm_config *cur, bool *strict, struct cs_err *e)
+{
+	struct pipe_result *r = g->res;
+	struct pm_config cand[PCHECK_MEASUREMENTS];
+	bool cstrict[PCHECK_MEASUREMENTS] = {false};
+	double meas[PCHECK_MEASUREMENTS];
+	size_t items[PCHECK_MEASUREMENTS] = {0}, n = 1, pick;
+	struct probe pb = {g,
+	                   t,
+	                   NULL,
+	                   next,
+	                   (g->pp->items - *next) / (2 * PCHECK_MEASUREMENTS),
+	                   fmax(PCHECK_MIN_S, t->ms / 1000.0 * PCHECK_SHARE)};
+	struct pipe_check *ck;
+	int rc;
+
+	if (pb.per < 2 || g->o->crit != PM_THROUGHPUT)
+		return 0;
+	r->checks = xrealloc(r->checks, (r->nchecks + 1) * sizeof(*r->checks));
+	ck = pb.ck = memset(&r->checks[r->nchecks++], 0, sizeof(*ck));
+	ck->training = (size_t)(t - r->tr);
+	ck->first = *next;
+	ck->run0 = r->nruns;
+	cand[0] = t->cfg[t->chosen];
+	ck->pred = t->pred[t->chosen].lambda;
+	rc = measure(&pb, &cand[0], false, &ck->meas[0], &items[0], e);
+	if (rc == 0)
+		rc = measure(&pb, &cand[0], false, &ck->meas[1], &items[0], e);
+	if (rc == 0) {
+		ck->noise = pcheck_noise(ck->meas[0], ck->meas[1]);
+		meas[0] = (ck->meas[0] + ck->meas[1]) / 2;
+		pknow_learn(g->know, pcheck_family(&cand[0]),
+		            t->raw[t->chosen] > 0 ? meas[0] / t->raw[t->chosen] : 0);
+		ck->disagrees = pcheck_disagrees(ck->pred, meas[0], ck->noise);
+	}
+	if (rc == 0 && ck->disagrees)
+		rc = measure_others(&pb, cand, cstrict, meas, items, &n, e);
+	ck->nrun = r->nruns - ck->run0;
+	if (rc)
+		return rc;
+	pick = pcheck_pick(meas, n, ck->noise);
+	ck->kept = *cur = cand[pick];
+	ck->kept_strict = *strict = cstrict[pick];
+	ck->switched = pick != 0;
+	ck->cost = ck->items - items[pick];
+	return 0;
 }
 
 /* Training, then running with the choice, again after a change; what the training leaves of
@@ -309,6 +521,7 @@ static int run_adaptive(struct engine *g, bool baseline, struct cs_err *e)
 	struct pipe_result *r = g->res;
 	const struct pipe_training *t = NULL;
 	struct pm_config cur;
+	bool strict;
 	size_t next = 0;
 	int rc = 0;
 
@@ -333,8 +546,13 @@ static int run_adaptive(struct engine *g, bool baseline, struct cs_err *e)
 		if (next == g->pp->items)
 			break; /* the training took the whole stream */
 		cur = baseline ? t->baseline : t->cfg[t->chosen];
+		strict = baseline;
+		if (!baseline)
+			rc = check(g, t, &next, &cur, &strict, e);
+		if (rc || next == g->pp->items)
+			break;
 		run = add_run(&r->runs, &r->nruns);
-		rc = run_stretch(g, &cur, baseline, next, g->pp->items, 0, t, !baseline, run, e);
+		rc = run_stretch(g, &cur, strict, next, g->pp->items, 0, t, !baseline, run, e);
 		next += run->items;
 		if (!run->retrain)
 			break;
@@ -366,6 +584,17 @@ static int check_opts(struct engine *g, struct pm_config *c, bool *baseline, str
 	return 0;
 }
 
+/* What the checks learnt, for the next run; a file that cannot be written costs this run
+ * nothing but a note in the report. */
+static void save_knowledge(struct engine *g)
+{
+	struct cs_err e = {{0}};
+
+	if (pknow_save(g->know, &e))
+		snprintf(g->res->know_note, sizeof(g->res->know_note),
+		         "the corrections were not saved: %.260s", e.msg);
+}
+
 static int run_engine(struct engine *g, double t0, struct cs_err *e)
 {
 	struct pm_config c;
@@ -387,6 +616,8 @@ static int run_engine(struct engine *g, double t0, struct cs_err *e)
 	else
 		rc = run_adaptive(g, baseline, e);
 	g->res->time_ms = clock_ms() - t;
+	if (rc == 0)
+		save_knowledge(g);
 	return rc;
 }
 
@@ -429,9 +660,11 @@ void pipe_result_free(struct pipe_result *r)
 	for (size_t i = 0; i < r->ntr; i++) {
 		free(r->tr[i].cfg);
 		free(r->tr[i].pred);
+		free(r->tr[i].raw);
 	}
 	free(r->tr);
 	free(r->runs);
+	free(r->checks);
 	free(r->val);
 	free(r->name);
 	memset(r, 0, sizeof(*r));

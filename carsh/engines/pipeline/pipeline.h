@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "engines/pipeline/pipecheck.h"
 #include "engines/pipeline/pipemodel.h"
 #include "engines/pipeline/piperun.h"
 #include "model/pipeplan.h"
@@ -53,6 +54,22 @@ struct pipe_run {
 	struct prun_path gpu, cpu; /* the items on each path and their summed times */
 	double energy;             /* measured joules per item; < 0 when not measured */
 	bool retrain;              /* it ended because the throughput changed */
+	bool check;                /* a measurement of the running phase's check */
+};
+
+/* The running phase's check after a training (engines/pipeline/pipecheck.h). */
+struct pipe_check {
+	size_t training;     /* which one (index into tr) */
+	size_t first, items; /* the items it ran */
+	size_t cost;         /* of those, the items run by configurations other than the kept one */
+	double meas[2];      /* the chosen configuration measured twice */
+	double noise;        /* pcheck_noise of the two */
+	double pred;         /* its prediction */
+	bool disagrees;      /* beyond the noise: the next ones and the baseline were measured */
+	struct pm_config kept;
+	bool kept_strict;  /* the baseline was kept */
+	bool switched;     /* the kept one is not the chosen one */
+	size_t run0, nrun; /* its measurements in runs[] */
 };
 
 /* A training and its predictions. */
@@ -62,7 +79,8 @@ struct pipe_training {
 	bool complete;
 	struct pm_meas m;
 	struct pm_config *cfg; /* every configuration, and its prediction */
-	struct pm_pred *pred;
+	struct pm_pred *pred;  /* with the known corrections (pipeknow.h) */
+	double *raw;           /* each λ before them */
 	size_t ncfg;
 	size_t chosen;
 	struct pm_config baseline;
@@ -82,8 +100,15 @@ struct pipe_result {
 	size_t ntr;
 	struct pipe_run *runs; /* the running phases, in stream order */
 	size_t nruns;
-	struct pipe_run *val; /* --validate: every configuration, then the baseline */
+	struct pipe_check *checks; /* the running phases' checks */
+	size_t nchecks;
+	double factor[PCHECK_FAMILIES]; /* the corrections the predictions took (1: none) */
+	char know_note[320];            /* the knowledge file's warning, or why it was not saved */
+	struct pipe_run *val;           /* --validate: every configuration, then the baseline */
 	size_t nval;
+	struct pipe_run val_again; /* --validate: the chosen configuration measured again */
+	double val_noise;          /* pcheck_noise of its two measurements */
+	size_t val_kept;  /* what the running phase's check would keep from these measurements */
 	size_t val_items; /* the items each of them may take: 0 .. val_items-1 */
 	double val_secs;  /* and for how long (0: no limit) */
 	double time_ms;   /* training and running phases */

@@ -110,16 +110,33 @@ static struct pm_energy e_cg(const struct pm_meas *m, unsigned n)
 	return n == 0 ? (struct pm_energy){0, 0, 0} : m->e_cgn[n];
 }
 
+/* The cores' bound on a CPU path of `threads` threads whose n-thread rate is mu (items/s):
+ * they cannot use more than the nC cores less `busy`, the cores' worth that the other path
+ * keeps (its thread waiting for the GPU, its CPU stages). A core serves mu / min(threads, nC)
+ * items a second (with more threads than cores, the cores are what the threads share). 000's
+ * model counts every thread as a core of its own beside the GPU's thread (docs/pipeline.md). */
+static double cores_bound(double mu, unsigned threads, double busy, unsigned nc)
+{
+	unsigned cores = threads < nc ? threads : nc;
+
+	if (threads == 0 || cores == 0 || !isfinite(mu))
+		return mu;
+	return fmin(mu, mu / cores * fmax(0.0, (double)nc - busy));
+}
+
 /* Table III: a GPU path (all stages on the GPU) beside a CPU path. */
 static void predict_dp(const struct pm_meas *m, const struct pm_config *c, struct pm_pred *p)
 {
 	struct pm_energy eps_g, eps_c = {0, 0, 0};
 	double mu_g = rate(gpu_time(m, c, &eps_g)), mu_c;
 
+	/* The GPU path is always busy (ρ = 1): its thread keeps gpu_host of a core. */
 	if (c->mg) {
 		mu_c = rate(cpua_time(m, &(struct pm_config){false, true, 0, 0}, &eps_c));
+		mu_c = cores_bound(mu_c, m->sh.nc, m->gpu_host, m->sh.nc);
 	} else {
 		mu_c = c->threads > 1 ? rate(t_cg(m, c->threads - 1)) : 0;
+		mu_c = cores_bound(mu_c, c->threads - 1, m->gpu_host, m->sh.nc);
 		eps_c = e_cg(m, c->threads - 1);
 	}
 	p->lambda_q = mu_g + mu_c;                             /* eq. 3, ρ = 1 (eq. 6) */
@@ -145,6 +162,12 @@ static void predict_cp(const struct pm_meas *m, const struct pm_config *c, struc
 		/* n = threads - 1 CPU-path threads interfere with the coupled one: the rate of
 		 * n + 1 threads less one thread's (clamped: noise may make it negative). */
 		mu_b = fmax(0.0, rate(t_cg(m, c->threads)) - rate(t_cg(m, 1)));
+		/* The GPU-CPU path keeps a core busy for its CPU stages and, while its item is
+		 * on the GPU, for gpu_host of one: the CPU path has the other cores only. */
+		if (c->threads > 1)
+			mu_b = fmin(mu_b,
+			            cores_bound(rate(t_cg(m, c->threads)), c->threads,
+			                        lambda_gc * (t_a + m->gpu_host * t_g), m->sh.nc));
 		eps_b = e_cg(m, c->threads - 1);
 	}
 	p->lambda_q = lambda_gc + mu_b; /* eq. 3 */

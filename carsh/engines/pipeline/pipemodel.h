@@ -55,6 +55,11 @@ struct pm_meas {
 	 * measured. A stage of n threads at once takes longer than alone, a short one the most
 	 * (docs/pipeline.md): what a GPU-CPU item's CPU stage meets beside n - 1 CPU threads. */
 	double t_cgn_stage[PM_MAX_CORES + 2][PIPE_MAX_STAGES];
+	/* The share of a core that the thread feeding the GPU keeps busy while its items are on
+	 * the GPU, 0 .. 1: its CPU time over its wall time in the GPU experiment (a runtime that
+	 * spins while it waits for the GPU keeps a whole core). The cores' bound of the CPU path
+	 * (docs/pipeline.md) leaves it to that thread. */
+	double gpu_host;
 	/* The serial stages per item (an extension, docs/pipeline.md); 0: no bound. */
 	double t_in, t_out;
 	double tdp; /* watts; 0: unknown (E_e is not capped) */

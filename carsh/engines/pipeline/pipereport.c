@@ -55,6 +55,11 @@ static void print_measurements(FILE *f, const struct pipe_result *r, const struc
 		fprintf(f, "  %u: %.3f", n, m->t_cgn[n] * 1e3);
 	fprintf(f, "\n  serial stages, ms per item: input %.3f, output %.3f; TDP %s\n",
 	        m->t_in * 1e3, m->t_out * 1e3, r->tdp_note);
+	if (m->sh.gpu)
+		fprintf(f,
+		        "  the GPU's thread keeps %.2f of a core busy while its item is on the "
+		        "GPU\n",
+		        m->gpu_host);
 }
 
 static void print_predictions(FILE *f, const struct pipe_result *r, const struct pipe_training *t)
@@ -97,14 +102,47 @@ static void print_run(FILE *f, const struct pipe_result *r, const struct pipe_ru
 	char name[PM_NAME_MAX];
 
 	fprintf(f, "%s %s: items %zu-%zu (%zu items, %.0f ms): %.3f items/s",
-	        run->strict ? "baseline" : "running", cname(r, &run->c, name), run->first,
-	        run->first + run->items - (run->items ? 1 : 0), run->items, run->ms, run->lambda);
+	        run->check ? (run->strict ? "  check baseline" : "  check")
+	                   : (run->strict ? "baseline" : "running"),
+	        cname(r, &run->c, name), run->first, run->first + run->items - (run->items ? 1 : 0),
+	        run->items, run->ms, run->lambda);
 	if (run->predicted)
 		fprintf(f, " (predicted %.3f, %+.1f %%)", run->pred.lambda,
 		        error_pct(run->pred.lambda, run->lambda));
 	if (run->energy >= 0)
 		fprintf(f, ", %.6f J/item", run->energy);
 	fprintf(f, "%s\n", run->retrain ? "; the throughput changed: training again" : "");
+}
+
+/* A check's verdict, after its measurements. */
+static void print_check(FILE *f, const struct pipe_result *r, const struct pipe_check *ck)
+{
+	char a[PM_NAME_MAX], b[PM_NAME_MAX];
+
+	fprintf(f,
+	        "check: %s measured twice: %.3f and %.3f items/s (noise %.1f %%), predicted %.3f: ",
+	        cname(r, &r->tr[ck->training].cfg[r->tr[ck->training].chosen], a), ck->meas[0],
+	        ck->meas[1], ck->noise * 100, ck->pred);
+	if (!ck->disagrees)
+		fprintf(f, "within the noise; ");
+	else
+		fprintf(f, "beyond the noise: measured the next %zu and the baseline; ",
+		        ck->nrun > 3 ? ck->nrun - 3 : 0);
+	if (ck->switched)
+		fprintf(f, "switched to %s%s", ck->kept_strict ? "the baseline " : "",
+		        cname(r, &ck->kept, b));
+	else
+		fprintf(f, "kept it");
+	fprintf(f, "; cost %zu items on other configurations (%zu items checked)\n", ck->cost,
+	        ck->items);
+}
+
+static void print_runs(FILE *f, const struct pipe_result *r, size_t ri)
+{
+	print_run(f, r, &r->runs[ri]);
+	for (size_t i = 0; i < r->nchecks; i++)
+		if (r->checks[i].nrun && r->checks[i].run0 + r->checks[i].nrun == ri + 1)
+			print_check(f, r, &r->checks[i]);
 }
 
 static size_t best_measured(const struct pipe_result *r)
@@ -115,6 +153,14 @@ static size_t best_measured(const struct pipe_result *r)
 		if (r->val[i].lambda > r->val[best].lambda)
 			best = i;
 	return best;
+}
+
+/* --validate: the chosen configuration within the measured noise of the best. */
+static bool chosen_is_best(const struct pipe_result *r)
+{
+	const struct pipe_run *ch = &r->val[r->tr[0].chosen];
+
+	return ch->lambda >= r->val[best_measured(r)].lambda * (1 - r->val_noise);
 }
 
 static void print_validation(FILE *f, const struct pipe_result *r)
@@ -145,11 +191,37 @@ static void print_validation(FILE *f, const struct pipe_result *r)
 		fprintf(f, "%s\n", v->strict ? cname(r, &v->c, a) : "");
 	}
 	fprintf(f,
+	        "noise: %s measured again: %.3f items/s, %.1f %% from the first; within it of the "
+	        "best, it counts as the best: %s\n",
+	        cname(r, &ch->c, a), r->val_again.lambda, r->val_noise * 100,
+	        chosen_is_best(r) ? "yes" : "no");
+	fprintf(f, "the running phase's check would keep %s%s: %.3f items/s\n",
+	        r->val[r->val_kept].strict ? "the baseline " : "",
+	        cname(r, &r->val[r->val_kept].c, a), r->val[r->val_kept].lambda);
+	fprintf(f,
 	        "chosen %s: %.3f items/s; measured best %s: %.3f (chosen/best %.3f); baseline %s: "
 	        "%.3f (chosen/baseline %.3f)\n",
 	        cname(r, &ch->c, a), ch->lambda, cname(r, &r->val[best].c, b), r->val[best].lambda,
 	        ch->lambda / r->val[best].lambda, cname(r, &base->c, c), base->lambda,
 	        ch->lambda / base->lambda);
+}
+
+/* The corrections the predictions took from earlier runs, and a note on the file. */
+static void print_knowledge(FILE *f, const struct pipe_result *r, bool explain)
+{
+	bool any = false;
+
+	for (unsigned i = 0; i < PCHECK_FAMILIES; i++)
+		any |= r->factor[i] != 1;
+	if (explain && any) {
+		fprintf(f, "corrections from earlier runs (measured / predicted):");
+		for (unsigned i = 0; i < PCHECK_FAMILIES; i++)
+			if (r->factor[i] != 1)
+				fprintf(f, " %s %.3f", pcheck_family_name(i), r->factor[i]);
+		fputc('\n', f);
+	}
+	if (r->know_note[0])
+		fprintf(f, "knowledge: %s\n", r->know_note);
 }
 
 void pipe_print_text(FILE *f, const struct pipe_result *r, bool explain)
@@ -164,12 +236,13 @@ void pipe_print_text(FILE *f, const struct pipe_result *r, bool explain)
 		print_training(f, r, i, explain);
 		for (; ri < r->nruns && (i + 1 == r->ntr || r->runs[ri].first < r->tr[i + 1].first);
 		     ri++)
-			print_run(f, r, &r->runs[ri]);
+			print_runs(f, r, ri);
 	}
 	for (; ri < r->nruns; ri++)
-		print_run(f, r, &r->runs[ri]);
+		print_runs(f, r, ri);
 	if (r->nval)
 		print_validation(f, r);
+	print_knowledge(f, r, explain);
 	fprintf(f, "total: %zu items in %.0f ms (%.3f items/s), setup %.0f ms\n", r->items,
 	        r->time_ms, r->time_ms > 0 ? r->items / (r->time_ms / 1000.0) : 0, r->setup_ms);
 }
@@ -231,6 +304,8 @@ static void json_meas(FILE *f, const struct pipe_result *r, const struct pm_meas
 	fprintf(f, "],\"input_ms\":%.9g,\"output_ms\":%.9g,\"collect_ms\":%.9g,\"tdp_w\":",
 	        m->t_in * 1e3, m->t_out * 1e3, m->t_collect * 1e3);
 	json_num(f, m->tdp > 0 ? m->tdp : NAN);
+	fputs(",\"gpu_host\":", f);
+	json_num(f, m->sh.gpu ? m->gpu_host : NAN);
 	fputc('}', f);
 }
 
@@ -294,6 +369,7 @@ static void json_run(FILE *f, const struct pipe_result *r, const struct pipe_run
 	json_energy(f, v->energy);
 	fputs(",\"predicted_j\":", f);
 	json_energy(f, v->predicted ? v->pred.energy : -1);
+	fprintf(f, ",\"check\":%s", v->check ? "true" : "false");
 	json_path(f, "gpu", &v->gpu, r->sh.s);
 	json_path(f, "cpu", &v->cpu, r->sh.s);
 	fprintf(f, ",\"retrain\":%s}", v->retrain ? "true" : "false");
@@ -322,6 +398,17 @@ static void json_validation(FILE *f, const struct pipe_result *r)
 	json_num(f, ch->lambda / r->val[best].lambda);
 	fputs(",\"chosen_over_baseline\":", f);
 	json_num(f, ch->lambda / base->lambda);
+	fputs(",\"chosen_again\":", f);
+	json_num(f, r->val_again.lambda);
+	fputs(",\"noise\":", f);
+	json_num(f, r->val_noise);
+	fprintf(f, ",\"chosen_is_best\":%s,\"checked\":", chosen_is_best(r) ? "true" : "false");
+	json_put_string(f, cname(r, &r->val[r->val_kept].c, name));
+	fprintf(f, ",\"checked_baseline\":%s,\"checked_over_best\":",
+	        r->val[r->val_kept].strict ? "true" : "false");
+	json_num(f, r->val[r->val_kept].lambda / r->val[best].lambda);
+	fputs(",\"checked_over_baseline\":", f);
+	json_num(f, r->val[r->val_kept].lambda / base->lambda);
 	fputc('}', f);
 }
 
@@ -353,6 +440,44 @@ static void json_head(FILE *f, const struct pipe_result *r)
 	fputc('}', f);
 }
 
+static void json_check(FILE *f, const struct pipe_result *r, const struct pipe_check *ck)
+{
+	const struct pipe_training *t = &r->tr[ck->training];
+	char name[PM_NAME_MAX];
+
+	fprintf(f, "{\"training\":%zu,\"first\":%zu,\"items\":%zu,\"cost_items\":%zu,",
+	        ck->training + 1, ck->first, ck->items, ck->cost);
+	fputs("\"chosen\":", f);
+	json_put_string(f, cname(r, &t->cfg[t->chosen], name));
+	fputs(",\"measured\":[", f);
+	json_num(f, ck->meas[0]);
+	fputc(',', f);
+	json_num(f, ck->meas[1]);
+	fputs("],\"noise\":", f);
+	json_num(f, ck->noise);
+	fputs(",\"predicted\":", f);
+	json_num(f, ck->pred);
+	fprintf(f, ",\"disagrees\":%s,\"kept\":", ck->disagrees ? "true" : "false");
+	json_put_string(f, cname(r, &ck->kept, name));
+	fprintf(f, ",\"kept_baseline\":%s,\"switched\":%s}", ck->kept_strict ? "true" : "false",
+	        ck->switched ? "true" : "false");
+}
+
+static void json_knowledge(FILE *f, const struct pipe_result *r)
+{
+	fputs(",\"corrections\":{", f);
+	for (unsigned i = 0; i < PCHECK_FAMILIES; i++)
+		fprintf(f, "%s\"%s\":%.9g", i ? "," : "", pcheck_family_name(i), r->factor[i]);
+	fputs("},\"knowledge_note\":", f);
+	json_put_string(f, r->know_note);
+	fputs(",\"checks\":[", f);
+	for (size_t i = 0; i < r->nchecks; i++) {
+		fputs(i ? "," : "", f);
+		json_check(f, r, &r->checks[i]);
+	}
+	fputc(']', f);
+}
+
 void pipe_print_json(FILE *f, const struct pipe_result *r)
 {
 	json_head(f, r);
@@ -367,6 +492,7 @@ void pipe_print_json(FILE *f, const struct pipe_result *r)
 		json_run(f, r, &r->runs[i]);
 	}
 	fputc(']', f);
+	json_knowledge(f, r);
 	if (r->nval)
 		json_validation(f, r);
 	fprintf(f,

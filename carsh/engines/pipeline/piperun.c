@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -35,14 +36,26 @@ struct bjob {
 	struct gate *gate;
 	size_t seq; /* items this thread runs one after the other: its own and the next seq-1 */
 	double end;
+	double cpu; /* the thread's CPU time over its items, seconds */
 	int rc;
 	struct cs_err err;
 	pthread_t th;
 };
 
+/* The calling thread's CPU time in seconds (0 where the clock is missing). */
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 static void *batch_thread(void *arg)
 {
 	struct bjob *j = arg;
+	double cpu0;
 	bool go;
 
 	pthread_mutex_lock(&j->gate->lock);
@@ -50,8 +63,10 @@ static void *batch_thread(void *arg)
 		pthread_cond_wait(&j->gate->cond, &j->gate->lock);
 	go = !j->gate->abort;
 	pthread_mutex_unlock(&j->gate->lock);
+	cpu0 = thread_cpu_s();
 	for (size_t i = 0; go && i < j->seq && j->rc == 0; i++)
 		j->rc = pstage_item(&j[i].w, j[i].it, j[i].rec, &j->err);
+	j->cpu = thread_cpu_s() - cpu0;
 	j->end = now_s();
 	return NULL;
 }
@@ -90,6 +105,7 @@ static int batch_go(struct bjob *j, size_t n, struct energy_meter *m, struct pru
 		pthread_join(j[i].th, NULL);
 		if (j[i].end - t0 > out->wall)
 			out->wall = j[i].end - t0;
+		out->cpu += j[i].cpu;
 		if (j[i].rc && rc == 0)
 			rc = err_set(e, "%s", j[i].err.msg);
 	}
@@ -244,6 +260,15 @@ static void hand_over(struct stream *st, struct pitem *it, double t_in, const st
 	pthread_mutex_unlock(&st->lock);
 }
 
+/* The test hook's wait after an item (prun_policy.delay). */
+static void test_delay(double secs)
+{
+	struct timespec ts = {(time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9)};
+
+	while (secs > 0 && nanosleep(&ts, &ts) != 0)
+		continue; /* EINTR: the rest of it */
+}
+
 static void *stream_thread(void *arg)
 {
 	struct sworker *sw = arg;
@@ -273,6 +298,7 @@ static void *stream_thread(void *arg)
 			stream_fail(st, &e);
 			break;
 		}
+		test_delay(sw->w.pol->delay);
 		hand_over(st, it, t, &rec);
 	}
 	return NULL;

@@ -18,6 +18,7 @@ struct prun_batch {
 	double wall;              /* from the start of the n threads to the end of the last */
 	double total;             /* the whole experiment, serial stages included */
 	double t_in, t_out;       /* summed over the items */
+	double cpu;               /* the worker threads' CPU time, summed (seconds) */
 	struct prun_item *rec;    /* n of them (free it) */
 	struct energy_reading en; /* over the wall time */
 };

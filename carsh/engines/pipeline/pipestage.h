@@ -50,6 +50,8 @@ struct prun_policy {
 	bool strict;  /* GPU stages wait for the GPU instead of falling back (the baseline) */
 	bool gpu_all; /* the GPU experiment: every stage that may runs on the GPU, waiting */
 	bool xfer;    /* time GPU stages' transfers apart (and move every stage's data) */
+	double delay; /* seconds a stream's worker waits after each item: the test hook
+	                 CARSH_PIPELINE_SKEW's +MS (docs/pipeline.md); 0 else */
 };
 
 /* Times of one item, seconds. */

@@ -1,6 +1,7 @@
 /* The training phase's measurements (engines/pipeline/pipetrain.h). */
 #include "engines/pipeline/pipetrain.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,8 @@ static int experiment(struct prun_env *env, struct ptrain *t, const struct exper
 
 		account(t, &b, x->runs);
 		per_stage(t, &med, share(run_energy(&b.en), 1, (double)x->runs), x->dom);
+		if (x->dom == PD_GPU && b.wall > 0)
+			t->m.gpu_host = fmin(1.0, b.cpu / b.wall);
 	}
 	free(b.rec);
 	return rc;
