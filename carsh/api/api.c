@@ -14,6 +14,7 @@
 #include "util/alloc.h"
 #include "exec/process.h"
 #include "util/atomicfile.h"
+#include "util/errhold.h"
 #include "util/mpiranks.h"
 
 #include "config.h"
@@ -45,6 +46,9 @@ static void remove_everything(void)
 static void __attribute__((noreturn)) stop_everything(int sig)
 {
 	terminating = 1;
+	/* A kernel building in another thread may hold descriptor 2 (runtime/program.c):
+	 * this line would go into its temporary file and be lost with it. */
+	errhold_give_back();
 	fprintf(stderr, "\ncarsh: SIG%s: stopping jobs and removing virtual buffers\n",
 	        sigabbrev_np(sig));
 	remove_everything();

@@ -12,6 +12,7 @@
 #include "runtime/program.h"
 #include "runtime/session.h"
 #include "util/alloc.h"
+#include "util/errhold.h"
 #include "util/strbuf.h"
 
 /* Callers put their location in front (err_prefix takes up to 1024 bytes): keep room for it
@@ -151,7 +152,8 @@ static bool count_line(const char *s)
 /* Clang inside a driver prints "1 error generated." on the process's standard error, ahead
  * of carsh's message that holds those errors. So standard error goes to a temporary file
  * while a program builds, and what came there, less such counts, is passed on after. One
- * build at a time in a process; another thread's messages in that time are late, not lost. */
+ * build at a time in a process; another thread's messages in that time are late, not lost,
+ * and a carsh ending on a signal takes descriptor 2 back first (util/errhold.h). */
 static pthread_mutex_t quiet_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* A guest in another program (the embedding API, docs/api.md) leaves its standard error
@@ -166,7 +168,7 @@ void rt_guest_builds(bool on)
 cl_int rt_build_program(cl_program prog, cl_uint n, const cl_device_id *devs, const char *options)
 {
 	FILE *tmp;
-	int saved = -1;
+	bool held = false;
 	cl_int err;
 	char line[1024];
 
@@ -175,18 +177,12 @@ cl_int rt_build_program(cl_program prog, cl_uint n, const cl_device_id *devs, co
 	pthread_mutex_lock(&quiet_lock);
 	fflush(stderr);
 	tmp = tmpfile();
-	if (tmp) {
-		saved = dup(STDERR_FILENO);
-		if (saved >= 0 && dup2(fileno(tmp), STDERR_FILENO) < 0) {
-			close(saved);
-			saved = -1;
-		}
-	}
+	if (tmp)
+		held = errhold_begin(fileno(tmp)) == 0;
 	err = clBuildProgram(prog, n, devs, options, NULL, NULL);
-	if (saved >= 0) {
+	if (held) {
 		fflush(stderr);
-		dup2(saved, STDERR_FILENO);
-		close(saved);
+		errhold_end();
 		rewind(tmp);
 		while (fgets(line, sizeof(line), tmp))
 			if (!count_line(line))

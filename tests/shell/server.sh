@@ -213,15 +213,23 @@ stop_carsh
 [ -z "$(segments_of "$CPID")" ] && pass "no segment of the client is left" ||
 	fail "segments left: $(segments_of "$CPID")"
 
-# Ctrl-C (SIGINT to the client) stops the session as it stops a carsh -T of its own.
+# Ctrl-C (SIGINT to the client) stops the session as it stops a carsh -T of its own, also
+# while the session builds a kernel, when its standard error goes to the build's temporary
+# file (the line was lost with it when the kernel was not in the cache). A cache of its own,
+# empty, makes the session build; the test waits until the worker's descriptor 2 is that file.
+cache="$XDG_CACHE_HOME"
+XDG_CACHE_HOME="$T/cold-cache"
+export XDG_CACHE_HOME
 start_carsh -T
 send "virtbuf create b float 4"
 send "run $SINK x=- y=buffer:b < $T/feed"
 wait_until "the session's worker" lent_to "$CPID"
 wait_until "the session's segment" sh -c "ls /dev/shm | grep -q '^carsh-$CPID-'"
 worker=$(jobs_of "$CPID")
+wait_until "the session's kernel build" sh -c "readlink /proc/$worker/fd/2 | grep -q ' (deleted)\$'"
 kill -INT "$CPID"
 stop_carsh
+XDG_CACHE_HOME="$cache"
 [ "$CSTATUS" = 130 ] && grep -q "carsh: SIGINT: stopping jobs and removing virtual buffers" "$T/carsh.err" &&
 	pass "Ctrl-C stops the session: status 130, the message of carsh -T" ||
 	fail "Ctrl-C: status $CSTATUS, $(cat "$T/carsh.err")"
