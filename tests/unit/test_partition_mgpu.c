@@ -322,8 +322,9 @@ END_TEST
  * copy streams for copy ms at every step before its first chunk: LogFit primed (a second
  * run, from the knowledge base's profile) within 5 % of Static's best split (the oracle,
  * which pays the same copies), so that neither the cores' share nor an idle GPU costs more
- * than 5 %. A first run is printed, not asserted: it stays at 0.77 of the oracle with two
- * GPUs 100 times a core (its exploration of 8 steps; docs/partition.md). */
+ * than 5 %. A first run pays for its samples in its first step (0.87-0.93 of the oracle);
+ * at least 0.85: the cores' chunks sized on the GPU's last sample's throughput instead of
+ * its fit's at G held that step three times as long as the next (0.76-0.77). */
 START_TEST(test_logfit_two_fast_gpus_with_a_copy_cost_near_best_static)
 {
 	static const double speeds[][2] = {{100, 100}, {50, 150}}, copies[] = {0.5, 2.0};
@@ -353,7 +354,7 @@ START_TEST(test_logfit_two_fast_gpus_with_a_copy_cost_near_best_static)
 			        "to the GPUs (%.2f ms); logfit %.3f, primed %.3f\n",
 			        speeds[i][0], speeds[i][1], copies[c], share * 100, best, first,
 			        primed);
-			ck_assert_msg(primed >= 0.95,
+			ck_assert_msg(primed >= 0.95 && first >= 0.85,
 			              "logfit, %gx and %gx, copy %.1f ms: %.3f, primed %.3f",
 			              speeds[i][0], speeds[i][1], copies[c], first, primed);
 		}
