@@ -52,6 +52,7 @@ static void (*lost_cb)(const char *msg);
 static pthread_mutex_t notes_lock = PTHREAD_MUTEX_INITIALIZER;
 static char (*jobs)[NOTE_MAX]; /* the last job placed on each rank */
 static char step[NOTE_MAX];
+static char my_host[HOST_MAX];
 
 bool rankwatch_wanted(void)
 {
@@ -151,12 +152,43 @@ static void describe(char *msg, size_t len, int rank, int pid, const char *host,
 	pthread_mutex_unlock(&notes_lock);
 }
 
+/* Whether pid still runs: not gone and not a zombie. */
+static bool running(int pid)
+{
+	char path[64], buf[256], *close_paren;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	close_paren = strrchr(buf, ')');
+	return close_paren && close_paren[1] == ' ' && close_paren[2] != 'Z' &&
+	       close_paren[2] != 'X';
+}
+
+/* A process's connections close before it has finished dying: a rank of this node is
+ * waited for (1 s at most), so that the cleanup that follows sees it gone and removes its
+ * segments (vbuf_remove_stale). */
+static void wait_gone(const struct peer *p)
+{
+	if (strcmp(p->host, my_host) != 0 || p->pid <= 0)
+		return;
+	for (int i = 0; i < 100 && running(p->pid); i++)
+		nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
+}
+
 static void lose(const struct peer *p, const char *why)
 {
 	char msg[600];
 
 	if (stopping)
 		return;
+	wait_gone(p);
 	if (me == 0)
 		for (int i = 0; i < npeers; i++)
 			if (&peers[i] != p && !peers[i].bye && peers[i].fd >= 0)
@@ -385,6 +417,7 @@ int rankwatch_arm(int rank, int size, const struct rankwatch_addr *a, void (*los
 	lost_cb = lost;
 	if (gethostname(host, sizeof(host) - 1))
 		snprintf(host, sizeof(host), "?");
+	snprintf(my_host, sizeof(my_host), "%s", host);
 	pthread_mutex_lock(&notes_lock);
 	jobs = xcalloc((size_t)size, sizeof(*jobs));
 	pthread_mutex_unlock(&notes_lock);
