@@ -25,7 +25,7 @@
 #define ARM_MS       30000 /* how long rank 0 waits for every rank's connection */
 #define HOST_MAX     64
 #define WHY_MAX      64
-#define NOTE_MAX     160
+#define NOTE_MAX     320
 
 /* One message: H hello, h heartbeat, B bye, L a rank lost (rank 0 to the others). */
 struct rec {
@@ -80,7 +80,9 @@ static long long now_ms(void)
 void rankwatch_note_job(int rank, const char *what)
 {
 	pthread_mutex_lock(&notes_lock);
-	if (jobs && rank >= 0 && rank < nranks)
+	if (jobs && rank >= 0 && rank < nranks && step[0])
+		snprintf(jobs[rank], NOTE_MAX, "%.150s, placed at %.150s", what, step);
+	else if (jobs && rank >= 0 && rank < nranks)
 		snprintf(jobs[rank], NOTE_MAX, "%s", what);
 	pthread_mutex_unlock(&notes_lock);
 }
@@ -184,7 +186,7 @@ static void wait_gone(const struct peer *p)
 
 static void lose(const struct peer *p, const char *why)
 {
-	char msg[600];
+	char msg[1024];
 
 	if (stopping)
 		return;

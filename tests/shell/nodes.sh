@@ -174,29 +174,37 @@ done
 
 # ---- a rank killed on the other node ----
 # Every rank agrees once (<Sync/>: every rank has joined MPI and the watchdog), makes its
-# buffers, then rank 0 reads standard input (no MPI call of its own: the state of issue 42)
-# while the others wait to agree on that step.
-cat >wait.bat.xml <<EOF
+# buffers, places a job on the rank to be killed, then rank 0 reads standard input (no MPI
+# call of its own: the state of issue 42) while the others wait to agree on that step.
+wait_batch() { # RANK: the rank that runs the job
+	cat <<EOF
 <CarshBat>
   <Sync/>
   <Virtbuf op="create" name="a" type="float" count="4"/>
   <Virtbuf op="create" name="b" type="float" count="4"/>
+  <Virtbuf op="create" name="z" type="float" count="4"/>
+  <Exec rank="$1" background="true"><CarshExe><FlowModel file="$DATA/fm/addone.xml"/>
+    <Param name="N" value="4"/><Input name="x"><Buffer>a</Buffer></Input>
+    <Output name="y"><Buffer>b</Buffer></Output><InOut name="z"><Buffer>z</Buffer></InOut>
+  </CarshExe></Exec>
   <Command>virtbuf fill a -</Command>
   <Virtbuf op="dump" name="a"/>
 </CarshBat>
 EOF
+}
 # kill_rank NP OPTS RANK LABEL: start wait.bat.xml on NP ranks, kill RANK once every rank
-# made its buffers; then every survivor must name it within 5 s ($said: its lines).
+# made its buffers (and RANK's job was placed); then every survivor must name it within 5 s ($said: its lines).
 kill_rank() {
 	local np=$1 opts=$2 victim=$3 vpid vnode i
+	wait_batch "$victim" >wait.bat.xml
 	rm -f in.fifo
 	mkfifo in.fifo
 	# shellcheck disable=SC2086
 	QUIET= nodes_run "$np" $opts -- ./carsh-rank wait.bat.xml <in.fifo >kill.out 2>kill.err &
 	MPID=$!
 	exec 7>in.fifo
-	for i in $(seq 600); do # every rank made its two buffers (60 s at most)
-		[ "$( (shm_of "$N1"; shm_of "$N2") | wc -l)" -ge $((2 * np)) ] && break
+	for i in $(seq 600); do # every rank made its three buffers (60 s at most)
+		[ "$( (shm_of "$N1"; shm_of "$N2") | wc -l)" -ge $((3 * np)) ] && break
 		sleep 0.1
 	done
 	vpid=$(awk -v r="$victim" '$1 == r { print $2 }' pids)
@@ -219,7 +227,7 @@ kill_rank() {
 }
 kill_rank 4 "" 2 "rank 2 killed on node2"
 [ "$KSTATUS" -ne 0 ] && pass "the job failed ($KSTATUS)" || fail "the job ended with 0"
-grep -q "carsh: rank 0: lost rank 2 on node2 (pid $VPID): its connection closed; its last job: none; the ranks were at wait.bat.xml:5: <Command>; stopping every rank" kill.err &&
+grep -q "carsh: rank 0: lost rank 2 on node2 (pid $VPID): its connection closed; its last job: wait.bat.xml, placed at wait.bat.xml:6: <Exec>; the ranks were at wait.bat.xml:10: <Command>; stopping every rank" kill.err &&
 	pass "rank 0's message: $(grep 'carsh: rank 0:' kill.err)" ||
 	fail "rank 0's message: $(cat kill.err)"
 nothing_left "rank 2 killed on node2"
