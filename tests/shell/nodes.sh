@@ -27,9 +27,19 @@ N1= N2=
 # Everything the test made goes, whatever happened: the launcher, the namespaces' holders
 # (the veth pair and the tmpfs go with their namespaces).
 teardown() {
+	local p
+	for p in $N1 $N2; do in_nodes "$p"; done | xargs -r kill -KILL 2>/dev/null
 	[ -n "${MPID:-}" ] && kill -KILL "$MPID" 2>/dev/null
-	for p in $N1 $N2; do kill -KILL "$p" 2>/dev/null; done
 	wait 2>/dev/null
+}
+# in_nodes PID: every process in the network namespace of PID, PID itself too (a launcher
+# that lost a node may outlive the test's wait).
+in_nodes() {
+	local ns q
+	ns=$(readlink "/proc/$1/ns/net" 2>/dev/null) || return 0
+	for q in /proc/[0-9]*; do
+		[ "$(readlink "$q/ns/net" 2>/dev/null)" = "$ns" ] && echo "${q#/proc/}"
+	done
 }
 trap teardown EXIT
 trap 'exit 1' INT TERM HUP
@@ -242,5 +252,38 @@ left=$(shm_of "$N2")
 : >pids
 expect 0 "" nodes_run 2 --map-by node -- ./carsh-rank -c 'echo ok'
 nothing_left "the next rank on node2 removed them"
+
+# ---- the link between the nodes lost: no heartbeat for CARSH_MPI_WATCH_MS ----
+# Both ranks of node1 name a rank of node2, and node2's ranks, which lost rank 0, remove
+# their segments. The launcher itself cannot reach node2's daemon and waits: it is ended here.
+export CARSH_MPI_WATCH_MS=1500
+wait_batch 3 >wait.bat.xml
+rm -f in.fifo
+mkfifo in.fifo
+QUIET= nodes_run 4 -x CARSH_MPI_WATCH_MS -- ./carsh-rank wait.bat.xml <in.fifo >link.out 2>link.err &
+MPID=$!
+exec 7>in.fifo
+for i in $(seq 600); do # every rank made its three buffers (60 s at most)
+	[ "$( (shm_of "$N1"; shm_of "$N2") | wc -l)" -ge 12 ] && break
+	sleep 0.1
+done
+in_node "$N2" "ip link set nd2 down"
+for i in $(seq 100); do # 10 s at most
+	[ "$(grep -c "carsh: rank [01]: lost rank [23] on node2 (pid [0-9]*): no heartbeat for 1500 ms" link.err)" -ge 2 ] &&
+		[ -z "$(shm_of "$N2")" ] && break
+	sleep 0.1
+done
+[ "$(grep -c "carsh: rank [01]: lost rank [23] on node2 (pid [0-9]*): no heartbeat for 1500 ms" link.err)" -ge 2 ] &&
+	pass "link lost: ranks 0 and 1 named a rank of node2 within 10 s: $(grep -m1 'carsh: rank 0:' link.err)" ||
+	fail "link lost: $(cat link.err)"
+[ -z "$(shm_of "$N2")" ] && pass "link lost: node2's ranks removed their segments" ||
+	fail "link lost: node2 keeps $(shm_of "$N2")"
+in_nodes "$N1" | grep -vx "$N1" | xargs -r kill -KILL
+in_nodes "$N2" | grep -vx "$N2" | xargs -r kill -KILL
+wait $MPID
+MPID=
+exec 7>&-
+nothing_left "link lost"
+unset CARSH_MPI_WATCH_MS
 
 finish
