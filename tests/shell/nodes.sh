@@ -8,7 +8,9 @@
 # bytes of a run without MPI; a rank killed on the other node is named by every survivor
 # (rank, host, pid, the step) within a bounded time, and neither node's /dev/shm keeps a
 # carsh segment; a rank alone on its node killed so has its node cleaned by the next rank
-# there. Root only: skipped (77) where namespaces cannot be made or carsh has no MPI.
+# there; with the link down, node1's ranks name a rank of node2 after CARSH_MPI_WATCH_MS
+# without a heartbeat and node2's ranks remove their segments. Root only: skipped (77)
+# where namespaces cannot be made or carsh has no MPI.
 . "$TOP_SRCDIR/tests/shell/lib.sh"
 cd "$T" || exit 1
 
