@@ -35,7 +35,7 @@ work=$(mktemp -d)
 . "$top/bench/timing-lib.sh"
 export CARSH_SERVER=off
 
-n1= n2=
+n1='' n2=''
 cleanup() {
 	for p in $n1 $n2; do kill -KILL "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true

@@ -25,7 +25,7 @@ if ! mpi_ready; then
 fi
 
 NET=10.200.0
-N1= N2=
+N1='' N2=''
 # Everything the test made goes, whatever happened: the launcher, the namespaces' holders
 # (the veth pair and the tmpfs go with their namespaces).
 teardown() {
