@@ -232,7 +232,6 @@ static int init_mpi(struct cs_err *e)
 		            "CARSH_MPI_INIT=eager asks MPI first)",
 		            rank, size, said_rank, said_size);
 	find_local_rank();
-	arm_watch();
 	return 0;
 }
 
@@ -243,8 +242,11 @@ static void start_now(void)
 	pthread_rwlock_wrlock(&start_gate);
 	if (init_mpi(&e))
 		ranks_fatal("%s", e.msg);
-	__atomic_store_n(&pending, false, __ATOMIC_RELEASE);
 	pthread_rwlock_unlock(&start_gate);
+	/* Forks may go on (the library holds no lock of the loader now); the shell's MPI calls
+	 * wait until the watchdog's broadcast is made, so that every rank makes it first. */
+	arm_watch();
+	__atomic_store_n(&pending, false, __ATOMIC_RELEASE);
 }
 
 void ranks_mpi_now(void)
@@ -331,6 +333,7 @@ int ranks_start(void (*cleanup)(void), struct cs_err *e)
 	}
 	if (init_mpi(e))
 		return -1;
+	arm_watch();
 	return quiet_others(e);
 }
 
