@@ -23,5 +23,6 @@ Suite *suite_icdtypes(void);
 Suite *suite_filewatch(void);
 Suite *suite_vbufstale(void);
 Suite *suite_vhome(void);
+Suite *suite_rankwatch(void);
 
 #endif
