@@ -45,8 +45,11 @@ static void remove_everything(void)
 static void __attribute__((noreturn)) stop_everything(int sig)
 {
 	terminating = 1;
-	fprintf(stderr, "\ncarsh: SIG%s: stopping jobs and removing virtual buffers\n",
-	        sigabbrev_np(sig));
+	fprintf(stderr, "\ncarsh: SIG%s: stopping jobs and removing virtual buffers%s\n",
+	        sigabbrev_np(sig),
+	        ranks_starting() ? " (before the ranks' watchdog was armed: a rank lost "
+	                           "then is named by the launcher alone)"
+	                         : "");
 	remove_everything();
 	_exit(128 + sig);
 }

@@ -57,6 +57,13 @@ int ranks_local_rank(void)
 	return local_rank;
 }
 
+static bool watching; /* the watchdog is armed, or not wanted: nothing is starting any more */
+
+bool ranks_starting(void)
+{
+	return started && size > 1 && !__atomic_load_n(&watching, __ATOMIC_ACQUIRE);
+}
+
 void ranks_fatal(const char *fmt, ...)
 {
 	char msg[1024];
@@ -198,8 +205,10 @@ static void arm_watch(void)
 	struct cs_err e;
 	int ok = 1;
 
-	if (size == 1 || !rankwatch_wanted())
+	if (size == 1 || !rankwatch_wanted()) {
+		__atomic_store_n(&watching, true, __ATOMIC_RELEASE);
 		return;
+	}
 	memset(&a, 0, sizeof(a));
 	if (rank == 0 && rankwatch_listen(&a, &e))
 		ok = 0;
@@ -208,6 +217,7 @@ static void arm_watch(void)
 		ranks_fatal("%s", ok ? "watchdog: rank 0 has no IPv4 address" : e.msg);
 	if (rankwatch_arm(rank, size, &a, watch_lost, &e))
 		ranks_fatal("%s", e.msg);
+	__atomic_store_n(&watching, true, __ATOMIC_RELEASE);
 }
 
 /* MPI_Init_thread and what this rank learns from it. */

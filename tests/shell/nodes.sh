@@ -260,6 +260,35 @@ left=$(shm_of "$N2")
 expect 0 "" nodes_run 2 --map-by node -- ./carsh-rank -c 'echo ok'
 nothing_left "the next rank on node2 removed them"
 
+# ---- a rank lost before it joined MPI: the launcher names it, rank 0 says why it stops ----
+# Rank 3 (node2) waits on a FIFO before it even runs carsh, so the others wait in MPI's start
+# (rank 0's shell reading standard input meanwhile); it is killed there.
+mkfifo hold.fifo
+printf '#!/bin/sh\n[ "$OMPI_COMM_WORLD_RANK" = 3 ] && echo "3 $$ $(hostname)" >>"%s/pids" && read -r _ <"%s/hold.fifo"\nexec ./carsh-rank "$@"\n' \
+	"$T" "$T" >held-rank
+chmod +x held-rank
+wait_batch 1 >wait.bat.xml
+rm -f in.fifo
+mkfifo in.fifo
+: >pids
+QUIET= nodes_run 4 -- ./held-rank wait.bat.xml <in.fifo >held.out 2>held.err &
+MPID=$!
+exec 7>in.fifo
+for i in $(seq 600); do # ranks 0 to 2 have their buffers, rank 3 waits (60 s at most)
+	[ "$( (shm_of "$N1"; shm_of "$N2") | wc -l)" -ge 9 ] && grep -q '^3 ' pids && break
+	sleep 0.1
+done
+kill -KILL "$(awk '$1 == 3 { print $2 }' pids)"
+wait $MPID
+status=$?
+MPID=
+exec 7>&-
+[ $status -ne 0 ] && grep -q "mpirun noticed that process rank 3 with PID [0-9]* on node node2 exited on signal 9" held.err &&
+	grep -q "^carsh: SIGTERM: stopping jobs and removing virtual buffers (before the ranks' watchdog was armed: a rank lost then is named by the launcher alone)\$" held.err &&
+	pass "a rank lost before MPI started: named by the launcher, rank 0 says why it stopped" ||
+	fail "a rank lost before MPI started: status $status: $(cat held.err)"
+nothing_left "a rank lost before MPI started"
+
 # ---- the link between the nodes lost: no heartbeat for CARSH_MPI_WATCH_MS ----
 # Both ranks of node1 name a rank of node2, and node2's ranks, which lost rank 0, remove
 # their segments. The launcher itself cannot reach node2's daemon and waits: it is ended here.
