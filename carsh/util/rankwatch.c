@@ -7,7 +7,6 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -15,14 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util/alloc.h"
 
-/* A heartbeat every HEARTBEAT_MS from each side; the peers' part of a loss is a message. */
+/* A heartbeat every HEARTBEAT_MS each way; a send that cannot go within SEND_MS (a peer
+ * that stopped reading) fails rather than holds the watchdog. */
 #define HEARTBEAT_MS 500
 #define ARM_MS       30000 /* how long rank 0 waits for every rank's connection */
+#define SEND_MS      1000
 #define HOST_MAX     64
 #define WHY_MAX      64
 #define NOTE_MAX     320
@@ -335,8 +337,10 @@ static void ip_text(unsigned int ip, char *buf, size_t len)
 static int hello_from(int fd, struct peer *p, long long deadline)
 {
 	struct rec r;
+	struct timeval send_limit = {.tv_sec = SEND_MS / 1000};
 
-	if (!wait_fd(fd, POLLIN, deadline) || recv_rec(fd, &r) || r.type != 'H')
+	if (!wait_fd(fd, POLLIN, deadline) || recv_rec(fd, &r) || r.type != 'H' ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_limit, sizeof(send_limit)))
 		return -1;
 	p->fd = fd;
 	p->rank = (int)ntohl(r.rank);
