@@ -49,8 +49,11 @@ static void __attribute__((noreturn)) stop_everything(int sig)
 	/* A kernel building in another thread may hold descriptor 2 (runtime/program.c):
 	 * this line would go into its temporary file and be lost with it. */
 	errhold_give_back();
-	fprintf(stderr, "\ncarsh: SIG%s: stopping jobs and removing virtual buffers\n",
-	        sigabbrev_np(sig));
+	fprintf(stderr, "\ncarsh: SIG%s: stopping jobs and removing virtual buffers%s\n",
+	        sigabbrev_np(sig),
+	        ranks_starting() ? " (before the ranks' watchdog was armed: a rank lost "
+	                           "then is named by the launcher alone)"
+	                         : "");
 	remove_everything();
 	_exit(128 + sig);
 }

@@ -22,6 +22,7 @@
 #include "runner/run.h"
 #include "util/alloc.h"
 #include "util/mpiranks.h"
+#include "util/rankwatch.h"
 #include "util/strbuf.h"
 #include "util/strvec.h"
 
@@ -239,8 +240,20 @@ static int step_command(struct run *r, const struct step *s)
 	return rc;
 }
 
+/* "fft.bat.xml:12: <Exec>", for the message that names a lost rank (util/rankwatch.h). */
+static void note_step(const struct run *r, const struct step *s)
+{
+	char where[160];
+
+	if (ranks_size() == 1)
+		return;
+	snprintf(where, sizeof(where), "%s:%d: <%s>", r->b->file, s->line, step_kind_tag(s->kind));
+	rankwatch_note_step(where);
+}
+
 static int run_step(struct run *r, const struct step *s)
 {
+	note_step(r, s);
 	switch (s->kind) {
 	case STEP_VIRTBUF:
 		return step_virtbuf(r, s);

@@ -18,6 +18,7 @@
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/mpiranks.h"
+#include "util/rankwatch.h"
 #include "util/strbuf.h"
 
 static int plan_background(struct run_ctx *c, struct job_plan *jp, const char *label,
@@ -153,6 +154,8 @@ static int run_placed(struct run_ctx *c, struct job_plan *jp, bool kept, const c
 	char why[200];
 	int rank = placement_job(c, jp, why, sizeof(why)), rc = 0;
 
+	if (ranks_size() > 1)
+		rankwatch_note_job(rank, label);
 	if (c->moves_by_caller) {
 		if (rank == ranks_rank())
 			return run_plan(c, jp, kept, label, "", e);
