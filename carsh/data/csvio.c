@@ -1,9 +1,12 @@
 /*
- * Numeric CSV through libcsv. Input is read in fixed-size chunks and fed to libcsv in pieces
- * that end at newlines, so that an error in a field can name its line; memory stays bounded
- * whatever the input (a NUL byte or an endless field is refused where it starts, a stream
- * with a value too many is read no further). Output goes to a temporary file renamed over
- * the target.
+ * Numeric CSV. A regular file is mapped and parsed over the cores by the fast path
+ * (data/csvfast.c); where it declines (a quote, an empty field, a bad value, another count),
+ * the file is read again as a stream. A stream is read in fixed-size chunks cut at newlines:
+ * each plain line goes through the fast path, any other through libcsv, so that an error in
+ * a field names its line; memory stays bounded whatever the input (a NUL byte or an endless
+ * field is refused where it starts, a stream with a value too many is read no further).
+ * Values within a field may be separated by blanks (numpy.savetxt). Output is formatted
+ * over the cores and goes to a temporary file renamed over the target.
  */
 #include "data/csvio.h"
 
@@ -14,16 +17,23 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "data/csvfast.h"
 #include "util/alloc.h"
 #include "util/atomicfile.h"
+#include "util/parcopy.h"
+#include "util/parrun.h"
 #include "util/path.h"
 
-/* Bytes per read. */
-#define READ_CHUNK 65536
+/* Bytes per read: lines longer than this go to libcsv in pieces. */
+#define READ_CHUNK ((size_t)1 << 20)
+/* Values formatted per buffer on output, and the fewest worth a thread. */
+#define WRITE_BLOCK  4096
+#define WRITE_THREAD ((size_t)1 << 18)
 /* Far longer than any number: a longer field is refused before libcsv has to hold it. */
 #define FIELD_MAX 4096
 
@@ -44,6 +54,8 @@ struct csv_reader {
 	bool bounded;     /* a regular file: a value too many is counted to its end */
 	bool stop;        /* a stream has a value too many: read no further */
 	bool line_ended;  /* the last piece fed ended its line */
+	bool quoted;      /* a quote was seen: libcsv reads the rest (a field may span lines) */
+	bool mid_record;  /* libcsv holds part of a line */
 	size_t field_len; /* bytes of the field being read, as feed_piece saw them */
 	struct cs_err *e;
 };
@@ -72,11 +84,8 @@ static int reader_store(struct csv_reader *r, const char *text)
 	return err_prefix(r->e, "%s:%zu:%zu: ", r->name, r->line, r->field);
 }
 
-static void on_field(void *text, size_t len, void *data)
+static void store_one(struct csv_reader *r, const char *text)
 {
-	struct csv_reader *r = data;
-
-	(void)len; /* feed_piece let no NUL through, so strlen(text) == len */
 	r->field++;
 	if (r->failed)
 		return;
@@ -98,6 +107,39 @@ static void on_field(void *text, size_t len, void *data)
 		r->count++;
 }
 
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* A field holds one value, or several separated by blanks; an empty field is stored as ""
+ * for number_parse() to refuse. scan_piece() kept every value within FIELD_MAX bytes. */
+static void on_field(void *text, size_t len, void *data)
+{
+	struct csv_reader *r = data;
+	const char *p = text, *end = p + len; /* feed_piece let no NUL through */
+	char one[FIELD_MAX + 1];
+	bool any = false;
+
+	for (;;) {
+		const char *tok;
+
+		while (p < end && is_blank(*p))
+			p++;
+		if (p == end)
+			break;
+		tok = p;
+		while (p < end && !is_blank(*p))
+			p++;
+		memcpy(one, tok, (size_t)(p - tok));
+		one[p - tok] = '\0';
+		store_one(r, one);
+		any = true;
+	}
+	if (!any)
+		store_one(r, "");
+}
+
 static void on_record(int terminator, void *data)
 {
 	struct csv_reader *r = data;
@@ -113,7 +155,7 @@ static size_t scan_piece(struct csv_reader *r, const char *s, size_t len)
 	for (size_t i = 0; i < len; i++) {
 		if (s[i] == '\0')
 			return i;
-		if (s[i] == ',' || s[i] == '\n')
+		if (s[i] == ',' || s[i] == '\n' || is_blank(s[i]))
 			r->field_len = 0;
 		else if (++r->field_len > FIELD_MAX)
 			return i;
@@ -144,8 +186,39 @@ static int feed_piece(struct csv_reader *r, struct csv_parser *p, const char *s,
 	return good < len && !r->stop ? bad_byte(r, s[good]) : 0;
 }
 
-/* Pieces that end at newlines, so that the line number holds for every field parsed. */
-static int feed_chunk(struct csv_reader *r, struct csv_parser *p, const char *s, size_t len)
+/* Room for the values of a line of len bytes past r->count: grown when r->grow. */
+static size_t line_room(struct csv_reader *r, size_t len)
+{
+	size_t want = r->count + csvfast_room(len);
+
+	while (r->grow && r->cap < want) {
+		if (reader_grow(r))
+			return 0;
+	}
+	return r->count < r->cap ? r->cap - r->count : 0;
+}
+
+/* A whole plain line through the fast path: true when done. */
+static bool fast_piece(struct csv_reader *r, const char *s, size_t len, bool whole)
+{
+	size_t room;
+	long got;
+
+	if (!whole || r->quoted || r->mid_record)
+		return false;
+	room = line_room(r, len);
+	got = room ? csvfast_line(r->scalar, s, len, r->dst + r->count * r->size, room) : -1;
+	if (got < 0)
+		return false;
+	r->count += (size_t)got;
+	r->field_len = 0;
+	return true;
+}
+
+/* Pieces that end at newlines, so that the line number holds for every field parsed; the
+ * last piece is a whole line when the input ends there. */
+static int feed_chunk(struct csv_reader *r, struct csv_parser *p, const char *s, size_t len,
+                      bool at_end)
 {
 	int rc = 0;
 
@@ -157,7 +230,11 @@ static int feed_chunk(struct csv_reader *r, struct csv_parser *p, const char *s,
 			r->line++;
 			r->line_ended = false;
 		}
-		rc = feed_piece(r, p, s, piece);
+		if (!fast_piece(r, s, nl ? piece - 1 : piece, nl || at_end)) {
+			r->quoted = r->quoted || memchr(s, '"', piece);
+			rc = feed_piece(r, p, s, piece);
+			r->mid_record = !nl;
+		}
 		r->line_ended = nl != NULL;
 		s += piece;
 		len -= piece;
@@ -165,17 +242,33 @@ static int feed_chunk(struct csv_reader *r, struct csv_parser *p, const char *s,
 	return rc;
 }
 
-/* Fixed-size reads: a line of any length (a stream with no newline at all) costs no more
- * memory than its longest field. */
+/* Fixed-size reads cut after their last newline (the rest is kept for the next): a line of
+ * any length (a stream with no newline at all) costs no more memory than READ_CHUNK and its
+ * longest field. */
 static int reader_feed(struct csv_reader *r, struct csv_parser *p, FILE *f)
 {
 	char *buf = xmalloc(READ_CHUNK);
-	size_t n;
+	size_t have = 0;
 	int rc = 0;
 
 	r->line_ended = true;
-	while (rc == 0 && !r->stop && (n = fread(buf, 1, READ_CHUNK, f)) > 0)
-		rc = feed_chunk(r, p, buf, n);
+	while (rc == 0 && !r->stop) {
+		size_t n = fread(buf + have, 1, READ_CHUNK - have, f);
+		bool at_end = n < READ_CHUNK - have;
+		const char *nl;
+		size_t cut;
+
+		have += n;
+		if (have == 0)
+			break;
+		nl = memrchr(buf, '\n', have);
+		cut = nl && !at_end ? (size_t)(nl - buf) + 1 : have;
+		rc = feed_chunk(r, p, buf, cut, at_end);
+		memmove(buf, buf + cut, have - cut);
+		have -= cut;
+		if (at_end)
+			break;
+	}
 	if (rc == 0 && !r->stop && ferror(f))
 		rc = err_errno(r->e, "%s", r->name);
 	free(buf);
@@ -247,6 +340,27 @@ static int with_input(const char *path, int (*fn)(FILE *f, const char *name, voi
 	return rc;
 }
 
+/* A regular file mapped and parsed over the cores: 0 with *vals allocated, or -1 when the
+ * general reader must read it (it is not a regular file, cannot be mapped, or some line is
+ * not plain). The file position is left alone. */
+static int read_mapped(FILE *f, enum scalar s, void **vals, size_t *n)
+{
+	struct stat st;
+	int fd = fileno(f);
+	void *map;
+	int rc;
+
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uintmax_t)st.st_size > SIZE_MAX)
+		return -1;
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return -1;
+	rc = csvfast_all(s, map, (size_t)st.st_size, vals, n);
+	munmap(map, (size_t)st.st_size);
+	return rc;
+}
+
 struct read_args {
 	enum scalar scalar;
 	void *dst;
@@ -257,7 +371,19 @@ struct read_args {
 static int read_fixed(FILE *f, const char *name, void *arg)
 {
 	struct read_args *a = arg;
+	void *vals;
+	size_t n;
 
+	if (read_mapped(f, a->scalar, &vals, &n) == 0) {
+		bool fits = n == a->n;
+
+		/* Another count: the stream reader says how many in its own words. */
+		if (fits)
+			par_memcpy(a->dst, vals, n * scalar_size(a->scalar), 0);
+		free(vals);
+		if (fits)
+			return 0;
+	}
 	return csvio_read_stream(f, name, a->scalar, a->dst, a->n, a->e);
 }
 
@@ -280,6 +406,8 @@ static int read_growing(FILE *f, const char *name, void *arg)
 	};
 	char *shrunk;
 
+	if (read_mapped(f, a->scalar, &a->dst, &a->n) == 0)
+		return 0;
 	if (reader_run(&r, f)) {
 		free(r.dst);
 		return -1;
@@ -302,23 +430,68 @@ int csvio_read_all(const char *path, enum scalar s, void **dst, size_t *n, struc
 	return 0;
 }
 
+/* Values [from, to) of n as text: each followed by ',' or, at the end of a row, '\n'. */
+struct write_part {
+	enum scalar s;
+	const char *src;
+	size_t from, to, n, columns;
+	char *buf; /* (to - from) * (NUMBER_BUF + 1) bytes */
+	size_t len;
+};
+
+static void *format_part(void *arg)
+{
+	struct write_part *w = arg;
+	size_t size = scalar_size(w->s);
+	char *o = w->buf;
+
+	for (size_t i = w->from; i < w->to; i++) {
+		o += number_format(w->s, w->src + i * size, o, NUMBER_BUF);
+		*o++ = (i + 1) % w->columns == 0 || i + 1 == w->n ? '\n' : ',';
+	}
+	w->len = (size_t)(o - w->buf);
+	return NULL;
+}
+
+/* Rounds of one block a thread: formatted together, then written in order. */
+static int write_rounds(FILE *f, const char *name, struct write_part *parts, size_t k, size_t block,
+                        struct cs_err *e)
+{
+	size_t n = parts[0].n;
+
+	for (size_t at = 0; at < n; at += k * block) {
+		size_t used = 0;
+
+		for (size_t i = 0; i < k && at + i * block < n; i++, used++) {
+			parts[i].from = at + i * block;
+			parts[i].to = parts[i].from + block < n ? parts[i].from + block : n;
+		}
+		par_run(format_part, parts, sizeof(parts[0]), used);
+		for (size_t i = 0; i < used; i++)
+			if (fwrite(parts[i].buf, 1, parts[i].len, f) != parts[i].len)
+				return err_errno(e, "%s", name);
+	}
+	return 0;
+}
+
 int csvio_write_stream(FILE *f, const char *name, enum scalar s, const void *src, size_t n,
                        size_t columns, struct cs_err *e)
 {
-	const char *p = src;
-	size_t size = scalar_size(s);
-	char buf[NUMBER_BUF + 1];
+	struct write_part parts[PARRUN_MAX];
+	size_t k = n >= 2 * WRITE_THREAD ? par_parts(n, WRITE_THREAD) : 1;
+	size_t block = k > 1 ? WRITE_THREAD / 4 : WRITE_BLOCK;
+	int rc;
 
-	if (columns == 0)
-		columns = 1;
-	for (size_t i = 0; i < n; i++) {
-		size_t len = (size_t)number_format(s, p + i * size, buf, NUMBER_BUF);
-
-		buf[len++] = (i + 1) % columns == 0 || i + 1 == n ? '\n' : ',';
-		if (fwrite(buf, 1, len, f) != len)
-			return err_errno(e, "%s", name);
-	}
-	return file_flush(f, name, e);
+	for (size_t i = 0; i < k; i++)
+		parts[i] = (struct write_part){.s = s,
+		                               .src = src,
+		                               .n = n,
+		                               .columns = columns ? columns : 1,
+		                               .buf = xmalloc(block * (NUMBER_BUF + 1))};
+	rc = n ? write_rounds(f, name, parts, k, block, e) : 0;
+	for (size_t i = 0; i < k; i++)
+		free(parts[i].buf);
+	return rc ? rc : file_flush(f, name, e);
 }
 
 struct csv_out {
