@@ -260,7 +260,7 @@ struct shortest {
 	char d[24];
 };
 
-/* Reads to_chars' "-d.ddde+XX" back into digits and an exponent. */
+/* Reads to_chars' "-d.ddde+XX" back into digits and an exponent (its sign always given). */
 static void shortest_split(const char *sci, int len, struct shortest *sh)
 {
 	const char *p = sci, *end = sci + len;
@@ -272,7 +272,13 @@ static void shortest_split(const char *sci, int len, struct shortest *sh)
 		if (*p != '.')
 			sh->d[sh->n++] = *p;
 	}
-	sh->x = p < end ? atoi(p + 1) : 0;
+	sh->x = 0;
+	if (p + 2 > end)
+		return;
+	for (const char *q = p + 2; q < end; q++)
+		sh->x = sh->x * 10 + (*q - '0');
+	if (p[1] == '-')
+		sh->x = -sh->x;
 }
 
 static int layout_fixed(const struct shortest *sh, char *out)
@@ -316,7 +322,6 @@ static int format_shortest(double v, bool is_float, char *out)
 		return v < 0 ? 4 : 3;
 	}
 	len = is_float ? numconv_float_sci((float)v, sci) : numconv_double_sci(v, sci);
-	sci[len] = '\0'; /* for atoi() of the exponent */
 	shortest_split(sci, len, &sh);
 	if (sh.x < FIXED_MIN_EXP || sh.x >= FIXED_MAX_EXP) {
 		memcpy(out, sci, (size_t)len);
