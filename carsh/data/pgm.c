@@ -331,13 +331,28 @@ static int write_image(FILE *f, const char *name, void *arg, struct cs_err *e)
 	return write_stream(f, name, o->s, o->src, o->n, o->width, e);
 }
 
+static int check_width(const char *name, size_t n, size_t width, struct cs_err *e)
+{
+	if (width == 0 || n == 0 || n % width != 0)
+		return err_set(e, "%s: %zu values do not make an image %zu pixels wide", name, n,
+		               width);
+	return 0;
+}
+
 int pgm_write(const char *path, enum scalar s, const void *src, size_t n, size_t width,
               struct cs_err *e)
 {
 	struct pgm_out o = {s, src, n, width};
 
-	if (width == 0 || n == 0 || n % width != 0)
-		return err_set(e, "%s: %zu values do not make an image %zu pixels wide", path, n,
-		               width);
+	if (check_width(path, n, width, e))
+		return -1;
 	return atomic_write(path, write_image, &o, e);
+}
+
+int pgm_write_stream(FILE *f, const char *name, enum scalar s, const void *src, size_t n,
+                     size_t width, struct cs_err *e)
+{
+	if (check_width(name, n, width, e))
+		return -1;
+	return write_stream(f, name, s, src, n, width, e);
 }

@@ -34,4 +34,8 @@ int pgm_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_t 
 int pgm_write(const char *path, enum scalar s, const void *src, size_t n, size_t width,
               struct cs_err *e);
 
+/* The same to an open stream; name is used in messages. */
+int pgm_write_stream(FILE *f, const char *name, enum scalar s, const void *src, size_t n,
+                     size_t width, struct cs_err *e);
+
 #endif

@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/csvio.h"
-#include "data/pgm.h"
+#include "data/datafile.h"
 #include "exec/executor.h"
 #include "exec/hazard.h"
 #include "exec/resident.h"
 #include "exec/threadexec.h"
 #include "util/alloc.h"
+#include "util/parcopy.h"
 #include "util/path.h"
 
 /* The thread executor's resident copies, once it has started. */
@@ -63,9 +63,7 @@ static int read_values(const char *file, const char *value, const struct vbuf *v
 		type_fill(v->type, dst, v->count, one);
 		return 0;
 	}
-	if (pgm_path(file))
-		return pgm_read(file, v->type.scalar, dst, scalars, NULL, NULL, e);
-	return csvio_read(file, v->type.scalar, dst, scalars, e);
+	return datafile_read(file, NULL, v->type.scalar, dst, scalars, e);
 }
 
 /* With the thread executor a value fill of a buffer that lives on a device happens there,
@@ -88,19 +86,47 @@ static int fill_on_device(struct run_ctx *c, const struct vbuf *v, const char *v
 	return rc == 1 ? 1 : rc == 0 ? -1 : 0;
 }
 
+/* A .npy or raw file checked and mapped first, then copied straight into the buffer: 1 done,
+ * 0 not such a file, -1 error. */
+static int fill_mapped(struct run_ctx *c, const struct vbuf *v, const char *file, struct cs_err *e)
+{
+	struct bin_map m;
+	struct claim *cl = NULL;
+	void *map = NULL;
+	int rc = datafile_map(file, v->type.scalar, v->count * v->type.width, &m, e);
+
+	if (rc != 1)
+		return rc;
+	rc = -1;
+	if ((cl = buffers_claim_one(c, v, true, e)) &&
+	    (map = vbuf_map(v->shm, v->bytes, true, e))) {
+		par_memcpy(map, m.data, v->bytes, 0);
+		if (resident_of(c))
+			resident_host_wrote(resident_of(c), v->shm);
+		rc = 1;
+	}
+	vbuf_unmap(map, v->bytes);
+	hazard_release(c->s->hz, cl);
+	binio_unmap(&m);
+	return rc;
+}
+
 /* The new contents are read in full before the buffer changes. */
 static int fill_host(struct run_ctx *c, const struct vbuf *v, const char *file, const char *value,
                      struct cs_err *e)
 {
 	struct claim *cl = NULL;
 	void *tmp, *map = NULL;
-	int rc = -1;
+	int rc = file ? fill_mapped(c, v, file, e) : 0;
 
+	if (rc != 0)
+		return rc == 1 ? 0 : -1;
+	rc = -1;
 	tmp = data_alloc(v->count, type_size(v->type), v->name, e);
 	if (tmp && read_values(file, value, v, tmp, e) == 0 &&
 	    (cl = buffers_claim_one(c, v, true, e)) &&
 	    (map = vbuf_map(v->shm, v->bytes, true, e))) {
-		memcpy(map, tmp, v->bytes);
+		par_memcpy(map, tmp, v->bytes, 0);
 		if (resident_of(c))
 			resident_host_wrote(resident_of(c), v->shm);
 		rc = 0;
@@ -160,16 +186,13 @@ static int write_values(struct run_ctx *c, const char *file, const struct vbuf *
 	size_t scalars = v->count * v->type.width;
 	size_t cols = columns ? columns : (size_t)v->type.width;
 
-	if (file && pgm_path(file)) {
-		if (!columns)
-			return err_set(e, "%s: a PGM image needs its width: add --columns WIDTH",
-			               file);
-		return pgm_write(file, v->type.scalar, src, scalars, cols, e);
-	}
-	if (!file || path_is_stdio(file))
-		return csvio_write_stream(c->out, "<stdout>", v->type.scalar, src, scalars, cols,
-		                          e);
-	return csvio_write(file, v->type.scalar, src, scalars, cols, e);
+	enum data_format f;
+
+	if (file && datafile_format(file, &f, e))
+		return -1;
+	if (file && f == DF_PGM && !columns)
+		return err_set(e, "%s: a PGM image needs its width: add --columns WIDTH", file);
+	return datafile_write(file ? file : "-", c->out, v->type.scalar, src, scalars, cols, e);
 }
 
 /* With the thread executor the current data may be on a device. */
