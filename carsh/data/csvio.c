@@ -56,6 +56,7 @@ struct csv_reader {
 	bool line_ended;  /* the last piece fed ended its line */
 	bool quoted;      /* a quote was seen: libcsv reads the rest (a field may span lines) */
 	bool mid_record;  /* libcsv holds part of a line */
+	bool general;     /* csvio_read_general: libcsv reads every line */
 	size_t field_len; /* bytes of the field being read, as feed_piece saw them */
 	struct cs_err *e;
 };
@@ -204,7 +205,7 @@ static bool fast_piece(struct csv_reader *r, const char *s, size_t len, bool who
 	size_t room;
 	long got;
 
-	if (!whole || r->quoted || r->mid_record)
+	if (!whole || r->quoted || r->mid_record || r->general)
 		return false;
 	room = line_room(r, len);
 	got = room ? csvfast_line(r->scalar, s, len, r->dst + r->count * r->size, room) : -1;
@@ -300,8 +301,8 @@ static int reader_run(struct csv_reader *r, FILE *f)
 	return rc == 0 && r->failed ? -1 : rc;
 }
 
-int csvio_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_t n,
-                      struct cs_err *e)
+static int read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_t n,
+                       bool general, struct cs_err *e)
 {
 	struct csv_reader r = {
 	        .name = name,
@@ -309,6 +310,7 @@ int csvio_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_
 	        .size = scalar_size(s),
 	        .dst = dst,
 	        .cap = n,
+	        .general = general,
 	        .e = e,
 	};
 
@@ -321,6 +323,18 @@ int csvio_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_
 		return err_set(e, "%s: %zu value%s, expected %zu", name, r.count,
 		               r.count == 1 ? "" : "s", n);
 	return 0;
+}
+
+int csvio_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_t n,
+                      struct cs_err *e)
+{
+	return read_stream(f, name, s, dst, n, false, e);
+}
+
+int csvio_read_general(FILE *f, const char *name, enum scalar s, void *dst, size_t n,
+                       struct cs_err *e)
+{
+	return read_stream(f, name, s, dst, n, true, e);
 }
 
 /* Runs fn on the opened file; "-" is standard input. */
