@@ -35,6 +35,14 @@ expect 0 "" "$CARSH" run "$SCALE" x=y.npy y=- N=3 A=0.5
 printf '1\n2\n-0.5\n' >want
 same_file "$OUT" want ".npy input read back"
 
+# An InOut .raw file, mapped: the result replaces the file.
+printf '\000\000\200\077\000\000\000\100' >z.raw
+cp z.raw x2.raw
+expect 0 "" "$CARSH" run "$DATA/fm/addone.xml" x=x2.raw y=discard z=z.raw N=2
+od -An -tf4 z.raw | tr -s ' ' >got
+echo ' 2 4' >want
+same_file got want "an InOut .raw file: z += x written back"
+
 # Standard input and output in a format.
 cat x.raw >in.raw
 expect 0 "" sh -c "\"$CARSH\" run \"$SCALE\" x=-:raw y=- N=3 <in.raw"
