@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "data/pixels.h"
 #include "util/alloc.h"
 #include "util/atomicfile.h"
 #include "util/path.h"
@@ -32,8 +33,6 @@
 /* Larger dimensions than this are refused before anything is allocated or multiplied. */
 #define PGM_DIM_MAX 1000000000L
 #define PGM_MAXVAL  65535L
-/* Bytes handled per fread/fwrite of a raster (the write buffer is on the stack). */
-#define CHUNK 16384
 
 bool pgm_path(const char *path)
 {
@@ -190,33 +189,28 @@ static int read_plain(struct pgm_reader *r, size_t n)
 	return 0;
 }
 
+/* The whole raster is read, then converted over the cores; a sample out of range is
+ * reported as store_pixel() words it, and before a truncation found after it. */
 static int read_raw(struct pgm_reader *r, size_t n)
 {
 	size_t bps = r->maxval > 255 ? 2 : 1; /* bytes per sample */
-	unsigned char *buf = data_alloc(CHUNK, 1, r->name, r->e);
-	size_t done = 0;
+	long limit =
+	        r->maxval < scalar_pixel_max(r->scalar) ? r->maxval : scalar_pixel_max(r->scalar);
+	unsigned char *buf = data_alloc(n, bps, r->name, r->e);
+	size_t got, bad;
 	int rc = 0;
 
 	if (!buf)
 		return -1;
-	while (done < n && rc == 0) {
-		size_t want = n - done < CHUNK / bps ? n - done : CHUNK / bps;
-		size_t got = fread(buf, bps, want, r->f);
-
-		for (size_t k = 0; k < got && rc == 0; k++) {
-			long v = bps == 2 ? (long)buf[2 * k] << 8 | buf[2 * k + 1] : buf[k];
-
-			rc = store_pixel(r, done + k, v);
-		}
-		done += got;
-		if (rc == 0 && got < want) {
-			if (ferror(r->f))
-				rc = err_errno(r->e, "%s", r->name);
-			else
-				rc = err_set(r->e, "%s: truncated: %zu of %zu pixels", r->name,
-				             done, n);
-		}
-	}
+	got = fread(buf, bps, n, r->f);
+	bad = pixels_from_samples(r->scalar, buf, bps, got, limit, r->dst);
+	if (bad < got)
+		rc = store_pixel(r, bad,
+		                 bps == 2 ? (long)buf[2 * bad] << 8 | buf[2 * bad + 1] : buf[bad]);
+	else if (got < n && ferror(r->f))
+		rc = err_errno(r->e, "%s", r->name);
+	else if (got < n)
+		rc = err_set(r->e, "%s: truncated: %zu of %zu pixels", r->name, got, n);
 	free(buf);
 	return rc;
 }
@@ -286,35 +280,20 @@ int pgm_read(const char *path, enum scalar s, void *dst, size_t n, size_t *width
 
 /* ---- writing ---- */
 
-/* Nearest integer, halves away from zero (round()), clamped to 0..255; NaN is 0. */
-static unsigned char pixel_byte(double v)
-{
-	if (isnan(v) || v <= 0)
-		return 0;
-	if (v >= 255)
-		return 255;
-	return (unsigned char)round(v);
-}
-
+/* The pixels are converted over the cores, then written at once. */
 static int write_stream(FILE *f, const char *name, enum scalar s, const void *src, size_t n,
                         size_t width, struct cs_err *e)
 {
-	const unsigned char *p = src;
-	size_t size = scalar_size(s);
-	unsigned char buf[CHUNK];
+	unsigned char *buf = data_alloc(n, 1, name, e);
+	int rc = 0;
 
-	if (fprintf(f, "P5\n%zu %zu\n255\n", width, n / width) < 0)
-		return err_errno(e, "%s", name);
-	for (size_t done = 0; done < n;) {
-		size_t k = n - done < CHUNK ? n - done : CHUNK;
-
-		for (size_t i = 0; i < k; i++)
-			buf[i] = pixel_byte(scalar_load_double(s, p + (done + i) * size));
-		if (fwrite(buf, 1, k, f) != k)
-			return err_errno(e, "%s", name);
-		done += k;
-	}
-	return file_flush(f, name, e);
+	if (!buf)
+		return -1;
+	pixels_to_bytes(s, src, n, buf);
+	if (fprintf(f, "P5\n%zu %zu\n255\n", width, n / width) < 0 || fwrite(buf, 1, n, f) != n)
+		rc = err_errno(e, "%s", name);
+	free(buf);
+	return rc ? rc : file_flush(f, name, e);
 }
 
 struct pgm_out {

@@ -66,10 +66,10 @@ static void write_bytes(const char *path, const void *data, size_t len)
 static unsigned char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
-	unsigned char *s = calloc(1, 1 << 21);
+	unsigned char *s = calloc(1, 1 << 22);
 
 	ck_assert_ptr_nonnull(f);
-	*len = fread(s, 1, 1 << 21, f);
+	*len = fread(s, 1, 1 << 22, f);
 	fclose(f);
 	return s;
 }
@@ -523,6 +523,51 @@ START_TEST(test_pgm_write_to_devices_in_place)
 }
 END_TEST
 
+/* Large rasters are converted over the cores: every value, and the first bad pixel of all
+ * (not of some part) named. */
+START_TEST(test_pgm_large_rasters_over_cores)
+{
+	enum { W = 2048, H = 1024, N = W * H };
+	static const char head[] = "P5\n2048 1024\n1000\n";
+	unsigned char *file = malloc(sizeof(head) - 1 + 2 * (size_t)N), *got;
+	float *v = malloc(N * sizeof(float)), *f = malloc(N * sizeof(float));
+	size_t len;
+	struct cs_err e;
+
+	memcpy(file, head, sizeof(head) - 1);
+	for (int i = 0; i < N; i++) {
+		file[sizeof(head) - 1 + 2 * i] = (unsigned char)(i % 1001 >> 8);
+		file[sizeof(head) - 1 + 2 * i + 1] = (unsigned char)(i % 1001 & 0xff);
+	}
+	write_bytes(at("big.pgm"), file, sizeof(head) - 1 + 2 * (size_t)N);
+	ck_assert_int_eq(pgm_read(at("big.pgm"), SC_FLOAT, v, N, NULL, NULL, &e), 0);
+	for (int i = 0; i < N; i++)
+		ck_assert_float_eq(v[i], (float)(i % 1001));
+	file[sizeof(head) - 1 + 2 * 1900000] = 0x7f;
+	file[sizeof(head) - 1 + 2 * 1500001] = 0x04;
+	write_bytes(at("bad.pgm"), file, sizeof(head) - 1 + 2 * (size_t)N);
+	ck_assert_int_eq(pgm_read(at("bad.pgm"), SC_FLOAT, v, N, NULL, NULL, &e), -1);
+	assert_error(e.msg, "bad.pgm",
+	             ": pixel 1500001 (row 732, column 865) is 1271, above the maxval 1000");
+
+	for (int i = 0; i < N; i++)
+		f[i] = i % 3 ? (float)(i % 600) / 2.0f - 20.0f : 0.49999997f;
+	ck_assert_int_eq(pgm_write(at("w.pgm"), SC_FLOAT, f, N, W, &e), 0);
+	got = slurp(at("w.pgm"), &len);
+	ck_assert_uint_eq(len, 19 + (size_t)N);
+	for (int i = 0; i < N; i++) {
+		double r = round((double)f[i]);
+		unsigned char want = r <= 0 ? 0 : r >= 255 ? 255 : (unsigned char)r;
+
+		ck_assert_uint_eq(got[19 + i], want);
+	}
+	free(got);
+	free(file);
+	free(v);
+	free(f);
+}
+END_TEST
+
 static Suite *suite_pgm(void)
 {
 	Suite *s = suite_create("pgm");
@@ -545,6 +590,7 @@ static Suite *suite_pgm(void)
 	tcase_add_test(tc, test_pgm_write_rounds_clamps_and_zeroes_nan);
 	tcase_add_test(tc, test_pgm_write_integer_kinds);
 	tcase_add_test(tc, test_pgm_write_then_read_round_trip);
+	tcase_add_test(tc, test_pgm_large_rasters_over_cores);
 	tcase_add_test(tc, test_pgm_write_needs_whole_rows);
 	tcase_add_test(tc, test_pgm_write_failure_leaves_the_old_file);
 	tcase_add_test(tc, test_pgm_write_keeps_permissions_and_follows_links);
