@@ -7,6 +7,7 @@
 
 #include "data/csvio.h"
 #include "data/datafile.h"
+#include "data/fill.h"
 #include "data/vbuf.h"
 #include "util/alloc.h"
 #include "util/atomicfile.h"
@@ -101,7 +102,7 @@ static int stage_one(const struct job_plan *jp, struct kernel_arg *a, struct str
 		return -1;
 	b->host_owned = true;
 	if (b->how == BIND_FILL)
-		type_fill(a->type, a->host, a->count, b->fill);
+		fill_par(a->type, a->host, a->count, b->fill);
 	else if (b->how == BIND_FILE && arg_is_read(a->kind))
 		return read_file(jp, a, b, e);
 	return 0;

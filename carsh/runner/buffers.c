@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "data/datafile.h"
+#include "data/fill.h"
 #include "exec/executor.h"
 #include "exec/hazard.h"
 #include "exec/resident.h"
@@ -51,19 +52,9 @@ struct claim *buffers_claim_one(struct run_ctx *c, const struct vbuf *v, bool wr
 	return NULL;
 }
 
-static int read_values(const char *file, const char *value, const struct vbuf *v, void *dst,
-                       struct cs_err *e)
+static int read_values(const char *file, const struct vbuf *v, void *dst, struct cs_err *e)
 {
-	size_t scalars = v->count * v->type.width;
-	unsigned char one[TYPE_MAX_BYTES];
-
-	if (value) {
-		if (vector_parse(v->type, value, one, e))
-			return -1;
-		type_fill(v->type, dst, v->count, one);
-		return 0;
-	}
-	return datafile_read(file, NULL, v->type.scalar, dst, scalars, e);
+	return datafile_read(file, NULL, v->type.scalar, dst, v->count * v->type.width, e);
 }
 
 /* With the thread executor a value fill of a buffer that lives on a device happens there,
@@ -111,20 +102,44 @@ static int fill_mapped(struct run_ctx *c, const struct vbuf *v, const char *file
 	return rc;
 }
 
+/* A value fill needs no copy of the contents first: the value is parsed, then written
+ * straight into the buffer over the cores. */
+static int fill_value_host(struct run_ctx *c, const struct vbuf *v, const char *value,
+                           struct cs_err *e)
+{
+	unsigned char one[TYPE_MAX_BYTES];
+	struct claim *cl = NULL;
+	void *map = NULL;
+	int rc = -1;
+
+	if (vector_parse(v->type, value, one, e) == 0 && (cl = buffers_claim_one(c, v, true, e)) &&
+	    (map = vbuf_map(v->shm, v->bytes, true, e))) {
+		fill_par(v->type, map, v->count, one);
+		if (resident_of(c))
+			resident_host_wrote(resident_of(c), v->shm);
+		rc = 0;
+	}
+	vbuf_unmap(map, v->bytes);
+	hazard_release(c->s->hz, cl);
+	return rc;
+}
+
 /* The new contents are read in full before the buffer changes. */
 static int fill_host(struct run_ctx *c, const struct vbuf *v, const char *file, const char *value,
                      struct cs_err *e)
 {
 	struct claim *cl = NULL;
 	void *tmp, *map = NULL;
-	int rc = file ? fill_mapped(c, v, file, e) : 0;
+	int rc;
 
+	if (value)
+		return fill_value_host(c, v, value, e);
+	rc = fill_mapped(c, v, file, e);
 	if (rc != 0)
 		return rc == 1 ? 0 : -1;
 	rc = -1;
 	tmp = data_alloc(v->count, type_size(v->type), v->name, e);
-	if (tmp && read_values(file, value, v, tmp, e) == 0 &&
-	    (cl = buffers_claim_one(c, v, true, e)) &&
+	if (tmp && read_values(file, v, tmp, e) == 0 && (cl = buffers_claim_one(c, v, true, e)) &&
 	    (map = vbuf_map(v->shm, v->bytes, true, e))) {
 		par_memcpy(map, tmp, v->bytes, 0);
 		if (resident_of(c))

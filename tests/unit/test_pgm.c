@@ -533,6 +533,7 @@ START_TEST(test_pgm_large_rasters_over_cores)
 	float *v = malloc(N * sizeof(float)), *f = malloc(N * sizeof(float));
 	size_t len;
 	struct cs_err e;
+	int bad = 0;
 
 	memcpy(file, head, sizeof(head) - 1);
 	for (int i = 0; i < N; i++) {
@@ -541,8 +542,9 @@ START_TEST(test_pgm_large_rasters_over_cores)
 	}
 	write_bytes(at("big.pgm"), file, sizeof(head) - 1 + 2 * (size_t)N);
 	ck_assert_int_eq(pgm_read(at("big.pgm"), SC_FLOAT, v, N, NULL, NULL, &e), 0);
-	for (int i = 0; i < N; i++)
-		ck_assert_float_eq(v[i], (float)(i % 1001));
+	for (int i = 0; i < N; i++) /* one assertion: Check's are slow */
+		bad += v[i] != (float)(i % 1001);
+	ck_assert_int_eq(bad, 0);
 	file[sizeof(head) - 1 + 2 * 1900000] = 0x7f;
 	file[sizeof(head) - 1 + 2 * 1500001] = 0x04;
 	write_bytes(at("bad.pgm"), file, sizeof(head) - 1 + 2 * (size_t)N);
@@ -559,8 +561,9 @@ START_TEST(test_pgm_large_rasters_over_cores)
 		double r = round((double)f[i]);
 		unsigned char want = r <= 0 ? 0 : r >= 255 ? 255 : (unsigned char)r;
 
-		ck_assert_uint_eq(got[17 + i], want);
+		bad += got[17 + i] != want;
 	}
+	ck_assert_int_eq(bad, 0);
 	free(got);
 	free(file);
 	free(v);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/fill.h"
 #include "data/types.h"
 #include "suites.h"
 
@@ -588,6 +589,41 @@ START_TEST(test_type_fill_repeats_the_element)
 }
 END_TEST
 
+/* fill_par over the cores: every element at every size around its block and part edges,
+ * and nothing written past the end. */
+START_TEST(test_fill_par_fills_exactly_n_elements)
+{
+	static const size_t counts[] = {0, 1, 511, 512, 513, 4097, 100001};
+	struct cs_type d16 = {SC_DOUBLE, 16}, c2 = {SC_CHAR, 2};
+	double dv[16];
+	const char cv[2] = {7, -9};
+
+	for (int i = 0; i < 16; i++)
+		dv[i] = i * 1.5 - 3;
+	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		size_t n = counts[k];
+		double *d = malloc((n + 1) * sizeof(dv));
+		char *c = malloc((n + 1) * sizeof(cv));
+
+		d[n * 16] = 42;
+		c[n * 2] = 42;
+		fill_par(d16, d, n, dv);
+		fill_par(c2, c, n, cv);
+		size_t bad_d = n * 16, bad_c = n * 2; /* Check's asserts are slow: one each */
+
+		for (size_t i = 0; i < n * 16 && bad_d == n * 16; i++)
+			bad_d = d[i] == dv[i % 16] ? bad_d : i;
+		for (size_t i = 0; i < n * 2 && bad_c == n * 2; i++)
+			bad_c = c[i] == cv[i % 2] ? bad_c : i;
+		ck_assert_msg(bad_d == n * 16, "double16 x %zu: element %zu", n, bad_d / 16);
+		ck_assert_msg(bad_c == n * 2, "char2 x %zu: element %zu", n, bad_c / 2);
+		ck_assert(d[n * 16] == 42 && c[n * 2] == 42);
+		free(d);
+		free(c);
+	}
+}
+END_TEST
+
 /* What a C cast to each kind gives, worked out by hand: low bits kept, floats rounded. */
 START_TEST(test_scalar_store_integer_then_load_double_is_a_c_cast)
 {
@@ -641,6 +677,7 @@ Suite *suite_types(void)
 	tcase_add_test(tc, test_vector_parse_components);
 	tcase_add_test(tc, test_vector_parse_wrong_count_says_what_is_needed);
 	tcase_add_test(tc, test_type_fill_repeats_the_element);
+	tcase_add_test(tc, test_fill_par_fills_exactly_n_elements);
 	tcase_add_test(tc, test_scalar_store_integer_then_load_double_is_a_c_cast);
 	suite_add_tcase(s, tc);
 
