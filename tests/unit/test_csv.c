@@ -566,6 +566,11 @@ START_TEST(test_csv_large_file_over_cores)
 	ck_assert_int_eq(fclose(f), 0);
 	ck_assert_int_eq(csvio_read(at("big.csv"), SC_FLOAT, got, N, &e), 0);
 	ck_assert_int_eq(memcmp(got, want, N * sizeof(float)), 0);
+	memset(got, 0, N * sizeof(float));
+	f = fopen(at("big.csv"), "r"); /* as a stream: whole chunks over the cores */
+	ck_assert_int_eq(csvio_read_stream(f, "<big>", SC_FLOAT, got, N, &e), 0);
+	fclose(f);
+	ck_assert_int_eq(memcmp(got, want, N * sizeof(float)), 0);
 	ck_assert_int_eq(csvio_read_all(at("big.csv"), SC_FLOAT, &all, &n, &e), 0);
 	ck_assert_uint_eq(n, N);
 	ck_assert_int_eq(memcmp(all, want, N * sizeof(float)), 0);
@@ -586,6 +591,25 @@ START_TEST(test_csv_large_file_over_cores)
 	fclose(f);
 	ck_assert_int_eq(csvio_read(at("big.csv"), SC_FLOAT, got, N + 4, &e), -1);
 	ck_assert_str_eq(e.msg + strlen(scratch), "/big.csv:120002:3: 'zz' is not a number");
+	f = fopen(at("big.csv"), "r");
+	ck_assert_int_eq(csvio_read_stream(f, "<big>", SC_FLOAT, got, N + 4, &e), -1);
+	fclose(f);
+	ck_assert_str_eq(e.msg, "<big>:120002:3: 'zz' is not a number");
+
+	/* Past the first chunk of a stream read over the cores, lines are still counted. */
+	f = fopen(at("big2.csv"), "w");
+	for (int copy = 0; copy < 2; copy++)
+		for (int i = 0; i < N; i++)
+			fprintf(f, "%.9g%s", (double)want[i], i % 5 == 4 ? "\n" : ",");
+	fputs("1 2 zz\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+	f = fopen(at("big2.csv"), "r");
+	free(got);
+	got = malloc((2 * N + 3) * sizeof(float));
+	ck_assert_int_eq(csvio_read_stream(f, "<big2>", SC_FLOAT, got, 2 * N + 3, &e), -1);
+	fclose(f);
+	ck_assert_str_eq(e.msg, "<big2>:240001:3: 'zz' is not a number");
+	ck_assert_int_eq(memcmp(got + N, want, N * sizeof(float)), 0);
 	free(want);
 	free(got);
 }
