@@ -46,13 +46,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rb = read_with(1, data, size, s, b, n, &eb);
 	if (ra != rb || (ra == 0 && memcmp(a, b, bytes) != 0) ||
 	    (ra != 0 && strcmp(ea.msg, eb.msg) != 0)) {
-		fprintf(stderr, "fast: %d '%s'; general: %d '%s'\n", ra, ra ? ea.msg : "",
-		        rb, rb ? eb.msg : "");
+		fprintf(stderr, "fast: %d '%s'; general: %d '%s'\n", ra, ra ? ea.msg : "", rb,
+		        rb ? eb.msg : "");
 		abort();
 	}
 	if (csvfast_all(s, (const char *)data, size, &all, &all_n) == 0) {
 		if (rb != 0 ? all_n == n : all_n != n || memcmp(all, b, bytes) != 0) {
-			fprintf(stderr, "whole-text fast path: %zu values, general: %d\n", all_n, rb);
+			fprintf(stderr, "whole-text fast path: %zu values, general: %d\n", all_n,
+			        rb);
 			abort();
 		}
 		free(all);
