@@ -160,11 +160,9 @@ static long scalar_pixel_max(enum scalar s)
 	}
 }
 
-/* Store pixel i (already checked against maxval) as one scalar of the reader's kind. */
-static int store_pixel(struct pgm_reader *r, size_t i, long v)
+/* Pixel i may be stored as one scalar of the reader's kind. */
+static int check_pixel(struct pgm_reader *r, size_t i, long v)
 {
-	unsigned char *p = r->dst + i * r->size;
-
 	if (v > r->maxval)
 		return err_set(
 		        r->e, "%s: pixel %zu (row %zu, column %zu) is %ld, above the maxval %ld",
@@ -172,25 +170,34 @@ static int store_pixel(struct pgm_reader *r, size_t i, long v)
 	if (v > scalar_pixel_max(r->scalar))
 		return err_set(r->e, "%s: pixel %zu is %ld, which does not fit in %s", r->name, i,
 		               v, scalar_name(r->scalar));
-	scalar_store_integer(r->scalar, v, p);
 	return 0;
 }
 
+/* Plain values are checked and kept as 16-bit samples; dst is written once all are good. */
 static int read_plain(struct pgm_reader *r, size_t n)
 {
+	unsigned char *buf = data_alloc(n, 2, r->name, r->e);
 	char what[64];
 	long v;
+	int rc = buf ? 0 : -1;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && rc == 0; i++) {
 		snprintf(what, sizeof(what), "pixel %zu of %zu", i, n);
-		if (read_number(r, what, PGM_MAXVAL, true, &v) || store_pixel(r, i, v))
-			return -1;
+		rc = read_number(r, what, PGM_MAXVAL, true, &v) || check_pixel(r, i, v) ? -1 : 0;
+		if (rc == 0) {
+			buf[2 * i] = (unsigned char)(v >> 8);
+			buf[2 * i + 1] = (unsigned char)(v & 0xff);
+		}
 	}
-	return 0;
+	if (rc == 0)
+		pixels_from_samples(r->scalar, buf, 2, n, r->dst);
+	free(buf);
+	return rc;
 }
 
-/* The whole raster is read, then converted over the cores; a sample out of range is
- * reported as store_pixel() words it, and before a truncation found after it. */
+/* The whole raster is read and checked over the cores, then converted into dst: a sample
+ * out of range is reported as check_pixel() words it, before a truncation after it, and dst
+ * is written only when the whole raster is good. */
 static int read_raw(struct pgm_reader *r, size_t n)
 {
 	size_t bps = r->maxval > 255 ? 2 : 1; /* bytes per sample */
@@ -203,14 +210,16 @@ static int read_raw(struct pgm_reader *r, size_t n)
 	if (!buf)
 		return -1;
 	got = fread(buf, bps, n, r->f);
-	bad = pixels_from_samples(r->scalar, buf, bps, got, limit, r->dst);
+	bad = pixels_first_above(buf, bps, got, limit);
 	if (bad < got)
-		rc = store_pixel(r, bad,
+		rc = check_pixel(r, bad,
 		                 bps == 2 ? (long)buf[2 * bad] << 8 | buf[2 * bad + 1] : buf[bad]);
 	else if (got < n && ferror(r->f))
 		rc = err_errno(r->e, "%s", r->name);
 	else if (got < n)
 		rc = err_set(r->e, "%s: truncated: %zu of %zu pixels", r->name, got, n);
+	else
+		pixels_from_samples(r->scalar, buf, bps, n, r->dst);
 	free(buf);
 	return rc;
 }

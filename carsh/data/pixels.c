@@ -78,7 +78,9 @@ static void convert(struct part *p)
 	}
 }
 
-static void *from_part(void *arg)
+/* The largest sample first (a loop the compiler vectorises), the first bad one only when
+ * there is one. */
+static void *check_part(void *arg)
 {
 	struct part *p = arg;
 	long max = 0;
@@ -89,13 +91,15 @@ static void *from_part(void *arg)
 		max = v > max ? v : max;
 	}
 	p->bad = p->to;
-	if (max > p->limit) {
-		for (size_t i = p->from; i < p->to && p->bad == p->to; i++)
-			if (sample(p->src, p->bps, i) > p->limit)
-				p->bad = i;
-		return NULL;
-	}
-	convert(p);
+	for (size_t i = p->from; max > p->limit && i < p->to && p->bad == p->to; i++)
+		if (sample(p->src, p->bps, i) > p->limit)
+			p->bad = i;
+	return NULL;
+}
+
+static void *convert_part(void *arg)
+{
+	convert(arg);
 	return NULL;
 }
 
@@ -112,18 +116,26 @@ static size_t split(struct part *parts, const struct part *proto, size_t n)
 	return k;
 }
 
-size_t pixels_from_samples(enum scalar s, const unsigned char *src, size_t bps, size_t n,
-                           long limit, void *dst)
+size_t pixels_first_above(const unsigned char *src, size_t bps, size_t n, long limit)
 {
 	struct part parts[PARRUN_MAX];
-	struct part proto = {.s = s, .src = src, .bps = bps, .limit = limit, .dst = dst};
+	struct part proto = {.src = src, .bps = bps, .limit = limit};
 	size_t k = split(parts, &proto, n);
 
-	par_run(from_part, parts, sizeof(parts[0]), k);
+	par_run(check_part, parts, sizeof(parts[0]), k);
 	for (size_t i = 0; i < k; i++)
 		if (parts[i].bad < parts[i].to)
 			return parts[i].bad;
 	return n;
+}
+
+void pixels_from_samples(enum scalar s, const unsigned char *src, size_t bps, size_t n, void *dst)
+{
+	struct part parts[PARRUN_MAX];
+	struct part proto = {.s = s, .src = src, .bps = bps, .dst = dst};
+	size_t k = split(parts, &proto, n);
+
+	par_run(convert_part, parts, sizeof(parts[0]), k);
 }
 
 /* Halves away from zero for positive values below 255: floor(v + 0.5), exact in double for

@@ -9,10 +9,12 @@
 
 #include "data/types.h"
 
-/* n samples of bps bytes at src as scalars of kind s at dst. Returns the index of the first
- * sample above limit (dst is then incomplete), or n. */
-size_t pixels_from_samples(enum scalar s, const unsigned char *src, size_t bps, size_t n,
-                           long limit, void *dst);
+/* The index of the first of n samples of bps bytes (one, or two big-endian) at src that is
+ * above limit, or n. */
+size_t pixels_first_above(const unsigned char *src, size_t bps, size_t n, long limit);
+
+/* n samples of bps bytes at src as scalars of kind s at dst (each fits: checked first). */
+void pixels_from_samples(enum scalar s, const unsigned char *src, size_t bps, size_t n, void *dst);
 
 /* n scalars of kind s as bytes: rounded to the nearest integer (halves away from zero, as
  * round()), clamped to 0..255, NaN as 0. */

@@ -102,6 +102,30 @@ static int fill_mapped(struct run_ctx *c, const struct vbuf *v, const char *file
 	return rc;
 }
 
+/* A PGM file is read straight into the buffer (pgm_read writes its destination only when
+ * the whole image is good): 1 done, 0 not a PGM file, -1 error. */
+static int fill_in_place(struct run_ctx *c, const struct vbuf *v, const char *file,
+                         struct cs_err *e)
+{
+	enum data_format f;
+	struct claim *cl = NULL;
+	void *map = NULL;
+	int rc = -1;
+
+	if (path_is_stdio(file) || datafile_format(file, &f, e) || f != DF_PGM)
+		return 0;
+	if ((cl = buffers_claim_one(c, v, true, e)) &&
+	    (map = vbuf_map(v->shm, v->bytes, true, e)) &&
+	    datafile_read(file, NULL, v->type.scalar, map, v->count * v->type.width, e) == 0) {
+		if (resident_of(c))
+			resident_host_wrote(resident_of(c), v->shm);
+		rc = 1;
+	}
+	vbuf_unmap(map, v->bytes);
+	hazard_release(c->s->hz, cl);
+	return rc;
+}
+
 /* A value fill needs no copy of the contents first: the value is parsed, then written
  * straight into the buffer over the cores. */
 static int fill_value_host(struct run_ctx *c, const struct vbuf *v, const char *value,
@@ -135,6 +159,8 @@ static int fill_host(struct run_ctx *c, const struct vbuf *v, const char *file, 
 	if (value)
 		return fill_value_host(c, v, value, e);
 	rc = fill_mapped(c, v, file, e);
+	if (rc == 0)
+		rc = fill_in_place(c, v, file, e);
 	if (rc != 0)
 		return rc == 1 ? 0 : -1;
 	rc = -1;

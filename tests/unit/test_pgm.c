@@ -571,6 +571,25 @@ START_TEST(test_pgm_large_rasters_over_cores)
 }
 END_TEST
 
+/* A bad image leaves the destination as it was: a buffer is filled in place. */
+START_TEST(test_pgm_bad_image_leaves_dst_untouched)
+{
+	float v[6] = {-1, -1, -1, -1, -1, -1};
+	struct cs_err e;
+
+	WRITE_LITERAL(at("r.pgm"), "P5 3 2 200\n\x01\x02\x03\xc9\x05\x06");
+	ck_assert_int_eq(pgm_read(at("r.pgm"), SC_FLOAT, v, 6, NULL, NULL, &e), -1);
+	assert_error(e.msg, "r.pgm", ": pixel 3 (row 1, column 0) is 201, above the maxval 200");
+	WRITE_LITERAL(at("t.pgm"), "P5 3 2 255\n\x01\x02\x03");
+	ck_assert_int_eq(pgm_read(at("t.pgm"), SC_FLOAT, v, 6, NULL, NULL, &e), -1);
+	assert_error(e.msg, "t.pgm", ": truncated: 3 of 6 pixels");
+	WRITE_LITERAL(at("p.pgm"), "P2 3 2 9 1 2 3 4 5 x");
+	ck_assert_int_eq(pgm_read(at("p.pgm"), SC_FLOAT, v, 6, NULL, NULL, &e), -1);
+	for (int i = 0; i < 6; i++)
+		ck_assert_float_eq(v[i], -1);
+}
+END_TEST
+
 static Suite *suite_pgm(void)
 {
 	Suite *s = suite_create("pgm");
@@ -594,6 +613,7 @@ static Suite *suite_pgm(void)
 	tcase_add_test(tc, test_pgm_write_integer_kinds);
 	tcase_add_test(tc, test_pgm_write_then_read_round_trip);
 	tcase_add_test(tc, test_pgm_large_rasters_over_cores);
+	tcase_add_test(tc, test_pgm_bad_image_leaves_dst_untouched);
 	tcase_add_test(tc, test_pgm_write_needs_whole_rows);
 	tcase_add_test(tc, test_pgm_write_failure_leaves_the_old_file);
 	tcase_add_test(tc, test_pgm_write_keeps_permissions_and_follows_links);
