@@ -113,13 +113,26 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
+/* One blank-separated value as a string: on the stack, or copied to the heap when longer
+ * (a quoted field may hold commas and newlines, which scan_piece() does not count past). */
+static void store_token(struct csv_reader *r, const char *tok, size_t len)
+{
+	char one[FIELD_MAX + 1];
+	char *text = len <= FIELD_MAX ? one : xstrndup(tok, len);
+
+	memcpy(text, tok, len);
+	text[len] = '\0';
+	store_one(r, text);
+	if (text != one)
+		free(text);
+}
+
 /* A field holds one value, or several separated by blanks; an empty field is stored as ""
- * for number_parse() to refuse. scan_piece() kept every value within FIELD_MAX bytes. */
+ * for number_parse() to refuse. */
 static void on_field(void *text, size_t len, void *data)
 {
 	struct csv_reader *r = data;
 	const char *p = text, *end = p + len; /* feed_piece let no NUL through */
-	char one[FIELD_MAX + 1];
 	bool any = false;
 
 	for (;;) {
@@ -132,9 +145,7 @@ static void on_field(void *text, size_t len, void *data)
 		tok = p;
 		while (p < end && !is_blank(*p))
 			p++;
-		memcpy(one, tok, (size_t)(p - tok));
-		one[p - tok] = '\0';
-		store_one(r, one);
+		store_token(r, tok, (size_t)(p - tok));
 		any = true;
 	}
 	if (!any)

@@ -507,6 +507,31 @@ START_TEST(test_csv_blank_separated_values)
 }
 END_TEST
 
+/* A quoted field may hold commas and newlines: one long value, refused in words (it once
+ * overran a buffer of FIELD_MAX bytes). */
+START_TEST(test_csv_long_quoted_field_is_refused)
+{
+	char *text = malloc(8000);
+	float v[2];
+	struct cs_err e;
+	FILE *f;
+
+	text[0] = '"';
+	memset(text + 1, '7', 7000);
+	for (int i = 1000; i < 7000; i += 1000)
+		text[i] = ',';
+	strcpy(text + 7001, "\"\n");
+	f = fmemopen(text, strlen(text), "r");
+	ck_assert_int_eq(csvio_read_stream(f, "<q>", SC_FLOAT, v, 1, &e), -1);
+	fclose(f);
+	ck_assert_str_eq(
+	        e.msg,
+	        "<q>:1:1: '7777777777777777777777777777777777777777777777777777777777777777...' "
+	        "is not a number");
+	free(text);
+}
+END_TEST
+
 /* The fast path reads what the general one (libcsv, forced by quotes) reads, or declines to
  * the same error. */
 START_TEST(test_csv_fast_and_general_paths_agree)
@@ -642,6 +667,7 @@ Suite *suite_csv(void)
 	tcase_add_loop_test(tc, test_csv_round_trip_every_type, 0, SC_COUNT);
 	tcase_add_test(tc, test_csv_reads_rows_of_any_length);
 	tcase_add_test(tc, test_csv_blank_separated_values);
+	tcase_add_test(tc, test_csv_long_quoted_field_is_refused);
 	tcase_add_test(tc, test_csv_fast_and_general_paths_agree);
 	tcase_add_test(tc, test_csv_large_file_over_cores);
 	tcase_add_test(tc, test_csv_large_write_in_order);
