@@ -31,6 +31,8 @@
 
 /* Bytes per read: lines longer than this go to libcsv in pieces. */
 #define READ_CHUNK ((size_t)8 << 20)
+/* The first read: most files are small. */
+#define READ_FIRST ((size_t)64 << 10)
 /* Values formatted per buffer on output, and the fewest worth a thread. */
 #define WRITE_BLOCK  4096
 #define WRITE_THREAD ((size_t)1 << 18)
@@ -288,14 +290,14 @@ static int feed_chunk(struct csv_reader *r, struct csv_parser *p, const char *s,
  * longest field. */
 static int reader_feed(struct csv_reader *r, struct csv_parser *p, FILE *f)
 {
-	char *buf = xmalloc(READ_CHUNK);
-	size_t have = 0;
+	size_t cap = READ_FIRST, have = 0;
+	char *buf = xmalloc(cap);
 	int rc = 0;
 
 	r->line_ended = true;
 	while (rc == 0 && !r->stop) {
-		size_t n = fread(buf + have, 1, READ_CHUNK - have, f);
-		bool at_end = n < READ_CHUNK - have;
+		size_t n = fread(buf + have, 1, cap - have, f);
+		bool at_end = n < cap - have;
 		const char *nl;
 		size_t cut;
 
@@ -309,6 +311,8 @@ static int reader_feed(struct csv_reader *r, struct csv_parser *p, FILE *f)
 		have -= cut;
 		if (at_end)
 			break;
+		if (cap < READ_CHUNK) /* a long stream: larger reads, up to READ_CHUNK */
+			buf = xrealloc(buf, cap *= 2);
 	}
 	if (rc == 0 && !r->stop && ferror(f))
 		rc = err_errno(r->e, "%s", r->name);
