@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "data/binio.h"
 #include "runtime/plan.h"
 #include "runtime/runtime.h"
 
@@ -24,6 +25,7 @@ struct stream_bind {
 	unsigned char fill[TYPE_MAX_BYTES]; /* BIND_FILL: one element */
 	bool host_owned;                    /* kp.args[i].host was malloc'ed by staging */
 	bool host_mapped;                   /* kp.args[i].host maps the buffer's object */
+	struct bin_map file_map;            /* kp.args[i].host lies in this mapped file */
 };
 
 struct job_plan {

@@ -14,7 +14,8 @@
 #if __SIZEOF_POINTER__ == 8 && __SIZEOF_LONG__ == 8
 _Static_assert(sizeof(struct kernel_arg) == 192, "kernel_arg changed: update planwire");
 _Static_assert(sizeof(struct kernel_plan) == 216, "kernel_plan changed: update planwire");
-_Static_assert(sizeof(struct stream_bind) == 184, "stream_bind changed: update planwire");
+/* stream_bind's file_map, like host_owned, belongs to the side that staged the data. */
+_Static_assert(sizeof(struct stream_bind) == 208, "stream_bind changed: update planwire");
 /* job_plan's on_end and on_end_arg stay with the shell that placed the job: not sent. */
 _Static_assert(sizeof(struct job_plan) == 256, "job_plan changed: update planwire");
 #endif

@@ -825,8 +825,8 @@ static void bind_phys(struct strbuf *sb, const struct pack *pk, int p, bool out)
 		return;
 	}
 	{
-		char *rel =
-		        path_is_stdio(ph->name) ? xstrdup("-") : path_from_dir(pk->dir, ph->name);
+		char *rel = path_is_stdio(ph->name) ? xstrdup(ph->name)
+		                                    : path_from_dir(pk->dir, ph->name);
 
 		sb_adds(sb, "<DataFile");
 		if (out && ph->columns_given)
