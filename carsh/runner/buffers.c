@@ -95,8 +95,7 @@ static int fill_mapped(struct run_ctx *c, const struct vbuf *v, const char *file
 	if ((cl = buffers_claim_one(c, v, true, e)) &&
 	    (map = vbuf_map(v->shm, v->bytes, true, e))) {
 		par_memcpy(map, m.data, v->bytes, 0);
-		if (resident_of(c))
-			resident_host_wrote(resident_of(c), v->shm);
+		buffers_host_wrote(c, v);
 		rc = 1;
 	}
 	vbuf_unmap(map, v->bytes);
@@ -120,8 +119,7 @@ static int fill_in_place(struct run_ctx *c, const struct vbuf *v, const char *fi
 	if ((cl = buffers_claim_one(c, v, true, e)) &&
 	    (map = vbuf_map(v->shm, v->bytes, true, e)) &&
 	    datafile_read(file, NULL, v->type.scalar, map, v->count * v->type.width, e) == 0) {
-		if (resident_of(c))
-			resident_host_wrote(resident_of(c), v->shm);
+		buffers_host_wrote(c, v);
 		rc = 1;
 	}
 	vbuf_unmap(map, v->bytes);
@@ -142,8 +140,7 @@ static int fill_value_host(struct run_ctx *c, const struct vbuf *v, const char *
 	if (vector_parse(v->type, value, one, e) == 0 && (cl = buffers_claim_one(c, v, true, e)) &&
 	    (map = vbuf_map(v->shm, v->bytes, true, e))) {
 		fill_par(v->type, map, v->count, one);
-		if (resident_of(c))
-			resident_host_wrote(resident_of(c), v->shm);
+		buffers_host_wrote(c, v);
 		rc = 0;
 	}
 	vbuf_unmap(map, v->bytes);
