@@ -11,6 +11,7 @@
 #include "exec/workers.h"
 #include "model/exe.h"
 #include "model/flowmodel.h"
+#include "model/fmnames.h"
 #include "util/alloc.h"
 #include "util/ranks.h"
 
@@ -163,6 +164,8 @@ int session_read_words(struct exe *exe, int n, char **words, struct params *args
 			rc = exe_bind_word(exe, name, value, e);
 		else if (!param_name_valid(name))
 			rc = err_set(e, "'%s' is not a valid parameter name", name);
+		else if (exe && flowmodel_check_name(exe->fm, name, e))
+			rc = -1;
 		else
 			params_set(args, name, value, "command line");
 		free(name);
