@@ -15,8 +15,9 @@
 _Static_assert(sizeof(struct kernel_arg) == 192, "kernel_arg changed: update planwire");
 _Static_assert(sizeof(struct kernel_plan) == 208, "kernel_plan changed: update planwire");
 _Static_assert(sizeof(struct stream_bind) == 184, "stream_bind changed: update planwire");
-/* job_plan's on_end and on_end_arg stay with the shell that placed the job: not sent. */
-_Static_assert(sizeof(struct job_plan) == 248, "job_plan changed: update planwire");
+/* job_plan's on_end, on_end_arg and timeout_s stay with the shell that placed the job: not
+ * sent. */
+_Static_assert(sizeof(struct job_plan) == 256, "job_plan changed: update planwire");
 #endif
 
 static void put_arg(struct wbuf *w, const struct kernel_arg *a)

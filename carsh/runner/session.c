@@ -116,6 +116,13 @@ bool session_stats_on(const struct params *vars)
 	return p && (strcmp(p->value, "on") == 0 || strcmp(p->value, "1") == 0);
 }
 
+unsigned session_timeout(const struct params *vars)
+{
+	const struct param *p = params_get(vars, "timeout");
+
+	return p ? (unsigned)strtoul(p->value, NULL, 10) : 0;
+}
+
 int session_resolve_buffer(void *ctx, const char *name, struct cs_type type, size_t count,
                            char **shm, struct cs_err *e)
 {
