@@ -166,7 +166,8 @@ static int feed_chunk(struct csv_reader *r, struct csv_parser *p, const char *s,
 }
 
 /* Fixed-size reads: a line of any length (a stream with no newline at all) costs no more
- * memory than its longest field. */
+ * memory than its longest field. The end is read once: glibc's fread reads again after an
+ * end of file, and at a terminal that asked for Ctrl-D twice. */
 static int reader_feed(struct csv_reader *r, struct csv_parser *p, FILE *f)
 {
 	char *buf = xmalloc(READ_CHUNK);
@@ -174,7 +175,8 @@ static int reader_feed(struct csv_reader *r, struct csv_parser *p, FILE *f)
 	int rc = 0;
 
 	r->line_ended = true;
-	while (rc == 0 && !r->stop && (n = fread(buf, 1, READ_CHUNK, f)) > 0)
+	clearerr(f);
+	while (rc == 0 && !r->stop && !feof(f) && (n = fread(buf, 1, READ_CHUNK, f)) > 0)
 		rc = feed_chunk(r, p, buf, n);
 	if (rc == 0 && !r->stop && ferror(f))
 		rc = err_errno(r->e, "%s", r->name);
