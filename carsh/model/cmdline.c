@@ -361,8 +361,9 @@ static int no_fd_redirection(struct parse *p, const struct command *cmd)
 
 	if (!*w || strspn(w, "0123456789") != strlen(w))
 		return 0;
-	return err_set(p->e, "'%s%c' is not supported: carsh redirects standard input ('<') and "
-	                     "output ('>', '>>') only; its messages go to standard error",
+	return err_set(p->e,
+	               "'%s%c' is not supported: carsh redirects standard input ('<') and "
+	               "output ('>', '>>') only; its messages go to standard error",
 	               w, cur(p->lx));
 }
 

@@ -20,6 +20,10 @@ if struct.unpack("=I", msg[4:8])[0] != SERVER_LENT:
 s.set_inheritable(True)
 child = os.fork()
 if child == 0:
+    # Not the caller's output: a $(...) reading it would wait for the sleep to end.
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
     os.setsid()
     os.execvp("sleep", ["sleep", "300"])
 print(child, os.getpid())
