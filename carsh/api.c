@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "carsh.h"
 #include "cmd/cmd.h"
@@ -45,8 +46,9 @@ static void remove_everything(void)
 static void __attribute__((noreturn)) stop_everything(int sig)
 {
 	terminating = 1;
-	fprintf(stderr, "\ncarsh: SIG%s: stopping jobs and removing virtual buffers\n",
-	        sigabbrev_np(sig));
+	/* On a new line after the "^C" a terminal echoed; in a file or pipe, no blank line. */
+	fprintf(stderr, "%scarsh: SIG%s: stopping jobs and removing virtual buffers\n",
+	        isatty(STDERR_FILENO) ? "\n" : "", sigabbrev_np(sig));
 	remove_everything();
 	_exit(128 + sig);
 }
