@@ -287,7 +287,8 @@ static int feed_chunk(struct csv_reader *r, struct csv_parser *p, const char *s,
 
 /* Fixed-size reads cut after their last newline (the rest is kept for the next): a line of
  * any length (a stream with no newline at all) costs no more memory than READ_CHUNK and its
- * longest field. */
+ * longest field. The end is read once (a short read ends the loop): glibc's fread reads
+ * again after an end of file, and at a terminal that asked for Ctrl-D twice. */
 static int reader_feed(struct csv_reader *r, struct csv_parser *p, FILE *f)
 {
 	size_t cap = READ_FIRST, have = 0;
@@ -295,6 +296,7 @@ static int reader_feed(struct csv_reader *r, struct csv_parser *p, FILE *f)
 	int rc = 0;
 
 	r->line_ended = true;
+	clearerr(f);
 	while (rc == 0 && !r->stop) {
 		size_t n = fread(buf + have, 1, cap - have, f);
 		bool at_end = n < cap - have;

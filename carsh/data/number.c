@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "data/numconv.h"
@@ -58,6 +59,39 @@ static int bad_value(struct cs_err *e, const char *p, size_t len, const char *wh
 	return err_set(e, "'%s%s' %s", shown, len > QUOTE_MAX ? "..." : "", what);
 }
 
+/* Not a number, with what to do where the cause is plain: numbers with blanks between them
+ * ("1 2 3": the separator is a comma or a new line), or a UTF-8 byte-order mark before the
+ * first one (invisible when quoted). */
+static bool blank_inside(const char *p, size_t len)
+{
+	bool seen_value = false, seen_blank = false;
+
+	for (size_t i = 0; i < len; i++) {
+		bool blank = p[i] == ' ' || p[i] == '\t';
+
+		if (!blank && seen_value && seen_blank)
+			return true;
+		seen_blank = seen_blank || (blank && seen_value);
+		seen_value = seen_value || !blank;
+	}
+	return false;
+}
+
+static int not_a_number(const char *p, size_t len, struct cs_err *e)
+{
+	static const char bom[] = "\xef\xbb\xbf";
+
+	if (len >= 3 && memcmp(p, bom, 3) == 0)
+		return bad_value(e, p + 3, len - 3,
+		                 "follows a UTF-8 byte-order mark: save the file without it "
+		                 "(plain ASCII or UTF-8 without BOM)");
+	if (blank_inside(p, len))
+		return bad_value(e, p, len,
+		                 "is not a number: separate values with commas or new lines, not "
+		                 "blanks");
+	return bad_value(e, p, len, "is not a number");
+}
+
 /* An integer type got something that is not an integer: say whether it is a number at all. */
 static int not_integer(const char *p, size_t len, struct cs_err *e)
 {
@@ -66,7 +100,7 @@ static int not_integer(const char *p, size_t len, struct cs_err *e)
 	strtod_l(p, &end, number_locale());
 	if (end == p + len)
 		return bad_value(e, p, len, "is not an integer");
-	return bad_value(e, p, len, "is not a number");
+	return not_a_number(p, len, e);
 }
 
 static int out_of_range(enum scalar s, const char *p, size_t len, struct cs_err *e)
@@ -160,7 +194,7 @@ static int parse_float(enum scalar s, const char *p, size_t len, void *dst, stru
 	else
 		d = strtod_l(p, &end, number_locale());
 	if (end == p || end != p + len)
-		return bad_value(e, p, len, "is not a number");
+		return not_a_number(p, len, e);
 	if (errno == ERANGE && (isinf(f) || isinf(d)))
 		return out_of_range(s, p, len, e);
 	if (s == SC_FLOAT)

@@ -134,12 +134,37 @@ const struct param *scope_get(const struct scope *sc, const char *name)
  */
 #define PARAM_CHAIN_MAX 64
 
+/* A parameter evaluated once in this evaluation: a value naming another several times
+ * (P2 = P1+P1-P1 down to P40) evaluated it again at each mention, 3^40 times. */
+struct eval_memo {
+	const struct param *p;
+	long long value;
+};
+
 struct eval_ctx {
 	const struct scope *sc;
 	const char *chain[PARAM_CHAIN_MAX];
 	size_t depth;
 	bool reported; /* e already says which parameter failed: outer levels add nothing */
+	struct eval_memo *memo;
+	size_t nmemo, capmemo;
 };
+
+static bool memo_find(const struct eval_ctx *cx, const struct param *p, long long *value)
+{
+	for (size_t i = 0; i < cx->nmemo; i++)
+		if (cx->memo[i].p == p) {
+			*value = cx->memo[i].value;
+			return true;
+		}
+	return false;
+}
+
+static void memo_add(struct eval_ctx *cx, const struct param *p, long long value)
+{
+	cx->memo = xgrow(cx->memo, &cx->capmemo, cx->nmemo + 1, sizeof(*cx->memo));
+	cx->memo[cx->nmemo++] = (struct eval_memo){p, value};
+}
 
 static int cycle_error(struct eval_ctx *cx, size_t from, struct cs_err *e)
 {
@@ -164,6 +189,8 @@ static int eval_param(void *ctx, const char *name, long long *value, struct cs_e
 
 	if (!p)
 		return 1;
+	if (memo_find(cx, p, value))
+		return 0;
 	for (size_t i = 0; i < cx->depth; i++) {
 		if (strcmp(cx->chain[i], name) == 0)
 			return cycle_error(cx, i, e);
@@ -176,6 +203,8 @@ static int eval_param(void *ctx, const char *name, long long *value, struct cs_e
 	cx->chain[cx->depth++] = p->name;
 	rc = expr_eval(p->value, eval_param, cx, value, e);
 	cx->depth--;
+	if (rc == 0)
+		memo_add(cx, p, *value);
 	if (rc && !cx->reported) {
 		cx->reported = true;
 		if (p->origin)
@@ -189,8 +218,10 @@ static int eval_param(void *ctx, const char *name, long long *value, struct cs_e
 int scope_eval(const struct scope *sc, const char *text, long long *out, struct cs_err *e)
 {
 	struct eval_ctx cx = {.sc = sc, .depth = 0, .reported = false};
+	int rc = expr_eval(text, eval_param, &cx, out, e);
 
-	return expr_eval(text, eval_param, &cx, out, e);
+	free(cx.memo);
+	return rc;
 }
 
 int scope_eval_range(const struct scope *sc, const char *text, const char *what, long long min,

@@ -41,6 +41,8 @@ struct job_plan {
 	 * job's device learns from it (runner/devplace.h). */
 	void (*on_end)(void *arg, int status, const struct run_stats *st);
 	void *on_end_arg;
+	/* Seconds the job may run in its worker (`set timeout=S`); 0: no limit. */
+	unsigned timeout_s;
 };
 
 /* Call jp->on_end once (see above); nothing when it is not set. */

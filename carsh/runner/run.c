@@ -92,6 +92,7 @@ static int run_plan(struct run_ctx *c, struct job_plan *jp, bool kept, const cha
 		return 1;
 	}
 	add_rank_why(why, sizeof(why), rank_why);
+	jp->timeout_s = session_timeout(c->vars);
 	if (c->background)
 		return plan_background(c, jp, label, why, e);
 	if (c->s->thread_mode) {

@@ -167,7 +167,15 @@ START_TEST(test_number_parse_rejects_what_is_not_an_integer)
 	ck_assert_int_eq(number_parse(SC_INT, " \t ", &v, &e), -1);
 	ck_assert_str_eq(e.msg, "empty value");
 	ck_assert_int_eq(number_parse(SC_INT, "1 2", &v, &e), -1);
-	ck_assert_str_eq(e.msg, "'1 2' is not a number");
+	ck_assert_str_eq(e.msg, "'1 2' is not a number: separate values with commas or new lines, "
+	                        "not blanks");
+	ck_assert_int_eq(number_parse(SC_FLOAT,
+	                              "\xef\xbb\xbf"
+	                              "1",
+	                              &v, &e),
+	                 -1);
+	ck_assert_str_eq(e.msg, "'1' follows a UTF-8 byte-order mark: save the file without it "
+	                        "(plain ASCII or UTF-8 without BOM)");
 	ck_assert_int_eq(number_parse(SC_FLOAT, "1.5x", &v, &e), -1);
 	ck_assert_str_eq(e.msg, "'1.5x' is not a number");
 	ck_assert_int_eq(number_parse(SC_DOUBLE, "", &v, &e), -1);
