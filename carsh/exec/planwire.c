@@ -18,7 +18,7 @@ _Static_assert(sizeof(struct kernel_plan) == 216, "kernel_plan changed: update p
 _Static_assert(sizeof(struct stream_bind) == 208, "stream_bind changed: update planwire");
 /* job_plan's on_end, on_end_arg and timeout_s stay with the shell that placed the job: not
  * sent. */
-_Static_assert(sizeof(struct job_plan) == 256, "job_plan changed: update planwire");
+_Static_assert(sizeof(struct job_plan) == 264, "job_plan changed: update planwire");
 #endif
 
 static void put_arg(struct wbuf *w, const struct kernel_arg *a)
