@@ -126,4 +126,27 @@ expect 0 "" "$CARSH" run "$S/spmv_ellpackr.xml" val=spmv-eval.csv vec=spmv-vec.c
 	cols=spmv-ecols.csv rowLengths=spmv-len.csv out=spmv-ell.csv
 close_to spmv-ell.csv spmv-want.csv 1e-5 "shoc spmv_ellpackr_kernel"
 
+# ---- pyopencl's examples ----
+P="$RW/pyopencl"
+gen 50000 19 0 1 >sum-a.csv
+gen 50000 20 0 1 >sum-b.csv
+expect 0 "" "$CARSH" run "$P/demo_sum.xml" a_g=sum-a.csv b_g=sum-b.csv res_g=demo-sum.csv
+"$RWREF" add sum-a.csv sum-b.csv >demo-sum-want.csv
+close_to demo-sum.csv demo-sum-want.csv 2e-7 "pyopencl demo.py sum"
+
+gen $((48 * 32)) 21 -100 100 >tr-a.csv
+expect 0 "" "$CARSH" run "$P/transpose_naive.xml" a=tr-a.csv a_t=tr.csv
+"$RWREF" transpose 48 32 tr-a.csv >tr-want.csv
+close_to tr.csv tr-want.csv 0 "pyopencl transpose.py NaiveTranspose (48x32 in 16x16 groups)"
+
+# Pixels 0..255 with a fraction and a few negative ones: the kernel reads them into ints.
+# Its result is the centre of its sorting network, not always the true median (rwref.c).
+gen 600 22 -20 256 >med-img.csv
+echo 30 >med-w.csv
+echo 20 >med-h.csv
+expect 0 "" "$CARSH" run "$P/median_filter.xml" img=med-img.csv width=med-w.csv height=med-h.csv \
+	result=med.csv
+"$RWREF" median 30 20 med-img.csv >med-want.csv
+close_to med.csv med-want.csv 0 "pyopencl median-filter.py medianFilter"
+
 finish

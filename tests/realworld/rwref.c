@@ -16,6 +16,9 @@
  *   rwref scan IN                            the inclusive prefix sums
  *   rwref spmv DIM VAL COLS ROWDELIM VEC     a CSR matrix times a vector
  *   rwref ljforce N NEIGH POS LIST CUTSQ LJ1 LJ2   Lennard-Jones forces (x,y,z,0 per atom)
+ *   rwref add A B                            A+B
+ *   rwref transpose W H A                    the H x W transpose of a W-wide, H-high matrix
+ *   rwref median W H IMG                     median-filter.py's 3x3 filter (see cmd_median)
  */
 #include <float.h>
 #include <math.h>
@@ -332,6 +335,66 @@ static int cmd_ljforce(char **argv)
 	return 0;
 }
 
+static int cmd_add(char **argv)
+{
+	size_t n, m;
+	double *a = csv_read(argv[2], &n, fail), *b = csv_read(argv[3], &m, fail);
+	if (n != m)
+		fail("a and b differ in length", argv[3]);
+	for (size_t i = 0; i < n; i++)
+		printf("%.9g\n", a[i] + b[i]);
+	free(a);
+	free(b);
+	return 0;
+}
+
+static int cmd_transpose(char **argv)
+{
+	long w = num(argv[2]), h = num(argv[3]);
+	double *a = csv_read_n(argv[4], (size_t)(w * h), fail);
+	for (long x = 0; x < w; x++)
+		for (long y = 0; y < h; y++)
+			printf("%.9g\n", a[y * w + x]);
+	free(a);
+	return 0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+	return (x > y) - (x < y);
+}
+
+/* median-filter.py keeps no CPU version. Its kernel sorts the 3x3 window's rows, then its
+ * columns, then its main diagonal, and takes the centre: after the first two sorts the main
+ * diagonal is already in order, so the centre is the middle of the middle column after the
+ * rows are sorted (not always the median of the nine: the median would come from the other
+ * diagonal). This does the same with qsort, on the pixels as the kernel reads them (into
+ * ints, so truncated toward zero); the border is copied. */
+static int cmd_median(char **argv)
+{
+	long w = num(argv[2]), h = num(argv[3]);
+	double *img = csv_read_n(argv[4], (size_t)(w * h), fail);
+	for (long y = 0; y < h; y++)
+		for (long x = 0; x < w; x++) {
+			if (x == 0 || y == 0 || x == w - 1 || y == h - 1) {
+				printf("%.9g\n", img[y * w + x]);
+				continue;
+			}
+			long row[3][3], mid[3];
+			for (int r = 0; r < 3; r++) {
+				for (int c = 0; c < 3; c++)
+					row[r][c] = (long)img[(y + r - 1) * w + x + c - 1];
+				qsort(row[r], 3, sizeof row[r][0], by_value);
+				mid[r] = row[r][1];
+			}
+			qsort(mid, 3, sizeof mid[0], by_value);
+			printf("%ld\n", mid[1]);
+		}
+	free(img);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -349,7 +412,10 @@ int main(int argc, char **argv)
 	            {"sum", 1, cmd_sum},
 	            {"scan", 1, cmd_scan},
 	            {"spmv", 5, cmd_spmv},
-	            {"ljforce", 7, cmd_ljforce}};
+	            {"ljforce", 7, cmd_ljforce},
+	            {"add", 2, cmd_add},
+	            {"transpose", 3, cmd_transpose},
+	            {"median", 3, cmd_median}};
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
 		if (argc >= 2 && strcmp(argv[1], cmds[i].name) == 0) {
 			if (argc != cmds[i].args + 2)
@@ -357,7 +423,7 @@ int main(int argc, char **argv)
 			return cmds[i].run(argv);
 		}
 	fail("usage: rwref collatz|conv3x3|saxpy|histogram|gauss|kmeans|pathfinder|hotspot|sum|"
-	     "scan|spmv|ljforce ARGS (see rwref.c)",
+	     "scan|spmv|ljforce|add|transpose|median ARGS (see rwref.c)",
 	     NULL);
 	return 2;
 }
