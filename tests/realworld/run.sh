@@ -13,6 +13,13 @@ gen() {
 	awk -v n="$1" -v seed="$2" -v lo="$3" -v hi="$4" -v integer="${5:-0}" -f "$RW/gen.awk"
 }
 
+# The kernels are the suites' files byte for byte (README.md, "Unchanged").
+if (cd "$RW" && sha256sum -c --quiet SHA256SUMS) >sums.out 2>&1; then
+	pass "every .cl is byte-identical to its upstream file (SHA256SUMS)"
+else
+	fail "a kernel differs from its upstream file: $(cat sums.out)"
+fi
+
 # ---- Khronos OpenCL-SDK samples ----
 K="$RW/khronos"
 expect 0 "" "$CARSH" run "$K/collatz.xml" result=collatz.csv N=1000
@@ -39,6 +46,16 @@ expect 0 "" "$CARSH" -c "virtbuf create h uint 16; virtbuf fill h --value 0;
 	virtbuf dump h hist.csv"
 "$RWREF" histogram 16 hist-in.csv hist-levels.csv >hist-want.csv
 same_file hist.csv hist-want.csv "khronos histogram_shared (local atomics into a zeroed buffer)"
+
+# Particles in a box of side 8 with masses 0.5..1 in w; velocities -1..1 with w = 0.
+gen $((128 * 4)) 23 -4 4 | awk '{ print (NR % 4 == 0) ? 0.75 + $1 / 16 : $1 }' >nbody-pm.csv
+gen $((128 * 4)) 24 -1 1 | awk '{ print (NR % 4 == 0) ? 0 : $1 }' >nbody-vel.csv
+"$RWREF" nbody 128 0.01 nbody-pm.csv nbody-vel.csv >nbody-want.csv
+cp nbody-vel.csv nbody-v.csv
+expect 0 "" "$CARSH" run "$K/nbody.xml" pos_mass_front=nbody-pm.csv pos_mass_back=nbody-pos.csv \
+	velocity=nbody-v.csv
+cat nbody-pos.csv nbody-v.csv >nbody.csv
+close_to nbody.csv nbody-want.csv 1e-5 "khronos nbody, one step (float3 arithmetic on float4 streams)"
 
 # ---- Rodinia ----
 D="$RW/rodinia"

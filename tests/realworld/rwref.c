@@ -16,6 +16,8 @@
  *   rwref scan IN                            the inclusive prefix sums
  *   rwref spmv DIM VAL COLS ROWDELIM VEC     a CSR matrix times a vector
  *   rwref ljforce N NEIGH POS LIST CUTSQ LJ1 LJ2   Lennard-Jones forces (x,y,z,0 per atom)
+ *   rwref nbody N DT POSMASS VEL             one step: the new positions (xyz, mass), then the
+ *                                            velocities (xyz, 0)
  *   rwref add A B                            A+B
  *   rwref transpose W H A                    the H x W transpose of a W-wide, H-high matrix
  *   rwref median W H IMG                     median-filter.py's 3x3 filter (see cmd_median)
@@ -335,6 +337,41 @@ static int cmd_ljforce(char **argv)
 	return 0;
 }
 
+/* The nbody sample (G = 1, softening 1): the summed pairwise force, the particle itself
+ * included (its distance is 0), moves it as an acceleration over dt. */
+static int cmd_nbody(char **argv)
+{
+	long n = num(argv[2]);
+	double dt = real(argv[3]);
+	double *pm = csv_read_n(argv[4], (size_t)(4 * n), fail);
+	double *vel = csv_read_n(argv[5], (size_t)(4 * n), fail);
+	double *newv = zalloc((size_t)(4 * n), sizeof *newv);
+	for (long i = 0; i < n; i++) {
+		double acc[3] = {0, 0, 0};
+		for (long j = 0; j < n; j++) {
+			double d[3], r2 = 1.0;
+			for (int c = 0; c < 3; c++) {
+				d[c] = pm[4 * i + c] - pm[4 * j + c];
+				r2 += d[c] * d[c];
+			}
+			double q = sqrt(r2);
+			for (int c = 0; c < 3; c++)
+				acc[c] += -pm[4 * i + 3] * pm[4 * j + 3] * d[c] / (q * q * q);
+		}
+		for (int c = 0; c < 3; c++) {
+			printf("%.9g\n",
+			       pm[4 * i + c] + vel[4 * i + c] * dt + acc[c] * 0.5 * dt * dt);
+			newv[4 * i + c] = vel[4 * i + c] + acc[c] * dt;
+		}
+		printf("%.9g\n", pm[4 * i + 3]);
+	}
+	print_all(newv, (size_t)(4 * n));
+	free(pm);
+	free(vel);
+	free(newv);
+	return 0;
+}
+
 static int cmd_add(char **argv)
 {
 	size_t n, m;
@@ -413,6 +450,7 @@ int main(int argc, char **argv)
 	            {"scan", 1, cmd_scan},
 	            {"spmv", 5, cmd_spmv},
 	            {"ljforce", 7, cmd_ljforce},
+	            {"nbody", 4, cmd_nbody},
 	            {"add", 2, cmd_add},
 	            {"transpose", 3, cmd_transpose},
 	            {"median", 3, cmd_median}};
@@ -423,7 +461,7 @@ int main(int argc, char **argv)
 			return cmds[i].run(argv);
 		}
 	fail("usage: rwref collatz|conv3x3|saxpy|histogram|gauss|kmeans|pathfinder|hotspot|sum|"
-	     "scan|spmv|ljforce|add|transpose|median ARGS (see rwref.c)",
+	     "scan|spmv|ljforce|nbody|add|transpose|median ARGS (see rwref.c)",
 	     NULL);
 	return 2;
 }
