@@ -92,6 +92,16 @@ expect 0 "" "$CARSH" run "$D/hotspot.bat.xml" TEMP=hot-temp.csv POWER=hot-power.
 "$RWREF" hotspot 40 36 6 hot-temp.csv hot-power.csv 0.5 1 1.25 4 0.1 >hot-want.csv
 close_to temp-out.csv hot-want.csv 1e-5 "rodinia hotspot, 3 launches of 2 steps (-DBLOCK_SIZE=16)"
 
+# backprop: ly[0] is the bias unit (1), as bpnn_layerforward sets it.
+gen 17 25 -1 1 >bp-delta.csv
+gen 65 26 0 1 | awk 'NR == 1 { print 1; next } { print }' >bp-ly.csv
+gen $((65 * 17)) 27 -0.5 0.5 >bp-w.csv
+gen $((65 * 17)) 28 -0.1 0.1 >bp-oldw.csv
+"$RWREF" adjust 16 64 bp-delta.csv bp-ly.csv bp-w.csv bp-oldw.csv >bp-want.csv
+expect 0 "" "$CARSH" run "$D/backprop_adjust.xml" delta=bp-delta.csv ly=bp-ly.csv w=bp-w.csv oldw=bp-oldw.csv
+cat bp-w.csv bp-oldw.csv >bp.csv
+close_to bp.csv bp-want.csv 1e-6 "rodinia bpnn_adjust_weights_ocl (two InOut files)"
+
 # ---- SHOC ----
 S="$RW/shoc"
 # Small integers as floats: every partial sum is exact, so the sums compare exactly.

@@ -18,6 +18,7 @@
  *   rwref ljforce N NEIGH POS LIST CUTSQ LJ1 LJ2   Lennard-Jones forces (x,y,z,0 per atom)
  *   rwref nbody N DT POSMASS VEL             one step: the new positions (xyz, mass), then the
  *                                            velocities (xyz, 0)
+ *   rwref adjust NDELTA NLY DELTA LY W OLDW  backprop's weight update: the new w, then oldw
  *   rwref add A B                            A+B
  *   rwref transpose W H A                    the H x W transpose of a W-wide, H-high matrix
  *   rwref median W H IMG                     median-filter.py's 3x3 filter (see cmd_median)
@@ -372,6 +373,30 @@ static int cmd_nbody(char **argv)
 	return 0;
 }
 
+/* Rodinia backprop.c's bpnn_adjust_weights (ETA = MOMENTUM = 0.3): w[k][j] for k = 0..nly,
+ * j = 1..ndelta, rows of ndelta+1; ly[0] is the bias unit's 1. */
+static int cmd_adjust(char **argv)
+{
+	long nd = num(argv[2]), nly = num(argv[3]);
+	size_t n = (size_t)((nly + 1) * (nd + 1));
+	double *delta = csv_read_n(argv[4], (size_t)nd + 1, fail);
+	double *ly = csv_read_n(argv[5], (size_t)nly + 1, fail);
+	double *w = csv_read_n(argv[6], n, fail), *oldw = csv_read_n(argv[7], n, fail);
+	for (long j = 1; j <= nd; j++)
+		for (long k = 0; k <= nly; k++) {
+			double dw = 0.3 * delta[j] * ly[k] + 0.3 * oldw[k * (nd + 1) + j];
+			w[k * (nd + 1) + j] += dw;
+			oldw[k * (nd + 1) + j] = dw;
+		}
+	print_all(w, n);
+	print_all(oldw, n);
+	free(delta);
+	free(ly);
+	free(w);
+	free(oldw);
+	return 0;
+}
+
 static int cmd_add(char **argv)
 {
 	size_t n, m;
@@ -451,6 +476,7 @@ int main(int argc, char **argv)
 	            {"spmv", 5, cmd_spmv},
 	            {"ljforce", 7, cmd_ljforce},
 	            {"nbody", 4, cmd_nbody},
+	            {"adjust", 6, cmd_adjust},
 	            {"add", 2, cmd_add},
 	            {"transpose", 3, cmd_transpose},
 	            {"median", 3, cmd_median}};
@@ -461,7 +487,7 @@ int main(int argc, char **argv)
 			return cmds[i].run(argv);
 		}
 	fail("usage: rwref collatz|conv3x3|saxpy|histogram|gauss|kmeans|pathfinder|hotspot|sum|"
-	     "scan|spmv|ljforce|nbody|add|transpose|median ARGS (see rwref.c)",
+	     "scan|spmv|ljforce|nbody|adjust|add|transpose|median ARGS (see rwref.c)",
 	     NULL);
 	return 2;
 }
