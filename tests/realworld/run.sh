@@ -102,6 +102,18 @@ expect 0 "" "$CARSH" run "$D/backprop_adjust.xml" delta=bp-delta.csv ly=bp-ly.cs
 cat bp-w.csv bp-oldw.csv >bp.csv
 close_to bp.csv bp-want.csv 1e-6 "rodinia bpnn_adjust_weights_ocl (two InOut files)"
 
+# srad: a 24x20 image (column-major, as srad's host keeps it) and main.c's clamped
+# neighbour indices.
+gen 480 29 0 255 >srad-img.csv
+awk 'BEGIN { for (i = 0; i < 24; i++) { print (i > 0 ? i - 1 : 0) >"srad-idx-iN.csv";
+	print (i < 23 ? i + 1 : 23) >"srad-idx-iS.csv" }
+	for (j = 0; j < 20; j++) { print (j > 0 ? j - 1 : 0) >"srad-idx-jW.csv";
+	print (j < 19 ? j + 1 : 19) >"srad-idx-jE.csv" } }'
+expect 0 "" "$CARSH" run "$D/srad/srad.bat.xml" IMG=srad-img.csv IDX=srad-idx
+cat srad-sums.csv srad-sums2.csv srad-I.csv >srad.csv
+"$RWREF" srad 24 20 0.5 0.05 srad-img.csv >srad-want.csv
+close_to srad.csv srad-want.csv 1e-5 "rodinia srad: extract, prepare, srad, srad2, compress (#include \"./main.h\" with -I..)"
+
 # ---- SHOC ----
 S="$RW/shoc"
 # Small integers as floats: every partial sum is exact, so the sums compare exactly.

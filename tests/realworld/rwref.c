@@ -19,6 +19,8 @@
  *   rwref nbody N DT POSMASS VEL             one step: the new positions (xyz, mass), then the
  *                                            velocities (xyz, 0)
  *   rwref adjust NDELTA NLY DELTA LY W OLDW  backprop's weight update: the new w, then oldw
+ *   rwref srad NR NC LAMBDA Q0SQR IMG         exp(img/255) and its square, then one SRAD step
+ *                                            and log(.)*255 of the result (column-major)
  *   rwref add A B                            A+B
  *   rwref transpose W H A                    the H x W transpose of a W-wide, H-high matrix
  *   rwref median W H IMG                     median-filter.py's 3x3 filter (see cmd_median)
@@ -397,6 +399,66 @@ static int cmd_adjust(char **argv)
 	return 0;
 }
 
+/* Rodinia srad's main.c, one iteration with a given q0sqr: the neighbours clamped at the
+ * edges (iN, iS, jW, jE), the diffusion coefficient c from the gradient and Laplacian, then
+ * the divergence through c of the cell itself (north, west) and its south and east
+ * neighbours. */
+static int cmd_srad(char **argv)
+{
+	long nr = num(argv[2]), nc = num(argv[3]);
+	double lambda = real(argv[4]), q0sqr = real(argv[5]);
+	size_t n = (size_t)(nr * nc);
+	double *img = csv_read_n(argv[6], n, fail);
+	double *j = zalloc(n, sizeof *j), *c = zalloc(n, sizeof *c), *d[4];
+	for (int k = 0; k < 4; k++)
+		d[k] = zalloc(n, sizeof *d[k]);
+	for (size_t i = 0; i < n; i++)
+		j[i] = exp(img[i] / 255);
+	print_all(j, n);
+	for (size_t i = 0; i < n; i++)
+		printf("%.9g\n", j[i] * j[i]);
+	for (long col = 0; col < nc; col++)
+		for (long row = 0; row < nr; row++) {
+			long e = row + nr * col;
+			long north = row > 0 ? row - 1 : 0, south = row < nr - 1 ? row + 1 : nr - 1;
+			long west = col > 0 ? col - 1 : 0, east = col < nc - 1 ? col + 1 : nc - 1;
+			double jc = j[e];
+			d[0][e] = j[north + nr * col] - jc;
+			d[1][e] = j[south + nr * col] - jc;
+			d[2][e] = j[row + nr * west] - jc;
+			d[3][e] = j[row + nr * east] - jc;
+			double g2 = 0, l = 0;
+			for (int k = 0; k < 4; k++) {
+				g2 += d[k][e] * d[k][e];
+				l += d[k][e];
+			}
+			g2 /= jc * jc;
+			l /= jc;
+			double num = 0.5 * g2 - l * l / 16.0, den = 1 + 0.25 * l;
+			double qsqr = num / (den * den);
+			den = (qsqr - q0sqr) / (q0sqr * (1 + q0sqr));
+			c[e] = 1.0 / (1.0 + den);
+			c[e] = c[e] < 0 ? 0 : c[e] > 1 ? 1 : c[e];
+		}
+	for (long col = 0; col < nc; col++)
+		for (long row = 0; row < nr; row++) {
+			long e = row + nr * col;
+			long south = row < nr - 1 ? row + 1 : nr - 1;
+			long east = col < nc - 1 ? col + 1 : nc - 1;
+			double div = c[e] * d[0][e] + c[south + nr * col] * d[1][e] +
+			             c[e] * d[2][e] + c[row + nr * east] * d[3][e];
+			j[e] += 0.25 * lambda * div;
+		}
+	for (size_t i = 0; i < n; i++)
+		printf("%.9g\n", log(j[i]) * 255);
+	free(img);
+	free(j);
+	free(c);
+	for (int k = 0; k < 4; k++)
+		free(d[k]);
+	return 0;
+}
+
 static int cmd_add(char **argv)
 {
 	size_t n, m;
@@ -477,6 +539,7 @@ int main(int argc, char **argv)
 	            {"ljforce", 7, cmd_ljforce},
 	            {"nbody", 4, cmd_nbody},
 	            {"adjust", 6, cmd_adjust},
+	            {"srad", 5, cmd_srad},
 	            {"add", 2, cmd_add},
 	            {"transpose", 3, cmd_transpose},
 	            {"median", 3, cmd_median}};
@@ -487,7 +550,7 @@ int main(int argc, char **argv)
 			return cmds[i].run(argv);
 		}
 	fail("usage: rwref collatz|conv3x3|saxpy|histogram|gauss|kmeans|pathfinder|hotspot|sum|"
-	     "scan|spmv|ljforce|nbody|adjust|add|transpose|median ARGS (see rwref.c)",
+	     "scan|spmv|ljforce|nbody|adjust|srad|add|transpose|median ARGS (see rwref.c)",
 	     NULL);
 	return 2;
 }
