@@ -13,9 +13,8 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 carsh=${CARSH:-$top/carsh/carsh}
-dev=()
 if [ "${1:-}" = --device ]; then
-	dev=(--device "$2")
+	export CARSH_DEVICE=$2 # every call's device (run takes no --device)
 	shift 2
 fi
 calls=${1:-10}
@@ -48,6 +47,6 @@ series() { # LABEL TARGET COMMAND...
 	printf '%-34s %s ms; worst %d ms (target each <= %d ms)\n' "$label" "${times[*]}" "$worst" "$target"
 }
 
-series "flagship -T (128²)" 25 "$carsh" -T "${dev[@]}" "${flag[@]}"
-series "run scale.xml (1000 values)" 10 "$carsh" run "${dev[@]}" "$top/flowmodels/scale.xml" x=x.csv y=out.csv N=1000
-series "flagship, default executor" 30 "$carsh" "${dev[@]}" "${flag[@]}"
+series "flagship -T (128²)" 25 "$carsh" -T "${flag[@]}"
+series "run scale.xml (1000 values)" 10 "$carsh" run "$top/flowmodels/scale.xml" x=x.csv y=out.csv N=1000
+series "flagship, default executor" 30 "$carsh" "${flag[@]}"
