@@ -12,7 +12,6 @@
 
 #include "api/api-int.h"
 #include "data/types.h"
-#include "model/exe.h"
 #include "model/planner.h"
 #include "model/xml.h"
 #include "util/alloc.h"
@@ -107,24 +106,14 @@ void flowmodel_ref(carsh_flowmodel *fm)
 
 /* ---- planning: parameters to a kernel plan ---- */
 
-/* Every stream "discarded": the plan only sizes them; their memory is bound here. */
+/* Every stream only sized: its memory is bound here. */
 static int fm_plan(carsh_flowmodel *fm, struct cs_err *e)
 {
-	struct exe *exe;
 	struct plan_env env = {.device_cli = fm->m->device_index};
-	int rc = 0;
 
 	if (fm->jp)
 		return 0;
-	exe = exe_wrap_shared_flowmodel(fm->fm);
-	params_copy(&exe->params, &fm->params);
-	for (size_t i = 0; i < fm->fm->nargs && rc == 0; i++)
-		if (arg_is_stream(fm->fm->args[i].kind))
-			rc = exe_bind_word(exe, fm->fm->args[i].name, "discard", e);
-	if (rc == 0)
-		rc = plan_exe(exe, &env, &fm->jp, e);
-	exe_free(exe);
-	return rc ? CARSH_E_ARG : 0;
+	return plan_flowmodel(fm->fm, &fm->params, &env, &fm->jp, e) ? CARSH_E_ARG : 0;
 }
 
 static void names_of(const struct flowmodel *f, bool streams, char *buf, size_t len)
