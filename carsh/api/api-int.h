@@ -22,7 +22,7 @@
 
 /* One machine interface, implemented twice and chosen when the machine is made: on this
  * process's device (api-open.c, api-flowmodel.c) and on the user's server (api-remote.c).
- * The public calls check their arguments, then call these; each takes the handle's lock. */
+ * The public calls check their arguments, then call these; the flow-model's take its lock. */
 struct flowmodel_ops {
 	/* Read a flow-model from path, or parse xml (called name): a new handle in *out. */
 	int (*make)(carsh_machine *m, const char *path, const char *xml, const char *name,
