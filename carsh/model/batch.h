@@ -71,6 +71,21 @@ void batch_free(struct batch *b);
 const char *step_kind_tag(enum step_kind kind);
 const char *vbuf_op_name(enum vbuf_op op);
 
+/* What a walk over a batch's steps does with each kind (model/batchwalk.c): every member
+ * set; ctx is the walker's own. */
+struct step_visitor {
+	int (*virtbuf)(void *ctx, const struct step *s);
+	int (*exec)(void *ctx, const struct step *s);
+	int (*sync)(void *ctx, const struct step *s);
+	int (*repeat)(void *ctx, const struct step *s);
+	int (*batch)(void *ctx, const struct step *s);
+	int (*command)(void *ctx, const struct step *s);
+	int (*echo)(void *ctx, const struct step *s);
+};
+
+/* v's call for s's kind, and what it returns. */
+int step_visit(const struct step *s, const struct step_visitor *v, void *ctx);
+
 /* The scope a batch's steps see (DESIGN §3.1): args (the caller's, strongest; may be NULL),
  * the caller's scope, the batch's own <Param>s as defaults, then BATCH_DIR, which is set in
  * dir (the caller owns dir and frees it after the steps ran). */

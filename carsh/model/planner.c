@@ -14,6 +14,7 @@ struct planner {
 	struct scope scope;
 	struct job_plan *jp;
 	struct cs_err *e;
+	bool sizes_only; /* plan_flowmodel: no stream bound, each only sized */
 };
 
 /* "fm.xml:12: <Input name="x">: " in front of the current message. */
@@ -143,8 +144,13 @@ static int bind_file(struct planner *p, const struct exe_bind *b, const struct k
 
 static int bind_stream(struct planner *p, const struct kernel_arg *ka, struct stream_bind *sb)
 {
-	const struct exe_bind *b = binding_of(p->exe, ka->name);
+	const struct exe_bind *b;
 
+	if (p->sizes_only) {
+		sb->how = BIND_DISCARD;
+		return 0;
+	}
+	b = binding_of(p->exe, ka->name);
 	sb->how = b->how;
 	switch (b->how) {
 	case BIND_FILE:
@@ -294,23 +300,45 @@ static int plan_args(struct planner *p)
 	return 0;
 }
 
+static int plan(struct planner *p, const struct exe *exe, const struct plan_env *env,
+                struct job_plan **out)
+{
+	*out = NULL;
+	scope_init(&p->scope);
+	scope_push(&p->scope, &exe->params);
+	if (env->caller)
+		scope_append(&p->scope, env->caller);
+	scope_push(&p->scope, &exe->fm->params);
+	p->jp = xcalloc(1, sizeof(*p->jp));
+	plan_program(p);
+	if (eval_worksize(p) || plan_args(p) || plan_swap(p)) {
+		job_plan_free(p->jp);
+		return -1;
+	}
+	*out = p->jp;
+	return 0;
+}
+
 int plan_exe(const struct exe *exe, const struct plan_env *env, struct job_plan **out,
              struct cs_err *e)
 {
-	struct planner p = {exe, exe->fm, env, {{NULL}, 0}, NULL, e};
+	struct planner p = {exe, exe->fm, env, {{NULL}, 0}, NULL, e, false};
 
-	*out = NULL;
-	scope_init(&p.scope);
-	scope_push(&p.scope, &exe->params);
-	if (env->caller)
-		scope_append(&p.scope, env->caller);
-	scope_push(&p.scope, &exe->fm->params);
-	p.jp = xcalloc(1, sizeof(*p.jp));
-	plan_program(&p);
-	if (eval_worksize(&p) || plan_args(&p) || plan_swap(&p)) {
-		job_plan_free(p.jp);
-		return -1;
-	}
-	*out = p.jp;
-	return 0;
+	return plan(&p, exe, env, out);
+}
+
+/* The flow-model as an executable of no binding of its own: its parameters in the
+ * executable's scope (the strongest), its file for messages. */
+int plan_flowmodel(const struct flowmodel *fm, const struct params *params,
+                   const struct plan_env *env, struct job_plan **out, struct cs_err *e)
+{
+	struct exe exe = {.file = fm->file,
+	                  .dir = ".",
+	                  .line = fm->line,
+	                  .fm = (struct flowmodel *)fm,
+	                  .fm_borrowed = true,
+	                  .params = *params};
+	struct planner p = {&exe, fm, env, {{NULL}, 0}, NULL, e, true};
+
+	return plan(&p, &exe, env, out);
 }

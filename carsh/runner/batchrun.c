@@ -104,8 +104,9 @@ static int step_dump(struct run *r, const struct step *s)
 	return buffers_dump(r->c, s->name, s->file, cols, r->e) ? 1 : 0;
 }
 
-static int step_virtbuf(struct run *r, const struct step *s)
+static int step_virtbuf(void *ctx, const struct step *s)
 {
+	struct run *r = ctx;
 	int rc = 0;
 
 	switch (s->op) {
@@ -128,8 +129,9 @@ static int step_virtbuf(struct run *r, const struct step *s)
 	return rc ? 1 : 0;
 }
 
-static int step_exec(struct run *r, const struct step *s)
+static int step_exec(void *ctx, const struct step *s)
 {
+	struct run *r = ctx;
 	bool bg = r->c->background;
 	int rank = r->c->rank, rc;
 	struct placement *placed = r->c->placed;
@@ -157,8 +159,9 @@ static int sync_ranks(struct run_ctx *c, struct cs_err *e)
 
 /* With index="t", the body sees t = 0, 1, ... count-1, stronger than every other layer:
  * a flow-model takes it as any parameter (<Constant name="t" type="int" value="t"/>). */
-static int step_repeat(struct run *r, const struct step *s)
+static int step_repeat(void *ctx, const struct step *s)
 {
+	struct run *r = ctx;
 	const struct scope *outer = r->c->caller;
 	struct params index = PARAMS_INIT;
 	struct scope sc;
@@ -210,8 +213,9 @@ static int expand(struct run *r, const char *text, struct strbuf *out)
 	return 0;
 }
 
-static int step_echo(struct run *r, const struct step *s)
+static int step_echo(void *ctx, const struct step *s)
 {
+	struct run *r = ctx;
 	struct strbuf text = STRBUF_INIT;
 	int rc = 1;
 
@@ -227,8 +231,9 @@ static int step_echo(struct run *r, const struct step *s)
 
 /* A <Command> line is parsed by the shell; its own errors are printed there, so the batch
  * only says where it stopped. */
-static int step_command(struct run *r, const struct step *s)
+static int step_command(void *ctx, const struct step *s)
 {
+	struct run *r = ctx;
 	struct session *ses = r->c->s;
 	char origin[PATH_MAX + 32];
 	int rc;
@@ -251,28 +256,31 @@ static void note_step(const struct run *r, const struct step *s)
 	rankwatch_note_step(where);
 }
 
-static int run_step(struct run *r, const struct step *s)
+static int step_sync(void *ctx, const struct step *s)
 {
-	note_step(r, s);
-	switch (s->kind) {
-	case STEP_VIRTBUF:
-		return step_virtbuf(r, s);
-	case STEP_EXEC:
-		return step_exec(r, s);
-	case STEP_SYNC:
-		placement_sync(&r->placed);
-		return sync_ranks(r->c, r->e);
-	case STEP_REPEAT:
-		return step_repeat(r, s);
-	case STEP_BATCH:
-		return batch_run_file(r->c, s->file, &s->params, r->e);
-	case STEP_COMMAND:
-		return step_command(r, s);
-	case STEP_ECHO:
-		return step_echo(r, s);
-	}
-	return 1;
+	struct run *r = ctx;
+
+	(void)s;
+	placement_sync(&r->placed);
+	return sync_ranks(r->c, r->e);
 }
+
+static int step_batch(void *ctx, const struct step *s)
+{
+	struct run *r = ctx;
+
+	return batch_run_file(r->c, s->file, &s->params, r->e);
+}
+
+static const struct step_visitor run_visitor = {
+        .virtbuf = step_virtbuf,
+        .exec = step_exec,
+        .sync = step_sync,
+        .repeat = step_repeat,
+        .batch = step_batch,
+        .command = step_command,
+        .echo = step_echo,
+};
 
 static int run_steps(struct run *r, const struct step *steps, size_t n)
 {
@@ -283,7 +291,8 @@ static int run_steps(struct run *r, const struct step *steps, size_t n)
 			err_set(r->e, "%s: interrupted", r->b->file);
 			return 130;
 		}
-		rc = run_step(r, &steps[i]);
+		note_step(r, &steps[i]);
+		rc = step_visit(&steps[i], &run_visitor, r);
 		if (rc)
 			return steps[i].kind == STEP_REPEAT ? rc : step_failed(r, &steps[i], rc);
 	}

@@ -61,23 +61,27 @@ static int read_values(const char *file, const struct vbuf *v, void *dst, struct
 }
 
 /* With the thread executor a value fill of a buffer that lives on a device happens there,
- * queued like a job: 1 when done so, 0 on an error, -1 when the buffer is only in shared
- * memory (fill that). */
-static int fill_on_device(struct run_ctx *c, const struct vbuf *v, const char *value,
+ * queued like a job: *done says whether it did (false: the buffer is only in shared memory,
+ * fill that). 0, or -1 with e. */
+static int fill_on_device(struct run_ctx *c, const struct vbuf *v, const char *value, bool *done,
                           struct cs_err *e)
 {
 	unsigned char one[TYPE_MAX_BYTES];
 	struct claim *cl;
 	int rc;
 
+	*done = false;
 	if (vector_parse(v->type, value, one, e))
-		return 0;
+		return -1;
 	cl = buffers_claim_one(c, v, true, e);
 	if (!cl)
-		return 0;
+		return -1;
 	rc = resident_fill(resident_of(c), v->shm, one, type_size(v->type), e);
 	hazard_release(c->s->hz, cl);
-	return rc == 1 ? 1 : rc == 0 ? -1 : 0;
+	if (rc != 0 && rc != 1)
+		return -1;
+	*done = rc == 1;
+	return 0;
 }
 
 /* A .npy or raw file checked and mapped first, then copied straight into the buffer: 1 done,
@@ -181,15 +185,15 @@ static int fill(struct run_ctx *c, const char *name, const char *file, const cha
                 struct cs_err *e)
 {
 	struct vbuf v;
-	int on_device, rc;
+	bool on_device = false;
+	int rc = 0;
 
 	if (vbuf_lookup(c->s->vbufs, name, &v, e))
 		return err_prefix(e, "virtbuf fill: ");
-	on_device = value && resident_of(c) ? fill_on_device(c, &v, value, e) : -1;
-	if (on_device < 0)
+	if (value && resident_of(c))
+		rc = fill_on_device(c, &v, value, &on_device, e);
+	if (rc == 0 && !on_device)
 		rc = fill_host(c, &v, file, value, e);
-	else
-		rc = on_device == 1 ? 0 : -1;
 	if (rc)
 		err_prefix(e, "virtbuf fill %s: ", v.name);
 	vbuf_entry_free(&v);

@@ -21,9 +21,7 @@ carsh_libcarsh_la_SOURCES += \
 	carsh/engines/partition/part-run.c carsh/engines/partition/part-shares.c \
 	carsh/engines/partition/part-sched.c carsh/engines/partition/part-head.c \
 	carsh/engines/partition/part-kb.c carsh/engines/partition/part-result.c \
-	carsh/engines/partition/report.c \
-	carsh/runtime/subdev.c carsh/runtime/subdev.h \
-	carsh/runtime/launchguard.c carsh/runtime/launchguard.h
+	carsh/engines/partition/report.c
 
 dist_flowmodels_DATA += flowmodels/part_nbody.xml flowmodels/part_spmv.xml \
 	flowmodels/part_mandel.xml flowmodels/part_neigh.xml flowmodels/part_jacobi2d.xml
