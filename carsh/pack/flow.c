@@ -653,6 +653,13 @@ static int flatten_step(struct flat *F, const struct batch *b, const struct step
 	case STEP_ECHO:
 		return flatten_echo(F, b, st, sc, top);
 	case STEP_REPEAT:
+		/* Its runs depend on device results, which a flat list of steps cannot know. */
+		if (st->has_until)
+			return err_set(
+			        F->e,
+			        "%s:%d: <Repeat until>: pack cannot unroll a loop that stops "
+			        "on a device result; give it count= or leave it out of the pack",
+			        b->file, st->line);
 		if (scope_eval_range(sc, st->count, "repeat count", 0, FLAT_LIMIT, &count, F->e))
 			return err_prefix(F->e, "%s:%d: <Repeat>: ", b->file, st->line);
 		for (long long i = 0; i < count; i++)

@@ -20,6 +20,7 @@
 #include "runner/buffers.h"
 #include "runner/rankplace.h"
 #include "runner/run.h"
+#include "runner/untilcheck.h"
 #include "util/alloc.h"
 #include "util/mpiranks.h"
 #include "util/strbuf.h"
@@ -154,33 +155,67 @@ static int sync_ranks(struct run_ctx *c, struct cs_err *e)
 	return ranks_agree(jobs_sync(c->jobs, 0, e) ? 1 : 0, e);
 }
 
+/* "b.bat.xml:5: <Repeat>: " in front of the message (the index is no file or name). */
+static int repeat_failed(struct run *r, const struct step *s)
+{
+	err_prefix(r->e, "%s:%d: <Repeat>: ", r->b->file, s->line);
+	return 1;
+}
+
+/* "until 'buffer:changed == 0' still false after 1000 runs (max=\"1000\"): changed[3] is 1" */
+static int until_limit(struct run *r, const struct step *s, long long max, const char *why)
+{
+	err_set(r->e, "until 'buffer:%s %s %s' still false after %lld runs (max=\"%s\"): %s",
+	        s->until.buffer, until_op_text(s->until.op), s->until.value, max, s->max, why);
+	return repeat_failed(r, s);
+}
+
+/* After each run of the body of an until= loop: 1 when the loop goes on, 0 when it is done,
+ * else a failed status. */
+static int until_again(struct run *r, const struct step *s, long long i, long long max)
+{
+	char why[256];
+	int rc = until_check(r->c, &s->until, r->c->caller, why, sizeof(why), r->e);
+
+	if (rc < 0)
+		return -repeat_failed(r, s);
+	if (rc == 1)
+		return 0;
+	return i + 1 < max ? 1 : -until_limit(r, s, max, why);
+}
+
 /* With index="t", the body sees t = 0, 1, ... count-1, stronger than every other layer:
- * a flow-model takes it as any parameter (<Constant name="t" type="int" value="t"/>). */
+ * a flow-model takes it as any parameter (<Constant name="t" type="int" value="t"/>). With
+ * until=, the body runs until the condition holds after a run, at most max times. */
 static int step_repeat(struct run *r, const struct step *s)
 {
 	const struct scope *outer = r->c->caller;
 	struct params index = PARAMS_INIT;
 	struct scope sc;
 	long long n;
-	int rc = 0;
+	int rc = 0, again = 1;
 
-	if (scope_eval_range(outer, s->count, "repeat count", 0, LLONG_MAX, &n, r->e))
-		return step_failed(r, s, 1);
+	if (scope_eval_range(outer, s->has_until ? s->max : s->count,
+	                     s->has_until ? "max" : "repeat count", s->has_until ? 1 : 0, LLONG_MAX,
+	                     &n, r->e))
+		return repeat_failed(r, s);
 	scope_init(&sc);
 	scope_push(&sc, &index);
 	scope_append(&sc, outer);
 	if (s->name)
 		r->c->caller = &sc;
-	for (long long i = 0; i < n && rc == 0; i++) {
+	for (long long i = 0; i < n && rc == 0 && again > 0; i++) {
 		char v[24];
 
 		snprintf(v, sizeof(v), "%lld", i);
 		params_set(&index, s->name ? s->name : "_", v, "<Repeat index>");
 		rc = run_steps(r, s->steps, s->nsteps);
+		if (rc == 0 && s->has_until)
+			again = until_again(r, s, i, n);
 	}
 	r->c->caller = outer;
 	params_free(&index);
-	return rc;
+	return again < 0 ? -again : rc;
 }
 
 /* ${NAME} in <Echo> text, from the batch's parameters. */
