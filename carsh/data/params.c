@@ -220,3 +220,44 @@ void scope_flatten(const struct scope *sc, struct params *dst)
 			params_set(dst, p->name, p->value, p->origin);
 		}
 }
+
+int scope_expand(const struct scope *sc, const char *text, char **out, struct cs_err *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	*out = NULL;
+	for (const char *p = text; *p; p++) {
+		const char *end;
+		const struct param *par;
+		char *name;
+
+		if (p[0] != '$' || p[1] != '{' || !(end = strchr(p, '}'))) {
+			sb_addc(&sb, *p);
+			continue;
+		}
+		name = xstrndup(p + 2, (size_t)(end - p - 2));
+		par = scope_get(sc, name);
+		if (!par) {
+			err_set(e, "${%s}: no such parameter", name);
+			free(name);
+			sb_free(&sb);
+			return -1;
+		}
+		sb_adds(&sb, par->value);
+		free(name);
+		p = end;
+	}
+	*out = sb_detach(&sb);
+	return 0;
+}
+
+const char *param_reference(const char *text, char *buf, size_t len)
+{
+	size_t n = strlen(text);
+
+	if (n < 4 || n - 3 >= len || text[0] != '$' || text[1] != '{' || text[n - 1] != '}')
+		return NULL;
+	memcpy(buf, text + 2, n - 3);
+	buf[n - 3] = '\0';
+	return param_name_valid(buf) ? buf : NULL;
+}

@@ -109,6 +109,7 @@ static int read_program(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel 
 			if (xml_check_attrs(x, c, none))
 				return -1;
 			fm->build_options = xml_text(c, true);
+			fm->options_line = xml_line(c);
 		} else if (xml_is(c, "Source") || xml_is(c, "Kernel") ||
 		           xml_is(c, "BuildOptions")) {
 			return xml_err(x, c, "given twice in <Program>");
@@ -202,10 +203,16 @@ static int read_arg(const struct xml_ctx *x, xmlNodePtr n, enum arg_kind kind, s
 
 	a->kind = kind;
 	a->line = xml_line(n);
+	char pname[64];
+
 	if (xml_check_attrs(x, n, attrs) || xml_check_no_text(x, n) ||
 	    xml_attr_req(x, n, "name", &a->name) || xml_attr_req(x, n, "type", &type))
 		goto out;
-	if (type_parse(type, &a->type, x->e)) {
+	if (param_reference(type, pname, sizeof(pname))) {
+		/* Resolved where the arguments are planned; float until the defaults are read. */
+		a->type_param = xstrdup(pname);
+		a->type = (struct cs_type){SC_FLOAT, 1};
+	} else if (type_parse(type, &a->type, x->e)) {
 		xml_err(x, n, "%s", x->e->msg);
 		goto out;
 	}
@@ -270,6 +277,56 @@ static int read_child(const struct xml_ctx *x, xmlNodePtr c, struct flowmodel *f
 	return xml_unknown_child(x, c, kids);
 }
 
+/* An argument typed by a parameter takes its default's type where the flow-model has a
+ * valid one, for those that look at a flow-model without a scope (a graph's edge check). */
+static void default_types(struct flowmodel *fm)
+{
+	for (size_t i = 0; i < fm->nargs; i++) {
+		struct fm_arg *a = &fm->args[i];
+		const struct param *p =
+		        a->type_param ? params_get(&fm->params, a->type_param) : NULL;
+		struct cs_err ignored;
+
+		if (p)
+			(void)type_parse(p->value, &a->type, &ignored);
+	}
+}
+
+int fm_arg_type(const struct flowmodel *fm, const struct fm_arg *a, const struct scope *sc,
+                struct cs_type *t, struct cs_err *e)
+{
+	const struct param *p;
+
+	*t = a->type;
+	if (!a->type_param)
+		return 0;
+	p = scope_get(sc, a->type_param);
+	if (!p)
+		err_set(e, "type ${%s}: no such parameter (give it a <Param> default)",
+		        a->type_param);
+	else if (type_parse(p->value, t, e))
+		err_prefix(e, "type ${%s} is '%s': ", a->type_param, p->value);
+	else
+		return 0;
+	return err_prefix(e, "%s:%d: <%s name=\"%s\">: ", fm->file, a->line, arg_kind_name(a->kind),
+	                  a->name);
+}
+
+int fm_build_options(const struct flowmodel *fm, const struct scope *sc, char **out, bool *owned,
+                     struct cs_err *e)
+{
+	*owned = false;
+	*out = fm->build_options;
+	if (!strstr(fm->build_options, "${"))
+		return 0;
+	if (scope_expand(sc, fm->build_options, out, e)) {
+		*out = NULL;
+		return err_prefix(e, "%s:%d: <BuildOptions>: ", fm->file, fm->options_line);
+	}
+	*owned = true;
+	return 0;
+}
+
 int flowmodel_from_node(const struct xml_ctx *x, xmlNodePtr node, struct flowmodel **out)
 {
 	static const char *const attrs[] = {"name", NULL};
@@ -298,6 +355,7 @@ int flowmodel_from_node(const struct xml_ctx *x, xmlNodePtr node, struct flowmod
 	}
 	if (!fm->build_options)
 		fm->build_options = xstrdup("");
+	default_types(fm);
 	*out = fm;
 	return 0;
 fail:
@@ -334,6 +392,7 @@ void flowmodel_free(struct flowmodel *fm)
 		return;
 	for (size_t i = 0; i < fm->nargs; i++) {
 		free(fm->args[i].name);
+		free(fm->args[i].type_param);
 		free(fm->args[i].count);
 		free(fm->args[i].value);
 		free(fm->args[i].unit);

@@ -15,9 +15,10 @@ enum partition { PART_BLOCK, PART_COPY };
 struct fm_arg {
 	enum arg_kind kind;
 	char *name;
-	struct cs_type type;
-	char *count; /* streams and Local */
-	char *value; /* Constant */
+	struct cs_type type; /* with type_param: the flow-model's default's, else float */
+	char *type_param;    /* type="${T}": the parameter naming the type, or NULL */
+	char *count;         /* streams and Local */
+	char *value;         /* Constant */
 	enum partition partition;
 	bool partition_given;
 	char *unit; /* elements per work-item; NULL means 1 */
@@ -41,6 +42,7 @@ struct flowmodel {
 	int source_line;   /* inline source: the line of this file its first line is on; 0
 	                      for a source file */
 	int kernel_line;   /* <Kernel> */
+	int options_line;  /* <BuildOptions>; 0 when there is none */
 	int worksize_line; /* <WorkSize> */
 	int args_line;     /* <Arguments>; 0 when there is none */
 	char *global[3];
@@ -56,6 +58,14 @@ int flowmodel_read(const char *path, struct flowmodel **out, struct cs_err *e);
 /* Read a <FlowModel> element (a file's root, or inline in an executable). */
 int flowmodel_from_node(const struct xml_ctx *x, xmlNodePtr node, struct flowmodel **out);
 void flowmodel_free(struct flowmodel *fm);
+/* The argument's type in a scope: its own, or the one its type parameter names. Error:
+ * "fm.xml:12: <Input name="x">: type ${T} is 'flaot': unknown type ...". */
+int fm_arg_type(const struct flowmodel *fm, const struct fm_arg *a, const struct scope *sc,
+                struct cs_type *t, struct cs_err *e);
+/* The build options in a scope, each ${NAME} replaced by its value (*out owned); *out is
+ * fm->build_options itself when it has none (then *owned is false). */
+int fm_build_options(const struct flowmodel *fm, const struct scope *sc, char **out, bool *owned,
+                     struct cs_err *e);
 /* The argument called name, or NULL. */
 const struct fm_arg *flowmodel_arg(const struct flowmodel *fm, const char *name, size_t *index);
 

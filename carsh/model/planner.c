@@ -101,19 +101,20 @@ static int eval_arg(struct planner *p, const struct fm_arg *a, struct kernel_arg
 
 	ka->kind = a->kind;
 	ka->name = kept ? a->name : xstrdup(a->name);
-	ka->type = a->type;
+	if (fm_arg_type(p->fm, a, &p->scope, &ka->type, p->e))
+		return -1;
 	ka->line = a->line;
 	if (a->count)
 		ka->count_expr = kept ? a->count : xstrdup(a->count);
 	if (a->kind == ARG_CONSTANT) {
-		ka->bytes = type_size(a->type);
-		return parse_element(p, a->type, a->value, ka->value) ? arg_error(p, a) : 0;
+		ka->bytes = type_size(ka->type);
+		return parse_element(p, ka->type, a->value, ka->value) ? arg_error(p, a) : 0;
 	}
 	if (scope_eval_range(&p->scope, a->count, "count", 1, INT64_MAX, &count, p->e))
 		return arg_error(p, a);
 	ka->count = (size_t)count;
 	if ((unsigned long long)count > SIZE_MAX ||
-	    size_mul(ka->count, type_size(a->type), &ka->bytes))
+	    size_mul(ka->count, type_size(ka->type), &ka->bytes))
 		return err_set(p->e, "%s:%d: <%s name=\"%s\">: count %lld is too large",
 		               p->fm->file, a->line, arg_kind_name(a->kind), a->name, count);
 	return 0;
@@ -246,6 +247,25 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
+/* The build options with this run's parameters: a changed value is another program, since
+ * the options are part of every program cache's key. */
+static int plan_options(struct planner *p)
+{
+	struct kernel_plan *kp = &p->jp->kp;
+	char *options;
+	bool owned;
+
+	if (fm_build_options(p->fm, &p->scope, &options, &owned, p->e))
+		return -1;
+	if (!owned && kp->source_kept) {
+		kp->build_options = options;
+		return 0;
+	}
+	kp->build_options = owned ? options : xstrdup(options);
+	kp->options_owned = true;
+	return 0;
+}
+
 static void plan_program(struct planner *p)
 {
 	struct kernel_plan *kp = &p->jp->kp;
@@ -257,14 +277,12 @@ static void plan_program(struct planner *p)
 		kp->source = fm->source;
 		kp->source_name = fm->source_name;
 		kp->kernel = fm->kernel;
-		kp->build_options = fm->build_options;
 		kp->includes = fm->includes;
 		kp->fm_file = fm->file;
 	} else {
 		kp->source = xstrdup(fm->source);
 		kp->source_name = xstrdup(fm->source_name);
 		kp->kernel = xstrdup(fm->kernel);
-		kp->build_options = xstrdup(fm->build_options);
 		kp->includes = dup_or_null(fm->includes);
 		kp->fm_file = xstrdup(fm->file);
 	}
@@ -307,7 +325,7 @@ int plan_exe(const struct exe *exe, const struct plan_env *env, struct job_plan 
 	scope_push(&p.scope, &exe->fm->params);
 	p.jp = xcalloc(1, sizeof(*p.jp));
 	plan_program(&p);
-	if (eval_worksize(&p) || plan_args(&p) || plan_swap(&p)) {
+	if (plan_options(&p) || eval_worksize(&p) || plan_args(&p) || plan_swap(&p)) {
 		job_plan_free(p.jp);
 		return -1;
 	}

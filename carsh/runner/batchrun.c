@@ -218,44 +218,19 @@ static int step_repeat(struct run *r, const struct step *s)
 	return again < 0 ? -again : rc;
 }
 
-/* ${NAME} in <Echo> text, from the batch's parameters. */
-static int expand(struct run *r, const char *text, struct strbuf *out)
-{
-	for (const char *p = text; *p; p++) {
-		const char *end;
-		const struct param *par;
-		char *name;
-
-		if (p[0] != '$' || p[1] != '{' || !(end = strchr(p, '}'))) {
-			sb_addc(out, *p);
-			continue;
-		}
-		name = xstrndup(p + 2, (size_t)(end - p - 2));
-		par = scope_get(r->c->caller, name);
-		if (!par) {
-			err_set(r->e, "${%s}: no such parameter", name);
-			free(name);
-			return -1;
-		}
-		sb_adds(out, par->value);
-		free(name);
-		p = end;
-	}
-	return 0;
-}
-
 static int step_echo(struct run *r, const struct step *s)
 {
-	struct strbuf text = STRBUF_INIT;
+	char *text;
 	int rc = 1;
 
-	if (expand(r, s->text, &text) == 0) {
-		fprintf(r->c->out, "%s\n", sb_str(&text));
+	/* ${NAME} in <Echo> text, from the batch's parameters. */
+	if (scope_expand(r->c->caller, s->text, &text, r->e) == 0) {
+		fprintf(r->c->out, "%s\n", text);
 		rc = fflush(r->c->out) == 0 ? 0 : 1;
 		if (rc)
 			err_errno(r->e, "echo: write error");
 	}
-	sb_free(&text);
+	free(text);
 	return rc;
 }
 

@@ -45,7 +45,9 @@ struct kernel_plan {
 	bool source_kept; /* source, source_name, kernel, build_options, includes and the arguments'
 	                     names belong to the file cache, which keeps them (and their
 	                     addresses) until the process ends: not freed with the plan */
-	char *source_name; /* its file, or "<inline in x.xml>" */
+	bool options_owned; /* build_options is the plan's own even when source_kept: the
+	                       flow-model's ${NAME} replaced by this run's values */
+	char *source_name;  /* its file, or "<inline in x.xml>" */
 	/* Where the plan's parts were written, for messages; kept as source_name. NULL and 0
 	 * for a plan made by CarSh itself (a packed kernel). */
 	char *fm_file;   /* the flow-model's file */
