@@ -14,7 +14,10 @@ struct fparse {
 	fexpr_lookup lookup;
 	void *ctx;
 	struct cs_err *e;
+	int depth; /* of parentheses and unary signs: a hostile text must not exhaust the stack */
 };
+
+#define FEXPR_MAX_DEPTH 200
 
 static int expr(struct fparse *f, double *v);
 
@@ -67,7 +70,20 @@ static int name(struct fparse *f, double *v)
 	return rc ? -1 : 0;
 }
 
+static int nested(struct fparse *f, double *v);
+
 static int primary(struct fparse *f, double *v)
+{
+	int rc;
+
+	if (++f->depth > FEXPR_MAX_DEPTH)
+		return err_set(f->e, "expression nested too deeply in '%.40s...'", f->text);
+	rc = nested(f, v);
+	f->depth--;
+	return rc;
+}
+
+static int nested(struct fparse *f, double *v)
 {
 	blanks(f);
 	if (*f->p == '-' || *f->p == '+') {
@@ -137,7 +153,7 @@ static int expr(struct fparse *f, double *v)
 
 int fexpr_eval(const char *text, fexpr_lookup lookup, void *ctx, double *out, struct cs_err *e)
 {
-	struct fparse f = {text, text, lookup, ctx, e};
+	struct fparse f = {text, text, lookup, ctx, e, 0};
 
 	if (expr(&f, out))
 		return -1;

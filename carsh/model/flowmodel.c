@@ -152,6 +152,12 @@ static int read_worksize(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel
 	    read_sizes(x, n, "global", fm->global, &fm->dims) ||
 	    read_sizes(x, n, "local", fm->local, &fm->local_dims))
 		return -1;
+	if (fm->local_dims == 1 && strcmp(fm->local[0], "device") == 0) {
+		free(fm->local[0]);
+		fm->local[0] = NULL;
+		fm->local_dims = 0;
+		fm->local_device = true;
+	}
 	if (fm->dims == 0)
 		return xml_err(x, n, "missing attribute 'global' (1 to 3 work sizes)");
 	if (fm->local_dims && fm->local_dims != fm->dims)

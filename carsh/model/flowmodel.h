@@ -49,6 +49,7 @@ struct flowmodel {
 	unsigned dims;
 	char *local[3];
 	unsigned local_dims; /* 0: no local size */
+	bool local_device;   /* local="device": chosen per device at launch */
 	struct fm_arg *args;
 	size_t nargs;
 };

@@ -31,6 +31,7 @@ static int eval_worksize(struct planner *p)
 
 	kp->dims = fm->dims;
 	kp->has_local = fm->local_dims > 0;
+	kp->local_device = fm->local_device;
 	for (unsigned d = 0; d < fm->dims; d++) {
 		long long g, l = 1;
 

@@ -65,6 +65,7 @@ struct kernel_plan {
 	size_t global[3];
 	size_t local[3];
 	bool has_local;
+	bool local_device; /* local="device": chosen at launch (runtime/localsize.h) */
 	struct kernel_arg *args;
 	size_t nargs;
 	long long swap_count; /* S: the kernel runs S+1 times */
