@@ -30,6 +30,7 @@ static void put_arg(struct wbuf *w, const struct kernel_arg *a)
 	wb_bytes(w, a->value, sizeof(a->value));
 	wb_i64(w, a->line);
 	wb_str(w, a->count_expr);
+	wb_u32(w, a->is_struct);
 }
 
 static void put_bind(struct wbuf *w, const struct stream_bind *b)
@@ -162,6 +163,7 @@ static void get_arg(struct pw_dec *d, struct kernel_arg *a)
 	rb_bytes(&d->r, a->value, sizeof(a->value));
 	a->line = get_int(d, "argument line");
 	a->count_expr = rb_str(&d->r);
+	a->is_struct = get_bool(d, "is_struct");
 }
 
 static void get_bind(struct pw_dec *d, struct stream_bind *b)

@@ -11,6 +11,23 @@
 
 enum partition { PART_BLOCK, PART_COPY };
 
+/* <Struct name="P"><Field name="n" type="int"/>...</Struct>: the type of a by-value
+ * Constant (type="struct P"), laid out as OpenCL C lays it out: each field at a multiple of
+ * its own size (a vector's alignment is its size), the whole a multiple of the largest. */
+struct fm_field {
+	char *name;
+	struct cs_type type;
+	size_t offset;
+};
+
+struct fm_struct {
+	char *name;
+	struct fm_field *fields;
+	size_t nfields;
+	size_t size;
+	int line;
+};
+
 /* One kernel argument, in kernel order. Expressions stay text until a scope is known. */
 struct fm_arg {
 	enum arg_kind kind;
@@ -19,6 +36,8 @@ struct fm_arg {
 	char *type_param;    /* type="${T}": the parameter naming the type, or NULL */
 	char *count;         /* streams and Local */
 	char *value;         /* Constant */
+	char *struct_name;   /* type="struct P": P (a Constant), else NULL */
+	size_t struct_index; /* then its place in the flow-model's structs */
 	enum partition partition;
 	bool partition_given;
 	char *unit; /* elements per work-item; NULL means 1 */
@@ -52,6 +71,8 @@ struct flowmodel {
 	bool local_device;   /* local="device": chosen per device at launch */
 	struct fm_arg *args;
 	size_t nargs;
+	struct fm_struct *structs;
+	size_t nstructs;
 };
 
 /* Read a flow-model file. */

@@ -162,6 +162,49 @@ static int parse_element(struct planner *p, struct cs_type t, const char *text, 
 	return rc;
 }
 
+/* A struct Constant's value: its fields' components in order, comma-separated, each placed
+ * at its field's offset; the padding is zero. */
+static int parse_struct(struct planner *p, const struct fm_struct *st, const char *text,
+                        struct kernel_arg *ka)
+{
+	char *parts[TYPE_MAX_BYTES];
+	size_t want = 0, k = 0;
+	int n, rc = 0;
+
+	for (size_t f = 0; f < st->nfields; f++)
+		want += st->fields[f].type.width;
+	if (st->size > TYPE_MAX_BYTES)
+		return err_set(p->e, "struct %s is %zu bytes; a Constant holds at most %d",
+		               st->name, st->size, TYPE_MAX_BYTES);
+	n = split_top_level(text, parts, TYPE_MAX_BYTES);
+	if (n != (int)want) {
+		for (int i = 0; i < n; i++)
+			free(parts[i]);
+		return err_set(p->e,
+		               "'%s' has %s%d values, struct %s needs %zu (its fields' components "
+		               "in order)",
+		               text, n < 0 ? "more than " : "", n < 0 ? TYPE_MAX_BYTES : n,
+		               st->name, want);
+	}
+	ka->bytes = st->size;
+	ka->is_struct = true;
+	memset(ka->value, 0, sizeof(ka->value));
+	for (size_t f = 0; f < st->nfields && rc == 0; f++) {
+		const struct fm_field *fd = &st->fields[f];
+		size_t ss = scalar_size(fd->type.scalar);
+
+		for (unsigned c = 0; c < fd->type.width && rc == 0; c++, k++) {
+			rc = parse_component(p, fd->type.scalar, parts[k],
+			                     ka->value + fd->offset + c * ss);
+			if (rc)
+				err_prefix(p->e, "field '%s': ", fd->name);
+		}
+	}
+	for (int i = 0; i < n; i++)
+		free(parts[i]);
+	return rc;
+}
+
 static int eval_arg(struct planner *p, const struct fm_arg *a, struct kernel_arg *ka)
 {
 	bool kept = p->jp->kp.source_kept;
@@ -174,6 +217,10 @@ static int eval_arg(struct planner *p, const struct fm_arg *a, struct kernel_arg
 	ka->line = a->line;
 	if (a->count)
 		ka->count_expr = kept ? a->count : xstrdup(a->count);
+	if (a->struct_name)
+		return parse_struct(p, &p->fm->structs[a->struct_index], a->value, ka)
+		               ? arg_error(p, a)
+		               : 0;
 	if (a->kind == ARG_CONSTANT) {
 		ka->bytes = type_size(ka->type);
 		return parse_element(p, ka->type, a->value, ka->value) ? arg_error(p, a) : 0;

@@ -29,6 +29,8 @@ struct kernel_arg {
 	                    long as the job): a CPU device may use it in place */
 	bool host_start;  /* Output: starts as host's contents (a virtual buffer's, a fill's);
 	                     else it starts undefined and is not uploaded */
+	bool is_struct;   /* Constant of a <Struct> type: value holds bytes bytes as the device
+	                     lays the struct out; type says nothing then */
 	int line;         /* its element in the flow-model file (kernel_plan.fm_file); 0: none */
 	char *count_expr; /* the count as written (streams and Local), or NULL; kept as name */
 };
