@@ -178,4 +178,17 @@ bad '<Repeat until="buffer:c == 0" max="3" index="t"><Echo>t=${t}</Echo>' "" 0
 # pack cannot unroll a loop whose runs depend on the device.
 expect 1 "bfs.bat.xml:11: <Repeat until>: pack cannot unroll a loop that stops on a device result" \
 	"$CARSH" -c "pack bfs.bat.xml -o packed"
+# Under MPI the body's step on rank 1 writes changed there; rank 0 reads it for the check,
+# and every rank agrees on the answer (docs/scale-out.md).
+if mpi_ready && process_executor; then
+	sed 's|<Exec file="step.exe.xml"/>|<Exec file="step.exe.xml" rank="1"/>|' bfs.bat.xml >bfs1.bat.xml
+	rm -f got.csv
+	expect 0 "" mpi_run 2 "$CARSH" run bfs1.bat.xml
+	same_file got.csv want.csv "until on 2 MPI ranks, the step on rank 1: BFS distances as awk's"
+	[ "$(grep -c '^run ' "$OUT")" = "$(cat want-runs)" ] &&
+		pass "on 2 ranks the body ran $(cat want-runs) times" ||
+		fail "on 2 ranks the body ran $(grep -c '^run ' "$OUT") times"
+	expect 1 "carsh: bfs1.bat.xml:11: <Repeat>: until 'buffer:changed == 0' still false after 2 runs (max=\"MAX\"): changed[$(cat first-at-2)] is 1" \
+		mpi_run 2 "$CARSH" run bfs1.bat.xml MAX=2
+fi
 exit $((FAILS > 0))
