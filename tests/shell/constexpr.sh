@@ -50,6 +50,24 @@ expect 1 "carsh: bad.xml:20: <Constant name=\"c\">: unknown parameter 'M' in '1.
 sed 's|value="1.0/3"|value="1.0/(3"|' affine.xml >bad.xml
 expect 1 "carsh: bad.xml:20: <Constant name=\"c\">: unexpected end of expression in '1.0/(3'" \
 	"$CARSH" run bad.xml y=discard z=discard
+# A fill takes the same forms (copied through to the output).
+cat >copy.xml <<'XML'
+<FlowModel name="copy">
+  <Param name="N" value="4"/>
+  <Program>
+    <Source>__kernel void copy(__global const float *x, __global float *y) { size_t i = get_global_id(0); y[i] = x[i]; }</Source>
+    <Kernel name="copy"/>
+  </Program>
+  <WorkSize global="N"/>
+  <Arguments>
+    <Input  name="x" type="float" count="N"/>
+    <Output name="y" type="float" count="N"/>
+  </Arguments>
+</FlowModel>
+XML
+expect 0 "" "$CARSH" run copy.xml N=3 'x=fill:1.0/N+0.25' y=-
+printf '0.583333313\n0.583333313\n0.583333313\n' >want-fill
+close_to "$OUT" want-fill 0 "x=fill:1.0/N+0.25 with N=3: every element 7/12 as a float"
 # A plain value that is not a number keeps its message.
 sed 's|value="1.0/3"|value="abc"|' affine.xml >bad.xml
 expect 1 "carsh: bad.xml:20: <Constant name=\"c\">: 'abc' is not a number" \
