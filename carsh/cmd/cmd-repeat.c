@@ -131,9 +131,9 @@ const struct carsh_cmd cmd_repeat = {
         .name = "repeat",
         .usage = "repeat [--index NAME] N COMMAND [ARG]... | repeat [--index NAME] --until "
                  "'buffer:B OP V' --max N COMMAND [ARG]...",
-        .summary = "run a command N times (N an integer expression), NAME = 0, 1, ... in it; "
-                   "or until every value of buffer B satisfies OP V after a run, at most N "
-                   "times; stops at the first failure",
+        .summary = "run a command N times (an integer expression), or until every value of "
+                   "buffer B satisfies OP V after a run (at most N runs); NAME = 0, 1, ... in "
+                   "it; stops at the first failure",
         .min_args = 2,
         .max_args = -1,
         .exec = cmd_repeat_exec,
