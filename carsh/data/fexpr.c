@@ -151,6 +151,16 @@ static int expr(struct fparse *f, double *v)
 	}
 }
 
+bool fexpr_has_operator(const char *text)
+{
+	if (strpbrk(text, "*/()"))
+		return true;
+	for (size_t i = 1; text[i]; i++)
+		if ((text[i] == '+' || text[i] == '-') && text[i - 1] != 'e' && text[i - 1] != 'E')
+			return true;
+	return false;
+}
+
 int fexpr_eval(const char *text, fexpr_lookup lookup, void *ctx, double *out, struct cs_err *e)
 {
 	struct fparse f = {text, text, lookup, ctx, e, 0};

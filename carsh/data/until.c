@@ -41,7 +41,7 @@ static int bad_form(const char *text, struct cs_err *e)
 {
 	return err_set(e,
 	               "until '%s': expected buffer:NAME OP VALUE (OP one of == != < <= > >=, "
-	               "VALUE a number or a parameter)",
+	               "VALUE a number or an expression over parameters)",
 	               text);
 }
 
@@ -67,7 +67,7 @@ int until_parse(const char *text, struct until *u, struct cs_err *e)
 	end = p + strlen(p);
 	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
 		end--;
-	if (end == p || memchr(p, ' ', (size_t)(end - p)))
+	if (end == p)
 		goto bad;
 	u->value = xstrndup(p, (size_t)(end - p));
 	return 0;

@@ -1,8 +1,8 @@
 /*
  * A loop's stop condition on a virtual buffer (docs/formats.md, "Loops until a result"):
- * "buffer:NAME OP VALUE", OP one of == != < <= > >=, VALUE a number or a parameter whose
- * value is one. It holds when every scalar of the buffer satisfies it, so that a kernel can
- * keep one flag per work-item (no atomics) and the loop stops when all are clear.
+ * "buffer:NAME OP VALUE", OP one of == != < <= > >=, VALUE a floating expression over
+ * parameters (data/fexpr.h). It holds when every scalar of the buffer satisfies it, so that a
+ * kernel can keep one flag per work-item (no atomics) and the loop stops when all are clear.
  */
 #ifndef CARSH_DATA_UNTIL_H
 #define CARSH_DATA_UNTIL_H
@@ -18,7 +18,7 @@ enum until_op { UNTIL_EQ, UNTIL_NE, UNTIL_LT, UNTIL_LE, UNTIL_GT, UNTIL_GE };
 struct until {
 	char *buffer;
 	enum until_op op;
-	char *value; /* a number or a parameter name, resolved when the loop runs */
+	char *value; /* a floating expression, evaluated when the loop runs */
 };
 
 /* Error: "until 'x = 0': expected buffer:NAME OP VALUE (OP one of == != < <= > >=)". */

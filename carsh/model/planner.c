@@ -59,60 +59,15 @@ static const char *component_text(struct planner *p, const char *text)
 	return par ? par->value : text;
 }
 
-/* An operator past the first character (not an exponent's sign): an expression, not a
- * number that failed to read. */
-static bool looks_like_expression(const char *text)
-{
-	if (strpbrk(text, "*/()"))
-		return true;
-	for (size_t i = 1; text[i]; i++)
-		if ((text[i] == '+' || text[i] == '-') && text[i - 1] != 'e' && text[i - 1] != 'E')
-			return true;
-	return false;
-}
-
-struct float_names {
-	struct planner *p;
-	int depth; /* a parameter whose value names itself ends here */
-};
-
-/* A name in a floating expression: a parameter whose value is a number, an integer
- * expression or a floating expression itself. */
-static int float_name(void *ctx, const char *name, double *v, struct cs_err *e)
-{
-	struct float_names *fn = ctx;
-	const struct param *par = scope_get(&fn->p->scope, name);
-	struct cs_err ignored;
-	long long i;
-	int rc;
-
-	if (!par)
-		return 1;
-	if (number_parse(SC_DOUBLE, par->value, v, &ignored) == 0)
-		return 0;
-	if (!looks_like_expression(par->value) &&
-	    scope_eval(&fn->p->scope, par->value, &i, &ignored) == 0) {
-		*v = (double)i;
-		return 0;
-	}
-	if (fn->depth >= 32)
-		return err_set(e, "parameter '%s' refers to itself", name);
-	fn->depth++;
-	rc = fexpr_eval(par->value, float_name, fn, v, e);
-	fn->depth--;
-	return rc ? err_prefix(e, "parameter '%s': ", name) : 0;
-}
-
 /* A floating component: a number, a parameter's, or an expression such as 1.0/N computed in
  * double and then rounded to the component's type. */
 static int parse_float(struct planner *p, enum scalar s, const char *text, void *dst)
 {
-	struct float_names fn = {p, 0};
 	double v;
 
-	if (!looks_like_expression(text))
+	if (!fexpr_has_operator(text))
 		return number_parse(s, component_text(p, text), dst, p->e);
-	if (fexpr_eval(text, float_name, &fn, &v, p->e))
+	if (scope_eval_float(&p->scope, text, &v, p->e))
 		return -1;
 	if (s == SC_FLOAT) {
 		float f = (float)v;

@@ -12,11 +12,8 @@
 
 static int rhs_value(const struct until *u, const struct scope *sc, double *v, struct cs_err *e)
 {
-	const struct param *par = scope_get(sc, u->value);
-	const char *text = par ? par->value : u->value;
-
-	if (number_parse(SC_DOUBLE, text, v, e))
-		return err_prefix(e, "%s: ", par ? u->value : "value");
+	if (scope_eval_float(sc, u->value, v, e))
+		return err_prefix(e, "until value: ");
 	return 0;
 }
 

@@ -155,13 +155,15 @@ XML
 expect 0 "" "$CARSH" -c "set EPS=0.001; virtbuf create x float 2; virtbuf create d float 2; virtbuf fill x --value 1; repeat --index k --until 'buffer:d < EPS' --max 50 run halve.xml x=buffer:x delta=buffer:d; virtbuf dump x"
 printf '0.0009765625\n0.0009765625\n' >want-halve
 same_file "$OUT" want-halve "repeat --until 'buffer:d < EPS': stops after 10 runs (x = 2^-10)"
+expect 0 "" "$CARSH" -c "set K=1000; virtbuf create x float 2; virtbuf create d float 2; virtbuf fill x --value 1; repeat --until 'buffer:d < 1 / K' --max 50 run halve.xml x=buffer:x delta=buffer:d; virtbuf dump x"
+same_file "$OUT" want-halve "repeat --until 'buffer:d < 1 / K' with K=1000: the same 10 runs"
 
 # Errors.
-expect 2 "carsh: repeat: until 'changed == 0': expected buffer:NAME OP VALUE (OP one of == != < <= > >=, VALUE a number or a parameter)" \
+expect 2 "carsh: repeat: until 'changed == 0': expected buffer:NAME OP VALUE (OP one of == != < <= > >=, VALUE a number or an expression over parameters)" \
 	"$CARSH" -c "repeat --until 'changed == 0' --max 3 echo x"
 expect 2 "carsh: repeat: --until needs --max N (the most runs)" "$CARSH" -c "repeat --until 'buffer:c == 0' echo x"
 expect 1 "carsh: repeat: no virtual buffer 'nope'" "$CARSH" -c "repeat --until 'buffer:nope == 0' --max 3 echo x"
-expect 1 "carsh: repeat: value: 'zero' is not a number" \
+expect 1 "carsh: repeat: until value: unknown parameter 'zero' in 'zero'" \
 	"$CARSH" -c "virtbuf create c int 1; repeat --until 'buffer:c == zero' --max 3 echo x"
 bad() {
 	printf '<CarshBat>\n  <Virtbuf op="create" name="c" type="int" count="1"/>\n  %s\n    <Sync/>\n  </Repeat>\n</CarshBat>\n' "$1" >bad.bat.xml
