@@ -78,12 +78,14 @@ void worker_discard(struct worker *wk);
 const struct job_result *worker_result(const struct worker *wk);
 
 /* Run jp in wk with the descriptors of io as its standard input and output (a background
- * job without a redirected input reads /dev/null), and wait for it. *wstatus is as from
+ * job without a redirected input reads /dev/null), and wait for it; profile: its statistics
+ * are read (WORKER_JOB_PROFILE). *wstatus is as from
  * waitpid: the job's exit status when the worker answered, else how the worker ended.
  * Returns 0; WORKER_NOT_TAKEN (exec/workerwire.h), with *wstatus how the worker ended, when
  * it could not take the job (it died before); -1 with e when it could not be waited for. */
 int worker_run(struct worker *wk, const struct job_plan *jp, const struct job_home *homes,
-               const struct child_io *io, bool background, int *wstatus, struct cs_err *e);
+               const struct child_io *io, bool background, bool profile, int *wstatus,
+               struct cs_err *e);
 
 /*
  * Resident buffers (docs/executors.md "What moves when"). A worker whose device holds
