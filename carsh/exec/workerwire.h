@@ -68,6 +68,10 @@ bool workerwire_is_job_env(const char *entry);
 /* Make this process's job environment env's: the others' entries go. */
 void workerwire_apply_env(char *const *env, size_t n);
 
+/* In the status of a session's WORKER_DONE (the exit status in its low byte): the session
+ * worker waits for another session (server/served.h). */
+#define WORKER_DONE_AGAIN 0x100u
+
 /* A job's flags: its statistics are read (`time`, `set stats=on`), so its commands are
  * profiled and waited for; without it a job whose outputs all stay on the device returns
  * while its kernels may still run (docs/executors.md "What moves when"). */
