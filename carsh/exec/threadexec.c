@@ -88,6 +88,7 @@ void texec_free(struct texec *t)
 		 * the device may be unusable. */
 		if (rc == 0 && !warm) {
 			resident_free(t->res);
+			rt_session_forget_kept(t->s);
 			warm = t->s;
 			pthread_mutex_destroy(&t->lock);
 			free(t);

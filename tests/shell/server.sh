@@ -182,6 +182,14 @@ same_file out.csv want.csv "a worker that served sessions before computes the sa
 	pass "three -T sessions in a row ran in a worker that served one before" ||
 	fail "not reused: $("$CARSH" server status)"
 expect 2 "carsh: \${MYVAR}: variable not set (set it with 'set MYVAR=VALUE')" env -u MYVAR "$CARSH" -T -c 'echo ${MYVAR}'
+# A flow-model edited between two sessions (to a text of the same length, which a freed
+# copy's address may be taken again by): the next session in the same worker builds it anew.
+sed 's/x\[i\] + 1.0f/x[i] + 5.0f/' "$DATA/fm/addone.xml" >edit.xml
+expect 0 "" "$CARSH" -T run edit.xml x=x.csv y=- z=fill:0
+sed -i 's/x\[i\] + 5.0f/x[i] + 7.0f/' edit.xml
+expect 0 "" "$CARSH" -T run edit.xml x=x.csv y=- z=fill:0
+seq 8 15 >want7
+same_file "$OUT" want7 "a flow-model edited between two sessions of one worker: the new kernel runs"
 # A failed session's worker ends: the next session runs in another.
 expect 0 "" "$CARSH" -T run "$SCALE" x=x.csv y=out.csv N=8
 again=$(counter 4)
