@@ -301,35 +301,34 @@ void served_worker_done(int status)
 
 /* Nothing of the last client's stays open or current here: a reader of its output sees
  * the end, its directory is not kept busy, and what it left unread on standard input is
- * not the next session's. */
-static void between_sessions(void)
+ * not the next session's. false when /dev/null cannot be had: the worker ends instead. */
+static bool drop_client(void)
 {
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
-	if (null >= 0) {
-		dup2(null, STDIN_FILENO);
-		dup2(null, STDOUT_FILENO);
-		dup2(own_err >= 0 ? own_err : null, STDERR_FILENO);
-		close(null);
-	}
+	if (null < 0)
+		return false;
+	dup2(null, STDIN_FILENO);
+	dup2(null, STDOUT_FILENO);
+	dup2(own_err >= 0 ? own_err : null, STDERR_FILENO);
+	close(null);
 	__fpurge(stdin);
 	clearerr(stdin);
 	clearerr(stdout);
 	clearerr(stderr);
-	if (chdir("/") != 0)
-		return;
+	return chdir("/") == 0;
 }
 
 void served_worker_again(int status)
 {
-	bool again = status == 0 && texec_warm() && ++served < SESSIONS_MAX;
-	uint32_t v = (uint32_t)status | (again ? WORKER_DONE_AGAIN : 0);
+	bool again = status == 0 && texec_warm() && served + 1 < SESSIONS_MAX;
+	uint32_t v = (uint32_t)status | WORKER_DONE_AGAIN;
 	struct cs_err e;
 
-	if (!again)
-		served_worker_done(status);
 	fflush(NULL);
+	if (!again || !drop_client())
+		served_worker_done(status);
+	served++;
 	if (wire_send(SESSION_SOCK, WORKER_DONE, &v, sizeof(v), NULL, 0, &e) != 0)
 		_exit(status);
-	between_sessions();
 }
