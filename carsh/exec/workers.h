@@ -64,8 +64,9 @@ unsigned workers_idle(struct workers *w);
 int worker_stop(struct worker *wk, int sig, int *wstatus);
 /* A session worker (docs/server.md, `carsh -T` through the server): a fresh `carsh
  * --session-worker` with environment envp, forked by the pool's spawner and exec'd, which
- * opens its devices at once and then waits on its socket for one whole session; key is its
- * job environment. Never idle in the pool: workers_give ends it. NULL with e. */
+ * opens its devices at once and then waits on its socket for a whole session (and, after one
+ * that succeeded, for the next: server/spares.h); key is its job environment. Never idle in
+ * the pool: workers_give ends it. NULL with e. */
 struct worker *workers_spawn_session(struct workers *w, char *const *envp, const char *key,
                                      struct cs_err *e);
 bool worker_is_session(const struct worker *wk);
