@@ -1,5 +1,6 @@
 /*
- * The embedding API's flow-models (carsh.h; docs/api.md): 004 Table 1's map and fire over
+ * The embedding API's flow-models (carsh.h; docs/api.md): the public calls over the
+ * machine's ops, and the local machine's (local_flowmodel_ops): 004 Table 1's map and fire over
  * the runtime session, as the thread executor runs a plan (rt_execute), in the caller's own
  * thread. A fire queues the unmapping of the caller's memory, the launch and the mapping
  * back, then a marker whose completion is the fire's; the in-order queue of the device
@@ -11,7 +12,6 @@
 
 #include "api/api-int.h"
 #include "data/types.h"
-#include "model/exe.h"
 #include "model/planner.h"
 #include "model/xml.h"
 #include "util/alloc.h"
@@ -30,28 +30,6 @@ static carsh_flowmodel *fm_new(carsh_machine *m, struct flowmodel *f)
 	fm->streams = xcalloc(n, sizeof(*fm->streams));
 	fm->given = xcalloc(n, sizeof(*fm->given));
 	return fm;
-}
-
-int carsh_flowmodel_from_file(carsh_machine *m, const char *path, carsh_flowmodel **out)
-{
-	struct flowmodel *f;
-	struct cs_err e;
-
-	if (out)
-		*out = NULL;
-	if (!m)
-		return CARSH_E_ARG;
-	if (!path || !out)
-		return machine_failf(m, CARSH_E_ARG, "carsh_flowmodel_from_file: %s is NULL",
-		                     path ? "out" : "path");
-	if (machine_usable(m, "carsh_flowmodel_from_file"))
-		return CARSH_E_STATE;
-	if (m->remote)
-		return remote_fm_new(m, path, NULL, NULL, out);
-	if (flowmodel_read(path, &f, &e))
-		return machine_fail(m, CARSH_E_FILE, &e);
-	*out = fm_new(m, f);
-	return 0;
 }
 
 static int flowmodel_parse(const char *xml, const char *name, struct flowmodel **f,
@@ -74,12 +52,36 @@ static int flowmodel_parse(const char *xml, const char *name, struct flowmodel *
 	return rc;
 }
 
-int carsh_flowmodel_from_string(carsh_machine *m, const char *xml, const char *name,
-                                carsh_flowmodel **out)
+static int local_make(carsh_machine *m, const char *path, const char *xml, const char *name,
+                      carsh_flowmodel **out)
 {
 	struct flowmodel *f = NULL;
 	struct cs_err e;
 
+	if (path ? flowmodel_read(path, &f, &e)
+	         : flowmodel_parse(xml, name ? name : "<string>", &f, &e))
+		return machine_fail(m, CARSH_E_FILE, &e);
+	*out = fm_new(m, f);
+	return 0;
+}
+
+int carsh_flowmodel_from_file(carsh_machine *m, const char *path, carsh_flowmodel **out)
+{
+	if (out)
+		*out = NULL;
+	if (!m)
+		return CARSH_E_ARG;
+	if (!path || !out)
+		return machine_failf(m, CARSH_E_ARG, "carsh_flowmodel_from_file: %s is NULL",
+		                     path ? "out" : "path");
+	if (machine_usable(m, "carsh_flowmodel_from_file"))
+		return CARSH_E_STATE;
+	return m->ops->fm->make(m, path, NULL, NULL, out);
+}
+
+int carsh_flowmodel_from_string(carsh_machine *m, const char *xml, const char *name,
+                                carsh_flowmodel **out)
+{
 	if (out)
 		*out = NULL;
 	if (!m)
@@ -89,12 +91,7 @@ int carsh_flowmodel_from_string(carsh_machine *m, const char *xml, const char *n
 		                     xml ? "out" : "xml");
 	if (machine_usable(m, "carsh_flowmodel_from_string"))
 		return CARSH_E_STATE;
-	if (m->remote)
-		return remote_fm_new(m, NULL, xml, name, out);
-	if (flowmodel_parse(xml, name ? name : "<string>", &f, &e))
-		return machine_fail(m, CARSH_E_FILE, &e);
-	*out = fm_new(m, f);
-	return 0;
+	return m->ops->fm->make(m, NULL, xml, name, out);
 }
 
 const char *carsh_flowmodel_last_error(const carsh_flowmodel *fm)
@@ -109,24 +106,14 @@ void flowmodel_ref(carsh_flowmodel *fm)
 
 /* ---- planning: parameters to a kernel plan ---- */
 
-/* Every stream "discarded": the plan only sizes them; their memory is bound here. */
+/* Every stream only sized: its memory is bound here. */
 static int fm_plan(carsh_flowmodel *fm, struct cs_err *e)
 {
-	struct exe *exe;
 	struct plan_env env = {.device_cli = fm->m->device_index};
-	int rc = 0;
 
 	if (fm->jp)
 		return 0;
-	exe = exe_wrap_shared_flowmodel(fm->fm);
-	params_copy(&exe->params, &fm->params);
-	for (size_t i = 0; i < fm->fm->nargs && rc == 0; i++)
-		if (arg_is_stream(fm->fm->args[i].kind))
-			rc = exe_bind_word(exe, fm->fm->args[i].name, "discard", e);
-	if (rc == 0)
-		rc = plan_exe(exe, &env, &fm->jp, e);
-	exe_free(exe);
-	return rc ? CARSH_E_ARG : 0;
+	return plan_flowmodel(fm->fm, &fm->params, &env, &fm->jp, e) ? CARSH_E_ARG : 0;
 }
 
 static void names_of(const struct flowmodel *f, bool streams, char *buf, size_t len)
@@ -160,16 +147,12 @@ int fm_stream_locked(carsh_flowmodel *fm, const char *name, size_t *idx, struct 
 	return fm_plan(fm, e);
 }
 
-int carsh_flowmodel_set_param(carsh_flowmodel *fm, const char *name, const char *value)
+static int local_set_param(carsh_flowmodel *fm, const char *name, const char *value)
 {
 	struct job_plan *old;
 	char names[512];
 	int rc = 0;
 
-	if (!fm)
-		return CARSH_E_ARG;
-	if (fm->remote)
-		return remote_set_param(fm, name, value);
 	pthread_mutex_lock(&fm->lock);
 	if (!name || !value)
 		rc = api_fail(&fm->err, CARSH_E_ARG, "carsh_flowmodel_set_param: NULL %s",
@@ -203,15 +186,11 @@ int carsh_flowmodel_set_param(carsh_flowmodel *fm, const char *name, const char 
 	return rc;
 }
 
-int carsh_flowmodel_stream_bytes(carsh_flowmodel *fm, const char *stream, size_t *bytes)
+static int local_stream_bytes(carsh_flowmodel *fm, const char *stream, size_t *bytes)
 {
 	size_t i;
 	int rc;
 
-	if (!fm)
-		return CARSH_E_ARG;
-	if (fm->remote)
-		return remote_stream_bytes(fm, stream, bytes);
 	pthread_mutex_lock(&fm->lock);
 	rc = fm_stream_locked(fm, stream, &i, &fm->err);
 	if (rc == 0 && !bytes)
@@ -322,15 +301,11 @@ static int bind_memory_locked(carsh_flowmodel *fm, size_t i, void *mem, size_t b
 	return CARSH_E_DEVICE;
 }
 
-int carsh_flowmodel_bind_memory(carsh_flowmodel *fm, const char *stream, void *mem, size_t bytes)
+static int local_bind_memory(carsh_flowmodel *fm, const char *stream, void *mem, size_t bytes)
 {
 	size_t i;
 	int rc;
 
-	if (!fm)
-		return CARSH_E_ARG;
-	if (fm->remote)
-		return remote_bind_memory(fm, stream, mem, bytes);
 	pthread_mutex_lock(&fm->lock);
 	rc = bind_check(fm, stream, bytes, &i);
 	if (rc == 0 && !mem)
@@ -363,11 +338,10 @@ int carsh_flowmodel_bind_buffer(carsh_flowmodel *fm, const char *stream, carsh_b
 	if (!fm)
 		return CARSH_E_ARG;
 	pthread_mutex_lock(&fm->lock);
-	if (fm->remote)
-		rc = remote_refuse(&fm->err, "carsh_flowmodel_bind_buffer");
-	else if (!b)
+	rc = fm->m->ops->local_only(&fm->err, "carsh_flowmodel_bind_buffer");
+	if (rc == 0 && !b)
 		rc = api_fail(&fm->err, CARSH_E_ARG, "%s: the buffer is NULL", fm->fm->file);
-	else
+	else if (rc == 0)
 		rc = bind_check(fm, stream, b->bytes, &i);
 	if (rc == 0)
 		rc = fm_bind_buffer_locked(fm, i, b, &fm->err);
@@ -518,57 +492,31 @@ int fm_fire_locked(carsh_flowmodel *fm, struct cs_err *e)
 	return rc ? rc : fire_end(fm, e);
 }
 
-int carsh_flowmodel_fire(carsh_flowmodel *fm)
+static int local_fire(carsh_flowmodel *fm, bool async)
 {
 	int rc;
 
-	if (!fm)
-		return CARSH_E_ARG;
-	if (fm->remote)
-		return remote_fire(fm, false);
 	pthread_mutex_lock(&fm->lock);
-	rc = fm_fire_locked(fm, &fm->err);
+	rc = async ? fire_begin(fm, true, &fm->err) : fm_fire_locked(fm, &fm->err);
 	pthread_mutex_unlock(&fm->lock);
 	return rc;
 }
 
-int carsh_flowmodel_fire_async(carsh_flowmodel *fm)
+static int local_wait(carsh_flowmodel *fm)
 {
 	int rc;
 
-	if (!fm)
-		return CARSH_E_ARG;
-	if (fm->remote)
-		return remote_fire(fm, true);
-	pthread_mutex_lock(&fm->lock);
-	rc = fire_begin(fm, true, &fm->err);
-	pthread_mutex_unlock(&fm->lock);
-	return rc;
-}
-
-int carsh_flowmodel_wait(carsh_flowmodel *fm)
-{
-	int rc;
-
-	if (!fm)
-		return CARSH_E_ARG;
-	if (fm->remote)
-		return remote_wait(fm);
 	pthread_mutex_lock(&fm->lock);
 	rc = fm->in_flight ? fire_end(fm, &fm->err) : 0;
 	pthread_mutex_unlock(&fm->lock);
 	return rc;
 }
 
-int carsh_flowmodel_test(carsh_flowmodel *fm, int *done)
+static int local_test(carsh_flowmodel *fm, int *done)
 {
 	cl_int status = CL_COMPLETE;
 	int rc = 0;
 
-	if (!fm)
-		return CARSH_E_ARG;
-	if (fm->remote)
-		return remote_test(fm, done);
 	pthread_mutex_lock(&fm->lock);
 	if (!done)
 		rc = api_fail(&fm->err, CARSH_E_ARG, "carsh_flowmodel_test: done is NULL");
@@ -585,24 +533,16 @@ int carsh_flowmodel_test(carsh_flowmodel *fm, int *done)
 	return rc;
 }
 
-int carsh_flowmodel_set_profiling(carsh_flowmodel *fm, int on)
+static int local_set_profiling(carsh_flowmodel *fm, int on)
 {
-	if (!fm)
-		return CARSH_E_ARG;
-	if (fm->remote)
-		return remote_set_profiling(fm, on);
 	pthread_mutex_lock(&fm->lock);
 	fm->profile = on != 0;
 	pthread_mutex_unlock(&fm->lock);
 	return 0;
 }
 
-int carsh_flowmodel_stats(carsh_flowmodel *fm, struct carsh_stats *out)
+static int local_stats(carsh_flowmodel *fm, struct carsh_stats *out)
 {
-	if (!fm)
-		return CARSH_E_ARG;
-	if (fm->remote)
-		return remote_stats(fm, out);
 	pthread_mutex_lock(&fm->lock);
 	if (!out) {
 		pthread_mutex_unlock(&fm->lock);
@@ -620,17 +560,8 @@ int carsh_flowmodel_stats(carsh_flowmodel *fm, struct carsh_stats *out)
 	return 0;
 }
 
-void carsh_flowmodel_free(carsh_flowmodel *fm)
+static void local_fini(carsh_flowmodel *fm)
 {
-	if (!fm || __atomic_sub_fetch(&fm->refs, 1, __ATOMIC_ACQ_REL) != 0)
-		return;
-	if (fm->remote) {
-		remote_fm_free(fm);
-		pthread_mutex_destroy(&fm->lock);
-		carsh_machine_free(fm->m);
-		free(fm);
-		return;
-	}
 	if (fm->in_flight)
 		(void)fire_end(fm, &fm->err);
 	for (size_t i = 0; i < fm->fm->nargs; i++)
@@ -644,6 +575,91 @@ void carsh_flowmodel_free(carsh_flowmodel *fm)
 	params_free(&fm->params);
 	free(fm->streams);
 	free(fm->given);
+}
+
+const struct flowmodel_ops local_flowmodel_ops = {
+        .make = local_make,
+        .fini = local_fini,
+        .set_param = local_set_param,
+        .stream_bytes = local_stream_bytes,
+        .bind_memory = local_bind_memory,
+        .fire = local_fire,
+        .wait = local_wait,
+        .test = local_test,
+        .set_profiling = local_set_profiling,
+        .stats = local_stats,
+};
+
+/* ---- the public calls: their arguments checked, the machine's ops called ---- */
+
+int carsh_flowmodel_set_param(carsh_flowmodel *fm, const char *name, const char *value)
+{
+	if (!fm)
+		return CARSH_E_ARG;
+	return fm->m->ops->fm->set_param(fm, name, value);
+}
+
+int carsh_flowmodel_stream_bytes(carsh_flowmodel *fm, const char *stream, size_t *bytes)
+{
+	if (!fm)
+		return CARSH_E_ARG;
+	return fm->m->ops->fm->stream_bytes(fm, stream, bytes);
+}
+
+int carsh_flowmodel_bind_memory(carsh_flowmodel *fm, const char *stream, void *mem, size_t bytes)
+{
+	if (!fm)
+		return CARSH_E_ARG;
+	return fm->m->ops->fm->bind_memory(fm, stream, mem, bytes);
+}
+
+int carsh_flowmodel_fire(carsh_flowmodel *fm)
+{
+	if (!fm)
+		return CARSH_E_ARG;
+	return fm->m->ops->fm->fire(fm, false);
+}
+
+int carsh_flowmodel_fire_async(carsh_flowmodel *fm)
+{
+	if (!fm)
+		return CARSH_E_ARG;
+	return fm->m->ops->fm->fire(fm, true);
+}
+
+int carsh_flowmodel_wait(carsh_flowmodel *fm)
+{
+	if (!fm)
+		return CARSH_E_ARG;
+	return fm->m->ops->fm->wait(fm);
+}
+
+int carsh_flowmodel_test(carsh_flowmodel *fm, int *done)
+{
+	if (!fm)
+		return CARSH_E_ARG;
+	return fm->m->ops->fm->test(fm, done);
+}
+
+int carsh_flowmodel_set_profiling(carsh_flowmodel *fm, int on)
+{
+	if (!fm)
+		return CARSH_E_ARG;
+	return fm->m->ops->fm->set_profiling(fm, on);
+}
+
+int carsh_flowmodel_stats(carsh_flowmodel *fm, struct carsh_stats *out)
+{
+	if (!fm)
+		return CARSH_E_ARG;
+	return fm->m->ops->fm->stats(fm, out);
+}
+
+void carsh_flowmodel_free(carsh_flowmodel *fm)
+{
+	if (!fm || __atomic_sub_fetch(&fm->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	fm->m->ops->fm->fini(fm);
 	pthread_mutex_destroy(&fm->lock);
 	carsh_machine_free(fm->m);
 	free(fm);

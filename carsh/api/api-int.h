@@ -1,6 +1,7 @@
 /*
- * What the embedding API's files (api-machine.c, api-flowmodel.c, api-pipeline.c) share:
- * the handles' insides. Each handle has a lock that serializes the calls made on it and an
+ * What the embedding API's files (api-machine.c, api-open.c, api-flowmodel.c, api-remote.c,
+ * api-pipeline.c) share: the handles' insides, and the machine interface both kinds of
+ * machine implement. Each handle has a lock that serializes the calls made on it and an
  * error of its own; references (machine <- buffer, flow-model, pipeline; flow-model <-
  * pipeline; buffer <- flow-model) let the caller free handles in any order.
  */
@@ -19,6 +20,41 @@
 #include "util/error.h"
 #include "util/wire.h"
 
+/* One machine interface, implemented twice and chosen when the machine is made: on this
+ * process's device (api-open.c, api-flowmodel.c) and on the user's server (api-remote.c).
+ * The public calls check their arguments, then call these; the flow-model's take its lock. */
+struct flowmodel_ops {
+	/* Read a flow-model from path, or parse xml (called name): a new handle in *out. */
+	int (*make)(carsh_machine *m, const char *path, const char *xml, const char *name,
+	            carsh_flowmodel **out);
+	/* Release what the implementation holds; the handle's lock and machine stay. */
+	void (*fini)(carsh_flowmodel *fm);
+	int (*set_param)(carsh_flowmodel *fm, const char *name, const char *value);
+	int (*stream_bytes)(carsh_flowmodel *fm, const char *stream, size_t *bytes);
+	int (*bind_memory)(carsh_flowmodel *fm, const char *stream, void *mem, size_t bytes);
+	int (*fire)(carsh_flowmodel *fm, bool async);
+	int (*wait)(carsh_flowmodel *fm);
+	int (*test)(carsh_flowmodel *fm, int *done);
+	int (*set_profiling)(carsh_flowmodel *fm, int on);
+	int (*stats)(carsh_flowmodel *fm, struct carsh_stats *out);
+};
+
+struct machine_ops {
+	/* false where the machine's open failed: nothing made on it could ever run */
+	bool (*opened)(const carsh_machine *m);
+	/* The last reference is gone: release the device or the server's worker. */
+	void (*close)(carsh_machine *m);
+	int (*device_count)(carsh_machine *m, size_t *n);
+	int (*device_info)(carsh_machine *m, size_t i, struct carsh_device_info *out);
+	/* 0, or CARSH_E_STATE with e's message: what call makes needs device memory in this
+	 * process (virtual buffers, pipelines, CaravelaMPI's requests). */
+	int (*local_only)(struct cs_err *e, const char *call);
+	const struct flowmodel_ops *fm;
+};
+
+/* The flow-models of a machine on this process's device (api-flowmodel.c). */
+extern const struct flowmodel_ops local_flowmodel_ops;
+
 /* Two queues on the machine's device: its own without profiling, where fires go, and the
  * runtime's with profiling (rt_dev_queue), for flow-models whose kernel times are asked for
  * (carsh_flowmodel_set_profiling). A profiling queue makes every command dearer on some
@@ -26,13 +62,14 @@
 struct carsh_machine {
 	pthread_mutex_t lock; /* err, and the creation of handles on the machine */
 	int refs;
+	const struct machine_ops *ops;
 	struct rt_session *rt;
 	struct rt_dev *dev;
 	cl_command_queue q;      /* the plain queue */
 	cl_command_queue last_q; /* the queue of the latest commands (atomic) */
 	char device_index[24];   /* the device as a plan names it: its index in `devices` */
 	struct cs_err err;
-	struct remote *remote; /* a machine on the user's server (api-remote.c); NULL: local */
+	struct remote *remote; /* a server machine's own state (api-remote.c) */
 };
 
 struct carsh_buffer {
@@ -81,7 +118,7 @@ struct carsh_flowmodel {
 	unsigned long long fires;
 	double fire_ms, last_fire_ms;
 	struct cs_err err;
-	struct remote_fm *remote; /* a server machine's flow-model (api-remote.c) */
+	struct remote_fm *remote; /* a server machine's flow-model's own state (api-remote.c) */
 };
 
 /* Set e's message and return code (a carsh_errcode). */
@@ -109,26 +146,13 @@ int fm_stream_locked(carsh_flowmodel *fm, const char *name, size_t *idx, struct 
 int fm_bind_buffer_locked(carsh_flowmodel *fm, size_t idx, carsh_buffer *b, struct cs_err *e);
 int fm_fire_locked(carsh_flowmodel *fm, struct cs_err *e);
 
+/* A new handle with ops, one reference. */
+carsh_machine *machine_new(const struct machine_ops *ops);
+
 /* ---- server machines (api-remote.c; docs/api.md, "Machines on the server") ----
- * The calls of a machine with m->remote, and of its flow-models, go there; the handles'
+ * Make m (a new handle) a machine on the user's server: its calls go there; the handles'
  * locks and errors are the same as a local machine's. */
 int remote_open(carsh_machine *m, const char *device);
-void remote_close(carsh_machine *m);
-int remote_device_count(carsh_machine *m, size_t *n);
-int remote_device_info(carsh_machine *m, size_t i, struct carsh_device_info *out);
-int remote_fm_new(carsh_machine *m, const char *path, const char *xml, const char *name,
-                  carsh_flowmodel **out);
-void remote_fm_free(carsh_flowmodel *fm);
-int remote_set_param(carsh_flowmodel *fm, const char *name, const char *value);
-int remote_stream_bytes(carsh_flowmodel *fm, const char *stream, size_t *bytes);
-int remote_bind_memory(carsh_flowmodel *fm, const char *stream, void *mem, size_t bytes);
-int remote_fire(carsh_flowmodel *fm, bool async);
-int remote_wait(carsh_flowmodel *fm);
-int remote_test(carsh_flowmodel *fm, int *done);
-int remote_set_profiling(carsh_flowmodel *fm, int on);
-int remote_stats(carsh_flowmodel *fm, struct carsh_stats *out);
-/* What a server machine does not have yet: its message, CARSH_E_STATE. */
-int remote_refuse(struct cs_err *e, const char *call);
 
 /* The worker's side (api-serve.c): serve the machine that open (API_OPEN, which it frees)
  * asked for on sock until the client closes it; the process's exit status. */

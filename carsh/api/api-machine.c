@@ -1,10 +1,13 @@
-/* The embedding API's machines and virtual buffers (carsh.h; docs/api.md). */
+/*
+ * The embedding API's machines and virtual buffers (carsh.h; docs/api.md): what every
+ * machine's handle has (its lock, references and error), the public calls over its ops
+ * (api-open.c makes local machines, api-remote.c the server's), and the buffers of a
+ * machine on this process's device.
+ */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <libxml/parser.h>
 
 #include "api/api-int.h"
 #include "util/alloc.h"
@@ -43,7 +46,7 @@ int machine_usable(carsh_machine *m, const char *call)
 {
 	char why[CS_ERR_MAX];
 
-	if (m->remote || (m->dev && m->q))
+	if (m->ops->opened(m))
 		return 0;
 	pthread_mutex_lock(&m->lock);
 	snprintf(why, sizeof(why), "%s", m->err.msg[0] ? m->err.msg : "no device");
@@ -57,19 +60,11 @@ void machine_ref(carsh_machine *m)
 	__atomic_add_fetch(&m->refs, 1, __ATOMIC_RELAXED);
 }
 
-/* The last reference: rt_session_free waits for the queues, then releases contexts. */
 void carsh_machine_free(carsh_machine *m)
 {
 	if (!m || __atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) != 0)
 		return;
-	if (m->remote)
-		remote_close(m);
-	if (m->q) {
-		(void)clFinish(m->q);
-		(void)clReleaseCommandQueue(m->q);
-	}
-	if (m->rt)
-		rt_session_free(m->rt);
+	m->ops->close(m);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
@@ -77,18 +72,6 @@ void carsh_machine_free(carsh_machine *m)
 const char *carsh_machine_last_error(const carsh_machine *m)
 {
 	return m ? m->err.msg : "no machine (NULL)";
-}
-
-static int machine_plain_queue(carsh_machine *m)
-{
-	cl_int err;
-
-	m->q = clCreateCommandQueue(m->dev->ctx, m->dev->info->device, 0, &err);
-	if (err == CL_SUCCESS)
-		return 0;
-	m->q = NULL;
-	return machine_failf(m, CARSH_E_DEVICE, "device '%s': clCreateCommandQueue failed: %s",
-	                     m->dev->info->name, rt_cl_error_name(err));
 }
 
 cl_command_queue machine_queue(carsh_machine *m, bool profiling)
@@ -101,130 +84,30 @@ cl_command_queue machine_queue(carsh_machine *m, bool profiling)
 	return q;
 }
 
-/* The device is chosen once, by the rules of `--device` (runtime.h), and named by its index
- * in every plan, so that each flow-model of the machine runs on it whatever its
- * <RuntimeType device=...> says. */
-static int machine_pick(carsh_machine *m, const char *device)
-{
-	const struct rt_devinfo *devs;
-	struct kernel_plan kp = {.label = "carsh_machine_open"};
-	struct run_stats st = {0};
-	size_t n, chosen;
-
-	if (rt_session_devices(m->rt, &devs, &n, &m->err) ||
-	    rt_device_pick(devs, n, NULL, device, NULL, &chosen, &m->err))
-		return CARSH_E_DEVICE;
-	snprintf(m->device_index, sizeof(m->device_index), "%d", devs[chosen].index);
-	kp.device_cli = m->device_index;
-	if (rt_session_device(m->rt, &kp, &m->dev, &st, &m->err))
-		return CARSH_E_DEVICE;
-	return machine_plain_queue(m);
-}
-
-/* Two threads discovering devices at once in a process that has not done so yet made
- * PoCL 3 find no device in one of them, or crash: the first discovery of the process is
- * made by one thread at a time. libxml2 (before 2.11) asks for xmlInitParser once before
- * threads parse. */
-static pthread_mutex_t discovery_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
-
-static carsh_machine *machine_new(void)
+carsh_machine *machine_new(const struct machine_ops *ops)
 {
 	carsh_machine *m = xcalloc(1, sizeof(*m));
 
 	pthread_mutex_init(&m->lock, NULL);
 	m->refs = 1;
+	m->ops = ops;
 	return m;
-}
-
-int carsh_machine_open(const char *device, carsh_machine **out)
-{
-	carsh_machine *m;
-	int rc;
-
-	if (!out)
-		return CARSH_E_ARG;
-	m = machine_new();
-	m->rt = rt_session_new();
-	*out = m;
-	pthread_once(&xml_once, xmlInitParser);
-	pthread_mutex_lock(&discovery_lock);
-	rc = machine_pick(m, device && device[0] ? device : NULL);
-	pthread_mutex_unlock(&discovery_lock);
-	return rc;
-}
-
-/* Other MPI ranks are reached through CaravelaMPI (api-mpi.c), not as machines: a rank
- * would have to run a serving loop of the program's own (docs/api.md). */
-int carsh_machine_open_at(const char *where, const char *device, carsh_machine **out)
-{
-	if (!out)
-		return CARSH_E_ARG;
-	if (!where || strcmp(where, "local") == 0)
-		return carsh_machine_open(device, out);
-	*out = machine_new();
-	if (strcmp(where, "server") == 0)
-		return remote_open(*out, device && device[0] ? device : NULL);
-	if (strncmp(where, "rank:", 5) == 0)
-		return machine_failf(*out, CARSH_E_ARG,
-		                     "%s: an MPI rank is not a machine: CaravelaMPI (carsh_mpi_*) "
-		                     "moves streams between the ranks' own machines",
-		                     where);
-	return machine_failf(*out, CARSH_E_ARG,
-	                     "carsh_machine_open_at: no place '%s' (places: local, server)", where);
 }
 
 int carsh_machine_device_count(carsh_machine *m, size_t *n)
 {
-	const struct rt_devinfo *devs;
-	int rc = 0;
-
 	if (!m || !n)
 		return m ? api_fail(&m->err, CARSH_E_ARG, "carsh_machine_device_count: n is NULL")
 		         : CARSH_E_ARG;
-	if (m->remote)
-		return remote_device_count(m, n);
-	pthread_mutex_lock(&m->lock);
-	if (rt_session_devices(m->rt, &devs, n, &m->err))
-		rc = CARSH_E_DEVICE;
-	pthread_mutex_unlock(&m->lock);
-	return rc;
-}
-
-static void device_info(const struct rt_devinfo *d, bool selected, struct carsh_device_info *out)
-{
-	memset(out, 0, sizeof(*out));
-	snprintf(out->name, sizeof(out->name), "%s", d->name);
-	snprintf(out->vendor, sizeof(out->vendor), "%s", d->vendor);
-	snprintf(out->platform, sizeof(out->platform), "%s", d->platform_name);
-	out->type = rt_device_type_name(d->type);
-	out->compute_units = d->compute_units;
-	out->global_mem = d->global_mem;
-	out->max_alloc = d->max_alloc;
-	out->selected = selected;
+	return m->ops->device_count(m, n);
 }
 
 int carsh_machine_device_info(carsh_machine *m, size_t i, struct carsh_device_info *out)
 {
-	const struct rt_devinfo *devs;
-	size_t n;
-	int rc = 0;
-
 	if (!m || !out)
 		return m ? api_fail(&m->err, CARSH_E_ARG, "carsh_machine_device_info: out is NULL")
 		         : CARSH_E_ARG;
-	if (m->remote)
-		return remote_device_info(m, i, out);
-	pthread_mutex_lock(&m->lock);
-	if (rt_session_devices(m->rt, &devs, &n, &m->err))
-		rc = CARSH_E_DEVICE;
-	else if (i >= n)
-		rc = api_fail(&m->err, CARSH_E_NAME, "device %zu: the machine has %zu device(s)", i,
-		              n);
-	else
-		device_info(&devs[i], m->dev && m->dev->info == &devs[i], out);
-	pthread_mutex_unlock(&m->lock);
-	return rc;
+	return m->ops->device_info(m, i, out);
 }
 
 /* ---- virtual buffers ---- */
@@ -261,6 +144,7 @@ int carsh_buffer_new(carsh_machine *m, size_t bytes, carsh_buffer **out)
 {
 	cl_int err;
 	cl_mem mem;
+	int rc;
 
 	if (out)
 		*out = NULL;
@@ -269,12 +153,11 @@ int carsh_buffer_new(carsh_machine *m, size_t bytes, carsh_buffer **out)
 		         : CARSH_E_ARG;
 	if (machine_usable(m, "carsh_buffer_new"))
 		return CARSH_E_STATE;
-	if (m->remote) {
-		pthread_mutex_lock(&m->lock);
-		remote_refuse(&m->err, "carsh_buffer_new");
-		pthread_mutex_unlock(&m->lock);
-		return CARSH_E_STATE;
-	}
+	pthread_mutex_lock(&m->lock);
+	rc = m->ops->local_only(&m->err, "carsh_buffer_new");
+	pthread_mutex_unlock(&m->lock);
+	if (rc)
+		return rc;
 	if (bytes == 0)
 		return machine_failf(m, CARSH_E_SIZE, "carsh_buffer_new: 0 bytes");
 	mem = clCreateBuffer(m->dev->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);

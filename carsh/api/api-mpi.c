@@ -375,7 +375,7 @@ static int request_start(carsh_flowmodel *fm, const struct carsh_message *recv, 
 	if (!out)
 		return mpi_failf(CARSH_E_ARG, "carsh_mpi: the request pointer is NULL");
 	*out = NULL;
-	if (fm && fm->remote)
+	if (fm && fm->m->ops->local_only(&(struct cs_err){""}, "carsh_mpi"))
 		return mpi_failf(CARSH_E_STATE,
 		                 "carsh_mpi: a server machine's flow-model: CaravelaMPI fires "
 		                 "flow-models of local machines");

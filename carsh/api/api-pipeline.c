@@ -55,17 +55,17 @@ struct carsh_pipeline {
 int carsh_pipeline_new(carsh_machine *m, carsh_pipeline **out)
 {
 	carsh_pipeline *p;
+	int rc;
 
 	if (!m || !out)
 		return m ? machine_failf(m, CARSH_E_ARG, "carsh_pipeline_new: out is NULL")
 		         : CARSH_E_ARG;
 	*out = NULL;
-	if (m->remote) {
-		pthread_mutex_lock(&m->lock);
-		remote_refuse(&m->err, "carsh_pipeline_new");
-		pthread_mutex_unlock(&m->lock);
-		return CARSH_E_STATE;
-	}
+	pthread_mutex_lock(&m->lock);
+	rc = m->ops->local_only(&m->err, "carsh_pipeline_new");
+	pthread_mutex_unlock(&m->lock);
+	if (rc)
+		return rc;
 	p = xcalloc(1, sizeof(*p));
 	pthread_mutex_init(&p->lock, NULL);
 	p->m = m;

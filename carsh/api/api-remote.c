@@ -127,7 +127,8 @@ static int call(carsh_machine *m, uint32_t type, const struct api_req *rq, int f
 	return rc;
 }
 
-int remote_refuse(struct cs_err *e, const char *call)
+/* What a server machine does not have: device memory in this process. */
+static int remote_local_only(struct cs_err *e, const char *call)
 {
 	return api_fail(e, CARSH_E_STATE,
 	                "%s: not on a server machine (it has flow-models on the caller's memory "
@@ -212,25 +213,8 @@ static int open_worker(carsh_machine *m, struct remote *r, const char *device)
 	return rc;
 }
 
-int remote_open(carsh_machine *m, const char *device)
-{
-	const char *off = getenv("CARSH_SERVER");
-	struct remote *r;
-	int rc;
-
-	if (off && strcmp(off, "off") == 0)
-		return machine_failf(m, CARSH_E_DEVICE,
-		                     "server: CARSH_SERVER=off: this process uses no carsh server "
-		                     "(unset it, or open a local machine)");
-	r = xcalloc(1, sizeof(*r));
-	*r = (struct remote){.srv = -1, .sock = -1};
-	m->remote = r;
-	rc = lend(m, r);
-	return rc ? rc : open_worker(m, r, device);
-}
-
 /* The worker goes back to the server, which ends it (a fresh spare waits already). */
-void remote_close(carsh_machine *m)
+static void remote_close(carsh_machine *m)
 {
 	struct remote *r = m->remote;
 	struct cs_err e;
@@ -247,7 +231,7 @@ void remote_close(carsh_machine *m)
 	m->remote = NULL;
 }
 
-int remote_device_count(carsh_machine *m, size_t *n)
+static int remote_device_count(carsh_machine *m, size_t *n)
 {
 	*n = m->remote->ndevs;
 	return 0;
@@ -263,7 +247,7 @@ static const char *type_name_of(const char *t)
 	return "other";
 }
 
-int remote_device_info(carsh_machine *m, size_t i, struct carsh_device_info *out)
+static int remote_device_info(carsh_machine *m, size_t i, struct carsh_device_info *out)
 {
 	const struct apiwire_device *d;
 
@@ -285,8 +269,8 @@ int remote_device_info(carsh_machine *m, size_t i, struct carsh_device_info *out
 
 /* ---- flow-models ---- */
 
-int remote_fm_new(carsh_machine *m, const char *path, const char *xml, const char *name,
-                  carsh_flowmodel **out)
+static int remote_make(carsh_machine *m, const char *path, const char *xml, const char *name,
+                       carsh_flowmodel **out)
 {
 	char cwd[4096];
 	struct api_req rq = {.a = (char *)(path ? path : xml), .b = cwd, .c = (char *)name};
@@ -342,7 +326,7 @@ static int fm_call(carsh_flowmodel *fm, uint32_t type, struct api_req *rq, uint6
 	return call(fm->m, type, rq, -1, n, NULL, &fm->err);
 }
 
-void remote_fm_free(carsh_flowmodel *fm)
+static void remote_fini(carsh_flowmodel *fm)
 {
 	struct remote_fm *rf = fm->remote;
 
@@ -357,7 +341,7 @@ void remote_fm_free(carsh_flowmodel *fm)
 	free(rf);
 }
 
-int remote_set_param(carsh_flowmodel *fm, const char *name, const char *value)
+static int remote_set_param(carsh_flowmodel *fm, const char *name, const char *value)
 {
 	int rc;
 
@@ -368,7 +352,7 @@ int remote_set_param(carsh_flowmodel *fm, const char *name, const char *value)
 	return rc;
 }
 
-int remote_stream_bytes(carsh_flowmodel *fm, const char *stream, size_t *bytes)
+static int remote_stream_bytes(carsh_flowmodel *fm, const char *stream, size_t *bytes)
 {
 	uint64_t n = 0;
 	int rc;
@@ -413,7 +397,7 @@ static void stream_keep(struct remote_fm *rf, const char *name, struct remote_st
 	rf->s[rf->n++] = s;
 }
 
-int remote_bind_memory(carsh_flowmodel *fm, const char *stream, void *mem, size_t bytes)
+static int remote_bind_memory(carsh_flowmodel *fm, const char *stream, void *mem, size_t bytes)
 {
 	struct api_req rq = {
 	        .id = fm->remote->id, .a = (char *)stream, .b = mem ? "" : NULL, .n = bytes};
@@ -439,7 +423,7 @@ int remote_bind_memory(carsh_flowmodel *fm, const char *stream, void *mem, size_
 	return rc;
 }
 
-int remote_fire(carsh_flowmodel *fm, bool async)
+static int remote_fire(carsh_flowmodel *fm, bool async)
 {
 	struct remote_fm *rf = fm->remote;
 	double start = clock_ms();
@@ -462,7 +446,7 @@ int remote_fire(carsh_flowmodel *fm, bool async)
 	return rc;
 }
 
-int remote_wait(carsh_flowmodel *fm)
+static int remote_wait(carsh_flowmodel *fm)
 {
 	int rc = 0;
 
@@ -475,7 +459,7 @@ int remote_wait(carsh_flowmodel *fm)
 	return rc;
 }
 
-int remote_test(carsh_flowmodel *fm, int *done)
+static int remote_test(carsh_flowmodel *fm, int *done)
 {
 	uint64_t n = 1;
 	int rc = 0;
@@ -494,7 +478,7 @@ int remote_test(carsh_flowmodel *fm, int *done)
 	return rc;
 }
 
-int remote_set_profiling(carsh_flowmodel *fm, int on)
+static int remote_set_profiling(carsh_flowmodel *fm, int on)
 {
 	int rc;
 
@@ -505,7 +489,7 @@ int remote_set_profiling(carsh_flowmodel *fm, int on)
 }
 
 /* The worker's counts; the times of the fires are this side's (copies and round trips in). */
-int remote_stats(carsh_flowmodel *fm, struct carsh_stats *out)
+static int remote_stats(carsh_flowmodel *fm, struct carsh_stats *out)
 {
 	struct wbuf x = WBUF_INIT;
 	struct apiwire_stats st;
@@ -533,4 +517,50 @@ int remote_stats(carsh_flowmodel *fm, struct carsh_stats *out)
 	wb_free(&x);
 	pthread_mutex_unlock(&fm->lock);
 	return rc;
+}
+
+static bool remote_opened(const carsh_machine *m)
+{
+	(void)m;
+	return true; /* the worker answers what cannot be done, with its message */
+}
+
+static const struct flowmodel_ops remote_flowmodel_ops = {
+        .make = remote_make,
+        .fini = remote_fini,
+        .set_param = remote_set_param,
+        .stream_bytes = remote_stream_bytes,
+        .bind_memory = remote_bind_memory,
+        .fire = remote_fire,
+        .wait = remote_wait,
+        .test = remote_test,
+        .set_profiling = remote_set_profiling,
+        .stats = remote_stats,
+};
+
+static const struct machine_ops remote_ops = {
+        .opened = remote_opened,
+        .close = remote_close,
+        .device_count = remote_device_count,
+        .device_info = remote_device_info,
+        .local_only = remote_local_only,
+        .fm = &remote_flowmodel_ops,
+};
+
+int remote_open(carsh_machine *m, const char *device)
+{
+	const char *off = getenv("CARSH_SERVER");
+	struct remote *r;
+	int rc;
+
+	if (off && strcmp(off, "off") == 0)
+		return machine_failf(m, CARSH_E_DEVICE,
+		                     "server: CARSH_SERVER=off: this process uses no carsh server "
+		                     "(unset it, or open a local machine)");
+	r = xcalloc(1, sizeof(*r));
+	*r = (struct remote){.srv = -1, .sock = -1};
+	m->remote = r;
+	m->ops = &remote_ops;
+	rc = lend(m, r);
+	return rc ? rc : open_worker(m, r, device);
 }

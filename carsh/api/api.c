@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "carsh.h"
 #include "cmd/cmd.h"
@@ -47,10 +48,14 @@ static void __attribute__((noreturn)) stop_everything(int sig)
 {
 	terminating = 1;
 	/* A kernel building in another thread may hold descriptor 2 (runtime/program.c):
-	 * this line would go into its temporary file and be lost with it. */
+	 * this line would go into its temporary file and be lost with it. On a new line after
+	 * the "^C" a terminal echoed; in a file or pipe, no blank line. */
 	errhold_give_back();
-	fprintf(stderr, "\ncarsh: SIG%s: stopping jobs and removing virtual buffers\n",
-	        sigabbrev_np(sig));
+	fprintf(stderr, "%scarsh: SIG%s: stopping jobs and removing virtual buffers%s\n",
+	        isatty(STDERR_FILENO) ? "\n" : "", sigabbrev_np(sig),
+	        ranks_starting() ? " (before the ranks' watchdog was armed: a rank lost "
+	                           "then is named by the launcher alone)"
+	                         : "");
 	remove_everything();
 	_exit(128 + sig);
 }

@@ -25,7 +25,6 @@ static const char summary[] = "list the edges of a pipeline graph to initialise 
 
 /* No options: the parser still gives "--bogus" the same answer as every builtin. */
 static const struct opt check_opts[] = {OPT_END};
-static const struct opt_cmd check_spec = {"check", usage_text, summary, check_opts, NULL, 0};
 
 static int check_graph(struct run_ctx *c, const char *file, struct cs_err *e)
 {
@@ -48,17 +47,10 @@ static int check_graph(struct run_ctx *c, const char *file, struct cs_err *e)
 	return rc;
 }
 
-static int cmd_check_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+static int check_run(struct run_ctx *c, void *args, int n, char **files, struct cs_err *e)
 {
-	char **files;
-	int n = opt_parse(&check_spec, NULL, argc - 1, argv + 1, &files, e);
-	int rc;
-
-	if (n < 0)
-		return opt_failed(n, &check_spec, c->out);
-	rc = n == 1 ? check_graph(c, files[0], e) : cmd_error(e, 2, "usage: %s", usage_text);
-	free(files);
-	return rc;
+	(void)args;
+	return n == 1 ? check_graph(c, files[0], e) : cmd_error(e, 2, "usage: %s", usage_text);
 }
 
 const struct carsh_cmd cmd_check = {
@@ -67,5 +59,6 @@ const struct carsh_cmd cmd_check = {
         .summary = summary,
         .min_args = 1,
         .max_args = 1,
-        .exec = cmd_check_exec,
+        .opts = check_opts,
+        .run = check_run,
 };

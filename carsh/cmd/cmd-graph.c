@@ -23,8 +23,6 @@ static const struct opt graph_opts[] = {
         OPT_END,
 };
 
-static const struct opt_cmd graph_spec = {"graph", usage_text, summary, graph_opts, NULL, 0};
-
 static int usage(struct cs_err *e, const char *what, const char *word)
 {
 	return cmd_error(e, 2, "graph: %s '%s'; usage: %s", what, word, usage_text);
@@ -104,30 +102,16 @@ static int draw(struct run_ctx *c, const struct graph_args *a, struct cs_err *e)
 	return rc;
 }
 
-static int cmd_graph_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+static int graph_run(struct run_ctx *c, void *args, int n, char **files, struct cs_err *e)
 {
-	struct graph_args a = {NULL, NULL, NULL};
-	char **files;
-	int n = opt_parse(&graph_spec, &a, argc - 1, argv + 1, &files, e);
-	int rc;
+	struct graph_args *a = args;
 
-	if (n < 0)
-		return opt_failed(n, &graph_spec, c->out);
-	if (n == 0) {
-		rc = usage(e, "no file in", argv[0]);
-	} else if (n > 1) {
-		rc = usage(e, "one file at a time, not also", files[1]);
-	} else {
-		a.file = files[0];
-		rc = draw(c, &a, e);
-	}
-	free(files);
-	return rc;
-}
-
-static void graph_help(FILE *out)
-{
-	opt_help(out, &graph_spec);
+	if (n == 0)
+		return usage(e, "no file in", "graph");
+	if (n > 1)
+		return usage(e, "one file at a time, not also", files[1]);
+	a->file = files[0];
+	return draw(c, a, e);
 }
 
 const struct carsh_cmd cmd_graph = {
@@ -136,6 +120,7 @@ const struct carsh_cmd cmd_graph = {
         .summary = summary,
         .min_args = 1,
         .max_args = 5,
-        .exec = cmd_graph_exec,
-        .help = graph_help,
+        .opts = graph_opts,
+        .args_size = sizeof(struct graph_args),
+        .run = graph_run,
 };

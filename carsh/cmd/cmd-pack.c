@@ -28,8 +28,6 @@ static const struct opt pack_opts[] = {
         OPT_END,
 };
 
-static const struct opt_cmd pack_spec = {"pack", usage_text, summary, pack_opts, NULL, 0};
-
 static int add_word(const char *w, struct params *args, struct cs_err *e)
 {
 	const char *eq = strchr(w, '=');
@@ -110,19 +108,19 @@ static int pack_file(struct run_ctx *c, const char *file, const struct params *a
 	return rc;
 }
 
-static int cmd_pack_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+static void pack_prepare(const struct run_ctx *c, void *args)
 {
-	struct pack_opts o = {NULL, NULL, false, c->out};
-	struct params args = PARAMS_INIT;
-	const char *file = NULL;
-	char **words;
-	int n = opt_parse(&pack_spec, &o, argc - 1, argv + 1, &words, e);
-	int rc;
+	((struct pack_opts *)args)->out = c->out;
+}
 
-	if (n < 0)
-		return opt_failed(n, &pack_spec, c->out);
-	rc = pack_words(n, words, &file, &args, e);
-	if (rc == 0 && !o.dir && !o.explain)
+static int pack_run(struct run_ctx *c, void *args, int n, char **words, struct cs_err *e)
+{
+	const struct pack_opts *o = args;
+	struct params params = PARAMS_INIT;
+	const char *file = NULL;
+	int rc = pack_words(n, words, &file, &params, e);
+
+	if (rc == 0 && !o->dir && !o->explain)
 		rc = err_set(e, "pack: give -o DIR or --explain");
 	if (rc) {
 		char *m = xasprintf("%s (usage: %s)", e->msg, usage_text);
@@ -130,16 +128,10 @@ static int cmd_pack_exec(struct run_ctx *c, int argc, char **argv, struct cs_err
 		rc = cmd_error(e, 2, "%s", m);
 		free(m);
 	} else {
-		rc = pack_file(c, file, &args, &o, e);
+		rc = pack_file(c, file, &params, o, e);
 	}
-	free(words);
-	params_free(&args);
+	params_free(&params);
 	return rc;
-}
-
-static void pack_help(FILE *out)
-{
-	opt_help(out, &pack_spec);
 }
 
 const struct carsh_cmd cmd_pack = {
@@ -148,6 +140,8 @@ const struct carsh_cmd cmd_pack = {
         .summary = summary,
         .min_args = 1,
         .max_args = -1,
-        .exec = cmd_pack_exec,
-        .help = pack_help,
+        .opts = pack_opts,
+        .args_size = sizeof(struct pack_opts),
+        .prepare = pack_prepare,
+        .run = pack_run,
 };

@@ -28,8 +28,6 @@ static const struct opt peast_opts[] = {
         OPT_END,
 };
 
-static const struct opt_cmd peast_spec = {"peast", usage_text, summary, peast_opts, NULL, 0};
-
 static int usage(struct cs_err *e, const char *what, const char *word)
 {
 	return cmd_error(e, 2, "peast: %s '%s'; usage: %s", what, word, usage_text);
@@ -68,28 +66,13 @@ static int run_peast(struct run_ctx *c, const struct peast_args *a, const char *
 	return rc;
 }
 
-static int cmd_peast_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+static int peast_run(struct run_ctx *c, void *args, int n, char **files, struct cs_err *e)
 {
-	struct peast_args a = {NULL, NULL, NULL, false};
-	char **files;
-	int n = opt_parse(&peast_spec, &a, argc - 1, argv + 1, &files, e);
-	int rc;
-
-	if (n < 0)
-		return opt_failed(n, &peast_spec, c->out);
 	if (n == 0)
-		rc = usage(e, "no graph file in", argv[0]);
-	else if (n > 1)
-		rc = usage(e, "one graph at a time, not also", files[1]);
-	else
-		rc = run_peast(c, &a, files[0], e);
-	free(files);
-	return rc;
-}
-
-static void peast_help(FILE *out)
-{
-	opt_help(out, &peast_spec);
+		return usage(e, "no graph file in", "peast");
+	if (n > 1)
+		return usage(e, "one graph at a time, not also", files[1]);
+	return run_peast(c, args, files[0], e);
 }
 
 const struct carsh_cmd cmd_peast = {
@@ -98,6 +81,7 @@ const struct carsh_cmd cmd_peast = {
         .summary = summary,
         .min_args = 1,
         .max_args = 8,
-        .exec = cmd_peast_exec,
-        .help = peast_help,
+        .opts = peast_opts,
+        .args_size = sizeof(struct peast_args),
+        .run = peast_run,
 };

@@ -33,41 +33,16 @@ static const struct opt run_opts[] = {
         OPT_END,
 };
 
-static const struct opt_cmd run_spec = {
-        "run",
-        usage_text,
-        "Run an executable, a flow-model (its streams bound on the line), a batch, or a\n"
-        "pipeline graph over a stream of items. The options are a graph's.",
-        run_opts,
-        NULL,
-        0,
-};
-
 static bool any_given(const struct graph_run_opts *go)
 {
 	return go->items || go->root || go->max_parallel || go->serial || go->trace || go->report;
 }
 
-static int cmd_run_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+static int run_run(struct run_ctx *c, void *args, int n, char **words, struct cs_err *e)
 {
-	struct graph_run_opts go = {0};
-	char **words;
-	int n = opt_parse(&run_spec, &go, argc - 1, argv + 1, &words, e);
-	int rc;
-
-	if (n < 0)
-		return opt_failed(n, &run_spec, c->out);
 	if (n == 0)
-		rc = cmd_error(e, 2, "usage: %s", usage_text);
-	else
-		rc = run_file(c, words[0], n - 1, words + 1, any_given(&go) ? &go : NULL, e);
-	free(words);
-	return rc;
-}
-
-static void run_help(FILE *out)
-{
-	opt_help(out, &run_spec);
+		return cmd_error(e, 2, "usage: %s", usage_text);
+	return run_file(c, words[0], n - 1, words + 1, any_given(args) ? args : NULL, e);
 }
 
 const struct carsh_cmd cmd_run = {
@@ -77,6 +52,9 @@ const struct carsh_cmd cmd_run = {
                    "pipeline graph over a stream of items",
         .min_args = 1,
         .max_args = -1,
-        .exec = cmd_run_exec,
-        .help = run_help,
+        .opts = run_opts,
+        .about = "Run an executable, a flow-model (its streams bound on the line), a batch, or a\n"
+                 "pipeline graph over a stream of items. The options are a graph's.",
+        .args_size = sizeof(struct graph_run_opts),
+        .run = run_run,
 };

@@ -1,4 +1,5 @@
 /* set: list variables, or set them. Variables are also parameters of every `run`. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +36,27 @@ static int set_device(struct session *s, const char *value, struct cs_err *e)
 	return 0;
 }
 
+/* set timeout=SECONDS: a whole number of seconds a job may run (0: no limit). A job's
+ * worker past it is killed; the thread executor runs kernels in the shell, where nothing
+ * can stop one, so there it is refused rather than ignored. */
+static int check_timeout(const struct session *s, const char *value, struct cs_err *e)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(value, &end, 10);
+	if (!*value || *end || value[0] == '-' || errno || v > 86400UL * 365)
+		return err_set(e,
+		               "set: timeout must be a whole number of seconds (0: no limit), "
+		               "not '%s'",
+		               value);
+	if (s->thread_mode && strcmp(value, "0") != 0)
+		return err_set(e, "set: timeout: the thread executor (-T, exec=thread) cannot stop "
+		                  "a running kernel; run without -T for a time limit");
+	return 0;
+}
+
 /* Settings with a fixed set of values are checked when set, not when used. */
 static int check_setting(struct session *s, const char *name, const char *value, struct cs_err *e)
 {
@@ -42,6 +64,8 @@ static int check_setting(struct session *s, const char *name, const char *value,
 		return err_set(e, "set: stats must be 'on' or 'off', not '%s'", value);
 	if (strcmp(name, "device") == 0)
 		return set_device(s, value, e);
+	if (strcmp(name, "timeout") == 0)
+		return check_timeout(s, value, e);
 	if (strcmp(name, "exec") != 0)
 		return 0;
 	if (strcmp(value, "thread") == 0) {
@@ -87,7 +111,8 @@ const struct carsh_cmd cmd_set = {
         .name = "set",
         .usage = "set [NAME=VALUE]...",
         .summary = "list or set variables (also parameters of every run); stats=on, "
-                   "exec=thread|process, device=SEL (as --device; auto, auto:energy)",
+                   "exec=thread|process, device=SEL (as --device; auto, auto:energy), "
+                   "timeout=SECONDS (a job's time limit, process executor)",
         .min_args = 0,
         .max_args = -1,
         .exec = cmd_set_exec,

@@ -21,12 +21,23 @@ struct carsh_cmd {
 	const char *summary;
 	int min_args; /* not counting the name */
 	int max_args; /* -1: no limit */
+	/* A builtin that parses its own words (one without opts). */
 	int (*exec)(struct run_ctx *c, int argc, char **argv, struct cs_err *e);
-	/* `NAME --help`: this, else the usage and the summary. */
+	/* `NAME --help`: this, else the option template's help, else the usage and the
+	 * summary. */
 	void (*help)(FILE *out);
 	bool words_only; /* every argument is data, even --help (echo) */
 	/* Its first argument's words (virtbuf's operations), NULL-terminated: for completion. */
 	const char *const *subcommands;
+	/* A builtin with an option template (util/options.h): the dispatcher parses the words
+	 * after its name, options into a zeroed struct of args_size bytes (prepare, if given,
+	 * sets its defaults first), and calls run with the operands in order (operands[n] is
+	 * NULL); `--help` anywhere prints usage, about (NULL: the summary) and the options. */
+	const struct opt *opts;
+	const char *about;
+	size_t args_size;
+	void (*prepare)(const struct run_ctx *c, void *args);
+	int (*run)(struct run_ctx *c, void *args, int n, char **operands, struct cs_err *e);
 };
 
 /* The table, NULL-terminated, in the order `help` lists it. */

@@ -23,13 +23,44 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+static struct opt_cmd template_of(const struct carsh_cmd *cmd)
+{
+	return (struct opt_cmd){cmd->name, cmd->usage, cmd->about ? cmd->about : cmd->summary,
+	                        cmd->opts, NULL,       0};
+}
+
 static int print_help(struct run_ctx *c, const struct carsh_cmd *cmd)
 {
+	struct opt_cmd oc = template_of(cmd);
+
 	if (cmd->help)
 		cmd->help(c->out);
+	else if (cmd->opts)
+		opt_help(c->out, &oc);
 	else
 		fprintf(c->out, "usage: %s\n%s\n", cmd->usage, cmd->summary);
 	return 0;
+}
+
+/* A builtin with an option template: its words parsed, then run. */
+static int run_parsed(const struct carsh_cmd *cmd, struct run_ctx *c, int argc, char **argv,
+                      struct cs_err *e)
+{
+	struct opt_cmd oc = template_of(cmd);
+	void *args = cmd->args_size ? xcalloc(1, cmd->args_size) : NULL;
+	char **operands;
+	int n, rc;
+
+	if (cmd->prepare)
+		cmd->prepare(c, args);
+	n = opt_parse(&oc, args, argc - 1, argv + 1, &operands, e);
+	if (n < 0)
+		rc = opt_failed(n, &oc, c->out);
+	else
+		rc = cmd->run(c, args, n, operands, e);
+	free(operands);
+	free(args);
+	return rc;
 }
 
 int cmd_exec_argv(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
@@ -61,6 +92,8 @@ int cmd_exec_argv(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 	/* `run` decides for itself: a flow-model in the background is a process job. */
 	if (c->background && cmd != cmd_find("run"))
 		rc = cmd_background(c, argc, args, e);
+	else if (cmd->run)
+		rc = run_parsed(cmd, c, argc, args, e);
 	else
 		rc = cmd->exec(c, argc, args, e);
 	free(with_run);

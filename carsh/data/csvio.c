@@ -1,9 +1,12 @@
 /*
- * Numeric CSV through libcsv. Input is read in fixed-size chunks and fed to libcsv in pieces
- * that end at newlines, so that an error in a field can name its line; memory stays bounded
- * whatever the input (a NUL byte or an endless field is refused where it starts, a stream
- * with a value too many is read no further). Output goes to a temporary file renamed over
- * the target.
+ * Numeric CSV. A regular file is mapped and parsed over the cores by the fast path
+ * (data/csvfast.c); where it declines (a quote, an empty field, a bad value, another count),
+ * the file is read again as a stream. A stream is read in fixed-size chunks cut at newlines:
+ * each plain line goes through the fast path, any other through libcsv, so that an error in
+ * a field names its line; memory stays bounded whatever the input (a NUL byte or an endless
+ * field is refused where it starts, a stream with a value too many is read no further).
+ * Values within a field may be separated by blanks (numpy.savetxt). Output is formatted
+ * over the cores and goes to a temporary file renamed over the target.
  */
 #include "data/csvio.h"
 
@@ -14,16 +17,25 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "data/csvfast.h"
 #include "util/alloc.h"
 #include "util/atomicfile.h"
+#include "util/parcopy.h"
+#include "util/parrun.h"
 #include "util/path.h"
 
-/* Bytes per read. */
-#define READ_CHUNK 65536
+/* Bytes per read: lines longer than this go to libcsv in pieces. */
+#define READ_CHUNK ((size_t)8 << 20)
+/* The first read: most files are small. */
+#define READ_FIRST ((size_t)64 << 10)
+/* Values formatted per buffer on output, and the fewest worth a thread. */
+#define WRITE_BLOCK  4096
+#define WRITE_THREAD ((size_t)1 << 18)
 /* Far longer than any number: a longer field is refused before libcsv has to hold it. */
 #define FIELD_MAX 4096
 
@@ -44,6 +56,9 @@ struct csv_reader {
 	bool bounded;     /* a regular file: a value too many is counted to its end */
 	bool stop;        /* a stream has a value too many: read no further */
 	bool line_ended;  /* the last piece fed ended its line */
+	bool quoted;      /* a quote was seen: libcsv reads the rest (a field may span lines) */
+	bool mid_record;  /* libcsv holds part of a line */
+	bool general;     /* csvio_read_general: libcsv reads every line */
 	size_t field_len; /* bytes of the field being read, as feed_piece saw them */
 	struct cs_err *e;
 };
@@ -72,11 +87,8 @@ static int reader_store(struct csv_reader *r, const char *text)
 	return err_prefix(r->e, "%s:%zu:%zu: ", r->name, r->line, r->field);
 }
 
-static void on_field(void *text, size_t len, void *data)
+static void store_one(struct csv_reader *r, const char *text)
 {
-	struct csv_reader *r = data;
-
-	(void)len; /* feed_piece let no NUL through, so strlen(text) == len */
 	r->field++;
 	if (r->failed)
 		return;
@@ -98,6 +110,50 @@ static void on_field(void *text, size_t len, void *data)
 		r->count++;
 }
 
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* One blank-separated value as a string: on the stack, or copied to the heap when longer
+ * (a quoted field may hold commas and newlines, which scan_piece() does not count past). */
+static void store_token(struct csv_reader *r, const char *tok, size_t len)
+{
+	char one[FIELD_MAX + 1];
+	char *text = len <= FIELD_MAX ? one : xstrndup(tok, len);
+
+	memcpy(text, tok, len);
+	text[len] = '\0';
+	store_one(r, text);
+	if (text != one)
+		free(text);
+}
+
+/* A field holds one value, or several separated by blanks; an empty field is stored as ""
+ * for number_parse() to refuse. */
+static void on_field(void *text, size_t len, void *data)
+{
+	struct csv_reader *r = data;
+	const char *p = text, *end = p + len; /* feed_piece let no NUL through */
+	bool any = false;
+
+	for (;;) {
+		const char *tok;
+
+		while (p < end && is_blank(*p))
+			p++;
+		if (p == end)
+			break;
+		tok = p;
+		while (p < end && !is_blank(*p))
+			p++;
+		store_token(r, tok, (size_t)(p - tok));
+		any = true;
+	}
+	if (!any)
+		store_one(r, "");
+}
+
 static void on_record(int terminator, void *data)
 {
 	struct csv_reader *r = data;
@@ -113,7 +169,7 @@ static size_t scan_piece(struct csv_reader *r, const char *s, size_t len)
 	for (size_t i = 0; i < len; i++) {
 		if (s[i] == '\0')
 			return i;
-		if (s[i] == ',' || s[i] == '\n')
+		if (s[i] == ',' || s[i] == '\n' || is_blank(s[i]))
 			r->field_len = 0;
 		else if (++r->field_len > FIELD_MAX)
 			return i;
@@ -144,11 +200,71 @@ static int feed_piece(struct csv_reader *r, struct csv_parser *p, const char *s,
 	return good < len && !r->stop ? bad_byte(r, s[good]) : 0;
 }
 
-/* Pieces that end at newlines, so that the line number holds for every field parsed. */
-static int feed_chunk(struct csv_reader *r, struct csv_parser *p, const char *s, size_t len)
+/* Room for the values of a line of len bytes past r->count: grown when r->grow. */
+static size_t line_room(struct csv_reader *r, size_t len)
+{
+	size_t want = r->count + csvfast_room(len);
+
+	while (r->grow && r->cap < want) {
+		if (reader_grow(r))
+			return 0;
+	}
+	return r->count < r->cap ? r->cap - r->count : 0;
+}
+
+/* A whole plain line through the fast path: true when done. */
+static bool fast_piece(struct csv_reader *r, const char *s, size_t len, bool whole)
+{
+	size_t room;
+	long got;
+
+	if (!whole || r->quoted || r->mid_record || r->general)
+		return false;
+	room = line_room(r, len);
+	got = room ? csvfast_line(r->scalar, s, len, r->dst + r->count * r->size, room) : -1;
+	if (got < 0)
+		return false;
+	r->count += (size_t)got;
+	r->field_len = 0;
+	return true;
+}
+
+/* Whole lines of a stream parsed over the cores (csvfast_all) when they are all plain and
+ * fit: true when done, with the line count moved on as feed_chunk would. */
+static bool fast_chunk(struct csv_reader *r, const char *s, size_t len)
+{
+	size_t lines = 0, got;
+	void *vals;
+
+	if (r->quoted || r->mid_record || r->general || !r->line_ended || len < READ_CHUNK / 4 ||
+	    csvfast_all(r->scalar, s, len, &vals, &got))
+		return false;
+	if (r->grow)
+		line_room(r, 2 * got); /* room for at least got values */
+	if (r->count + got > r->cap) {
+		free(vals); /* too many: the line-by-line reader counts them and says so */
+		return false;
+	}
+	par_memcpy(r->dst + r->count * r->size, vals, got * r->size, 0);
+	free(vals);
+	r->count += got;
+	for (const char *p = s; (p = memchr(p, '\n', (size_t)(s + len - p))); p++)
+		lines++;
+	r->line += lines + (s[len - 1] != '\n');
+	r->line_ended = s[len - 1] == '\n';
+	r->field_len = 0;
+	return true;
+}
+
+/* Pieces that end at newlines, so that the line number holds for every field parsed; the
+ * last piece is a whole line when the input ends there. */
+static int feed_chunk(struct csv_reader *r, struct csv_parser *p, const char *s, size_t len,
+                      bool at_end)
 {
 	int rc = 0;
 
+	if (len > 0 && fast_chunk(r, s, len))
+		return 0;
 	while (len > 0 && rc == 0 && !r->stop) {
 		const char *nl = memchr(s, '\n', len);
 		size_t piece = nl ? (size_t)(nl - s) + 1 : len;
@@ -157,7 +273,11 @@ static int feed_chunk(struct csv_reader *r, struct csv_parser *p, const char *s,
 			r->line++;
 			r->line_ended = false;
 		}
-		rc = feed_piece(r, p, s, piece);
+		if (!fast_piece(r, s, nl ? piece - 1 : piece, nl || at_end)) {
+			r->quoted = r->quoted || memchr(s, '"', piece);
+			rc = feed_piece(r, p, s, piece);
+			r->mid_record = !nl;
+		}
 		r->line_ended = nl != NULL;
 		s += piece;
 		len -= piece;
@@ -165,17 +285,37 @@ static int feed_chunk(struct csv_reader *r, struct csv_parser *p, const char *s,
 	return rc;
 }
 
-/* Fixed-size reads: a line of any length (a stream with no newline at all) costs no more
- * memory than its longest field. */
+/* Fixed-size reads cut after their last newline (the rest is kept for the next): a line of
+ * any length (a stream with no newline at all) costs no more memory than READ_CHUNK and its
+ * longest field. The end is read once (a short read ends the loop): glibc's fread reads
+ * again after an end of file, and at a terminal that asked for Ctrl-D twice. */
 static int reader_feed(struct csv_reader *r, struct csv_parser *p, FILE *f)
 {
-	char *buf = xmalloc(READ_CHUNK);
-	size_t n;
+	size_t cap = READ_FIRST, have = 0;
+	char *buf = xmalloc(cap);
 	int rc = 0;
 
 	r->line_ended = true;
-	while (rc == 0 && !r->stop && (n = fread(buf, 1, READ_CHUNK, f)) > 0)
-		rc = feed_chunk(r, p, buf, n);
+	clearerr(f);
+	while (rc == 0 && !r->stop) {
+		size_t n = fread(buf + have, 1, cap - have, f);
+		bool at_end = n < cap - have;
+		const char *nl;
+		size_t cut;
+
+		have += n;
+		if (have == 0)
+			break;
+		nl = memrchr(buf, '\n', have);
+		cut = nl && !at_end ? (size_t)(nl - buf) + 1 : have;
+		rc = feed_chunk(r, p, buf, cut, at_end);
+		memmove(buf, buf + cut, have - cut);
+		have -= cut;
+		if (at_end)
+			break;
+		if (cap < READ_CHUNK) /* a long stream: larger reads, up to READ_CHUNK */
+			buf = xrealloc(buf, cap *= 2);
+	}
 	if (rc == 0 && !r->stop && ferror(f))
 		rc = err_errno(r->e, "%s", r->name);
 	free(buf);
@@ -207,8 +347,8 @@ static int reader_run(struct csv_reader *r, FILE *f)
 	return rc == 0 && r->failed ? -1 : rc;
 }
 
-int csvio_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_t n,
-                      struct cs_err *e)
+static int read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_t n, bool general,
+                       struct cs_err *e)
 {
 	struct csv_reader r = {
 	        .name = name,
@@ -216,6 +356,7 @@ int csvio_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_
 	        .size = scalar_size(s),
 	        .dst = dst,
 	        .cap = n,
+	        .general = general,
 	        .e = e,
 	};
 
@@ -228,6 +369,18 @@ int csvio_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_
 		return err_set(e, "%s: %zu value%s, expected %zu", name, r.count,
 		               r.count == 1 ? "" : "s", n);
 	return 0;
+}
+
+int csvio_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_t n,
+                      struct cs_err *e)
+{
+	return read_stream(f, name, s, dst, n, false, e);
+}
+
+int csvio_read_general(FILE *f, const char *name, enum scalar s, void *dst, size_t n,
+                       struct cs_err *e)
+{
+	return read_stream(f, name, s, dst, n, true, e);
 }
 
 /* Runs fn on the opened file; "-" is standard input. */
@@ -247,6 +400,27 @@ static int with_input(const char *path, int (*fn)(FILE *f, const char *name, voi
 	return rc;
 }
 
+/* A regular file mapped and parsed over the cores: 0 with *vals allocated, or -1 when the
+ * general reader must read it (it is not a regular file, cannot be mapped, or some line is
+ * not plain). The file position is left alone. */
+static int read_mapped(FILE *f, enum scalar s, void **vals, size_t *n)
+{
+	struct stat st;
+	int fd = fileno(f);
+	void *map;
+	int rc;
+
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uintmax_t)st.st_size > SIZE_MAX)
+		return -1;
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (map == MAP_FAILED)
+		return -1;
+	rc = csvfast_all(s, map, (size_t)st.st_size, vals, n);
+	munmap(map, (size_t)st.st_size);
+	return rc;
+}
+
 struct read_args {
 	enum scalar scalar;
 	void *dst;
@@ -257,7 +431,19 @@ struct read_args {
 static int read_fixed(FILE *f, const char *name, void *arg)
 {
 	struct read_args *a = arg;
+	void *vals;
+	size_t n;
 
+	if (read_mapped(f, a->scalar, &vals, &n) == 0) {
+		bool fits = n == a->n;
+
+		/* Another count: the stream reader says how many in its own words. */
+		if (fits)
+			par_memcpy(a->dst, vals, n * scalar_size(a->scalar), 0);
+		free(vals);
+		if (fits)
+			return 0;
+	}
 	return csvio_read_stream(f, name, a->scalar, a->dst, a->n, a->e);
 }
 
@@ -280,6 +466,8 @@ static int read_growing(FILE *f, const char *name, void *arg)
 	};
 	char *shrunk;
 
+	if (read_mapped(f, a->scalar, &a->dst, &a->n) == 0)
+		return 0;
 	if (reader_run(&r, f)) {
 		free(r.dst);
 		return -1;
@@ -302,23 +490,68 @@ int csvio_read_all(const char *path, enum scalar s, void **dst, size_t *n, struc
 	return 0;
 }
 
+/* Values [from, to) of n as text: each followed by ',' or, at the end of a row, '\n'. */
+struct write_part {
+	enum scalar s;
+	const char *src;
+	size_t from, to, n, columns;
+	char *buf; /* (to - from) * (NUMBER_BUF + 1) bytes */
+	size_t len;
+};
+
+static void *format_part(void *arg)
+{
+	struct write_part *w = arg;
+	size_t size = scalar_size(w->s);
+	char *o = w->buf;
+
+	for (size_t i = w->from; i < w->to; i++) {
+		o += number_format(w->s, w->src + i * size, o, NUMBER_BUF);
+		*o++ = (i + 1) % w->columns == 0 || i + 1 == w->n ? '\n' : ',';
+	}
+	w->len = (size_t)(o - w->buf);
+	return NULL;
+}
+
+/* Rounds of one block a thread: formatted together, then written in order. */
+static int write_rounds(FILE *f, const char *name, struct write_part *parts, size_t k, size_t block,
+                        struct cs_err *e)
+{
+	size_t n = parts[0].n;
+
+	for (size_t at = 0; at < n; at += k * block) {
+		size_t used = 0;
+
+		for (size_t i = 0; i < k && at + i * block < n; i++, used++) {
+			parts[i].from = at + i * block;
+			parts[i].to = parts[i].from + block < n ? parts[i].from + block : n;
+		}
+		par_run(format_part, parts, sizeof(parts[0]), used);
+		for (size_t i = 0; i < used; i++)
+			if (fwrite(parts[i].buf, 1, parts[i].len, f) != parts[i].len)
+				return err_errno(e, "%s", name);
+	}
+	return 0;
+}
+
 int csvio_write_stream(FILE *f, const char *name, enum scalar s, const void *src, size_t n,
                        size_t columns, struct cs_err *e)
 {
-	const char *p = src;
-	size_t size = scalar_size(s);
-	char buf[NUMBER_BUF + 1];
+	struct write_part parts[PARRUN_MAX];
+	size_t k = n >= 2 * WRITE_THREAD ? par_parts(n, WRITE_THREAD) : 1;
+	size_t block = k > 1 ? WRITE_THREAD / 4 : WRITE_BLOCK;
+	int rc;
 
-	if (columns == 0)
-		columns = 1;
-	for (size_t i = 0; i < n; i++) {
-		size_t len = (size_t)number_format(s, p + i * size, buf, NUMBER_BUF);
-
-		buf[len++] = (i + 1) % columns == 0 || i + 1 == n ? '\n' : ',';
-		if (fwrite(buf, 1, len, f) != len)
-			return err_errno(e, "%s", name);
-	}
-	return file_flush(f, name, e);
+	for (size_t i = 0; i < k; i++)
+		parts[i] = (struct write_part){.s = s,
+		                               .src = src,
+		                               .n = n,
+		                               .columns = columns ? columns : 1,
+		                               .buf = xmalloc(block * (NUMBER_BUF + 1))};
+	rc = n ? write_rounds(f, name, parts, k, block, e) : 0;
+	for (size_t i = 0; i < k; i++)
+		free(parts[i].buf);
+	return rc ? rc : file_flush(f, name, e);
 }
 
 struct csv_out {

@@ -23,6 +23,11 @@ int csvio_read_all(const char *path, enum scalar s, void **dst, size_t *n, struc
 int csvio_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_t n,
                       struct cs_err *e);
 
+/* The same through libcsv alone, without the fast path: the reference the fast path is
+ * fuzzed and tested against (same values or same error). */
+int csvio_read_general(FILE *f, const char *name, enum scalar s, void *dst, size_t n,
+                       struct cs_err *e);
+
 /* Write n scalars, `columns` per row (0 means 1). A regular file is written to a temporary
  * file in the same directory and renamed over the target, so a failure never leaves a
  * half-written file. */

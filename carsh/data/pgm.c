@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "data/pixels.h"
 #include "util/alloc.h"
 #include "util/atomicfile.h"
 #include "util/path.h"
@@ -32,8 +33,6 @@
 /* Larger dimensions than this are refused before anything is allocated or multiplied. */
 #define PGM_DIM_MAX 1000000000L
 #define PGM_MAXVAL  65535L
-/* Bytes handled per fread/fwrite of a raster (the write buffer is on the stack). */
-#define CHUNK 16384
 
 bool pgm_path(const char *path)
 {
@@ -161,11 +160,9 @@ static long scalar_pixel_max(enum scalar s)
 	}
 }
 
-/* Store pixel i (already checked against maxval) as one scalar of the reader's kind. */
-static int store_pixel(struct pgm_reader *r, size_t i, long v)
+/* Pixel i may be stored as one scalar of the reader's kind. */
+static int check_pixel(struct pgm_reader *r, size_t i, long v)
 {
-	unsigned char *p = r->dst + i * r->size;
-
 	if (v > r->maxval)
 		return err_set(
 		        r->e, "%s: pixel %zu (row %zu, column %zu) is %ld, above the maxval %ld",
@@ -173,50 +170,56 @@ static int store_pixel(struct pgm_reader *r, size_t i, long v)
 	if (v > scalar_pixel_max(r->scalar))
 		return err_set(r->e, "%s: pixel %zu is %ld, which does not fit in %s", r->name, i,
 		               v, scalar_name(r->scalar));
-	scalar_store_integer(r->scalar, v, p);
 	return 0;
 }
 
+/* Plain values are checked and kept as 16-bit samples; dst is written once all are good. */
 static int read_plain(struct pgm_reader *r, size_t n)
 {
+	unsigned char *buf = data_alloc(n, 2, r->name, r->e);
 	char what[64];
 	long v;
+	int rc = buf ? 0 : -1;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && rc == 0; i++) {
 		snprintf(what, sizeof(what), "pixel %zu of %zu", i, n);
-		if (read_number(r, what, PGM_MAXVAL, true, &v) || store_pixel(r, i, v))
-			return -1;
+		rc = read_number(r, what, PGM_MAXVAL, true, &v) || check_pixel(r, i, v) ? -1 : 0;
+		if (rc == 0) {
+			buf[2 * i] = (unsigned char)(v >> 8);
+			buf[2 * i + 1] = (unsigned char)(v & 0xff);
+		}
 	}
-	return 0;
+	if (rc == 0)
+		pixels_from_samples(r->scalar, buf, 2, n, r->dst);
+	free(buf);
+	return rc;
 }
 
+/* The whole raster is read and checked over the cores, then converted into dst: a sample
+ * out of range is reported as check_pixel() words it, before a truncation after it, and dst
+ * is written only when the whole raster is good. */
 static int read_raw(struct pgm_reader *r, size_t n)
 {
 	size_t bps = r->maxval > 255 ? 2 : 1; /* bytes per sample */
-	unsigned char *buf = data_alloc(CHUNK, 1, r->name, r->e);
-	size_t done = 0;
+	long limit =
+	        r->maxval < scalar_pixel_max(r->scalar) ? r->maxval : scalar_pixel_max(r->scalar);
+	unsigned char *buf = data_alloc(n, bps, r->name, r->e);
+	size_t got, bad;
 	int rc = 0;
 
 	if (!buf)
 		return -1;
-	while (done < n && rc == 0) {
-		size_t want = n - done < CHUNK / bps ? n - done : CHUNK / bps;
-		size_t got = fread(buf, bps, want, r->f);
-
-		for (size_t k = 0; k < got && rc == 0; k++) {
-			long v = bps == 2 ? (long)buf[2 * k] << 8 | buf[2 * k + 1] : buf[k];
-
-			rc = store_pixel(r, done + k, v);
-		}
-		done += got;
-		if (rc == 0 && got < want) {
-			if (ferror(r->f))
-				rc = err_errno(r->e, "%s", r->name);
-			else
-				rc = err_set(r->e, "%s: truncated: %zu of %zu pixels", r->name,
-				             done, n);
-		}
-	}
+	got = fread(buf, bps, n, r->f);
+	bad = pixels_first_above(buf, bps, got, limit);
+	if (bad < got)
+		rc = check_pixel(r, bad,
+		                 bps == 2 ? (long)buf[2 * bad] << 8 | buf[2 * bad + 1] : buf[bad]);
+	else if (got < n && ferror(r->f))
+		rc = err_errno(r->e, "%s", r->name);
+	else if (got < n)
+		rc = err_set(r->e, "%s: truncated: %zu of %zu pixels", r->name, got, n);
+	else
+		pixels_from_samples(r->scalar, buf, bps, n, r->dst);
 	free(buf);
 	return rc;
 }
@@ -286,35 +289,20 @@ int pgm_read(const char *path, enum scalar s, void *dst, size_t n, size_t *width
 
 /* ---- writing ---- */
 
-/* Nearest integer, halves away from zero (round()), clamped to 0..255; NaN is 0. */
-static unsigned char pixel_byte(double v)
-{
-	if (isnan(v) || v <= 0)
-		return 0;
-	if (v >= 255)
-		return 255;
-	return (unsigned char)round(v);
-}
-
+/* The pixels are converted over the cores, then written at once. */
 static int write_stream(FILE *f, const char *name, enum scalar s, const void *src, size_t n,
                         size_t width, struct cs_err *e)
 {
-	const unsigned char *p = src;
-	size_t size = scalar_size(s);
-	unsigned char buf[CHUNK];
+	unsigned char *buf = data_alloc(n, 1, name, e);
+	int rc = 0;
 
-	if (fprintf(f, "P5\n%zu %zu\n255\n", width, n / width) < 0)
-		return err_errno(e, "%s", name);
-	for (size_t done = 0; done < n;) {
-		size_t k = n - done < CHUNK ? n - done : CHUNK;
-
-		for (size_t i = 0; i < k; i++)
-			buf[i] = pixel_byte(scalar_load_double(s, p + (done + i) * size));
-		if (fwrite(buf, 1, k, f) != k)
-			return err_errno(e, "%s", name);
-		done += k;
-	}
-	return file_flush(f, name, e);
+	if (!buf)
+		return -1;
+	pixels_to_bytes(s, src, n, buf);
+	if (fprintf(f, "P5\n%zu %zu\n255\n", width, n / width) < 0 || fwrite(buf, 1, n, f) != n)
+		rc = err_errno(e, "%s", name);
+	free(buf);
+	return rc ? rc : file_flush(f, name, e);
 }
 
 struct pgm_out {
@@ -331,13 +319,28 @@ static int write_image(FILE *f, const char *name, void *arg, struct cs_err *e)
 	return write_stream(f, name, o->s, o->src, o->n, o->width, e);
 }
 
+static int check_width(const char *name, size_t n, size_t width, struct cs_err *e)
+{
+	if (width == 0 || n == 0 || n % width != 0)
+		return err_set(e, "%s: %zu values do not make an image %zu pixels wide", name, n,
+		               width);
+	return 0;
+}
+
 int pgm_write(const char *path, enum scalar s, const void *src, size_t n, size_t width,
               struct cs_err *e)
 {
 	struct pgm_out o = {s, src, n, width};
 
-	if (width == 0 || n == 0 || n % width != 0)
-		return err_set(e, "%s: %zu values do not make an image %zu pixels wide", path, n,
-		               width);
+	if (check_width(path, n, width, e))
+		return -1;
 	return atomic_write(path, write_image, &o, e);
+}
+
+int pgm_write_stream(FILE *f, const char *name, enum scalar s, const void *src, size_t n,
+                     size_t width, struct cs_err *e)
+{
+	if (check_width(name, n, width, e))
+		return -1;
+	return write_stream(f, name, s, src, n, width, e);
 }

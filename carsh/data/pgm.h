@@ -19,7 +19,8 @@ bool pgm_path(const char *path);
 /* Read exactly n pixels into dst as scalars of kind s ("-" is standard input). Errors:
  * "lena.pgm: 512x512 = 262144 pixels, expected 65536", "x.pgm: not a PGM image (magic
  * 'P6'; expected P2 or P5)", truncated data, values above maxval; *width and *height are
- * set when not NULL. */
+ * set when not NULL. dst is written only when the whole image is good, so it may be the
+ * data's final place. */
 int pgm_read(const char *path, enum scalar s, void *dst, size_t n, size_t *width, size_t *height,
              struct cs_err *e);
 
@@ -33,5 +34,9 @@ int pgm_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_t 
  * is standard output. */
 int pgm_write(const char *path, enum scalar s, const void *src, size_t n, size_t width,
               struct cs_err *e);
+
+/* The same to an open stream; name is used in messages. */
+int pgm_write_stream(FILE *f, const char *name, enum scalar s, const void *src, size_t n,
+                     size_t width, struct cs_err *e);
 
 #endif

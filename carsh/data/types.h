@@ -51,8 +51,14 @@ const char *type_names(void);
  * "'2.5' is not an integer". Floats accept what strtod accepts (inf, nan, hex). */
 int number_parse(enum scalar s, const char *text, void *dst, struct cs_err *e);
 
-/* Format one scalar. Floats use the shortest text that reads back to the same bits (at most
- * %.9g for float, %.17g for double). Returns the length written (buf >= NUMBER_BUF). */
+/* Parse exactly the len bytes at p when they are a plain decimal number in range for s
+ * ("-1.5e3", "42"): 0, or -1 with nothing stored and no error set when number_parse() must
+ * decide (blanks, '+', hex, inf, nan, an error). Gives the bits number_parse() gives. */
+int number_parse_fast(enum scalar s, const char *p, size_t len, void *dst);
+
+/* Format one scalar. Floats use the shortest text that reads back to the same bits, in full
+ * for decimal exponents -4 to 15 ("1000000", "0.0001") and in scientific form otherwise
+ * ("1e+16", "1.5e-05"). Returns the length written (buf >= NUMBER_BUF). */
 int number_format(enum scalar s, const void *src, char *buf, size_t n);
 
 /* One scalar of kind s at src, as a double (long and ulong rounded to the nearest). */

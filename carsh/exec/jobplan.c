@@ -23,6 +23,7 @@ void job_plan_free(struct job_plan *jp)
 			free(jp->kp.args[i].host);
 		else if (jp->binds[i].host_mapped)
 			vbuf_unmap(jp->kp.args[i].host, jp->kp.args[i].bytes);
+		binio_unmap(&jp->binds[i].file_map);
 		free(jp->binds[i].path);
 		free(jp->binds[i].buffer);
 		free(jp->binds[i].shm);

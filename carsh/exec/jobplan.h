@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "data/binio.h"
 #include "runtime/plan.h"
 #include "runtime/runtime.h"
 
@@ -24,6 +25,7 @@ struct stream_bind {
 	unsigned char fill[TYPE_MAX_BYTES]; /* BIND_FILL: one element */
 	bool host_owned;                    /* kp.args[i].host was malloc'ed by staging */
 	bool host_mapped;                   /* kp.args[i].host maps the buffer's object */
+	struct bin_map file_map;            /* kp.args[i].host lies in this mapped file */
 };
 
 struct job_plan {
@@ -39,6 +41,8 @@ struct job_plan {
 	 * job's device learns from it (runner/devplace.h). */
 	void (*on_end)(void *arg, int status, const struct run_stats *st);
 	void *on_end_arg;
+	/* Seconds the job may run in its worker (`set timeout=S`); 0: no limit. */
+	unsigned timeout_s;
 };
 
 /* Call jp->on_end once (see above); nothing when it is not set. */

@@ -250,14 +250,18 @@ static bool wait_done_locked(struct jobs *js, struct job *j, volatile sig_atomic
 	return true;
 }
 
-/* Job j has ended and is waited for: note its failure if it is the first. */
+/* Job j has ended and is waited for: note its failure if it is the first. A job killed by a
+ * signal has a message that says so ("killed by SIGSEGV (kernel ...)"): its state word
+ * ("Killed by SIGSEGV") is not said again before it. */
 static int note_synced_locked(struct job *j, int failed, struct cs_err *e)
 {
+	bool killed = j->status > 128 && j->message;
+
 	j->reported = true;
 	if (j->status != 0 && failed == 0) {
 		failed = j->status;
-		err_set(e, "job [%d] %s: %s%s%s", j->id, j->label, j->how, j->message ? ": " : "",
-		        j->message ? j->message : "");
+		err_set(e, "job [%d] %s: %s%s%s", j->id, j->label, killed ? "" : j->how,
+		        j->message && !killed ? ": " : "", j->message ? j->message : "");
 	}
 	return failed;
 }

@@ -202,19 +202,27 @@ int proc_start(child_fn fn, void *arg, bool background, const struct child_io *i
 	return 0;
 }
 
-/* A long-lived child (a warm worker): its own process group, /dev/null for standard input
+/* A long-lived child (a warm worker): a session of its own, /dev/null for standard input
  * and output between jobs, keep_fd as descriptor 3 and no other, and an end with the
- * master's (PR_SET_PDEATHSIG: a master killed by SIGKILL leaves no worker behind). */
+ * master's (PR_SET_PDEATHSIG: a master killed by SIGKILL leaves no worker behind). Its own
+ * session, not only its own process group: a job's standard input may be the shell's
+ * terminal, and a background group of the terminal's session reading it is stopped by
+ * SIGTTIN (`run f.xml x=- y=-` at a prompt hung); outside that session it reads it as the
+ * server's workers do. The terminal's signals still reach the shell alone, which passes
+ * Ctrl-C on. setsid before the signals are unblocked, and here only: a group leader (as the
+ * parent's setpgid would make it) cannot start a session. */
 static void __attribute__((noreturn))
 kept_child_main(child_fn fn, void *arg, int keep_fd, pid_t master, struct job_result *res)
 {
-	int null = open("/dev/null", O_RDWR);
+	int null;
 
+	if (setsid() < 0)
+		_exit(1);
+	null = open("/dev/null", O_RDWR);
 	child_signals_default();
 	temp_remove_on_signals();
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != master)
 		_exit(1);
-	setpgid(0, 0);
 	if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0)
 		_exit(1);
 	if (child_close_fds(keep_fd) != 3)
@@ -260,7 +268,6 @@ int proc_start_kept(child_fn fn, void *arg, int keep_fd, pid_t *pid, struct job_
 	}
 	if (p == 0)
 		kept_child_main(fn, arg, keep_fd, master, r);
-	setpgid(p, p);
 	live_add(p);
 	*pid = p;
 	*res = r;

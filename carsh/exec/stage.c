@@ -6,7 +6,8 @@
 #include <sys/stat.h>
 
 #include "data/csvio.h"
-#include "data/pgm.h"
+#include "data/datafile.h"
+#include "data/fill.h"
 #include "data/vbuf.h"
 #include "util/alloc.h"
 #include "util/atomicfile.h"
@@ -63,15 +64,25 @@ static int read_file(const struct job_plan *jp, struct kernel_arg *a, struct str
                      struct cs_err *e)
 {
 	size_t scalars = a->count * a->type.width;
-	FILE *in = jp->in ? jp->in : stdin;
+	enum data_format f;
 
-	if (path_is_stdio(b->path))
-		return csvio_read_stream(in, "<stdin>", a->type.scalar, a->host, scalars, e);
-	if (pgm_path(b->path))
-		return pgm_read(b->path, a->type.scalar, a->host, scalars, NULL, NULL, e);
-	if (csvio_read(b->path, a->type.scalar, a->host, scalars, e))
-		return count_hint(a, b->path, e);
+	if (datafile_read(b->path, jp->in, a->type.scalar, a->host, scalars, e))
+		return datafile_format(b->path, &f, e) == 0 && f == DF_CSV
+		               ? count_hint(a, b->path, e)
+		               : -1;
 	return 0;
+}
+
+/* A .npy or raw input file is used where it lies, mapped (private: a kernel's writes to an
+ * InOut stay in memory until written back): 1 when so, 0 when it must be read, -1 on an
+ * error in the file. */
+static int map_file(struct kernel_arg *a, struct stream_bind *b, struct cs_err *e)
+{
+	int rc = datafile_map(b->path, a->type.scalar, a->count * a->type.width, &b->file_map, e);
+
+	if (rc == 1)
+		a->host = b->file_map.data;
+	return rc;
 }
 
 static int stage_one(const struct job_plan *jp, struct kernel_arg *a, struct stream_bind *b,
@@ -81,12 +92,18 @@ static int stage_one(const struct job_plan *jp, struct kernel_arg *a, struct str
 		return map_buffer(a, b, e);
 	if (b->how == BIND_DISCARD)
 		return 0; /* the runtime reads nothing back into a NULL host buffer */
+	if (b->how == BIND_FILE && arg_is_read(a->kind)) {
+		int mapped = map_file(a, b, e);
+
+		if (mapped != 0)
+			return mapped == 1 ? 0 : -1;
+	}
 	a->host = data_alloc(a->count, type_size(a->type), a->name, e);
 	if (!a->host)
 		return -1;
 	b->host_owned = true;
 	if (b->how == BIND_FILL) {
-		type_fill(a->type, a->host, a->count, b->fill);
+		fill_par(a->type, a->host, a->count, b->fill);
 		a->host_start = true;
 	} else if (b->how == BIND_FILE && arg_is_read(a->kind))
 		return read_file(jp, a, b, e);
@@ -146,19 +163,16 @@ static int write_file(const struct job_plan *jp, const struct kernel_arg *a,
                       const struct stream_bind *b, struct cs_err *e)
 {
 	size_t scalars = a->count * a->type.width;
-	FILE *out = jp->out ? jp->out : stdout;
+	enum data_format f;
 
-	if (pgm_path(b->path) && !b->columns_given)
+	if (datafile_format(b->path, &f, e))
+		return -1;
+	if (f == DF_PGM && !b->columns_given)
 		return err_set(e,
 		               "%s: a PGM image needs its width: give columns=\"WIDTH\" on "
 		               "the <DataFile>",
 		               b->path);
-	if (path_is_stdio(b->path))
-		return csvio_write_stream(out, "<stdout>", a->type.scalar, a->host, scalars,
-		                          b->columns, e);
-	if (pgm_path(b->path))
-		return pgm_write(b->path, a->type.scalar, a->host, scalars, b->columns, e);
-	return csvio_write(b->path, a->type.scalar, a->host, scalars, b->columns, e);
+	return datafile_write(b->path, jp->out, a->type.scalar, a->host, scalars, b->columns, e);
 }
 
 int stage_in(struct job_plan *jp, struct cs_err *e)
@@ -195,10 +209,11 @@ void stage_release(struct job_plan *jp)
 			free(a->host);
 		else if (b->host_mapped)
 			vbuf_unmap(a->host, a->bytes);
-		if (b->host_owned || b->host_mapped) {
+		if (b->host_owned || b->host_mapped || b->file_map.base) {
 			a->host = NULL;
 			a->host_start = false;
 		}
+		binio_unmap(&b->file_map);
 		b->host_owned = b->host_mapped = false;
 	}
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include "exec/serverwire.h"
 #include "exec/workerwire.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 #include "util/strbuf.h"
 #include "util/strvec.h"
 #include "util/wire.h"
@@ -833,13 +835,46 @@ static bool answered(struct worker *wk, uint32_t want, void *out, size_t len, st
 	return ok;
 }
 
+/* Whether the worker says something within timeout_s seconds (0: without end). */
+static bool within(struct worker *wk, unsigned timeout_s)
+{
+	struct pollfd p = {wk->sock, POLLIN, 0};
+	double end = clock_ms() + 1000.0 * timeout_s;
+	int r;
+
+	if (!timeout_s)
+		return true;
+	do {
+		double left = end - clock_ms();
+
+		r = poll(&p, 1, left > 0 ? (int)left + 1 : 0);
+	} while (r < 0 && errno == EINTR);
+	return r != 0;
+}
+
+/* A job past its time limit: its worker is killed (the pool starts another), and the job
+ * fails with a message saying why. */
+static int timed_out(struct worker *wk, const struct job_plan *jp, int *wstatus, struct cs_err *e)
+{
+	if (reap(wk, wstatus, e))
+		return -1;
+	snprintf(wk->res->msg, sizeof(wk->res->msg),
+	         "%s: stopped after the time limit of %u s (set timeout=SECONDS; 0: none)",
+	         jp->kp.label, jp->timeout_s);
+	*wstatus = W_EXITCODE(1, 0);
+	return 0;
+}
+
 /* The worker's answer; or, when it died, how it ended: WORKER_NOT_TAKEN where it died
  * before it took the job (killed while idle, between the check and the hand-over). */
-static int await_answer(struct worker *wk, int *wstatus, struct cs_err *e)
+static int await_answer(struct worker *wk, const struct job_plan *jp, int *wstatus,
+                        struct cs_err *e)
 {
 	uint32_t status = 1;
 	bool taken = answered(wk, WORKER_TAKEN, NULL, 0, e);
 
+	if (taken && !within(wk, jp->timeout_s))
+		return timed_out(wk, jp, wstatus, e);
 	if (taken && answered(wk, WORKER_DONE, &status, sizeof(status), e)) {
 		*wstatus = W_EXITCODE((int)(status & 0xff), 0);
 		return 0;
@@ -867,7 +902,7 @@ int worker_run(struct worker *wk, const struct job_plan *jp, const struct job_ho
 	if (hand_over(wk, jp, homes, io, background, profile, e))
 		rc = reap(wk, wstatus, e) ? -1 : WORKER_NOT_TAKEN;
 	else
-		rc = await_answer(wk, wstatus, e);
+		rc = await_answer(wk, jp, wstatus, e);
 	pthread_mutex_unlock(&wk->xlock);
 	return rc;
 }

@@ -5,6 +5,7 @@
 
 #include "graph/dot.h"
 #include "util/xmltext.h"
+#include "model/batch.h"
 #include "model/exe.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -94,76 +95,117 @@ static void vbuf_label(struct strbuf *sb, const struct step *s)
 		sb_adds(sb, " -a");
 }
 
-static void step_label(struct strbuf *sb, const struct step *s, const char **shape)
-{
-	*shape = "box";
-	switch (s->kind) {
-	case STEP_VIRTBUF:
-		vbuf_label(sb, s);
-		*shape = "note";
-		break;
-	case STEP_EXEC:
-		break; /* print_exec */
-	case STEP_SYNC:
-		sb_adds(sb, "sync");
-		*shape = "octagon";
-		break;
-	case STEP_BATCH:
-		sb_addf(sb, "batch %s", path_basename(s->file));
-		break;
-	case STEP_COMMAND:
-		sb_addf(sb, "%s", s->text);
-		*shape = "cds";
-		break;
-	case STEP_ECHO:
-		sb_addf(sb, "echo %s", s->text);
-		*shape = "plaintext";
-		break;
-	case STEP_REPEAT:
-		break;
-	}
-}
-
 static int print_steps(struct bdot *d, const struct step *v, size_t n, long *first, long *last);
 
-static int print_repeat(struct bdot *d, const struct step *s, long *first, long *last)
+/* Where a step is drawn: the visitor's context; first and last its first and last node. */
+struct dot_at {
+	struct bdot *d;
+	long *first, *last;
+};
+
+static size_t new_node(struct dot_at *a)
 {
+	size_t id = a->d->steps++;
+
+	*a->first = *a->last = (long)id;
+	return id;
+}
+
+/* A node of the given shape with label (freed). */
+static int print_node(void *ctx, const char *shape, struct strbuf *label)
+{
+	struct dot_at *a = ctx;
+	size_t id = new_node(a);
+
+	fprintf(a->d->f, "\ts%zu [shape=%s, label=", id, shape);
+	dot_quoted(a->d->f, sb_str(label));
+	fputs("];\n", a->d->f);
+	sb_free(label);
+	return 0;
+}
+
+static int print_virtbuf(void *ctx, const struct step *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	vbuf_label(&sb, s);
+	return print_node(ctx, "note", &sb);
+}
+
+static int print_exec_step(void *ctx, const struct step *s)
+{
+	struct dot_at *a = ctx;
+
+	return print_exec(a->d, new_node(a), s);
+}
+
+static int print_sync(void *ctx, const struct step *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)s;
+	sb_adds(&sb, "sync");
+	return print_node(ctx, "octagon", &sb);
+}
+
+static int print_batch(void *ctx, const struct step *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_addf(&sb, "batch %s", path_basename(s->file));
+	return print_node(ctx, "box", &sb);
+}
+
+static int print_command(void *ctx, const struct step *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_addf(&sb, "%s", s->text);
+	return print_node(ctx, "cds", &sb);
+}
+
+static int print_echo(void *ctx, const struct step *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_addf(&sb, "echo %s", s->text);
+	return print_node(ctx, "plaintext", &sb);
+}
+
+static int print_repeat(void *ctx, const struct step *s)
+{
+	struct dot_at *a = ctx;
+	struct bdot *d = a->d;
 	size_t c = d->clusters++;
 	struct strbuf lab = STRBUF_INIT;
 
-	sb_addf(&lab, "repeat %s", s->count);
+	if (s->has_until)
+		sb_addf(&lab, "repeat until buffer:%s %s %s (max %s)", s->until.buffer,
+		        until_op_text(s->until.op), s->until.value, s->max);
+	else
+		sb_addf(&lab, "repeat %s", s->count);
 	fprintf(d->f, "\tsubgraph cluster_%zu {\n\tlabel=", c);
 	dot_quoted(d->f, sb_str(&lab));
 	sb_free(&lab);
 	fputs(";\n\tstyle=dashed;\n", d->f);
-	if (print_steps(d, s->steps, s->nsteps, first, last))
+	if (print_steps(d, s->steps, s->nsteps, a->first, a->last))
 		return -1;
 	fputs("\t}\n", d->f);
-	if (*first >= 0 && *last >= 0)
+	if (*a->first >= 0 && *a->last >= 0)
 		fprintf(d->f, "\ts%ld -> s%ld [style=dotted, constraint=false, label=\"again\"];\n",
-		        *last, *first);
+		        *a->last, *a->first);
 	return 0;
 }
 
-static int print_step(struct bdot *d, const struct step *s, long *first, long *last)
-{
-	struct strbuf sb = STRBUF_INIT;
-	const char *shape;
-	size_t id;
-
-	if (s->kind == STEP_REPEAT)
-		return print_repeat(d, s, first, last);
-	id = d->steps++;
-	*first = *last = (long)id;
-	if (s->kind == STEP_EXEC)
-		return print_exec(d, id, s);
-	step_label(&sb, s, &shape);
-	fprintf(d->f, "\ts%zu [shape=%s, label=", id, shape);
-	dot_quoted(d->f, sb_str(&sb));
-	fputs("];\n", d->f);
-	sb_free(&sb);
-	return 0;
-}
+static const struct step_visitor dot_visitor = {
+        .virtbuf = print_virtbuf,
+        .exec = print_exec_step,
+        .sync = print_sync,
+        .repeat = print_repeat,
+        .batch = print_batch,
+        .command = print_command,
+        .echo = print_echo,
+};
 
 /* Steps chained in order; first and last are their first and last node (-1: none). */
 static int print_steps(struct bdot *d, const struct step *v, size_t n, long *first, long *last)
@@ -172,7 +214,7 @@ static int print_steps(struct bdot *d, const struct step *v, size_t n, long *fir
 	for (size_t i = 0; i < n; i++) {
 		long f, l;
 
-		if (print_step(d, &v[i], &f, &l))
+		if (step_visit(&v[i], &dot_visitor, &(struct dot_at){d, &f, &l}))
 			return -1;
 		if (f < 0)
 			continue;

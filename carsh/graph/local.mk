@@ -1,10 +1,9 @@
-# Pipeline graphs (CarshGraph reader, Algorithm 1, PEA-ST, DOT): sources and tests.
+# Pipeline graphs (Algorithm 1, PEA-ST, DOT; their reader is model/graph.c): sources and tests.
 # Add sources with carsh_libcarsh_la_SOURCES +=, check programs with check_PROGRAMS +=,
 # shell tests with AREA_TESTS +=.
 AREA_TESTS =
 
 carsh_libcarsh_la_SOURCES += \
-	carsh/model/graph.c carsh/model/graph.h carsh/model/graphbuild.c \
 	carsh/graph/adj.c carsh/graph/adj.h \
 	carsh/graph/validate.c carsh/graph/validate.h \
 	carsh/graph/cycles.c carsh/graph/cycles.h \
@@ -15,11 +14,8 @@ carsh_libcarsh_la_SOURCES += \
 	carsh/graph/batchgen.c carsh/graph/batchgen.h \
 	carsh/graph/dot.c carsh/graph/dotbatch.c carsh/graph/dot.h
 
-# Running a graph: buffer rings (graph/ring.c) and the runner behind `run GRAPH.xml`.
-carsh_libcarsh_la_SOURCES += \
-	carsh/graph/ring.c carsh/graph/ring.h \
-	carsh/runner/graphrun.c carsh/runner/graphrun.h carsh/runner/graphrun-int.h \
-	carsh/runner/graphplan.c carsh/runner/graphbufs.c carsh/runner/graphranks.c
+# Buffer rings of a running graph (the runner behind `run GRAPH.xml` is runner/graphrun.c).
+carsh_libcarsh_la_SOURCES += carsh/graph/ring.c carsh/graph/ring.h
 
 check_PROGRAMS += tests/unit/check_graph
 tests_unit_check_graph_SOURCES = tests/unit/test_graph.c tests/unit/test_graph_cycles.c \

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "data/params.h"
+#include "data/until.h"
 #include "model/exe.h"
 
 enum step_kind {
@@ -47,6 +48,9 @@ struct step {
 #define STEP_RANK_NONE (-2) /* not given: placed by the batch runner */
 #define STEP_RANK_AUTO (-1) /* rank="auto": where most of what it reads is current */
 	/* STEP_REPEAT */
+	bool has_until;     /* until= (then count is NULL and max holds the limit) */
+	struct until until; /* the stop condition, checked after each run of the body */
+	char *max;          /* until's iteration limit: an expression */
 	struct step *steps;
 	size_t nsteps;
 	/* STEP_BATCH: the <Param>s passed to the nested batch */
@@ -70,6 +74,21 @@ void batch_free(struct batch *b);
 /* As written in the file: a step's element ("Exec") and a <Virtbuf> op ("swap"). */
 const char *step_kind_tag(enum step_kind kind);
 const char *vbuf_op_name(enum vbuf_op op);
+
+/* What a walk over a batch's steps does with each kind (model/batchwalk.c): every member
+ * set; ctx is the walker's own. */
+struct step_visitor {
+	int (*virtbuf)(void *ctx, const struct step *s);
+	int (*exec)(void *ctx, const struct step *s);
+	int (*sync)(void *ctx, const struct step *s);
+	int (*repeat)(void *ctx, const struct step *s);
+	int (*batch)(void *ctx, const struct step *s);
+	int (*command)(void *ctx, const struct step *s);
+	int (*echo)(void *ctx, const struct step *s);
+};
+
+/* v's call for s's kind, and what it returns. */
+int step_visit(const struct step *s, const struct step_visitor *v, void *ctx);
 
 /* The scope a batch's steps see (DESIGN §3.1): args (the caller's, strongest; may be NULL),
  * the caller's scope, the batch's own <Param>s as defaults, then BATCH_DIR, which is set in

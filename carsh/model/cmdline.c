@@ -70,7 +70,7 @@ static bool is_continuation(const struct shell_lexer *lx)
 /* Characters that end an unquoted word. */
 static bool ends_word(char c)
 {
-	return !c || is_blank(c) || strchr("\n;&<>", c);
+	return !c || is_blank(c) || strchr("\n;&<>|", c);
 }
 
 /* Blanks and backslash-newline continuations between words. */
@@ -322,6 +322,9 @@ static int read_redirection(struct parse *p, struct command *cmd)
 	cmd->append = cur(lx) == '>';
 	if (cmd->append)
 		take(lx);
+	if (cur(lx) == '&')
+		return err_set(p->e, "'>&' is not supported: carsh redirects standard output to a "
+		                     "file only");
 	return read_redirection_target(p, cmd->append ? ">>" : ">", &cmd->redir_out);
 }
 
@@ -337,6 +340,31 @@ static int read_background(struct parse *p, struct command *cmd)
 		                     "first failing command; separate commands with ';')");
 	cmd->background = true;
 	return 0;
+}
+
+/* At '|': CarSh has no pipes; said so instead of taking it literally. */
+static int no_pipes(struct parse *p)
+{
+	if (next(p->lx) == '|')
+		return err_set(p->e, "'||' is not supported (a non-interactive carsh stops at the "
+		                     "first failing command; separate commands with ';')");
+	return err_set(p->e, "'|' is not supported: carsh has no pipes; write to a file "
+	                     "(y=out.csv) and read it in the next command, or pipe into carsh "
+	                     "from a POSIX shell (seq 8 | carsh run f.xml x=- y=-)");
+}
+
+/* A word of digits just before '<' or '>' ("2>err", "2>&1"): descriptors other than
+ * standard input and output cannot be redirected. */
+static int no_fd_redirection(struct parse *p, const struct command *cmd)
+{
+	const char *w = cmd->argv.n ? cmd->argv.v[cmd->argv.n - 1] : "";
+
+	if (!*w || strspn(w, "0123456789") != strlen(w))
+		return 0;
+	return err_set(p->e,
+	               "'%s%c' is not supported: carsh redirects standard input ('<') and "
+	               "output ('>', '>>') only; its messages go to standard error",
+	               w, cur(p->lx));
 }
 
 static int finish_command(struct parse *p, struct command *cmd)
@@ -372,10 +400,12 @@ static int read_command(struct parse *p, struct command *cmd)
 		}
 		if (c == '#')
 			skip_comment(lx);
+		else if (c == '|')
+			rc = no_pipes(p);
 		else if (c == '<' || c == '>')
 			rc = read_redirection(p, cmd);
-		else
-			rc = read_argument(p, cmd);
+		else if ((rc = read_argument(p, cmd)) == 0 && (cur(lx) == '<' || cur(lx) == '>'))
+			rc = no_fd_redirection(p, cmd);
 	}
 	return rc < 0 ? rc : finish_command(p, cmd);
 }

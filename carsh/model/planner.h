@@ -17,13 +17,18 @@ typedef int (*buffer_resolver)(void *ctx, const char *name, struct cs_type type,
 struct plan_env {
 	const struct scope *caller; /* batch params, run NAME=VALUE, shell variables */
 	const char *device_cli;     /* --device / CARSH_DEVICE, or NULL */
-		buffer_resolver resolve;    /* NULL: <Buffer> bindings are refused */
+	buffer_resolver resolve;    /* NULL: <Buffer> bindings are refused */
 	void *resolve_ctx;
-	bool source_from_cache;	    /* the flow-model is the file cache's: the plan points at
-				       its kernel source instead of copying it */
+	bool source_from_cache; /* the flow-model is the file cache's: the plan points at
+	                           its kernel source instead of copying it */
 };
 
 int plan_exe(const struct exe *exe, const struct plan_env *env, struct job_plan **out,
              struct cs_err *e);
+/* A flow-model alone, with params (the caller's, strongest) over its defaults: every
+ * argument evaluated and every stream sized, none bound (each plan's stream_bind says
+ * BIND_DISCARD): the embedding API binds the caller's memory itself. */
+int plan_flowmodel(const struct flowmodel *fm, const struct params *params,
+                   const struct plan_env *env, struct job_plan **out, struct cs_err *e);
 
 #endif

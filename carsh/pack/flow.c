@@ -635,48 +635,97 @@ static int flatten_echo(struct flat *F, const struct batch *b, const struct step
 	return 0;
 }
 
-static int flatten_step(struct flat *F, const struct batch *b, const struct step *st,
-                        const struct scope *sc, bool top)
+/* Where a step is flattened: the visitor's context. */
+struct flat_at {
+	struct flat *F;
+	const struct batch *b;
+	const struct scope *sc;
+	bool top;
+};
+
+static int visit_exec(void *ctx, const struct step *st)
 {
-	struct fstep *s;
-	long long count;
+	const struct flat_at *a = ctx;
 
-	switch (st->kind) {
-	case STEP_EXEC:
-		return flatten_exec(F, b, st, sc);
-	case STEP_VIRTBUF:
-		return flatten_virtbuf(F, b, st, sc, top);
-	case STEP_SYNC:
-		s = add(F, FS_SYNC, sc, where_of(b, st));
-		s->xml = xstrdup("<Sync/>");
-		return 0;
-	case STEP_ECHO:
-		return flatten_echo(F, b, st, sc, top);
-	case STEP_REPEAT:
-		if (scope_eval_range(sc, st->count, "repeat count", 0, FLAT_LIMIT, &count, F->e))
-			return err_prefix(F->e, "%s:%d: <Repeat>: ", b->file, st->line);
-		for (long long i = 0; i < count; i++)
-			if (flatten_steps(F, b, st->steps, st->nsteps, sc, top))
-				return -1;
-		return 0;
-	case STEP_BATCH: {
-		char *where = where_of(b, st);
-		int rc = flatten_batch_file(F, st->file, &st->params, sc, where);
+	return flatten_exec(a->F, a->b, st, a->sc);
+}
 
-		free(where);
-		return rc;
-	}
-	case STEP_COMMAND:
-		return flatten_command(F, b, st, sc, top);
-	}
+static int visit_virtbuf(void *ctx, const struct step *st)
+{
+	const struct flat_at *a = ctx;
+
+	return flatten_virtbuf(a->F, a->b, st, a->sc, a->top);
+}
+
+static int visit_sync(void *ctx, const struct step *st)
+{
+	const struct flat_at *a = ctx;
+	struct fstep *s = add(a->F, FS_SYNC, a->sc, where_of(a->b, st));
+
+	s->xml = xstrdup("<Sync/>");
 	return 0;
 }
+
+static int visit_echo(void *ctx, const struct step *st)
+{
+	const struct flat_at *a = ctx;
+
+	return flatten_echo(a->F, a->b, st, a->sc, a->top);
+}
+
+static int visit_repeat(void *ctx, const struct step *st)
+{
+	const struct flat_at *a = ctx;
+	long long count;
+
+	/* Its runs depend on device results, which a flat list of steps cannot know. */
+	if (st->has_until)
+		return err_set(a->F->e,
+		               "%s:%d: <Repeat until>: pack cannot unroll a loop that stops "
+		               "on a device result; give it count= or leave it out of the pack",
+		               a->b->file, st->line);
+	if (scope_eval_range(a->sc, st->count, "repeat count", 0, FLAT_LIMIT, &count, a->F->e))
+		return err_prefix(a->F->e, "%s:%d: <Repeat>: ", a->b->file, st->line);
+	for (long long i = 0; i < count; i++)
+		if (flatten_steps(a->F, a->b, st->steps, st->nsteps, a->sc, a->top))
+			return -1;
+	return 0;
+}
+
+static int visit_batch(void *ctx, const struct step *st)
+{
+	const struct flat_at *a = ctx;
+	char *where = where_of(a->b, st);
+	int rc = flatten_batch_file(a->F, st->file, &st->params, a->sc, where);
+
+	free(where);
+	return rc;
+}
+
+static int visit_command(void *ctx, const struct step *st)
+{
+	const struct flat_at *a = ctx;
+
+	return flatten_command(a->F, a->b, st, a->sc, a->top);
+}
+
+static const struct step_visitor flat_visitor = {
+        .virtbuf = visit_virtbuf,
+        .exec = visit_exec,
+        .sync = visit_sync,
+        .repeat = visit_repeat,
+        .batch = visit_batch,
+        .command = visit_command,
+        .echo = visit_echo,
+};
 
 static int flatten_steps(struct flat *F, const struct batch *b, const struct step *steps, size_t n,
                          const struct scope *sc, bool top)
 {
+	struct flat_at at = {F, b, sc, top};
+
 	for (size_t i = 0; i < n; i++)
-		if (flatten_step(F, b, &steps[i], sc, top) || too_many(F, b->file))
+		if (step_visit(&steps[i], &flat_visitor, &at) || too_many(F, b->file))
 			return -1;
 	return 0;
 }

@@ -1,9 +1,6 @@
-# The per-job device choice `auto` (002 DynPerf/DynEn; docs/auto.md) and the profile
-# history it shares with the partition engine's knowledge base. `+=` only.
-carsh_libcarsh_la_SOURCES += \
-	carsh/data/profstore.c carsh/data/profstore.h \
-	carsh/runner/devplace.c carsh/runner/devplace.h carsh/runner/devplace-int.h \
-	carsh/runner/devpick.c carsh/runner/devlearn.c
+# The tests of the per-job device choice `auto` (002 DynPerf/DynEn; docs/auto.md; its
+# sources, runner/devplace.c and the profile history data/profstore.c, are listed in
+# Makefile.am with their folders'). `+=` only.
 
 # The forecast and the history's arithmetic, hand-computed (no OpenCL).
 check_PROGRAMS += tests/unit/check_auto

@@ -20,8 +20,10 @@
 #include "runner/buffers.h"
 #include "runner/rankplace.h"
 #include "runner/run.h"
+#include "runner/untilcheck.h"
 #include "util/alloc.h"
 #include "util/mpiranks.h"
+#include "util/rankwatch.h"
 #include "util/strbuf.h"
 #include "util/strvec.h"
 
@@ -103,8 +105,9 @@ static int step_dump(struct run *r, const struct step *s)
 	return buffers_dump(r->c, s->name, s->file, cols, r->e) ? 1 : 0;
 }
 
-static int step_virtbuf(struct run *r, const struct step *s)
+static int step_virtbuf(void *ctx, const struct step *s)
 {
+	struct run *r = ctx;
 	int rc = 0;
 
 	switch (s->op) {
@@ -127,8 +130,9 @@ static int step_virtbuf(struct run *r, const struct step *s)
 	return rc ? 1 : 0;
 }
 
-static int step_exec(struct run *r, const struct step *s)
+static int step_exec(void *ctx, const struct step *s)
 {
+	struct run *r = ctx;
 	bool bg = r->c->background;
 	int rank = r->c->rank, rc;
 	struct placement *placed = r->c->placed;
@@ -154,80 +158,92 @@ static int sync_ranks(struct run_ctx *c, struct cs_err *e)
 	return ranks_agree(jobs_sync(c->jobs, 0, e) ? 1 : 0, e);
 }
 
-/* With index="t", the body sees t = 0, 1, ... count-1, stronger than every other layer:
- * a flow-model takes it as any parameter (<Constant name="t" type="int" value="t"/>). */
-static int step_repeat(struct run *r, const struct step *s)
+/* "b.bat.xml:5: <Repeat>: " in front of the message (the index is no file or name). */
+static int repeat_failed(struct run *r, const struct step *s)
 {
+	err_prefix(r->e, "%s:%d: <Repeat>: ", r->b->file, s->line);
+	return 1;
+}
+
+/* "until 'buffer:changed == 0' still false after 1000 runs (max=\"1000\"): changed[3] is 1" */
+static int until_limit(struct run *r, const struct step *s, long long max, const char *why)
+{
+	err_set(r->e, "until 'buffer:%s %s %s' still false after %lld runs (max=\"%s\"): %s",
+	        s->until.buffer, until_op_text(s->until.op), s->until.value, max, s->max, why);
+	return repeat_failed(r, s);
+}
+
+/* After each run of the body of an until= loop: 1 when the loop goes on, 0 when it is done,
+ * else a failed status. */
+static int until_again(struct run *r, const struct step *s, long long i, long long max)
+{
+	char why[256];
+	int rc = until_check(r->c, &s->until, r->c->caller, why, sizeof(why), r->e);
+
+	if (rc < 0)
+		return -repeat_failed(r, s);
+	if (rc == 1)
+		return 0;
+	return i + 1 < max ? 1 : -until_limit(r, s, max, why);
+}
+
+/* With index="t", the body sees t = 0, 1, ... count-1, stronger than every other layer:
+ * a flow-model takes it as any parameter (<Constant name="t" type="int" value="t"/>). With
+ * until=, the body runs until the condition holds after a run, at most max times. */
+static int step_repeat(void *ctx, const struct step *s)
+{
+	struct run *r = ctx;
 	const struct scope *outer = r->c->caller;
 	struct params index = PARAMS_INIT;
 	struct scope sc;
 	long long n;
-	int rc = 0;
+	int rc = 0, again = 1;
 
-	if (scope_eval_range(outer, s->count, "repeat count", 0, LLONG_MAX, &n, r->e))
-		return step_failed(r, s, 1);
+	if (scope_eval_range(outer, s->has_until ? s->max : s->count,
+	                     s->has_until ? "max" : "repeat count", s->has_until ? 1 : 0, LLONG_MAX,
+	                     &n, r->e))
+		return repeat_failed(r, s);
 	scope_init(&sc);
 	scope_push(&sc, &index);
 	scope_append(&sc, outer);
 	if (s->name)
 		r->c->caller = &sc;
-	for (long long i = 0; i < n && rc == 0; i++) {
+	for (long long i = 0; i < n && rc == 0 && again > 0; i++) {
 		char v[24];
 
 		snprintf(v, sizeof(v), "%lld", i);
 		params_set(&index, s->name ? s->name : "_", v, "<Repeat index>");
 		rc = run_steps(r, s->steps, s->nsteps);
+		if (rc == 0 && s->has_until)
+			again = until_again(r, s, i, n);
 	}
 	r->c->caller = outer;
 	params_free(&index);
-	return rc;
+	return again < 0 ? -again : rc;
 }
 
-/* ${NAME} in <Echo> text, from the batch's parameters. */
-static int expand(struct run *r, const char *text, struct strbuf *out)
+static int step_echo(void *ctx, const struct step *s)
 {
-	for (const char *p = text; *p; p++) {
-		const char *end;
-		const struct param *par;
-		char *name;
-
-		if (p[0] != '$' || p[1] != '{' || !(end = strchr(p, '}'))) {
-			sb_addc(out, *p);
-			continue;
-		}
-		name = xstrndup(p + 2, (size_t)(end - p - 2));
-		par = scope_get(r->c->caller, name);
-		if (!par) {
-			err_set(r->e, "${%s}: no such parameter", name);
-			free(name);
-			return -1;
-		}
-		sb_adds(out, par->value);
-		free(name);
-		p = end;
-	}
-	return 0;
-}
-
-static int step_echo(struct run *r, const struct step *s)
-{
-	struct strbuf text = STRBUF_INIT;
+	struct run *r = ctx;
+	char *text;
 	int rc = 1;
 
-	if (expand(r, s->text, &text) == 0) {
-		fprintf(r->c->out, "%s\n", sb_str(&text));
+	/* ${NAME} in <Echo> text, from the batch's parameters. */
+	if (scope_expand(r->c->caller, s->text, &text, r->e) == 0) {
+		fprintf(r->c->out, "%s\n", text);
 		rc = fflush(r->c->out) == 0 ? 0 : 1;
 		if (rc)
 			err_errno(r->e, "echo: write error");
 	}
-	sb_free(&text);
+	free(text);
 	return rc;
 }
 
 /* A <Command> line is parsed by the shell; its own errors are printed there, so the batch
  * only says where it stopped. */
-static int step_command(struct run *r, const struct step *s)
+static int step_command(void *ctx, const struct step *s)
 {
+	struct run *r = ctx;
 	struct session *ses = r->c->s;
 	char origin[PATH_MAX + 32];
 	int rc;
@@ -239,27 +255,42 @@ static int step_command(struct run *r, const struct step *s)
 	return rc;
 }
 
-static int run_step(struct run *r, const struct step *s)
+/* "fft.bat.xml:12: <Exec>", for the message that names a lost rank (util/rankwatch.h). */
+static void note_step(const struct run *r, const struct step *s)
 {
-	switch (s->kind) {
-	case STEP_VIRTBUF:
-		return step_virtbuf(r, s);
-	case STEP_EXEC:
-		return step_exec(r, s);
-	case STEP_SYNC:
-		placement_sync(&r->placed);
-		return sync_ranks(r->c, r->e);
-	case STEP_REPEAT:
-		return step_repeat(r, s);
-	case STEP_BATCH:
-		return batch_run_file(r->c, s->file, &s->params, r->e);
-	case STEP_COMMAND:
-		return step_command(r, s);
-	case STEP_ECHO:
-		return step_echo(r, s);
-	}
-	return 1;
+	char where[160];
+
+	if (ranks_size() == 1)
+		return;
+	snprintf(where, sizeof(where), "%s:%d: <%s>", r->b->file, s->line, step_kind_tag(s->kind));
+	rankwatch_note_step(where);
 }
+
+static int step_sync(void *ctx, const struct step *s)
+{
+	struct run *r = ctx;
+
+	(void)s;
+	placement_sync(&r->placed);
+	return sync_ranks(r->c, r->e);
+}
+
+static int step_batch(void *ctx, const struct step *s)
+{
+	struct run *r = ctx;
+
+	return batch_run_file(r->c, s->file, &s->params, r->e);
+}
+
+static const struct step_visitor run_visitor = {
+        .virtbuf = step_virtbuf,
+        .exec = step_exec,
+        .sync = step_sync,
+        .repeat = step_repeat,
+        .batch = step_batch,
+        .command = step_command,
+        .echo = step_echo,
+};
 
 static int run_steps(struct run *r, const struct step *steps, size_t n)
 {
@@ -270,7 +301,8 @@ static int run_steps(struct run *r, const struct step *steps, size_t n)
 			err_set(r->e, "%s: interrupted", r->b->file);
 			return 130;
 		}
-		rc = run_step(r, &steps[i]);
+		note_step(r, &steps[i]);
+		rc = step_visit(&steps[i], &run_visitor, r);
 		if (rc)
 			return steps[i].kind == STEP_REPEAT ? rc : step_failed(r, &steps[i], rc);
 	}

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/csvio.h"
-#include "data/pgm.h"
+#include "data/datafile.h"
+#include "data/fill.h"
 #include "exec/executor.h"
 #include "data/vhome.h"
 #include "exec/hazard.h"
@@ -18,6 +18,7 @@
 #include "exec/threadexec.h"
 #include "exec/workers.h"
 #include "util/alloc.h"
+#include "util/parcopy.h"
 #include "util/path.h"
 
 /* The thread executor's resident copies, once it has started. */
@@ -54,41 +55,101 @@ struct claim *buffers_claim_one(struct run_ctx *c, const struct vbuf *v, bool wr
 	return NULL;
 }
 
-static int read_values(const char *file, const char *value, const struct vbuf *v, void *dst,
-                       struct cs_err *e)
+static int read_values(const char *file, const struct vbuf *v, void *dst, struct cs_err *e)
 {
-	size_t scalars = v->count * v->type.width;
-	unsigned char one[TYPE_MAX_BYTES];
-
-	if (value) {
-		if (vector_parse(v->type, value, one, e))
-			return -1;
-		type_fill(v->type, dst, v->count, one);
-		return 0;
-	}
-	if (pgm_path(file))
-		return pgm_read(file, v->type.scalar, dst, scalars, NULL, NULL, e);
-	return csvio_read(file, v->type.scalar, dst, scalars, e);
+	return datafile_read(file, NULL, v->type.scalar, dst, v->count * v->type.width, e);
 }
 
 /* With the thread executor a value fill of a buffer that lives on a device happens there,
- * queued like a job: 1 when done so, 0 on an error, -1 when the buffer is only in shared
- * memory (fill that). */
-static int fill_on_device(struct run_ctx *c, const struct vbuf *v, const char *value,
+ * queued like a job: *done says whether it did (false: the buffer is only in shared memory,
+ * fill that). 0, or -1 with e. */
+static int fill_on_device(struct run_ctx *c, const struct vbuf *v, const char *value, bool *done,
                           struct cs_err *e)
 {
 	unsigned char one[TYPE_MAX_BYTES];
 	struct claim *cl;
 	int rc;
 
+	*done = false;
 	if (vector_parse(v->type, value, one, e))
-		return 0;
+		return -1;
 	cl = buffers_claim_one(c, v, true, e);
 	if (!cl)
-		return 0;
+		return -1;
 	rc = resident_fill(resident_of(c), v->shm, one, type_size(v->type), e);
 	hazard_release(c->s->hz, cl);
-	return rc == 1 ? 1 : rc == 0 ? -1 : 0;
+	if (rc != 0 && rc != 1)
+		return -1;
+	*done = rc == 1;
+	return 0;
+}
+
+/* A .npy or raw file checked and mapped first, then copied straight into the buffer: 1 done,
+ * 0 not such a file, -1 error. */
+static int fill_mapped(struct run_ctx *c, const struct vbuf *v, const char *file, struct cs_err *e)
+{
+	struct bin_map m;
+	struct claim *cl = NULL;
+	void *map = NULL;
+	int rc = datafile_map(file, v->type.scalar, v->count * v->type.width, &m, e);
+
+	if (rc != 1)
+		return rc;
+	rc = -1;
+	if ((cl = buffers_claim_one(c, v, true, e)) &&
+	    (map = vbuf_map(v->shm, v->bytes, true, e))) {
+		par_memcpy(map, m.data, v->bytes, 0);
+		buffers_host_wrote(c, v);
+		rc = 1;
+	}
+	vbuf_unmap(map, v->bytes);
+	hazard_release(c->s->hz, cl);
+	binio_unmap(&m);
+	return rc;
+}
+
+/* A PGM file is read straight into the buffer (pgm_read writes its destination only when
+ * the whole image is good): 1 done, 0 not a PGM file, -1 error. */
+static int fill_in_place(struct run_ctx *c, const struct vbuf *v, const char *file,
+                         struct cs_err *e)
+{
+	enum data_format f;
+	struct claim *cl = NULL;
+	void *map = NULL;
+	int rc = -1;
+
+	if (path_is_stdio(file) || datafile_format(file, &f, e) || f != DF_PGM)
+		return 0;
+	if ((cl = buffers_claim_one(c, v, true, e)) &&
+	    (map = vbuf_map(v->shm, v->bytes, true, e)) &&
+	    datafile_read(file, NULL, v->type.scalar, map, v->count * v->type.width, e) == 0) {
+		buffers_host_wrote(c, v);
+		rc = 1;
+	}
+	vbuf_unmap(map, v->bytes);
+	hazard_release(c->s->hz, cl);
+	return rc;
+}
+
+/* A value fill needs no copy of the contents first: the value is parsed, then written
+ * straight into the buffer over the cores. */
+static int fill_value_host(struct run_ctx *c, const struct vbuf *v, const char *value,
+                           struct cs_err *e)
+{
+	unsigned char one[TYPE_MAX_BYTES];
+	struct claim *cl = NULL;
+	void *map = NULL;
+	int rc = -1;
+
+	if (vector_parse(v->type, value, one, e) == 0 && (cl = buffers_claim_one(c, v, true, e)) &&
+	    (map = vbuf_map(v->shm, v->bytes, true, e))) {
+		fill_par(v->type, map, v->count, one);
+		buffers_host_wrote(c, v);
+		rc = 0;
+	}
+	vbuf_unmap(map, v->bytes);
+	hazard_release(c->s->hz, cl);
+	return rc;
 }
 
 /* The new contents are read in full before the buffer changes. */
@@ -97,13 +158,20 @@ static int fill_host(struct run_ctx *c, const struct vbuf *v, const char *file, 
 {
 	struct claim *cl = NULL;
 	void *tmp, *map = NULL;
-	int rc = -1;
+	int rc;
 
+	if (value)
+		return fill_value_host(c, v, value, e);
+	rc = fill_mapped(c, v, file, e);
+	if (rc == 0)
+		rc = fill_in_place(c, v, file, e);
+	if (rc != 0)
+		return rc == 1 ? 0 : -1;
+	rc = -1;
 	tmp = data_alloc(v->count, type_size(v->type), v->name, e);
-	if (tmp && read_values(file, value, v, tmp, e) == 0 &&
-	    (cl = buffers_claim_one(c, v, true, e)) &&
+	if (tmp && read_values(file, v, tmp, e) == 0 && (cl = buffers_claim_one(c, v, true, e)) &&
 	    (map = vbuf_map(v->shm, v->bytes, true, e))) {
-		memcpy(map, tmp, v->bytes);
+		par_memcpy(map, tmp, v->bytes, 0);
 		buffers_host_wrote(c, v);
 		rc = 0;
 	}
@@ -117,15 +185,15 @@ static int fill(struct run_ctx *c, const char *name, const char *file, const cha
                 struct cs_err *e)
 {
 	struct vbuf v;
-	int on_device, rc;
+	bool on_device = false;
+	int rc = 0;
 
 	if (vbuf_lookup(c->s->vbufs, name, &v, e))
 		return err_prefix(e, "virtbuf fill: ");
-	on_device = value && resident_of(c) ? fill_on_device(c, &v, value, e) : -1;
-	if (on_device < 0)
+	if (value && resident_of(c))
+		rc = fill_on_device(c, &v, value, &on_device, e);
+	if (rc == 0 && !on_device)
 		rc = fill_host(c, &v, file, value, e);
-	else
-		rc = on_device == 1 ? 0 : -1;
 	if (rc)
 		err_prefix(e, "virtbuf fill %s: ", v.name);
 	vbuf_entry_free(&v);
@@ -162,16 +230,13 @@ static int write_values(struct run_ctx *c, const char *file, const struct vbuf *
 	size_t scalars = v->count * v->type.width;
 	size_t cols = columns ? columns : (size_t)v->type.width;
 
-	if (file && pgm_path(file)) {
-		if (!columns)
-			return err_set(e, "%s: a PGM image needs its width: add --columns WIDTH",
-			               file);
-		return pgm_write(file, v->type.scalar, src, scalars, cols, e);
-	}
-	if (!file || path_is_stdio(file))
-		return csvio_write_stream(c->out, "<stdout>", v->type.scalar, src, scalars, cols,
-		                          e);
-	return csvio_write(file, v->type.scalar, src, scalars, cols, e);
+	enum data_format f;
+
+	if (file && datafile_format(file, &f, e))
+		return -1;
+	if (file && f == DF_PGM && !columns)
+		return err_set(e, "%s: a PGM image needs its width: add --columns WIDTH", file);
+	return datafile_write(file ? file : "-", c->out, v->type.scalar, src, scalars, cols, e);
 }
 
 /* The current data may be on a device: the thread executor's, or a warm worker's. */

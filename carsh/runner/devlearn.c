@@ -55,6 +55,33 @@ static bool cold(const struct inflight *j, double record_ms, double ms)
 	return j->when == J_FIRST && ms > 4 * record_ms;
 }
 
+/* A counter whose devices ran nothing of this shell's during a job's span (none in flight,
+ * none ended since it was placed) read their idle power: the mean of the last few, W. */
+static void learn_idle(struct placer *p, const struct inflight *j, double g, double cpu,
+                       double span)
+{
+	double now[2] = {g, cpu}, then[2] = {j->gpu_j0, j->cpu_j0};
+	bool busy[2] = {false, false};
+	int k = placer_counter_of(p, (size_t)j->dev);
+
+	if (k >= 0)
+		busy[k] = true;
+	for (size_t d = 0; d < p->ndev; d++)
+		if ((k = placer_counter_of(p, d)) >= 0 && p->last_end[d] > j->placed_at)
+			busy[k] = true;
+	for (const struct inflight *o = p->jobs; o; o = o->next)
+		if (o != j && (k = placer_counter_of(p, (size_t)o->dev)) >= 0)
+			busy[k] = true;
+	for (k = 0; k < 2; k++) {
+		double w;
+
+		if (busy[k] || then[k] < 0 || now[k] < then[k] || span <= 0)
+			continue;
+		w = (now[k] - then[k]) * 1000 / span;
+		p->idle_w[k] = p->idle_w[k] > 0 ? (3 * p->idle_w[k] + w) / 4 : w;
+	}
+}
+
 /* What the run measured goes into the history; the job leaves the device's queue. */
 static void learn(struct inflight *j, int status, const struct run_stats *st)
 {
@@ -69,6 +96,7 @@ static void learn(struct inflight *j, int status, const struct run_stats *st)
 	if (j->gpu_j0 >= 0 || j->cpu_j0 >= 0)
 		placer_counters(p, &g, &cpu);
 	span = clock_ms() - j->placed_at;
+	learn_idle(p, j, g, cpu, span);
 	j0 = gpu ? j->gpu_j0 : j->cpu_j0;
 	if (ps) {
 		const char *keys[] = {j->keys[0], j->keys[1], j->keys[2]};

@@ -64,15 +64,33 @@ static size_t fewest_queued(const struct place_cand *c, size_t n)
 	return best;
 }
 
-static bool better(const struct place_cand *a, const struct place_cand *b, enum place_crit crit)
+double place_energy_mj(const struct place_cand *c, size_t n, size_t i)
 {
-	double ea = a->busy_ms + a->time_ms, eb = b->busy_ms + b->time_ms;
+	double end = 0, idle = 0, t = c[i].time_ms, later;
 
-	if (crit == PLACE_ENERGY && (a->energy_mj < 0) != (b->energy_mj < 0))
-		return a->energy_mj >= 0;
-	if (crit == PLACE_ENERGY && a->energy_mj != b->energy_mj && a->energy_mj >= 0)
-		return a->energy_mj < b->energy_mj;
-	return ea < eb;
+	for (size_t k = 0; k < n; k++) {
+		end = c[k].busy_ms > end ? c[k].busy_ms : end;
+		idle += c[k].idle_w > 0 ? c[k].idle_w : 0;
+	}
+	later = c[i].busy_ms + t - end;
+	return c[i].energy_mj - (c[i].idle_w > 0 ? c[i].idle_w : 0) * t +
+	       idle * (later > 0 ? later : 0);
+}
+
+/* Whether candidate a is better than b. */
+static bool better(const struct place_cand *c, size_t n, size_t a, size_t b, enum place_crit crit)
+{
+	double ta = c[a].busy_ms + c[a].time_ms, tb = c[b].busy_ms + c[b].time_ms, ea, eb;
+
+	if (crit == PLACE_ENERGY && (c[a].energy_mj < 0) != (c[b].energy_mj < 0))
+		return c[a].energy_mj >= 0;
+	if (crit == PLACE_ENERGY && c[a].energy_mj >= 0) {
+		ea = place_energy_mj(c, n, a);
+		eb = place_energy_mj(c, n, b);
+		if (ea != eb)
+			return ea < eb;
+	}
+	return ta < tb;
 }
 
 /* "forecast 3.1 ms vs cpu 12.4 ms" or "forecast 2.1 J vs cpu 5.3 J". */
@@ -93,7 +111,7 @@ static void compare(const struct place_cand *c, size_t n, size_t best, enum plac
 		else
 			sb_addf(&sb, "%s%s ", shown++ ? ", " : " vs ", c[i].name);
 		if (energy)
-			sb_addf(&sb, "%.3g J", c[i].energy_mj / 1000);
+			sb_addf(&sb, "%.3g J", place_energy_mj(c, n, i) / 1000);
 		else
 			sb_addf(&sb, "%.5g ms", c[i].busy_ms + c[i].time_ms);
 	}
@@ -125,7 +143,7 @@ size_t place_pick(const struct place_cand *c, size_t n, enum place_crit crit, ch
 	}
 	best = 0;
 	for (size_t i = 1; i < n; i++)
-		if (better(&c[i], &c[best], crit))
+		if (better(c, n, i, best, crit))
 			best = i;
 	compare(c, n, best, crit, why, len);
 	return best;

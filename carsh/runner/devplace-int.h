@@ -54,6 +54,9 @@ struct placer {
 	struct inflight *jobs;          /* in the order placed */
 	struct energy_meter *meter;
 	bool meter_tried, gpu_counter, cpu_counter; /* open_meter */
+	/* Per counter (COUNTER_GPU, COUNTER_CPU): its power while its devices ran nothing,
+	 * W, from the jobs of the other kind measured (devlearn.c); 0: not seen yet. */
+	double idle_w[2];
 	char *path; /* the history's file; NULL: no cache directory */
 	/* The history, read once and saved now and then: reading and writing the file for
 	 * every job (a lock, a read, an fsync'd write) costs 8 ms a job, more than a tiny job
@@ -69,6 +72,9 @@ struct placer {
 struct profstore *placer_history(struct placer *p);
 /* Whether device i has an energy counter (opens the meter); the counters' readings. */
 bool placer_has_counter(struct placer *p, size_t i);
+/* The counter that covers device i (NVML's every GPU, RAPL's the CPU packages), or -1. */
+enum { COUNTER_GPU, COUNTER_CPU };
+int placer_counter_of(const struct placer *p, size_t i);
 void placer_counters(struct placer *p, double *gpu_j, double *cpu_j);
 /* A tracked job's end (job_plan.on_end): what it measured goes into the history, and it
  * leaves its device's queue (devlearn.c). */

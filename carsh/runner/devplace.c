@@ -295,6 +295,13 @@ bool placer_has_counter(struct placer *p, size_t i)
 	return (p->devs[i].type & CL_DEVICE_TYPE_CPU) && p->cpu_counter;
 }
 
+int placer_counter_of(const struct placer *p, size_t i)
+{
+	if (p->devs[i].type & CL_DEVICE_TYPE_GPU)
+		return COUNTER_GPU;
+	return p->devs[i].type & CL_DEVICE_TYPE_CPU ? COUNTER_CPU : -1;
+}
+
 /* The candidate of device i from the history and the jobs in flight (lock held). */
 static void candidate(struct placer *p, const struct profstore *ps, size_t i, const char *model,
                       const char *kernel, size_t size, struct place_cand *c)
@@ -357,11 +364,19 @@ static size_t candidates(struct placer *p, const struct kernel_plan *kp, enum pl
 	struct profstore *ps = placer_history(p);
 	struct profstore empty = {0};
 	size_t n = 0;
+	bool counted[2] = {false, false};
 
 	for (size_t i = 0; i < p->ndev; i++) {
+		int k = placer_counter_of(p, i);
+
 		if (!ok[i] || (crit == PLACE_ENERGY && !placer_has_counter(p, i)))
 			continue;
 		candidate(p, ps ? ps : &empty, i, model, kp->kernel, work_size(kp), &c[n]);
+		/* A counter covers every device of its kind: its idle power counts once. */
+		if (k >= 0 && !counted[k]) {
+			c[n].idle_w = p->idle_w[k];
+			counted[k] = true;
+		}
 		map[n++] = i;
 	}
 	return n;

@@ -74,12 +74,20 @@ struct place_cand {
 	double energy_mj; /* forecast energy, < 0: not measured */
 	double busy_ms;   /* place_busy_ms */
 	int queued;       /* jobs this shell runs there */
+	double idle_w;    /* its energy counter's power while idle (W = mJ/ms); 0: not known */
 };
+
+/* The machine's forecast energy of the job on c[i], mJ: its energy there, less that
+ * device's idle power over the job's time (drawn whether it runs the job or not, while the
+ * machine runs), plus every candidate's idle power over the time by which the job moves the
+ * machine's end (the latest end of a queue, busy_ms) later: a device kept busy longer keeps
+ * the others powered. Without idle powers, the job's energy. */
+double place_energy_mj(const struct place_cand *c, size_t n, size_t i);
 
 /* The candidate to run on (an index into c), with why as `jobs` shows it: an unknown device
  * not being explored yet, first; while a device is being explored, the one with the fewest
- * jobs queued; then the earliest end (busy + time), or with energy the least energy among
- * those measured (the earliest end breaks ties). */
+ * jobs queued; then the earliest end (busy + time), or with energy the least energy
+ * (place_energy_mj) among those measured (the earliest end breaks ties). */
 size_t place_pick(const struct place_cand *c, size_t n, enum place_crit crit, char *why,
                   size_t len);
 

@@ -18,6 +18,7 @@
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/mpiranks.h"
+#include "util/rankwatch.h"
 #include "util/strbuf.h"
 
 static int plan_background(struct run_ctx *c, struct job_plan *jp, const char *label,
@@ -91,6 +92,7 @@ static int run_plan(struct run_ctx *c, struct job_plan *jp, bool kept, const cha
 		return 1;
 	}
 	add_rank_why(why, sizeof(why), rank_why);
+	jp->timeout_s = session_timeout(c->vars);
 	if (c->background)
 		return plan_background(c, jp, label, why, e);
 	if (c->s->thread_mode) {
@@ -153,6 +155,8 @@ static int run_placed(struct run_ctx *c, struct job_plan *jp, bool kept, const c
 	char why[200];
 	int rank = placement_job(c, jp, why, sizeof(why)), rc = 0;
 
+	if (ranks_size() > 1)
+		rankwatch_note_job(rank, label);
 	if (c->moves_by_caller) {
 		if (rank == ranks_rank())
 			return run_plan(c, jp, kept, label, "", e);

@@ -13,6 +13,7 @@
 #include "exec/workers.h"
 #include "model/exe.h"
 #include "model/flowmodel.h"
+#include "model/fmnames.h"
 #include "util/alloc.h"
 #include "util/mpiranks.h"
 
@@ -126,6 +127,13 @@ bool session_stats_on(const struct params *vars)
 	return p && (strcmp(p->value, "on") == 0 || strcmp(p->value, "1") == 0);
 }
 
+unsigned session_timeout(const struct params *vars)
+{
+	const struct param *p = params_get(vars, "timeout");
+
+	return p ? (unsigned)strtoul(p->value, NULL, 10) : 0;
+}
+
 int session_resolve_buffer(void *ctx, const char *name, struct cs_type type, size_t count,
                            char **shm, struct cs_err *e)
 {
@@ -174,6 +182,8 @@ int session_read_words(struct exe *exe, int n, char **words, struct params *args
 			rc = exe_bind_word(exe, name, value, e);
 		else if (!param_name_valid(name))
 			rc = err_set(e, "'%s' is not a valid parameter name", name);
+		else if (exe && flowmodel_check_name(exe->fm, name, e))
+			rc = -1;
 		else
 			params_set(args, name, value, "command line");
 		free(name);

@@ -73,5 +73,7 @@ int session_read_words(struct exe *exe, int n, char **words, struct params *args
 
 /* True when `set stats=on` (in the variables vars). */
 bool session_stats_on(const struct params *vars);
+/* `set timeout=SECONDS`: the seconds a process-executor job may run; 0 when unset. */
+unsigned session_timeout(const struct params *vars);
 
 #endif

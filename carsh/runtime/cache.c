@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/alloc.h"
@@ -76,7 +77,30 @@ char *cache_dir(void)
 	return dir;
 }
 
+static int build_lock(int how);
+
 int cache_build_lock(void)
+{
+	return build_lock(LOCK_EX);
+}
+
+/* A build holds the lock for seconds at most; a start waits no longer than this for it. */
+#define START_LOCK_TRIES 200 /* of 10 ms */
+
+int cache_start_lock(void)
+{
+	for (int i = 0; i < START_LOCK_TRIES; i++) {
+		int fd = build_lock(LOCK_SH | LOCK_NB);
+		struct timespec ten_ms = {0, 10000000L};
+
+		if (fd >= 0)
+			return fd;
+		nanosleep(&ten_ms, NULL);
+	}
+	return -1;
+}
+
+static int build_lock(int how)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME");
 	const char *home = getenv("HOME");
@@ -95,7 +119,7 @@ int cache_build_lock(void)
 	free(path);
 	if (fd < 0)
 		return -1;
-	while (flock(fd, LOCK_EX) != 0) {
+	while (flock(fd, how) != 0) {
 		if (errno != EINTR) {
 			close(fd);
 			return -1;

@@ -39,6 +39,10 @@ int cache_store(const char *dir, const char *key, const unsigned char *bin, size
  * which case the build goes ahead unserialized.
  */
 int cache_build_lock(void);
+/* The same lock shared, for removing what the drivers' start left (runtime/pocltemp.h):
+ * those go on side by side, and none while a build runs. Waits 2 s at most for a build to
+ * end; -1 then, or when no lock could be had. Released by cache_build_unlock. */
+int cache_start_lock(void);
 void cache_build_unlock(int fd);
 
 /* The file a key is stored in (for tests and `help cache`). Free it. */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "runtime/pocltemp.h"
 #include "util/alloc.h"
 #include "util/mpiranks.h"
 #include "util/strbuf.h"
@@ -174,7 +175,10 @@ int rt_devices_list(struct rt_devinfo **out, size_t *n, struct cs_err *e)
 	cl_platform_id *plats;
 	size_t cnt = 0, cap = 0;
 	cl_uint np = 0;
-	cl_int err = clGetPlatformIDs(0, NULL, &np);
+	cl_int err;
+
+	rt_platforms_start();
+	err = clGetPlatformIDs(0, NULL, &np);
 
 	/* The ICD loader says "none" with -1001 (CL_PLATFORM_NOT_FOUND_KHR) or with 0. */
 	if (err == -1001 || (err == CL_SUCCESS && np == 0))

@@ -346,15 +346,37 @@ static bool serve(struct server *s, struct client *cl)
 
 /* ---- the loop ---- */
 
-/* Milliseconds ppoll may wait: until the idle exit with no client, else without end. */
+/* How often a client holding workers is checked for being alive (drop_dead_clients). */
+#define SERVER_LIVENESS_MS 1000
+
+/* Milliseconds ppoll may wait: until the idle exit with no client, a liveness check while
+ * workers are lent, else without end. */
 static int poll_timeout(const struct server *s, time_t idle_since)
 {
 	long left;
 
+	if (s->nlent)
+		return SERVER_LIVENESS_MS;
 	if (s->nclients)
 		return -1;
 	left = (long)idle_seconds() - (long)(time(NULL) - idle_since);
 	return left > 0 ? (int)(left * 1000) : 0;
+}
+
+/* A client's connection can outlive it: a copy of its socket held by another process (a
+ * client started with descriptor 0 closed handed it to its job as standard input) keeps it
+ * open, and the workers lent to the dead client were never taken back. */
+static void drop_dead_clients(struct server *s)
+{
+	struct client *c = s->clients, *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		if (c->lent && c->pid > 0 && kill(c->pid, 0) == -1 && errno == ESRCH) {
+			say("client gone, its workers taken back", "");
+			drop_client(s, c);
+		}
+	}
 }
 
 /* One round: false when the server is to end (stopped, terminated, idle). */
@@ -388,6 +410,7 @@ static bool round_of(struct server *s, time_t *idle_since, const sigset_t *durin
 	if (r > 0 && (pfd[0].revents & POLLIN))
 		accept_client(s);
 	free(pfd);
+	drop_dead_clients(s);
 	if (before && !s->nclients)
 		*idle_since = time(NULL);
 	return !s->stop && !terminated;

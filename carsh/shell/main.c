@@ -1,4 +1,6 @@
 /* carsh: the program. Options, then an XML file, a script, -c, stdin or the prompt. */
+#include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -190,8 +192,33 @@ static int run(int argc, char **argv, bool served)
 	return exited || status != 0 ? status : end;
 }
 
+/* A descriptor 0-2 closed at start-up would be taken by CarSh's next open: its server socket
+ * became the job's standard input or output (a job read from it forever, or wrote a CSV into
+ * it and exited 0). Each closed one is taken by /dev/null opened the other way round, so that
+ * it stays taken and a job using it still fails as with a closed descriptor: reading
+ * standard input or writing standard output gives EBADF ("<stdin>: Bad file descriptor"). */
+static void keep_std_fds_taken(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int got;
+
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		got = open("/dev/null", fd == STDIN_FILENO ? O_WRONLY : O_RDONLY);
+		if (got == -1)
+			exit(1); /* no descriptor to report on */
+		if (got != fd) {
+			/* A lower one was closed too and is taken in a later round. */
+			if (dup2(got, fd) == -1)
+				exit(1);
+			close(got);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
+	keep_std_fds_taken();
 	/* One session after another, while the worker may serve the next (server/served.h). */
 	if (argc == 2 && strcmp(argv[1], "--session-worker") == 0) {
 		for (;;) {

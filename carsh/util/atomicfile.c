@@ -150,15 +150,53 @@ void temp_remove_on_signals(void)
 
 /* ---- replacing a file ---- */
 
-/* The file to replace: what a symbolic link points to, not the link. */
+/* Links followed at most, as the kernel's own limit (ELOOP). */
+#define LINK_HOPS 40
+
+/* Where a dangling symbolic link points: its target, relative to the link's directory, and
+ * so on down a chain of links; NULL when the chain is longer than LINK_HOPS. */
+static char *dangling_target(const char *path)
+{
+	char *at = xstrdup(path);
+
+	for (int hop = 0; hop < LINK_HOPS; hop++) {
+		struct stat st;
+		char target[4096], *next;
+		ssize_t n;
+		const char *slash;
+
+		if (lstat(at, &st) != 0 || !S_ISLNK(st.st_mode))
+			return at;
+		n = readlink(at, target, sizeof(target) - 1);
+		if (n < 0)
+			break;
+		target[n] = '\0';
+		slash = strrchr(at, '/');
+		if (target[0] == '/' || !slash)
+			next = xstrdup(target);
+		else
+			next = xasprintf("%.*s/%s", (int)(slash - at), at, target);
+		free(at);
+		at = next;
+	}
+	free(at);
+	return NULL;
+}
+
+/* The file to replace: what a symbolic link points to, not the link; a dangling link's
+ * target is created there, as a shell's `>` does, rather than the link replaced. */
 static char *replace_target(const char *path)
 {
 	struct stat st;
 	char *real;
 
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (real = realpath(path, NULL)))
+	if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
+		return xstrdup(path);
+	real = realpath(path, NULL);
+	if (real)
 		return real;
-	return xstrdup(path);
+	real = dangling_target(path);
+	return real ? real : xstrdup(path);
 }
 
 /* The replaced file's owner and group (only root may give a file away; a group the user is

@@ -1,6 +1,7 @@
 /* The MPI ranks (util/mpiranks.h). Everything that calls MPI is in the HAVE_MPI half. */
 #include "util/mpiranks.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
@@ -12,6 +13,7 @@
 
 #include "config.h"
 #include "util/alloc.h"
+#include "util/rankwatch.h"
 
 #ifdef HAVE_MPI
 #include <mpi.h>
@@ -55,6 +57,13 @@ int ranks_local_rank(void)
 	return local_rank;
 }
 
+static bool watching; /* the watchdog is armed, or not wanted: nothing is starting any more */
+
+bool ranks_starting(void)
+{
+	return started && size > 1 && !__atomic_load_n(&watching, __ATOMIC_ACQUIRE);
+}
+
 void ranks_fatal(const char *fmt, ...)
 {
 	char msg[1024];
@@ -63,6 +72,7 @@ void ranks_fatal(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	rankwatch_bye(); /* this rank names its own end: the others need not call it lost */
 	dprintf(fatal_fd, "carsh: rank %d: %s; stopping every rank\n", rank, msg);
 	if (cleanup_hook)
 		cleanup_hook();
@@ -182,6 +192,34 @@ static int launcher_size(void)
 	return 0;
 }
 
+static void watch_lost(const char *msg)
+{
+	ranks_fatal("%s", msg);
+}
+
+/* The watchdog (util/rankwatch.h): rank 0's address goes to every rank in the one broadcast
+ * of MPI's start, then each rank connects. A failure is fatal, as any at MPI's start. */
+static void arm_watch(void)
+{
+	struct rankwatch_addr a;
+	struct cs_err e;
+	int ok = 1;
+
+	if (size == 1 || !rankwatch_wanted()) {
+		__atomic_store_n(&watching, true, __ATOMIC_RELEASE);
+		return;
+	}
+	memset(&a, 0, sizeof(a));
+	if (rank == 0 && rankwatch_listen(&a, &e))
+		ok = 0;
+	check(MPI_Bcast(&a, sizeof(a), MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
+	if (!ok || (a.n == 0 && rank != 0))
+		ranks_fatal("%s", ok ? "watchdog: rank 0 has no IPv4 address" : e.msg);
+	if (rankwatch_arm(rank, size, &a, watch_lost, &e))
+		ranks_fatal("%s", e.msg);
+	__atomic_store_n(&watching, true, __ATOMIC_RELEASE);
+}
+
 /* MPI_Init_thread and what this rank learns from it. */
 static int init_mpi(struct cs_err *e)
 {
@@ -214,8 +252,11 @@ static void start_now(void)
 	pthread_rwlock_wrlock(&start_gate);
 	if (init_mpi(&e))
 		ranks_fatal("%s", e.msg);
-	__atomic_store_n(&pending, false, __ATOMIC_RELEASE);
 	pthread_rwlock_unlock(&start_gate);
+	/* Forks may go on (the library holds no lock of the loader now); the shell's MPI calls
+	 * wait until the watchdog's broadcast is made, so that every rank makes it first. */
+	arm_watch();
+	__atomic_store_n(&pending, false, __ATOMIC_RELEASE);
 }
 
 void ranks_mpi_now(void)
@@ -233,8 +274,8 @@ static void mpi_enter(void)
 	pthread_mutex_lock(&mpi_lock);
 }
 
-/* Whether MPI may wait until the rank first needs it: the launcher says the job's size, this
- * rank's place in it and on its node, and CARSH_MPI_INIT is not "eager". */
+/* Whether MPI may start beside the shell: the launcher says the job's size, this rank's place
+ * in it and on its node, and CARSH_MPI_INIT is not "eager". */
 static bool may_wait(void)
 {
 	const char *when = getenv("CARSH_MPI_INIT");
@@ -243,6 +284,36 @@ static bool may_wait(void)
 		return false;
 	return launcher_size() > 1 && launcher_rank() >= 0 && launcher_rank() < launcher_size() &&
 	       launcher_local_rank() >= 0;
+}
+
+static pthread_t starter;
+static bool starter_on; /* a thread starts MPI beside the shell (start_beside) */
+
+static void *start_thread(void *arg)
+{
+	(void)arg;
+	ranks_mpi_now();
+	return NULL;
+}
+
+/* MPI starts at once, in a thread of its own, while the shell goes on (its forks wait for
+ * it): the watchdog it arms names a rank lost at any point after, which a start put off to
+ * the first message did not (a rank dead while rank 0 had not called MPI was never named).
+ * CARSH_MPI_INIT=lazy still waits for the first message. */
+static int start_beside(struct cs_err *e)
+{
+	const char *when = getenv("CARSH_MPI_INIT");
+	int rc;
+
+	if (when && strcmp(when, "lazy") == 0)
+		return 0;
+	rc = pthread_create(&starter, NULL, start_thread, NULL);
+	if (rc) {
+		errno = rc;
+		return err_errno(e, "rank %d: starting MPI: pthread_create", rank);
+	}
+	starter_on = true;
+	return 0;
 }
 
 int ranks_start(void (*cleanup)(void), struct cs_err *e)
@@ -268,15 +339,23 @@ int ranks_start(void (*cleanup)(void), struct cs_err *e)
 		size = launcher_size();
 		local_rank = launcher_local_rank();
 		started = pending = gated = true;
-		return 0;
+		return start_beside(e);
 	}
 	if (init_mpi(e))
 		return -1;
+	arm_watch();
 	return quiet_others(e);
 }
 
 void ranks_finish(void)
 {
+	/* A start beside the shell ends before the rank does: a rank must not exit inside
+	 * MPI_Init_thread, nor leave it unfinalized. */
+	if (starter_on) {
+		pthread_join(starter, NULL);
+		starter_on = false;
+	}
+	rankwatch_bye();
 	started = false;
 	/* No rank talked (every rank takes the same steps): MPI never started. */
 	if (!mpi_on)

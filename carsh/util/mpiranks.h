@@ -47,6 +47,9 @@ int ranks_size(void); /* 1 when not started */
 int ranks_rank(void); /* 0 when not started */
 /* This rank's number among the ranks of its node (the GPU it takes); 0 when not started. */
 int ranks_local_rank(void);
+/* Whether this rank of a larger job has yet to join MPI and the watchdog (util/rankwatch.h):
+ * a rank lost meanwhile is named by the launcher alone. */
+bool ranks_starting(void);
 
 /* One message of a ranks_exchange: bytes from data to peer, or from peer into data. */
 struct ranks_xfer {

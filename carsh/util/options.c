@@ -142,9 +142,10 @@ static int take_option(const struct opt_cmd *oc, void *args, const char *word, c
 	return 0;
 }
 
+/* "-" and "-:FORMAT" (standard input or output in a format, data/datafile.h) are operands. */
 static bool is_option(const char *w)
 {
-	return w[0] == '-' && w[1] != '\0';
+	return w[0] == '-' && w[1] != '\0' && w[1] != ':';
 }
 
 int opt_parse(const struct opt_cmd *oc, void *args, int argc, char **argv, char ***operands,

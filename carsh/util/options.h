@@ -5,7 +5,8 @@
  *
  * A builtin declares a static table of its options, each with where its value goes in the
  * builtin's own argument struct (an offset, so that the table can be static and --help can
- * be printed from it without one), and hands opt_parse the words after its name:
+ * be printed from it without one); the command dispatcher (cmd/dispatch.c) hands opt_parse
+ * the words after its name when the builtin's entry names the table:
  *
  *	struct peast_args { const char *root, *dir; bool print; };
  *	static const struct opt peast_opts[] = {
@@ -14,14 +15,16 @@
  *		OPT_FLAG("--print", struct peast_args, print, "print the stages too"),
  *		OPT_END,
  *	};
- *	static const struct opt_cmd peast_spec = {"peast", usage_text, summary, peast_opts};
- *	...
- *	struct peast_args a = {0};
- *	char **words;
- *	int n = opt_parse(&peast_spec, &a, argc - 1, argv + 1, &words, e);
+ *	const struct carsh_cmd cmd_peast = {.name = "peast", ..., .opts = peast_opts,
+ *		.args_size = sizeof(struct peast_args), .run = peast_run};
+ *
+ * and peast_run(c, args, n, operands, e) gets the parsed struct and the operands. Called
+ * directly (a builtin with subcommands), it reads:
+ *
+ *	int n = opt_parse(&spec, &a, argc - 1, argv + 1, &words, e);
  *
  *	if (n < 0)
- *		return opt_failed(n, &peast_spec, c->out);  (--help printed: 0; an error: 2)
+ *		return opt_failed(n, &spec, c->out);  (--help printed: 0; an error: 2)
  *	... words[0] .. words[n - 1] are the operands; free(words) ...
  *
  * Conventions: options may come anywhere among the operands; "--name=value" and "--name

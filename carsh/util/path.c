@@ -11,7 +11,7 @@ bool path_is_abs(const char *p)
 
 bool path_is_stdio(const char *p)
 {
-	return strcmp(p, "-") == 0;
+	return p[0] == '-' && (p[1] == '\0' || p[1] == ':');
 }
 
 char *path_dirname(const char *p)

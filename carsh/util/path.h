@@ -12,7 +12,7 @@ const char *path_basename(const char *p);
 /* rel taken relative to directory dir (unchanged when absolute, or when dir is NULL); new string.
  */
 char *path_join(const char *dir, const char *rel);
-/* True for "-", the name of standard input or output. */
+/* True for "-", the name of standard input or output, and for "-:FORMAT" (data/datafile.h). */
 bool path_is_stdio(const char *p);
 
 #endif

@@ -1,8 +1,6 @@
 # The 2D-FFT image filter example (004 §3.6): PGM support, kernels, flow-models, batch,
 # the independent reference and the tests. Included by Makefile.am; `+=` only.
 
-carsh_libcarsh_la_SOURCES += carsh/data/pgm.c carsh/data/pgm.h
-
 dist_flowmodels_DATA += flowmodels/fft_reorder.xml flowmodels/fft_step.xml \
 	flowmodels/fft_istep.xml flowmodels/fft_transpose.xml flowmodels/fft_lowpass.xml \
 	flowmodels/fft_highpass.xml flowmodels/fft_real.xml

@@ -111,6 +111,18 @@ if [ "$("$CARSH" -c devices | grep -c ' cpu ')" -eq 2 ]; then
 fi
 POCL_DEVICES="pthread basic basic"
 
+# What goes to each GPU: Jacobi's u (a copy stream changed by every swap) whole at each of the
+# 4 steps, 48 x 40 floats; f (a block input no swap changes) only once, the rows of the
+# device's chunk: Static at 100 % gives gpu0 (one compute unit) rows 0-11 and gpu1 (two)
+# rows 12-39 at every step. Written at every step, f was 4 times that.
+check jacobi $JH --gpu 1,2 --sched static --gpu-share 100 --json
+u=$((JW * JH * 4 * 4))
+for g in "gpu0 $((u + 12 * JW * 4))" "gpu1 $((u + 28 * JW * 4))"; do
+	grep -q "\"label\":\"${g% *}\"[^}]*\"in_bytes\":${g#* }}" "$OUT" &&
+		pass "${g% *}: ${g#* } bytes in (u at every step, f once)" ||
+		fail "${g% *}: not ${g#* } bytes in: $(cat "$OUT")"
+done
+
 # Errors of a list.
 expect 2 "partition: --gpu 'all,1': auto, all and none stand alone, not in a list" \
 	"$CARSH" partition --gpu all,1 nbody.exe.xml N=$NB

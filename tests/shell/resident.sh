@@ -134,6 +134,17 @@ virtbuf dump w --columns 8"
 printf '12,13,14,15,16,17,18,19\n' >want
 same_file "$OUT" want "a buffer filled from a file after a device job has the file's values"
 
+# The same with a value fill: each
+# host write path must make the device copy stale (a value fill is written straight into
+# shared memory over the cores).
+expect 0 "" "$CARSH" -c "$MAKE
+run $ADD x=buffer:x y=buffer:y z=buffer:z
+virtbuf fill y --value 40
+run $ADD x=buffer:y y=buffer:w z=buffer:z
+virtbuf dump w --columns 8"
+printf '41,41,41,41,41,41,41,41\n' >want
+same_file "$OUT" want "a buffer filled with a value after a device job has the value"
+
 # ---- background jobs: two at once read one buffer held by a worker ----
 expect 0 "" "$CARSH" -c "$MAKE
 virtbuf create a float 8; virtbuf create b float 8; virtbuf create za float 8

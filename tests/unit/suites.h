@@ -24,5 +24,8 @@ Suite *suite_filewatch(void);
 Suite *suite_vbufstale(void);
 Suite *suite_vhome(void);
 Suite *suite_includes(void);
+Suite *suite_rankwatch(void);
+Suite *suite_fexpr(void);
+Suite *suite_localsize(void);
 
 #endif

@@ -62,8 +62,8 @@ END_TEST
  * it (13.1 > 12.4). */
 START_TEST(test_pick_earliest_end_avoids_a_busy_device)
 {
-	struct place_cand c[] = {{"gpu", true, false, 3.1, -1, 0, 0},
-	                         {"cpu", true, false, 12.4, -1, 0, 0}};
+	struct place_cand c[] = {{"gpu", true, false, 3.1, -1, 0, 0, 0},
+	                         {"cpu", true, false, 12.4, -1, 0, 0, 0}};
 	char why[200];
 
 	ck_assert_uint_eq(place_pick(c, 2, PLACE_TIME, why, sizeof(why)), 0);
@@ -78,8 +78,8 @@ END_TEST
 /* A device without a profile is tried first; while it is being tried, the fewest queued. */
 START_TEST(test_pick_explores_each_device_once)
 {
-	struct place_cand c[] = {{"gpu", true, false, 1, -1, 0, 0},
-	                         {"cpu", false, false, 0, -1, 0, 0}};
+	struct place_cand c[] = {{"gpu", true, false, 1, -1, 0, 0, 0},
+	                         {"cpu", false, false, 0, -1, 0, 0, 0}};
 	char why[200];
 
 	ck_assert_uint_eq(place_pick(c, 2, PLACE_TIME, why, sizeof(why)), 1);
@@ -129,13 +129,43 @@ END_TEST
 /* 002's DynEn: the GPU ends first but spends 5 J against the CPU's 2 J. */
 START_TEST(test_pick_least_energy)
 {
-	struct place_cand c[] = {{"gpu", true, false, 1, 5000, 0, 0},
-	                         {"cpu", true, false, 4, 2000, 0, 0}};
+	struct place_cand c[] = {{"gpu", true, false, 1, 5000, 0, 0, 0},
+	                         {"cpu", true, false, 4, 2000, 0, 0, 0}};
 	char why[200];
 
 	ck_assert_uint_eq(place_pick(c, 2, PLACE_ENERGY, why, sizeof(why)), 1);
 	ck_assert_str_eq(why, "auto:energy: cpu, forecast 2 J vs gpu 5 J");
 	ck_assert_uint_eq(place_pick(c, 2, PLACE_TIME, why, sizeof(why)), 0);
+}
+END_TEST
+
+/* A device kept busy longer keeps the others powered: the cores spend 300 mJ in 10 ms (30 W),
+ * the GPU 400 mJ in 2 ms (200 W); idle, the cores draw 10 W and the GPU 60 W. On an idle
+ * machine the cores cost 300 - 10 x 10 + 70 x 10 = 900 mJ, the GPU 400 - 60 x 2 + 70 x 2 =
+ * 420 mJ: the GPU, though its own energy is higher. With the GPU busy for 20 ms more, the
+ * machine runs 20 ms anyway: the cores cost 300 - 100 = 200 mJ (ending at 10 ms, nothing
+ * later), the GPU 280 + 70 x (22 - 20) = 420 mJ: the cores. Without idle powers: the
+ * energies alone. */
+START_TEST(test_pick_least_energy_counting_idle_power)
+{
+	struct place_cand c[] = {{"gpu", true, false, 2, 400, 0, 0, 60},
+	                         {"cpu", true, false, 10, 300, 0, 0, 10}};
+	char why[200];
+
+	ck_assert_double_eq_tol(place_energy_mj(c, 2, 1), 900, 1e-9);
+	ck_assert_double_eq_tol(place_energy_mj(c, 2, 0), 420, 1e-9);
+	ck_assert_uint_eq(place_pick(c, 2, PLACE_ENERGY, why, sizeof(why)), 0);
+	ck_assert_str_eq(why, "auto:energy: gpu, forecast 0.42 J vs cpu 0.9 J");
+	c[0].busy_ms = 20;
+	ck_assert_double_eq_tol(place_energy_mj(c, 2, 1), 200, 1e-9);
+	ck_assert_double_eq_tol(place_energy_mj(c, 2, 0), 420, 1e-9);
+	ck_assert_uint_eq(place_pick(c, 2, PLACE_ENERGY, why, sizeof(why)), 1);
+	ck_assert_str_eq(why, "auto:energy: cpu, forecast 0.2 J vs gpu 0.42 J");
+	c[0].idle_w = c[1].idle_w = 0;
+	c[0].busy_ms = 0;
+	ck_assert_double_eq_tol(place_energy_mj(c, 2, 0), 400, 1e-9);
+	ck_assert_uint_eq(place_pick(c, 2, PLACE_ENERGY, why, sizeof(why)), 1);
+	ck_assert_str_eq(why, "auto:energy: cpu, forecast 0.3 J vs gpu 0.4 J");
 }
 END_TEST
 
@@ -197,6 +227,7 @@ static Suite *suite_auto(void)
 	tcase_add_test(t, test_pick_earliest_end_avoids_a_busy_device);
 	tcase_add_test(t, test_pick_explores_each_device_once);
 	tcase_add_test(t, test_pick_least_energy);
+	tcase_add_test(t, test_pick_least_energy_counting_idle_power);
 	tcase_add_test(t, test_rank_pick_earliest_end_with_moves);
 	tcase_add_test(t, test_rank_pick_spreads_equal_jobs);
 	tcase_add_test(t, test_mode_parses_the_criterion);

@@ -452,7 +452,7 @@ START_TEST(test_redirections_with_and_without_spaces)
 {
 	struct parser p;
 
-	parser_init(&p, "run f.xml < in.csv > out.csv\nb <in >>log\nc>x\nd 1>'a b'", NULL, 1);
+	parser_init(&p, "run f.xml < in.csv > out.csv\nb <in >>log\nc>x\nd 1 >'a b'", NULL, 1);
 	EXPECT_COMMAND(&p, "run", "f.xml");
 	ck_assert_str_eq(p.cmd.redir_in, "in.csv");
 	ck_assert_str_eq(p.cmd.redir_out, "out.csv");
@@ -468,6 +468,25 @@ START_TEST(test_redirections_with_and_without_spaces)
 	EXPECT_COMMAND(&p, "d", "1");
 	ck_assert_str_eq(p.cmd.redir_out, "a b");
 	EXPECT_END(&p);
+}
+END_TEST
+
+/* POSIX would redirect descriptor 2 (or 1); carsh cannot, and says so rather than pass "2"
+ * as an argument. Pipes likewise. */
+START_TEST(test_descriptor_redirections_and_pipes_are_refused)
+{
+	EXPECT_ONLY_ERROR("echo a 2>&1", "'2>' is not supported: carsh redirects standard input "
+	                                 "('<') and output ('>', '>>') only; its messages go to "
+	                                 "standard error");
+	EXPECT_ONLY_ERROR("echo a >&2",
+	                  "'>&' is not supported: carsh redirects standard output to a file only");
+	EXPECT_ONLY_ERROR("echo a || echo b",
+	                  "'||' is not supported (a non-interactive carsh stops at the first "
+	                  "failing command; separate commands with ';')");
+	EXPECT_ONLY_ERROR("seq|head", "'|' is not supported: carsh has no pipes; write to a file "
+	                              "(y=out.csv) and read it in the next command, or pipe into "
+	                              "carsh from a POSIX shell (seq 8 | carsh run f.xml x=- y=-)");
+	EXPECT_ONLY("echo 'a|b' \"2>\"", "echo", "a|b", "2>");
 }
 END_TEST
 
@@ -709,6 +728,7 @@ Suite *suite_parse(void)
 	suite_add_tcase(s, vars);
 
 	tcase_add_test(redir, test_redirections_with_and_without_spaces);
+	tcase_add_test(redir, test_descriptor_redirections_and_pipes_are_refused);
 	tcase_add_test(redir, test_redirection_may_come_first_and_expand);
 	tcase_add_test(redir, test_redirection_needs_a_file_name);
 	tcase_add_test(redir, test_redirection_error_skips_only_its_command);

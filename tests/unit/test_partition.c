@@ -181,11 +181,11 @@ START_TEST(test_logfit_cpu_chunk_follows_the_gpu_chunk)
 		sched_done(s, 1, &c, (double)c.size / (10.0 * log((double)c.size) + 5.0));
 	}
 	ck_assert(sched_logfit_state(s, &a, &b, &g));
-	/* G = 1000, λC = 2, λG = the last sample's 10 ln 160 + 5: C = G·λC/λG, rounded down
-	 * to the granule (a core that ends late holds up the step; it was rounded to the
-	 * nearest before the sit-out rule). */
+	/* G = 1000, λC = 2, λG = the fit's throughput at G, 10 ln 1000 + 5 (not the last
+	 * sample's 10 ln 160 + 5, which the GPU's chunk of 1000 outruns): C = G·λC/λG, rounded
+	 * down to the granule (a core that ends late holds up the step). */
 	ck_assert_int_eq(sched_next(s, 0, &c), SCHED_CHUNK);
-	ck_assert_uint_eq(c.size, (size_t)(1000.0 * 2.0 / (10.0 * log(160.0) + 5.0)));
+	ck_assert_uint_eq(c.size, (size_t)(1000.0 * 2.0 / (10.0 * log(1000.0) + 5.0)));
 	sched_free(s);
 }
 END_TEST

@@ -66,10 +66,10 @@ static void write_bytes(const char *path, const void *data, size_t len)
 static unsigned char *slurp(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
-	unsigned char *s = calloc(1, 1 << 21);
+	unsigned char *s = calloc(1, 1 << 22);
 
 	ck_assert_ptr_nonnull(f);
-	*len = fread(s, 1, 1 << 21, f);
+	*len = fread(s, 1, 1 << 22, f);
 	fclose(f);
 	return s;
 }
@@ -523,6 +523,73 @@ START_TEST(test_pgm_write_to_devices_in_place)
 }
 END_TEST
 
+/* Large rasters are converted over the cores: every value, and the first bad pixel of all
+ * (not of some part) named. */
+START_TEST(test_pgm_large_rasters_over_cores)
+{
+	enum { W = 2048, H = 1024, N = W * H };
+	static const char head[] = "P5\n2048 1024\n1000\n";
+	unsigned char *file = malloc(sizeof(head) - 1 + 2 * (size_t)N), *got;
+	float *v = malloc(N * sizeof(float)), *f = malloc(N * sizeof(float));
+	size_t len;
+	struct cs_err e;
+	int bad = 0;
+
+	memcpy(file, head, sizeof(head) - 1);
+	for (int i = 0; i < N; i++) {
+		file[sizeof(head) - 1 + 2 * i] = (unsigned char)(i % 1001 >> 8);
+		file[sizeof(head) - 1 + 2 * i + 1] = (unsigned char)(i % 1001 & 0xff);
+	}
+	write_bytes(at("big.pgm"), file, sizeof(head) - 1 + 2 * (size_t)N);
+	ck_assert_int_eq(pgm_read(at("big.pgm"), SC_FLOAT, v, N, NULL, NULL, &e), 0);
+	for (int i = 0; i < N; i++) /* one assertion: Check's are slow */
+		bad += v[i] != (float)(i % 1001);
+	ck_assert_int_eq(bad, 0);
+	file[sizeof(head) - 1 + 2 * 1900000] = 0x7f;
+	file[sizeof(head) - 1 + 2 * 1500001] = 0x04;
+	write_bytes(at("bad.pgm"), file, sizeof(head) - 1 + 2 * (size_t)N);
+	ck_assert_int_eq(pgm_read(at("bad.pgm"), SC_FLOAT, v, N, NULL, NULL, &e), -1);
+	assert_error(e.msg, "bad.pgm",
+	             ": pixel 1500001 (row 732, column 865) is 1271, above the maxval 1000");
+
+	for (int i = 0; i < N; i++)
+		f[i] = i % 3 ? (float)(i % 600) / 2.0f - 20.0f : 0.49999997f;
+	ck_assert_int_eq(pgm_write(at("w.pgm"), SC_FLOAT, f, N, W, &e), 0);
+	got = slurp(at("w.pgm"), &len);
+	ck_assert_uint_eq(len, 17 + (size_t)N); /* "P5\n2048 1024\n255\n" */
+	for (int i = 0; i < N; i++) {
+		double r = round((double)f[i]);
+		unsigned char want = r <= 0 ? 0 : r >= 255 ? 255 : (unsigned char)r;
+
+		bad += got[17 + i] != want;
+	}
+	ck_assert_int_eq(bad, 0);
+	free(got);
+	free(file);
+	free(v);
+	free(f);
+}
+END_TEST
+
+/* A bad image leaves the destination as it was: a buffer is filled in place. */
+START_TEST(test_pgm_bad_image_leaves_dst_untouched)
+{
+	float v[6] = {-1, -1, -1, -1, -1, -1};
+	struct cs_err e;
+
+	WRITE_LITERAL(at("r.pgm"), "P5 3 2 200\n\x01\x02\x03\xc9\x05\x06");
+	ck_assert_int_eq(pgm_read(at("r.pgm"), SC_FLOAT, v, 6, NULL, NULL, &e), -1);
+	assert_error(e.msg, "r.pgm", ": pixel 3 (row 1, column 0) is 201, above the maxval 200");
+	WRITE_LITERAL(at("t.pgm"), "P5 3 2 255\n\x01\x02\x03");
+	ck_assert_int_eq(pgm_read(at("t.pgm"), SC_FLOAT, v, 6, NULL, NULL, &e), -1);
+	assert_error(e.msg, "t.pgm", ": truncated: 3 of 6 pixels");
+	WRITE_LITERAL(at("p.pgm"), "P2 3 2 9 1 2 3 4 5 x");
+	ck_assert_int_eq(pgm_read(at("p.pgm"), SC_FLOAT, v, 6, NULL, NULL, &e), -1);
+	for (int i = 0; i < 6; i++)
+		ck_assert_float_eq(v[i], -1);
+}
+END_TEST
+
 static Suite *suite_pgm(void)
 {
 	Suite *s = suite_create("pgm");
@@ -545,6 +612,8 @@ static Suite *suite_pgm(void)
 	tcase_add_test(tc, test_pgm_write_rounds_clamps_and_zeroes_nan);
 	tcase_add_test(tc, test_pgm_write_integer_kinds);
 	tcase_add_test(tc, test_pgm_write_then_read_round_trip);
+	tcase_add_test(tc, test_pgm_large_rasters_over_cores);
+	tcase_add_test(tc, test_pgm_bad_image_leaves_dst_untouched);
 	tcase_add_test(tc, test_pgm_write_needs_whole_rows);
 	tcase_add_test(tc, test_pgm_write_failure_leaves_the_old_file);
 	tcase_add_test(tc, test_pgm_write_keeps_permissions_and_follows_links);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/fill.h"
 #include "data/types.h"
 #include "suites.h"
 
@@ -166,7 +167,15 @@ START_TEST(test_number_parse_rejects_what_is_not_an_integer)
 	ck_assert_int_eq(number_parse(SC_INT, " \t ", &v, &e), -1);
 	ck_assert_str_eq(e.msg, "empty value");
 	ck_assert_int_eq(number_parse(SC_INT, "1 2", &v, &e), -1);
-	ck_assert_str_eq(e.msg, "'1 2' is not a number");
+	ck_assert_str_eq(e.msg, "'1 2' is not a number: separate values with commas or new lines, "
+	                        "not blanks");
+	ck_assert_int_eq(number_parse(SC_FLOAT,
+	                              "\xef\xbb\xbf"
+	                              "1",
+	                              &v, &e),
+	                 -1);
+	ck_assert_str_eq(e.msg, "'1' follows a UTF-8 byte-order mark: save the file without it "
+	                        "(plain ASCII or UTF-8 without BOM)");
 	ck_assert_int_eq(number_parse(SC_FLOAT, "1.5x", &v, &e), -1);
 	ck_assert_str_eq(e.msg, "'1.5x' is not a number");
 	ck_assert_int_eq(number_parse(SC_DOUBLE, "", &v, &e), -1);
@@ -261,14 +270,17 @@ START_TEST(test_number_format_known_values)
 	ck_assert_str_eq(fmt_float(0.1f, b), "0.1");
 	ck_assert_str_eq(fmt_float(1.0f, b), "1");
 	ck_assert_str_eq(fmt_float(-2.5f, b), "-2.5");
-	ck_assert_str_eq(fmt_float(1e10f, b), "1e+10");
-	ck_assert_str_eq(fmt_float(123456789.0f, b), "1.2345679e+08");
+	ck_assert_str_eq(fmt_float(1e10f, b), "10000000000");
+	ck_assert_str_eq(fmt_float(123456789.0f, b), "123456790");
+	ck_assert_str_eq(fmt_float(1e6f, b), "1000000");
+	ck_assert_str_eq(fmt_float(1e16f, b), "1e+16");
+	ck_assert_str_eq(fmt_float(1.5e-7f, b), "1.5e-07");
 	ck_assert_str_eq(fmt_float(0.0001f, b), "0.0001");
 	ck_assert_str_eq(fmt_float(0.00001f, b), "1e-05");
 	ck_assert_str_eq(fmt_float(-0.0f, b), "-0");
 	ck_assert_str_eq(fmt_float(FLT_MAX, b), "3.4028235e+38");
 	ck_assert_str_eq(fmt_float(1.0f / 3.0f, b), "0.33333334");
-	ck_assert_str_eq(fmt_float(nextafterf(0.0f, 1.0f), b), "1.4013e-45");
+	ck_assert_str_eq(fmt_float(nextafterf(0.0f, 1.0f), b), "1e-45");
 	ck_assert_str_eq(fmt_float(NAN, b), "nan");
 	ck_assert_str_eq(fmt_float(INFINITY, b), "inf");
 	ck_assert_str_eq(fmt_float(-INFINITY, b), "-inf");
@@ -276,7 +288,11 @@ START_TEST(test_number_format_known_values)
 	ck_assert_str_eq(fmt_double(0.1 + 0.2, b), "0.30000000000000004");
 	ck_assert_str_eq(fmt_double(1.0 / 3.0, b), "0.3333333333333333");
 	ck_assert_str_eq(fmt_double(DBL_MAX, b), "1.7976931348623157e+308");
-	ck_assert_str_eq(fmt_double(5e-324, b), "4.94065645841247e-324");
+	ck_assert_str_eq(fmt_double(5e-324, b), "5e-324");
+	ck_assert_str_eq(fmt_double(1e6, b), "1000000");
+	ck_assert_str_eq(fmt_double(123456789012345.6, b), "123456789012345.6");
+	ck_assert_str_eq(fmt_double(1234567890123456.7, b), "1234567890123456.8");
+	ck_assert_str_eq(fmt_double(1e16, b), "1e+16");
 	ck_assert_str_eq(fmt_double(-INFINITY, b), "-inf");
 }
 END_TEST
@@ -306,23 +322,78 @@ START_TEST(test_number_format_integers_exactly)
 }
 END_TEST
 
-/* The specification, computed the slow way: the first of %.{least..most}g that reads back. */
+/* The specification, computed the slow way: the digits of the first of %.{0..most}e that
+ * reads back, written out in full for decimal exponents -4..15 and as printf's %e otherwise. */
+static void reference_layout(const char *sci, char *buf)
+{
+	char digits[24];
+	int n = 0, x;
+	const char *p = sci;
+	char *o = buf;
+
+	if (*p == '-')
+		*o++ = *p++;
+	for (; *p != 'e'; p++)
+		if (*p != '.')
+			digits[n++] = *p;
+	x = atoi(p + 1);
+	if (x < -4 || x >= 16) {
+		strcpy(buf, sci);
+		return;
+	}
+	if (x < 0) {
+		o += sprintf(o, "0.%0*d", -x - 1, 0) - (x == -1);
+		memcpy(o, digits, (size_t)n);
+		o += n;
+	} else {
+		for (int i = 0; i <= x; i++)
+			*o++ = i < n ? digits[i] : '0';
+		if (n > x + 1) {
+			*o++ = '.';
+			memcpy(o, digits + x + 1, (size_t)(n - x - 1));
+			o += n - x - 1;
+		}
+	}
+	*o = '\0';
+}
+
+/* p + 1 significant digits of v: the nearest, or where that does not read back, the next one
+ * away from zero (just above a power of two the values that read back lie mostly above). */
+static bool reference_digits(double v, bool is_float, int p, char *sci, size_t n)
+{
+	for (int away = 0; away < 2; away++) {
+		long double c = v;
+		double back;
+
+		if (away) {
+			int x = atoi(strchr(sci, 'e') + 1);
+
+			c = strtold(sci, NULL) + copysignl(powl(10.0L, (long double)(x - p)), v);
+		}
+		snprintf(sci, n, "%.*Le", p, c);
+		back = is_float ? (double)strtof(sci, NULL) : strtod(sci, NULL);
+		if (back == v && signbit(back) == signbit(v))
+			return true;
+	}
+	return false;
+}
+
 static void reference_float(float f, char *buf)
 {
-	for (int p = 6; p <= 9; p++) {
-		snprintf(buf, 64, "%.*g", p, (double)f);
-		if (strtof(buf, NULL) == f && signbit(strtof(buf, NULL)) == signbit(f))
-			return;
-	}
+	char sci[64];
+
+	for (int p = 0; p <= 8 && !reference_digits(f, true, p, sci, sizeof(sci)); p++)
+		;
+	reference_layout(sci, buf);
 }
 
 static void reference_double(double d, char *buf)
 {
-	for (int p = 15; p <= 17; p++) {
-		snprintf(buf, 64, "%.*g", p, d);
-		if (strtod(buf, NULL) == d && signbit(strtod(buf, NULL)) == signbit(d))
-			return;
-	}
+	char sci[64];
+
+	for (int p = 0; p <= 16 && !reference_digits(d, false, p, sci, sizeof(sci)); p++)
+		;
+	reference_layout(sci, buf);
 }
 
 static void check_float_bits(uint32_t bits)
@@ -526,6 +597,41 @@ START_TEST(test_type_fill_repeats_the_element)
 }
 END_TEST
 
+/* fill_par over the cores: every element at every size around its block and part edges,
+ * and nothing written past the end. */
+START_TEST(test_fill_par_fills_exactly_n_elements)
+{
+	static const size_t counts[] = {0, 1, 511, 512, 513, 4097, 100001};
+	struct cs_type d16 = {SC_DOUBLE, 16}, c2 = {SC_CHAR, 2};
+	double dv[16];
+	const char cv[2] = {7, -9};
+
+	for (int i = 0; i < 16; i++)
+		dv[i] = i * 1.5 - 3;
+	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		size_t n = counts[k];
+		double *d = malloc((n + 1) * sizeof(dv));
+		char *c = malloc((n + 1) * sizeof(cv));
+
+		d[n * 16] = 42;
+		c[n * 2] = 42;
+		fill_par(d16, d, n, dv);
+		fill_par(c2, c, n, cv);
+		size_t bad_d = n * 16, bad_c = n * 2; /* Check's asserts are slow: one each */
+
+		for (size_t i = 0; i < n * 16 && bad_d == n * 16; i++)
+			bad_d = d[i] == dv[i % 16] ? bad_d : i;
+		for (size_t i = 0; i < n * 2 && bad_c == n * 2; i++)
+			bad_c = c[i] == cv[i % 2] ? bad_c : i;
+		ck_assert_msg(bad_d == n * 16, "double16 x %zu: element %zu", n, bad_d / 16);
+		ck_assert_msg(bad_c == n * 2, "char2 x %zu: element %zu", n, bad_c / 2);
+		ck_assert(d[n * 16] == 42 && c[n * 2] == 42);
+		free(d);
+		free(c);
+	}
+}
+END_TEST
+
 /* What a C cast to each kind gives, worked out by hand: low bits kept, floats rounded. */
 START_TEST(test_scalar_store_integer_then_load_double_is_a_c_cast)
 {
@@ -579,6 +685,7 @@ Suite *suite_types(void)
 	tcase_add_test(tc, test_vector_parse_components);
 	tcase_add_test(tc, test_vector_parse_wrong_count_says_what_is_needed);
 	tcase_add_test(tc, test_type_fill_repeats_the_element);
+	tcase_add_test(tc, test_fill_par_fills_exactly_n_elements);
 	tcase_add_test(tc, test_scalar_store_integer_then_load_double_is_a_c_cast);
 	suite_add_tcase(s, tc);
 

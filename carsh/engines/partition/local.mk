@@ -21,9 +21,7 @@ carsh_libcarsh_la_SOURCES += \
 	carsh/engines/partition/part-run.c carsh/engines/partition/part-shares.c \
 	carsh/engines/partition/part-sched.c carsh/engines/partition/part-head.c \
 	carsh/engines/partition/part-kb.c carsh/engines/partition/part-result.c \
-	carsh/engines/partition/report.c \
-	carsh/runtime/subdev.c carsh/runtime/subdev.h \
-	carsh/runtime/launchguard.c carsh/runtime/launchguard.h
+	carsh/engines/partition/report.c
 
 dist_flowmodels_DATA += flowmodels/part_nbody.xml flowmodels/part_spmv.xml \
 	flowmodels/part_mandel.xml flowmodels/part_neigh.xml flowmodels/part_jacobi2d.xml
@@ -56,3 +54,11 @@ tests_unit_check_partition_mgpu_SOURCES = tests/unit/test_partition_mgpu.c
 tests_unit_check_partition_mgpu_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_partition_mgpu_LDADD = $(LIBCARSH) $(CHECK_LIBS)
 AREA_TESTS += tests/unit/check_partition_mgpu
+
+# The hand-written two-device N-body (bench/twogpu.sh's reference), and its check on two
+# PoCL devices against the C reference.
+check_PROGRAMS += bench/host_nbody2
+bench_host_nbody2_SOURCES = bench/host_nbody2.c
+bench_host_nbody2_CFLAGS = $(AM_CFLAGS) $(OPENCL_CFLAGS) -pthread
+bench_host_nbody2_LDADD = $(OPENCL_LIBS) -lpthread
+AREA_TESTS += tests/shell/host-nbody2.sh

@@ -43,6 +43,7 @@ static int make_buffers(struct prun *r, struct cs_err *e)
 		struct pdev *d = &r->dev[i];
 
 		d->block = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(cl_mem));
+		d->held = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(*d->held));
 		d->pc->used = true;
 		for (size_t a = 0; a < kp->nargs; a++) {
 			const struct kernel_arg *ka = &kp->args[a];
@@ -124,18 +125,23 @@ int part_ensure_copies(struct prun *r, struct pdev *d, struct cs_err *e)
 			rc = err_set(e, "%s ('%s'): writing copy stream '%s' failed: %s",
 			             d->st.label, d->st.name, kp->args[i].name,
 			             rt_cl_error_name(err));
-		else
+		else {
 			pc->written[i] = r->version[i];
+			d->st.in_bytes += kp->args[i].bytes;
+		}
 	}
 	pthread_mutex_unlock(&pc->lock);
 	d->st.copy_ms += clock_ms() - t;
 	return rc;
 }
 
-/* Every run moves the copy streams to the GPU again: the time includes them. (The cores'
- * context uses the host arrays and moves nothing.) */
+/* Every run moves the copy streams to the GPU again, and every device's block inputs: the
+ * time includes them. (The cores' context uses the host arrays and moves no copy stream.) */
 void part_copies_stale(struct prun *r)
 {
+	for (unsigned i = 0; i < r->ndev; i++)
+		for (size_t a = 0; r->dev[i].held && a < r->kp->nargs; a++)
+			r->dev[i].held[a].ver = 0;
 	for (unsigned c = 1; c < r->nctx; c++)
 		for (size_t i = 0; i < r->kp->nargs; i++)
 			r->ctx[c].written[i] = 0;

@@ -100,18 +100,55 @@ static bool moves_block(const struct prun *r, size_t i, bool in)
 	       (in ? arg_is_read(a->kind) : arg_is_written(a->kind));
 }
 
-/* The commands of a chunk of n items: its block inputs, its launches, its block outputs. */
-static size_t chunk_commands(const struct prun *r, const struct pdev *d, size_t n, bool keep)
+/* Whether device d's buffer of block input i already holds [bo, bo + bl) at the stream's
+ * current version. Only an Input: an InOut's buffer is the kernel's to change. */
+static bool holds(const struct prun *r, const struct pdev *d, size_t i, size_t bo, size_t bl)
 {
-	size_t p = launch_piece(r, d), k = n / p + (n % p != 0);
+	const struct held *h = &d->held[i];
+
+	return r->kp->args[i].kind == ARG_INPUT && h->ver == r->version[i] && bo >= h->lo &&
+	       bo + bl <= h->hi;
+}
+
+/* [bo, bo + bl) of block input i was written to d's buffer: the held range grows where the
+ * new one touches it, else is replaced. */
+static void note_held(const struct prun *r, struct pdev *d, size_t i, size_t bo, size_t bl)
+{
+	struct held *h = &d->held[i];
+
+	if (h->ver == r->version[i] && bo <= h->hi && bo + bl >= h->lo) {
+		h->lo = bo < h->lo ? bo : h->lo;
+		h->hi = bo + bl > h->hi ? bo + bl : h->hi;
+	} else
+		*h = (struct held){r->version[i], bo, bo + bl};
+}
+
+/* Whether the chunk [off, off + n) moves block stream i: an input the device does not hold
+ * yet (in), or an output; bo, bl: its bytes. */
+static bool chunk_moves(const struct prun *r, const struct pdev *d, size_t off, size_t n, size_t i,
+                        bool in, size_t *bo, size_t *bl)
+{
+	if (!moves_block(r, i, in))
+		return false;
+	part_rows_bytes(&r->sp, r->ps[i].unit, type_size(r->kp->args[i].type), off, off + n, bo,
+	                bl);
+	return !in || !holds(r, d, i, *bo, *bl);
+}
+
+/* The commands of a chunk: its block inputs, its launches, its block outputs. */
+static size_t chunk_commands(const struct prun *r, const struct pdev *d,
+                             const struct sched_chunk *c, bool keep)
+{
+	size_t p = launch_piece(r, d), n = c->size, k = n / p + (n % p != 0), bo, bl;
 
 	for (size_t i = 0; i < r->kp->nargs; i++)
-		k += moves_block(r, i, true) + (keep && moves_block(r, i, false));
+		k += chunk_moves(r, d, c->offset, n, i, true, &bo, &bl) +
+		     (keep && chunk_moves(r, d, c->offset, n, i, false, &bo, &bl));
 	return k;
 }
 
-/* The chunk's part of the block streams: the inputs to the device (in), or the outputs
- * back into the host arrays. */
+/* The chunk's part of the block streams: the inputs to the device (in; not those its
+ * buffer holds already at their version), or the outputs back into the host arrays. */
 static int move_blocks(struct prun *r, struct pdev *d, const struct sched_chunk *c, bool in,
                        struct span *sp, struct cs_err *e)
 {
@@ -121,11 +158,8 @@ static int move_blocks(struct prun *r, struct pdev *d, const struct sched_chunk 
 	cl_int err;
 
 	for (size_t i = 0; i < kp->nargs; i++) {
-		const struct kernel_arg *a = &kp->args[i];
-
-		if (!moves_block(r, i, in))
+		if (!chunk_moves(r, d, off, n, i, in, &bo, &bl))
 			continue;
-		part_rows_bytes(&r->sp, r->ps[i].unit, type_size(a->type), off, off + n, &bo, &bl);
 		err = in ? clEnqueueWriteBuffer(d->q, d->block[i], CL_FALSE, bo, bl,
 		                                (char *)r->host[i] + bo, 0, NULL, span_ev(sp, &ev))
 		         : clEnqueueReadBuffer(d->q, d->block[i], CL_FALSE, bo, bl,
@@ -136,6 +170,10 @@ static int move_blocks(struct prun *r, struct pdev *d, const struct sched_chunk 
 			                  : "reading its part of a block stream",
 			               c, err, e);
 		span_add(sp, ev);
+		if (in) {
+			note_held(r, d, i, bo, bl);
+			d->st.in_bytes += bl;
+		}
 	}
 	return 0;
 }
@@ -172,7 +210,7 @@ static int launch_chunk(struct prun *r, struct pdev *d, const struct sched_chunk
 static int run_chunk_unguarded(struct prun *r, struct pdev *d, const struct sched_chunk *c,
                                bool keep, double *fixed, struct cs_err *e)
 {
-	struct span sp = {NULL, NULL, fixed ? chunk_commands(r, d, c->size, keep) : 0},
+	struct span sp = {NULL, NULL, fixed ? chunk_commands(r, d, c, keep) : 0},
 	            *spp = fixed ? &sp : NULL;
 	double t = clock_ms(), busy;
 	cl_int err;

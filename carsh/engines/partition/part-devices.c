@@ -217,6 +217,7 @@ int part_open_devices(struct prun *r, double *build_ms, struct cs_err *e)
 static void close_device(struct pdev *d, size_t nargs)
 {
 	part_mems_free(d->block, nargs);
+	free(d->held);
 	if (d->k)
 		(void)clReleaseKernel(d->k);
 	if (d->own_q && d->q) {

@@ -12,6 +12,7 @@ static void reset_run(struct prun *r)
 
 		s->chunks = s->items = s->last_chunk = 0;
 		s->busy_ms = s->copy_ms = 0;
+		s->in_bytes = 0;
 	}
 	r->ntrace = 0;
 	r->done_items = 0;

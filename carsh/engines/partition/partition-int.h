@@ -38,6 +38,14 @@ struct pctx {
 	bool used;
 };
 
+/* The bytes [lo, hi) of a block input that a device's buffer holds at the stream's version
+ * ver (0: nothing): a chunk inside them writes nothing, as an input that no swap changes
+ * (Jacobi's f) would otherwise go to the device again at every step. */
+struct held {
+	unsigned ver;
+	size_t lo, hi;
+};
+
 struct pdev {
 	struct part_devstat st;
 	const struct rt_devinfo *info;
@@ -46,8 +54,9 @@ struct pdev {
 	bool own_q; /* created here (the GPU's; the cores' belong to the sub-device group) */
 	cl_kernel k;
 	struct pctx *pc;
-	cl_mem *block; /* per argument: this device's buffer of a block stream, or NULL */
-	bool guarded;  /* launches go through the launch gate (PoCL) */
+	cl_mem *block;     /* per argument: this device's buffer of a block stream, or NULL */
+	struct held *held; /* per argument: what of a block input its buffer already holds */
+	bool guarded;      /* launches go through the launch gate (PoCL) */
 };
 
 struct prun {

@@ -113,6 +113,7 @@ struct part_devstat {
 	double busy_ms; /* in chunks: block transfers and kernels */
 	double copy_ms; /* writing copy streams into its context */
 	size_t last_chunk;
+	size_t in_bytes; /* written to it: its chunks' block inputs and its copy streams */
 };
 
 struct part_result {

@@ -155,9 +155,10 @@ void part_print_json(FILE *f, const struct part_result *r)
 		json_put_string(f, d->name);
 		fprintf(f,
 		        ",\"gpu\":%s,\"compute_units\":%u,\"chunks\":%zu,\"items\":%zu,"
-		        "\"share\":%.6f,\"busy_ms\":%.6f,\"copy_ms\":%.6f,\"last_chunk\":%zu}",
+		        "\"share\":%.6f,\"busy_ms\":%.6f,\"copy_ms\":%.6f,\"last_chunk\":%zu,"
+		        "\"in_bytes\":%zu}",
 		        d->gpu ? "true" : "false", d->compute_units, d->chunks, d->items,
-		        share_of(r, d), d->busy_ms, d->copy_ms, d->last_chunk);
+		        share_of(r, d), d->busy_ms, d->copy_ms, d->last_chunk, d->in_bytes);
 	}
 	fprintf(f, "]");
 	if (r->fitted)

@@ -139,6 +139,19 @@ static const struct lgpu *pace_gpu(const struct sched *s, size_t r, double *gchu
 	return best;
 }
 
+/* The pace GPU's throughput on its next chunk of x items: its fit's at x, or its last where
+ * that is more (a fit below its samples' range) or there is no fit yet. Its last throughput was
+ * measured on its last chunk, which after the samples is the largest of them (8 nEU items): on a
+ * discrete GPU that fills only with far more items, C = G·λC/λG on it gave each core a chunk 9
+ * times what it ends in the GPU's chunk's time (the simulation's 2 GPUs 100 times a core and 16
+ * cores: the first step 3.3 times the next ones). */
+static double pace_lambda(const struct sched *s, const struct lgpu *g, double x)
+{
+	double y = g->fit.fitted ? logfit_eval(g->fit.a, g->fit.b, x) : 0;
+
+	return fmax(y, lgpu_lambda(s, g));
+}
+
 /* Primed, a core's first chunk of a step is sized on the profile's throughput, not on this
  * step's work, and so is every chunk while the step's differs from the profile's by more
  * than twice: on irregular work one chunk of a core's whole share met a heavy region and
@@ -208,7 +221,7 @@ enum sched_answer sched_logfit_cpu(struct sched *s, unsigned dev, struct sched_c
 	if (!(lg > 0) || !pace)
 		c = 2.0 * (double)lf->clast[dev];
 	else
-		c = fmin(logfit_cpu_chunk(gchunk, lc, lgpu_lambda(s, pace)), fair);
+		c = fmin(logfit_cpu_chunk(gchunk, lc, pace_lambda(s, pace, gchunk)), fair);
 	c = fmin(c, equal);
 	if (primed_unsure(s, dev))
 		c = fmin(c, fair / PRIMED_PARTS);
@@ -217,8 +230,8 @@ enum sched_answer sched_logfit_cpu(struct sched *s, unsigned dev, struct sched_c
 	 * standing in for the GPU, a core's chunks of 46144 and 47424 items met Mandelbrot's
 	 * set and took 75 and 95 ms while the stand-in's took 6 and 22. */
 	if (lg > 0 && pace && sched_map_ready(lf->learn))
-		c = fmin(c,
-		         sched_map_reach(lf->learn, s->pool.next, gchunk / lgpu_lambda(s, pace)));
+		c = fmin(c, sched_map_reach(lf->learn, s->pool.next,
+		                            gchunk / pace_lambda(s, pace, gchunk)));
 	/* No chunk whose fixed cost is more than a quarter of its time, where its shares allow
 	 * one: 16 PoCL cores spend 0.3 ms on a Jacobi chunk besides 0.011 ms a row, and
 	 * LogFit's chunks of 1-20 rows (8 on average) spent three quarters of their time on

@@ -1,8 +1,6 @@
 # The adaptive pipeline engine (000; docs/pipeline.md). `+=` only.
 
 carsh_libcarsh_la_SOURCES += \
-	carsh/model/pipespec.c carsh/model/pipespec.h \
-	carsh/model/pipeplan.c carsh/model/pipeplan.h \
 	carsh/engines/pipeline/pipemodel.c carsh/engines/pipeline/pipemodel.h \
 	carsh/engines/pipeline/pipeconf.c carsh/engines/pipeline/pipeconf.h \
 	carsh/engines/pipeline/pipemon.c carsh/engines/pipeline/pipemon.h \

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/csvio.h"
+#include "data/datafile.h"
 #include "model/flowmodel.h"
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -111,8 +111,8 @@ static int set_args(struct pworker *w, struct pitem *it, const struct kernel_pla
 		} else {
 			struct pitem_q q = pworker_queues(w);
 
-			if (pitem_ensure(w->env->dv, &q, it, (size_t)buf[a], d, arg_is_read(ka->kind),
-			                 &mem, e))
+			if (pitem_ensure(w->env->dv, &q, it, (size_t)buf[a], d,
+			                 arg_is_read(ka->kind), &mem, e))
 				return -1;
 			err = clSetKernelArg(k, (cl_uint)a, sizeof(mem), &mem);
 		}
@@ -263,8 +263,8 @@ int pstage_read(const struct pipe_plan *pp, struct pitem *it, size_t index, stru
 	pitem_reset(it, index);
 	if (!pp->files)
 		return 0;
-	if (csvio_read(pp->files[index], b->type.scalar, it->b[pp->src_buf].host,
-	               b->count * b->type.width, e))
+	if (datafile_read(pp->files[index], NULL, b->type.scalar, it->b[pp->src_buf].host,
+	                  b->count * b->type.width, e))
 		return -1;
 	pitem_host_wrote(it, (size_t)pp->src_buf);
 	return 0;
@@ -322,8 +322,8 @@ int pstage_write(const struct pipe_plan *pp, struct pitem *it, struct cs_err *e)
 {
 	const struct pipe_buf *b = &pp->bufs[pp->sink_buf];
 	char *path = pipe_plan_sink_path(pp, it->index);
-	int rc = csvio_write(path, b->type.scalar, it->b[pp->sink_buf].host,
-	                     b->count * b->type.width, pp->sink_columns, e);
+	int rc = datafile_write(path, NULL, b->type.scalar, it->b[pp->sink_buf].host,
+	                        b->count * b->type.width, pp->sink_columns, e);
 
 	free(path);
 	return rc;

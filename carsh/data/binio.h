@@ -1,0 +1,45 @@
+/*
+ * Binary streams: raw (the stream's scalars, little-endian, nothing else) and numpy's .npy
+ * (a header, then the same bytes). A regular file is mapped; its data can be used in place
+ * (binio_map) where the caller can keep the mapping, else copied over the cores.
+ */
+#ifndef CARSH_DATA_BINIO_H
+#define CARSH_DATA_BINIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "data/types.h"
+#include "util/error.h"
+
+enum bin_kind { BIN_RAW, BIN_NPY };
+
+/* A file's data in place: data points at n scalars inside the mapping [base, base + len),
+ * which is private (writes stay in memory) and ends with binio_unmap(). */
+struct bin_map {
+	void *base;
+	size_t len;
+	void *data;
+};
+
+/* Read exactly n scalars of kind s into dst from path, or from `in` (name in messages) when
+ * path is NULL. Errors: "x.raw: 1000 bytes, expected 4096 (1024 float values)", "x.npy:
+ * dtype '<f8' (double) does not match the stream's float ('<f4')", "<stdin>: 1000 bytes of
+ * data, expected 4096 (1024 float values): a short read". */
+int binio_read(const char *path, FILE *in, const char *name, enum bin_kind k, enum scalar s,
+               void *dst, size_t n, struct cs_err *e);
+
+/* Map a regular file's data when it holds exactly n scalars of kind s: 1 with m set, 0 when
+ * path is not a regular file (read it with binio_read), -1 with the error binio_read gives. */
+int binio_map(const char *path, enum bin_kind k, enum scalar s, size_t n, struct bin_map *m,
+              struct cs_err *e);
+void binio_unmap(struct bin_map *m);
+
+/* Write n scalars to path (through a temporary file and a rename, "-" standard output) or
+ * to `out` when path is NULL; a .npy is 2-D (n / columns, columns) when columns > 1 divides
+ * n, else 1-D. */
+int binio_write(const char *path, FILE *out, enum bin_kind k, enum scalar s, const void *src,
+                size_t n, size_t columns, struct cs_err *e);
+
+#endif

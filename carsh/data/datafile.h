@@ -1,0 +1,34 @@
+/*
+ * Data files by format: CSV (the default), PGM (.pgm), numpy (.npy) and raw little-endian
+ * binary (.raw, .bin), chosen by the file name's extension; standard input or output is "-"
+ * (CSV) or "-:FORMAT" ("-:npy", "-:raw", "-:pgm", "-:csv").
+ */
+#ifndef CARSH_DATA_DATAFILE_H
+#define CARSH_DATA_DATAFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "data/binio.h"
+#include "data/types.h"
+#include "util/error.h"
+
+enum data_format { DF_CSV, DF_PGM, DF_NPY, DF_RAW };
+
+/* The format of path. Error: "'-:xyz': unknown format 'xyz' (formats: csv npy raw pgm)". */
+int datafile_format(const char *path, enum data_format *f, struct cs_err *e);
+
+/* Read exactly n scalars of kind s into dst; standard input is `in` (stdin when NULL). */
+int datafile_read(const char *path, FILE *in, enum scalar s, void *dst, size_t n, struct cs_err *e);
+
+/* A regular .npy or raw file's data in place (binio_map): 1 mapped, 0 when it must be read
+ * (another format, standard input, not a regular file), -1 on an error in the file. */
+int datafile_map(const char *path, enum scalar s, size_t n, struct bin_map *m, struct cs_err *e);
+
+/* Write n scalars, `columns` per row (CSV), as the image width (PGM, which needs it) or as a
+ * .npy's second dimension; standard output is `out` (stdout when NULL). */
+int datafile_write(const char *path, FILE *out, enum scalar s, const void *src, size_t n,
+                   size_t columns, struct cs_err *e);
+
+#endif

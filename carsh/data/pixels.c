@@ -1,0 +1,212 @@
+/*
+ * Tight loops, one a scalar kind, on parts of the raster run by par_run(): a 4096² picture is
+ * 16 M samples, which a loop that dispatches on the type per pixel (scalar_store_integer())
+ * converts in tens of milliseconds where memory moves it in a few.
+ */
+#include "data/pixels.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util/parrun.h"
+
+/* Fewer samples than this a part are not worth a thread. */
+#define PART_MIN ((size_t)1 << 20)
+
+struct part {
+	enum scalar s;
+	const unsigned char *src;
+	size_t bps, from, to;
+	long limit;
+	void *dst;
+	size_t bad;           /* the first sample above limit, or `to` */
+	const void *scalars;  /* pixels_to_bytes: from these */
+	unsigned char *bytes; /* into these */
+};
+
+static long sample(const unsigned char *src, size_t bps, size_t i)
+{
+	return bps == 2 ? (long)src[2 * i] << 8 | src[2 * i + 1] : src[i];
+}
+
+#define CONVERT(T)                                                                            \
+	do {                                                                                  \
+		T *d = p->dst;                                                                \
+		if (p->bps == 1)                                                              \
+			for (size_t i = p->from; i < p->to; i++)                              \
+				d[i] = (T)p->src[i];                                          \
+		else                                                                          \
+			for (size_t i = p->from; i < p->to; i++)                              \
+				d[i] = (T)((unsigned)p->src[2 * i] << 8 | p->src[2 * i + 1]); \
+	} while (0)
+
+static void convert(struct part *p)
+{
+	switch (p->s) {
+	case SC_CHAR:
+		CONVERT(int8_t);
+		break;
+	case SC_UCHAR:
+		CONVERT(uint8_t);
+		break;
+	case SC_SHORT:
+		CONVERT(int16_t);
+		break;
+	case SC_USHORT:
+		CONVERT(uint16_t);
+		break;
+	case SC_INT:
+		CONVERT(int32_t);
+		break;
+	case SC_UINT:
+		CONVERT(uint32_t);
+		break;
+	case SC_LONG:
+		CONVERT(int64_t);
+		break;
+	case SC_ULONG:
+		CONVERT(uint64_t);
+		break;
+	case SC_FLOAT:
+		CONVERT(float);
+		break;
+	case SC_DOUBLE:
+	case SC_COUNT:
+		CONVERT(double);
+		break;
+	}
+}
+
+/* The largest sample first (a loop the compiler vectorises), the first bad one only when
+ * there is one. */
+static void *check_part(void *arg)
+{
+	struct part *p = arg;
+	long max = 0;
+
+	for (size_t i = p->from; i < p->to; i++) {
+		long v = sample(p->src, p->bps, i);
+
+		max = v > max ? v : max;
+	}
+	p->bad = p->to;
+	for (size_t i = p->from; max > p->limit && i < p->to && p->bad == p->to; i++)
+		if (sample(p->src, p->bps, i) > p->limit)
+			p->bad = i;
+	return NULL;
+}
+
+static void *convert_part(void *arg)
+{
+	convert(arg);
+	return NULL;
+}
+
+/* k parts of [0, n). */
+static size_t split(struct part *parts, const struct part *proto, size_t n)
+{
+	size_t k = par_parts(n, PART_MIN), each = n / k;
+
+	for (size_t i = 0; i < k; i++) {
+		parts[i] = *proto;
+		parts[i].from = i * each;
+		parts[i].to = i + 1 == k ? n : (i + 1) * each;
+	}
+	return k;
+}
+
+size_t pixels_first_above(const unsigned char *src, size_t bps, size_t n, long limit)
+{
+	struct part parts[PARRUN_MAX];
+	struct part proto = {.src = src, .bps = bps, .limit = limit};
+	size_t k = split(parts, &proto, n);
+
+	par_run(check_part, parts, sizeof(parts[0]), k);
+	for (size_t i = 0; i < k; i++)
+		if (parts[i].bad < parts[i].to)
+			return parts[i].bad;
+	return n;
+}
+
+void pixels_from_samples(enum scalar s, const unsigned char *src, size_t bps, size_t n, void *dst)
+{
+	struct part parts[PARRUN_MAX];
+	struct part proto = {.s = s, .src = src, .bps = bps, .dst = dst};
+	size_t k = split(parts, &proto, n);
+
+	par_run(convert_part, parts, sizeof(parts[0]), k);
+}
+
+/* Halves away from zero for positive values below 255: floor(v + 0.5), exact in double for
+ * any float; a double is rounded by round() itself. */
+static unsigned char float_byte(double v, bool exact_half)
+{
+	if (!(v > 0))
+		return 0; /* also NaN */
+	if (v >= 255)
+		return 255;
+	return (unsigned char)(exact_half ? v + 0.5 : round(v));
+}
+
+static unsigned char int_byte(long long v)
+{
+	return v <= 0 ? 0 : v >= 255 ? 255 : (unsigned char)v;
+}
+
+#define TO_BYTES(T, EXPR)                                \
+	do {                                             \
+		const T *x = p->scalars;                 \
+		for (size_t i = p->from; i < p->to; i++) \
+			out[i] = EXPR;                   \
+	} while (0)
+
+static void *to_part(void *arg)
+{
+	struct part *p = arg;
+	unsigned char *out = p->bytes;
+
+	switch (p->s) {
+	case SC_CHAR:
+		TO_BYTES(int8_t, int_byte(x[i]));
+		break;
+	case SC_UCHAR:
+		TO_BYTES(uint8_t, x[i]);
+		break;
+	case SC_SHORT:
+		TO_BYTES(int16_t, int_byte(x[i]));
+		break;
+	case SC_USHORT:
+		TO_BYTES(uint16_t, int_byte(x[i]));
+		break;
+	case SC_INT:
+		TO_BYTES(int32_t, int_byte(x[i]));
+		break;
+	case SC_UINT:
+		TO_BYTES(uint32_t, x[i] >= 255 ? 255 : (unsigned char)x[i]);
+		break;
+	case SC_LONG:
+		TO_BYTES(int64_t, int_byte(x[i]));
+		break;
+	case SC_ULONG:
+		TO_BYTES(uint64_t, x[i] >= 255 ? 255 : (unsigned char)x[i]);
+		break;
+	case SC_FLOAT:
+		TO_BYTES(float, float_byte(x[i], true));
+		break;
+	case SC_DOUBLE:
+	case SC_COUNT:
+		TO_BYTES(double, float_byte(x[i], false));
+		break;
+	}
+	return NULL;
+}
+
+void pixels_to_bytes(enum scalar s, const void *src, size_t n, unsigned char *dst)
+{
+	struct part parts[PARRUN_MAX];
+	struct part proto = {.s = s, .scalars = src, .bytes = dst};
+	size_t k = split(parts, &proto, n);
+
+	par_run(to_part, parts, sizeof(parts[0]), k);
+}
