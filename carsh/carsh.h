@@ -207,8 +207,10 @@ void carsh_flowmodel_free(carsh_flowmodel *fm);
 const char *carsh_flowmodel_last_error(const carsh_flowmodel *fm);
 
 /* Set a parameter (<Param name=...>) to a value or an integer expression over others, as
- * `run f.xml N=1024` does; counts, work sizes and constants are evaluated again at the next
- * bind or fire. */
+ * `run f.xml N=1024` does. Counts, work sizes and constants are evaluated again at once: a
+ * value that makes one of them wrong (not a number, out of range) is refused here and the
+ * flow-model stays as it was; a bound stream whose size changes is refused at the next fire
+ * (CARSH_E_SIZE). */
 int carsh_flowmodel_set_param(carsh_flowmodel *fm, const char *name, const char *value);
 
 /* The bytes of a stream (Input, Output or InOut) with the parameters set now:
@@ -295,7 +297,10 @@ int carsh_pipeline_add(carsh_pipeline *p, const char *name, carsh_flowmodel *fm)
  * stream of stage from feeds the input stream of stage to. The data crosses after every
  * limit-th run of from (limit >= 1, the iteration limit IT of 004 Figure 15); the larger
  * buffer is cut to the smaller (004 §4.2.2). An INITONCE connection's input is a port:
- * *port (may be NULL) receives its number for carsh_pipeline_send. */
+ * *port (may be NULL) receives its number for carsh_pipeline_send. A connected or port
+ * stream is the pipeline's buffer: one the caller bound is refused (CARSH_E_STATE, here or
+ * at implement), and an InOut connected to itself too (CARSH_E_ARG: an InOut keeps its data
+ * between runs; an ENTRANCE port gives its first data). */
 int carsh_pipeline_connect(carsh_pipeline *p, const char *from, const char *output, const char *to,
                            const char *input, enum carsh_port_kind kind, long limit, int *port);
 

@@ -194,6 +194,45 @@ static int input_free(carsh_pipeline *p, size_t st, size_t arg)
 	return 0;
 }
 
+/* A connected or port stream is the pipeline's buffer: one the caller bound would be
+ * replaced at implement without a word (its memory never written, its data never sent), so
+ * it is refused. A buffer this pipeline bound at an implement that failed later is its own. */
+static int caller_bound(carsh_pipeline *p, size_t st, size_t arg)
+{
+	const struct stage *s = &p->stages[st];
+	carsh_flowmodel *fm = s->fm;
+	enum fm_bind how;
+	bool ours;
+
+	pthread_mutex_lock(&fm->lock);
+	how = fm->streams[arg].how;
+	ours = how == FM_BUFFER && s->bufs && s->bufs[arg] && fm->streams[arg].buf == s->bufs[arg];
+	pthread_mutex_unlock(&fm->lock);
+	if (how == FM_UNBOUND || ours)
+		return 0;
+	return api_fail(&p->err, CARSH_E_STATE,
+	                "pipeline: stage '%s': stream '%s' is bound to the caller's %s, but a "
+	                "connected or port stream is the pipeline's own buffer: leave it unbound "
+	                "and send its first data to an INITONCE or ENTRANCE port",
+	                s->name, fm->fm->args[arg].name,
+	                how == FM_MEMORY ? "memory (carsh_flowmodel_bind_memory)"
+	                                 : "buffer (carsh_flowmodel_bind_buffer)");
+}
+
+/* An InOut connected to itself would copy its buffer onto itself (CL_MEM_COPY_OVERLAP at
+ * the first run): an InOut keeps its data from one run to the next by itself. */
+static int not_self(carsh_pipeline *p, const struct link *l)
+{
+	if (l->from != l->to || l->out_arg != l->in_arg)
+		return 0;
+	return api_fail(
+	        &p->err, CARSH_E_ARG,
+	        "pipeline: stage '%s': the InOut '%s' is connected to itself; an InOut "
+	        "keeps its data from one run to the next already: give its first data by an "
+	        "ENTRANCE port (a limit beyond the runs sends it once) or a binding",
+	        p->stages[l->from].name, p->stages[l->from].fm->fm->args[l->in_arg].name);
+}
+
 static int add_link(carsh_pipeline *p, struct link l, int *port)
 {
 	if (l.limit < 1)
@@ -225,7 +264,13 @@ static int connect_locked(carsh_pipeline *p, const char *from, const char *outpu
 	if (rc == 0)
 		rc = find_stream(p, l.to, input, true, &l.in_arg);
 	if (rc == 0)
+		rc = not_self(p, &l);
+	if (rc == 0)
 		rc = input_free(p, l.to, l.in_arg);
+	if (rc == 0)
+		rc = caller_bound(p, l.from, l.out_arg);
+	if (rc == 0)
+		rc = caller_bound(p, l.to, l.in_arg);
 	if (rc == 0)
 		rc = add_link(p, l, port);
 	if (rc == 0) {
@@ -268,6 +313,8 @@ static int port_locked(carsh_pipeline *p, enum link_what what, const char *stage
 		                 what == LINK_ENTRANCE ? &l.in_arg : &l.out_arg);
 	if (rc == 0 && what == LINK_ENTRANCE)
 		rc = input_free(p, st, l.in_arg);
+	if (rc == 0)
+		rc = caller_bound(p, st, what == LINK_ENTRANCE ? l.in_arg : l.out_arg);
 	l.from = l.to = st;
 	if (rc == 0)
 		rc = add_link(p, l, port);
@@ -408,7 +455,15 @@ static int bind_stage(carsh_pipeline *p, struct stage *s)
 	for (size_t a = 0; a < fm->fm->nargs && rc == 0; a++) {
 		if (!arg_is_stream(fm->fm->args[a].kind))
 			continue;
-		if (s->bufs && s->bufs[a])
+		if (s->bufs && s->bufs[a] && fm->streams[a].how != FM_UNBOUND &&
+		    fm->streams[a].buf != s->bufs[a])
+			rc = api_fail(
+			        &p->err, CARSH_E_STATE,
+			        "pipeline: stage '%s': stream '%s' was bound by the caller after "
+			        "it was connected or made a port; such a stream is the pipeline's "
+			        "own buffer: leave it unbound",
+			        s->name, fm->fm->args[a].name);
+		else if (s->bufs && s->bufs[a])
 			rc = fm_bind_buffer_locked(fm, a, s->bufs[a], &p->err);
 		else if (fm->streams[a].how == FM_UNBOUND)
 			rc = api_fail(

@@ -27,8 +27,8 @@ static int server_stop(struct run_ctx *c, struct cs_err *e)
 	char *text = server_query(true, e);
 	int pid = 0;
 
-	if (!text && strcmp(e->msg, "no carsh server running") == 0) {
-		fprintf(c->out, "no carsh server running\n");
+	if (!text && strncmp(e->msg, "no carsh server running", 23) == 0) {
+		fprintf(c->out, "%s\n", e->msg);
 		err_clear(e);
 		return 0;
 	}

@@ -92,6 +92,13 @@ static void store_one(struct csv_reader *r, const char *text)
 	r->field++;
 	if (r->failed)
 		return;
+	/* Before the count: "1,2,3," is three values and a stray ',', not four values. */
+	if (text && !text[0]) {
+		err_set(r->e, "%s:%zu:%zu: empty value: values are separated by one ',' or blanks",
+		        r->name, r->line, r->field);
+		r->failed = true;
+		return;
+	}
 	if (r->count >= r->cap && !r->grow) {
 		/* Too many values: count the rest of a file for the message, store nothing; a
 		 * stream (a pipe, /dev/zero) may never end, so it is read no further. ('>=': with

@@ -162,6 +162,10 @@ static int lookup_name(struct parser *ps, const char *name, long long *out)
 {
 	int rc = ps->lookup ? ps->lookup(ps->ctx, name, out, ps->e) : 1;
 
+	/* A value that is one unknown word ("abc") was meant as a number more likely than as
+	 * an expression. */
+	if (rc > 0 && strcmp(name, ps->text) == 0)
+		return err_set(ps->e, "'%s' is not a number, nor the name of a parameter", name);
 	if (rc > 0)
 		return err_set(ps->e, "unknown parameter '%s' in '%s'", name, ps->text);
 	return rc;

@@ -1,6 +1,7 @@
 /* A carsh's side of the server (server/server.h): connecting, and starting one on demand. */
 #include "exec/serverclient.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -136,6 +137,49 @@ static int start_locked(const char *dir, const char *sock, struct cs_err *e)
 	return fd;
 }
 
+/* The sockets of other builds' servers in dir: each carsh build talks only to its own, so
+ * "none running" says which build looked and that others listen. */
+static size_t other_builds(const char *dir, const char *sock)
+{
+	DIR *d = opendir(dir);
+	const char *mine = strrchr(sock, '/') + 1;
+	struct dirent *de;
+	size_t n = 0, len;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		len = strlen(de->d_name);
+		if (strncmp(de->d_name, "server-", 7) == 0 && len > 5 &&
+		    strcmp(de->d_name + len - 5, ".sock") == 0 && strcmp(de->d_name, mine) != 0)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static void none_running(const char *dir, const char *sock, struct cs_err *e)
+{
+	char exe[4096];
+	ssize_t len = readlink(server_exe(), exe, sizeof(exe) - 1);
+	size_t others = other_builds(dir, sock);
+
+	if (len <= 0)
+		snprintf(exe, sizeof(exe), "%s", server_exe());
+	else
+		exe[len] = '\0';
+	if (others)
+		err_set(e,
+		        "no carsh server running for this build (%s, build %s); %s holds %zu "
+		        "socket%s "
+		        "of other builds' servers (each build talks only to its own: stop one "
+		        "with its own carsh)",
+		        exe, server_build_id(), dir, others, others == 1 ? "" : "s");
+	else
+		err_set(e, "no carsh server running for this build (%s, build %s)", exe,
+		        server_build_id());
+}
+
 static pid_t peer_pid(int fd)
 {
 	struct ucred c;
@@ -156,7 +200,7 @@ int server_connect(bool start, pid_t *pid, struct cs_err *e)
 	if (fd < 0 && start && (errno == ENOENT || errno == ECONNREFUSED))
 		fd = start_locked(dir, sock, e);
 	else if (fd < 0 && (errno == ENOENT || errno == ECONNREFUSED))
-		err_set(e, "no carsh server running");
+		none_running(dir, sock, e);
 	else if (fd < 0)
 		err_errno(e, "cannot connect to the carsh server at %s", sock);
 	if (fd >= 0)

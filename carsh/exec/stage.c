@@ -170,8 +170,8 @@ static int write_file(const struct job_plan *jp, const struct kernel_arg *a,
 	if (f == DF_PGM && !b->columns_given)
 		return err_set(e,
 		               "%s: a PGM image needs its width: give columns=\"WIDTH\" on "
-		               "the <DataFile>",
-		               b->path);
+		               "the <DataFile>, or %s=%s,columns=WIDTH on the command line",
+		               b->path, a->name, b->path);
 	return datafile_write(b->path, jp->out, a->type.scalar, a->host, scalars, b->columns, e);
 }
 

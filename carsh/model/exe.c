@@ -260,6 +260,23 @@ static bool has_prefix(const char *s, const char *prefix, const char **rest)
 	return true;
 }
 
+/* FILE, or FILE,columns=EXPR: the <DataFile columns="EXPR"> of the command line (a PGM
+ * image's width, a CSV's values per row). */
+static void file_word(struct exe_bind *b, const char *value)
+{
+	const char *cols = strstr(value, ",columns=");
+	const char *last = cols;
+
+	while (last && (last = strstr(last + 1, ",columns=")) != NULL)
+		cols = last;
+	if (cols && cols > value && cols[9]) {
+		b->path = xstrndup(value, (size_t)(cols - value));
+		b->columns = xstrdup(cols + 9);
+	} else {
+		b->path = xstrdup(value);
+	}
+}
+
 int exe_bind_word(struct exe *exe, const char *stream, const char *value, struct cs_err *e)
 {
 	const struct fm_arg *a = flowmodel_arg(exe->fm, stream, NULL);
@@ -285,7 +302,7 @@ int exe_bind_word(struct exe *exe, const char *stream, const char *value, struct
 		               stream);
 	} else {
 		b->how = BIND_FILE;
-		b->path = xstrdup(value);
+		file_word(b, value);
 	}
 	return 0;
 }

@@ -3,11 +3,37 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "model/buildopts.h"
 #include "runtime/includes.h"
 #include "util/alloc.h"
 #include "util/path.h"
+
+/* A relative kernel file not found from a flow-model that is a symbolic link: it was looked
+ * for from the link's folder, which the user may not expect; say so, and name the target's
+ * folder, where it may be. */
+static void link_hint(const struct xml_ctx *x, const char *file)
+{
+	struct stat st;
+	char *real, *msg, *slash;
+
+	if (file[0] == '/' || lstat(x->file, &st) != 0 || !S_ISLNK(st.st_mode))
+		return;
+	real = realpath(x->file, NULL);
+	if (!real)
+		return;
+	slash = strrchr(real, '/');
+	if (slash)
+		*slash = '\0';
+	msg = xstrdup(x->e->msg);
+	err_set(x->e,
+	        "%s (%s is a symbolic link: relative paths in it start from the link's folder "
+	        "'%s', not from its target's '%s')",
+	        msg, x->file, x->dir, real[0] ? real : "/");
+	free(msg);
+	free(real);
+}
 
 static int read_runtime(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel *fm)
 {
@@ -55,9 +81,11 @@ static int read_source(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel *
 			return xml_err(x, n, "give the kernel either in file= or inline, not both");
 		}
 		path = path_join(x->dir, file);
-		free(file);
 		fm->source_name = path;
 		fm->source = file_read_text(path, NULL, x->e);
+		if (!fm->source)
+			link_hint(x, file);
+		free(file);
 		if (!fm->source)
 			return err_prefix(x->e, "%s:%d: <Source>: ", x->file, xml_line(n));
 	}

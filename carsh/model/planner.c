@@ -1,5 +1,6 @@
 #include "model/planner.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -388,6 +389,57 @@ static int plan_args(struct planner *p)
 	return 0;
 }
 
+/* The work-items a launch spans: the product of the global sizes (each at most INT64_MAX). */
+static unsigned long long work_items(const struct kernel_plan *kp, bool *overflow)
+{
+	unsigned long long n = 1;
+
+	*overflow = false;
+	for (unsigned d = 0; d < kp->dims; d++) {
+		if (kp->global[d] && n > ULLONG_MAX / kp->global[d])
+			*overflow = true;
+		n *= kp->global[d];
+	}
+	return n;
+}
+
+/* A stream written partition="block" (or given a unit) says work-item i owns elements
+ * i*unit to i*unit+unit-1: a launch of more work-items than the stream holds blocks would
+ * touch memory past its end (a worker hung or aborted so), so it is refused here, before
+ * the kernel runs. A stream left to the default layout is not checked: a histogram's or a
+ * reduction's output is smaller than its launch. */
+static int check_block(struct planner *p, const struct fm_arg *a, const struct kernel_arg *ka)
+{
+	long long unit = 1;
+	bool overflow;
+	unsigned long long items = work_items(&p->jp->kp, &overflow);
+
+	if (a->partition != PART_BLOCK || (!a->partition_given && !a->unit))
+		return 0;
+	if (a->unit && scope_eval_range(&p->scope, a->unit, "unit", 1, INT32_MAX, &unit, p->e))
+		return arg_error(p, a);
+	if (!overflow && items <= ULLONG_MAX / (unsigned long long)unit &&
+	    items * (unsigned long long)unit <= ka->count)
+		return 0;
+	return err_set(p->e,
+	               "%s:%d: <%s name=\"%s\">: partition=\"block\" with unit=%lld: the "
+	               "launch of %llu work-items needs %llu x %lld elements, the stream has "
+	               "%zu (make count at least the global size times the unit)",
+	               p->fm->file, a->line, arg_kind_name(a->kind), a->name, unit, items, items,
+	               unit, ka->count);
+}
+
+static int plan_blocks(struct planner *p)
+{
+	const struct kernel_plan *kp = &p->jp->kp;
+
+	for (size_t i = 0; i < kp->nargs; i++)
+		if (arg_is_stream(kp->args[i].kind) &&
+		    check_block(p, &p->fm->args[i], &kp->args[i]))
+			return -1;
+	return 0;
+}
+
 static int plan(struct planner *p, const struct exe *exe, const struct plan_env *env,
                 struct job_plan **out)
 {
@@ -399,7 +451,7 @@ static int plan(struct planner *p, const struct exe *exe, const struct plan_env 
 	scope_push(&p->scope, &exe->fm->params);
 	p->jp = xcalloc(1, sizeof(*p->jp));
 	plan_program(p);
-	if (plan_options(p) || eval_worksize(p) || plan_args(p) || plan_swap(p)) {
+	if (plan_options(p) || eval_worksize(p) || plan_args(p) || plan_blocks(p) || plan_swap(p)) {
 		job_plan_free(p->jp);
 		return -1;
 	}

@@ -11,6 +11,7 @@
 #include "model/pipeplan.h"
 #include "model/planner.h"
 #include "runner/buffers.h"
+#include "runtime/abortnote.h"
 #include "mpi/partranks.h"
 #include "runner/rankplace.h"
 #include "runner/run.h"
@@ -159,9 +160,14 @@ static int partition_plan(struct run_ctx *c, struct job_plan *jp, const struct p
 	if (rc && pr) /* the other ranks are at the end of the engine's setup */
 		rc = ro.share->ready(ro.share->arg, rc, 0, 0, 0, e);
 	if (rc == 0) {
+		char *what = xasprintf("partition: %s", jp->kp.label);
+
 		jp->in = c->in;
 		jp->out = c->out;
+		rt_abort_note_arm(what);
 		rc = partition_run(&env, jp, ps, &ro, res, e);
+		rt_abort_note_disarm();
+		free(what);
 		buffers_release_plan(c, jp, cl);
 	}
 	if (pr) {
@@ -305,8 +311,13 @@ int run_pipeline(struct run_ctx *c, const char *path, const struct params *args,
 	    pipe_plan_new(d, args, c->caller, &pp, e)) {
 		err_prefix(e, "pipeline: ");
 	} else {
+		char *what = xasprintf("pipeline: %s", pp->d->name);
+
 		env = (struct pipe_env){texec_session(thread_executor(c)), c->interrupted};
+		rt_abort_note_arm(what);
 		rc = pipeline_run(&env, pp, o, &res, e);
+		rt_abort_note_disarm();
+		free(what);
 		if (rc) {
 			err_prefix(e, "pipeline: %s: ", pp->d->name);
 		} else {

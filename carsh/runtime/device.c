@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "runtime/poclcache.h"
 #include "runtime/pocltemp.h"
 #include "util/alloc.h"
 #include "util/mpiranks.h"
@@ -200,7 +201,16 @@ int rt_devices_list(struct rt_devinfo **out, size_t *n, struct cs_err *e)
 	}
 	free(plats);
 	if (cnt == 0) {
+		char why[1024];
+
 		free(list);
+		if (rt_pocl_cache_unfit(why, sizeof(why)))
+			return err_set(
+			        e,
+			        "no OpenCL device found on %u platform(s): PoCL cannot make its "
+			        "kernel cache, since %s: point XDG_CACHE_HOME (or "
+			        "POCL_CACHE_DIR) to a directory",
+			        (unsigned)np, why);
 		return err_set(e,
 		               "no OpenCL device found on %u platform(s): check that the "
 		               "OpenCL driver supports this machine",

@@ -23,7 +23,7 @@
 
 /* PoCL's kernel cache: $POCL_CACHE_DIR, else $XDG_CACHE_HOME/pocl/kcache, else
  * ~/.cache/pocl/kcache. NULL when none can be named. */
-static char *kcache_dir(void)
+char *rt_pocl_kcache_dir(void)
 {
 	const char *pocl = getenv("POCL_CACHE_DIR");
 	const char *xdg = getenv("XDG_CACHE_HOME");
@@ -106,7 +106,7 @@ static void start_drivers(void)
 static void start_once(void)
 {
 	struct strvec before = STRVEC_INIT;
-	char *dir = kcache_dir();
+	char *dir = rt_pocl_kcache_dir();
 	int lock;
 
 	if (dir)

@@ -8,4 +8,8 @@
  * an afternoon of `carsh -T`). The new empty ones are removed here. */
 void rt_platforms_start(void);
 
+/* PoCL's kernel cache: $POCL_CACHE_DIR, else $XDG_CACHE_HOME/pocl/kcache, else
+ * ~/.cache/pocl/kcache (a new string). NULL when none can be named. */
+char *rt_pocl_kcache_dir(void);
+
 #endif

@@ -218,6 +218,34 @@ static int write_stream(FILE *f, const char *name, file_writer writer, void *arg
 	return rc;
 }
 
+/* A file of several hard links is one file under several names: a rename would split it
+ * (the other names kept the old contents). It is overwritten in place instead, from the
+ * temporary file once that is complete, so a writer that fails still leaves it untouched;
+ * only a failure of the copy itself (a full disk) can leave it short. */
+static int copy_over(const char *tmp, const char *target, const char *path, struct cs_err *e)
+{
+	char buf[65536];
+	int in = open(tmp, O_RDONLY | O_CLOEXEC), out = -1, rc = 0;
+	ssize_t n = 0;
+
+	if (in < 0)
+		return err_errno(e, "%s: cannot read the temporary file back", path);
+	out = open(target, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	if (out < 0)
+		rc = err_errno(e, "%s", path);
+	while (rc == 0 && (n = read(in, buf, sizeof(buf))) > 0) {
+		for (ssize_t done = 0, w; rc == 0 && done < n; done += w)
+			if ((w = write(out, buf + done, (size_t)(n - done))) < 0)
+				rc = err_errno(e, "%s", path);
+	}
+	if (rc == 0 && n < 0)
+		rc = err_errno(e, "%s: cannot read the temporary file back", path);
+	if (out >= 0 && close(out) != 0 && rc == 0)
+		rc = err_errno(e, "%s", path);
+	close(in);
+	return rc;
+}
+
 static int write_replace(const char *path, const struct stat *old, file_writer writer, void *arg,
                          struct cs_err *e)
 {
@@ -240,7 +268,10 @@ static int write_replace(const char *path, const struct stat *old, file_writer w
 		close(fd);
 	} else {
 		rc = write_stream(f, path, writer, arg, e);
-		if (rc == 0 && rename(tmp, target) != 0)
+		if (rc == 0 && old && old->st_nlink > 1) {
+			rc = copy_over(tmp, target, path, e);
+			unlink(tmp);
+		} else if (rc == 0 && rename(tmp, target) != 0)
 			rc = err_errno(e, "%s: cannot replace the file", path);
 	}
 	if (rc)

@@ -1,8 +1,10 @@
 /*
  * Writing a file so that a failure never leaves it half-written: a regular or new file is
  * written to a temporary file in the same directory and renamed over it (an existing file
- * keeps its permission bits; a symbolic link keeps pointing at the replaced file). Devices
- * and FIFOs are written in place; "-" is standard output.
+ * keeps its permission bits; a symbolic link keeps pointing at the replaced file). A file
+ * of several hard links is written to the temporary file and then copied over in place, so
+ * that every name keeps seeing it. Devices and FIFOs are written in place; "-" is standard
+ * output.
  */
 #ifndef CARSH_UTIL_ATOMICFILE_H
 #define CARSH_UTIL_ATOMICFILE_H

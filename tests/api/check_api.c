@@ -158,6 +158,11 @@ START_TEST(test_stream_and_parameter_names_are_checked)
 	ck_assert_int_eq(carsh_flowmodel_set_param(fm, "n", "8"), CARSH_E_NAME);
 	expect_error(carsh_flowmodel_last_error(fm), "no parameter 'n' (parameters: N A)");
 	ck_assert_int_eq(carsh_flowmodel_set_param(fm, NULL, "8"), CARSH_E_ARG);
+	/* a word for a number is said to be one, not taken for an unknown parameter */
+	ck_assert_int_eq(carsh_flowmodel_set_param(fm, "N", "abc"), CARSH_E_ARG);
+	expect_error(carsh_flowmodel_last_error(fm),
+	             "parameter 'N' (carsh_flowmodel_set_param): 'abc' is not a number, nor the "
+	             "name of a parameter");
 	carsh_flowmodel_free(fm);
 	carsh_machine_free(m);
 }

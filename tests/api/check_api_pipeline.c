@@ -238,6 +238,86 @@ START_TEST(test_ports_and_sizes_are_checked_when_running)
 }
 END_TEST
 
+/* A stream the caller bound is not silently taken by a connection or a port. */
+START_TEST(test_a_caller_bound_stream_is_not_taken_by_a_port)
+{
+	static float mem[N];
+	carsh_machine *m = machine();
+	carsh_pipeline *p = NULL;
+	carsh_flowmodel *fm = stage(m, "a", "v", 0);
+	carsh_flowmodel *gm = stage(m, "b", "v", 0);
+	int port = -1;
+
+	OK(carsh_pipeline_new(m, &p));
+	ck_assert_int_eq(carsh_flowmodel_bind_memory(fm, "out", mem, sizeof(mem)), 0);
+	OK(carsh_pipeline_add(p, "a", fm));
+	OK(carsh_pipeline_add(p, "b", gm));
+	ck_assert_int_eq(carsh_pipeline_exit(p, "a", "out", 1, &port), CARSH_E_STATE);
+	expect_error(p, "pipeline: stage 'a': stream 'out' is bound to the caller's memory "
+	                "(carsh_flowmodel_bind_memory), but a connected or port stream is the "
+	                "pipeline's own buffer");
+	ck_assert_int_eq(port, -1);
+	ck_assert_int_eq(
+	        carsh_pipeline_connect(p, "a", "out", "b", "in", CARSH_PORT_INTERMEDIATE, 1, NULL),
+	        CARSH_E_STATE);
+	expect_error(p, "stream 'out' is bound to the caller's memory");
+	carsh_pipeline_free(p);
+	/* bound after it was made a port: implement says so */
+	OK(carsh_pipeline_new(m, &p));
+	OK(carsh_pipeline_add(p, "b", gm));
+	OK(carsh_pipeline_entrance(p, "b", "in", 1, NULL));
+	OK(carsh_pipeline_exit(p, "b", "out", 1, NULL));
+	ck_assert_int_eq(carsh_flowmodel_bind_memory(gm, "out", mem, sizeof(mem)), 0);
+	ck_assert_int_eq(carsh_pipeline_implement(p), CARSH_E_STATE);
+	expect_error(p, "pipeline: stage 'b': stream 'out' was bound by the caller after it was "
+	                "connected or made a port");
+	carsh_pipeline_free(p);
+	carsh_flowmodel_free(fm);
+	carsh_flowmodel_free(gm);
+	carsh_machine_free(m);
+}
+END_TEST
+
+/* An InOut connected to itself is refused at connect (it once failed only at run time with
+ * CL_MEM_COPY_OVERLAP); an ENTRANCE port sent once gives its first data instead. */
+START_TEST(test_an_inout_connected_to_itself_is_refused)
+{
+	static const char *xml =
+	        "<FlowModel name=\"inc\"><Param name=\"N\" value=\"256\"/><Program><Source>"
+	        "__kernel void k(__global float *y) { y[get_global_id(0)] += 1.0f; }</Source>"
+	        "<Kernel name=\"k\"/></Program><WorkSize global=\"N\"/><Arguments>"
+	        "<InOut name=\"y\" type=\"float\" count=\"N\"/></Arguments></FlowModel>";
+	static float init[N], out[N];
+	carsh_machine *m = machine();
+	carsh_pipeline *p = NULL;
+	carsh_flowmodel *fm = NULL;
+	int ent, ex, port = -1;
+
+	ck_assert_int_eq(carsh_flowmodel_from_string(m, xml, "inc", &fm), 0);
+	OK(carsh_pipeline_new(m, &p));
+	OK(carsh_pipeline_add(p, "s", fm));
+	ck_assert_int_eq(
+	        carsh_pipeline_connect(p, "s", "y", "s", "y", CARSH_PORT_INITONCE, 1, &port),
+	        CARSH_E_ARG);
+	expect_error(p, "pipeline: stage 's': the InOut 'y' is connected to itself; an InOut keeps "
+	                "its data from one run to the next already");
+	ck_assert_int_eq(port, -1);
+	OK(carsh_pipeline_entrance(p, "s", "y", 1000, &ent));
+	OK(carsh_pipeline_exit(p, "s", "y", 1, &ex));
+	OK(carsh_pipeline_implement(p));
+	for (int i = 0; i < N; i++)
+		init[i] = (float)(i * 3);
+	OK(carsh_pipeline_send(p, ent, init, sizeof(init)));
+	OK(carsh_pipeline_run(p, 3));
+	OK(carsh_pipeline_receive(p, ex, out, sizeof(out), NULL));
+	for (int i = 0; i < N; i++)
+		ck_assert(out[i] == (float)(i * 3) + 3.0f);
+	carsh_pipeline_free(p);
+	carsh_flowmodel_free(fm);
+	carsh_machine_free(m);
+}
+END_TEST
+
 Suite *suite_api_pipeline(void)
 {
 	Suite *s = suite_create("api-pipeline");
@@ -248,6 +328,8 @@ Suite *suite_api_pipeline(void)
 	tcase_add_test(tc, test_building_errors_name_what_is_wrong);
 	tcase_add_test(tc, test_a_cycle_without_initonce_is_refused);
 	tcase_add_test(tc, test_ports_and_sizes_are_checked_when_running);
+	tcase_add_test(tc, test_a_caller_bound_stream_is_not_taken_by_a_port);
+	tcase_add_test(tc, test_an_inout_connected_to_itself_is_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

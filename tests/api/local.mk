@@ -11,7 +11,8 @@ tests_api_check_api_server_SOURCES = tests/api/check_api_server.c tests/api/apit
 	tests/api/apitest.h
 tests_api_check_api_server_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_api_check_api_server_LDADD = $(LIBCARSH) $(CHECK_LIBS)
-AREA_TESTS += tests/api/check_api tests/api/check_api_server tests/api/install.sh tests/api/cxx.sh tests/api/docs.sh
+AREA_TESTS += tests/api/check_api tests/api/check_api_server tests/api/install.sh tests/api/cxx.sh tests/api/docs.sh \
+	tests/api/serverbuild.sh
 
 dist_man_MANS += docs/carsh.3
 

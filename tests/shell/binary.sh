@@ -95,4 +95,17 @@ printf '500000\n0.00005\n5e15\n' >big.csv
 expect 0 "" "$CARSH" run "$SCALE" x=big.csv y=- N=3
 printf '1000000\n0.0001\n1e+16\n' >want
 same_file "$OUT" want "floats print in full for exponents -4 to 15"
+
+# A PGM output from the command line: its width as FILE,columns=EXPR (an expression over the
+# parameters), else the message says how to give it.
+seq 1 16 >x16.csv
+expect 1 "stream 'y': img.pgm: a PGM image needs its width: give columns=\"WIDTH\" on the <DataFile>, or y=img.pgm,columns=WIDTH on the command line" \
+	"$CARSH" run "$FM/scale.xml" x=x16.csv y=img.pgm N=16 A=2
+expect 0 "" "$CARSH" run "$FM/scale.xml" x=x16.csv y=img.pgm,columns=N/4 N=16 A=2
+printf 'P5\n4 4\n255\n' >img.want
+awk 'BEGIN { for (i = 1; i <= 16; i++) printf "%c", 2 * i }' >>img.want
+same_file img.pgm img.want "y=img.pgm,columns=N/4 writes a 4x4 image of the values"
+expect 0 "" "$CARSH" run "$FM/scale.xml" x=x16.csv y=-,columns=8 N=16 A=1
+printf '1,2,3,4,5,6,7,8\n9,10,11,12,13,14,15,16\n' >cols.want
+same_file "$OUT" cols.want "y=-,columns=8 writes 8 values a row"
 finish

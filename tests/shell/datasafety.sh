@@ -156,4 +156,15 @@ expect 1 "stream 'x': <stdin>:1:1: field longer than 4096 bytes: not a number" \
 # A regular file is finite: a value too many is still counted to its end.
 seq 1 9 >nine.csv
 expect 1 "nine.csv: 9 values, expected 3" "$CARSH" run "$SINK" x=nine.csv y=discard N=3
+# An InOut file of several hard links is written through every name (a rename would leave
+# the other names the old contents): the same inode, the new values under both names.
+seq 1 8 >hl.csv
+seq 1 8 >x8.csv
+ln -f hl.csv hl-link.csv
+"$REF" saxpy 3 x8.csv hl.csv >hl-want.csv
+expect 0 "" "$CARSH" run "$SAXPY" x=x8.csv y=hl.csv N=8 A=3
+[ "$(stat -c %i hl.csv)" = "$(stat -c %i hl-link.csv)" ] && [ "$(stat -c %h hl.csv)" = 2 ] &&
+	pass "an InOut file keeps its hard link" ||
+	fail "hard link broken: inodes $(stat -c %i hl.csv) $(stat -c %i hl-link.csv)"
+close_to hl-link.csv hl-want.csv 0 "the other name sees the InOut's result"
 finish

@@ -58,4 +58,18 @@ expect 2 "'--bogus'" "$CARSH" --bogus
 cp "$B/fewer.csv" io.csv
 expect 1 "" "$CARSH" run "$FM/saxpy.xml" x=x8.csv y=io.csv N=8
 same_file io.csv "$B/fewer.csv" "a failed run leaves its InOut file untouched"
+# A launch of more work-items than a block stream holds (global size x unit > count) is
+# refused before the kernel runs; with the count right the same kernel runs.
+expect 1 "blockover.xml:20: <Output name=\"y\">: partition=\"block\" with unit=2: the launch of 8 work-items needs 8 x 2 elements, the stream has 8" \
+	"$CARSH" run "$DATA/errors/blockover.xml" y=-
+[ ! -s "$OUT" ] && pass "a refused launch writes no output" || fail "refused launch wrote: $(head -3 "$OUT")"
+expect 0 "" "$CARSH" run "$DATA/errors/blockover.xml" y=- C=16
+seq 0 7 | awk '{ print; print }' >pairs.csv
+close_to "$OUT" pairs.csv 0 "with count = global size x unit the kernel writes every block"
+# A flow-model reached through a symbolic link finds its kernel from the link's folder, and
+# says so where the kernel is not there.
+mkdir -p lnk
+ln -sf "$FM/scale.xml" lnk/scale.xml
+expect 1 "lnk/scale.xml:10: <Source>: lnk/../kernels/scale.cl: No such file or directory (lnk/scale.xml is a symbolic link: relative paths in it start from the link's folder 'lnk', not from its target's '$(cd "$FM" && pwd -P)')" \
+	"$CARSH" run lnk/scale.xml x=x8.csv y=- N=8
 finish

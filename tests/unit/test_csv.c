@@ -277,10 +277,17 @@ START_TEST(test_csv_empty_field_is_an_error)
 {
 	struct cs_err e;
 
-	assert_error(read_error("1,2\n1,,2\n", SC_INT, 4, &e), at("x.csv"), ":2:2: empty value");
-	assert_error(read_error("1,2,\n", SC_INT, 3, &e), at("x.csv"), ":1:3: empty value");
-	assert_error(read_error("1\n\"\"\n", SC_INT, 2, &e), at("x.csv"), ":2:1: empty value");
-	assert_error(read_error(",\n", SC_INT, 2, &e), at("x.csv"), ":1:1: empty value");
+	assert_error(read_error("1,2\n1,,2\n", SC_INT, 4, &e), at("x.csv"),
+	             ":2:2: empty value: values are separated by one ',' or blanks");
+	assert_error(read_error("1,2,\n", SC_INT, 3, &e), at("x.csv"),
+	             ":1:3: empty value: values are separated by one ',' or blanks");
+	assert_error(read_error("1\n\"\"\n", SC_INT, 2, &e), at("x.csv"),
+	             ":2:1: empty value: values are separated by one ',' or blanks");
+	assert_error(read_error(",\n", SC_INT, 2, &e), at("x.csv"),
+	             ":1:1: empty value: values are separated by one ',' or blanks");
+	/* a ',' at the end of a full line is said so, not counted as one value too many */
+	assert_error(read_error("1,2,3,\n", SC_INT, 3, &e), at("x.csv"),
+	             ":1:4: empty value: values are separated by one ',' or blanks");
 }
 END_TEST
 

@@ -193,7 +193,7 @@ START_TEST(test_scope_unknown_parameter_names_the_one_that_uses_it)
 	ck_assert_int_eq(scope_eval(&l.sc, "K", &v, &e), -1);
 	ck_assert_str_eq(e.msg, "parameter 'N' (fft.xml:4): unknown parameter 'M' in 'M*2'");
 	ck_assert_int_eq(scope_eval(&l.sc, "D", &v, &e), -1);
-	ck_assert_str_eq(e.msg, "parameter 'D': unknown parameter 'Q' in 'Q'");
+	ck_assert_str_eq(e.msg, "parameter 'D': 'Q' is not a number, nor the name of a parameter");
 	layers_free(&l);
 }
 END_TEST

@@ -11,6 +11,7 @@
 #include "engines/partition/partition-int.h"
 #include "exec/stage.h"
 #include "model/flowmodel.h"
+#include "runtime/abortnote.h"
 #include "runtime/launchguard.h"
 #include "util/clock.h"
 
@@ -105,8 +106,9 @@ static int set_up(struct prun *r, double *share, double *build_ms, struct cs_err
 	int rc;
 
 	r->several_runs = r->o->sched == SCHED_STATIC && *share == PART_SHARE_AUTO;
-	rc = part_open_devices(r, build_ms, e) || part_host_data(r, e) || part_make_args(r, e) ||
-	     part_warm_up(r, e);
+	rc = part_open_devices(r, build_ms, e);
+	rt_abort_note_rearm(); /* the builds may have put a compiler's handler over it */
+	rc = rc || part_host_data(r, e) || part_make_args(r, e) || part_warm_up(r, e);
 	/* Where only one device can take part the share decides nothing. */
 	if (r->several_runs && (r->ncpu == 0 || !r->gpu)) {
 		r->several_runs = false;

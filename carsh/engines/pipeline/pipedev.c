@@ -1,5 +1,6 @@
 /* The pipeline engine's devices (engines/pipeline/pipedev.h). */
 #include "engines/pipeline/pipedev.h"
+#include "runtime/abortnote.h"
 #include "runtime/kernelcheck.h"
 
 #include <stdint.h>
@@ -157,6 +158,7 @@ int pd_open(struct rt_session *rt, const struct pipe_plan *pp, const struct kern
 	if (open_session_dom(dv, rt, PD_MG, dv->cpu, (1u << dv->nkern) - 1, e) ||
 	    (dv->has_gpu && open_gpu_dom(dv, rt, pp, e)))
 		goto fail;
+	rt_abort_note_rearm(); /* the builds may have put a compiler's handler over it */
 	dv->cgq = dv->sd->q;
 	dv->space[PD_CG] = 0;
 	dv->space[PD_MG] = 1;
