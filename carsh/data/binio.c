@@ -5,6 +5,7 @@
  */
 #include "data/binio.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -63,6 +64,24 @@ static int locate(const unsigned char *p, size_t len, enum bin_kind k, enum scal
 	return 0;
 }
 
+/* The file's pages mapped private and writable, populated while read-only: MAP_POPULATE on
+ * a writable private mapping would take every page's copy-on-write up front (a copy of the
+ * whole file before anyone writes), where read-only it maps the page cache as it is and a
+ * page is copied only when a kernel's InOut writes it. */
+static void *map_pages(int fd, size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+
+	if (p != MAP_FAILED && mprotect(p, len, PROT_READ | PROT_WRITE) != 0) {
+		int saved = errno;
+
+		munmap(p, len);
+		errno = saved;
+		return MAP_FAILED;
+	}
+	return p;
+}
+
 /* 1 mapped, 0 not a regular file, -1 error (e without the file's name). */
 static int map_file(const char *path, struct bin_map *m, struct cs_err *e)
 {
@@ -81,9 +100,7 @@ static int map_file(const char *path, struct bin_map *m, struct cs_err *e)
 		return 0;
 	}
 	m->len = (size_t)st.st_size;
-	m->base = m->len ? mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_POPULATE,
-	                        fd, 0)
-	                 : NULL;
+	m->base = m->len ? map_pages(fd, m->len) : NULL;
 	close(fd);
 	if (m->base == MAP_FAILED) {
 		m->base = NULL;

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -195,31 +196,65 @@ static int read_plain(struct pgm_reader *r, size_t n)
 	return rc;
 }
 
-/* The whole raster is read and checked over the cores, then converted into dst: a sample
- * out of range is reported as check_pixel() words it, before a truncation after it, and dst
- * is written only when the whole raster is good. */
+/* The raster of a regular file in place: the file mapped read-only and populated (the page
+ * cache as it is, no copy and no fault a page), when it holds all `want` bytes after the
+ * header; NULL otherwise, and the raster is read instead (which also words a truncation). */
+static const unsigned char *map_raster(struct pgm_reader *r, size_t want, void **base, size_t *len)
+{
+	struct stat st;
+	off_t at = ftello(r->f);
+	void *p;
+
+	if (at < 0 || fstat(fileno(r->f), &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (size_t)(st.st_size - at) < want)
+		return NULL;
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fileno(r->f), 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	*base = p;
+	*len = (size_t)st.st_size;
+	return (const unsigned char *)p + at;
+}
+
+/* got samples checked over the cores, then converted into dst: a sample out of range is
+ * reported as check_pixel() words it, before a truncation after it, and dst is written only
+ * when the whole raster is good. */
+static int check_convert(struct pgm_reader *r, const unsigned char *buf, size_t bps, size_t got,
+                         size_t n)
+{
+	long limit =
+	        r->maxval < scalar_pixel_max(r->scalar) ? r->maxval : scalar_pixel_max(r->scalar);
+	size_t bad = pixels_first_above(buf, bps, got, limit);
+
+	if (bad < got)
+		return check_pixel(
+		        r, bad, bps == 2 ? (long)buf[2 * bad] << 8 | buf[2 * bad + 1] : buf[bad]);
+	if (got < n && ferror(r->f))
+		return err_errno(r->e, "%s", r->name);
+	if (got < n)
+		return err_set(r->e, "%s: truncated: %zu of %zu pixels", r->name, got, n);
+	pixels_from_samples(r->scalar, buf, bps, n, r->dst);
+	return 0;
+}
+
 static int read_raw(struct pgm_reader *r, size_t n)
 {
 	size_t bps = r->maxval > 255 ? 2 : 1; /* bytes per sample */
-	long limit =
-	        r->maxval < scalar_pixel_max(r->scalar) ? r->maxval : scalar_pixel_max(r->scalar);
-	unsigned char *buf = data_alloc(n, bps, r->name, r->e);
-	size_t got, bad;
-	int rc = 0;
+	void *base = NULL;
+	size_t len = 0;
+	const unsigned char *mapped = map_raster(r, n * bps, &base, &len);
+	unsigned char *buf;
+	int rc;
 
+	if (mapped) {
+		rc = check_convert(r, mapped, bps, n, n);
+		munmap(base, len);
+		return rc;
+	}
+	buf = data_alloc(n, bps, r->name, r->e);
 	if (!buf)
 		return -1;
-	got = fread(buf, bps, n, r->f);
-	bad = pixels_first_above(buf, bps, got, limit);
-	if (bad < got)
-		rc = check_pixel(r, bad,
-		                 bps == 2 ? (long)buf[2 * bad] << 8 | buf[2 * bad + 1] : buf[bad]);
-	else if (got < n && ferror(r->f))
-		rc = err_errno(r->e, "%s", r->name);
-	else if (got < n)
-		rc = err_set(r->e, "%s: truncated: %zu of %zu pixels", r->name, got, n);
-	else
-		pixels_from_samples(r->scalar, buf, bps, n, r->dst);
+	rc = check_convert(r, buf, bps, fread(buf, bps, n, r->f), n);
 	free(buf);
 	return rc;
 }

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/prefault.h"
 #include "util/alloc.h"
 
 #define SHM_PREFIX   "carsh-"
@@ -375,6 +376,8 @@ void *vbuf_map(const char *shm, size_t bytes, bool writable, struct cs_err *e)
 		munmap(area, span);
 		return NULL;
 	}
+	/* Every caller goes over the whole buffer (a fill, a dump, a job's transfers). */
+	prefault(p, bytes, writable);
 	return p;
 }
 

@@ -149,6 +149,44 @@ START_TEST(test_number_parse_integer_limits)
 }
 END_TEST
 
+/* Integer text takes a shorter path than from_chars for floats: the same bits as glibc's
+ * correctly rounded strtof/strtod, at the rounding points and past the short path's 18 digits. */
+START_TEST(test_number_parse_float_integers_round_as_strtod)
+{
+	static const char *const texts[] = {
+	        "0",
+	        "-0",
+	        "7",
+	        "-7",
+	        "007",
+	        "16777216",
+	        "16777217",
+	        "16777219",
+	        "-16777217",
+	        "33554435",
+	        "9007199254740993",
+	        "-9007199254740995",
+	        "123456789012345678",
+	        "999999999999999999",
+	        "1234567890123456789",
+	        "99999999999999999999",
+	};
+	struct cs_err e;
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		float f, want_f = strtof(texts[i], NULL);
+		double d, want_d = strtod(texts[i], NULL);
+
+		ck_assert_int_eq(number_parse(SC_FLOAT, texts[i], &f, &e), 0);
+		ck_assert_int_eq(number_parse(SC_DOUBLE, texts[i], &d, &e), 0);
+		ck_assert_msg(memcmp(&f, &want_f, sizeof(f)) == 0, "float '%s': %a, expected %a",
+		              texts[i], (double)f, (double)want_f);
+		ck_assert_msg(memcmp(&d, &want_d, sizeof(d)) == 0, "double '%s': %a, expected %a",
+		              texts[i], d, want_d);
+	}
+}
+END_TEST
+
 START_TEST(test_number_parse_rejects_what_is_not_an_integer)
 {
 	struct cs_err e;
@@ -674,6 +712,7 @@ Suite *suite_types(void)
 	tcase_add_loop_test(tc, test_number_parse_integer_limits, 0,
 	                    sizeof(limits) / sizeof(limits[0]));
 	tcase_add_test(tc, test_number_parse_rejects_what_is_not_an_integer);
+	tcase_add_test(tc, test_number_parse_float_integers_round_as_strtod);
 	tcase_add_test(tc, test_number_parse_allows_blanks_around_the_value);
 	tcase_add_test(tc, test_number_parse_unsigned_refuses_negatives);
 	tcase_add_test(tc, test_number_parse_float_rounds_once);
