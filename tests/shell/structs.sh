@@ -56,6 +56,6 @@ sed 's/<Output   name="y" type="double"/<Output   name="y" type="struct Params"/
 expect 1 "carsh: stream.xml:28: <Output name=\"y\">: a struct type is for a <Constant> (a by-value argument); a stream of structs is not supported" \
 	"$CARSH" run stream.xml y=discard
 sed 's/"-7"/"x"/; s/ -7,/ x,/' fields.xml >badfield.xml
-expect 1 "carsh: badfield.xml:27: <Constant name=\"p\">: field 'c': unknown parameter 'x' in 'x'" \
+expect 1 "carsh: badfield.xml:27: <Constant name=\"p\">: field 'c': 'x' is not a number, nor the name of a parameter" \
 	"$CARSH" run badfield.xml y=discard
 exit $((FAILS > 0))
