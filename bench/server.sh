@@ -7,7 +7,7 @@
 #   3. the flagship with -T (the thread executor), its session in a spare session worker of
 #      the server that opened its devices ahead, against off (the carsh's own OpenCL);
 #      and five such calls back to back, which a spare's start (about 0.3 s on NVIDIA) may
-#      not keep up with;
+#      not keep up with; and ten calls back to back, each call's time;
 #   4. the first call: one `carsh run` that starts the server itself, against the same call
 #      with the server off, each with no server running before it.
 # Prints the medians and the ratios off/on (above 1: the server is faster), with the issue's
@@ -66,6 +66,15 @@ for ((r = 0; r < runs; r++)); do
 		CARSH_SERVER=$mode timed "$work/flagt5-$mode" flagship_t5
 	done
 done
+# Ten -T calls back to back on the warm server, each call's time (a worker that served a
+# session serves the next: none but the first should pay a device start-up).
+sleep 1
+ten=()
+for ((i = 0; i < 10; i++)); do
+	t0=$(now_ms)
+	flagship_t >/dev/null
+	ten+=("$(awk -v a="$t0" -v b="$(now_ms)" 'BEGIN { printf "%.1f", b - a }')")
+done
 # The first calls last (they stop the server the runs above keep warm). Each starts with no
 # process of ours holding a device, a second after the last one let go of it (a server's
 # idle worker keeps the GPU's driver initialized, and its driver's teardown slows the next
@@ -101,3 +110,4 @@ row "flagship end to end (process executor)" flag-on flag-off "on <= 83 ms (H100
 row "flagship end to end, -T" flagt-on flagt-off "on <= 60 ms (H100)"
 row "5 x flagship -T back to back" flagt5-on flagt5-off "(spares' start)"
 row "first call, the server started by it" first-on first-off "off/on >= 0.87 (on/off <= 1.15)"
+echo "10 x flagship -T back to back, each (ms): ${ten[*]}   (target: each <= 25 ms on the GPU)"

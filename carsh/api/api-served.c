@@ -78,3 +78,8 @@ void carsh_served_done(int status)
 {
 	served_worker_done(status);
 }
+
+void carsh_served_again(int status)
+{
+	served_worker_again(status);
+}

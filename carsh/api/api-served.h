@@ -25,5 +25,8 @@ bool carsh_served_run(int argc, char **argv, int first_operand, const char *comm
 bool carsh_served_worker(int *argc, char ***argv);
 /* The session's end: its status to the client, then this process ends. */
 void __attribute__((noreturn)) carsh_served_done(int status);
+/* The session's end: its status to the client; returns when this process serves another
+ * session (carsh_served_worker again), else ends as carsh_served_done. */
+void carsh_served_again(int status);
 
 #endif

@@ -78,8 +78,12 @@ static void *signal_thread(void *arg)
 static void start_signal_thread(bool interactive)
 {
 	static sigset_t set;
+	static bool started; /* a served session worker's next session keeps it */
 	pthread_t t;
 
+	if (started)
+		return;
+	started = true;
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);

@@ -1,72 +1,139 @@
-/* repeat: run a command N times; stops at the first failure. */
+/* repeat: run a command N times, or until a buffer's condition holds; stops at the first
+ * failure. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "runner/untilcheck.h"
 
-/* The runs, with the parameter index (when not NULL) set to 0, 1, ... n-1 in a layer above
- * the caller's: the command's flow-model takes it as any parameter. */
-static int repeat_runs(struct run_ctx *c, const char *index, long long n, int argc, char **argv,
+struct repeat_opts {
+	const char *index; /* --index NAME, or NULL */
+	const char *until; /* --until COND, or NULL */
+	const char *max;   /* --max N */
+	struct until cond; /* until, parsed */
+	long long n;       /* N, or max with --until */
+};
+
+/* After run i of an --until loop: 1 to go on, 0 when the condition holds, else the failed
+ * status (2 never: a usage error is found before the first run). */
+static int until_next(struct run_ctx *c, const struct repeat_opts *o, long long i, struct cs_err *e)
+{
+	char why[256];
+	int rc = until_check(c, &o->cond, c->caller, why, sizeof(why), e);
+
+	if (rc < 0)
+		return -cmd_prefix(e, 1, "repeat: ");
+	if (rc == 1)
+		return 0;
+	if (i + 1 < o->n)
+		return 1;
+	return -cmd_error(e, 1, "repeat: until '%s' still false after %lld runs (--max %s): %s",
+	                  o->until, o->n, o->max, why);
+}
+
+/* The runs, with the parameter index (when not NULL) set to 0, 1, ... in a layer above the
+ * caller's: the command's flow-model takes it as any parameter. */
+static int repeat_runs(struct run_ctx *c, const struct repeat_opts *o, int argc, char **argv,
                        struct cs_err *e)
 {
 	const struct scope *outer = c->caller;
 	struct params layer = PARAMS_INIT;
 	struct scope sc;
-	int rc = 0;
+	int rc = 0, again = 1;
 
 	scope_init(&sc);
 	scope_push(&sc, &layer);
 	scope_append(&sc, outer);
-	if (index)
+	if (o->index)
 		c->caller = &sc;
-	for (long long i = 0; i < n && rc == 0; i++) {
+	for (long long i = 0; i < o->n && rc == 0 && again > 0; i++) {
 		char v[24];
 
 		if (c->interrupted && *c->interrupted) {
-			rc = cmd_error(e, 130, "repeat: interrupted before run %lld of %lld", i + 1,
-			               n);
+			rc = cmd_error(e, 130, "repeat: interrupted before run %lld of %s%lld",
+			               i + 1, o->until ? "at most " : "", o->n);
 			break;
 		}
 		snprintf(v, sizeof(v), "%lld", i);
-		params_set(&layer, index ? index : "_", v, "repeat --index");
+		params_set(&layer, o->index ? o->index : "_", v, "repeat --index");
 		rc = cmd_exec_argv(c, argc, argv, e);
 		if (rc && e->msg[0])
-			err_prefix(e, "repeat: run %lld of %lld: ", i + 1, n);
+			err_prefix(e, "repeat: run %lld of %s%lld: ", i + 1,
+			           o->until ? "at most " : "", o->n);
+		if (rc == 0 && o->until)
+			again = until_next(c, o, i, e);
 	}
 	c->caller = outer;
 	params_free(&layer);
-	return rc;
+	return again < 0 ? -again : rc;
+}
+
+/* --index NAME, --until COND and --max N, in any order, before the count (none with
+ * --until) and the command. Returns the index of the word after them, or -2 (usage). */
+static int read_opts(int argc, char **argv, struct repeat_opts *o, struct cs_err *e)
+{
+	int i = 1;
+
+	for (; i + 1 < argc && strncmp(argv[i], "--", 2) == 0; i += 2) {
+		if (strcmp(argv[i], "--index") == 0)
+			o->index = argv[i + 1];
+		else if (strcmp(argv[i], "--until") == 0)
+			o->until = argv[i + 1];
+		else if (strcmp(argv[i], "--max") == 0)
+			o->max = argv[i + 1];
+		else
+			return -cmd_error(e, 2,
+			                  "repeat: unknown option '%s' (--index, --until, --max)",
+			                  argv[i]);
+	}
+	if (o->index && !param_name_valid(o->index))
+		return -cmd_error(e, 2,
+		                  "repeat: --index '%s' is not a parameter name (a letter or '_', "
+		                  "then letters, digits, '_')",
+		                  o->index);
+	if (!o->until != !o->max)
+		return -cmd_error(e, 2,
+		                  o->until ? "repeat: --until needs --max N (the most runs)"
+		                           : "repeat: --max goes with --until");
+	return i;
 }
 
 static int cmd_repeat_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
-	const char *index = NULL;
-	long long n;
+	struct repeat_opts o = {NULL, NULL, NULL, {NULL, 0, NULL}, 0};
+	int first = read_opts(argc, argv, &o, e), rc;
+	const char *n;
 
-	if (strcmp(argv[1], "--index") == 0) {
-		if (argc < 5)
-			return cmd_error(e, 2, "repeat: --index needs NAME, N and a command");
-		index = argv[2];
-		if (!param_name_valid(index))
-			return cmd_error(
-			        e, 2,
-			        "repeat: --index '%s' is not a parameter name (a letter or "
-			        "'_', then letters, digits, '_')",
-			        index);
-		argc -= 2;
-		argv += 2;
-	}
-	if (scope_eval_range(c->caller, argv[1], "repeat count", 0, INT64_MAX, &n, e))
+	if (first < 0)
+		return 2;
+	if (!o.until && first < argc)
+		n = argv[first++];
+	else
+		n = o.max;
+	if (first >= argc)
+		return cmd_error(e, 2, "%s",
+		                 o.until   ? "repeat: --until needs COND, --max N and a command"
+		                 : o.index ? "repeat: --index needs NAME, N and a command"
+		                           : "repeat: needs N and a command");
+	if (o.until && until_parse(o.until, &o.cond, e))
 		return cmd_prefix(e, 2, "repeat: ");
-	return repeat_runs(c, index, n, argc - 2, argv + 2, e);
+	if (scope_eval_range(c->caller, n, o.until ? "--max" : "repeat count", o.until ? 1 : 0,
+	                     INT64_MAX, &o.n, e))
+		rc = cmd_prefix(e, 2, "repeat: ");
+	else
+		rc = repeat_runs(c, &o, argc - first, argv + first, e);
+	until_free(&o.cond);
+	return rc;
 }
 
 const struct carsh_cmd cmd_repeat = {
         .name = "repeat",
-        .usage = "repeat [--index NAME] N COMMAND [ARG]...",
-        .summary = "run a command N times (N an integer expression), NAME = 0 to N-1 in it; "
-                   "stops at the first failure",
+        .usage = "repeat [--index NAME] N COMMAND [ARG]... | repeat [--index NAME] --until "
+                 "'buffer:B OP V' --max N COMMAND [ARG]...",
+        .summary = "run a command N times (an integer expression), or until every value of "
+                   "buffer B satisfies OP V after a run (at most N runs); NAME = 0, 1, ... in "
+                   "it; stops at the first failure",
         .min_args = 2,
         .max_args = -1,
         .exec = cmd_repeat_exec,

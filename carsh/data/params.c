@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "data/expr.h"
+#include "data/fexpr.h"
+#include "data/types.h"
 #include "util/alloc.h"
 #include "util/strbuf.h"
 
@@ -250,4 +252,83 @@ void scope_flatten(const struct scope *sc, struct params *dst)
 
 			params_set(dst, p->name, p->value, p->origin);
 		}
+}
+
+int scope_expand(const struct scope *sc, const char *text, char **out, struct cs_err *e)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	*out = NULL;
+	for (const char *p = text; *p; p++) {
+		const char *end;
+		const struct param *par;
+		char *name;
+
+		if (p[0] != '$' || p[1] != '{' || !(end = strchr(p, '}'))) {
+			sb_addc(&sb, *p);
+			continue;
+		}
+		name = xstrndup(p + 2, (size_t)(end - p - 2));
+		par = scope_get(sc, name);
+		if (!par) {
+			err_set(e, "${%s}: no such parameter", name);
+			free(name);
+			sb_free(&sb);
+			return -1;
+		}
+		sb_adds(&sb, par->value);
+		free(name);
+		p = end;
+	}
+	*out = sb_detach(&sb);
+	return 0;
+}
+
+const char *param_reference(const char *text, char *buf, size_t len)
+{
+	size_t n = strlen(text);
+
+	if (n < 4 || n - 3 >= len || text[0] != '$' || text[1] != '{' || text[n - 1] != '}')
+		return NULL;
+	memcpy(buf, text + 2, n - 3);
+	buf[n - 3] = '\0';
+	return param_name_valid(buf) ? buf : NULL;
+}
+
+struct float_names {
+	const struct scope *sc;
+	int depth; /* a parameter whose value names itself ends here */
+};
+
+static int float_name(void *ctx, const char *name, double *v, struct cs_err *e)
+{
+	struct float_names *fn = ctx;
+	const struct param *par = scope_get(fn->sc, name);
+	struct cs_err ignored;
+	long long i;
+	int rc;
+
+	if (!par)
+		return 1;
+	if (number_parse(SC_DOUBLE, par->value, v, &ignored) == 0)
+		return 0;
+	/* A name of an integer parameter; a value with operators is computed in double with
+	 * the rest of the expression (2*PI/N), not in the integer grammar. */
+	if (!fexpr_has_operator(par->value) && scope_eval(fn->sc, par->value, &i, &ignored) == 0) {
+		*v = (double)i;
+		return 0;
+	}
+	if (fn->depth >= 32)
+		return err_set(e, "parameter '%s' refers to itself", name);
+	fn->depth++;
+	rc = fexpr_eval(par->value, float_name, fn, v, e);
+	fn->depth--;
+	return rc ? err_prefix(e, "parameter '%s': ", name) : 0;
+}
+
+int scope_eval_float(const struct scope *sc, const char *text, double *out, struct cs_err *e)
+{
+	struct float_names fn = {sc, 0};
+
+	return fexpr_eval(text, float_name, &fn, out, e);
 }

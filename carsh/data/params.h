@@ -60,5 +60,14 @@ int scope_eval(const struct scope *sc, const char *text, long long *out, struct 
  * ("count of 'x' is -3: it must be at least 1"). */
 int scope_eval_range(const struct scope *sc, const char *text, const char *what, long long min,
                      long long max, long long *out, struct cs_err *e);
+/* Evaluate a floating expression (data/fexpr.h) in double; a name is a parameter whose
+ * value is a number, an integer expression or a floating expression itself. */
+int scope_eval_float(const struct scope *sc, const char *text, double *out, struct cs_err *e);
+/* text with every ${NAME} replaced by the parameter's value (as written, not evaluated);
+ * a '$' not followed by "{...}" stays. *out is NULL on error: "${B}: no such parameter". */
+int scope_expand(const struct scope *sc, const char *text, char **out, struct cs_err *e);
+/* When text is exactly "${NAME}" with a valid name: NAME, copied to buf (len bytes); else
+ * NULL. */
+const char *param_reference(const char *text, char *buf, size_t len);
 
 #endif

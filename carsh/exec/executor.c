@@ -206,7 +206,7 @@ static int worker_job(const struct exec_env *env, struct worker **wk, const stru
 		}
 		if (fg_pid)
 			*fg_pid = worker_pid(*wk);
-		rc = worker_run(*wk, jp, homes, io, background, ws, e);
+		rc = worker_run(*wk, jp, homes, io, background, env->profile, ws, e);
 		if (fg_pid)
 			*fg_pid = 0;
 		if (rc == WORKER_NOT_TAKEN && env->homes)

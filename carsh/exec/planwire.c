@@ -8,7 +8,7 @@
 #include "util/alloc.h"
 
 /* Bumped when the layout changes; the two ends are one build, so this is a guard only. */
-#define PLANWIRE_VERSION 2
+#define PLANWIRE_VERSION 3
 
 /* A field added to these structures must be added here too: the sizes on LP64 remind. */
 #if __SIZEOF_POINTER__ == 8 && __SIZEOF_LONG__ == 8
@@ -32,6 +32,7 @@ static void put_arg(struct wbuf *w, const struct kernel_arg *a)
 	wb_bytes(w, a->value, sizeof(a->value));
 	wb_i64(w, a->line);
 	wb_str(w, a->count_expr);
+	wb_u32(w, a->is_struct);
 }
 
 static void put_bind(struct wbuf *w, const struct stream_bind *b)
@@ -65,6 +66,7 @@ static void put_plan_head(struct wbuf *w, const struct kernel_plan *kp)
 	for (int d = 0; d < 3; d++)
 		wb_u64(w, kp->local[d]);
 	wb_u32(w, kp->has_local);
+	wb_u32(w, kp->local_device);
 	wb_i64(w, kp->swap_count);
 	wb_u32(w, kp->swap_method);
 	wb_str(w, kp->device_exe);
@@ -163,6 +165,7 @@ static void get_arg(struct pw_dec *d, struct kernel_arg *a)
 	rb_bytes(&d->r, a->value, sizeof(a->value));
 	a->line = get_int(d, "argument line");
 	a->count_expr = rb_str(&d->r);
+	a->is_struct = get_bool(d, "is_struct");
 }
 
 static void get_bind(struct pw_dec *d, struct stream_bind *b)
@@ -196,6 +199,7 @@ static void get_plan_head(struct pw_dec *d, struct kernel_plan *kp)
 	for (int k = 0; k < 3; k++)
 		kp->local[k] = rb_u64(&d->r);
 	kp->has_local = get_bool(d, "has_local");
+	kp->local_device = get_bool(d, "local_device");
 	kp->swap_count = rb_i64(&d->r);
 	kp->swap_method = get_enum(d, SWAP_COPY_HOST, "swap method");
 	kp->device_exe = rb_str(&d->r);

@@ -23,6 +23,9 @@ enum {
 	/* -> the device key (text) of no plan: a worker lent, as by TAKE (answered by LENT, ended
 	 * by GIVE or ENDED), for one WORKER_DEVICES question (docs/auto.md); counted apart */
 	SERVER_DEVICES = 112,
+	/* -> pid (uint32): a session worker answered its session with WORKER_DONE_AGAIN
+	 * (exec/workerwire.h) and waits for another: a spare again; no answer */
+	SERVER_GIVE_SESSION = 113,
 };
 
 #endif

@@ -36,6 +36,8 @@ void texec_prewarm(const char *device)
 	struct run_stats st;
 	struct cs_err e;
 
+	if (warm) /* a session worker's, kept from its last session */
+		return;
 	memset(&kp, 0, sizeof(kp));
 	memset(&st, 0, sizeof(st));
 	kp.device_cli = (char *)device;
@@ -66,16 +68,33 @@ void texec_exit_without_teardown(void)
 	no_teardown = true;
 }
 
+bool texec_warm(void)
+{
+	return warm != NULL;
+}
+
 void texec_free(struct texec *t)
 {
 	struct run_stats ignored;
 	struct cs_err e;
+	int rc;
 
 	if (!t)
 		return;
-	texec_flush(t, NULL, &ignored, &e);
-	if (no_teardown)
+	rc = texec_flush(t, NULL, &ignored, &e);
+	if (no_teardown) {
+		/* A session worker serves its next session on the same devices and programs
+		 * (server/served.c): only this session's copies go. Not after queued work failed:
+		 * the device may be unusable. */
+		if (rc == 0 && !warm) {
+			resident_free(t->res);
+			rt_session_forget_kept(t->s);
+			warm = t->s;
+			pthread_mutex_destroy(&t->lock);
+			free(t);
+		}
 		return;
+	}
 	resident_free(t->res);
 	rt_session_free(t->s);
 	pthread_mutex_destroy(&t->lock);

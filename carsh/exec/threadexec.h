@@ -20,13 +20,16 @@ struct texec *texec_new(void);
  * user's server (docs/server.md) does it while it waits for its session, and the next
  * texec_new takes that runtime session. */
 void texec_prewarm(const char *device);
+/* Whether a runtime session waits for the next texec_new: after texec_prewarm, or after a
+ * texec_free without teardown that found nothing queued had failed. */
+bool texec_warm(void);
 /* Waits for everything queued, then releases it all. */
 void texec_free(struct texec *t);
-/* From now on texec_free waits for what is queued but leaves the OpenCL objects to the
- * process's end: for a process that
- * _exits right after its session (a served session worker), whose client would otherwise
- * wait for the driver's teardown (NVIDIA's: ~100 ms for the flagship's context, programs
- * and buffers, against 8 ms of work). */
+/* From now on texec_free waits for what is queued, releases the session's buffers and keeps
+ * the runtime session (devices, contexts, programs) for the next texec_new: for a served
+ * session worker, which serves its next session on it or _exits, whose client would
+ * otherwise wait for the driver's teardown (NVIDIA's: ~100 ms for the flagship's context,
+ * programs and buffers, against 8 ms of work). */
 void texec_exit_without_teardown(void);
 struct rt_session *texec_session(struct texec *t);
 struct resident *texec_resident(struct texec *t);

@@ -57,11 +57,12 @@ static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *
 	struct strvec env = STRVEC_INIT;
 	struct cs_err e;
 	char *cwd = NULL;
+	uint32_t flags = 0;
 	int status;
 
 	memset(res, 0, sizeof(*res));
 	res->status = -1;
-	if (workerwire_decode_job(m->payload, m->len, &cwd, &env, &homes, &jp, &e))
+	if (workerwire_decode_job(m->payload, m->len, &cwd, &env, &homes, &flags, &jp, &e))
 		return fail(res, "", e.msg);
 	workerwire_apply_env(env.v, env.n);
 	sv_free(&env);
@@ -70,7 +71,7 @@ static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *
 	else if (take_stdio(m) != 0)
 		status = fail(res, "the job's standard input, output or error is missing", "");
 	else
-		status = wres_run(w, s, jp, homes, res);
+		status = wres_run(w, s, jp, homes, (flags & WORKER_JOB_PROFILE) != 0, res);
 	/* As a forked job's _exit after fflush(NULL): an output that cannot be written fails. */
 	if (fflush(stdout) != 0 && status == 0)
 		status = 1;
@@ -171,7 +172,8 @@ void worker_main(int sock, struct job_result *res)
 		}
 		status = answer(s, w, &m, res, null, own_err);
 		wire_msg_free(&m);
-		if (wire_send(sock, WORKER_DONE, &status, sizeof(status), NULL, 0, &e) != 0)
+		if (wire_send(sock, WORKER_DONE, &status, sizeof(status), NULL, 0, &e) != 0 ||
+		    wres_faulted(w))
 			break;
 	}
 	/* _exit: the OpenCL drivers' destructors are not meant to run in a forked copy. */

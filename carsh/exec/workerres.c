@@ -17,9 +17,15 @@ struct held {
 	struct held *next;
 };
 
+/* Devices with jobs' work still queued, not yet waited for (there are few devices). */
+#define QUEUED_MAX 16
+
 struct wres {
 	struct resident *r; /* the device copies, and which of them are current */
 	struct held *held;
+	struct rt_dev *queued[QUEUED_MAX];
+	size_t nqueued;
+	bool faulted; /* queued work failed: nothing on these devices is to be trusted */
 };
 
 struct wres *wres_new(void)
@@ -91,10 +97,47 @@ void wres_drop(struct wres *w, const char *shm)
 		}
 }
 
+/* Wait for the work queued by earlier jobs; its failure (a kernel fault found only now)
+ * is reported once, and the worker is not trusted after it (wres_faulted). */
+static int finish_queued(struct wres *w, struct cs_err *e)
+{
+	struct cs_err dev_err;
+	int rc = 0;
+
+	for (size_t i = 0; i < w->nqueued; i++)
+		if (rt_dev_finish(w->queued[i], rc ? &dev_err : e) && rc == 0)
+			rc = -1;
+	w->nqueued = 0;
+	if (rc) {
+		w->faulted = true;
+		return err_prefix(e, "the work an earlier job queued failed: ");
+	}
+	return 0;
+}
+
+/* The job left work queued on dev (rt_exec.unfinished): waited for at the next wait. */
+static int note_queued(struct wres *w, struct rt_dev *dev, struct cs_err *e)
+{
+	for (size_t i = 0; i < w->nqueued; i++)
+		if (w->queued[i] == dev)
+			return 0;
+	if (w->nqueued == QUEUED_MAX)
+		return rt_dev_finish(dev, e);
+	w->queued[w->nqueued++] = dev;
+	return 0;
+}
+
+bool wres_faulted(const struct wres *w)
+{
+	return w->faulted;
+}
+
 int wres_write_back(struct wres *w, const char *shm, uint64_t gen, struct cs_err *e)
 {
 	struct held *h = held_of(w, shm, false);
 
+	if (finish_queued(w, e))
+		return -1;
 	if (!h || h->gen != gen)
 		return err_set(e, "worker: no copy of buffer %s at generation %llu here", shm,
 		               (unsigned long long)gen);
@@ -230,6 +273,17 @@ static void store(struct wjob *j, cl_mem *final)
 	}
 }
 
+/* Whether a job on dev may return with its kernels queued. Not on a CPU device: its kernels
+ * run in this process, and one that faults kills it — waiting makes the crash that job's,
+ * reported with its kernel's name, instead of the next one's. A GPU's fault comes back as
+ * an error at the next wait. CARSH_QUEUE_CPU=1 (a test hook) queues on a CPU too. */
+static bool may_queue(const struct rt_dev *dev)
+{
+	const char *hook = getenv("CARSH_QUEUE_CPU");
+
+	return !(dev->info->type & CL_DEVICE_TYPE_CPU) || (hook && strcmp(hook, "1") == 0);
+}
+
 static int run_on_device(struct rt_session *s, struct wjob *j, struct cs_err *e)
 {
 	struct job_plan *jp = j->jp;
@@ -240,32 +294,53 @@ static int run_on_device(struct rt_session *s, struct wjob *j, struct cs_err *e)
 		kernel_plan_err_label(&jp->kp, e);
 		return -1;
 	}
+	j->x->wait = j->x->profile || !may_queue(j->x->dev);
 	if (rt_execute(j->x, j->st, e))
 		return -1;
 	store(j, j->x->final);
 	return stage_out(jp, e) ? err_prefix(e, "%s: ", jp->kp.label) : 0;
 }
 
+/* After the job's device work: what it left queued is noted; a job that waited (an
+ * output on the host) waits for what earlier jobs queued too, and fails with their fault. */
+static int settle_queue(struct wres *w, struct rt_exec *x, struct run_stats *st, struct cs_err *e)
+{
+	int rc = 0;
+
+	if (x->done)
+		(void)clReleaseEvent(x->done);
+	x->done = NULL;
+	if (x->pending)
+		rc = rt_pending_harvest(x->pending, st, e);
+	x->pending = NULL;
+	if (rc == 0 && x->unfinished)
+		return note_queued(w, x->unfinished, e);
+	return rc ? rc : finish_queued(w, e);
+}
+
 int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp,
-             const struct job_home *homes, struct job_result *res)
+             const struct job_home *homes, bool profile, struct job_result *res)
 {
 	size_t n = jp->kp.nargs ? jp->kp.nargs : 1;
 	cl_mem *given = xcalloc(3 * n, sizeof(cl_mem)); /* given, final, own side by side */
+	/* Profiled work is waited for: its times are the job's answer. */
 	struct rt_exec x = {.kp = &jp->kp,
 	                    .wait = true,
-	                    .profile = true,
+	                    .profile = profile,
 	                    .given = given,
 	                    .final = given + n,
 	                    .stage = stage_hook};
 	struct wjob j = {w, jp, homes, &x, given + 2 * n, &res->stats};
 	double t0 = clock_ms();
-	struct cs_err e;
+	struct cs_err e, ignored;
 	int rc;
 
 	err_clear(&e);
 	x.stage_arg = &j;
 	memset(&res->stats, 0, sizeof(res->stats));
 	rc = run_on_device(s, &j, &e);
+	if (settle_queue(w, &x, &res->stats, rc ? &ignored : &e) && rc == 0)
+		rc = -1;
 	res->has_stats = rc == 0;
 	/* final holds references only to what the runtime made for this job (on an error,
 	 * what store did not get to). */

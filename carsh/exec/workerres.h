@@ -22,12 +22,20 @@ void wres_free(struct wres *w);
 
 /* Run jp on s: streams bound to virtual buffers on the device copies (homes: one per
  * argument), the others staged from and delivered to their files. The statistics and the
- * message go to res; returns the job's exit status, 0 or 1. */
+ * message go to res; returns the job's exit status, 0 or 1. Unless profile (its times are
+ * read), a job whose outputs all stay on the device returns with its kernels queued: the
+ * in-order queue orders the next job, and a fault is found at the next wait — the next job
+ * that waits (an output on the host) or write-back fails with it. */
 int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp,
-             const struct job_home *homes, struct job_result *res);
+             const struct job_home *homes, bool profile, struct job_result *res);
 
-/* Write the copy of shm at generation gen back to its shared memory. */
+/* Write the copy of shm at generation gen back to its shared memory, after the work
+ * queued for it. */
 int wres_write_back(struct wres *w, const char *shm, uint64_t gen, struct cs_err *e);
+
+/* Whether queued work failed: the device copies here are not to be trusted, and the worker
+ * ends after its answer (what it held is lost, as with a worker that crashed). */
+bool wres_faulted(const struct wres *w);
 
 /* Release the device copies of shm (NULL: of every buffer). */
 void wres_drop(struct wres *w, const char *shm);

@@ -782,7 +782,7 @@ static int job_stdin(const struct child_io *io, bool background, int *opened)
 }
 
 static int hand_over(struct worker *wk, const struct job_plan *jp, const struct job_home *homes,
-                     const struct child_io *io, bool background, struct cs_err *e)
+                     const struct child_io *io, bool background, bool profile, struct cs_err *e)
 {
 	char cwd[4096];
 	struct wbuf msg = WBUF_INIT;
@@ -797,7 +797,7 @@ static int hand_over(struct worker *wk, const struct job_plan *jp, const struct 
 		wb_free(&msg);
 		return err_errno(e, "/dev/null");
 	}
-	workerwire_encode_job(cwd, &wk->env, homes, jp, &msg);
+	workerwire_encode_job(cwd, &wk->env, homes, profile ? WORKER_JOB_PROFILE : 0, jp, &msg);
 	memset(wk->res, 0, sizeof(*wk->res));
 	wk->res->status = -1;
 	rc = wire_send(wk->sock, WORKER_JOB, msg.p, msg.len, fds, 3, e);
@@ -893,12 +893,13 @@ static int await_answer(struct worker *wk, const struct job_plan *jp, int *wstat
 }
 
 int worker_run(struct worker *wk, const struct job_plan *jp, const struct job_home *homes,
-               const struct child_io *io, bool background, int *wstatus, struct cs_err *e)
+               const struct child_io *io, bool background, bool profile, int *wstatus,
+               struct cs_err *e)
 {
 	int rc;
 
 	pthread_mutex_lock(&wk->xlock);
-	if (hand_over(wk, jp, homes, io, background, e))
+	if (hand_over(wk, jp, homes, io, background, profile, e))
 		rc = reap(wk, wstatus, e) ? -1 : WORKER_NOT_TAKEN;
 	else
 		rc = await_answer(wk, jp, wstatus, e);

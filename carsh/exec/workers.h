@@ -64,8 +64,9 @@ unsigned workers_idle(struct workers *w);
 int worker_stop(struct worker *wk, int sig, int *wstatus);
 /* A session worker (docs/server.md, `carsh -T` through the server): a fresh `carsh
  * --session-worker` with environment envp, forked by the pool's spawner and exec'd, which
- * opens its devices at once and then waits on its socket for one whole session; key is its
- * job environment. Never idle in the pool: workers_give ends it. NULL with e. */
+ * opens its devices at once and then waits on its socket for a whole session (and, after one
+ * that succeeded, for the next: server/spares.h); key is its job environment. Never idle in
+ * the pool: workers_give ends it. NULL with e. */
 struct worker *workers_spawn_session(struct workers *w, char *const *envp, const char *key,
                                      struct cs_err *e);
 bool worker_is_session(const struct worker *wk);
@@ -78,12 +79,14 @@ void worker_discard(struct worker *wk);
 const struct job_result *worker_result(const struct worker *wk);
 
 /* Run jp in wk with the descriptors of io as its standard input and output (a background
- * job without a redirected input reads /dev/null), and wait for it. *wstatus is as from
+ * job without a redirected input reads /dev/null), and wait for it; profile: its statistics
+ * are read (WORKER_JOB_PROFILE). *wstatus is as from
  * waitpid: the job's exit status when the worker answered, else how the worker ended.
  * Returns 0; WORKER_NOT_TAKEN (exec/workerwire.h), with *wstatus how the worker ended, when
  * it could not take the job (it died before); -1 with e when it could not be waited for. */
 int worker_run(struct worker *wk, const struct job_plan *jp, const struct job_home *homes,
-               const struct child_io *io, bool background, int *wstatus, struct cs_err *e);
+               const struct child_io *io, bool background, bool profile, int *wstatus,
+               struct cs_err *e);
 
 /*
  * Resident buffers (docs/executors.md "What moves when"). A worker whose device holds

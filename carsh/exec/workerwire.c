@@ -71,7 +71,7 @@ void workerwire_apply_env(char *const *env, size_t n)
 }
 
 void workerwire_encode_job(const char *cwd, const struct strvec *env, const struct job_home *homes,
-                           const struct job_plan *jp, struct wbuf *out)
+                           uint32_t flags, const struct job_plan *jp, struct wbuf *out)
 {
 	wb_str(out, cwd);
 	workerwire_encode_env(env, out);
@@ -80,6 +80,7 @@ void workerwire_encode_job(const char *cwd, const struct strvec *env, const stru
 		wb_u64(out, homes[i].gen);
 		wb_u32(out, homes[i].here ? 1 : 0);
 	}
+	wb_u32(out, flags);
 	planwire_encode(jp, out);
 }
 
@@ -114,6 +115,12 @@ static int decode_env(struct rbuf *r, struct strvec *env)
 	return r->bad ? -1 : 0;
 }
 
+static int decode_flags(struct rbuf *r, uint32_t *flags)
+{
+	*flags = rb_u32(r);
+	return r->bad ? -1 : 0;
+}
+
 static void job_parts_free(char **cwd, struct strvec *env, struct job_home **homes)
 {
 	free(*cwd);
@@ -124,7 +131,8 @@ static void job_parts_free(char **cwd, struct strvec *env, struct job_home **hom
 }
 
 int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct strvec *env,
-                          struct job_home **homes, struct job_plan **jp, struct cs_err *e)
+                          struct job_home **homes, uint32_t *flags, struct job_plan **jp,
+                          struct cs_err *e)
 {
 	struct rbuf r = rb_init(buf, len);
 	size_t nhomes = 0;
@@ -132,9 +140,10 @@ int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct strvec
 	*jp = NULL;
 	*homes = NULL;
 	*cwd = rb_str(&r);
-	if (r.bad || !*cwd || decode_env(&r, env) || decode_homes(&r, &nhomes, homes)) {
+	if (r.bad || !*cwd || decode_env(&r, env) || decode_homes(&r, &nhomes, homes) ||
+	    decode_flags(&r, flags)) {
 		job_parts_free(cwd, env, homes);
-		return err_set(e, "job message: no directory, environment or buffer homes");
+		return err_set(e, "job message: no directory, environment, buffer homes or flags");
 	}
 	if (planwire_decode(r.p, r.left, jp, e)) {
 		job_parts_free(cwd, env, homes);

@@ -68,13 +68,24 @@ bool workerwire_is_job_env(const char *entry);
 /* Make this process's job environment env's: the others' entries go. */
 void workerwire_apply_env(char *const *env, size_t n);
 
-/* homes: one per argument of jp, or NULL (every buffer in shared memory, generation 0). */
+/* In the status of a session's WORKER_DONE (the exit status in its low byte): the session
+ * worker waits for another session (server/served.h). */
+#define WORKER_DONE_AGAIN 0x100u
+
+/* A job's flags: its statistics are read (`time`, `set stats=on`), so its commands are
+ * profiled and waited for; without it a job whose outputs all stay on the device returns
+ * while its kernels may still run (docs/executors.md "What moves when"). */
+#define WORKER_JOB_PROFILE 1u
+
+/* homes: one per argument of jp, or NULL (every buffer in shared memory, generation 0);
+ * flags: WORKER_JOB_*. */
 void workerwire_encode_job(const char *cwd, const struct strvec *env, const struct job_home *homes,
-                           const struct job_plan *jp, struct wbuf *out);
+                           uint32_t flags, const struct job_plan *jp, struct wbuf *out);
 /* A new *cwd, *env (sv_free), *homes (free; one per argument of *jp) and *jp
- * (job_plan_free), or -1 with e. */
+ * (job_plan_free), the flags in *flags, or -1 with e. */
 int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct strvec *env,
-                          struct job_home **homes, struct job_plan **jp, struct cs_err *e);
+                          struct job_home **homes, uint32_t *flags, struct job_plan **jp,
+                          struct cs_err *e);
 
 /* WORKER_WRITEBACK's and WORKER_DROP's payload (gen unused by a drop); decode: a new *shm
  * (free), or -1 with e. */

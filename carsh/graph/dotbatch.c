@@ -179,7 +179,11 @@ static int print_repeat(void *ctx, const struct step *s)
 	size_t c = d->clusters++;
 	struct strbuf lab = STRBUF_INIT;
 
-	sb_addf(&lab, "repeat %s", s->count);
+	if (s->has_until)
+		sb_addf(&lab, "repeat until buffer:%s %s %s (max %s)", s->until.buffer,
+		        until_op_text(s->until.op), s->until.value, s->max);
+	else
+		sb_addf(&lab, "repeat %s", s->count);
 	fprintf(d->f, "\tsubgraph cluster_%zu {\n\tlabel=", c);
 	dot_quoted(d->f, sb_str(&lab));
 	sb_free(&lab);

@@ -176,12 +176,39 @@ static int read_text_step(const struct xml_ctx *x, xmlNodePtr n, struct step *s)
 	return 0;
 }
 
+/* until= and max= (a loop that stops on a device result) instead of count=. */
+static int read_until(const struct xml_ctx *x, xmlNodePtr n, struct step *s)
+{
+	char *text = xml_attr(n, "until");
+	int rc;
+
+	s->max = xml_attr(n, "max");
+	if (!text && !s->count)
+		return xml_err(x, n, "missing attribute 'count' (or until= with max=)");
+	if (text && s->count) {
+		free(text);
+		return xml_err(x, n, "give count= or until=, not both");
+	}
+	if (!text)
+		return s->max ? xml_err(x, n, "max= goes with until=") : 0;
+	s->has_until = true;
+	rc = until_parse(text, &s->until, x->e);
+	free(text);
+	if (rc)
+		return xml_err(x, n, "%s", x->e->msg);
+	if (!s->max)
+		return xml_err(x, n, "until= needs max= (the most times the body runs)");
+	return 0;
+}
+
 static int read_repeat(const struct xml_ctx *x, xmlNodePtr n, struct step *s)
 {
-	static const char *const attrs[] = {"count", "index", NULL};
+	static const char *const attrs[] = {"count", "index", "until", "max", NULL};
 
-	if (xml_check_attrs(x, n, attrs) || xml_check_no_text(x, n) ||
-	    xml_attr_req(x, n, "count", &s->count))
+	if (xml_check_attrs(x, n, attrs) || xml_check_no_text(x, n))
+		return -1;
+	s->count = xml_attr(n, "count");
+	if (read_until(x, n, s))
 		return -1;
 	s->name = xml_attr(n, "index");
 	if (s->name && !param_name_valid(s->name))
@@ -304,6 +331,8 @@ static void steps_free(struct step *steps, size_t n)
 		free(s->with);
 		free(s->type);
 		free(s->count);
+		free(s->max);
+		until_free(&s->until);
 		free(s->value);
 		free(s->columns);
 		free(s->file);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "data/params.h"
+#include "data/until.h"
 #include "model/exe.h"
 
 enum step_kind {
@@ -47,6 +48,9 @@ struct step {
 #define STEP_RANK_NONE (-2) /* not given: placed by the batch runner */
 #define STEP_RANK_AUTO (-1) /* rank="auto": where most of what it reads is current */
 	/* STEP_REPEAT */
+	bool has_until;     /* until= (then count is NULL and max holds the limit) */
+	struct until until; /* the stop condition, checked after each run of the body */
+	char *max;          /* until's iteration limit: an expression */
 	struct step *steps;
 	size_t nsteps;
 	/* STEP_BATCH: the <Param>s passed to the nested batch */

@@ -344,7 +344,8 @@ const struct batch *filecache_batch(const char *path, struct stat *file, struct 
 void filecache_clear(void)
 {
 	pthread_mutex_lock(&lock);
-	nseen = 0; /* its paths belong to the entries */
+	generation++; /* the directory is looked up again: the next session may have another */
+	nseen = 0;    /* its paths belong to the entries */
 	while (entries) {
 		struct entry *en = entries;
 
@@ -352,4 +353,5 @@ void filecache_clear(void)
 		entry_free(en);
 	}
 	pthread_mutex_unlock(&lock);
+	file_streams_clear();
 }

@@ -109,6 +109,7 @@ static int read_program(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel 
 			if (xml_check_attrs(x, c, none))
 				return -1;
 			fm->build_options = xml_text(c, true);
+			fm->options_line = xml_line(c);
 		} else if (xml_is(c, "Source") || xml_is(c, "Kernel") ||
 		           xml_is(c, "BuildOptions")) {
 			return xml_err(x, c, "given twice in <Program>");
@@ -151,6 +152,12 @@ static int read_worksize(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel
 	    read_sizes(x, n, "global", fm->global, &fm->dims) ||
 	    read_sizes(x, n, "local", fm->local, &fm->local_dims))
 		return -1;
+	if (fm->local_dims == 1 && strcmp(fm->local[0], "device") == 0) {
+		free(fm->local[0]);
+		fm->local[0] = NULL;
+		fm->local_dims = 0;
+		fm->local_device = true;
+	}
 	if (fm->dims == 0)
 		return xml_err(x, n, "missing attribute 'global' (1 to 3 work sizes)");
 	if (fm->local_dims && fm->local_dims != fm->dims)
@@ -202,10 +209,25 @@ static int read_arg(const struct xml_ctx *x, xmlNodePtr n, enum arg_kind kind, s
 
 	a->kind = kind;
 	a->line = xml_line(n);
+	char pname[64];
+
 	if (xml_check_attrs(x, n, attrs) || xml_check_no_text(x, n) ||
 	    xml_attr_req(x, n, "name", &a->name) || xml_attr_req(x, n, "type", &type))
 		goto out;
-	if (type_parse(type, &a->type, x->e)) {
+	if (strncmp(type, "struct ", 7) == 0) {
+		if (kind != ARG_CONSTANT) {
+			xml_err(x, n,
+			        "a struct type is for a <Constant> (a by-value argument); a stream "
+			        "of structs is not supported");
+			goto out;
+		}
+		a->struct_name = xstrdup(type + 7 + strspn(type + 7, " "));
+		a->type = (struct cs_type){SC_UCHAR, 1};
+	} else if (param_reference(type, pname, sizeof(pname))) {
+		/* Resolved where the arguments are planned; float until the defaults are read. */
+		a->type_param = xstrdup(pname);
+		a->type = (struct cs_type){SC_FLOAT, 1};
+	} else if (type_parse(type, &a->type, x->e)) {
 		xml_err(x, n, "%s", x->e->msg);
 		goto out;
 	}
@@ -249,16 +271,116 @@ static int read_arguments(const struct xml_ctx *x, xmlNodePtr n, struct flowmode
 	return 0;
 }
 
+static const struct fm_struct *find_struct(const struct flowmodel *fm, const char *name,
+                                           size_t *index)
+{
+	for (size_t i = 0; i < fm->nstructs; i++) {
+		if (strcmp(fm->structs[i].name, name) == 0) {
+			if (index)
+				*index = i;
+			return &fm->structs[i];
+		}
+	}
+	return NULL;
+}
+
+/* One <Field>: placed at the next multiple of its size, as OpenCL C aligns a scalar or a
+ * vector to its own size. */
+static int read_field(const struct xml_ctx *x, xmlNodePtr n, struct fm_struct *st)
+{
+	static const char *const attrs[] = {"name", "type", NULL};
+	struct fm_field *f;
+	char *type = NULL;
+	size_t size;
+	int rc = -1;
+
+	if (!xml_is(n, "Field"))
+		return xml_unknown_child(x, n, (const char *const[]){"Field", NULL});
+	st->fields = xrealloc(st->fields, (st->nfields + 1) * sizeof(*st->fields));
+	f = memset(&st->fields[st->nfields++], 0, sizeof(*f));
+	if (xml_check_attrs(x, n, attrs) || xml_check_no_text(x, n) ||
+	    xml_attr_req(x, n, "name", &f->name) || xml_attr_req(x, n, "type", &type))
+		goto out;
+	if (type_parse(type, &f->type, x->e)) {
+		xml_err(x, n, "%s", x->e->msg);
+		goto out;
+	}
+	for (size_t i = 0; i + 1 < st->nfields; i++)
+		if (strcmp(st->fields[i].name, f->name) == 0) {
+			xml_err(x, n, "duplicate field name '%s'", f->name);
+			goto out;
+		}
+	size = type_size(f->type);
+	f->offset = (st->size + size - 1) / size * size;
+	st->size = f->offset + size;
+	rc = 0;
+out:
+	free(type);
+	return rc;
+}
+
+static int read_struct(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel *fm)
+{
+	static const char *const attrs[] = {"name", NULL};
+	struct fm_struct *st;
+	size_t align = 1;
+	char *name = NULL;
+
+	if (xml_check_attrs(x, n, attrs) || xml_check_no_text(x, n) ||
+	    xml_attr_req(x, n, "name", &name))
+		return -1;
+	if (!param_name_valid(name) || find_struct(fm, name, NULL)) {
+		xml_err(x, n,
+		        find_struct(fm, name, NULL) ? "struct '%s' is declared twice"
+		                                    : "'%s' is not a C identifier",
+		        name);
+		free(name);
+		return -1;
+	}
+	fm->structs = xrealloc(fm->structs, (fm->nstructs + 1) * sizeof(*fm->structs));
+	st = memset(&fm->structs[fm->nstructs++], 0, sizeof(*st));
+	st->name = name;
+	st->line = xml_line(n);
+	for (xmlNodePtr c = xml_child(n); c; c = xml_next(c)) {
+		if (read_field(x, c, st))
+			return -1;
+		if (type_size(st->fields[st->nfields - 1].type) > align)
+			align = type_size(st->fields[st->nfields - 1].type);
+	}
+	if (!st->nfields)
+		return xml_err(x, n,
+		               "a struct needs at least one <Field name=\"...\" type=\"...\"/>");
+	st->size = (st->size + align - 1) / align * align;
+	return 0;
+}
+
+/* type="struct P" names a <Struct> of this flow-model, declared anywhere in it. */
+static int resolve_structs(const struct xml_ctx *x, struct flowmodel *fm)
+{
+	for (size_t i = 0; i < fm->nargs; i++) {
+		struct fm_arg *a = &fm->args[i];
+
+		if (a->struct_name && !find_struct(fm, a->struct_name, &a->struct_index))
+			return err_set(
+			        x->e,
+			        "%s:%d: <Constant name=\"%s\">: no <Struct name=\"%s\"> in %s",
+			        x->file, a->line, a->name, a->struct_name, x->file);
+	}
+	return 0;
+}
+
 static int read_child(const struct xml_ctx *x, xmlNodePtr c, struct flowmodel *fm, xmlNodePtr *seen)
 {
-	static const char *const kids[] = {"Param",    "RuntimeType", "Program",
-	                                   "WorkSize", "Arguments",   NULL};
+	static const char *const kids[] = {"Param",     "RuntimeType", "Program", "WorkSize",
+	                                   "Arguments", "Struct",      NULL};
 	static int (*const readers[])(const struct xml_ctx *, xmlNodePtr, struct flowmodel *) = {
 	        NULL, read_runtime, read_program, read_worksize, read_arguments,
 	};
 
 	if (xml_is(c, "Param"))
 		return xml_read_param(x, c, &fm->params);
+	if (xml_is(c, "Struct"))
+		return read_struct(x, c, fm);
 	for (size_t i = 1; kids[i]; i++) {
 		if (!xml_is(c, kids[i]))
 			continue;
@@ -268,6 +390,56 @@ static int read_child(const struct xml_ctx *x, xmlNodePtr c, struct flowmodel *f
 		return readers[i](x, c, fm);
 	}
 	return xml_unknown_child(x, c, kids);
+}
+
+/* An argument typed by a parameter takes its default's type where the flow-model has a
+ * valid one, for those that look at a flow-model without a scope (a graph's edge check). */
+static void default_types(struct flowmodel *fm)
+{
+	for (size_t i = 0; i < fm->nargs; i++) {
+		struct fm_arg *a = &fm->args[i];
+		const struct param *p =
+		        a->type_param ? params_get(&fm->params, a->type_param) : NULL;
+		struct cs_err ignored;
+
+		if (p)
+			(void)type_parse(p->value, &a->type, &ignored);
+	}
+}
+
+int fm_arg_type(const struct flowmodel *fm, const struct fm_arg *a, const struct scope *sc,
+                struct cs_type *t, struct cs_err *e)
+{
+	const struct param *p;
+
+	*t = a->type;
+	if (!a->type_param)
+		return 0;
+	p = scope_get(sc, a->type_param);
+	if (!p)
+		err_set(e, "type ${%s}: no such parameter (give it a <Param> default)",
+		        a->type_param);
+	else if (type_parse(p->value, t, e))
+		err_prefix(e, "type ${%s} is '%s': ", a->type_param, p->value);
+	else
+		return 0;
+	return err_prefix(e, "%s:%d: <%s name=\"%s\">: ", fm->file, a->line, arg_kind_name(a->kind),
+	                  a->name);
+}
+
+int fm_build_options(const struct flowmodel *fm, const struct scope *sc, char **out, bool *owned,
+                     struct cs_err *e)
+{
+	*owned = false;
+	*out = fm->build_options;
+	if (!strstr(fm->build_options, "${"))
+		return 0;
+	if (scope_expand(sc, fm->build_options, out, e)) {
+		*out = NULL;
+		return err_prefix(e, "%s:%d: <BuildOptions>: ", fm->file, fm->options_line);
+	}
+	*owned = true;
+	return 0;
 }
 
 int flowmodel_from_node(const struct xml_ctx *x, xmlNodePtr node, struct flowmodel **out)
@@ -298,6 +470,9 @@ int flowmodel_from_node(const struct xml_ctx *x, xmlNodePtr node, struct flowmod
 	}
 	if (!fm->build_options)
 		fm->build_options = xstrdup("");
+	default_types(fm);
+	if (resolve_structs(x, fm))
+		goto fail;
 	*out = fm;
 	return 0;
 fail:
@@ -334,6 +509,8 @@ void flowmodel_free(struct flowmodel *fm)
 		return;
 	for (size_t i = 0; i < fm->nargs; i++) {
 		free(fm->args[i].name);
+		free(fm->args[i].type_param);
+		free(fm->args[i].struct_name);
 		free(fm->args[i].count);
 		free(fm->args[i].value);
 		free(fm->args[i].unit);
@@ -343,6 +520,13 @@ void flowmodel_free(struct flowmodel *fm)
 		free(fm->local[i]);
 	}
 	free(fm->args);
+	for (size_t i = 0; i < fm->nstructs; i++) {
+		for (size_t f = 0; f < fm->structs[i].nfields; f++)
+			free(fm->structs[i].fields[f].name);
+		free(fm->structs[i].fields);
+		free(fm->structs[i].name);
+	}
+	free(fm->structs);
 	params_free(&fm->params);
 	free(fm->name);
 	free(fm->file);

@@ -11,13 +11,33 @@
 
 enum partition { PART_BLOCK, PART_COPY };
 
+/* <Struct name="P"><Field name="n" type="int"/>...</Struct>: the type of a by-value
+ * Constant (type="struct P"), laid out as OpenCL C lays it out: each field at a multiple of
+ * its own size (a vector's alignment is its size), the whole a multiple of the largest. */
+struct fm_field {
+	char *name;
+	struct cs_type type;
+	size_t offset;
+};
+
+struct fm_struct {
+	char *name;
+	struct fm_field *fields;
+	size_t nfields;
+	size_t size;
+	int line;
+};
+
 /* One kernel argument, in kernel order. Expressions stay text until a scope is known. */
 struct fm_arg {
 	enum arg_kind kind;
 	char *name;
-	struct cs_type type;
-	char *count; /* streams and Local */
-	char *value; /* Constant */
+	struct cs_type type; /* with type_param: the flow-model's default's, else float */
+	char *type_param;    /* type="${T}": the parameter naming the type, or NULL */
+	char *count;         /* streams and Local */
+	char *value;         /* Constant */
+	char *struct_name;   /* type="struct P": P (a Constant), else NULL */
+	size_t struct_index; /* then its place in the flow-model's structs */
 	enum partition partition;
 	bool partition_given;
 	char *unit; /* elements per work-item; NULL means 1 */
@@ -41,14 +61,18 @@ struct flowmodel {
 	int source_line;   /* inline source: the line of this file its first line is on; 0
 	                      for a source file */
 	int kernel_line;   /* <Kernel> */
+	int options_line;  /* <BuildOptions>; 0 when there is none */
 	int worksize_line; /* <WorkSize> */
 	int args_line;     /* <Arguments>; 0 when there is none */
 	char *global[3];
 	unsigned dims;
 	char *local[3];
 	unsigned local_dims; /* 0: no local size */
+	bool local_device;   /* local="device": chosen per device at launch */
 	struct fm_arg *args;
 	size_t nargs;
+	struct fm_struct *structs;
+	size_t nstructs;
 };
 
 /* Read a flow-model file. */
@@ -56,6 +80,14 @@ int flowmodel_read(const char *path, struct flowmodel **out, struct cs_err *e);
 /* Read a <FlowModel> element (a file's root, or inline in an executable). */
 int flowmodel_from_node(const struct xml_ctx *x, xmlNodePtr node, struct flowmodel **out);
 void flowmodel_free(struct flowmodel *fm);
+/* The argument's type in a scope: its own, or the one its type parameter names. Error:
+ * "fm.xml:12: <Input name="x">: type ${T} is 'flaot': unknown type ...". */
+int fm_arg_type(const struct flowmodel *fm, const struct fm_arg *a, const struct scope *sc,
+                struct cs_type *t, struct cs_err *e);
+/* The build options in a scope, each ${NAME} replaced by its value (*out owned); *out is
+ * fm->build_options itself when it has none (then *owned is false). */
+int fm_build_options(const struct flowmodel *fm, const struct scope *sc, char **out, bool *owned,
+                     struct cs_err *e);
 /* The argument called name, or NULL. */
 const struct fm_arg *flowmodel_arg(const struct flowmodel *fm, const char *name, size_t *index);
 

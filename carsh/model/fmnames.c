@@ -32,8 +32,22 @@ static void push_names(struct strvec *sv, const char *text)
 	}
 }
 
+/* The names of the ${NAME} references in a text (<BuildOptions>). */
+static void push_references(struct strvec *sv, const char *text)
+{
+	for (const char *p = text ? strstr(text, "${") : NULL; p; p = strstr(p, "${")) {
+		const char *end = strchr(p + 2, '}');
+
+		if (!end)
+			break;
+		sv_push_owned(sv, xstrndup(p + 2, (size_t)(end - p - 2)));
+		p = end + 1;
+	}
+}
+
 static void push_expressions(struct strvec *sv, const struct flowmodel *fm)
 {
+	push_references(sv, fm->build_options);
 	for (unsigned i = 0; i < fm->dims; i++)
 		push_names(sv, fm->global[i]);
 	for (unsigned i = 0; i < fm->local_dims; i++)
@@ -44,6 +58,8 @@ static void push_expressions(struct strvec *sv, const struct flowmodel *fm)
 		push_names(sv, fm->args[i].count);
 		push_names(sv, fm->args[i].value);
 		push_names(sv, fm->args[i].unit);
+		if (fm->args[i].type_param)
+			sv_push(sv, fm->args[i].type_param);
 	}
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/fexpr.h"
 #include "util/alloc.h"
 
 struct planner {
@@ -31,6 +32,7 @@ static int eval_worksize(struct planner *p)
 
 	kp->dims = fm->dims;
 	kp->has_local = fm->local_dims > 0;
+	kp->local_device = fm->local_device;
 	for (unsigned d = 0; d < fm->dims; d++) {
 		long long g, l = 1;
 
@@ -58,14 +60,35 @@ static const char *component_text(struct planner *p, const char *text)
 	return par ? par->value : text;
 }
 
-/* Integer components may be expressions over parameters; float ones are numbers or names. */
+/* A floating component: a number, a parameter's, or an expression such as 1.0/N computed in
+ * double and then rounded to the component's type. */
+static int parse_float(struct planner *p, enum scalar s, const char *text, void *dst)
+{
+	double v;
+
+	if (!fexpr_has_operator(text))
+		return number_parse(s, component_text(p, text), dst, p->e);
+	if (scope_eval_float(&p->scope, text, &v, p->e))
+		return -1;
+	if (s == SC_FLOAT) {
+		float f = (float)v;
+
+		memcpy(dst, &f, sizeof(f));
+	} else {
+		memcpy(dst, &v, sizeof(v));
+	}
+	return 0;
+}
+
+/* Integer components may be expressions over parameters; float ones are numbers, names or
+ * floating expressions. */
 static int parse_component(struct planner *p, enum scalar s, const char *text, void *dst)
 {
 	char num[32];
 	long long v;
 
 	if (scalar_is_float(s))
-		return number_parse(s, component_text(p, text), dst, p->e);
+		return parse_float(p, s, text, dst);
 	if (scope_eval(&p->scope, text, &v, p->e))
 		return -1;
 	snprintf(num, sizeof(num), "%lld", v);
@@ -95,6 +118,49 @@ static int parse_element(struct planner *p, struct cs_type t, const char *text, 
 	return rc;
 }
 
+/* A struct Constant's value: its fields' components in order, comma-separated, each placed
+ * at its field's offset; the padding is zero. */
+static int parse_struct(struct planner *p, const struct fm_struct *st, const char *text,
+                        struct kernel_arg *ka)
+{
+	char *parts[TYPE_MAX_BYTES];
+	size_t want = 0, k = 0;
+	int n, rc = 0;
+
+	for (size_t f = 0; f < st->nfields; f++)
+		want += st->fields[f].type.width;
+	if (st->size > TYPE_MAX_BYTES)
+		return err_set(p->e, "struct %s is %zu bytes; a Constant holds at most %d",
+		               st->name, st->size, TYPE_MAX_BYTES);
+	n = split_top_level(text, parts, TYPE_MAX_BYTES);
+	if (n != (int)want) {
+		for (int i = 0; i < n; i++)
+			free(parts[i]);
+		return err_set(p->e,
+		               "'%s' has %s%d values, struct %s needs %zu (its fields' components "
+		               "in order)",
+		               text, n < 0 ? "more than " : "", n < 0 ? TYPE_MAX_BYTES : n,
+		               st->name, want);
+	}
+	ka->bytes = st->size;
+	ka->is_struct = true;
+	memset(ka->value, 0, sizeof(ka->value));
+	for (size_t f = 0; f < st->nfields && rc == 0; f++) {
+		const struct fm_field *fd = &st->fields[f];
+		size_t ss = scalar_size(fd->type.scalar);
+
+		for (unsigned c = 0; c < fd->type.width && rc == 0; c++, k++) {
+			rc = parse_component(p, fd->type.scalar, parts[k],
+			                     ka->value + fd->offset + c * ss);
+			if (rc)
+				err_prefix(p->e, "field '%s': ", fd->name);
+		}
+	}
+	for (int i = 0; i < n; i++)
+		free(parts[i]);
+	return rc;
+}
+
 static int eval_arg(struct planner *p, const struct fm_arg *a, struct kernel_arg *ka)
 {
 	bool kept = p->jp->kp.source_kept;
@@ -102,19 +168,24 @@ static int eval_arg(struct planner *p, const struct fm_arg *a, struct kernel_arg
 
 	ka->kind = a->kind;
 	ka->name = kept ? a->name : xstrdup(a->name);
-	ka->type = a->type;
+	if (fm_arg_type(p->fm, a, &p->scope, &ka->type, p->e))
+		return -1;
 	ka->line = a->line;
 	if (a->count)
 		ka->count_expr = kept ? a->count : xstrdup(a->count);
+	if (a->struct_name)
+		return parse_struct(p, &p->fm->structs[a->struct_index], a->value, ka)
+		               ? arg_error(p, a)
+		               : 0;
 	if (a->kind == ARG_CONSTANT) {
-		ka->bytes = type_size(a->type);
-		return parse_element(p, a->type, a->value, ka->value) ? arg_error(p, a) : 0;
+		ka->bytes = type_size(ka->type);
+		return parse_element(p, ka->type, a->value, ka->value) ? arg_error(p, a) : 0;
 	}
 	if (scope_eval_range(&p->scope, a->count, "count", 1, INT64_MAX, &count, p->e))
 		return arg_error(p, a);
 	ka->count = (size_t)count;
 	if ((unsigned long long)count > SIZE_MAX ||
-	    size_mul(ka->count, type_size(a->type), &ka->bytes))
+	    size_mul(ka->count, type_size(ka->type), &ka->bytes))
 		return err_set(p->e, "%s:%d: <%s name=\"%s\">: count %lld is too large",
 		               p->fm->file, a->line, arg_kind_name(a->kind), a->name, count);
 	return 0;
@@ -252,6 +323,25 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
+/* The build options with this run's parameters: a changed value is another program, since
+ * the options are part of every program cache's key. */
+static int plan_options(struct planner *p)
+{
+	struct kernel_plan *kp = &p->jp->kp;
+	char *options;
+	bool owned;
+
+	if (fm_build_options(p->fm, &p->scope, &options, &owned, p->e))
+		return -1;
+	if (!owned && kp->source_kept) {
+		kp->build_options = options;
+		return 0;
+	}
+	kp->build_options = owned ? options : xstrdup(options);
+	kp->options_owned = true;
+	return 0;
+}
+
 static void plan_program(struct planner *p)
 {
 	struct kernel_plan *kp = &p->jp->kp;
@@ -263,14 +353,12 @@ static void plan_program(struct planner *p)
 		kp->source = fm->source;
 		kp->source_name = fm->source_name;
 		kp->kernel = fm->kernel;
-		kp->build_options = fm->build_options;
 		kp->includes = fm->includes;
 		kp->fm_file = fm->file;
 	} else {
 		kp->source = xstrdup(fm->source);
 		kp->source_name = xstrdup(fm->source_name);
 		kp->kernel = xstrdup(fm->kernel);
-		kp->build_options = xstrdup(fm->build_options);
 		kp->includes = dup_or_null(fm->includes);
 		kp->fm_file = xstrdup(fm->file);
 	}
@@ -311,7 +399,7 @@ static int plan(struct planner *p, const struct exe *exe, const struct plan_env 
 	scope_push(&p->scope, &exe->fm->params);
 	p->jp = xcalloc(1, sizeof(*p->jp));
 	plan_program(p);
-	if (eval_worksize(p) || plan_args(p) || plan_swap(p)) {
+	if (plan_options(p) || eval_worksize(p) || plan_args(p) || plan_swap(p)) {
 		job_plan_free(p->jp);
 		return -1;
 	}

@@ -135,7 +135,7 @@ void file_stream_keep(const char *path)
 	pthread_mutex_unlock(&streams_lock);
 }
 
-void file_streams_forget(void)
+static void streams_drop(bool all)
 {
 	struct stream_text **pp = &streams;
 
@@ -143,7 +143,7 @@ void file_streams_forget(void)
 	while (*pp) {
 		struct stream_text *st = *pp;
 
-		if (st->kept) {
+		if (st->kept && !all) {
 			st->kept = false;
 			pp = &st->next;
 			continue;
@@ -154,6 +154,16 @@ void file_streams_forget(void)
 		free(st);
 	}
 	pthread_mutex_unlock(&streams_lock);
+}
+
+void file_streams_forget(void)
+{
+	streams_drop(false);
+}
+
+void file_streams_clear(void)
+{
+	streams_drop(true);
 }
 
 static void trim_right(char *s)

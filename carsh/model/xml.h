@@ -98,6 +98,9 @@ char *file_read_text(const char *path, size_t *len, struct cs_err *e);
 bool file_is_stream(const char *path);
 /* A new command starts: forget the streams' texts (filecache_new_generation calls it). */
 void file_streams_forget(void);
+/* The session ends: every stream's text goes, kept or not (a served session worker's next
+ * session reads its own client's). */
+void file_streams_clear(void);
 /* The stream already read at path keeps its text through the next forget: a front-end read
  * it to decide how to run it, and the command it starts reads it again. */
 void file_stream_keep(const char *path);

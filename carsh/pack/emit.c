@@ -252,6 +252,14 @@ static int check_steps(struct pack *pk, struct cs_err *e)
 	const struct kernel_plan *k0 = &x0->jp->kp;
 
 	pk->uniform = true;
+	for (size_t i = 0; i < pk->nexecs; i++)
+		for (size_t a = 0; a < pk->execs[i].jp->kp.nargs; a++)
+			if (pk->execs[i].jp->kp.args[a].is_struct)
+				return err_set(
+				        e,
+				        "%s: <Constant name=\"%s\"> is a struct; pack writes "
+				        "constants as literals of the scalar and vector types only",
+				        pk->execs[i].where, pk->execs[i].jp->kp.args[a].name);
 	for (size_t i = 1; i < pk->nexecs; i++) {
 		const struct pk_exec *x = &pk->execs[i];
 		const struct kernel_plan *kp = &x->jp->kp;

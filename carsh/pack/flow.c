@@ -678,6 +678,12 @@ static int visit_repeat(void *ctx, const struct step *st)
 	const struct flat_at *a = ctx;
 	long long count;
 
+	/* Its runs depend on device results, which a flat list of steps cannot know. */
+	if (st->has_until)
+		return err_set(a->F->e,
+		               "%s:%d: <Repeat until>: pack cannot unroll a loop that stops "
+		               "on a device result; give it count= or leave it out of the pack",
+		               a->b->file, st->line);
 	if (scope_eval_range(a->sc, st->count, "repeat count", 0, FLAT_LIMIT, &count, a->F->e))
 		return err_prefix(a->F->e, "%s:%d: <Repeat>: ", a->b->file, st->line);
 	for (long long i = 0; i < count; i++)

@@ -20,6 +20,7 @@
 #include "runner/buffers.h"
 #include "runner/rankplace.h"
 #include "runner/run.h"
+#include "runner/untilcheck.h"
 #include "util/alloc.h"
 #include "util/mpiranks.h"
 #include "util/rankwatch.h"
@@ -157,8 +158,38 @@ static int sync_ranks(struct run_ctx *c, struct cs_err *e)
 	return ranks_agree(jobs_sync(c->jobs, 0, e) ? 1 : 0, e);
 }
 
+/* "b.bat.xml:5: <Repeat>: " in front of the message (the index is no file or name). */
+static int repeat_failed(struct run *r, const struct step *s)
+{
+	err_prefix(r->e, "%s:%d: <Repeat>: ", r->b->file, s->line);
+	return 1;
+}
+
+/* "until 'buffer:changed == 0' still false after 1000 runs (max=\"1000\"): changed[3] is 1" */
+static int until_limit(struct run *r, const struct step *s, long long max, const char *why)
+{
+	err_set(r->e, "until 'buffer:%s %s %s' still false after %lld runs (max=\"%s\"): %s",
+	        s->until.buffer, until_op_text(s->until.op), s->until.value, max, s->max, why);
+	return repeat_failed(r, s);
+}
+
+/* After each run of the body of an until= loop: 1 when the loop goes on, 0 when it is done,
+ * else a failed status. */
+static int until_again(struct run *r, const struct step *s, long long i, long long max)
+{
+	char why[256];
+	int rc = until_check(r->c, &s->until, r->c->caller, why, sizeof(why), r->e);
+
+	if (rc < 0)
+		return -repeat_failed(r, s);
+	if (rc == 1)
+		return 0;
+	return i + 1 < max ? 1 : -until_limit(r, s, max, why);
+}
+
 /* With index="t", the body sees t = 0, 1, ... count-1, stronger than every other layer:
- * a flow-model takes it as any parameter (<Constant name="t" type="int" value="t"/>). */
+ * a flow-model takes it as any parameter (<Constant name="t" type="int" value="t"/>). With
+ * until=, the body runs until the condition holds after a run, at most max times. */
 static int step_repeat(void *ctx, const struct step *s)
 {
 	struct run *r = ctx;
@@ -166,66 +197,45 @@ static int step_repeat(void *ctx, const struct step *s)
 	struct params index = PARAMS_INIT;
 	struct scope sc;
 	long long n;
-	int rc = 0;
+	int rc = 0, again = 1;
 
-	if (scope_eval_range(outer, s->count, "repeat count", 0, LLONG_MAX, &n, r->e))
-		return step_failed(r, s, 1);
+	if (scope_eval_range(outer, s->has_until ? s->max : s->count,
+	                     s->has_until ? "max" : "repeat count", s->has_until ? 1 : 0, LLONG_MAX,
+	                     &n, r->e))
+		return repeat_failed(r, s);
 	scope_init(&sc);
 	scope_push(&sc, &index);
 	scope_append(&sc, outer);
 	if (s->name)
 		r->c->caller = &sc;
-	for (long long i = 0; i < n && rc == 0; i++) {
+	for (long long i = 0; i < n && rc == 0 && again > 0; i++) {
 		char v[24];
 
 		snprintf(v, sizeof(v), "%lld", i);
 		params_set(&index, s->name ? s->name : "_", v, "<Repeat index>");
 		rc = run_steps(r, s->steps, s->nsteps);
+		if (rc == 0 && s->has_until)
+			again = until_again(r, s, i, n);
 	}
 	r->c->caller = outer;
 	params_free(&index);
-	return rc;
-}
-
-/* ${NAME} in <Echo> text, from the batch's parameters. */
-static int expand(struct run *r, const char *text, struct strbuf *out)
-{
-	for (const char *p = text; *p; p++) {
-		const char *end;
-		const struct param *par;
-		char *name;
-
-		if (p[0] != '$' || p[1] != '{' || !(end = strchr(p, '}'))) {
-			sb_addc(out, *p);
-			continue;
-		}
-		name = xstrndup(p + 2, (size_t)(end - p - 2));
-		par = scope_get(r->c->caller, name);
-		if (!par) {
-			err_set(r->e, "${%s}: no such parameter", name);
-			free(name);
-			return -1;
-		}
-		sb_adds(out, par->value);
-		free(name);
-		p = end;
-	}
-	return 0;
+	return again < 0 ? -again : rc;
 }
 
 static int step_echo(void *ctx, const struct step *s)
 {
 	struct run *r = ctx;
-	struct strbuf text = STRBUF_INIT;
+	char *text;
 	int rc = 1;
 
-	if (expand(r, s->text, &text) == 0) {
-		fprintf(r->c->out, "%s\n", sb_str(&text));
+	/* ${NAME} in <Echo> text, from the batch's parameters. */
+	if (scope_expand(r->c->caller, s->text, &text, r->e) == 0) {
+		fprintf(r->c->out, "%s\n", text);
 		rc = fflush(r->c->out) == 0 ? 0 : 1;
 		if (rc)
 			err_errno(r->e, "echo: write error");
 	}
-	sb_free(&text);
+	free(text);
 	return rc;
 }
 

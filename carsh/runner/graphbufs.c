@@ -29,7 +29,8 @@ static int port_size(struct grun *r, const struct ring_port *p, struct cs_type *
 	if (scope_eval_range(&sc, a->count, "count", 1, INT64_MAX, &n, r->e))
 		return err_prefix(r->e, "%s:%d: <%s name=\"%s\">: ", exe->fm->file, a->line,
 		                  arg_kind_name(a->kind), a->name);
-	*t = a->type;
+	if (fm_arg_type(exe->fm, a, &sc, t, r->e))
+		return -1;
 	*count = (size_t)n;
 	return 0;
 }

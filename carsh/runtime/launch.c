@@ -8,6 +8,7 @@
  */
 #include "runtime/runtime.h"
 #include "runtime/feeder.h"
+#include "runtime/localsize.h"
 #include "runtime/session.h"
 
 #include <stdarg.h>
@@ -30,6 +31,8 @@ struct launch {
 	const struct rt_devinfo *dev;
 	cl_command_queue q;
 	cl_kernel kern;
+	size_t local[3]; /* the plan's local size, or the one local="device" chose */
+	bool has_local;
 	cl_mem *given;            /* per argument: the caller's buffer, or NULL */
 	bool blocking_writes;     /* host data may be freed as soon as we return */
 	bool profile;             /* an event for every command, for run_stats */
@@ -242,7 +245,11 @@ static int check_work(struct launch *L, struct cs_err *e)
 			return err_set(e, "work size 0 in dimension %u", d);
 	if (kp->swap_count < 0)
 		return err_set(e, "swap count %lld is negative", kp->swap_count);
-	if (kp->has_local && check_local(L, e)) {
+	L->has_local = kp->has_local || kp->local_device;
+	memcpy(L->local, kp->local, sizeof(L->local));
+	if ((kp->has_local && check_local(L, e)) ||
+	    (kp->local_device &&
+	     rt_local_for_device(L->kern, L->dev, kp->dims, kp->global, L->local, e))) {
 		if (kp->worksize_line)
 			err_prefix(e, "<WorkSize>: ");
 		return kernel_plan_err_at(kp, kp->worksize_line, e);
@@ -502,7 +509,7 @@ static int launch_runs(struct launch *L, struct cs_err *e)
 	for (long long r = 0; r <= kp->swap_count; r++) {
 		cl_event ev = NULL;
 		cl_int err = clEnqueueNDRangeKernel(L->q, L->kern, kp->dims, NULL, kp->global,
-		                                    kp->has_local ? kp->local : NULL, 0, NULL,
+		                                    L->has_local ? L->local : NULL, 0, NULL,
 		                                    event_slot(L, &ev));
 
 		if (err != CL_SUCCESS)
@@ -659,7 +666,7 @@ static bool feedable(const struct rt_exec *x, bool wait)
 	return x->feed && !wait && rt_feeder_wanted(x->dev->info) && given_only(x);
 }
 
-static struct feed_launch *feed_new(const struct rt_exec *x)
+static struct feed_launch *feed_new(const struct rt_exec *x, const struct launch *L)
 {
 	const struct kernel_plan *kp = x->kp;
 	size_t values = 0;
@@ -672,9 +679,9 @@ static struct feed_launch *feed_new(const struct rt_exec *x)
 	fl->kernel = x->kern->k;
 	fl->name = x->kern->name;
 	fl->dims = kp->dims;
-	fl->has_local = kp->has_local;
+	fl->has_local = L->has_local;
 	memcpy(fl->global, kp->global, sizeof(fl->global));
-	memcpy(fl->local, kp->local, sizeof(fl->local));
+	memcpy(fl->local, L->local, sizeof(fl->local));
 	return fl;
 }
 
@@ -710,7 +717,7 @@ int rt_execute(struct rt_exec *x, struct run_stats *st, struct cs_err *e)
 	wait = wait || has_host_sink(x->kp, x->given);
 	L.blocking_writes = !wait;
 	if (rc == 0 && feedable(x, wait))
-		L.feed = feed_new(x);
+		L.feed = feed_new(x, &L);
 	else
 		L.q = x->q ? x->q : rt_dev_queue(x->dev); /* after what the feeder still has */
 	if (rc == 0)

@@ -10,6 +10,8 @@ void kernel_plan_free(struct kernel_plan *kp)
 	if (!kp)
 		return;
 	free(kp->label);
+	if (kp->source_kept && kp->options_owned)
+		free(kp->build_options);
 	if (!kp->source_kept) {
 		free(kp->source);
 		free(kp->source_name);

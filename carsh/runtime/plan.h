@@ -29,6 +29,8 @@ struct kernel_arg {
 	                    long as the job): a CPU device may use it in place */
 	bool host_start;  /* Output: starts as host's contents (a virtual buffer's, a fill's);
 	                     else it starts undefined and is not uploaded */
+	bool is_struct;   /* Constant of a <Struct> type: value holds bytes bytes as the device
+	                     lays the struct out; type says nothing then */
 	int line;         /* its element in the flow-model file (kernel_plan.fm_file); 0: none */
 	char *count_expr; /* the count as written (streams and Local), or NULL; kept as name */
 };
@@ -45,7 +47,9 @@ struct kernel_plan {
 	bool source_kept; /* source, source_name, kernel, build_options, includes and the arguments'
 	                     names belong to the file cache, which keeps them (and their
 	                     addresses) until the process ends: not freed with the plan */
-	char *source_name; /* its file, or "<inline in x.xml>" */
+	bool options_owned; /* build_options is the plan's own even when source_kept: the
+	                       flow-model's ${NAME} replaced by this run's values */
+	char *source_name;  /* its file, or "<inline in x.xml>" */
 	/* Where the plan's parts were written, for messages; kept as source_name. NULL and 0
 	 * for a plan made by CarSh itself (a packed kernel). */
 	char *fm_file;   /* the flow-model's file */
@@ -63,6 +67,7 @@ struct kernel_plan {
 	size_t global[3];
 	size_t local[3];
 	bool has_local;
+	bool local_device; /* local="device": chosen at launch (runtime/localsize.h) */
 	struct kernel_arg *args;
 	size_t nargs;
 	long long swap_count; /* S: the kernel runs S+1 times */

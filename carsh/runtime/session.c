@@ -69,6 +69,14 @@ static void program_free(struct program_entry *p)
 	free(p);
 }
 
+void rt_session_forget_kept(struct rt_session *s)
+{
+	pthread_mutex_lock(&s->lock);
+	for (struct program_entry *p = s->programs; p; p = p->next)
+		p->kept = NULL;
+	pthread_mutex_unlock(&s->lock);
+}
+
 void rt_session_free(struct rt_session *s)
 {
 	if (!s)

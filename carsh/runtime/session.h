@@ -37,6 +37,10 @@ struct rt_kernel {
 
 struct rt_session *rt_session_new(void);
 void rt_session_free(struct rt_session *s);
+/* The file cache that kept the plans' sources was cleared (a session ended, and s serves the
+ * next): its programs are found by their text from now on, never by an address that a new
+ * source may take. */
+void rt_session_forget_kept(struct rt_session *s);
 
 /* The device a plan asks for (rt_device_pick's rules), with its context and queue created
  * on first use; discovery and creation times go to st. */

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -167,7 +168,10 @@ static int outcome(int srv, pid_t spid, int sock, pid_t pid, int *status, struct
 		memcpy(&ws, m.payload, sizeof(ws));
 		wire_msg_free(&m);
 		*status = (int)(ws & 0xff);
-		wire_send(srv, SERVER_GIVE, &v, sizeof(v), NULL, 0, e);
+		/* Before the worker is given back: a signal now is not for the next session. */
+		forward_to = 0;
+		wire_send(srv, (ws & WORKER_DONE_AGAIN) ? SERVER_GIVE_SESSION : SERVER_GIVE, &v,
+		          sizeof(v), NULL, 0, e);
 		err_clear(e);
 		return 0;
 	}
@@ -240,6 +244,13 @@ static int take_on(struct session_req *r, const struct wire_msg *m, struct cs_er
 	return 0;
 }
 
+/* The worker's own standard error (the server's log), for between its sessions. */
+static int own_err = -1;
+/* Sessions served: a worker serves at most SESSIONS_MAX (what a session leaks stays
+ * bounded), then ends and a fresh spare takes its place. */
+static unsigned served;
+#define SESSIONS_MAX 64
+
 int served_worker_begin(struct session_req *r, struct wire_msg *api, struct cs_err *e)
 {
 	sigset_t stop;
@@ -254,8 +265,11 @@ int served_worker_begin(struct session_req *r, struct wire_msg *api, struct cs_e
 	sigaddset(&stop, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	fcntl(SESSION_SOCK, F_SETFD, FD_CLOEXEC);
+	if (own_err < 0)
+		own_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, SESSION_SOCK + 1);
 	texec_prewarm(getenv("CARSH_DEVICE"));
 	texec_exit_without_teardown(); /* served_worker_done _exits */
+	sessionwire_free(r);           /* the last session's, when this worker served one */
 	memset(r, 0, sizeof(*r));
 	if (wire_recv(SESSION_SOCK, &m, e) != 1)
 		_exit(0);
@@ -283,4 +297,38 @@ void served_worker_done(int status)
 	wire_send(SESSION_SOCK, WORKER_DONE, &v, sizeof(v), NULL, 0, &e);
 	/* As a forked worker: nothing of the runtime's teardown is anyone's wait. */
 	_exit(status);
+}
+
+/* Nothing of the last client's stays open or current here: a reader of its output sees
+ * the end, its directory is not kept busy, and what it left unread on standard input is
+ * not the next session's. false when /dev/null cannot be had: the worker ends instead. */
+static bool drop_client(void)
+{
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+	if (null < 0)
+		return false;
+	dup2(null, STDIN_FILENO);
+	dup2(null, STDOUT_FILENO);
+	dup2(own_err >= 0 ? own_err : null, STDERR_FILENO);
+	close(null);
+	__fpurge(stdin);
+	clearerr(stdin);
+	clearerr(stdout);
+	clearerr(stderr);
+	return chdir("/") == 0;
+}
+
+void served_worker_again(int status)
+{
+	bool again = status == 0 && texec_warm() && served + 1 < SESSIONS_MAX;
+	uint32_t v = (uint32_t)status | WORKER_DONE_AGAIN;
+	struct cs_err e;
+
+	fflush(NULL);
+	if (!again || !drop_client())
+		served_worker_done(status);
+	served++;
+	if (wire_send(SESSION_SOCK, WORKER_DONE, &v, sizeof(v), NULL, 0, &e) != 0)
+		_exit(status);
 }

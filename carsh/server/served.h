@@ -40,5 +40,11 @@ int served_ended(int srv, pid_t pid, int *ws, struct cs_err *e);
 int served_worker_begin(struct session_req *r, struct wire_msg *api, struct cs_err *e);
 /* Answer the session's exit status (its output flushed) and end. */
 void __attribute__((noreturn)) served_worker_done(int status);
+/* Answer the session's exit status and, when the session succeeded and its runtime session
+ * is kept (exec/threadexec.h), return to serve another (served_worker_begin again) with the
+ * last client's descriptors and directory dropped: the answer says so
+ * (WORKER_DONE_AGAIN), and the client gives the worker back to the server's spares instead
+ * of ending it. Otherwise as served_worker_done. */
+void served_worker_again(int status);
 
 #endif

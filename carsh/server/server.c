@@ -48,7 +48,7 @@ struct server {
 	unsigned nclients, nlent;
 	unsigned long jobs;
 	unsigned long devlists; /* workers lent for a device list (SERVER_DEVICES) */
-	unsigned long sessions, warm_sessions;
+	unsigned long sessions, warm_sessions, again_sessions;
 	time_t started;
 	ino_t ino; /* the socket file's */
 	bool stop;
@@ -220,8 +220,8 @@ static void take(struct server *s, struct client *cl, const struct wire_msg *m,
 static void take_session(struct server *s, struct client *cl, const struct wire_msg *m)
 {
 	struct cs_err e;
-	bool warm;
-	struct worker *wk = spares_take(s->spares, (const char *)m->payload, &warm, &e);
+	bool warm, again;
+	struct worker *wk = spares_take(s->spares, (const char *)m->payload, &warm, &again, &e);
 	uint32_t pid;
 	int fd;
 
@@ -234,6 +234,7 @@ static void take_session(struct server *s, struct client *cl, const struct wire_
 	lend(s, cl, wk);
 	s->sessions++;
 	s->warm_sessions += warm;
+	s->again_sessions += again;
 	wire_send(cl->fd, SERVER_SESSION_LENT, &pid, sizeof(pid), &fd, 1, &e);
 }
 
@@ -263,6 +264,28 @@ static void give(struct server *s, struct client *cl, const struct wire_msg *m, 
 		wire_send(cl->fd, SERVER_STATUS, &ws32, sizeof(ws32), NULL, 0, &e);
 }
 
+/* A session worker that waits for another session: a spare again, unless it ended. */
+static void give_again(struct server *s, struct client *cl, const struct wire_msg *m)
+{
+	struct worker *wk = NULL;
+	uint32_t pid;
+	int ws;
+
+	if (m->len == sizeof(pid)) {
+		memcpy(&pid, m->payload, sizeof(pid));
+		wk = unlend(s, cl, pid);
+	}
+	if (!wk)
+		return;
+	if (worker_is_session(wk) && !worker_ended(wk)) {
+		spares_put(s->spares, wk);
+		return;
+	}
+	if (!worker_ended(wk))
+		worker_stop(wk, SIGKILL, &ws);
+	workers_give(s->pool, wk);
+}
+
 static void info(struct server *s, struct client *cl)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -273,8 +296,9 @@ static void info(struct server *s, struct client *cl)
 	sb_addf(&sb, "socket %s\nworkers %u idle, %u lent\njobs %lu\nclients %u\n", s->sock,
 	        workers_idle(s->pool), s->nlent, s->jobs, s->nclients - 1);
 	sb_addf(&sb, "device lists %lu\n", s->devlists);
-	sb_addf(&sb, "sessions %lu, %lu warm\nsession workers %u waiting\n", s->sessions,
-	        s->warm_sessions, spares_waiting(s->spares));
+	sb_addf(&sb, "sessions %lu, %lu warm, %lu in a worker that served one before\n",
+	        s->sessions, s->warm_sessions, s->again_sessions);
+	sb_addf(&sb, "session workers %u waiting\n", spares_waiting(s->spares));
 	sb_addf(&sb, "idle exit %u s\n", idle_seconds());
 	for (struct client *c = s->clients; c; c = c->next)
 		for (struct lent *l = c->lent; l; l = l->next)
@@ -303,6 +327,9 @@ static bool serve(struct server *s, struct client *cl)
 	case SERVER_GIVE:
 	case SERVER_ENDED:
 		give(s, cl, &m, m.type == SERVER_ENDED);
+		break;
+	case SERVER_GIVE_SESSION:
+		give_again(s, cl, &m);
 		break;
 	case SERVER_QUERY:
 	case SERVER_STOP:

@@ -13,6 +13,7 @@ extern char **environ;
 
 struct spare {
 	struct worker *wk;
+	bool again; /* it served a session before, and has its devices open */
 	struct spare *next;
 };
 
@@ -102,7 +103,7 @@ static void replenish(struct spares *sp, const char *key)
 		return;
 	struct spare *s = xcalloc(1, sizeof(*s));
 
-	*s = (struct spare){wk, sp->waiting};
+	*s = (struct spare){wk, false, sp->waiting};
 	sp->waiting = s;
 	sp->n++;
 	if (sp->n <= SPARES_MAX)
@@ -112,10 +113,27 @@ static void replenish(struct spares *sp, const char *key)
 	end_spare(sp, last);
 }
 
-struct worker *spares_take(struct spares *sp, const char *key, bool *warm, struct cs_err *e)
+void spares_put(struct spares *sp, struct worker *wk)
+{
+	struct spare *s = xcalloc(1, sizeof(*s));
+	struct spare **last = &sp->waiting;
+
+	*s = (struct spare){wk, true, sp->waiting};
+	sp->waiting = s;
+	sp->n++;
+	if (sp->n <= SPARES_MAX)
+		return;
+	while ((*last)->next)
+		last = &(*last)->next;
+	end_spare(sp, last);
+}
+
+struct worker *spares_take(struct spares *sp, const char *key, bool *warm, bool *again,
+                           struct cs_err *e)
 {
 	struct worker *wk = NULL;
 
+	*again = false;
 	for (struct spare **p = &sp->waiting; *p && !wk;) {
 		if (worker_ended((*p)->wk)) {
 			end_spare(sp, p);
@@ -128,6 +146,7 @@ struct worker *spares_take(struct spares *sp, const char *key, bool *warm, struc
 		struct spare *s = *p;
 
 		wk = s->wk;
+		*again = s->again;
 		*p = s->next;
 		free(s);
 		sp->n--;

@@ -219,10 +219,14 @@ static void keep_std_fds_taken(void)
 int main(int argc, char **argv)
 {
 	keep_std_fds_taken();
+	/* One session after another, while the worker may serve the next (server/served.h). */
 	if (argc == 2 && strcmp(argv[1], "--session-worker") == 0) {
-		if (!carsh_served_worker(&argc, &argv))
-			carsh_served_done(1);
-		carsh_served_done(run(argc, argv, true));
+		for (;;) {
+			if (!carsh_served_worker(&argc, &argv))
+				carsh_served_done(1);
+			optind = 0; /* getopt_long starts over on the new command line */
+			carsh_served_again(run(argc, argv, true));
+		}
 	}
 	return run(argc, argv, false);
 }

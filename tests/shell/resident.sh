@@ -44,6 +44,24 @@ printf '1,2,3,4,5,6,7,8\n5,5,5,5,5,5,5,5\n' >want
 grep -E '^[0-9,]+$' "$OUT" >got # without the prompts
 same_file got want "a buffer only read is intact; a lost buffer filled again is whole"
 
+# ---- a queued job's fault: reported at the next wait, never old data ----
+# A job whose outputs all stay on the device returns with its kernel queued (on a GPU; on
+# a CPU device only with the test hook CARSH_QUEUE_CPU=1). The crash then comes in that job
+# or after it: either way every buffer whose newest copy was on the worker is lost, and its
+# reader told; a buffer only read is whole.
+printf '%s\n' "$MAKE" "run $ADD x=buffer:x y=buffer:y z=buffer:z" \
+	"run $CRASH x=buffer:x y=buffer:y" "virtbuf dump y --columns 8" \
+	"virtbuf dump z --columns 8" "virtbuf dump x --columns 8" |
+	CARSH_QUEUE_CPU=1 "$CARSH" -i >"$OUT" 2>"$ERR"
+for b in y z; do
+	grep -qF "virtbuf dump $b: virtual buffer '$b' was lost: its newest data was on the device of a worker that ended (" "$ERR" &&
+		pass "a queued job's crash: $b, written on its worker, is lost and its reader told" ||
+		fail "queued crash, $b: $(cat "$ERR")"
+done
+grep -E '^[0-9,]+$' "$OUT" >got
+printf '1,2,3,4,5,6,7,8\n' >want
+same_file got want "a queued job's crash: a buffer only read is whole, nothing stale is dumped"
+
 # ---- the worker that holds a buffer killed while idle ----
 start_carsh -i
 send "$MAKE"

@@ -154,7 +154,8 @@ new=$(server_pid)
 	fail "server after the kill: '$new'"
 
 # ---- carsh -T: the whole session in a session worker of the server ----
-# counter WHICH: "sessions N, W warm" of `carsh server status` (WHICH: 1 for N, 2 for W).
+# counter WHICH: "sessions N, W warm, R in a worker that served one before" of `carsh server
+# status` (WHICH: 1 for N, 2 for W, 4 for R).
 counter() { "$CARSH" server status | awk -v f="$1" '$1 == "sessions" { gsub(",", ""); print $(f + 1) }'; }
 stop_all
 expect 0 "" "$CARSH" -T run "$SCALE" x=x.csv y=out.csv N=8
@@ -167,6 +168,35 @@ same_file piped.csv want.csv "-T through the server: the client's standard input
 [ "$(counter 1)" = 2 ] && [ "$(counter 2)" = $((warm + 1)) ] &&
 	pass "the second -T session took the spare the first left waiting (warm)" ||
 	fail "not a warm spare: $("$CARSH" server status)"
+# Back to back: a session worker whose session succeeded serves the next one of its
+# environment, its devices open; nothing of the last session's is seen in the next.
+n=$(counter 1)
+again=$(counter 4)
+MYVAR=first expect 0 "" "$CARSH" -T -c "virtbuf create kept float 8; echo \${MYVAR}"
+grep -qx first "$OUT" || fail "first session: $(cat "$OUT")"
+expect 0 "" "$CARSH" -T -c 'virtbuf list'
+grep -q kept "$OUT" && fail "the last session's buffer is seen: $(cat "$OUT")"
+expect 0 "" "$CARSH" -T run "$SCALE" x=x.csv y=out.csv N=8
+same_file out.csv want.csv "a worker that served sessions before computes the same"
+[ "$(counter 1)" = $((n + 3)) ] && [ "$(counter 4)" = $((again + 3)) ] &&
+	pass "three -T sessions in a row ran in a worker that served one before" ||
+	fail "not reused: $("$CARSH" server status)"
+expect 2 "carsh: \${MYVAR}: variable not set (set it with 'set MYVAR=VALUE')" env -u MYVAR "$CARSH" -T -c 'echo ${MYVAR}'
+# A flow-model edited between two sessions (to a text of the same length, which a freed
+# copy's address may be taken again by): the next session in the same worker builds it anew.
+sed 's/x\[i\] + 1.0f/x[i] + 5.0f/' "$DATA/fm/addone.xml" >edit.xml
+expect 0 "" "$CARSH" -T run edit.xml x=x.csv y=- z=fill:0
+sed -i 's/x\[i\] + 5.0f/x[i] + 7.0f/' edit.xml
+expect 0 "" "$CARSH" -T run edit.xml x=x.csv y=- z=fill:0
+seq 8 15 >want7
+same_file "$OUT" want7 "a flow-model edited between two sessions of one worker: the new kernel runs"
+# A failed session's worker ends: the next session runs in another.
+expect 0 "" "$CARSH" -T run "$SCALE" x=x.csv y=out.csv N=8
+again=$(counter 4)
+expect 3 "" "$CARSH" -T -c 'exit 3'
+expect 0 "" "$CARSH" -T run "$SCALE" x=x.csv y=out.csv N=8
+[ "$(counter 4)" = $((again + 1)) ] && pass "a failed session's worker (reused) is not lent again" ||
+	fail "after a failed session: $("$CARSH" server status)"
 mkdir -p sub
 (cd sub && "$CARSH" -T -c "virtbuf create b float 8; virtbuf fill b ../x.csv; run $SCALE x=buffer:b y=../vb.csv N=8; virtbuf dump b" >../dump.csv)
 same_file vb.csv want.csv "-T through the server: relative paths are the client's, buffers live in the session"

@@ -25,5 +25,7 @@ Suite *suite_vbufstale(void);
 Suite *suite_vhome(void);
 Suite *suite_includes(void);
 Suite *suite_rankwatch(void);
+Suite *suite_fexpr(void);
+Suite *suite_localsize(void);
 
 #endif

@@ -119,17 +119,20 @@ START_TEST(test_job_message_truncated_refused)
 	struct wbuf w = WBUF_INIT;
 	struct cs_err e;
 	char *cwd = NULL;
+	uint32_t flags;
 
 	sv_push(&env, "OCL_ICD_VENDORS=/v");
 	wb_str(&w, "/here");
 	wb_u32(&w, 1);
 	wb_str(&w, env.v[0]);
 	/* No plan after the environment; and a count of variables that are not there. */
-	ck_assert_int_eq(workerwire_decode_job(w.p, w.len, &cwd, &got, &homes, &jp, &e), -1);
+	ck_assert_int_eq(workerwire_decode_job(w.p, w.len, &cwd, &got, &homes, &flags, &jp, &e),
+	                 -1);
 	ck_assert_ptr_null(cwd);
 	ck_assert_ptr_null(jp);
 	ck_assert_ptr_null(homes);
-	ck_assert_int_eq(workerwire_decode_job(w.p, w.len - 3, &cwd, &got, &homes, &jp, &e), -1);
+	ck_assert_int_eq(workerwire_decode_job(w.p, w.len - 3, &cwd, &got, &homes, &flags, &jp, &e),
+	                 -1);
 	ck_assert_int_eq(got.n, 0);
 	wb_free(&w);
 	sv_free(&env);
