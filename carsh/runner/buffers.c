@@ -2,6 +2,7 @@
 #include "runner/buffers.h"
 
 #include "runner/buffers-int.h"
+#include "runner/bufhost.h"
 #include "mpi/replicas.h"
 #include "util/mpiranks.h"
 
@@ -13,19 +14,11 @@
 #include "exec/executor.h"
 #include "data/vhome.h"
 #include "exec/hazard.h"
-#include "exec/homes.h"
 #include "exec/resident.h"
-#include "exec/threadexec.h"
 #include "exec/workers.h"
 #include "util/alloc.h"
 #include "util/parcopy.h"
 #include "util/path.h"
-
-/* The thread executor's resident copies, once it has started. */
-static struct resident *resident_of(const struct run_ctx *c)
-{
-	return c->s->texec ? texec_resident(c->s->texec) : NULL;
-}
 
 int buffers_create(struct run_ctx *c, const char *name, struct cs_type type, size_t count,
                    struct cs_err *e)
@@ -35,24 +28,6 @@ int buffers_create(struct run_ctx *c, const char *name, struct cs_type type, siz
 	if (c->s->replicas)
 		replicas_add(c->s->replicas, name);
 	return 0;
-}
-
-/* Host access to a buffer takes a hazard claim like a job, so it never races one. */
-struct claim *buffers_claim_one(struct run_ctx *c, const struct vbuf *v, bool writes,
-                                struct cs_err *e)
-{
-	struct exec_env env = run_exec_env(c);
-	char *label = xasprintf("virtbuf %s %s", writes ? "fill" : "dump", v->name);
-	struct claim *cl = claim_new(label);
-
-	free(label);
-	claim_use(cl, v->shm, v->name, writes);
-	hazard_register(env.hz, cl);
-	if (hazard_wait(env.hz, cl, NULL, NULL, env.interrupted) == 0)
-		return cl;
-	hazard_release(env.hz, cl);
-	err_set(e, "interrupted while waiting for '%s'", v->name);
-	return NULL;
 }
 
 static int read_values(const char *file, const struct vbuf *v, void *dst, struct cs_err *e)
@@ -76,7 +51,7 @@ static int fill_on_device(struct run_ctx *c, const struct vbuf *v, const char *v
 	cl = buffers_claim_one(c, v, true, e);
 	if (!cl)
 		return -1;
-	rc = resident_fill(resident_of(c), v->shm, one, type_size(v->type), e);
+	rc = resident_fill(buffers_resident(c), v->shm, one, type_size(v->type), e);
 	hazard_release(c->s->hz, cl);
 	if (rc != 0 && rc != 1)
 		return -1;
@@ -190,7 +165,7 @@ static int fill(struct run_ctx *c, const char *name, const char *file, const cha
 
 	if (vbuf_lookup(c->s->vbufs, name, &v, e))
 		return err_prefix(e, "virtbuf fill: ");
-	if (value && resident_of(c))
+	if (value && buffers_resident(c))
 		rc = fill_on_device(c, &v, value, &on_device, e);
 	if (rc == 0 && !on_device)
 		rc = fill_host(c, &v, file, value, e);
@@ -239,26 +214,6 @@ static int write_values(struct run_ctx *c, const char *file, const struct vbuf *
 	return datafile_write(file ? file : "-", c->out, v->type.scalar, src, scalars, cols, e);
 }
 
-/* The current data may be on a device: the thread executor's, or a warm worker's. */
-static int to_host(struct run_ctx *c, const struct vbuf *v, struct cs_err *e)
-{
-	if (resident_of(c) && resident_to_host(resident_of(c), v->shm, e))
-		return -1;
-	return homes_to_host(c->s->homes, c->s->workers, v->shm, v->name, e);
-}
-
-int buffers_host_current(struct run_ctx *c, const struct vbuf *v, struct cs_err *e)
-{
-	return to_host(c, v, e);
-}
-
-void buffers_host_wrote(struct run_ctx *c, const struct vbuf *v)
-{
-	if (resident_of(c))
-		resident_host_wrote(resident_of(c), v->shm);
-	vhome_host_wrote(c->s->homes, v->shm);
-}
-
 static int dump(struct run_ctx *c, const char *name, const char *file, size_t columns,
                 struct cs_err *e)
 {
@@ -269,7 +224,7 @@ static int dump(struct run_ctx *c, const char *name, const char *file, size_t co
 
 	if (vbuf_lookup(c->s->vbufs, name, &v, e))
 		return err_prefix(e, "virtbuf dump: ");
-	if ((cl = buffers_claim_one(c, &v, false, e)) && to_host(c, &v, e) == 0 &&
+	if ((cl = buffers_claim_one(c, &v, false, e)) && buffers_host_current(c, &v, e) == 0 &&
 	    (map = vbuf_map(v.shm, v.bytes, false, e)) &&
 	    write_values(c, file, &v, map, columns, e) == 0)
 		rc = 0;
@@ -334,8 +289,8 @@ static int delete_one(struct run_ctx *c, const char *name, struct cs_err *e)
 	struct vbuf v;
 
 	if (vbuf_lookup(c->s->vbufs, name, &v, e) == 0) {
-		if (resident_of(c))
-			resident_forget(resident_of(c), v.shm);
+		if (buffers_resident(c))
+			resident_forget(buffers_resident(c), v.shm);
 		vhome_forget(c->s->homes, v.shm);
 		if (c->s->workers)
 			workers_drop_everywhere(c->s->workers, v.shm);
@@ -382,7 +337,7 @@ int buffers_claim_plan(struct run_ctx *c, const struct job_plan *jp, struct clai
 		struct vbuf v = {.name = b->buffer, .shm = b->shm};
 
 		if (b->how == BIND_BUFFER && b->shm && arg_is_read(jp->kp.args[i].kind) &&
-		    to_host(c, &v, e)) {
+		    buffers_host_current(c, &v, e)) {
 			err_prefix(e, "stream '%s': ", jp->kp.args[i].name);
 			buffers_release_plan(c, jp, *cl);
 			rc = 1;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "runner/buffers-int.h"
+#include "runner/bufhost.h"
 #include "runner/buffers.h"
 #include "mpi/replicas.h"
 #include "util/alloc.h"

@@ -1,6 +1,7 @@
 /*
  * The state of the per-job device choice (runner/devplace.h), shared by devplace.c, which
- * places each job, and devlearn.c, which learns from each job's end. The runner's own.
+ * places each job, devlearn.c, which learns from each job's end, and devstate.c, which reads
+ * the history and ends the state. The runner's own.
  */
 #ifndef CARSH_RUNNER_DEVPLACE_INT_H
 #define CARSH_RUNNER_DEVPLACE_INT_H

@@ -13,37 +13,12 @@
 #include "exec/executor.h"
 #include "exec/workers.h"
 #include "runner/devplace-int.h"
+#include "runner/devstate.h"
 #include "runtime/cache.h"
 #include "runtime/session.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/strbuf.h"
-
-struct profstore *placer_history(struct placer *p)
-{
-	if (!p->store && p->path) {
-		p->store = profstore_open(p->path);
-		p->saved_at = clock_ms();
-	}
-	return p->store;
-}
-
-void placer_free(struct placer *p)
-{
-	struct cs_err e;
-
-	if (!p)
-		return;
-	if (p->store)
-		(void)profstore_save(p->store, &e); /* a lost measurement is only a lost one */
-	profstore_free(p->store);
-	free(p->devs);
-	free(p->path);
-	if (p->meter)
-		energy_close(p->meter);
-	pthread_mutex_destroy(&p->lock);
-	free(p);
-}
 
 /* In a child (the shell must not start OpenCL): the device list, raw, on standard output. */
 static int devices_child(void *arg, struct job_result *res)

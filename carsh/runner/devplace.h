@@ -42,9 +42,7 @@ void place_restore(struct job_plan *jp, char *saved);
  * device that can run it, or there is no history or no device list. */
 int place_job_forecast(struct run_ctx *c, const struct job_plan *jp, double *ms);
 
-/* The session's choice state (created on first use); frees it. */
 struct placer;
-void placer_free(struct placer *p);
 
 /* `devices --profiles`: the "device" records of the profile history, one a line (p, the
  * shell's placer or NULL, saves what it learnt first); warn gets the history's warning. -1 with e

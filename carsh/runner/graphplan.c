@@ -1,4 +1,4 @@
-/* A graph run's plan and data (runner/graphrun-int.h). */
+/* A graph run's plan, data and steps (runner/graphrun-int.h). */
 #include <stdio.h>
 #include <string.h>
 
@@ -577,4 +577,19 @@ int grun_bind_data(struct grun *r)
 		if (apply_word(r, &r->o->data[i]))
 			return -1;
 	return 0;
+}
+
+size_t grun_stage_of(const struct peast_plan *p, size_t period, size_t t)
+{
+	return t < p->nstartup ? t : p->nstartup + (t - p->nstartup) % period;
+}
+
+size_t grun_steps(const struct grun *r)
+{
+	size_t maxdepth = 0;
+
+	for (size_t x = 0; x < r->g->nnodes; x++)
+		if (r->plan.depth[x] > maxdepth)
+			maxdepth = r->plan.depth[x];
+	return maxdepth + (r->items - 1) * r->rp.period + 1;
 }

@@ -1,9 +1,11 @@
 /*
  * The graph runner's own header (runner/graphrun.h is the public one): what a run of a
- * graph holds, and the functions its three files share — graphplan.c (the command line,
- * the nodes' executables and ports, where the data come from), graphbufs.c (the rings of
- * virtual buffers, filled and dumped through the buffer service) and graphrun.c (the steps
- * and the whole run).
+ * graph holds, and the functions its files share — graphplan.c (the command line, the
+ * nodes' executables and ports, where the data come from, the steps of a pipelined run),
+ * graphbufs.c (the rings of virtual buffers, filled and dumped through the buffer service),
+ * graphranks.c (the run across MPI ranks as inputs arrive) and graphrun.c (the steps and the
+ * whole run). graphrun.c calls the other three and graphranks.c the two below it; nothing
+ * calls back up.
  */
 #ifndef CARSH_RUNNER_GRAPHRUN_INT_H
 #define CARSH_RUNNER_GRAPHRUN_INT_H
@@ -92,6 +94,10 @@ void grun_names_free(struct graph_streams *nm, const struct graph *g);
 bool grun_has_pattern(const struct graph_data *d);
 /* pattern with every {i} replaced by the item number. */
 char *grun_item_path(const char *pattern, size_t item);
+/* The stage of step t: the startup's rows once, then the repeat batch's over and over. */
+size_t grun_stage_of(const struct peast_plan *p, size_t period, size_t t);
+/* Steps of a pipelined run. */
+size_t grun_steps(const struct grun *r);
 
 /* graphbufs.c */
 /* Before the first step: the buffers, the data that serve every item, the initial data. */
@@ -116,9 +122,5 @@ int grun_start_run(struct grun *r, size_t node, size_t item);
 bool grun_ranks_async(const struct grun *r);
 /* The pipelined run across ranks, each firing its runs as their inputs arrive. */
 int grun_run_ranks(struct grun *r);
-/* The stage of step t: the startup's rows once, then the repeat batch's over and over. */
-size_t grun_stage_of(const struct peast_plan *p, size_t period, size_t t);
-/* Steps of a pipelined run. */
-size_t grun_steps(const struct grun *r);
 
 #endif

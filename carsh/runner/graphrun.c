@@ -131,21 +131,6 @@ static bool interrupted(struct grun *r)
 	return false;
 }
 
-size_t grun_stage_of(const struct peast_plan *p, size_t period, size_t t)
-{
-	return t < p->nstartup ? t : p->nstartup + (t - p->nstartup) % period;
-}
-
-size_t grun_steps(const struct grun *r)
-{
-	size_t maxdepth = 0;
-
-	for (size_t x = 0; x < r->g->nnodes; x++)
-		if (r->plan.depth[x] > maxdepth)
-			maxdepth = r->plan.depth[x];
-	return maxdepth + (r->items - 1) * r->rp.period + 1;
-}
-
 static int run_pipelined(struct grun *r)
 {
 	const struct peast_plan *p = &r->plan;

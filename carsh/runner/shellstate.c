@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner/devplace.h"
+#include "runner/devstate.h"
 #include "runner/plancache.h"
 #include "mpi/replicas.h"
 #include "data/types.h"

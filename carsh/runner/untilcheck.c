@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "runner/buffers-int.h"
+#include "runner/bufhost.h"
 #include "util/mpiranks.h"
 
 /* The status that carries "does not hold" through ranks_agree: not an error's. */

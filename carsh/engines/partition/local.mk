@@ -6,7 +6,7 @@ carsh_libcarsh_la_SOURCES += \
 	carsh/engines/partition/sched-lambda.c carsh/engines/partition/sched-split.c \
 	carsh/engines/partition/sched-cost.c carsh/engines/partition/sched-map.c \
 	carsh/engines/partition/sched-learn.c carsh/engines/partition/sched-learn.h \
-	carsh/engines/partition/sched-logfit.h \
+	carsh/engines/partition/sched-logfit-int.h \
 	carsh/engines/partition/sched-logfit.c carsh/engines/partition/sched-logfit-cpu.c \
 	carsh/engines/partition/sched-static.c carsh/engines/partition/sched-concord.c \
 	carsh/engines/partition/sched-hdss.c carsh/engines/partition/sched-marrow.c \

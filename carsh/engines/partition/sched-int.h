@@ -2,7 +2,7 @@
  * Inside the chunk schedulers (sched.h): the state they share and the helpers more than one
  * of them calls. sched.c holds the interface and hands each call to the running scheduler's
  * entry (struct sched_ops), one file each, each with its own state: sched-logfit.c (with
- * sched-logfit-cpu.c, the cores' side, and sched-logfit.h, their state), sched-static.c
+ * sched-logfit-cpu.c, the cores' side, and sched-logfit-int.h, their state), sched-static.c
  * (static, cpu, gpu), sched-concord.c, sched-hdss.c, sched-marrow.c. What they share:
  * sched-chunk.c (rounding to the granule, taking a chunk), sched-lambda.c (the devices'
  * throughputs), sched-split.c (a split made in advance, the GPUs' part shared among them).

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "engines/partition/sched-learn.h"
-#include "engines/partition/sched-logfit.h"
+#include "engines/partition/sched-logfit-int.h"
 
 #define PRIMED_PARTS 4 /* a primed core's share of what is left comes in this many chunks */
 /* A core whose one-granule chunk is out of work comes back when the GPU's throughput changes

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "engines/partition/sched-learn.h"
-#include "engines/partition/sched-logfit.h"
+#include "engines/partition/sched-logfit-int.h"
 #include "util/alloc.h"
 
 #define ASK_AGAIN 4

@@ -2,8 +2,8 @@
  * LogFit's own state (sched-int.h: a scheduler's private data), shared by its two files:
  * sched-logfit.c, the GPUs' side and the entry, and sched-logfit-cpu.c, the cores' side.
  */
-#ifndef CARSH_ENGINES_PARTITION_SCHED_LOGFIT_H
-#define CARSH_ENGINES_PARTITION_SCHED_LOGFIT_H
+#ifndef CARSH_ENGINES_PARTITION_SCHED_LOGFIT_INT_H
+#define CARSH_ENGINES_PARTITION_SCHED_LOGFIT_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>

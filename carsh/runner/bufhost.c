@@ -1,0 +1,47 @@
+/* Host access to a virtual buffer (runner/bufhost.h). */
+#include "runner/bufhost.h"
+
+#include <stdlib.h>
+
+#include "data/vhome.h"
+#include "exec/executor.h"
+#include "exec/homes.h"
+#include "exec/threadexec.h"
+#include "util/alloc.h"
+
+struct resident *buffers_resident(const struct run_ctx *c)
+{
+	return c->s->texec ? texec_resident(c->s->texec) : NULL;
+}
+
+/* Host access to a buffer takes a hazard claim like a job, so it never races one. */
+struct claim *buffers_claim_one(struct run_ctx *c, const struct vbuf *v, bool writes,
+                                struct cs_err *e)
+{
+	struct exec_env env = run_exec_env(c);
+	char *label = xasprintf("virtbuf %s %s", writes ? "fill" : "dump", v->name);
+	struct claim *cl = claim_new(label);
+
+	free(label);
+	claim_use(cl, v->shm, v->name, writes);
+	hazard_register(env.hz, cl);
+	if (hazard_wait(env.hz, cl, NULL, NULL, env.interrupted) == 0)
+		return cl;
+	hazard_release(env.hz, cl);
+	err_set(e, "interrupted while waiting for '%s'", v->name);
+	return NULL;
+}
+
+int buffers_host_current(struct run_ctx *c, const struct vbuf *v, struct cs_err *e)
+{
+	if (buffers_resident(c) && resident_to_host(buffers_resident(c), v->shm, e))
+		return -1;
+	return homes_to_host(c->s->homes, c->s->workers, v->shm, v->name, e);
+}
+
+void buffers_host_wrote(struct run_ctx *c, const struct vbuf *v)
+{
+	if (buffers_resident(c))
+		resident_host_wrote(buffers_resident(c), v->shm);
+	vhome_host_wrote(c->s->homes, v->shm);
+}

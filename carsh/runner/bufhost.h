@@ -1,0 +1,29 @@
+/*
+ * Host access to a virtual buffer, as the typed buffer service takes it (buffers.c) and its
+ * moves across MPI ranks (bufranks.c): the hazard claim, and the device copies kept right
+ * around it. The runner's own; below both, so that neither calls the other back.
+ */
+#ifndef CARSH_RUNNER_BUFHOST_H
+#define CARSH_RUNNER_BUFHOST_H
+
+#include <stdbool.h>
+
+#include "data/vbuf.h"
+#include "exec/hazard.h"
+#include "exec/resident.h"
+#include "runner/context.h"
+
+/* The thread executor's resident copies, once it has started; NULL before. */
+struct resident *buffers_resident(const struct run_ctx *c);
+
+/* A hazard claim on v for host access, registered and waited for: NULL when interrupted. */
+struct claim *buffers_claim_one(struct run_ctx *c, const struct vbuf *v, bool writes,
+                                struct cs_err *e);
+
+/* The current data may be on a device (the thread executor's, after `partition` a rank's
+ * shell is on it, or a warm worker's): the host copy of v made current before it is read or
+ * sent, and the device copies marked stale after the host copy was written or received. */
+int buffers_host_current(struct run_ctx *c, const struct vbuf *v, struct cs_err *e);
+void buffers_host_wrote(struct run_ctx *c, const struct vbuf *v);
+
+#endif
