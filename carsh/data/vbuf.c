@@ -351,7 +351,8 @@ static size_t mapping_span(size_t bytes)
 	return g + (bytes + g - 1) / g * g + g;
 }
 
-void *vbuf_map(const char *shm, size_t bytes, bool writable, struct cs_err *e)
+static void *map_object(const char *shm, size_t bytes, bool writable, bool populate,
+                        struct cs_err *e)
 {
 	int fd = shm_open(shm, writable ? O_RDWR : O_RDONLY, 0);
 	size_t span = mapping_span(bytes);
@@ -376,9 +377,21 @@ void *vbuf_map(const char *shm, size_t bytes, bool writable, struct cs_err *e)
 		munmap(area, span);
 		return NULL;
 	}
-	/* Every caller goes over the whole buffer (a fill, a dump, a job's transfers). */
-	prefault(p, bytes, writable);
+	if (populate)
+		prefault(p, bytes, writable);
 	return p;
+}
+
+/* Every caller goes over the whole buffer (a dump, a file's copy, a job's transfers): its
+ * pages are mapped at once, over the cores, instead of one fault at a time in the copy. */
+void *vbuf_map(const char *shm, size_t bytes, bool writable, struct cs_err *e)
+{
+	return map_object(shm, bytes, writable, true, e);
+}
+
+void *vbuf_map_lazy(const char *shm, size_t bytes, bool writable, struct cs_err *e)
+{
+	return map_object(shm, bytes, writable, false, e);
 }
 
 void *vbuf_guarded_alloc(size_t bytes, struct cs_err *e)

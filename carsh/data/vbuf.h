@@ -59,6 +59,9 @@ size_t vbuf_names(struct vbuf_table *t, char ***out);
 
 /* Map an object of `bytes` bytes (read-only unless writable). */
 void *vbuf_map(const char *shm, size_t bytes, bool writable, struct cs_err *e);
+/* The same, its pages faulted in by their first touch: for a caller that writes every page from
+ * all the cores itself (a value fill), whose faults then run in parallel. */
+void *vbuf_map_lazy(const char *shm, size_t bytes, bool writable, struct cs_err *e);
 void vbuf_unmap(void *p, size_t bytes);
 /* Private zeroed memory laid out as a mapping (an inaccessible page on each side), for a
  * CPU device's copy of a buffer: a kernel that writes past it faults as on the mapping

@@ -117,7 +117,7 @@ static int fill_value_host(struct run_ctx *c, const struct vbuf *v, const char *
 	int rc = -1;
 
 	if (vector_parse(v->type, value, one, e) == 0 && (cl = buffers_claim_one(c, v, true, e)) &&
-	    (map = vbuf_map(v->shm, v->bytes, true, e))) {
+	    (map = vbuf_map_lazy(v->shm, v->bytes, true, e))) {
 		fill_par(v->type, map, v->count, one);
 		buffers_host_wrote(c, v);
 		rc = 0;
