@@ -1,13 +1,12 @@
 #include "exec/threadexec.h"
 
-#include "exec/homes.h"
-
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "exec/homes.h"
+#include "exec/jobcopies.h"
 #include "exec/stage.h"
 #include "runtime/feeder.h"
 #include "util/alloc.h"
@@ -111,40 +110,6 @@ struct resident *texec_resident(struct texec *t)
 	return t->res;
 }
 
-static bool bound_to_buffer(const struct job_plan *jp, size_t i)
-{
-	return jp->binds[i].how == BIND_BUFFER && jp->binds[i].shm;
-}
-
-static bool in_pair_as_input(const struct kernel_plan *kp, size_t i)
-{
-	for (size_t p = 0; p < kp->npairs; p++)
-		if (kp->pairs[p].input == i)
-			return true;
-	return false;
-}
-
-/* A private device copy, which replaces the borrowed *mem and which the job owns: the swaps
- * of a pair write into its input's buffer, which must not change a buffer the job only
- * reads. */
-static int private_copy(struct rt_dev *dev, cl_mem *mem, size_t bytes, struct cs_err *e)
-{
-	cl_int err;
-	cl_mem copy = clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
-
-	if (err == CL_SUCCESS)
-		err = clEnqueueCopyBuffer(rt_dev_queue(dev), *mem, copy, 0, 0, bytes, 0, NULL,
-		                          NULL);
-	if (err != CL_SUCCESS) {
-		if (copy)
-			(void)clReleaseMemObject(copy);
-		return err_set(e, "a private copy of %zu bytes on '%s': %s", bytes, dev->info->name,
-		               rt_cl_error_name(err));
-	}
-	*mem = copy;
-	return 0;
-}
-
 /* given[i]: the buffer's device copy, borrowed; or a private copy, also in own[i]. An
  * Output's copy holds the buffer's contents too: what the kernel does not write keeps its
  * value, as under the process executor (docs/formats.md, "What an Output starts as"). */
@@ -154,13 +119,13 @@ static int acquire_buffers(struct texec *t, struct job_plan *jp, struct rt_dev *
 	for (size_t i = 0; i < jp->kp.nargs; i++) {
 		const struct kernel_arg *a = &jp->kp.args[i];
 
-		if (!bound_to_buffer(jp, i))
+		if (!job_bound_to_buffer(jp, i))
 			continue;
 		if (resident_acquire(t->res, jp->binds[i].shm, a->bytes, dev, true, &given[i],
 		                     &st->h2d_ms, e))
 			return err_prefix(e, "stream '%s': ", a->name);
-		if (a->kind == ARG_INPUT && in_pair_as_input(&jp->kp, i)) {
-			if (private_copy(dev, &given[i], a->bytes, e))
+		if (a->kind == ARG_INPUT && job_pair_input(&jp->kp, i)) {
+			if (job_private_copy(dev, &given[i], a->bytes, e))
 				return -1;
 			own[i] = given[i];
 		}

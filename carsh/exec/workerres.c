@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/jobcopies.h"
 #include "exec/resident.h"
 #include "exec/stage.h"
 #include "runtime/feeder.h"
@@ -155,39 +156,6 @@ struct wjob {
 	struct run_stats *st;
 };
 
-static bool bound(const struct job_plan *jp, size_t i)
-{
-	return jp->binds[i].how == BIND_BUFFER && jp->binds[i].shm;
-}
-
-static bool in_pair_as_input(const struct kernel_plan *kp, size_t i)
-{
-	for (size_t p = 0; p < kp->npairs; p++)
-		if (kp->pairs[p].input == i)
-			return true;
-	return false;
-}
-
-/* The swaps of a pair write into its input's buffer: a buffer the job only reads gets a
- * copy of its own first, which the job owns. */
-static int private_copy(struct rt_dev *dev, cl_mem *mem, size_t bytes, struct cs_err *e)
-{
-	cl_int err;
-	cl_mem copy = clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
-
-	if (err == CL_SUCCESS)
-		err = clEnqueueCopyBuffer(rt_dev_queue(dev), *mem, copy, 0, 0, bytes, 0, NULL,
-		                          NULL);
-	if (err != CL_SUCCESS) {
-		if (copy)
-			(void)clReleaseMemObject(copy);
-		return err_set(e, "a private copy of %zu bytes on '%s': %s", bytes, dev->info->name,
-		               rt_cl_error_name(err));
-	}
-	*mem = copy;
-	return 0;
-}
-
 /* The shell's word on where the data is: a copy said to be here must be, at that
  * generation; one said to be in shared memory makes the copies here stale. */
 static int agree(struct wres *w, const char *shm, const struct job_home *home, struct cs_err *e)
@@ -215,8 +183,8 @@ static int acquire(struct wjob *j, size_t i, struct cs_err *e)
 	    resident_acquire(j->w->r, shm, a->bytes, j->x->dev, true, &j->x->given[i],
 	                     &j->st->h2d_ms, e))
 		return -1;
-	if (a->kind == ARG_INPUT && in_pair_as_input(&j->jp->kp, i)) {
-		if (private_copy(j->x->dev, &j->x->given[i], a->bytes, e))
+	if (a->kind == ARG_INPUT && job_pair_input(&j->jp->kp, i)) {
+		if (job_private_copy(j->x->dev, &j->x->given[i], a->bytes, e))
 			return -1;
 		j->own[i] = j->x->given[i];
 	}
@@ -230,7 +198,7 @@ static int stage_hook(void *arg, struct cs_err *e)
 	struct wjob *j = arg;
 
 	for (size_t i = 0; i < j->jp->kp.nargs; i++)
-		if (bound(j->jp, i) && acquire(j, i, e))
+		if (job_bound_to_buffer(j->jp, i) && acquire(j, i, e))
 			return err_prefix(e, "stream '%s': ", j->jp->kp.args[i].name);
 	return stage_in_files(j->jp, e);
 }
@@ -257,7 +225,7 @@ static void store(struct wjob *j, cl_mem *final)
 	for (size_t i = 0; i < n; i++) {
 		bool wrote = jp->kp.args[i].kind != ARG_INPUT;
 
-		if (!bound(jp, i))
+		if (!job_bound_to_buffer(jp, i))
 			continue;
 		if (wrote && final[i])
 			resident_store(j->w->r, jp->binds[i].shm, j->x->dev, final[i], NULL);
