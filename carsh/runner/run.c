@@ -10,6 +10,7 @@
 #include "model/planner.h"
 #include "runner/batchrun.h"
 #include "runner/buffers.h"
+#include "runner/datalen.h"
 #include "runner/graphrun.h"
 #include "runner/devplace.h"
 #include "runner/rankplace.h"
@@ -243,9 +244,21 @@ static int run_executable(struct run_ctx *c, const char *path, const char *root,
 	struct loaded_exe l;
 	int rc;
 
+	FILE *in = c->in, *spool;
+
 	if (exe_load(path, root, n, words, &l, e))
 		return 1;
+	if (datalen_apply(l.exe, c->caller, c->in, &l.args, &spool, e)) {
+		err_prefix(e, "%s: ", path);
+		exe_loaded_free(&l);
+		return 1;
+	}
+	if (spool)
+		c->in = spool;
 	rc = plan_and_run(c, l.exe, &l.args, path, true, !l.wrap, e);
+	c->in = in;
+	if (spool)
+		fclose(spool);
 	exe_loaded_free(&l);
 	return rc;
 }

@@ -1,0 +1,147 @@
+/* Lengths from the data (runner/datalen.h). */
+#include "runner/datalen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/datafile.h"
+#include "util/alloc.h"
+#include "util/path.h"
+
+/* The first stream to size a parameter: its value and who gave it, for a second's error. */
+struct sized {
+	const char *param;
+	const char *stream;
+	const char *path;
+	size_t count;
+};
+
+static const struct exe_bind *bind_of(const struct exe *exe, const char *stream)
+{
+	for (size_t i = 0; i < exe->nbinds; i++)
+		if (strcmp(exe->binds[i].stream, stream) == 0)
+			return &exe->binds[i];
+	return NULL;
+}
+
+/* A parameter nothing sets but the flow-model's own default. */
+static bool is_unset(const struct exe *exe, const struct scope *caller, const struct params *args,
+                     const char *name)
+{
+	return !params_get(args, name) && !params_get(&exe->params, name) &&
+	       !(caller && scope_get(caller, name));
+}
+
+/* Standard input, copied whole into an unlinked temporary file, rewound. */
+static FILE *spool_input(FILE *in, struct cs_err *e)
+{
+	enum { CHUNK = 1 << 20 };
+	char *buf = xmalloc(CHUNK);
+	FILE *t = tmpfile();
+	size_t n;
+
+	if (!t) {
+		err_errno(e, "<stdin>: cannot make a temporary file to count the input");
+		free(buf);
+		return NULL;
+	}
+	while ((n = fread(buf, 1, CHUNK, in)) > 0)
+		if (fwrite(buf, 1, n, t) != n)
+			break;
+	free(buf);
+	if (ferror(in) || ferror(t) || fflush(t) != 0) {
+		err_errno(e, "<stdin>: while copying the input to count it");
+		fclose(t);
+		return NULL;
+	}
+	rewind(t);
+	return t;
+}
+
+static int disagree(const struct sized *a, const struct sized *b, struct cs_err *e)
+{
+	return err_set(e, "streams '%s' and '%s' disagree on %s: %s holds %zu, %s holds %zu",
+	               a->stream, b->stream, a->param, a->path, a->count, b->path, b->count);
+}
+
+/* The count of one stream's data, in elements of its type. */
+static int measure(const struct fm_arg *a, const struct exe_bind *b, FILE *in, size_t *count,
+                   struct cs_err *e)
+{
+	size_t n;
+
+	if (datafile_count(b->path, in, a->type.scalar, &n, e))
+		return err_prefix(e, "stream '%s': ", a->name);
+	if (n % a->type.width)
+		return err_set(e,
+		               "stream '%s': %s: %zu values are not a whole number of %u-wide "
+		               "elements",
+		               a->name, path_is_stdio(b->path) ? "<stdin>" : b->path, n,
+		               a->type.width);
+	*count = n / a->type.width;
+	return 0;
+}
+
+/* One stream: sizes its parameter, or checks it against the stream that did. */
+static int size_from(const struct fm_arg *a, const struct exe_bind *b, FILE *in,
+                     struct sized *first, size_t nfirst, size_t *used, struct cs_err *e)
+{
+	struct sized s = {a->count, a->name, path_is_stdio(b->path) ? "<stdin>" : b->path, 0};
+
+	if (measure(a, b, in, &s.count, e))
+		return -1;
+	if (s.count == 0)
+		return 0; /* PGM, or an empty input: the count keeps its value */
+	for (size_t i = 0; i < *used; i++)
+		if (strcmp(first[i].param, s.param) == 0)
+			return first[i].count == s.count ? 0 : disagree(&first[i], &s, e);
+	if (*used < nfirst)
+		first[(*used)++] = s;
+	return 0;
+}
+
+static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
+                    const struct params *args, FILE **spool, struct sized *first, size_t *used,
+                    struct cs_err *e)
+{
+	const struct flowmodel *fm = exe->fm;
+
+	for (size_t i = 0; i < fm->nargs; i++) {
+		const struct fm_arg *a = &fm->args[i];
+		const struct exe_bind *b = bind_of(exe, a->name);
+
+		if (!arg_is_stream(a->kind) || !arg_is_read(a->kind) || !b || b->how != BIND_FILE ||
+		    !a->count || !param_name_valid(a->count) ||
+		    !is_unset(exe, caller, args, a->count))
+			continue;
+		if (path_is_stdio(b->path) && !*spool && !(*spool = spool_input(in, e)))
+			return -1;
+		if (size_from(a, b, *spool, first, fm->nargs, used, e))
+			return -1;
+	}
+	return 0;
+}
+
+int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, struct params *args,
+                  FILE **spool, struct cs_err *e)
+{
+	struct sized *first = xcalloc(exe->fm->nargs + 1, sizeof(*first));
+	size_t used = 0;
+	int rc;
+
+	*spool = NULL;
+	rc = size_all(exe, caller, in, args, spool, first, &used, e);
+	for (size_t i = 0; rc == 0 && i < used; i++) {
+		char num[32], origin[200];
+
+		snprintf(num, sizeof(num), "%zu", first[i].count);
+		snprintf(origin, sizeof(origin), "the length of stream '%s'", first[i].stream);
+		params_set(args, first[i].param, num, origin);
+	}
+	free(first);
+	if (rc && *spool) {
+		fclose(*spool);
+		*spool = NULL;
+	}
+	return rc;
+}
