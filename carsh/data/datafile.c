@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "data/csvio.h"
 #include "data/pgm.h"
@@ -92,6 +93,7 @@ static int count_open(FILE *f, const char *name, enum data_format fmt, enum scal
 int datafile_count(const char *path, FILE *in, enum scalar s, size_t *n, struct cs_err *e)
 {
 	enum data_format fmt;
+	struct stat st;
 	FILE *f;
 	int rc;
 
@@ -99,13 +101,17 @@ int datafile_count(const char *path, FILE *in, enum scalar s, size_t *n, struct 
 	if (datafile_format(path, &fmt, e))
 		return -1;
 	if (fmt == DF_PGM)
-		return 0;
+		return 1;
 	if (path_is_stdio(path))
 		return count_open(in, "<stdin>", fmt, s, n, e);
 	f = fopen(path, "rbe");
 	if (!f)
 		return err_errno(e, "%s", path);
-	rc = count_open(f, path, fmt, s, n, e);
+	/* A pipe or a device read here would be empty for the job. */
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+		rc = 1;
+	else
+		rc = count_open(f, path, fmt, s, n, e);
 	fclose(f);
 	return rc;
 }

@@ -24,8 +24,9 @@ int datafile_read(const char *path, FILE *in, enum scalar s, void *dst, size_t n
 
 /* How many scalars of kind s the data holds: CSV values (the whole input parsed), a .npy's
  * shape, a raw file's size over the scalar's. Standard input is `in`, which must be a regular
- * file (a copy of the input: runner/datalen.c) and is rewound after. PGM is not counted:
- * *n is set to 0. Errors are the readers' (a bad value's file:line:field). */
+ * file (a copy of the input: runner/datalen.c) and is rewound after. 0 counted, 1 for data
+ * not counted (PGM; a path that is not a regular file, which a count would leave empty for
+ * the job), -1 with the reader's error (a bad value's file:line:field). */
 int datafile_count(const char *path, FILE *in, enum scalar s, size_t *n, struct cs_err *e);
 
 /* A regular .npy or raw file's data in place (binio_map): 1 mapped, 0 when it must be read

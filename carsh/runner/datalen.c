@@ -64,20 +64,25 @@ static int disagree(const struct sized *a, const struct sized *b, struct cs_err 
 	               a->stream, b->stream, a->param, a->path, a->count, b->path, b->count);
 }
 
-/* The count of one stream's data, in elements of its type. */
-static int measure(const struct fm_arg *a, const struct exe_bind *b, FILE *in, size_t *count,
-                   struct cs_err *e)
+/* The count of one stream's data, in elements of its type; 0 for a format not counted. */
+static int measure(const struct fm_arg *a, const char *shown, const char *path, FILE *in,
+                   size_t *count, struct cs_err *e)
 {
 	size_t n;
+	int rc = datafile_count(path, in, a->type.scalar, &n, e);
 
-	if (datafile_count(b->path, in, a->type.scalar, &n, e))
+	*count = 0;
+	if (rc < 0)
 		return err_prefix(e, "stream '%s': ", a->name);
+	if (rc > 0)
+		return 0;
+	if (n == 0)
+		return err_set(e, "stream '%s': %s holds no values", a->name, shown);
 	if (n % a->type.width)
 		return err_set(e,
-		               "stream '%s': %s: %zu values are not a whole number of %u-wide "
+		               "stream '%s': %s holds %zu values, not a whole number of %u-wide "
 		               "elements",
-		               a->name, path_is_stdio(b->path) ? "<stdin>" : b->path, n,
-		               a->type.width);
+		               a->name, shown, n, a->type.width);
 	*count = n / a->type.width;
 	return 0;
 }
@@ -88,10 +93,10 @@ static int size_from(const struct fm_arg *a, const struct exe_bind *b, FILE *in,
 {
 	struct sized s = {a->count, a->name, path_is_stdio(b->path) ? "<stdin>" : b->path, 0};
 
-	if (measure(a, b, in, &s.count, e))
+	if (measure(a, s.path, b->path, in, &s.count, e))
 		return -1;
 	if (s.count == 0)
-		return 0; /* PGM, or an empty input: the count keeps its value */
+		return 0; /* PGM: the count keeps its value */
 	for (size_t i = 0; i < *used; i++)
 		if (strcmp(first[i].param, s.param) == 0)
 			return first[i].count == s.count ? 0 : disagree(&first[i], &s, e);
