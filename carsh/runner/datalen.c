@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "data/datafile.h"
 #include "util/alloc.h"
@@ -56,6 +57,16 @@ static FILE *spool_input(FILE *in, struct cs_err *e)
 	}
 	rewind(t);
 	return t;
+}
+
+/* The job reads the spool from its start, by the FILE (thread executor) or by the descriptor
+ * (a child's standard input): glibc's rewind() inside a buffer moves only the FILE, so its
+ * buffer is dropped (fflush of an input stream) and the descriptor moved too. */
+static int rewind_spool(FILE *f, struct cs_err *e)
+{
+	if (fflush(f) != 0 || fseek(f, 0, SEEK_SET) != 0 || lseek(fileno(f), 0, SEEK_SET) != 0)
+		return err_errno(e, "<stdin>: cannot rewind the copy of the input");
+	return 0;
 }
 
 static int disagree(const struct sized *a, const struct sized *b, struct cs_err *e)
@@ -144,6 +155,8 @@ int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, s
 		params_set(args, first[i].param, num, origin);
 	}
 	free(first);
+	if (rc == 0 && *spool && rewind_spool(*spool, e))
+		rc = -1;
 	if (rc && *spool) {
 		fclose(*spool);
 		*spool = NULL;
