@@ -1,6 +1,8 @@
 /* Lengths from the data (runner/datalen.h). */
 #include "runner/datalen.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -8,6 +10,7 @@
 #include "data/datafile.h"
 #include "util/alloc.h"
 #include "util/path.h"
+#include "util/strbuf.h"
 
 /* The first stream to size a parameter: its value and who gave it, for a second's error. */
 struct sized {
@@ -33,30 +36,76 @@ static bool is_unset(const struct exe *exe, const struct scope *caller, const st
 	       !(caller && scope_get(caller, name));
 }
 
+/* An unlinked file in $TMPDIR (else /tmp): tmpfile() ignores TMPDIR. */
+static FILE *temp_file(struct cs_err *e)
+{
+	const char *dir = getenv("TMPDIR");
+	struct strbuf path = STRBUF_INIT;
+	FILE *f = NULL;
+	int fd;
+
+	sb_addf(&path, "%s/carsh-stdin-XXXXXX", dir && dir[0] ? dir : "/tmp");
+	fd = mkostemp(path.s, O_CLOEXEC);
+	if (fd < 0) {
+		err_errno(e, "<stdin>: cannot make a temporary file in %s to count the input",
+		          dir && dir[0] ? dir : "/tmp");
+	} else {
+		unlink(path.s);
+		f = fdopen(fd, "w+");
+		if (!f) {
+			err_errno(e, "<stdin>: cannot open the temporary copy of the input");
+			close(fd);
+		}
+	}
+	sb_free(&path);
+	return f;
+}
+
+/* An endless pipe (`yes 1 |`) must not fill the disk: the copy stops at CARSH_COUNT_MAX
+ * bytes (1 GiB when unset or not a positive number). */
+static unsigned long long copy_limit(void)
+{
+	const char *v = getenv("CARSH_COUNT_MAX");
+	unsigned long long n;
+	char *end;
+
+	if (!v || !*v)
+		return 1ULL << 30;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	return errno || *end || n == 0 || v[0] == '-' ? 1ULL << 30 : n;
+}
+
 /* Standard input, copied whole into an unlinked temporary file, rewound. */
 static FILE *spool_input(FILE *in, struct cs_err *e)
 {
 	enum { CHUNK = 1 << 20 };
+	unsigned long long limit = copy_limit(), have = 0;
 	char *buf = xmalloc(CHUNK);
-	FILE *t = tmpfile();
+	FILE *t = temp_file(e);
 	size_t n;
 
 	if (!t) {
-		err_errno(e, "<stdin>: cannot make a temporary file to count the input");
 		free(buf);
 		return NULL;
 	}
-	while ((n = fread(buf, 1, CHUNK, in)) > 0)
+	while (have <= limit && (n = fread(buf, 1, CHUNK, in)) > 0) {
+		have += n;
 		if (fwrite(buf, 1, n, t) != n)
 			break;
-	free(buf);
-	if (ferror(in) || ferror(t) || fflush(t) != 0) {
-		err_errno(e, "<stdin>: while copying the input to count it");
-		fclose(t);
-		return NULL;
 	}
-	rewind(t);
-	return t;
+	free(buf);
+	if (have > limit)
+		err_set(e,
+		        "<stdin>: more than %llu bytes to count (CARSH_COUNT_MAX); give the count "
+		        "(N=...) to read it",
+		        limit);
+	else if (ferror(in) || ferror(t) || fflush(t) != 0)
+		err_errno(e, "<stdin>: while copying the input to count it");
+	else
+		return t;
+	fclose(t);
+	return NULL;
 }
 
 /* The job reads the spool from its start, by the FILE (thread executor) or by the descriptor
