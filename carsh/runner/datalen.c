@@ -61,6 +61,16 @@ static FILE *temp_file(struct cs_err *e)
 	return f;
 }
 
+/* The job reads the spool from its start, by the FILE (thread executor) or by the descriptor
+ * (a child's standard input): glibc's rewind() inside a buffer moves only the FILE, so its
+ * buffer is dropped (fflush of an input stream) and the descriptor moved too. */
+static int rewind_spool(FILE *f, struct cs_err *e)
+{
+	if (fflush(f) != 0 || fseek(f, 0, SEEK_SET) != 0 || lseek(fileno(f), 0, SEEK_SET) != 0)
+		return err_errno(e, "<stdin>: cannot rewind the copy of the input");
+	return 0;
+}
+
 /* An endless pipe (`yes 1 |`) must not fill the disk: the copy stops at CARSH_COUNT_MAX
  * bytes (1 GiB when unset or not a positive number). */
 static unsigned long long copy_limit(void)
@@ -100,22 +110,14 @@ static FILE *spool_input(FILE *in, struct cs_err *e)
 		        "<stdin>: more than %llu bytes to count (CARSH_COUNT_MAX); give the count "
 		        "(N=...) to read it",
 		        limit);
-	else if (ferror(in) || ferror(t) || fflush(t) != 0)
+	else if (ferror(in))
+		err_errno(e, "<stdin>");
+	else if (ferror(t) || fflush(t) != 0)
 		err_errno(e, "<stdin>: while copying the input to count it");
-	else
+	else if (rewind_spool(t, e) == 0)
 		return t;
 	fclose(t);
 	return NULL;
-}
-
-/* The job reads the spool from its start, by the FILE (thread executor) or by the descriptor
- * (a child's standard input): glibc's rewind() inside a buffer moves only the FILE, so its
- * buffer is dropped (fflush of an input stream) and the descriptor moved too. */
-static int rewind_spool(FILE *f, struct cs_err *e)
-{
-	if (fflush(f) != 0 || fseek(f, 0, SEEK_SET) != 0 || lseek(fileno(f), 0, SEEK_SET) != 0)
-		return err_errno(e, "<stdin>: cannot rewind the copy of the input");
-	return 0;
 }
 
 static int disagree(const struct sized *a, const struct sized *b, struct cs_err *e)
@@ -180,7 +182,7 @@ static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
 		    !is_unset(exe, caller, args, a->count))
 			continue;
 		if (path_is_stdio(b->path) && !*spool && !(*spool = spool_input(in, e)))
-			return -1;
+			return err_prefix(e, "stream '%s': ", a->name);
 		if (size_from(a, b, *spool, first, fm->nargs, used, e))
 			return -1;
 	}

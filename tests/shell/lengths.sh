@@ -28,6 +28,16 @@ seq 1 100000 | awk '{ print $1 * 3 }' >want
 expect 0 "" sh -c "seq 1 100000 | \"$CARSH\" run \"$SCALE\" x=- y=- A=3"
 same_file "$OUT" want "a real pipe without N, A=3"
 
+# Quoted fields go through the general parser, which reads the copy from its start.
+printf '"1","2"\n3\n' >quoted.csv
+printf '2\n4\n6\n' >want
+expect 0 "" sh -c "\"$CARSH\" run \"$SCALE\" x=- y=- <quoted.csv"
+same_file "$OUT" want "quoted values on standard input: N=3"
+
+# An endless pipe stops at CARSH_COUNT_MAX bytes.
+exact_err 1 "carsh: $SCALE: stream 'x': <stdin>: more than 1000 bytes to count (CARSH_COUNT_MAX); give the count (N=...) to read it" \
+	sh -c "yes 1 | CARSH_COUNT_MAX=1000 \"$CARSH\" run \"$SCALE\" x=- y=-"
+
 # Files: 7 values each; vadd's two inputs agree.
 seq 1 7 >a.csv
 seq 11 17 >b.csv
