@@ -37,7 +37,7 @@ static bool is_unset(const struct exe *exe, const struct scope *caller, const st
 }
 
 /* An unlinked file in $TMPDIR (else /tmp): tmpfile() ignores TMPDIR. */
-static FILE *temp_file(struct cs_err *e)
+FILE *datalen_temp(struct cs_err *e)
 {
 	const char *dir = getenv("TMPDIR");
 	struct strbuf path = STRBUF_INIT;
@@ -64,7 +64,7 @@ static FILE *temp_file(struct cs_err *e)
 /* The job reads the spool from its start, by the FILE (thread executor) or by the descriptor
  * (a child's standard input): glibc's rewind() inside a buffer moves only the FILE, so its
  * buffer is dropped (fflush of an input stream) and the descriptor moved too. */
-static int rewind_spool(FILE *f, struct cs_err *e)
+int datalen_rewind(FILE *f, struct cs_err *e)
 {
 	if (fflush(f) != 0 || fseek(f, 0, SEEK_SET) != 0 || lseek(fileno(f), 0, SEEK_SET) != 0)
 		return err_errno(e, "<stdin>: cannot rewind the copy of the input");
@@ -87,12 +87,12 @@ static unsigned long long copy_limit(void)
 }
 
 /* Standard input, copied whole into an unlinked temporary file, rewound. */
-static FILE *spool_input(FILE *in, struct cs_err *e)
+static FILE *spool_input(FILE *in, bool *over, struct cs_err *e)
 {
 	enum { CHUNK = 1 << 20 };
 	unsigned long long limit = copy_limit(), have = 0;
 	char *buf = xmalloc(CHUNK);
-	FILE *t = temp_file(e);
+	FILE *t = datalen_temp(e);
 	size_t n;
 
 	if (!t) {
@@ -105,16 +105,17 @@ static FILE *spool_input(FILE *in, struct cs_err *e)
 			break;
 	}
 	free(buf);
-	if (have > limit)
+	*over = have > limit;
+	if (*over)
 		err_set(e,
 		        "<stdin>: more than %llu bytes to count (CARSH_COUNT_MAX); give the count "
 		        "(N=...) to read it",
 		        limit);
-	else if (ferror(in))
+	if (ferror(in))
 		err_errno(e, "<stdin>");
 	else if (ferror(t) || fflush(t) != 0)
 		err_errno(e, "<stdin>: while copying the input to count it");
-	else if (rewind_spool(t, e) == 0)
+	else if (datalen_rewind(t, e) == 0)
 		return t;
 	fclose(t);
 	return NULL;
@@ -168,9 +169,11 @@ static int size_from(const struct fm_arg *a, const struct exe_bind *b, FILE *in,
 }
 
 static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
-                    const struct params *args, FILE **spool, struct sized *first, size_t *used,
-                    struct cs_err *e)
+                    const struct params *args, FILE **spool, const struct fm_arg **endless,
+                    struct sized *first, size_t *used, struct cs_err *e)
 {
+	bool over = false;
+
 	const struct flowmodel *fm = exe->fm;
 
 	for (size_t i = 0; i < fm->nargs; i++) {
@@ -181,8 +184,13 @@ static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
 		    !a->count || !param_name_valid(a->count) ||
 		    !is_unset(exe, caller, args, a->count))
 			continue;
-		if (path_is_stdio(b->path) && !*spool && !(*spool = spool_input(in, e)))
+		if (path_is_stdio(b->path) && !*spool && !(*spool = spool_input(in, &over, e)))
 			return err_prefix(e, "stream '%s': ", a->name);
+		if (over) {
+			*endless = a;
+			err_prefix(e, "stream '%s': ", a->name);
+			return 2;
+		}
 		if (size_from(a, b, *spool, first, fm->nargs, used, e))
 			return -1;
 	}
@@ -190,14 +198,19 @@ static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
 }
 
 int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, struct params *args,
-                  FILE **spool, struct cs_err *e)
+                  FILE **spool, const struct fm_arg **endless, struct cs_err *e)
 {
 	struct sized *first = xcalloc(exe->fm->nargs + 1, sizeof(*first));
 	size_t used = 0;
 	int rc;
 
 	*spool = NULL;
-	rc = size_all(exe, caller, in, args, spool, first, &used, e);
+	*endless = NULL;
+	rc = size_all(exe, caller, in, args, spool, endless, first, &used, e);
+	if (rc == 2) {
+		free(first);
+		return 2;
+	}
 	for (size_t i = 0; rc == 0 && i < used; i++) {
 		char num[32], origin[200];
 
@@ -206,7 +219,7 @@ int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, s
 		params_set(args, first[i].param, num, origin);
 	}
 	free(first);
-	if (rc == 0 && *spool && rewind_spool(*spool, e))
+	if (rc == 0 && *spool && datalen_rewind(*spool, e))
 		rc = -1;
 	if (rc && *spool) {
 		fclose(*spool);

@@ -16,9 +16,16 @@
 /* Set in args each parameter a stream's data sizes. Standard input, when it must be counted,
  * is first copied whole into a temporary file: *spool is then that file, rewound, which the
  * job reads in place of `in` (the caller closes it), else NULL. caller: the weaker
- * parameters (shell variables), or NULL. Errors: a reader's, or two streams of different
- * lengths for one parameter, both named. */
+ * parameters (shell variables), or NULL. Errors (-1): a reader's, or two streams of
+ * different lengths for one parameter, both named. 2 when standard input is longer than
+ * CARSH_COUNT_MAX bytes (e says so): *endless is the stream that reads it, *spool holds its
+ * first bytes, rewound, and `in` the rest (runner/datachunk.h runs it in chunks). */
 int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, struct params *args,
-                  FILE **spool, struct cs_err *e);
+                  FILE **spool, const struct fm_arg **endless, struct cs_err *e);
+
+/* An unlinked temporary file in $TMPDIR (else /tmp), for reading and writing. */
+FILE *datalen_temp(struct cs_err *e);
+/* Back to the start, for the FILE and for a child reading its descriptor. */
+int datalen_rewind(FILE *f, struct cs_err *e);
 
 #endif

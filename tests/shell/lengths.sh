@@ -34,9 +34,10 @@ printf '2\n4\n6\n' >want
 expect 0 "" sh -c "\"$CARSH\" run \"$SCALE\" x=- y=- <quoted.csv"
 same_file "$OUT" want "quoted values on standard input: N=3"
 
-# An endless pipe stops at CARSH_COUNT_MAX bytes.
-exact_err 1 "carsh: $SCALE: stream 'x': <stdin>: more than 1000 bytes to count (CARSH_COUNT_MAX); give the count (N=...) to read it" \
-	sh -c "yes 1 | CARSH_COUNT_MAX=1000 \"$CARSH\" run \"$SCALE\" x=- y=-"
+# An endless pipe is copied no further than CARSH_COUNT_MAX bytes; where the flow-model
+# cannot run in chunks (its output is a file), that is an error.
+exact_err 1 "carsh: $SCALE: stream 'x': <stdin>: longer than CARSH_COUNT_MAX bytes, and it cannot run in chunks: stream 'y' is written to y.csv, which each chunk would replace; give the count (N=...)" \
+	sh -c "yes 1 | CARSH_COUNT_MAX=1000 \"$CARSH\" run \"$SCALE\" x=- y=y.csv"
 
 # Files: 7 values each; vadd's two inputs agree.
 seq 1 7 >a.csv
@@ -114,5 +115,21 @@ exact_err 1 "carsh: $SCALE: stream 'x': <stdin> holds no values" \
 printf '1\n2\nabc\n' >bad.csv
 exact_err 1 "carsh: $SCALE: stream 'x': bad.csv:3:1: 'abc' is not a number" \
 	"$CARSH" run "$SCALE" x=bad.csv y=-
+
+# Streams of any length: past CARSH_COUNT_MAX bytes, a map-like flow-model runs in chunks of
+# whole lines of at most CARSH_CHUNK_BYTES bytes (here 5000 values in about 40 chunks).
+seq 1 5000 >long.csv
+awk '{ print $1 * 2 }' long.csv >want
+expect 0 "" sh -c "CARSH_COUNT_MAX=1000 CARSH_CHUNK_BYTES=600 \"$CARSH\" run \"$SCALE\" x=- y=- <long.csv"
+same_file "$OUT" want "5000 values through scale.xml in chunks of 600 bytes"
+expect 0 "" sh -c "seq 1 5000 | xargs -n 7 | tr ' ' , | CARSH_COUNT_MAX=1000 CARSH_CHUNK_BYTES=600 \"$CARSH\" run \"$SCALE\" x=- y=-"
+same_file "$OUT" want "rows of 7 values from a pipe, in chunks"
+exact_err 1 "carsh: $SCALE: stream 'x': <stdin>: longer than CARSH_COUNT_MAX bytes, and it cannot run in chunks: stream 'y' is written to y.csv, which each chunk would replace; give the count (N=...)" \
+	sh -c "CARSH_COUNT_MAX=1000 \"$CARSH\" run \"$SCALE\" x=- y=y.csv <long.csv"
+exact_err 1 "carsh: $VADD: stream 'a': <stdin>: longer than CARSH_COUNT_MAX bytes, and it cannot run in chunks: stream 'b' is read from b.csv, which is not cut with standard input; give the count (N=...)" \
+	sh -c "CARSH_COUNT_MAX=1000 \"$CARSH\" run \"$VADD\" a=- b=b.csv c=- <long.csv"
+seq 1 300 | tr '\n' ',' >oneline.csv
+exact_err 1 "carsh: $SCALE: stream 'x': <stdin>: a line longer than 600 bytes (CARSH_CHUNK_BYTES)" \
+	sh -c "CARSH_COUNT_MAX=100 CARSH_CHUNK_BYTES=600 \"$CARSH\" run \"$SCALE\" x=- y=- <oneline.csv"
 
 finish
