@@ -150,21 +150,34 @@ static int read_exact(FILE *f, const char *name, void *dst, size_t want, const c
 	return 0;
 }
 
-/* The header from a stream: the prelude, then the dict it announces. */
-static int read_npy_header(FILE *f, const char *name, enum scalar s, size_t n, struct cs_err *e)
+/* The header from a stream: the prelude, then the dict it announces, parsed into *h. */
+static int read_npy_dict(FILE *f, const char *name, struct npy_header *h, struct cs_err *e)
 {
 	unsigned char *head = xmalloc(NPY_PRELUDE_MAX + NPY_DICT_MAX);
-	size_t have = fread(head, 1, 10, f), size, offset;
+	size_t have = fread(head, 1, 10, f), size;
 	int rc = -1;
 
 	if (have == 10 && head[6] > 1)
 		have += fread(head + 10, 1, 2, f);
 	if (npy_header_size(head, have, &size, e) == 0) {
 		have += fread(head + have, 1, size - have, f);
-		rc = npy_checked(head, have, s, n, &offset, e);
+		if (size > have)
+			err_set(e, "truncated .npy header (%zu bytes, the header says %zu)", have,
+			        size);
+		else
+			rc = npy_parse(head, size, h, e);
 	}
 	free(head);
 	return rc ? err_prefix(e, "%s: ", name) : 0;
+}
+
+static int read_npy_header(FILE *f, const char *name, enum scalar s, size_t n, struct cs_err *e)
+{
+	struct npy_header h;
+
+	if (read_npy_dict(f, name, &h, e))
+		return -1;
+	return npy_check(&h, s, n, e) ? err_prefix(e, "%s: ", name) : 0;
 }
 
 static int read_stream(FILE *f, const char *name, enum bin_kind k, enum scalar s, void *dst,
@@ -235,4 +248,30 @@ int binio_write(const char *path, FILE *out, enum bin_kind k, enum scalar s, con
 	if (!path)
 		return write_data(out, "<stdout>", &o, e);
 	return atomic_write(path, write_data, &o, e);
+}
+
+int binio_count(FILE *f, const char *name, enum bin_kind k, enum scalar s, size_t *n,
+                struct cs_err *e)
+{
+	size_t size = scalar_size(s);
+	struct npy_header h;
+	struct stat st;
+
+	if (fstat(fileno(f), &st) != 0)
+		return err_errno(e, "%s", name);
+	if (k == BIN_NPY) {
+		rewind(f);
+		if (read_npy_dict(f, name, &h, e))
+			return -1;
+		if (npy_check(&h, s, h.count, e))
+			return err_prefix(e, "%s: ", name);
+		*n = h.count;
+	} else if ((uintmax_t)st.st_size % size)
+		return err_set(e,
+		               "%s: %jd bytes are not a whole number of %s values (%zu bytes each)",
+		               name, (intmax_t)st.st_size, scalar_name(s), size);
+	else
+		*n = (size_t)st.st_size / size;
+	rewind(f);
+	return 0;
 }

@@ -36,6 +36,12 @@ int binio_map(const char *path, enum bin_kind k, enum scalar s, size_t n, struct
               struct cs_err *e);
 void binio_unmap(struct bin_map *m);
 
+/* How many scalars of kind s a regular file holds (read from its start, rewound after): a
+ * .npy's shape (its dtype checked), a raw file's size over the scalar's. Errors: "x.raw:
+ * 1001 bytes are not a whole number of float values (4 bytes each)", the .npy header's. */
+int binio_count(FILE *f, const char *name, enum bin_kind k, enum scalar s, size_t *n,
+                struct cs_err *e);
+
 /* Write n scalars to path (through a temporary file and a rename, "-" standard output) or
  * to `out` when path is NULL; a .npy is 2-D (n / columns, columns) when columns > 1 divides
  * n, else 1-D. */

@@ -497,6 +497,18 @@ int csvio_read_all(const char *path, enum scalar s, void **dst, size_t *n, struc
 	return 0;
 }
 
+int csvio_read_all_stream(FILE *f, const char *name, enum scalar s, void **dst, size_t *n,
+                          struct cs_err *e)
+{
+	struct read_args a = {s, NULL, 0, e};
+
+	if (read_growing(f, name, &a))
+		return -1;
+	*dst = a.dst;
+	*n = a.n;
+	return 0;
+}
+
 /* Values [from, to) of n as text: each followed by ',' or, at the end of a row, '\n'. */
 struct write_part {
 	enum scalar s;

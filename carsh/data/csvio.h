@@ -18,6 +18,8 @@ int csvio_read(const char *path, enum scalar s, void *dst, size_t n, struct cs_e
 
 /* Read every value; *dst is allocated (free() it), *n set to the number of scalars. */
 int csvio_read_all(const char *path, enum scalar s, void **dst, size_t *n, struct cs_err *e);
+int csvio_read_all_stream(FILE *f, const char *name, enum scalar s, void **dst, size_t *n,
+                          struct cs_err *e);
 
 /* Same from an open stream; name is used in messages. */
 int csvio_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_t n,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "data/csvio.h"
 #include "data/pgm.h"
@@ -72,6 +73,47 @@ int datafile_read(const char *path, FILE *in, enum scalar s, void *dst, size_t n
 	}
 	return std ? csvio_read_stream(in, "<stdin>", s, dst, n, e)
 	           : csvio_read(path, s, dst, n, e);
+}
+
+static int count_open(FILE *f, const char *name, enum data_format fmt, enum scalar s, size_t *n,
+                      struct cs_err *e)
+{
+	void *all;
+	int rc;
+
+	if (fmt == DF_NPY || fmt == DF_RAW)
+		return binio_count(f, name, bin_kind(fmt), s, n, e);
+	rc = csvio_read_all_stream(f, name, s, &all, n, e);
+	if (rc == 0)
+		free(all);
+	rewind(f);
+	return rc;
+}
+
+int datafile_count(const char *path, FILE *in, enum scalar s, size_t *n, struct cs_err *e)
+{
+	enum data_format fmt;
+	struct stat st;
+	FILE *f;
+	int rc;
+
+	*n = 0;
+	if (datafile_format(path, &fmt, e))
+		return -1;
+	if (fmt == DF_PGM)
+		return 1;
+	if (path_is_stdio(path))
+		return count_open(in, "<stdin>", fmt, s, n, e);
+	f = fopen(path, "rbe");
+	if (!f)
+		return err_errno(e, "%s", path);
+	/* A pipe or a device read here would be empty for the job. */
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+		rc = 1;
+	else
+		rc = count_open(f, path, fmt, s, n, e);
+	fclose(f);
+	return rc;
 }
 
 int datafile_map(const char *path, enum scalar s, size_t n, struct bin_map *m, struct cs_err *e)

@@ -22,6 +22,13 @@ int datafile_format(const char *path, enum data_format *f, struct cs_err *e);
 /* Read exactly n scalars of kind s into dst; standard input is `in` (stdin when NULL). */
 int datafile_read(const char *path, FILE *in, enum scalar s, void *dst, size_t n, struct cs_err *e);
 
+/* How many scalars of kind s the data holds: CSV values (the whole input parsed), a .npy's
+ * shape, a raw file's size over the scalar's. Standard input is `in`, which must be a regular
+ * file (a copy of the input: runner/datalen.c) and is rewound after. 0 counted, 1 for data
+ * not counted (PGM; a path that is not a regular file, which a count would leave empty for
+ * the job), -1 with the reader's error (a bad value's file:line:field). */
+int datafile_count(const char *path, FILE *in, enum scalar s, size_t *n, struct cs_err *e);
+
 /* A regular .npy or raw file's data in place (binio_map): 1 mapped, 0 when it must be read
  * (another format, standard input, not a regular file), -1 on an error in the file. */
 int datafile_map(const char *path, enum scalar s, size_t n, struct bin_map *m, struct cs_err *e);

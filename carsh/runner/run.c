@@ -10,6 +10,8 @@
 #include "model/planner.h"
 #include "runner/batchrun.h"
 #include "runner/buffers.h"
+#include "runner/datachunk.h"
+#include "runner/datalen.h"
 #include "runner/graphrun.h"
 #include "runner/devplace.h"
 #include "runner/rankplace.h"
@@ -236,18 +238,76 @@ void exe_loaded_free(struct loaded_exe *l)
 	*l = (struct loaded_exe){.args = PARAMS_INIT};
 }
 
+/* One job over one chunk of standard input (runner/datachunk.h). */
+struct chunk_job {
+	struct run_ctx *c;
+	struct loaded_exe *l;
+	const char *path;
+};
+
+static int chunk_job(void *arg, FILE *in, struct cs_err *e)
+{
+	struct chunk_job *j = arg;
+	FILE *saved = j->c->in;
+	int rc;
+
+	j->c->in = in;
+	rc = plan_and_run(j->c, j->l->exe, &j->l->args, j->path, true, !j->l->wrap, e);
+	j->c->in = saved;
+	return rc;
+}
+
+/* Standard input too long to count whole: in chunks where the flow-model allows it. */
+static int run_chunks(struct run_ctx *c, struct loaded_exe *l, const char *path,
+                      const struct fm_arg *endless, FILE *head, struct cs_err *e)
+{
+	struct chunk_job j = {c, l, path};
+	char why[300];
+
+	int rc;
+
+	if (c->background)
+		snprintf(why, sizeof(why), "a background job does not run in chunks");
+	if (c->background || datachunk_why_not(l->exe, endless, why, sizeof(why))) {
+		err_set(e,
+		        "%s: stream '%s': <stdin>: longer than CARSH_COUNT_MAX bytes, and it "
+		        "cannot "
+		        "run in chunks: %s; give the count (%s=...)",
+		        path, endless->name, why, endless->count);
+		return 1;
+	}
+	rc = datachunk_run(endless, head, c->in, &l->args, chunk_job, &j, e);
+	if (rc < 0)
+		err_prefix(e, "%s: ", path);
+	return rc < 0 ? 1 : rc;
+}
+
 /* Files come from the file cache: a batch repeating a step parses it once. */
 static int run_executable(struct run_ctx *c, const char *path, const char *root, int n,
                           char **words, struct cs_err *e)
 {
 	struct loaded_exe l;
+	const struct fm_arg *endless;
+	FILE *in = c->in, *spool;
 	int rc;
 
 	if (exe_load(path, root, n, words, &l, e))
 		return 1;
-	rc = plan_and_run(c, l.exe, &l.args, path, true, !l.wrap, e);
+	rc = datalen_apply(l.exe, c->caller, c->in, &l.args, &spool, &endless, e);
+	if (rc == 2)
+		rc = run_chunks(c, &l, path, endless, spool, e);
+	else if (rc)
+		rc = err_prefix(e, "%s: ", path);
+	else {
+		if (spool)
+			c->in = spool;
+		rc = plan_and_run(c, l.exe, &l.args, path, true, !l.wrap, e);
+		c->in = in;
+	}
+	if (spool)
+		fclose(spool);
 	exe_loaded_free(&l);
-	return rc;
+	return rc < 0 ? 1 : rc;
 }
 
 static int run_batch(struct run_ctx *c, const char *path, int n, char **words, struct cs_err *e)

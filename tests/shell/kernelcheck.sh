@@ -71,14 +71,15 @@ only_line 1 "carsh: good.xml:13: <WorkSize>: global work size is 0: it must be a
 expect 1 "carsh: local_mem.xml:17: Local arguments need 4294967296 bytes; device '" \
 	"$CARSH" run local_mem.xml x=x8.csv y=-
 
-# A count mismatch suggests the parameter's value, where the count is one parameter.
+# A count mismatch suggests the parameter's value, where the count is one parameter given
+# (left unset, it would take the file's length: tests/shell/lengths.sh).
 only_line 1 "carsh: good.xml: stream 'x': fewer.csv: 5 values, expected 8 (count=\"N\" with N=8; set N=5?)" \
-	"$CARSH" run good.xml x=fewer.csv y=-
+	"$CARSH" run good.xml x=fewer.csv y=- N=8
 sed 's/count="N"/count="N*1"/' good.xml >expr.xml
 only_line 1 "carsh: expr.xml: stream 'x': fewer.csv: 5 values, expected 8" \
 	"$CARSH" run expr.xml x=fewer.csv y=-
 only_line 1 "carsh: good.xml: stream 'x': <stdin>: 5 values, expected 8" \
-	"$CARSH" run good.xml x=- y=- <fewer.csv
+	"$CARSH" run good.xml x=- y=- N=8 <fewer.csv
 only_line 1 "carsh: argvector.xml: stream 'x': fewer.csv: 5 values, expected 8" \
 	"$CARSH" run argvector.xml x=fewer.csv y=- u=fill:1 N=2
 printf '1,2,3,4,5,6,7,8,9,10,11,12\n' >v12.csv

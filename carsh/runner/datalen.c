@@ -1,0 +1,229 @@
+/* Lengths from the data (runner/datalen.h). */
+#include "runner/datalen.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "data/datafile.h"
+#include "util/alloc.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+
+/* The first stream to size a parameter: its value and who gave it, for a second's error. */
+struct sized {
+	const char *param;
+	const char *stream;
+	const char *path;
+	size_t count;
+};
+
+static const struct exe_bind *bind_of(const struct exe *exe, const char *stream)
+{
+	for (size_t i = 0; i < exe->nbinds; i++)
+		if (strcmp(exe->binds[i].stream, stream) == 0)
+			return &exe->binds[i];
+	return NULL;
+}
+
+/* A parameter nothing sets but the flow-model's own default. */
+static bool is_unset(const struct exe *exe, const struct scope *caller, const struct params *args,
+                     const char *name)
+{
+	return !params_get(args, name) && !params_get(&exe->params, name) &&
+	       !(caller && scope_get(caller, name));
+}
+
+/* An unlinked file in $TMPDIR (else /tmp): tmpfile() ignores TMPDIR. */
+FILE *datalen_temp(struct cs_err *e)
+{
+	const char *dir = getenv("TMPDIR");
+	struct strbuf path = STRBUF_INIT;
+	FILE *f = NULL;
+	int fd;
+
+	sb_addf(&path, "%s/carsh-stdin-XXXXXX", dir && dir[0] ? dir : "/tmp");
+	fd = mkostemp(path.s, O_CLOEXEC);
+	if (fd < 0) {
+		err_errno(e, "<stdin>: cannot make a temporary file in %s to count the input",
+		          dir && dir[0] ? dir : "/tmp");
+	} else {
+		unlink(path.s);
+		f = fdopen(fd, "w+");
+		if (!f) {
+			err_errno(e, "<stdin>: cannot open the temporary copy of the input");
+			close(fd);
+		}
+	}
+	sb_free(&path);
+	return f;
+}
+
+/* The job reads the spool from its start, by the FILE (thread executor) or by the descriptor
+ * (a child's standard input): glibc's rewind() inside a buffer moves only the FILE, so its
+ * buffer is dropped (fflush of an input stream) and the descriptor moved too. */
+int datalen_rewind(FILE *f, struct cs_err *e)
+{
+	if (fflush(f) != 0 || fseek(f, 0, SEEK_SET) != 0 || lseek(fileno(f), 0, SEEK_SET) != 0)
+		return err_errno(e, "<stdin>: cannot rewind the copy of the input");
+	return 0;
+}
+
+/* An endless pipe (`yes 1 |`) must not fill the disk: the copy stops at CARSH_COUNT_MAX
+ * bytes (1 GiB when unset or not a positive number). */
+static unsigned long long copy_limit(void)
+{
+	const char *v = getenv("CARSH_COUNT_MAX");
+	unsigned long long n;
+	char *end;
+
+	if (!v || !*v)
+		return 1ULL << 30;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	return errno || *end || n == 0 || v[0] == '-' ? 1ULL << 30 : n;
+}
+
+/* Standard input, copied whole into an unlinked temporary file, rewound. */
+static FILE *spool_input(FILE *in, bool *over, struct cs_err *e)
+{
+	enum { CHUNK = 1 << 20 };
+	unsigned long long limit = copy_limit(), have = 0;
+	char *buf = xmalloc(CHUNK);
+	FILE *t = datalen_temp(e);
+	size_t n;
+
+	if (!t) {
+		free(buf);
+		return NULL;
+	}
+	while (have <= limit && (n = fread(buf, 1, CHUNK, in)) > 0) {
+		have += n;
+		if (fwrite(buf, 1, n, t) != n)
+			break;
+	}
+	free(buf);
+	*over = have > limit;
+	if (*over)
+		err_set(e,
+		        "<stdin>: more than %llu bytes to count (CARSH_COUNT_MAX); give the count "
+		        "(N=...) to read it",
+		        limit);
+	if (ferror(in))
+		err_errno(e, "<stdin>");
+	else if (ferror(t) || fflush(t) != 0)
+		err_errno(e, "<stdin>: while copying the input to count it");
+	else if (datalen_rewind(t, e) == 0)
+		return t;
+	fclose(t);
+	return NULL;
+}
+
+static int disagree(const struct sized *a, const struct sized *b, struct cs_err *e)
+{
+	return err_set(e, "streams '%s' and '%s' disagree on %s: %s holds %zu, %s holds %zu",
+	               a->stream, b->stream, a->param, a->path, a->count, b->path, b->count);
+}
+
+/* The count of one stream's data, in elements of its type; 0 for a format not counted. */
+static int measure(const struct fm_arg *a, const char *shown, const char *path, FILE *in,
+                   size_t *count, struct cs_err *e)
+{
+	size_t n;
+	int rc = datafile_count(path, in, a->type.scalar, &n, e);
+
+	*count = 0;
+	if (rc < 0)
+		return err_prefix(e, "stream '%s': ", a->name);
+	if (rc > 0)
+		return 0;
+	if (n == 0)
+		return err_set(e, "stream '%s': %s holds no values", a->name, shown);
+	if (n % a->type.width)
+		return err_set(e,
+		               "stream '%s': %s holds %zu values, not a whole number of %u-wide "
+		               "elements",
+		               a->name, shown, n, a->type.width);
+	*count = n / a->type.width;
+	return 0;
+}
+
+/* One stream: sizes its parameter, or checks it against the stream that did. */
+static int size_from(const struct fm_arg *a, const struct exe_bind *b, FILE *in,
+                     struct sized *first, size_t nfirst, size_t *used, struct cs_err *e)
+{
+	struct sized s = {a->count, a->name, path_is_stdio(b->path) ? "<stdin>" : b->path, 0};
+
+	if (measure(a, s.path, b->path, in, &s.count, e))
+		return -1;
+	if (s.count == 0)
+		return 0; /* PGM: the count keeps its value */
+	for (size_t i = 0; i < *used; i++)
+		if (strcmp(first[i].param, s.param) == 0)
+			return first[i].count == s.count ? 0 : disagree(&first[i], &s, e);
+	if (*used < nfirst)
+		first[(*used)++] = s;
+	return 0;
+}
+
+static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
+                    const struct params *args, FILE **spool, const struct fm_arg **endless,
+                    struct sized *first, size_t *used, struct cs_err *e)
+{
+	bool over = false;
+
+	const struct flowmodel *fm = exe->fm;
+
+	for (size_t i = 0; i < fm->nargs; i++) {
+		const struct fm_arg *a = &fm->args[i];
+		const struct exe_bind *b = bind_of(exe, a->name);
+
+		if (!arg_is_stream(a->kind) || !arg_is_read(a->kind) || !b || b->how != BIND_FILE ||
+		    !a->count || !param_name_valid(a->count) ||
+		    !is_unset(exe, caller, args, a->count))
+			continue;
+		if (path_is_stdio(b->path) && !*spool && !(*spool = spool_input(in, &over, e)))
+			return err_prefix(e, "stream '%s': ", a->name);
+		if (over) {
+			*endless = a;
+			err_prefix(e, "stream '%s': ", a->name);
+			return 2;
+		}
+		if (size_from(a, b, *spool, first, fm->nargs, used, e))
+			return -1;
+	}
+	return 0;
+}
+
+int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, struct params *args,
+                  FILE **spool, const struct fm_arg **endless, struct cs_err *e)
+{
+	struct sized *first = xcalloc(exe->fm->nargs + 1, sizeof(*first));
+	size_t used = 0;
+	int rc;
+
+	*spool = NULL;
+	*endless = NULL;
+	rc = size_all(exe, caller, in, args, spool, endless, first, &used, e);
+	if (rc == 2) {
+		free(first);
+		return 2;
+	}
+	for (size_t i = 0; rc == 0 && i < used; i++) {
+		char num[32], origin[200];
+
+		snprintf(num, sizeof(num), "%zu", first[i].count);
+		snprintf(origin, sizeof(origin), "the length of stream '%s'", first[i].stream);
+		params_set(args, first[i].param, num, origin);
+	}
+	free(first);
+	if (rc == 0 && *spool && datalen_rewind(*spool, e))
+		rc = -1;
+	if (rc && *spool) {
+		fclose(*spool);
+		*spool = NULL;
+	}
+	return rc;
+}

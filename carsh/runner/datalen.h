@@ -1,0 +1,31 @@
+/*
+ * Lengths from the data: a stream whose count is one parameter's name (count="N"), read from a
+ * file or standard input, gives that parameter its value when nothing else does (neither the
+ * command line, the executable nor a shell variable; a <Param> default yields to the data), so
+ * `seq 1 1000000 | carsh run scale.xml x=- y=-` needs no N=.
+ */
+#ifndef CARSH_RUNNER_DATALEN_H
+#define CARSH_RUNNER_DATALEN_H
+
+#include <stdio.h>
+
+#include "data/params.h"
+#include "model/exe.h"
+#include "util/error.h"
+
+/* Set in args each parameter a stream's data sizes. Standard input, when it must be counted,
+ * is first copied whole into a temporary file: *spool is then that file, rewound, which the
+ * job reads in place of `in` (the caller closes it), else NULL. caller: the weaker
+ * parameters (shell variables), or NULL. Errors (-1): a reader's, or two streams of
+ * different lengths for one parameter, both named. 2 when standard input is longer than
+ * CARSH_COUNT_MAX bytes (e says so): *endless is the stream that reads it, *spool holds its
+ * first bytes, rewound, and `in` the rest (runner/datachunk.h runs it in chunks). */
+int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, struct params *args,
+                  FILE **spool, const struct fm_arg **endless, struct cs_err *e);
+
+/* An unlinked temporary file in $TMPDIR (else /tmp), for reading and writing. */
+FILE *datalen_temp(struct cs_err *e);
+/* Back to the start, for the FILE and for a child reading its descriptor. */
+int datalen_rewind(FILE *f, struct cs_err *e);
+
+#endif
