@@ -127,12 +127,13 @@ static int disagree(const struct sized *a, const struct sized *b, struct cs_err 
 	               a->stream, b->stream, a->param, a->path, a->count, b->path, b->count);
 }
 
-/* The count of one stream's data, in elements of its type; 0 for a format not counted. */
-static int measure(const struct fm_arg *a, const char *shown, const char *path, FILE *in,
-                   size_t *count, struct cs_err *e)
+/* The count of one stream's data, in elements of its type t (a type="${T}" resolved);
+ * 0 for a format not counted. */
+static int measure(const struct fm_arg *a, const struct cs_type *t, const char *shown,
+                   const char *path, FILE *in, size_t *count, struct cs_err *e)
 {
 	size_t n;
-	int rc = datafile_count(path, in, a->type.scalar, &n, e);
+	int rc = datafile_count(path, in, t->scalar, &n, e);
 
 	*count = 0;
 	if (rc < 0)
@@ -141,22 +142,23 @@ static int measure(const struct fm_arg *a, const char *shown, const char *path, 
 		return 0;
 	if (n == 0)
 		return err_set(e, "stream '%s': %s holds no values", a->name, shown);
-	if (n % a->type.width)
+	if (n % t->width)
 		return err_set(e,
 		               "stream '%s': %s holds %zu values, not a whole number of %u-wide "
 		               "elements",
-		               a->name, shown, n, a->type.width);
-	*count = n / a->type.width;
+		               a->name, shown, n, t->width);
+	*count = n / t->width;
 	return 0;
 }
 
 /* One stream: sizes its parameter, or checks it against the stream that did. */
-static int size_from(const struct fm_arg *a, const struct exe_bind *b, FILE *in,
-                     struct sized *first, size_t nfirst, size_t *used, struct cs_err *e)
+static int size_from(const struct fm_arg *a, const struct cs_type *t, const struct exe_bind *b,
+                     FILE *in, struct sized *first, size_t nfirst, size_t *used,
+                     struct cs_err *e)
 {
 	struct sized s = {a->count, a->name, path_is_stdio(b->path) ? "<stdin>" : b->path, 0};
 
-	if (measure(a, s.path, b->path, in, &s.count, e))
+	if (measure(a, t, s.path, b->path, in, &s.count, e))
 		return -1;
 	if (s.count == 0)
 		return 0; /* PGM: the count keeps its value */
@@ -173,12 +175,20 @@ static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
                     struct sized *first, size_t *used, struct cs_err *e)
 {
 	bool over = false;
-
 	const struct flowmodel *fm = exe->fm;
+	struct scope sc; /* as the planner will see it: a stream's type may be a parameter */
+
+	scope_init(&sc);
+	scope_push(&sc, args);
+	scope_push(&sc, &exe->params);
+	if (caller)
+		scope_append(&sc, caller);
+	scope_push(&sc, &fm->params);
 
 	for (size_t i = 0; i < fm->nargs; i++) {
 		const struct fm_arg *a = &fm->args[i];
 		const struct exe_bind *b = bind_of(exe, a->name);
+		struct cs_type t;
 
 		if (!arg_is_stream(a->kind) || !arg_is_read(a->kind) || !b || b->how != BIND_FILE ||
 		    !a->count || !param_name_valid(a->count) ||
@@ -191,7 +201,12 @@ static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
 			err_prefix(e, "stream '%s': ", a->name);
 			return 2;
 		}
-		if (size_from(a, b, *spool, first, fm->nargs, used, e))
+		/* A type that does not resolve is the planner's to report, with its place. */
+		if (fm_arg_type(fm, a, &sc, &t, e)) {
+			err_clear(e);
+			continue;
+		}
+		if (size_from(a, &t, b, *spool, first, fm->nargs, used, e))
 			return -1;
 	}
 	return 0;
