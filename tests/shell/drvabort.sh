@@ -16,7 +16,11 @@ part() { "$CARSH" partition --no-progress --gpu none --threads 1 --sched cpu "$P
 expect 0 "" part
 n=$(find "$T/cache/pocl/kcache" -name '*.so' | wc -l)
 [ "$n" -gt 0 ] && pass "PoCL cached $n kernel binaries" || fail "no .so in $T/cache/pocl/kcache"
-find "$T/cache/pocl/kcache" -name '*.so' -exec sh -c ': >"$1"' sh {} \;
+# Each .so replaced by an empty file (a new file: a process that still maps the old one, a
+# session worker kept for the next -T session, keeps its pages), and the server stopped so
+# that the next run builds its programs afresh from the cache.
+"$CARSH" server stop >/dev/null 2>&1
+find "$T/cache/pocl/kcache" -name '*.so' -exec sh -c 'rm -f "$1" && : >"$1"' sh {} \;
 expect 134 "carsh: partition: $PR: the OpenCL driver aborted (SIGABRT) while the engine ran on its devices, taking carsh with it; its own message, if any, is above. A corrupt PoCL kernel cache aborts so: remove $T/cache/pocl/kcache and run again" part
 rm -rf "$T/cache/pocl/kcache"
 expect 0 "" part
