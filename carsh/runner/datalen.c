@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -86,34 +87,85 @@ static unsigned long long copy_limit(void)
 	return errno || *end || n == 0 || v[0] == '-' ? 1ULL << 30 : n;
 }
 
-/* Standard input, copied whole into an unlinked temporary file, rewound. */
-static FILE *spool_input(FILE *in, bool *over, struct cs_err *e)
+/* What stdin holds now, read without blocking (the descriptor is made non-blocking around
+ * the call, so that the FILE's own buffer is read first): >0 bytes, 0 at its end, -1 when
+ * nothing is there yet (wait and try again), -2 on an error. */
+static ssize_t read_ready(FILE *in, char *buf, size_t len)
 {
-	enum { CHUNK = 1 << 20 };
-	unsigned long long limit = copy_limit(), have = 0;
-	char *buf = xmalloc(CHUNK);
-	FILE *t = datalen_temp(e);
+	int fd = fileno(in), flags = fcntl(fd, F_GETFL);
 	size_t n;
 
-	if (!t) {
-		free(buf);
-		return NULL;
+	if (flags >= 0 && !(flags & O_NONBLOCK))
+		(void)fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+	n = fread(buf, 1, len, in);
+	if (flags >= 0 && !(flags & O_NONBLOCK))
+		(void)fcntl(fd, F_SETFL, flags);
+	if (n > 0) {
+		clearerr(in);
+		return (ssize_t)n;
 	}
-	while (have <= limit && (n = fread(buf, 1, CHUNK, in)) > 0) {
-		have += n;
-		if (fwrite(buf, 1, n, t) != n)
+	if (feof(in))
+		return 0;
+	if (ferror(in) && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		clearerr(in);
+		return -1;
+	}
+	return -2;
+}
+
+/* Copies stdin into t until its end, waiting in slices so that Ctrl-C is seen: 0, or -1 with
+ * e ("interrupted", a read or a write error), *have the bytes copied (past limit: stops). */
+static int copy_input(FILE *in, FILE *t, unsigned long long limit, unsigned long long *have,
+                      volatile sig_atomic_t *interrupted, struct cs_err *e)
+{
+	enum { CHUNK = 1 << 20 };
+	char *buf = xmalloc(CHUNK);
+	int rc = 0;
+
+	while (*have <= limit) {
+		ssize_t n = read_ready(in, buf, CHUNK);
+		struct pollfd p = {fileno(in), POLLIN, 0};
+
+		if (n == 0)
 			break;
+		if (n > 0 && fwrite(buf, 1, (size_t)n, t) == (size_t)n) {
+			*have += (unsigned long long)n;
+			continue;
+		}
+		if (n > 0 || n == -2) {
+			rc = n > 0 ? err_errno(e, "<stdin>: while copying the input to count it")
+			           : err_errno(e, "<stdin>");
+			break;
+		}
+		if (interrupted && *interrupted) {
+			rc = err_set(e, "<stdin>: interrupted while counting its values");
+			break;
+		}
+		(void)poll(&p, 1, 100);
 	}
 	free(buf);
+	return rc;
+}
+
+/* Standard input, copied whole into an unlinked temporary file, rewound. */
+static FILE *spool_input(FILE *in, volatile sig_atomic_t *interrupted, bool *over, struct cs_err *e)
+{
+	unsigned long long limit = copy_limit(), have = 0;
+	FILE *t = datalen_temp(e);
+
+	if (!t)
+		return NULL;
+	if (copy_input(in, t, limit, &have, interrupted, e)) {
+		fclose(t);
+		return NULL;
+	}
 	*over = have > limit;
 	if (*over)
 		err_set(e,
 		        "<stdin>: more than %llu bytes to count (CARSH_COUNT_MAX); give the count "
 		        "(N=...) to read it",
 		        limit);
-	if (ferror(in))
-		err_errno(e, "<stdin>");
-	else if (ferror(t) || fflush(t) != 0)
+	if (fflush(t) != 0)
 		err_errno(e, "<stdin>: while copying the input to count it");
 	else if (datalen_rewind(t, e) == 0)
 		return t;
@@ -153,8 +205,7 @@ static int measure(const struct fm_arg *a, const struct cs_type *t, const char *
 
 /* One stream: sizes its parameter, or checks it against the stream that did. */
 static int size_from(const struct fm_arg *a, const struct cs_type *t, const struct exe_bind *b,
-                     FILE *in, struct sized *first, size_t nfirst, size_t *used,
-                     struct cs_err *e)
+                     FILE *in, struct sized *first, size_t nfirst, size_t *used, struct cs_err *e)
 {
 	struct sized s = {a->count, a->name, path_is_stdio(b->path) ? "<stdin>" : b->path, 0};
 
@@ -171,8 +222,9 @@ static int size_from(const struct fm_arg *a, const struct cs_type *t, const stru
 }
 
 static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
-                    const struct params *args, FILE **spool, const struct fm_arg **endless,
-                    struct sized *first, size_t *used, struct cs_err *e)
+                    volatile sig_atomic_t *interrupted, const struct params *args, FILE **spool,
+                    const struct fm_arg **endless, struct sized *first, size_t *used,
+                    struct cs_err *e)
 {
 	bool over = false;
 	const struct flowmodel *fm = exe->fm;
@@ -194,7 +246,8 @@ static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
 		    !a->count || !param_name_valid(a->count) ||
 		    !is_unset(exe, caller, args, a->count))
 			continue;
-		if (path_is_stdio(b->path) && !*spool && !(*spool = spool_input(in, &over, e)))
+		if (path_is_stdio(b->path) && !*spool &&
+		    !(*spool = spool_input(in, interrupted, &over, e)))
 			return err_prefix(e, "stream '%s': ", a->name);
 		if (over) {
 			*endless = a;
@@ -213,7 +266,8 @@ static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
 }
 
 int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, struct params *args,
-                  FILE **spool, const struct fm_arg **endless, struct cs_err *e)
+                  volatile sig_atomic_t *interrupted, FILE **spool, const struct fm_arg **endless,
+                  struct cs_err *e)
 {
 	struct sized *first = xcalloc(exe->fm->nargs + 1, sizeof(*first));
 	size_t used = 0;
@@ -221,7 +275,7 @@ int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, s
 
 	*spool = NULL;
 	*endless = NULL;
-	rc = size_all(exe, caller, in, args, spool, endless, first, &used, e);
+	rc = size_all(exe, caller, in, interrupted, args, spool, endless, first, &used, e);
 	if (rc == 2) {
 		free(first);
 		return 2;

@@ -7,6 +7,7 @@
 #ifndef CARSH_RUNNER_DATALEN_H
 #define CARSH_RUNNER_DATALEN_H
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "data/params.h"
@@ -19,9 +20,11 @@
  * parameters (shell variables), or NULL. Errors (-1): a reader's, or two streams of
  * different lengths for one parameter, both named. 2 when standard input is longer than
  * CARSH_COUNT_MAX bytes (e says so): *endless is the stream that reads it, *spool holds its
- * first bytes, rewound, and `in` the rest (runner/datachunk.h runs it in chunks). */
+ * first bytes, rewound, and `in` the rest (runner/datachunk.h runs it in chunks). While
+ * standard input is copied, *interrupted (Ctrl-C; may be NULL) stops it: -1, "interrupted". */
 int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, struct params *args,
-                  FILE **spool, const struct fm_arg **endless, struct cs_err *e);
+                  volatile sig_atomic_t *interrupted, FILE **spool, const struct fm_arg **endless,
+                  struct cs_err *e);
 
 /* An unlinked temporary file in $TMPDIR (else /tmp), for reading and writing. */
 FILE *datalen_temp(struct cs_err *e);

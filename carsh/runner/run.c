@@ -293,7 +293,14 @@ static int run_executable(struct run_ctx *c, const char *path, const char *root,
 
 	if (exe_load(path, root, n, words, &l, e))
 		return 1;
-	rc = datalen_apply(l.exe, c->caller, c->in, &l.args, &spool, &endless, e);
+	/* A background job takes no length from its data: counting reads the input now, in the
+	 * shell (a FIFO would hold the prompt), ahead of the hazard claims that order the job
+	 * after those writing its files. */
+	spool = NULL;
+	endless = NULL;
+	rc = c->background || c->detached ? 0
+	                                  : datalen_apply(l.exe, c->caller, c->in, &l.args,
+	                                                  c->interrupted, &spool, &endless, e);
 	if (rc == 2)
 		rc = run_chunks(c, &l, path, endless, spool, e);
 	else if (rc)

@@ -129,7 +129,8 @@ grep -q "^\[1\]+ Killed by SIGSEGV $DATA/fm/crash.xml$" "$ERR" &&
 mkfifo feed3
 start_carsh -i
 exec 8<>feed3
-send "run $SINK x=- y=discard < feed3"
+# N given: the job reads its 4 values itself (without it, the shell counts the input first).
+send "run $SINK x=- y=discard N=4 < feed3"
 wait_until "the job's process" has_jobs
 kill -INT "$CPID" $(jobs_of "$CPID")
 send "echo alive"
@@ -138,5 +139,22 @@ exec 8>&-
 stop_carsh
 grep -q "interrupted" "$T/carsh.err" && pass "Ctrl-C stopped the foreground job" ||
 	fail "no interruption: $(cat "$T/carsh.err")"
+
+# Without N the shell counts standard input before the job starts (docs/formats.md, "Lengths
+# from the data"): Ctrl-C stops that too, and the shell answers.
+mkfifo feed4
+start_carsh -i
+exec 8<>feed4
+send "run $SINK x=- y=discard < feed4"
+counting() { ls -l "/proc/$CPID/fd" 2>/dev/null | grep -q carsh-stdin-; }
+wait_until "the shell to count its input" counting
+kill -INT "$CPID"
+send "echo alive"
+wait_until "the shell to answer" grep -q "^alive$" "$T/carsh.out"
+exec 8>&-
+stop_carsh
+grep -q "interrupted while counting its values" "$T/carsh.err" &&
+	pass "Ctrl-C stopped the count of standard input" ||
+	fail "no interruption of the count: $(cat "$T/carsh.err")"
 fi
 finish
