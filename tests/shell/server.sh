@@ -116,7 +116,7 @@ jobs_after_kills "$SCALE" kill_server_idle "the server's idle workers were kille
 mkfifo feed
 exec 8<>feed
 start_carsh -i
-send "run $SINK x=- y=discard < $T/feed"
+send "run $SINK x=- y=discard N=4 < $T/feed"
 wait_until "the job's worker" lent_to "$CPID"
 worker=$(jobs_of "$CPID")
 kill -KILL "$CPID"
@@ -130,7 +130,7 @@ exec 8>&-
 exec 8<>feed
 start_carsh
 send "virtbuf create b float 4"
-send "run $SINK x=- y=buffer:b < $T/feed"
+send "run $SINK x=- y=buffer:b N=4 < $T/feed"
 send "echo not reached"
 wait_until "the job's worker" lent_to "$CPID"
 pid=$(server_pid)
@@ -228,7 +228,7 @@ CARSH_SERVER=off expect 0 "" "$CARSH" -T run "$SCALE" x=x.csv y=out.csv N=8
 exec 8<>feed
 start_carsh -T
 send "virtbuf create b float 4"
-send "run $SINK x=- y=buffer:b < $T/feed"
+send "run $SINK x=- y=buffer:b N=4 < $T/feed"
 send "echo not reached"
 wait_until "the session's worker" lent_to "$CPID"
 wait_until "the session's segment" sh -c "ls /dev/shm | grep -q '^carsh-$CPID-'"
@@ -252,7 +252,7 @@ XDG_CACHE_HOME="$T/cold-cache"
 export XDG_CACHE_HOME
 start_carsh -T
 send "virtbuf create b float 4"
-send "run $SINK x=- y=buffer:b < $T/feed"
+send "run $SINK x=- y=buffer:b N=4 < $T/feed"
 wait_until "the session's worker" lent_to "$CPID"
 wait_until "the session's segment" sh -c "ls /dev/shm | grep -q '^carsh-$CPID-'"
 worker=$(jobs_of "$CPID")
@@ -270,7 +270,7 @@ wait_until "the interrupted session's worker to end" gone "$worker"
 # The server killed mid-session: a non-zero status, the server's line, no segment.
 start_carsh -T
 send "virtbuf create b float 4"
-send "run $SINK x=- y=buffer:b < $T/feed"
+send "run $SINK x=- y=buffer:b N=4 < $T/feed"
 wait_until "the session's worker" lent_to "$CPID"
 wait_until "the session's segment" sh -c "ls /dev/shm | grep -q '^carsh-$CPID-'"
 pid=$(server_pid)

@@ -77,7 +77,7 @@ mkfifo feed
 start_carsh -i
 exec 8<>feed # after carsh started: it must not inherit the write end
 make_buffers
-send "run $SINK x=- y=buffer:out < feed"
+send "run $SINK x=- y=buffer:out N=4 < feed"
 wait_until "the job's process" has_job "$CPID"
 job=$(job_pid "$CPID")
 kill -KILL "$job"
@@ -155,7 +155,7 @@ no_segments "SIGKILL of a job waiting for its go"
 start_carsh -i
 exec 8<>feed
 make_buffers
-send "run $SINK x=- y=buffer:out < feed"
+send "run $SINK x=- y=buffer:out N=4 < feed"
 wait_until "the job's process" has_job "$CPID"
 kill -INT "$(job_pid "$CPID")"
 send "echo alive"
