@@ -249,36 +249,6 @@ static char *command_line(const struct command *c)
 	return sb_detach(&sb);
 }
 
-/* ${NAME} in <Echo> text, as the batch runner expands it. */
-static int expand_echo(struct flat *F, const char *text, const struct scope *sc, char **out)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	for (const char *p = text; *p; p++) {
-		const char *end;
-		const struct param *par;
-		char *name;
-
-		if (p[0] != '$' || p[1] != '{' || !(end = strchr(p, '}'))) {
-			sb_addc(&sb, *p);
-			continue;
-		}
-		name = xstrndup(p + 2, (size_t)(end - p - 2));
-		par = scope_get(sc, name);
-		if (!par) {
-			err_set(F->e, "${%s}: no such parameter", name);
-			free(name);
-			sb_free(&sb);
-			return -1;
-		}
-		sb_adds(&sb, par->value);
-		free(name);
-		p = end;
-	}
-	*out = sb_detach(&sb);
-	return 0;
-}
-
 /* ---- flattening ---- */
 
 static int flatten_steps(struct flat *F, const struct batch *b, const struct step *steps, size_t n,
@@ -629,7 +599,7 @@ static int flatten_echo(struct flat *F, const struct batch *b, const struct step
 		s->value = xstrdup(st->text);
 		return 0;
 	}
-	if (expand_echo(F, st->text, sc, &s->value))
+	if (scope_expand(sc, st->text, &s->value, F->e))
 		return err_prefix(F->e, "%s: ", s->where);
 	text_xml("Echo", s->value, &s->xml);
 	return 0;
