@@ -89,21 +89,14 @@ static struct worker *start(struct spares *sp, const char *key, struct cs_err *e
 	return wk;
 }
 
-/* A spare for key waits, and no more than SPARES_MAX in all. */
-static void replenish(struct spares *sp, const char *key)
+/* wk waits first in line (again: it served a session before); past SPARES_MAX the oldest
+ * ends. */
+static void push(struct spares *sp, struct worker *wk, bool again)
 {
-	struct spare **last = &sp->waiting;
-	struct cs_err e;
-	struct worker *wk;
-
-	for (struct spare *s = sp->waiting; s; s = s->next)
-		if (strcmp(worker_key(s->wk), key) == 0)
-			return;
-	if (!(wk = start(sp, key, &e)))
-		return;
 	struct spare *s = xcalloc(1, sizeof(*s));
+	struct spare **last = &sp->waiting;
 
-	*s = (struct spare){wk, false, sp->waiting};
+	*s = (struct spare){wk, again, sp->waiting};
 	sp->waiting = s;
 	sp->n++;
 	if (sp->n <= SPARES_MAX)
@@ -113,19 +106,22 @@ static void replenish(struct spares *sp, const char *key)
 	end_spare(sp, last);
 }
 
+/* A spare for key waits, and no more than SPARES_MAX in all. */
+static void replenish(struct spares *sp, const char *key)
+{
+	struct cs_err e;
+	struct worker *wk;
+
+	for (struct spare *s = sp->waiting; s; s = s->next)
+		if (strcmp(worker_key(s->wk), key) == 0)
+			return;
+	if ((wk = start(sp, key, &e)))
+		push(sp, wk, false);
+}
+
 void spares_put(struct spares *sp, struct worker *wk)
 {
-	struct spare *s = xcalloc(1, sizeof(*s));
-	struct spare **last = &sp->waiting;
-
-	*s = (struct spare){wk, true, sp->waiting};
-	sp->waiting = s;
-	sp->n++;
-	if (sp->n <= SPARES_MAX)
-		return;
-	while ((*last)->next)
-		last = &(*last)->next;
-	end_spare(sp, last);
+	push(sp, wk, true);
 }
 
 struct worker *spares_take(struct spares *sp, const char *key, bool *warm, bool *again,
