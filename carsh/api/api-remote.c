@@ -87,6 +87,23 @@ static int lost(carsh_machine *m, struct cs_err *e)
 	return CARSH_E_LOST;
 }
 
+/* Send out as type (with fd unless -1), read the worker's answer into *a (its message in
+ * *msg, freed by the caller): 0, or -1 when the exchange failed (the worker is lost). */
+static int exchange(struct remote *r, uint32_t type, const struct wbuf *out, int fd,
+                    struct api_answer *a, struct wire_msg *msg)
+{
+	struct cs_err x;
+
+	if (r->lost || wire_send(r->sock, type, out->p, out->len, &fd, fd >= 0, &x) != 0 ||
+	    wire_recv(r->sock, msg, &x) != 1)
+		return -1;
+	if (msg->type != API_ANSWER || apiwire_decode_answer(msg->payload, msg->len, a, &x) != 0) {
+		wire_msg_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
 /* Send type with rq (and fd unless -1), read the answer: its code, with its message in e,
  * *n and the extra fields (each may be NULL). */
 static int call(carsh_machine *m, uint32_t type, const struct api_req *rq, int fd, uint64_t *n,
@@ -96,20 +113,13 @@ static int call(carsh_machine *m, uint32_t type, const struct api_req *rq, int f
 	struct wbuf out = WBUF_INIT;
 	struct api_answer a;
 	struct wire_msg msg;
-	struct cs_err x;
-	int rc, got = -1;
+	int rc, got;
 
 	pthread_mutex_lock(&m->lock);
 	apiwire_encode_req(rq, &out);
-	if (!r->lost && wire_send(r->sock, type, out.p, out.len, &fd, fd >= 0, &x) == 0)
-		got = wire_recv(r->sock, &msg, &x);
+	got = exchange(r, type, &out, fd, &a, &msg);
 	wb_free(&out);
-	if (got == 1 &&
-	    (msg.type != API_ANSWER || apiwire_decode_answer(msg.payload, msg.len, &a, &x) != 0)) {
-		wire_msg_free(&msg);
-		got = -1;
-	}
-	if (got != 1) {
+	if (got != 0) {
 		rc = lost(m, e);
 		pthread_mutex_unlock(&m->lock);
 		return rc;
@@ -192,15 +202,9 @@ static int open_worker(carsh_machine *m, struct remote *r, const char *device)
 	                                       .umask = (uint32_t)mask,
 	                                       .device = (char *)device},
 	                    &out);
-	if (wire_send(r->sock, API_OPEN, out.p, out.len, NULL, 0, &x) == 0)
-		got = wire_recv(r->sock, &msg, &x);
+	got = exchange(r, API_OPEN, &out, -1, &a, &msg);
 	wb_free(&out);
-	if (got == 1 &&
-	    (msg.type != API_ANSWER || apiwire_decode_answer(msg.payload, msg.len, &a, &x) != 0)) {
-		wire_msg_free(&msg);
-		got = -1;
-	}
-	if (got != 1)
+	if (got != 0)
 		return lost(m, &m->err);
 	rc = a.rc;
 	snprintf(m->err.msg, sizeof(m->err.msg), "%s", rc ? a.msg : "");
