@@ -24,6 +24,16 @@ W=tests/fuzz
 FLAGS="-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined"
 mkdir -p "$W/obj" "$W/log"
 
+# Whether SRC is one of the readers' sources the targets link: the layers that parse input,
+# and the few pure-C files of higher layers they call (none of them calls OpenCL).
+readers_source() {
+	case $1 in
+	carsh/util/*.c | carsh/data/*.c | carsh/data/*.cc | carsh/model/*.c | carsh/graph/*.c | \
+		carsh/shell/parse.c | carsh/exec/jobplan.c | carsh/runtime/plan.c | carsh/runtime/includes.c) return 0 ;;
+	esac
+	return 1
+}
+
 build() {
 	command -v "$FUZZ_CC" >/dev/null || {
 		echo "fuzz: '$FUZZ_CC' not found: install the Debian packages clang and libclang-rt-14-dev" >&2
@@ -31,11 +41,7 @@ build() {
 	}
 	objs=
 	for src in $FUZZ_SOURCES; do
-		case $src in
-		carsh/util/*.c | carsh/data/*.c | carsh/data/*.cc | carsh/model/*.c | carsh/graph/*.c | \
-			carsh/shell/parse.c | carsh/exec/jobplan.c | carsh/runtime/plan.c) ;;
-		*) continue ;;
-		esac
+		readers_source "$src" || continue
 		obj="$W/obj/$(echo "$src" | tr / _ | sed 's/\.cc*$/.o/')"
 		objs="$objs $obj"
 		# Rebuilt when the source or any header of the tree is newer.
@@ -48,11 +54,7 @@ build() {
 		case $0 in *.cc) cc="${FUZZ_CC}++ -std=gnu++17 -fno-exceptions -fno-rtti" ;; esac
 		echo "  FUZZCC $0"; $cc '"$FLAGS -fsanitize=fuzzer-no-link $FUZZ_CPPFLAGS"' -c "$srcdir/$0" -o "$1"'
 	for src in $FUZZ_SOURCES; do
-		case $src in
-		carsh/util/*.c | carsh/data/*.c | carsh/data/*.cc | carsh/model/*.c | carsh/graph/*.c | \
-			carsh/shell/parse.c | carsh/exec/jobplan.c | carsh/runtime/plan.c)
-			echo "$W/obj/$(echo "$src" | tr / _ | sed 's/\.cc*$/.o/')" ;;
-		esac
+		if readers_source "$src"; then echo "$W/obj/$(echo "$src" | tr / _ | sed 's/\.cc*$/.o/')"; fi
 	done >"$W/obj/list"
 	rm -f "$W/obj/libfuzzcarsh.a"
 	ar cr "$W/obj/libfuzzcarsh.a" $(cat "$W/obj/list")
