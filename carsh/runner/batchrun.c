@@ -18,12 +18,12 @@
 #include "model/batch.h"
 #include "model/filecache.h"
 #include "runner/buffers.h"
-#include "runner/rankplace.h"
+#include "mpi/placement.h"
 #include "runner/run.h"
 #include "runner/untilcheck.h"
 #include "util/alloc.h"
-#include "util/mpiranks.h"
-#include "util/rankwatch.h"
+#include "mpi/ranks.h"
+#include "mpi/rankwatch.h"
 #include "util/strbuf.h"
 #include "util/strvec.h"
 
@@ -150,7 +150,7 @@ static int step_exec(void *ctx, const struct step *s)
 	return rc;
 }
 
-/* Waits for every rank's jobs: each waits for its own, then all agree (util/mpiranks.h). A
+/* Waits for every rank's jobs: each waits for its own, then all agree (mpi/ranks.h). A
  * rank whose MPI start was put off starts it first, beside its jobs. */
 static int sync_ranks(struct run_ctx *c, struct cs_err *e)
 {
@@ -255,7 +255,7 @@ static int step_command(void *ctx, const struct step *s)
 	return rc;
 }
 
-/* "fft.bat.xml:12: <Exec>", for the message that names a lost rank (util/rankwatch.h). */
+/* "fft.bat.xml:12: <Exec>", for the message that names a lost rank (mpi/rankwatch.h). */
 static void note_step(const struct run *r, const struct step *s)
 {
 	char where[160];
@@ -333,7 +333,7 @@ static int check_recursion(const struct run_ctx *c, const struct stat *st, const
 }
 
 /* Whether a step, or one in a <Repeat>, says rank="auto": then the batch keeps each rank's
- * queued forecasts (runner/rankplace.h). */
+ * queued forecasts (mpi/placement.h). */
 static bool has_rank_auto(const struct step *steps, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

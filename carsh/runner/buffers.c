@@ -4,7 +4,7 @@
 #include "runner/buffers-int.h"
 #include "runner/bufhost.h"
 #include "mpi/replicas.h"
-#include "util/mpiranks.h"
+#include "mpi/ranks.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -53,11 +53,11 @@ struct run_ctx {
 	volatile sig_atomic_t *interrupted; /* NULL when detached */
 	int depth;                          /* nesting of source and batches */
 	int rank; /* under MPI, where its jobs run: a rank (0, the shell, unless a batch step
-	             placed it) or RANK_AUTO (runner/rankplace.h) */
+	             placed it) or RANK_AUTO (mpi/placement.h) */
 	struct placement *placed; /* the batch that placed its <Exec> step, or NULL */
 	const struct batch_frame *frames;
 	bool moves_by_caller; /* under MPI: the caller brings the data a job reads to its rank
-	                         and agrees on the outcome (runner/graphranks.c); the job runs
+	                         and agrees on the outcome (mpi/graphranks.c); the job runs
 	                         on its rank, nothing else */
 };
 

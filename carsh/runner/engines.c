@@ -13,12 +13,12 @@
 #include "runner/buffers.h"
 #include "runtime/abortnote.h"
 #include "mpi/partranks.h"
-#include "runner/rankplace.h"
+#include "mpi/placement.h"
 #include "runner/run.h"
 #include "runner/stats.h"
 #include "util/alloc.h"
 #include "util/path.h"
-#include "util/mpiranks.h"
+#include "mpi/ranks.h"
 
 /* From here OpenCL lives in this process: the shell stays on the thread executor. */
 static struct texec *thread_executor(struct run_ctx *c)

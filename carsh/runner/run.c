@@ -14,13 +14,13 @@
 #include "runner/datalen.h"
 #include "runner/graphrun.h"
 #include "runner/devplace.h"
-#include "runner/rankplace.h"
+#include "mpi/placement.h"
 #include "runner/plancache.h"
 #include "runner/stats.h"
 #include "util/alloc.h"
 #include "util/clock.h"
-#include "util/mpiranks.h"
-#include "util/rankwatch.h"
+#include "mpi/ranks.h"
+#include "mpi/rankwatch.h"
 #include "util/strbuf.h"
 
 static int plan_background(struct run_ctx *c, struct job_plan *jp, const char *label,
@@ -145,6 +145,20 @@ static void start_failed_later(struct run_ctx *c, int rc, const char *label, con
 	}
 }
 
+static int job_forecast(void *c, const struct job_plan *jp, double *ms)
+{
+	return place_job_forecast(c, jp, ms);
+}
+
+/* The rank that runs jp in context c (mpi/placement.h). */
+static int job_rank(struct run_ctx *c, const struct job_plan *jp, char *why, size_t len)
+{
+	struct placement_ask a = {c->rank,        c->background, c->placed,
+	                          c->s->replicas, job_forecast,  c};
+
+	return placement_job(&a, jp, why, len);
+}
+
 /* Under MPI every rank plans every job; the one it is placed on runs it, after the data it
  * reads arrived there. All agree on how a foreground job went when it ends. A background
  * job, even one that could not start, is agreed on at the next sync: an agreement per
@@ -155,7 +169,7 @@ static int run_placed(struct run_ctx *c, struct job_plan *jp, bool kept, const c
                       struct cs_err *e)
 {
 	char why[200];
-	int rank = placement_job(c, jp, why, sizeof(why)), rc = 0;
+	int rank = job_rank(c, jp, why, sizeof(why)), rc = 0;
 
 	if (ranks_size() > 1)
 		rankwatch_note_job(rank, label);
