@@ -54,7 +54,8 @@ void buffers_release_plan(struct run_ctx *c, const struct job_plan *jp, struct c
 
 /* Under MPI with several ranks (c->s->replicas), for every job on every rank, before the
  * job runs on rank: the buffers it reads are brought there, and what it writes will be
- * current there only (docs/scale-out.md). */
+ * current there only (docs/scale-out.md). These two are mpi/bufmoves.h's, given the
+ * host access of bufhost.c. */
 void buffers_place_plan(struct run_ctx *c, const struct job_plan *jp, int rank);
 /* The same for a job every rank runs a part of (partition across ranks): what it reads is
  * brought to every rank, what it writes will be current on rank 0 only, which gathers it. */
