@@ -3,9 +3,22 @@
 #include "util/fork.h"
 
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static pthread_rwlock_t gate = PTHREAD_RWLOCK_INITIALIZER;
 static bool used; /* set before the forking threads start, read only after */
+
+/* The gate is static and used in pairs, so a failing call is a broken invariant (a
+ * deadlock or an unlock without a lock): going on would fork across MPI's start. */
+static void checked(int rc, const char *what)
+{
+	if (rc == 0)
+		return;
+	fprintf(stderr, "carsh: fork gate: %s: %s\n", what, strerror(rc));
+	abort();
+}
 
 void fork_gate_use(void)
 {
@@ -14,22 +27,22 @@ void fork_gate_use(void)
 
 void fork_gate_close(void)
 {
-	pthread_rwlock_wrlock(&gate);
+	checked(pthread_rwlock_wrlock(&gate), "close");
 }
 
 void fork_gate_open(void)
 {
-	pthread_rwlock_unlock(&gate);
+	checked(pthread_rwlock_unlock(&gate), "open");
 }
 
 void fork_gate_enter(void)
 {
 	if (used)
-		pthread_rwlock_rdlock(&gate);
+		checked(pthread_rwlock_rdlock(&gate), "enter");
 }
 
 void fork_gate_leave(void)
 {
 	if (used)
-		pthread_rwlock_unlock(&gate);
+		checked(pthread_rwlock_unlock(&gate), "leave");
 }
