@@ -179,9 +179,11 @@ static int parse_unary(struct parser *ps, union expr_value *out)
 	return sign == '-' ? ps->t->negate(out, ps->text, ps->e) : 0;
 }
 
-static int parse_term(struct parser *ps, union expr_value *out)
+/* operand (OP operand)*, left to right, OP one of ops. */
+static int parse_chain(struct parser *ps, const char *ops,
+                       int (*operand)(struct parser *, union expr_value *), union expr_value *out)
 {
-	if (parse_unary(ps, out))
+	if (operand(ps, out))
 		return -1;
 	for (;;) {
 		union expr_value rhs;
@@ -189,30 +191,23 @@ static int parse_term(struct parser *ps, union expr_value *out)
 
 		skip_blanks(ps);
 		op = *ps->p;
-		if (op == '\0' || !strchr(ps->t->mul_ops, op))
+		if (op == '\0' || !strchr(ops, op))
 			return 0;
 		ps->p++;
-		if (parse_unary(ps, &rhs) || ps->t->apply(op, *out, rhs, out, ps->text, ps->e))
+		if (operand(ps, &rhs) || ps->t->apply(op, *out, rhs, out, ps->text, ps->e))
 			return -1;
 	}
 }
 
+static int parse_term(struct parser *ps, union expr_value *out)
+{
+	return parse_chain(ps, ps->t->mul_ops, parse_unary, out);
+}
+
 static int parse_expr(struct parser *ps, union expr_value *out)
 {
-	if (deeper(ps) || parse_term(ps, out))
+	if (deeper(ps) || parse_chain(ps, "+-", parse_term, out))
 		return -1;
-	for (;;) {
-		union expr_value rhs;
-		char op;
-
-		skip_blanks(ps);
-		op = *ps->p;
-		if (op != '+' && op != '-')
-			break;
-		ps->p++;
-		if (parse_term(ps, &rhs) || ps->t->apply(op, *out, rhs, out, ps->text, ps->e))
-			return -1;
-	}
 	ps->depth--;
 	return 0;
 }
