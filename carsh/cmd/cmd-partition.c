@@ -108,8 +108,7 @@ static int check_args(struct part_cmd *pc, int n, char **operands, struct cs_err
 		return 0;
 	}
 	if (n == 0)
-		return err_set(e, "partition: no executable given (usage: partition [OPTIONS] "
-		                  "EXE.xml [NAME=VALUE]...)");
+		return err_set(e, "partition: no executable given; usage: %s", usage_text);
 	pc->file = operands[0];
 	pc->words = operands + 1;
 	pc->nwords = n - 1;

@@ -120,8 +120,7 @@ static int check_words(struct pipe_cmd *pc, int n, char **words, struct cs_err *
 		if (parse_word(pc, words[i], e))
 			return -1;
 	if (!pc->file)
-		return err_set(e, "pipeline: no pipeline file given (usage: pipeline [OPTIONS] "
-		                  "PIPE.xml [NAME=VALUE]...)");
+		return err_set(e, "pipeline: no pipeline file given; usage: %s", usage_text);
 	if (pc->o.val_items && !pc->o.validate)
 		return err_set(e, "pipeline: --validate-items goes with --validate");
 	if (pc->o.val_secs > 0 && !pc->o.validate)

@@ -107,6 +107,9 @@ grep -q '^usage: peast GRAPH.xml' "$OUT" && grep -q '^  --max-parallel N ' "$OUT
 expect 2 "carsh: graph: one file at a time, not also 'b.xml'; usage: graph FILE.xml" \
 	"$CARSH" -c 'graph --root r a.xml b.xml'
 expect 2 "carsh: peast: no graph given; usage: peast GRAPH.xml" "$CARSH" -c 'peast --print'
+expect 2 "carsh: partition: no executable given; usage: partition [--sched" "$CARSH" -c 'partition'
+expect 2 "carsh: pipeline: no pipeline file given; usage: pipeline [--criterion" \
+	"$CARSH" -c 'pipeline --explain N=3'
 expect 2 "carsh: check: unknown option '--bogus'; usage: check GRAPH.xml" \
 	"$CARSH" -c 'check --bogus g.xml'
 expect 2 "carsh: usage: devices [--profiles]" "$CARSH" -c 'devices --profiles extra'
