@@ -13,51 +13,7 @@
 #include <unistd.h>
 
 #include "data/pgm.h"
-
-static char scratch[64];
-
-static void scratch_create(void)
-{
-	snprintf(scratch, sizeof(scratch), "/tmp/carsh-pgm-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(scratch));
-}
-
-static void scratch_remove(void)
-{
-	DIR *d = opendir(scratch);
-	struct dirent *ent;
-	char path[512];
-
-	if (!d)
-		return;
-	while ((ent = readdir(d)))
-		if (strcmp(ent->d_name, ".") != 0 && strcmp(ent->d_name, "..") != 0) {
-			snprintf(path, sizeof(path), "%s/%s", scratch, ent->d_name);
-			unlink(path);
-		}
-	closedir(d);
-	rmdir(scratch);
-}
-
-/* scratch/name, in one of a few rotating buffers. */
-static const char *at(const char *name)
-{
-	static char buf[4][512];
-	static int next;
-	char *p = buf[next++ % 4];
-
-	snprintf(p, 512, "%s/%s", scratch, name);
-	return p;
-}
-
-static void write_bytes(const char *path, const void *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-	ck_assert_int_eq(fclose(f), 0);
-}
+#include "scratch.h"
 
 /* A file from a string literal, which may hold NUL bytes (hence the explicit length). */
 #define WRITE_LITERAL(path, lit) write_bytes(path, lit, sizeof(lit) - 1)
@@ -72,19 +28,6 @@ static unsigned char *slurp(const char *path, size_t *len)
 	*len = fread(s, 1, 1 << 22, f);
 	fclose(f);
 	return s;
-}
-
-static int entries_in(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *ent;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((ent = readdir(d)))
-		n += strcmp(ent->d_name, ".") != 0 && strcmp(ent->d_name, "..") != 0;
-	closedir(d);
-	return n;
 }
 
 /* msg is "<scratch>/<name><rest>". */
