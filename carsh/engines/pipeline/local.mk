@@ -27,6 +27,11 @@ tests_tools_piperef_SOURCES = tests/tools/piperef.c
 tests_tools_piperef_CFLAGS = $(AM_CFLAGS) -ffp-contract=off
 tests_tools_piperef_LDADD = -lm
 
+# The model replayed offline on recorded trainings (bench/pipeline-model.py).
+check_PROGRAMS += tests/tools/pipereplay
+tests_tools_pipereplay_SOURCES = tests/tools/pipereplay.c
+tests_tools_pipereplay_LDADD = $(LIBCARSH)
+
 dist_flowmodels_DATA += flowmodels/pipe_vivid_gen.xml flowmodels/pipe_vivid_filter.xml \
 	flowmodels/pipe_vivid_hist.xml flowmodels/pipe_vivid_classify.xml \
 	flowmodels/pipe_srad_gen.xml flowmodels/pipe_srad_extract.xml \
