@@ -17,7 +17,12 @@ SOURCE is one of
                          training of the first, training-only run of the instance, which
                          is a different training from the validation's (another process,
                          minutes apart), without the n-thread experiments' stage times
-                         and the GPU thread's share of a core (--gpu-host, default 1.0)
+                         and the GPU thread's share of a core (--gpu-host, default 1.0):
+                         each stage is taken to slow down with n threads as the whole
+                         item does, n·T^CG(n)/T^CG(1)
+  BENCH.txt:INSTANCE@NAME.csv
+                         the same, with the predictions and measurements at full
+                         precision from the validation's CSV (the report rounds them)
   NAME.csv               bench/pipeline.sh's CSV (config,strict,predicted,measured,error,
                          items): the recorded predictions only, no training, no noise
 
@@ -138,6 +143,11 @@ def from_text(path, want, gpu_host):
         if m:
             stages, cgn, serial = parse_training(lines, i + 1)
             gpu_ok = sum(1 << k for k, st in enumerate(stages) if st[2] > 0)
+            # The n-thread experiments' stage times are not in the report: each stage
+            # slowed down as the whole item, n·T^CG(n) / T^CG(1).
+            for n, row in enumerate(cgn, 1):
+                slow = n * row[0] / cgn[0][0] if n > 1 else 1
+                row.extend(st[0] * slow for st in stages)
             trains[m.group(1)] = {"s": len(stages), "nc": cores, "gpu": gpu,
                                   "gpu_ok": gpu_ok, "stages": stages, "cgn": cgn,
                                   "gpu_host": gpu_host, "serial": serial}
@@ -147,7 +157,7 @@ def from_text(path, want, gpu_host):
             cur = Source("%s:%s" % (os.path.basename(path), m.group(1)))
             cur.meas = trains.get(m.group(1))
             cur.note = ("the training-only run's training (not the validation's), "
-                        "GPU thread's share %.2f, no n-thread stage times" % gpu_host)
+                        "GPU thread's share %.2f, n-thread stage times from T^CG(n)" % gpu_host)
             if not want or want == m.group(1):
                 out.append(cur)
             continue
@@ -211,6 +221,7 @@ def report(src, models, detail):
     noise = "%.1f %%" % (100 * src.noise) if src.noise is not None else "unknown"
     print("== %s: %d configurations, noise %s; training: %s" % (src.name, len(src.measured),
                                                                 noise, src.note))
+    report_replay(src, models)
     print("  %-16s %-26s" % ("family", "model") +
           " within10 outside-noise,within10 mean%  max%  median%")
     for label, pred in models:
@@ -248,6 +259,7 @@ def main():
     a = ap.parse_args()
     srcs = []
     for s in a.sources:
+        s, _, csv = s.partition("@")
         path, _, inst = s.partition(":") if not os.path.exists(s) else (s, "", "")
         if path.endswith(".json"):
             srcs.append(from_json(path))
@@ -255,6 +267,9 @@ def main():
             srcs.append(from_csv(path))
         else:
             srcs.extend(from_text(path, inst, a.gpu_host))
+            if csv:  # the same validation's values at full precision
+                full = from_csv(csv)
+                srcs[-1].recorded, srcs[-1].measured = full.recorded, full.measured
     totals = {}
     for src in srcs:
         models = [("recorded", src.recorded)]
@@ -262,7 +277,6 @@ def main():
             label, _, binary = b.rpartition("=")
             if src.meas is not None:
                 models.append((label or "replayed", replay(binary, src.meas)))
-        report_replay(src, models)
         for label, s in report(src, models, a.detail):
             t = totals.setdefault(label, [0, 0, 0, 0])
             if s:

@@ -87,7 +87,8 @@ static int record(struct pm_meas *m, char *line)
 		if (numbers(rest, v, 4, false) != 4 || v[0] < 1 || v[0] > PIPE_MAX_STAGES ||
 		    v[1] < 1 || v[1] > PM_MAX_CORES)
 			return -1;
-		m->sh = (struct pm_shape){(unsigned)v[0], (unsigned)v[1], v[2] != 0, (uint32_t)v[3]};
+		m->sh = (struct pm_shape){(unsigned)v[0], (unsigned)v[1], v[2] != 0,
+		                          (uint32_t)v[3]};
 		return 0;
 	}
 	if (m->sh.s == 0)
@@ -148,8 +149,9 @@ int main(int argc, char **argv)
 		no++;
 		if (record(&m, line) != 0) {
 			fclose(f);
-			return bad(argv[1], no, "not a record of the format (see the header of "
-			                        "tests/tools/pipereplay.c)");
+			return bad(argv[1], no,
+			           "not a record of the format (see the header of "
+			           "tests/tools/pipereplay.c)");
 		}
 	}
 	fclose(f);
