@@ -4,8 +4,9 @@
  * bench/pipeline-model.py can compare a build's model with recorded measurements without
  * running a stream (docs/pipeline.md, "Checking the model offline").
  *
- *   pipereplay MEAS.txt     prints "config,predicted" per configuration (items/s), in
- *                           pm_enumerate's order, then "baseline,CONFIG"
+ *   pipereplay MEAS.txt     prints "config,predicted,gpu_share" per configuration: the
+ *                           throughput (items/s) and the GPU (or GPU-CPU) path's share of
+ *                           it, in pm_enumerate's order, then "baseline,CONFIG"
  *
  * MEAS.txt holds one record per line, times in milliseconds, '#' lines ignored:
  *   shape S NC GPU GPU_OK          stages, CPU cores, 1 with a GPU, the GPU-capable stages' mask
@@ -122,7 +123,8 @@ static int predict_all(const struct pm_meas *m)
 		struct pm_pred p;
 
 		pm_predict(m, &c[i], &p);
-		printf("%s,%.9g\n", pm_config_name(&m->sh, &c[i], name, sizeof(name)), p.lambda);
+		printf("%s,%.9g,%.9g\n", pm_config_name(&m->sh, &c[i], name, sizeof(name)), p.lambda,
+		       p.p_gpu);
 	}
 	printf("baseline,%s\n", pm_config_name(&m->sh, &base, name, sizeof(name)));
 	free(c);
