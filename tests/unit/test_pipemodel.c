@@ -99,6 +99,25 @@ static double pool_of_two(double tg, double ta, double tb, double *gc)
 	return *gc + (p11 * mb + p01 * mb) / sum;
 }
 
+/*
+ * The same two threads under MG, where the items on the CPU of either path share the whole
+ * CPU (pipechain.h): at (idle,1,1) each finishes at half its rate, at (idle,2,0) the two
+ * GPU-CPU items together at μa. Balance, with π(idle,1,1) = 1:
+ *   (idle,2,0): μa·π = μg·π(busy,1,0)         (busy,1,0): (μg+μa)·π = μb/2 + μa·π(idle,2,0)
+ *   (idle,1,1): (μa+μb)/2 = μg·π(busy,0,1)
+ * so π(busy,1,0) = μb/(2μa), π(idle,2,0) = μg·μb/(2μa²), π(busy,0,1) = (μa+μb)/(2μg).
+ */
+static double pool_of_two_shared(double tg, double ta, double tb, double *gc)
+{
+	double mg = 1 / tg, ma = 1 / ta, mb = 1 / tb;
+	double p11 = 1, p10 = mb / (2 * ma), p20 = mg * mb / (2 * ma * ma),
+	       p01 = (ma + mb) / (2 * mg);
+	double sum = p11 + p10 + p20 + p01;
+
+	*gc = (p11 * ma / 2 + p20 * ma + p10 * ma) / sum;
+	return *gc + (p11 * mb / 2 + p01 * mb) / sum;
+}
+
 /* ---- Table III: decoupled ---- */
 
 /* DP-CG, 3 threads: the GPU thread and n = 2 CPU threads.
@@ -319,16 +338,18 @@ START_TEST(test_pool_of_threads_shared_by_the_two_paths)
 {
 	double gc, want_gc, want;
 
-	ck_assert_double_eq_tol(pchain_throughput(1, 0.005, 0.030, 0.070, &gc), 1 / 0.035, TOL);
+	ck_assert_double_eq_tol(pchain_throughput(1, false, 0.005, 0.030, 0.070, &gc), 1 / 0.035,
+	                        TOL);
 	ck_assert_double_eq_tol(gc, 1 / 0.035, TOL);
 	want = pool_of_two(0.005, 0.030, 0.070, &want_gc);
-	ck_assert_double_eq_tol(pchain_throughput(2, 0.005, 0.030, 0.070, &gc), want, 1e-9);
+	ck_assert_double_eq_tol(pchain_throughput(2, false, 0.005, 0.030, 0.070, &gc), want, 1e-9);
 	ck_assert_double_eq_tol(gc, want_gc, 1e-9);
 	/* A CPU path that never ends an item: two threads, yet only the GPU-CPU path's. */
 	want = pool_of_two(0.004, 0.010, 1e12, &want_gc);
-	ck_assert_double_eq_tol(pchain_throughput(2, 0.004, 0.010, INFINITY, &gc), want, 1e-6);
-	ck_assert_double_eq_tol(pchain_throughput(0, 0.004, 0.010, 1, &gc), 0, TOL);
-	ck_assert_double_eq_tol(pchain_throughput(2, 0, 0.010, 1, &gc), 0, TOL);
+	ck_assert_double_eq_tol(pchain_throughput(2, false, 0.004, 0.010, INFINITY, &gc), want,
+	                        1e-6);
+	ck_assert_double_eq_tol(pchain_throughput(0, false, 0.004, 0.010, 1, &gc), 0, TOL);
+	ck_assert_double_eq_tol(pchain_throughput(2, false, 0, 0.010, 1, &gc), 0, TOL);
 }
 END_TEST
 
@@ -339,7 +360,7 @@ END_TEST
  * at most 16 items / 0.1 s = 160 items/s from it. */
 START_TEST(test_items_that_find_the_gpu_busy_hold_their_threads)
 {
-	double gc, x = pchain_throughput(16, 1e-4, 1e-4, 0.1, &gc);
+	double gc, x = pchain_throughput(16, false, 1e-4, 1e-4, 0.1, &gc);
 
 	ck_assert(gc < 0.8 * 1e4);
 	ck_assert(gc > 1 / 2e-4); /* more than one thread alone serves */
@@ -369,19 +390,27 @@ START_TEST(test_cp_cg_couples_gpu_and_cpu_stages_beside_a_cpu_path)
 }
 END_TEST
 
-/* CP-MG, stage 2 on the GPU: μ_GPU = 1/0.015 = 66.67, μ_CPUA^MG = 1/(0.016+0.010) =
- * 38.4615...; μ_CPUB^MG = 0: λ = 1/0.026 = 38.4615..., p = 1;
- * E = max(0.02, 0.32) + max(0.15, 0) + max(0.01, 0.03) = 0.50. */
-START_TEST(test_cp_mg_gives_the_cpu_path_nothing)
+/* CP-MG, stage 2 on the GPU, one core (MG's 2 threads): the GPU 0.015, the GPU-CPU path's
+ * CPU stages 0.016 + 0.010 = 0.026 on the whole CPU, an item that finds the GPU busy all three
+ * MG stages, 0.032, sharing the CPU with them (pool_of_two_shared). 000 gives the CPU path
+ * nothing under MG (μ_CPUB^MG = 0): 1/0.026 = 38.46. Energy: p = λ_GPU-CPU/λ,
+ * E_CPU = p·(0.32, 0, 0.03) + (1-p)·(0.4, 0, 0.04), E_GPU = p·(0.02, 0.15, 0.01). */
+START_TEST(test_cp_mg_shares_the_whole_cpu_between_the_paths)
 {
 	struct pm_meas m;
 	struct pm_pred p;
+	double gc, x = pool_of_two_shared(0.015, 0.026, 0.032, &gc), q = gc / x;
 
 	fixture(&m);
-	p = predict(&m, false, true, 3, 2);
-	ck_assert_double_eq_tol(p.lambda, 1 / 0.026, TOL);
-	ck_assert_double_eq_tol(p.p_gpu, 1.0, TOL);
-	ck_assert_double_eq_tol(p.energy, 0.50, TOL);
+	m.sh.nc = 1;
+	p = predict(&m, false, true, 2, 2);
+	ck_assert_double_eq_tol(p.lambda, x, 1e-9);
+	ck_assert_double_eq_tol(p.p_gpu, q, 1e-9);
+	ck_assert_double_eq_tol(p.energy,
+	                        fmax(q * 0.02, q * 0.32 + (1 - q) * 0.4) + q * 0.15 +
+	                                fmax(q * 0.01, q * 0.03 + (1 - q) * 0.04),
+	                        1e-9);
+	ck_assert(x != 1 / 0.026);
 }
 END_TEST
 
@@ -393,6 +422,7 @@ END_TEST
 START_TEST(test_cpu_moves_count_where_cpu_stages_meet_gpu_stages)
 {
 	struct pm_meas m;
+	double gc;
 
 	fixture(&m);
 	m.st[0].h2d_cg = 0.100;
@@ -406,10 +436,13 @@ START_TEST(test_cpu_moves_count_where_cpu_stages_meet_gpu_stages)
 	ck_assert_double_eq_tol(predict(&m, false, false, 1, 5).lambda, 1 / 0.029, TOL);
 	/* Stage 3 on the GPU (0.004), stages 1-2 on a core (0.040 + 0.006). */
 	ck_assert_double_eq_tol(predict(&m, false, false, 1, 4).lambda, 1 / 0.050, TOL);
-	/* MG: min(1/0.009, 1/(0.006 + 0.003)). */
-	ck_assert_double_eq_tol(predict(&m, false, true, 3, 5).lambda, 1 / 0.009, TOL);
 	ck_assert_double_eq_tol(predict(&m, true, true, 3, 7).lambda, 1 / 0.024 + 31.25, TOL);
 	ck_assert_double_eq_tol(predict(&m, false, false, 3, 0).lambda, 1 / 0.030, TOL);
+	/* MG on one core (2 threads): GPU 0.009, stage 2 with MG's moves 0.006 + 0.003, a CPU
+	 * item Σ T^MG = 0.032 without moves. */
+	m.sh.nc = 1;
+	ck_assert_double_eq_tol(predict(&m, false, true, 2, 5).lambda,
+	                        pool_of_two_shared(0.009, 0.009, 0.032, &gc), 1e-9);
 }
 END_TEST
 
@@ -418,7 +451,8 @@ END_TEST
  * 0.020 (twice alone) and stage 3 at 0.030 (1.5 times), stage 2's moves in 0.004 alone:
  * the GPU-CPU path's CPU stages take 2·(0.010 + 0.004) + 1.5·0.020 = 0.058 in the pool of
  * two (GPU 0.005, CPU item 2·T^CG(2) = 0.070; the cores' bound does not bind). One thread is
- * alone: 1/(0.005 + 0.010 + 0.004 + 0.020); MG has no such experiment: min(1/0.005, 1/0.016). */
+ * alone: 1/(0.005 + 0.010 + 0.004 + 0.020); MG has no such experiment: its stages take the
+ * whole CPU's 0.006 + 0.010. */
 START_TEST(test_gpu_cpu_stages_take_their_time_beside_the_other_threads)
 {
 	struct pm_meas m;
@@ -433,7 +467,10 @@ START_TEST(test_gpu_cpu_stages_take_their_time_beside_the_other_threads)
 	ck_assert(1 / 0.035 / 2 * (2 - gc * 0.058) >= x - gc);
 	ck_assert_double_eq_tol(predict(&m, false, false, 2, 1).lambda, x, 1e-9);
 	ck_assert_double_eq_tol(predict(&m, false, false, 1, 1).lambda, 1 / 0.039, TOL);
-	ck_assert_double_eq_tol(predict(&m, false, true, 3, 1).lambda, 1 / 0.016, TOL);
+	/* MG on one core (2 threads): the whole CPU's 0.016 beside CPU items of 0.032. */
+	m.sh.nc = 1;
+	ck_assert_double_eq_tol(predict(&m, false, true, 2, 1).lambda,
+	                        pool_of_two_shared(0.005, 0.016, 0.032, &gc), 1e-9);
 }
 END_TEST
 
@@ -474,8 +511,9 @@ START_TEST(test_cg_rates_that_fall_with_more_threads_are_pooled)
 END_TEST
 
 /* The GPU stages share one GPU (docs/pipeline.md): with stages 1 and 3 on the GPU and
- * t_G = 0.025 and 0.030 they take 0.055 s of GPU per item, so CP-MG's coupled path gives
- * min(1/0.055, 1/T_2^MG = 1/0.006) = 18.18..., not min(1/0.025, 1/0.030, 1/0.006) = 33.3. */
+ * t_G = 0.025 and 0.030 they take 0.055 s of GPU per item, so one thread's item takes
+ * 0.055 + T_2^CG = 0.065 s, and CP-MG's GPU-CPU path alone could not pass 1/0.055 = 18.18
+ * (000's min over the queues would give min(1/0.025, 1/0.030, ...) = 33.3). */
 START_TEST(test_gpu_stages_of_one_item_add_up_on_the_one_gpu)
 {
 	struct pm_meas m;
@@ -483,7 +521,9 @@ START_TEST(test_gpu_stages_of_one_item_add_up_on_the_one_gpu)
 	fixture(&m);
 	m.st[0].t_g = 0.025;
 	m.st[2].t_g = 0.030;
-	ck_assert_double_eq_tol(predict(&m, false, true, 3, 5).lambda, 1 / 0.055, TOL);
+	ck_assert_double_eq_tol(predict(&m, false, false, 1, 5).lambda, 1 / 0.065, TOL);
+	ck_assert(predict(&m, false, true, 3, 5).p_gpu * predict(&m, false, true, 3, 5).lambda <=
+	          1 / 0.055 + 1e-9);
 }
 END_TEST
 
@@ -518,8 +558,8 @@ START_TEST(test_transfers_count_at_the_ends_of_a_gpu_run)
 	m.st[1].d2h_g = 0.003;
 	m.st[2].h2d_g = 0.100;
 	m.st[2].d2h_g = 0.001;
-	/* CP-MG: μ_GPU = 1/0.025 = 40, μ_CPUA = 1/T_3^MG = 100: min = 40. */
-	ck_assert_double_eq_tol(predict(&m, false, true, 3, 3).lambda, 1 / 0.025, TOL);
+	/* CP-CG:1:110: the GPU's 0.025 and stage 3 on a core, 0.020. */
+	ck_assert_double_eq_tol(predict(&m, false, false, 1, 3).lambda, 1 / 0.045, TOL);
 	/* DP-CG:1: 0.024 + 0.002 + 0.001. */
 	ck_assert_double_eq_tol(predict(&m, true, false, 1, 7).lambda, 1 / 0.027, TOL);
 }
@@ -665,13 +705,12 @@ START_TEST(test_choice_prefers_fewer_threads_within_the_tolerance)
 }
 END_TEST
 
-/* On the fixture the model prefers CP-MG::101 for throughput: the GPU serves stages 1 and
- * 3 (0.009 s), the whole CPU stage 2 (0.006 s): min(111.1, 166.7) = 111.1 items/s. CP-CG
- * with stage 2 on a core (0.010 s) shares its 3 threads between the two paths (a thread
- * whose item finds the GPU busy takes 3·T^CG(3) = 0.090 s for it) and stays below 100 + 1/0.090
- * = 111.1 (test_items_that_find_the_gpu_busy_hold_their_threads), DP-MG gives 72.9 and
- * DP-CG:3 70.2; nothing else lies within 5 %. */
-START_TEST(test_best_throughput_of_the_fixture_is_cp_mg_101)
+/* On the fixture the model prefers CP-CG:3:101 for throughput: the GPU serves stages 1 and
+ * 3 (0.009 s), a core stage 2 (0.010 s), 3 threads share the two paths. It lies below 000's
+ * form, min(111.1, 100) + (1/0.030 - 1/0.060) = 116.67, which gives every thread to both
+ * paths at once, and above DP-MG's 72.92 (test_dp_mg_adds_the_gpu_and_the_whole_cpu), the
+ * best of the rest by more than 5 %. */
+START_TEST(test_best_throughput_of_the_fixture_is_cp_cg_101)
 {
 	struct pm_meas m;
 	struct pm_config *c;
@@ -684,11 +723,11 @@ START_TEST(test_best_throughput_of_the_fixture_is_cp_mg_101)
 	for (size_t i = 0; i < n; i++)
 		pm_predict(&m, &c[i], &p[i]);
 	best = pm_choose(c, p, n, PM_THROUGHPUT, 0, m.sh.nc);
-	ck_assert(!c[best].dp && c[best].mg);
+	ck_assert(!c[best].dp && !c[best].mg);
+	ck_assert_uint_eq(c[best].threads, 3);
 	ck_assert_uint_eq(c[best].mask, 5);
-	ck_assert_double_eq_tol(p[best].lambda, 1 / 0.009, 1e-9);
-	for (size_t i = 0; i < n; i++)
-		ck_assert(i == best || p[i].lambda < p[best].lambda * (1 - PM_CHOICE_TOLERANCE));
+	ck_assert(p[best].lambda < 100 + 1 / 0.030 - 1 / 0.060);
+	ck_assert(p[best].lambda > (1 / 0.024 + 31.25) * (1 + PM_CHOICE_TOLERANCE));
 	ck_assert_uint_eq(pm_choose(c, p, n, PM_THROUGHPUT, PM_CHOICE_TOLERANCE, m.sh.nc), best);
 	free(p);
 	free(c);
@@ -914,7 +953,7 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_dp_cg_one_thread_is_the_gpu_alone);
 	tcase_add_test(t, test_dp_mg_adds_the_gpu_and_the_whole_cpu);
 	tcase_add_test(t, test_cp_cg_couples_gpu_and_cpu_stages_beside_a_cpu_path);
-	tcase_add_test(t, test_cp_mg_gives_the_cpu_path_nothing);
+	tcase_add_test(t, test_cp_mg_shares_the_whole_cpu_between_the_paths);
 	tcase_add_test(t, test_no_stage_on_the_gpu_is_the_homogeneous_cpu);
 	tcase_add_test(t, test_cg_rates_that_fall_with_more_threads_are_pooled);
 	tcase_add_test(t, test_gpu_stages_of_one_item_add_up_on_the_one_gpu);
@@ -943,7 +982,7 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_enumeration_skips_cpu_only_stages_and_machines);
 	tcase_add_test(t, test_choice_follows_the_criterion);
 	tcase_add_test(t, test_choice_prefers_fewer_threads_within_the_tolerance);
-	tcase_add_test(t, test_best_throughput_of_the_fixture_is_cp_mg_101);
+	tcase_add_test(t, test_best_throughput_of_the_fixture_is_cp_cg_101);
 	tcase_add_test(t, test_baseline_maps_each_stage_to_its_faster_device);
 	tcase_add_test(t, test_overhead_bound_of_equations_1_and_2);
 	tcase_add_test(t, test_config_names_parse_back);

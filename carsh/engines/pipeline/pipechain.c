@@ -12,6 +12,7 @@
  * n + a, a = 0 .. n - 1). */
 struct chain {
 	unsigned n, size;
+	bool shared; /* the CPU work shares one server (MG) instead of a core per thread (CG) */
 	double *q; /* size x size, row i: the balance equation of state i (π Q = 0, transposed) */
 };
 
@@ -24,19 +25,29 @@ static void flow(struct chain *c, unsigned from, unsigned to, double r)
 	c->q[(size_t)to * c->size + from] += r;
 }
 
+/* The rate at which the a threads on one path's CPU work finish, all of them together, the
+ * other path having b there: a core each, or under MG the one CPU shared by the a + b items
+ * on it. */
+static double done(const struct chain *c, unsigned a, unsigned b, double mu)
+{
+	if (a == 0)
+		return 0;
+	return c->shared ? mu * a / (a + b) : mu * a;
+}
+
 static void build(struct chain *c, double mu_g, double mu_a, double mu_b)
 {
 	unsigned n = c->n, busy = n;
 
 	for (unsigned a = 1; a <= n; a++) { /* GPU idle: whoever finishes next takes it */
-		flow(c, a - 1, busy + (a - 1), a * mu_a);
+		flow(c, a - 1, busy + (a - 1), done(c, a, n - a, mu_a));
 		if (a < n)
-			flow(c, a - 1, busy + a, (n - a) * mu_b);
+			flow(c, a - 1, busy + a, done(c, n - a, a, mu_b));
 	}
 	for (unsigned a = 0; a < n; a++) { /* GPU busy */
 		flow(c, busy + a, a, mu_g);
 		if (a > 0) /* back from its CPU stages, the thread finds the GPU busy */
-			flow(c, busy + a, busy + (a - 1), a * mu_a);
+			flow(c, busy + a, busy + (a - 1), done(c, a, n - 1 - a, mu_a));
 	}
 }
 
@@ -90,11 +101,12 @@ static int solve(struct chain *c, double *pi)
 	return 0;
 }
 
-double pchain_throughput(unsigned n, double t_gpu, double t_cpua, double t_cpu, double *lambda_gc)
+double pchain_throughput(unsigned n, bool shared, double t_gpu, double t_cpua, double t_cpu,
+                         double *lambda_gc)
 {
 	double mu_g = 1 / t_gpu, mu_a = 1 / t_cpua, mu_b = isfinite(t_cpu) ? 1 / t_cpu : 0;
 	double x = 0, gc = 0, *pi;
-	struct chain c = {n, 2 * n, NULL};
+	struct chain c = {n, 2 * n, shared, NULL};
 
 	*lambda_gc = 0;
 	if (n == 0 || !(t_gpu > 0) || !(t_cpua > 0) || !(t_cpu > 0))
@@ -107,8 +119,10 @@ double pchain_throughput(unsigned n, double t_gpu, double t_cpua, double t_cpu, 
 			double idle = a > 0 ? pi[a - 1] : 0, busy = a < n ? pi[n + a] : 0;
 
 			/* Items end where a thread leaves its CPU stages or its CPU item. */
-			gc += (idle + busy) * a * mu_a;
-			x += idle * (n - a) * mu_b + (a < n ? busy * (n - 1 - a) * mu_b : 0);
+			gc += idle * done(&c, a, n - a, mu_a) +
+			      (a < n ? busy * done(&c, a, n - 1 - a, mu_a) : 0);
+			x += idle * done(&c, n - a, a, mu_b) +
+			     (a < n ? busy * done(&c, n - 1 - a, a, mu_b) : 0);
 		}
 	free(c.q);
 	free(pi);

@@ -179,10 +179,11 @@ static void predict_dp(const struct pm_meas *m, const struct pm_config *c, struc
 }
 
 /* Table IV: a GPU-CPU path (the GPU stages, then the item's other stages on the CPU) beside
- * a CPU path; under MG the CPU path gets nothing (μ_CPUB = 0). Under CG the two paths share
- * the configuration's threads (pipechain.h): an item that finds the GPU busy holds its thread
- * for a CPU item's time, n · T^CG(n) beside the n - 1 others, and meanwhile the GPU may sit
- * idle; 000's λ_GPU-CPU + μ_CPUB gives every thread to both paths at once. */
+ * a CPU path. The two share the configuration's threads (pipechain.h): an item that finds the
+ * GPU busy holds its thread for a CPU item's time — under CG n · T^CG(n) beside the n - 1
+ * others, under MG every stage on the whole CPU, which it shares with the GPU-CPU items' CPU
+ * stages — and meanwhile the GPU may sit idle. 000's λ_GPU-CPU + μ_CPUB gives every thread to
+ * both paths at once, and nothing to the CPU path under MG (docs/pipeline.md). */
 static void predict_cp(const struct pm_meas *m, const struct pm_config *c, struct pm_pred *p)
 {
 	struct pm_energy eps_g, eps_a, eps_b = {0, 0, 0}, cpu;
@@ -195,8 +196,8 @@ static void predict_cp(const struct pm_meas *m, const struct pm_config *c, struc
 		mu_b = rate(t_cg(m, c->threads));
 		eps_b = e_cg(m, c->threads);
 	} else if (!c->mg) {
-		double x = pchain_throughput(c->threads, t_g, t_a, c->threads * t_cg(m, c->threads),
-		                             &lambda_gc);
+		double x = pchain_throughput(c->threads, false, t_g, t_a,
+		                             c->threads * t_cg(m, c->threads), &lambda_gc);
 
 		/* The GPU-CPU path keeps a core busy for its CPU stages and, while its item is
 		 * on the GPU, gpu_host of one: the CPU path has the other cores only. */
@@ -204,6 +205,14 @@ static void predict_cp(const struct pm_meas *m, const struct pm_config *c, struc
 		            cores_bound(rate(t_cg(m, c->threads)), c->threads,
 		                        lambda_gc * (t_a + m->gpu_host * t_g), m->sh.nc));
 		eps_b = e_cg(m, c->threads);
+	} else if (c->mask != 0) {
+		/* MG: an item that finds the GPU busy goes through every stage on the whole CPU,
+		 * which the GPU-CPU items' CPU stages share with it. */
+		struct pm_config cpu_all = {false, true, c->threads, 0};
+		double t_b = cpua_time(m, &cpu_all, &eps_b);
+		double x = pchain_throughput(c->threads, true, t_g, t_a, t_b, &lambda_gc);
+
+		mu_b = fmax(0.0, x - lambda_gc);
 	}
 	p->lambda_q = lambda_gc + mu_b; /* eq. 3 */
 	p->p_gpu = p->lambda_q > 0 ? lambda_gc / p->lambda_q : 0;
