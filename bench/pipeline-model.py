@@ -70,6 +70,8 @@ class Source:
         self.recorded = {}
         self.paths = {}
         self.noise = None
+        self.baseline = None  # the baseline's measured items/s
+        self.chosen = None  # the configuration the recorded model chose
         self.meas = None
         self.note = "no training recorded"
 
@@ -131,6 +133,8 @@ def from_json(path):
     src.meas = meas_of_json(doc)
     val = doc["validation"]
     for run in val["runs"]:
+        if run["strict"]:
+            src.baseline = run["throughput"]
         if run["strict"] or run["predicted"] is None:
             continue
         c = run["config"]
@@ -140,6 +144,7 @@ def from_json(path):
             src.paths[c] = (run["gpu_items"] / run["ms"] * 1e3,
                             run["cpu_items"] / run["ms"] * 1e3)
     src.noise = val["noise"]
+    src.chosen = val["chosen"]
     src.note = "the validation's own training"
     return src
 
@@ -149,6 +154,8 @@ def from_csv(path):
     with open(path) as f:
         for line in f:
             p = line.strip().split(",")
+            if len(p) >= 6 and p[1] == "true":
+                src.baseline = float(p[3])
             if len(p) < 6 or p[1] != "false" or p[2] == "null":
                 continue
             src.recorded[p[0]] = float(p[2])
@@ -218,6 +225,11 @@ def from_text(path, want, gpu_host):
                 cur.note = "the validation's own training (the report's replay lines)"
             continue
         w = line.split()
+        if len(w) >= 4 and w[0] == "baseline":
+            cur.baseline = float(w[3])
+        m = re.match(r"chosen (\S+): ", line)
+        if m:
+            cur.chosen = m.group(1)
         if len(w) >= 4 and re.match(r"(DP|CP)-", w[0]) and w[1] != "-":
             cur.recorded[w[0]] = float(w[1])
             cur.measured[w[0]] = float(w[2])
@@ -236,12 +248,14 @@ def replay(binary, meas):
         res = subprocess.run([binary, name], capture_output=True, text=True, check=True)
     finally:
         os.unlink(name)
-    pred = {}
+    pred, chosen = {}, None
     for line in res.stdout.splitlines():
         p = line.split(",")
-        if p[0] != "baseline":
+        if p[0] == "chosen":
+            chosen = p[1]
+        elif p[0] != "baseline":
             pred[p[0]] = (float(p[1]), float(p[2]) if len(p) > 2 else None)
-    return pred
+    return pred, chosen
 
 
 def errors(measured, pred, only):
@@ -294,6 +308,44 @@ def report_paths(src, models):
                 cols.append("%3d/%-3d %+7.1f" % (sum(abs(x) <= 0.1 for x in e), len(e),
                                                 100 * statistics.median(e)) if e else "-")
             print("  %-16s %-26s %-22s %-22s" % (fam, label, cols[0], cols[1]))
+
+
+def checked(src, pred, c):
+    """What the running phase's check (engines/pipeline/pipecheck.c) keeps of the choice c,
+    the two configurations pred ranks next and the baseline, from the validation's
+    measurements: c unless its mean is off its prediction beyond max(noise, 2 %) and one of
+    the others measured more than that above it. None: the baseline."""
+    floor = max(src.noise or 0, 0.02)
+    m = src.measured[c]
+    if abs(pred[c] - m) / m <= floor:
+        return c
+    order = list(src.measured)
+    ranked = sorted((x for x in order if x != c and x in pred),
+                    key=lambda x: (-pred[x], order.index(x)))[:2]
+    cand = [(c, m)] + [(x, src.measured[x]) for x in ranked]
+    if src.baseline:
+        cand.append((None, src.baseline))
+    best = max(cand, key=lambda t: t[1])
+    return c if m >= best[1] * (1 - floor) else best[0]
+
+
+def report_choice(src, choices):
+    """What each model chose, measured against the measured best and the baseline, and what
+    the running phase's check would keep (checked): the validation ran every configuration,
+    so a choice made offline has its measurement."""
+    best = max(src.measured, key=src.measured.get) if src.measured else None
+    for label, c, pred in choices:
+        if c is None or c not in src.measured or pred is None:
+            continue
+        m = src.measured[c]
+        line = "  %-20s chose %-16s %9.1f items/s: /best (%s) %.3f" % (
+            label, c, m, best, m / src.measured[best])
+        if src.baseline:
+            k = checked(src, pred, c)
+            mk = src.measured[k] if k else src.baseline
+            line += ", /baseline %.3f; checked %s: /best %.3f, /baseline %.3f" % (
+                m / src.baseline, k or "baseline", mk / src.measured[best], mk / src.baseline)
+        print(line)
 
 
 def report(src, models, detail, paths):
@@ -357,12 +409,15 @@ def main():
     for spec in a.sources:
         for src in load(spec, a.gpu_host):
             models = [("recorded", src.recorded, None)]
+            choices = [("recorded", src.chosen, src.recorded)]
             for b in a.replay:
                 label, _, binary = b.rpartition("=")
                 if src.meas is not None:
-                    pred = replay(binary, src.meas)
+                    pred, chosen = replay(binary, src.meas)
                     models.append((label or "replayed", {c: v[0] for c, v in pred.items()},
                                    {c: v[1] for c, v in pred.items()}))
+                    choices.append((label or "replayed", chosen, models[-1][1]))
+            report_choice(src, choices)
             for label, s in report(src, models, a.detail, a.paths):
                 t = totals.setdefault(label, [0, 0, 0, 0])
                 for i in range(4):

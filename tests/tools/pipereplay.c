@@ -6,7 +6,8 @@
  *
  *   pipereplay MEAS.txt     prints "config,predicted,gpu_share" per configuration: the
  *                           throughput (items/s) and the GPU (or GPU-CPU) path's share of
- *                           it, in pm_enumerate's order, then "baseline,CONFIG"
+ *                           it, in pm_enumerate's order, then "baseline,CONFIG" and
+ *                           "chosen,CONFIG" (the choice for throughput, pm_choose)
  *
  * MEAS.txt holds one record per line, times in milliseconds, '#' lines ignored:
  *   shape S NC GPU GPU_OK          stages, CPU cores, 1 with a GPU, the GPU-capable stages' mask
@@ -21,6 +22,7 @@
 
 #include "engines/pipeline/pipeconf.h"
 #include "engines/pipeline/pipemodel.h"
+#include "util/alloc.h"
 
 static int bad(const char *path, unsigned line, const char *what)
 {
@@ -116,17 +118,19 @@ static int record(struct pm_meas *m, char *line)
 static int predict_all(const struct pm_meas *m)
 {
 	struct pm_config *c, base = pm_baseline(m);
-	size_t n = pm_enumerate(&m->sh, &c);
+	size_t n = pm_enumerate(&m->sh, &c), pick;
+	struct pm_pred *p = xcalloc(n, sizeof(*p));
 	char name[PM_NAME_MAX];
 
 	for (size_t i = 0; i < n; i++) {
-		struct pm_pred p;
-
-		pm_predict(m, &c[i], &p);
-		printf("%s,%.9g,%.9g\n", pm_config_name(&m->sh, &c[i], name, sizeof(name)), p.lambda,
-		       p.p_gpu);
+		pm_predict(m, &c[i], &p[i]);
+		printf("%s,%.9g,%.9g\n", pm_config_name(&m->sh, &c[i], name, sizeof(name)),
+		       p[i].lambda, p[i].p_gpu);
 	}
 	printf("baseline,%s\n", pm_config_name(&m->sh, &base, name, sizeof(name)));
+	pick = pm_choose(c, p, n, PM_THROUGHPUT, PM_CHOICE_TOLERANCE, m->sh.nc);
+	printf("chosen,%s\n", pm_config_name(&m->sh, &c[pick], name, sizeof(name)));
+	free(p);
 	free(c);
 	return 0;
 }
