@@ -44,6 +44,8 @@ dist_kernels_DATA += kernels/pipe_vivid.cl kernels/pipe_srad.cl
 AREA_TESTS += tests/shell/pipeline.sh tests/thread/pipeline.tsh
 # The running phase's check with a deliberately wrong prediction (CARSH_PIPELINE_SKEW).
 AREA_TESTS += tests/shell/pipecheck.sh tests/thread/pipecheck.tsh
+# The model replayed offline on a training (tests/tools/pipereplay, bench/pipeline-model.py).
+AREA_TESTS += tests/shell/pipemodel.sh
 dist_flowmodels_DATA += flowmodels/pipe_change_gen.xml flowmodels/pipe_change_work.xml \
 	flowmodels/pipe_change_fold.xml
 dist_kernels_DATA += kernels/pipe_change.cl
