@@ -353,6 +353,20 @@ START_TEST(test_pool_of_threads_shared_by_the_two_paths)
 }
 END_TEST
 
+/* The most threads a machine may have, a GPU 10^8 times as fast as a GPU-CPU item's CPU
+ * stages: each state of the chain is up to 10^8/a times the one before, past a double's range
+ * unless rescaled. The GPU-CPU path stays below the GPU's rate, the CPU path below 257 threads'
+ * worth of CPU items. */
+START_TEST(test_pool_of_the_most_threads_stays_finite)
+{
+	double gc, x = pchain_throughput(PM_MAX_CORES + 1, false, 1e-8, 1, 1e-3, &gc);
+
+	ck_assert(isfinite(x) && isfinite(gc));
+	ck_assert(gc > 0 && gc <= 1e8);
+	ck_assert(x - gc > 0 && x - gc <= (PM_MAX_CORES + 1) * 1e3);
+}
+END_TEST
+
 /* With many threads and a CPU item far longer than the GPU-CPU path's, an item that finds
  * the GPU busy holds its thread for that long: with 16 threads, GPU 0.1 ms, CPU stages 0.1 ms
  * and a CPU item of 100 ms, the GPU-CPU path stays far below the GPU's 10 000 items/s
@@ -960,6 +974,7 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_one_thread_serves_gpu_and_cpu_stages_in_turn);
 	tcase_add_test(t, test_pool_of_threads_shared_by_the_two_paths);
 	tcase_add_test(t, test_items_that_find_the_gpu_busy_hold_their_threads);
+	tcase_add_test(t, test_pool_of_the_most_threads_stays_finite);
 	tcase_add_test(t, test_transfers_count_at_the_ends_of_a_gpu_run);
 	tcase_add_test(t, test_cpu_moves_count_where_cpu_stages_meet_gpu_stages);
 	tcase_add_test(t, test_gpu_cpu_stages_take_their_time_beside_the_other_threads);
