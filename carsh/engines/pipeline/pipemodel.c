@@ -178,12 +178,38 @@ static void predict_dp(const struct pm_meas *m, const struct pm_config *c, struc
 	                             e_scale(eps_c, 1.0 - p->p_gpu));
 }
 
+/* The pool of threads (pipechain.h) under CG: an item that finds the GPU busy holds its
+ * thread for n · T^CG(n), a CPU item beside the n - 1 others. The GPU-CPU path keeps a core
+ * busy for its CPU stages and, while its item is on the GPU, gpu_host of one: the CPU path
+ * has the other cores only (what binds with more threads than cores). */
+static double pool_cg(const struct pm_meas *m, const struct pm_config *c, double t_g, double t_a,
+                      double *lambda_gc)
+{
+	double x = pchain_throughput(c->threads, false, t_g, t_a, c->threads * t_cg(m, c->threads),
+	                             lambda_gc);
+
+	return fmin(fmax(0.0, x - *lambda_gc),
+	            cores_bound(rate(t_cg(m, c->threads)), c->threads,
+	                        *lambda_gc * (t_a + m->gpu_host * t_g), m->sh.nc));
+}
+
+/* The pool under MG: an item that finds the GPU busy goes through every stage on the whole
+ * CPU, which the GPU-CPU items' CPU stages share with it. */
+static double pool_mg(const struct pm_meas *m, const struct pm_config *c, double t_g, double t_a,
+                      double *lambda_gc, struct pm_energy *eps_b)
+{
+	struct pm_config cpu_all = {false, true, c->threads, 0};
+	double t_b = cpua_time(m, &cpu_all, eps_b);
+
+	return fmax(0.0,
+	            pchain_throughput(c->threads, true, t_g, t_a, t_b, lambda_gc) - *lambda_gc);
+}
+
 /* Table IV: a GPU-CPU path (the GPU stages, then the item's other stages on the CPU) beside
- * a CPU path. The two share the configuration's threads (pipechain.h): an item that finds the
- * GPU busy holds its thread for a CPU item's time — under CG n · T^CG(n) beside the n - 1
- * others, under MG every stage on the whole CPU, which it shares with the GPU-CPU items' CPU
- * stages — and meanwhile the GPU may sit idle. 000's λ_GPU-CPU + μ_CPUB gives every thread to
- * both paths at once, and nothing to the CPU path under MG (docs/pipeline.md). */
+ * a CPU path. The two share the configuration's threads: an item that finds the GPU busy
+ * holds its thread for a CPU item's time and meanwhile the GPU may sit idle. 000's
+ * λ_GPU-CPU + μ_CPUB gives every thread to both paths at once, and nothing to the CPU path
+ * under MG (docs/pipeline.md). Without a time for both queues (not measured), 000's form. */
 static void predict_cp(const struct pm_meas *m, const struct pm_config *c, struct pm_pred *p)
 {
 	struct pm_energy eps_g, eps_a, eps_b = {0, 0, 0}, cpu;
@@ -195,24 +221,11 @@ static void predict_cp(const struct pm_meas *m, const struct pm_config *c, struc
 		lambda_gc = 0;
 		mu_b = rate(t_cg(m, c->threads));
 		eps_b = e_cg(m, c->threads);
-	} else if (!c->mg) {
-		double x = pchain_throughput(c->threads, false, t_g, t_a,
-		                             c->threads * t_cg(m, c->threads), &lambda_gc);
-
-		/* The GPU-CPU path keeps a core busy for its CPU stages and, while its item is
-		 * on the GPU, gpu_host of one: the CPU path has the other cores only. */
-		mu_b = fmin(fmax(0.0, x - lambda_gc),
-		            cores_bound(rate(t_cg(m, c->threads)), c->threads,
-		                        lambda_gc * (t_a + m->gpu_host * t_g), m->sh.nc));
+	} else if (t_g > 0 && t_a > 0 && !c->mg) {
+		mu_b = pool_cg(m, c, t_g, t_a, &lambda_gc);
 		eps_b = e_cg(m, c->threads);
-	} else if (c->mask != 0) {
-		/* MG: an item that finds the GPU busy goes through every stage on the whole CPU,
-		 * which the GPU-CPU items' CPU stages share with it. */
-		struct pm_config cpu_all = {false, true, c->threads, 0};
-		double t_b = cpua_time(m, &cpu_all, &eps_b);
-		double x = pchain_throughput(c->threads, true, t_g, t_a, t_b, &lambda_gc);
-
-		mu_b = fmax(0.0, x - lambda_gc);
+	} else if (t_g > 0 && t_a > 0 && c->mask != 0) {
+		mu_b = pool_mg(m, c, t_g, t_a, &lambda_gc, &eps_b);
 	}
 	p->lambda_q = lambda_gc + mu_b; /* eq. 3 */
 	p->p_gpu = p->lambda_q > 0 ? lambda_gc / p->lambda_q : 0;
