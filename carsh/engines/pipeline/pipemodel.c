@@ -209,7 +209,8 @@ static double pool_mg(const struct pm_meas *m, const struct pm_config *c, double
  * a CPU path. The two share the configuration's threads: an item that finds the GPU busy
  * holds its thread for a CPU item's time and meanwhile the GPU may sit idle. 000's
  * λ_GPU-CPU + μ_CPUB gives every thread to both paths at once, and nothing to the CPU path
- * under MG (docs/pipeline.md). Without a time for both queues (not measured), 000's form. */
+ * under MG (docs/pipeline.md). Where a queue's time is not positive (no training measures
+ * one so), the GPU-CPU path alone at min(μ_GPU, μ_CPUA). */
 static void predict_cp(const struct pm_meas *m, const struct pm_config *c, struct pm_pred *p)
 {
 	struct pm_energy eps_g, eps_a, eps_b = {0, 0, 0}, cpu;
