@@ -45,5 +45,20 @@ fi
 rm -rf "$T/cache/pocl/kcache"
 expect 0 "" part
 [ ! -s "$ERR" ] && pass "with the cache removed as told, the run succeeds" || fail "stderr: $(cat "$ERR")"
+
+# The pipeline engine the same way (examples/pipeline/vivid.xml, one configuration, 2 items).
+sed "s|../../flowmodels|$FM|" "$TOP_SRCDIR/examples/pipeline/vivid.xml" >vivid.xml
+mkdir -p out
+pipe() { "$CARSH" pipeline --no-progress --gpu none --config CP-CG:1 vivid.xml W=64 H=48 COUNT=2; }
+expect 0 "" pipe
+"$CARSH" server stop >/dev/null 2>&1
+find "$KC" -name '*.so' -exec sh -c 'rm -f "$1" && : >"$1"' sh {} \;
+if process_executor; then
+	expect 134 "carsh: pipeline: vivid.xml: the engine's worker ended: killed by SIGABRT (the OpenCL driver failed while the engine ran on its devices; its own message, if any, is above; a corrupt PoCL kernel cache aborts so: remove $KC and run again)" pipe
+else
+	expect 134 "carsh: pipeline: vivid: the OpenCL driver aborted (SIGABRT) while the engine ran on its devices, taking carsh with it; its own message, if any, is above. A corrupt PoCL kernel cache aborts so: remove $KC and run again" pipe
+fi
+rm -rf "$KC"
+expect 0 "" pipe
 "$CARSH" server stop >/dev/null 2>&1
 finish
