@@ -177,7 +177,9 @@ void rt_guest_builds(bool on)
  * temporary file and no word of carsh's. An atexit handler, armed for the build, gives
  * standard error back, passes on what was held and says what ended the process. */
 static FILE *building_tmp;
-static volatile bool building;
+/* The thread that builds: the compiler calls exit() in it; another thread's exit meanwhile
+ * is not the driver's doing. */
+static __thread bool building;
 
 static void pass_held(FILE *tmp)
 {
