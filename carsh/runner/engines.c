@@ -21,7 +21,8 @@
 #include "util/path.h"
 #include "util/mpiranks.h"
 
-/* From here OpenCL lives in this process: the shell stays on the thread executor. */
+/* From here OpenCL lives in this process (the engine's child under the process executor,
+ * runner/engineproc.h, else the shell): it stays on the thread executor. */
 static struct texec *thread_executor(struct run_ctx *c)
 {
 	c->s->thread_mode = true;
