@@ -85,12 +85,13 @@ static bool may_fork(const struct run_ctx *c)
 	return !c->s->thread_mode && !c->s->texec && ranks_size() == 1;
 }
 
-/* What the child wrote is whole after its own end; after a signal it is not. */
-static void writes_settle(struct run_ctx *c, const struct writes *w, int ws, const char *what)
+/* What the child wrote is whole after its own end; after a signal it is not. The child
+ * stands in the table as a holder that ended (bit 63: never a warm worker's number). */
+static void writes_settle(struct run_ctx *c, const struct writes *w, pid_t pid, int ws,
+                          const char *what)
 {
+	uint64_t holder = UINT64_C(1) << 63 | (uint64_t)pid;
 	char how[64], *why;
-
-	uint64_t holder = UINT64_C(1) << 63 | (uint64_t)getpid() << 20 | (uint64_t)w->n;
 
 	for (int i = 0; i < w->n && i < WRITES_MAX; i++) {
 		if (WIFSIGNALED(ws))
@@ -171,10 +172,11 @@ int engine_apart(struct run_ctx *c, const char *what, engine_body body, void *ar
 	}
 	if (wait_child(c, pid, &ws) != 1) {
 		err_errno(e, "%s: waiting for the engine's worker", what);
-		ws = W_EXITCODE(1, 0);
+		rc = 1;
+	} else {
+		writes_settle(c, a.w, pid, ws, what);
+		rc = child_ended(c, what, ws, res, e);
 	}
-	writes_settle(c, a.w, ws, what);
-	rc = child_ended(c, what, ws, res, e);
 	proc_result_free(res);
 	munmap(a.w, sizeof(*a.w));
 	return rc;
