@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "util/alloc.h"
 #include "util/options.h"
+#include "runner/engineproc.h"
 #include "runner/engines.h"
 
 struct part_cmd {
@@ -154,11 +156,29 @@ static int profile(struct run_ctx *c, const struct part_cmd *pc, struct cs_err *
 	return 0;
 }
 
+/* The run and its report: in the engine's child where there is one (runner/engineproc.h). */
+static int partition_body(struct run_ctx *c, void *arg, struct cs_err *e)
+{
+	const struct part_cmd *pc = arg;
+	struct part_opts o = pc->o;
+	struct part_result res;
+	bool stdout_taken = false;
+	int rc;
+
+	rc = run_partition(c, pc->file, pc->nwords, pc->words, &o, &res, &stdout_taken, e);
+	if (rc == 0 && res.kb_warning[0])
+		fprintf(stderr, "partition: warning: %s\n", res.kb_warning);
+	if (rc == 0) {
+		rc = report(c, pc, &res, stdout_taken, e);
+		part_result_free(&res);
+	}
+	return rc;
+}
+
 static int part_run(struct run_ctx *c, void *args, int n, char **operands, struct cs_err *e)
 {
 	struct part_cmd *pc = args;
-	struct part_result res;
-	bool stdout_taken = false;
+	char *what;
 	int rc;
 
 	if (check_args(pc, n, operands, e))
@@ -166,13 +186,9 @@ static int part_run(struct run_ctx *c, void *args, int n, char **operands, struc
 	if (pc->profile)
 		return profile(c, pc, e);
 	pc->o.progress = !pc->no_progress && !c->detached && isatty(STDERR_FILENO);
-	rc = run_partition(c, pc->file, pc->nwords, pc->words, &pc->o, &res, &stdout_taken, e);
-	if (rc == 0 && res.kb_warning[0])
-		fprintf(stderr, "partition: warning: %s\n", res.kb_warning);
-	if (rc == 0) {
-		rc = report(c, pc, &res, stdout_taken, e);
-		part_result_free(&res);
-	}
+	what = xasprintf("partition: %s", pc->file);
+	rc = engine_apart(c, what, partition_body, pc, e);
+	free(what);
 	return rc;
 }
 

@@ -10,6 +10,7 @@
 
 #include "cmd/cmd.h"
 #include "util/options.h"
+#include "runner/engineproc.h"
 #include "runner/engines.h"
 #include "util/alloc.h"
 
@@ -148,9 +149,18 @@ static void report(struct run_ctx *c, const struct pipe_result *res, void *arg)
 		pipe_print_text(c->out, res, pc->o.explain);
 }
 
+/* The run and its report: in the engine's child where there is one (runner/engineproc.h). */
+static int pipeline_body(struct run_ctx *c, void *arg, struct cs_err *e)
+{
+	struct pipe_cmd *pc = arg;
+
+	return run_pipeline(c, pc->file, &pc->args, &pc->o, report, pc, e);
+}
+
 static int pipe_run(struct run_ctx *c, void *args, int n, char **words, struct cs_err *e)
 {
 	struct pipe_cmd *pc = args;
+	char *what;
 	int rc;
 
 	if (check_words(pc, n, words, e))
@@ -158,7 +168,9 @@ static int pipe_run(struct run_ctx *c, void *args, int n, char **words, struct c
 	else {
 		pc->o.progress =
 		        !pc->no_progress && !pc->json && !c->detached && isatty(STDERR_FILENO);
-		rc = run_pipeline(c, pc->file, &pc->args, &pc->o, report, pc, e);
+		what = xasprintf("pipeline: %s", pc->file);
+		rc = engine_apart(c, what, pipeline_body, pc, e);
+		free(what);
 	}
 	params_free(&pc->args);
 	return rc;
