@@ -130,8 +130,51 @@ static void expected_decl(const struct kernel_arg *a, char *buf, size_t n)
 
 struct kparam {
 	cl_kernel_arg_address_qualifier space;
+	cl_kernel_arg_access_qualifier access;
 	struct arg_type type;
 };
+
+static const char *access_name(cl_kernel_arg_access_qualifier q)
+{
+	switch (q) {
+	case CL_KERNEL_ARG_ACCESS_READ_ONLY:
+		return "read_only";
+	case CL_KERNEL_ARG_ACCESS_WRITE_ONLY:
+		return "write_only";
+	case CL_KERNEL_ARG_ACCESS_READ_WRITE:
+		return "read_write";
+	}
+	return "";
+}
+
+/* An image stream takes an image2d_t the kernel reads (Input) or writes (Output); a
+ * <Sampler> a sampler_t. */
+static int compare_image(const struct kernel_plan *kp, size_t i, const struct kparam *kpar,
+                         struct cs_err *e)
+{
+	const struct kernel_arg *a = &kp->args[i];
+	cl_kernel_arg_access_qualifier want = a->kind == ARG_INPUT
+	                                              ? CL_KERNEL_ARG_ACCESS_READ_ONLY
+	                                              : CL_KERNEL_ARG_ACCESS_WRITE_ONLY;
+	const char *base = kpar->type.base, *what = a->is_sampler ? "sampler_t" : "image2d_t";
+	size_t bl = strlen(base), wl = strlen(what);
+	bool type_ok = kpar->type.pointers == 0 && bl >= wl && strcmp(base + bl - wl, what) == 0;
+
+	if (!type_ok)
+		err_set(e, "<%s name=\"%s\">: a%s %s, but kernel '%s' argument %zu is %s%s",
+		        a->is_sampler ? "Sampler" : arg_kind_name(a->kind), a->name,
+		        a->is_sampler ? "" : "n", what, kp->kernel, i, base,
+		        kpar->type.pointers ? " *" : "");
+	else if (!a->is_sampler && kpar->access != want)
+		err_set(e,
+		        "<%s name=\"%s\">: an %s image is %s image2d_t, but kernel '%s' "
+		        "argument %zu is %s image2d_t",
+		        arg_kind_name(a->kind), a->name, arg_kind_name(a->kind), access_name(want),
+		        kp->kernel, i, access_name(kpar->access));
+	else
+		return 0;
+	return kernel_plan_err_at(kp, a->line, e);
+}
 
 static int compare(const struct kernel_plan *kp, size_t i, const struct kparam *kpar,
                    struct cs_err *e)
@@ -142,6 +185,8 @@ static int compare(const struct kernel_plan *kp, size_t i, const struct kparam *
 	struct cs_err ignored_err;
 	char want[96], tn[16];
 
+	if (a->image_dims || a->is_sampler)
+		return compare_image(kp, i, kpar, e);
 	if (!kind_fits(a->kind, kpar->space, pointer) || kpar->type.pointers > 1) {
 		expected_decl(a, want, sizeof(want));
 		err_set(e, "<%s name=\"%s\">: %s, but kernel '%s' argument %zu is %s%s%s",
@@ -179,6 +224,9 @@ static cl_int read_param(cl_kernel k, cl_uint i, struct kparam *out)
 	cl_int err = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(out->space),
 	                                &out->space, NULL);
 
+	if (err == CL_SUCCESS)
+		err = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof(out->access),
+		                         &out->access, NULL);
 	if (err == CL_SUCCESS)
 		err = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, sizeof(name), name, NULL);
 	if (err == CL_SUCCESS) {

@@ -33,6 +33,18 @@ struct kernel_arg {
 	                     lays the struct out; type says nothing then */
 	int line;         /* its element in the flow-model file (kernel_plan.fm_file); 0: none */
 	char *count_expr; /* the count as written (streams and Local), or NULL; kept as name */
+	/* An image stream (image="2d"): an image2d_t of width x height pixels on the device,
+	 * each pixel one element of type on the host (count = width * height). The channel
+	 * order and type are OpenCL's (runtime/imageformat.h). */
+	unsigned image_dims; /* 0: a buffer; 2: a 2-D image */
+	unsigned image_order;
+	unsigned image_type;
+	size_t width, height;
+	/* A <Sampler> (kind Constant): a sampler_t made with clCreateSampler for the launch. */
+	bool is_sampler;
+	bool sampler_normalized;
+	unsigned sampler_address;
+	unsigned sampler_filter;
 };
 
 /* Argument indices of one swap pair: after each run the output's data becomes the input. */
@@ -89,6 +101,10 @@ bool arg_is_stream(enum arg_kind k);
 bool arg_is_read(enum arg_kind k);
 bool arg_is_written(enum arg_kind k);
 const char *swap_method_name(enum swap_method m);
+
+/* An engine that moves plain buffers only refuses a plan with an image or a sampler:
+ * "<Input name="img">: an image: ENGINE ..." located at the element. 0 when it has none. */
+int kernel_plan_refuse_images(const struct kernel_plan *kp, const char *engine, struct cs_err *e);
 
 /* Put "FILE:LINE: " in front of e's message: the flow-model element at line (0: the file
  * alone); nothing for a plan with no file. Returns -1. */
