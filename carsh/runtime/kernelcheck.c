@@ -147,6 +147,23 @@ static const char *access_name(cl_kernel_arg_access_qualifier q)
 	return "";
 }
 
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
+/* What a flow-model gives an image or sampler argument, or NULL for another type. */
+static const char *opaque_hint(const char *base)
+{
+	if (ends_with(base, "sampler_t"))
+		return "give it a <Sampler>";
+	if (ends_with(base, "image2d_t"))
+		return "an image stream: image=\"2d\" width= height= format=";
+	return NULL;
+}
+
 /* An image stream takes an image2d_t the kernel reads (Input) or writes (Output); a
  * <Sampler> a sampler_t. */
 static int compare_image(const struct kernel_plan *kp, size_t i, const struct kparam *kpar,
@@ -157,8 +174,7 @@ static int compare_image(const struct kernel_plan *kp, size_t i, const struct kp
 	                                              ? CL_KERNEL_ARG_ACCESS_READ_ONLY
 	                                              : CL_KERNEL_ARG_ACCESS_WRITE_ONLY;
 	const char *base = kpar->type.base, *what = a->is_sampler ? "sampler_t" : "image2d_t";
-	size_t bl = strlen(base), wl = strlen(what);
-	bool type_ok = kpar->type.pointers == 0 && bl >= wl && strcmp(base + bl - wl, what) == 0;
+	bool type_ok = kpar->type.pointers == 0 && ends_with(base, what);
 
 	if (!type_ok)
 		err_set(e, "<%s name=\"%s\">: a%s %s, but kernel '%s' argument %zu is %s%s",
@@ -187,12 +203,15 @@ static int compare(const struct kernel_plan *kp, size_t i, const struct kparam *
 
 	if (a->image_dims || a->is_sampler)
 		return compare_image(kp, i, kpar, e);
-	if (!kind_fits(a->kind, kpar->space, pointer) || kpar->type.pointers > 1) {
+	if (!kind_fits(a->kind, kpar->space, pointer) || kpar->type.pointers > 1 ||
+	    opaque_hint(kpar->type.base)) {
+		const char *hint = opaque_hint(kpar->type.base);
+
 		expected_decl(a, want, sizeof(want));
-		err_set(e, "<%s name=\"%s\">: %s, but kernel '%s' argument %zu is %s%s%s",
+		err_set(e, "<%s name=\"%s\">: %s, but kernel '%s' argument %zu is %s%s%s%s%s%s",
 		        arg_kind_name(a->kind), a->name, want, kp->kernel, i,
 		        pointer ? space_name(kpar->space) : "", kpar->type.base,
-		        pointer ? " *" : "");
+		        pointer ? " *" : "", hint ? " (" : "", hint ? hint : "", hint ? ")" : "");
 		return kernel_plan_err_at(kp, a->line, e);
 	}
 	/* A typedef or a struct: CarSh cannot tell what it is. */
