@@ -1,0 +1,168 @@
+#!/bin/sh
+# Image streams and samplers (docs/formats.md, "Images"): kernels that take image2d_t and
+# sampler_t arguments, fed from PGM, CSV and raw files, against tests/tools/imgref, which
+# computes the OpenCL specification's clamp-to-edge addressing and nearest and linear
+# filtering in double on its own PGM reader.
+. "$TOP_SRCDIR/tests/shell/lib.sh"
+IMGREF="$TOP_BUILDDIR/tests/tools/imgref"
+cd "$T" || exit 1
+"$IMGREF" pgm 37 23 7 pic.pgm
+
+# 3x3 box mean of a float image: integer coordinates, nearest, clamp-to-edge.
+cat >blur.xml <<'XML'
+<FlowModel name="blur">
+  <Param name="W" value="37"/>
+  <Param name="H" value="23"/>
+  <Program>
+    <Source>__kernel void blur(read_only image2d_t src, write_only image2d_t dst, sampler_t smp)
+{
+	int x = get_global_id(0), y = get_global_id(1);
+	float4 s = (float4)(0.0f);
+	for (int dy = -1; dy &lt;= 1; dy++)
+		for (int dx = -1; dx &lt;= 1; dx++)
+			s += read_imagef(src, smp, (int2)(x + dx, y + dy));
+	write_imagef(dst, (int2)(x, y), s / 9.0f);
+}</Source>
+    <Kernel name="blur"/>
+  </Program>
+  <WorkSize global="W,H"/>
+  <Arguments>
+    <Input   name="src" image="2d" width="W" height="H" format="float"/>
+    <Output  name="dst" image="2d" width="W" height="H" format="float"/>
+    <Sampler name="smp" coords="unnormalized" address="clamp_to_edge" filter="nearest"/>
+  </Arguments>
+</FlowModel>
+XML
+"$IMGREF" blur pic.pgm >blur-want.csv
+expect 0 "" "$CARSH" run blur.xml src=pic.pgm dst=blur.csv
+close_to blur.csv blur-want.csv 1e-6 "box blur of a PGM as an R/float image, nearest, clamp-to-edge"
+[ "$(head -1 blur.csv | tr ',' '\n' | wc -l)" = 37 ] && pass "an image's CSV has one row of pixels a line" ||
+	fail "first line of blur.csv has $(head -1 blur.csv | tr ',' '\n' | wc -l) values, expected 37"
+"$IMGREF" csv pic.pgm >pic.csv
+"$IMGREF" raw pic.pgm pic.raw
+expect 0 "" "$CARSH" run blur.xml src=pic.csv dst=blur-csv.csv
+close_to blur-csv.csv blur-want.csv 1e-6 "the same picture from CSV"
+expect 0 "" "$CARSH" run blur.xml src=pic.raw dst=blur-raw.npy
+expect 0 "" "$CARSH" -c 'virtbuf create b float 851; virtbuf fill b blur-raw.npy; virtbuf dump b blur-npy.csv'
+close_to blur-npy.csv blur-want.csv 1e-6 "the same picture from raw floats, written as .npy"
+
+# Rotation about the centre: unorm8 pixels from the PGM, normalized coordinates, linear.
+cat >rotate.xml <<'XML'
+<FlowModel name="rotate">
+  <Param name="W" value="37"/>
+  <Param name="H" value="23"/>
+  <Program>
+    <Source>__kernel void turn(read_only image2d_t src, write_only image2d_t dst, sampler_t smp,
+                     float c, float s)
+{
+	int x = get_global_id(0), y = get_global_id(1);
+	int w = get_image_width(src), h = get_image_height(src);
+	float cx = 0.5f * w, cy = 0.5f * h, dx = x + 0.5f - cx, dy = y + 0.5f - cy;
+	float2 uv = (float2)((c * dx + s * dy + cx) / w, (-s * dx + c * dy + cy) / h);
+	write_imagef(dst, (int2)(x, y), read_imagef(src, smp, uv));
+}</Source>
+    <Kernel name="turn"/>
+  </Program>
+  <WorkSize global="W,H"/>
+  <Arguments>
+    <Input    name="src" image="2d" width="W" height="H" format="unorm8" channels="R"/>
+    <Output   name="dst" image="2d" width="W" height="H" format="float"/>
+    <Sampler  name="smp" coords="normalized" address="clamp_to_edge" filter="linear"/>
+    <Constant name="c" type="float" value="0.8660254"/>
+    <Constant name="s" type="float" value="0.5"/>
+  </Arguments>
+</FlowModel>
+XML
+"$IMGREF" rotate pic.pgm 0.8660254 0.5 >rot-want.csv
+expect 0 "" "$CARSH" run rotate.xml src=pic.pgm dst=rot.csv
+# OpenCL lets a device weigh the four pixels with as few as 8 fractional bits (§8.2), so a
+# result may differ from the exact weights by up to about 1/256 of a pixel step.
+close_to rot.csv rot-want.csv 5e-3 "rotation by 30 degrees of a unorm8 PGM, linear, clamp-to-edge"
+
+# unorm8 in and out: a mirror written as a PGM is the picture's pixels exactly.
+cat >flip.xml <<'XML'
+<FlowModel name="flip">
+  <Param name="W" value="37"/>
+  <Param name="H" value="23"/>
+  <Program>
+    <Source>__constant sampler_t smp = CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_NONE | CLK_FILTER_NEAREST;
+__kernel void flip(read_only image2d_t src, write_only image2d_t dst)
+{
+	int x = get_global_id(0), y = get_global_id(1);
+	write_imagef(dst, (int2)(get_image_width(src) - 1 - x, y), read_imagef(src, smp, (int2)(x, y)));
+}</Source>
+    <Kernel name="flip"/>
+  </Program>
+  <WorkSize global="W,H"/>
+  <Arguments>
+    <Input  name="src" image="2d" width="W" height="H" format="unorm8"/>
+    <Output name="dst" image="2d" width="W" height="H" format="unorm8"/>
+  </Arguments>
+</FlowModel>
+XML
+"$IMGREF" flip pic.pgm >flip-want.csv
+expect 0 "" "$CARSH" run flip.xml src=pic.pgm dst=flip.pgm
+"$IMGREF" csv flip.pgm >flip.csv
+same_file flip.csv flip-want.csv "a unorm8 image written as a PGM without columns=, and a program's constant sampler"
+
+# Four channels: RGBA uint8 pixels are uchar4 elements; the kernel reverses each pixel.
+cat >swz.xml <<'XML'
+<FlowModel name="swz">
+  <Param name="W" value="3"/>
+  <Param name="H" value="2"/>
+  <Program>
+    <Source>__kernel void swz(read_only image2d_t src, write_only image2d_t dst, sampler_t smp)
+{
+	int2 p = (int2)(get_global_id(0), get_global_id(1));
+	write_imageui(dst, p, read_imageui(src, smp, p).wzyx);
+}</Source>
+    <Kernel name="swz"/>
+  </Program>
+  <WorkSize global="W,H"/>
+  <Arguments>
+    <Input   name="src" image="2d" width="W" height="H" format="uint8" channels="RGBA"/>
+    <Output  name="dst" image="2d" width="W" height="H" format="uint8" channels="RGBA"/>
+    <Sampler name="smp"/>
+  </Arguments>
+</FlowModel>
+XML
+seq 1 24 | paste -sd, >rgba.csv
+seq 1 24 | paste -d' ' - - - - | awk '{ print $4 "," $3 "," $2 "," $1 }' | paste -sd, |
+	sed 's/\(\([0-9]*,\)\{11\}[0-9]*\),/\1\n/' >rgba-want.csv
+expect 0 "" "$CARSH" run swz.xml src=rgba.csv dst=rgba-got.csv
+same_file rgba-got.csv rgba-want.csv "RGBA/uint8 pixels as uchar4, one row of the image a line"
+
+# Errors.
+sed 's/format="float"\/>/format="float" channels="BGRA"\/>/' blur.xml >bgra.xml
+expect 1 "does not support the image format BGRA/float (channels=\"BGRA\" format=\"float\"); it supports: R/" \
+	"$CARSH" run bgra.xml src=fill:0 dst=discard
+expect 1 "carsh: bgra.xml:18: image 'src': device '" "$CARSH" run bgra.xml src=fill:0 dst=discard
+"$IMGREF" pgm 36 23 7 small.pgm
+expect 1 "carsh: blur.xml: stream 'src': small.pgm: 36x23 = 828 pixels, expected 851" \
+	"$CARSH" run blur.xml src=small.pgm dst=discard
+expect 1 "carsh: blur.xml:18: image 'src' is 100000 x 1 pixels; device '" \
+	"$CARSH" run blur.xml W=100000 H=1 src=fill:0 dst=discard
+expect 1 "carsh: command line: <Buffer>: stream 'src' is an image: a virtual buffer cannot be bound to it (bind a file or fill:)" \
+	"$CARSH" -c 'virtbuf create b float 851; run blur.xml src=buffer:b dst=discard'
+sed 's/format="float"\/>/format="half"\/>/' blur.xml >half.xml
+expect 1 "carsh: half.xml:18: <Input name=\"src\">: unknown image format 'half' (formats: float unorm8 unorm16 snorm8 snorm16 uint8 uint16 uint32 int8 int16 int32)" \
+	"$CARSH" run half.xml src=fill:0 dst=discard
+sed 's/<Output  name="dst"/<InOut   name="dst"/' blur.xml >inout.xml
+expect 1 "carsh: inout.xml:19: <InOut name=\"dst\">: an image cannot be an InOut: OpenCL 1.2 has no read_write images; read one image as an <Input> and write another as an <Output>" \
+	"$CARSH" run inout.xml src=fill:0 dst=discard
+sed 's/<Input   name="src" image="2d" width="W" height="H" format="float"\/>/<Input name="src" type="float" count="W*H"\/>/' blur.xml >plain.xml
+expect 1 "carsh: plain.xml:18: <Input name=\"src\">: __global float *, but kernel 'blur' argument 0 is image2d_t (an image stream: image=\"2d\" width= height= format=)" \
+	"$CARSH" run plain.xml src=fill:0 dst=discard
+sed 's/<Sampler name="smp"[^>]*>/<Constant name="smp" type="int" value="0"\/>/' blur.xml >const.xml
+expect 1 "carsh: const.xml:20: <Constant name=\"smp\">: int, but kernel 'blur' argument 2 is sampler_t (give it a <Sampler>)" \
+	"$CARSH" run const.xml src=fill:0 dst=discard
+sed -e 's/<Input   name="src"/<Output  name="SRC"/' -e 's/<Output  name="dst"/<Input   name="dst"/' blur.xml >swapped.xml
+expect 1 "carsh: swapped.xml:18: <Output name=\"SRC\">: an Output image is write_only image2d_t, but kernel 'blur' argument 0 is read_only image2d_t" \
+	"$CARSH" run swapped.xml SRC=discard dst=fill:0
+sed 's/filter="nearest"/filter="cubic"/' blur.xml >cubic.xml
+expect 1 "carsh: cubic.xml:20: <Sampler name=\"smp\">: unknown filter 'cubic' (filters: nearest linear)" \
+	"$CARSH" run cubic.xml src=fill:0 dst=discard
+sed 's/image="2d" width="W"/width="W"/' blur.xml >noimage.xml
+expect 1 "carsh: noimage.xml:18: <Input name=\"src\">: width= is for an image stream (add image=\"2d\")" \
+	"$CARSH" run noimage.xml src=fill:0 dst=discard
+finish
