@@ -259,11 +259,6 @@ static int bind_stream(struct planner *p, const struct kernel_arg *ka, struct st
 			return err_prefix(p->e, "%s: <Fill>: ", b->origin);
 		return 0;
 	case BIND_BUFFER:
-		if (ka->image_dims)
-			return err_set(p->e,
-			               "%s: <Buffer>: stream '%s' is an image: a virtual buffer "
-			               "cannot be bound to it (bind a file or fill:)",
-			               b->origin, ka->name);
 		sb->buffer = xstrdup(b->buffer);
 		if (!p->env->resolve)
 			return err_set(p->e, "%s: <Buffer>: virtual buffers are not available here",

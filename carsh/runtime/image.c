@@ -127,6 +127,22 @@ cl_int rt_image_read(cl_command_queue q, cl_mem m, const struct kernel_arg *a, v
 	return clEnqueueReadImage(q, m, CL_FALSE, origin, region, 0, 0, host, 0, NULL, ev);
 }
 
+cl_int rt_image_from_buffer(cl_command_queue q, cl_mem buf, cl_mem img, const struct kernel_arg *a,
+                            cl_event *ev)
+{
+	size_t origin[3] = {0, 0, 0}, region[3] = {a->width, a->height, 1};
+
+	return clEnqueueCopyBufferToImage(q, buf, img, 0, origin, region, 0, NULL, ev);
+}
+
+cl_int rt_image_to_buffer(cl_command_queue q, cl_mem img, cl_mem buf, const struct kernel_arg *a,
+                          cl_event *ev)
+{
+	size_t origin[3] = {0, 0, 0}, region[3] = {a->width, a->height, 1};
+
+	return clEnqueueCopyImageToBuffer(q, img, buf, origin, region, 0, 0, NULL, ev);
+}
+
 cl_sampler rt_sampler_create(cl_context ctx, const struct kernel_arg *a, cl_int *err)
 {
 	return clCreateSampler(ctx, a->sampler_normalized ? CL_TRUE : CL_FALSE,

@@ -23,6 +23,11 @@ cl_int rt_image_write(cl_command_queue q, cl_mem m, const struct kernel_arg *a, 
                       const void *host, cl_event *ev);
 cl_int rt_image_read(cl_command_queue q, cl_mem m, const struct kernel_arg *a, void *host,
                      cl_event *ev);
+/* A virtual buffer's device copy into the image, or the image back into it. */
+cl_int rt_image_from_buffer(cl_command_queue q, cl_mem buf, cl_mem img, const struct kernel_arg *a,
+                            cl_event *ev);
+cl_int rt_image_to_buffer(cl_command_queue q, cl_mem img, cl_mem buf, const struct kernel_arg *a,
+                          cl_event *ev);
 cl_sampler rt_sampler_create(cl_context ctx, const struct kernel_arg *a, cl_int *err);
 
 #endif

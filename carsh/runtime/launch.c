@@ -360,13 +360,47 @@ static int create_in_place(struct launch *L, cl_context ctx, size_t i, struct cs
 	return 0;
 }
 
+/* An image bound to a virtual buffer: its pixels come from the buffer's device copy (an
+ * Output too, which starts as its buffer, as a buffer-bound Output does). */
+static int image_from_given(struct launch *L, size_t i, struct cs_err *e)
+{
+	cl_event ev = NULL;
+	cl_int err = rt_image_from_buffer(L->q, L->given[i], L->mem[i], &L->kp->args[i],
+	                                  event_slot(L, &ev));
+
+	if (err != CL_SUCCESS)
+		return cl_fail(L, e, err, "clEnqueueCopyBufferToImage for stream '%s'",
+		               L->kp->args[i].name);
+	return event_add(L, ev, PH_H2D, e);
+}
+
+/* ... and written back into it after the runs: the buffer stays the caller's. */
+static int images_to_given(struct launch *L, struct cs_err *e)
+{
+	for (size_t i = 0; L->given && i < L->kp->nargs; i++) {
+		const struct kernel_arg *a = &L->kp->args[i];
+		cl_event ev = NULL;
+		cl_int err;
+
+		if (!a->image_dims || !L->given[i] || !arg_is_written(a->kind))
+			continue;
+		err = rt_image_to_buffer(L->q, L->mem[i], L->given[i], a, event_slot(L, &ev));
+		if (err != CL_SUCCESS)
+			return cl_fail(L, e, err, "clEnqueueCopyImageToBuffer of stream '%s'",
+			               a->name);
+		if (event_add(L, ev, PH_D2H, e) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int create_stream(struct launch *L, cl_context ctx, size_t i, struct cs_err *e)
 {
 	const struct kernel_arg *a = &L->kp->args[i];
 	cl_event ev = NULL;
 	cl_int err;
 
-	if (L->given && L->given[i]) {
+	if (L->given && L->given[i] && !a->image_dims) {
 		L->mem[i] = L->given[i]; /* the caller's: borrowed, no OpenCL call (see given) */
 		return 0;
 	}
@@ -382,6 +416,8 @@ static int create_stream(struct launch *L, cl_context ctx, size_t i, struct cs_e
 		               a->image_dims ? "clCreateImage" : "clCreateBuffer", a->name,
 		               a->bytes);
 	}
+	if (a->image_dims && L->given && L->given[i])
+		return image_from_given(L, i, e);
 	if (a->kind == ARG_OUTPUT && !a->host_start)
 		return 0;
 	if (!a->host)
@@ -674,6 +710,10 @@ static void report_final(struct launch *L, cl_mem *final)
 		final[i] = NULL;
 		if (!L->given || !L->given[i] || !L->mem[i])
 			continue;
+		if (L->kp->args[i].image_dims) { /* its image was copied back into it */
+			final[i] = L->given[i];
+			continue;
+		}
 		if (is_given(L, L->mem[i]) || clRetainMemObject(L->mem[i]) == CL_SUCCESS)
 			final[i] = L->mem[i];
 	}
@@ -707,14 +747,15 @@ static int keep_pending(struct launch *L, struct rt_exec *x)
 }
 
 /* Every stream a buffer of the caller's, and no swaps: the buffers bound are given's. A
- * sampler is made for each launch, so its plan is never one of these. */
+ * sampler, and an image copied from its buffer, are made for each launch, so their plan is
+ * never one of these. */
 static bool given_only(const struct rt_exec *x)
 {
 	if (x->kp->swap_count != 0 || !x->given)
 		return false;
 	for (size_t i = 0; i < x->kp->nargs; i++)
 		if ((arg_is_stream(x->kp->args[i].kind) && !x->given[i]) ||
-		    x->kp->args[i].is_sampler)
+		    x->kp->args[i].is_sampler || x->kp->args[i].image_dims)
 			return false;
 	return true;
 }
@@ -782,7 +823,7 @@ int rt_execute(struct rt_exec *x, struct run_stats *st, struct cs_err *e)
 	if (rc == 0)
 		rc = launch_buffers(&L, x->dev->ctx, e);
 	if (rc == 0)
-		rc = L.feed ? feed_run(&L, x, e) : launch_runs(&L, e);
+		rc = L.feed ? feed_run(&L, x, e) : launch_runs(&L, e) || images_to_given(&L, e);
 	if (rc == 0)
 		rc = wait ? launch_read_back(&L, e) : keep_pending(&L, x);
 	if (rc == 0)

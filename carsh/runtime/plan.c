@@ -64,18 +64,17 @@ const char *arg_kind_name(enum arg_kind k)
 	return "?";
 }
 
-int kernel_plan_refuse_images(const struct kernel_plan *kp, const char *engine, struct cs_err *e)
+int kernel_plan_refuse_images(const struct kernel_plan *kp, const char *engine, const char *way_out,
+                              struct cs_err *e)
 {
 	for (size_t i = 0; i < kp->nargs; i++) {
 		const struct kernel_arg *a = &kp->args[i];
 
 		if (!a->image_dims && !a->is_sampler)
 			continue;
-		err_set(e,
-		        "<%s name=\"%s\">: %s moves plain buffers only, not %s; run it with "
-		        "'run' (either executor)",
+		err_set(e, "<%s name=\"%s\">: %s moves plain buffers only, not %s; %s",
 		        a->is_sampler ? "Sampler" : arg_kind_name(a->kind), a->name, engine,
-		        a->is_sampler ? "samplers" : "images");
+		        a->is_sampler ? "samplers" : "images", way_out);
 		return kernel_plan_err_at(kp, a->line, e);
 	}
 	return 0;

@@ -103,8 +103,11 @@ bool arg_is_written(enum arg_kind k);
 const char *swap_method_name(enum swap_method m);
 
 /* An engine that moves plain buffers only refuses a plan with an image or a sampler:
- * "<Input name="img">: an image: ENGINE ..." located at the element. 0 when it has none. */
-int kernel_plan_refuse_images(const struct kernel_plan *kp, const char *engine, struct cs_err *e);
+ * "<Input name="img">: ENGINE moves plain buffers only, not images; WAY_OUT" located at the
+ * element. 0 when it has none. */
+#define RUN_INSTEAD "run it with 'run' (either executor)"
+int kernel_plan_refuse_images(const struct kernel_plan *kp, const char *engine, const char *way_out,
+                              struct cs_err *e);
 
 /* Put "FILE:LINE: " in front of e's message: the flow-model element at line (0: the file
  * alone); nothing for a plan with no file. Returns -1. */

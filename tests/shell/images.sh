@@ -105,6 +105,27 @@ expect 0 "" "$CARSH" run flip.xml src=pic.pgm dst=flip.pgm
 "$IMGREF" csv flip.pgm >flip.csv
 same_file flip.csv flip-want.csv "a unorm8 image written as a PGM without columns=, and a program's constant sampler"
 
+# Virtual buffers of the pixels' type and count serve images: copied into the image before
+# the run and back after it (in the job's worker or the shell's thread alike).
+expect 0 "" "$CARSH" -c 'virtbuf create p float 37*23; virtbuf create o float 851
+virtbuf fill p pic.pgm; run blur.xml src=buffer:p dst=buffer:o; virtbuf dump o blur-vb.csv --columns 37'
+close_to blur-vb.csv blur-want.csv 1e-6 "an image read from and written to virtual buffers"
+
+# A graph's ports are virtual buffers: blur, then a float mirror, item by item.
+sed 's/format="unorm8"/format="float"/g' flip.xml >flipf.xml
+cat >g.xml <<'XML'
+<CarshGraph name="g">
+  <Node name="A" exe="blur.xml"/>
+  <Node name="B" exe="flipf.xml"/>
+  <Edge from="A" to="B" output="dst" input="src"/>
+  <Entrance node="A" input="src" file="pic.pgm"/>
+  <Exit node="B" output="dst" file="g.csv" columns="37"/>
+</CarshGraph>
+XML
+awk -F, '{ for (i = NF; i >= 1; i--) printf "%s%s", $i, (i > 1 ? "," : "\n") }' blur-want.csv >g-want.csv
+expect 0 "" "$CARSH" run g.xml
+close_to g.csv g-want.csv 1e-6 "a graph of two image flow-models"
+
 # Four channels: RGBA uint8 pixels are uchar4 elements; the kernel reverses each pixel.
 cat >swz.xml <<'XML'
 <FlowModel name="swz">
@@ -142,8 +163,6 @@ expect 1 "carsh: blur.xml: stream 'src': small.pgm: 36x23 = 828 pixels, expected
 	"$CARSH" run blur.xml src=small.pgm dst=discard
 expect 1 "carsh: blur.xml:18: image 'src' is 100000 x 1 pixels; device '" \
 	"$CARSH" run blur.xml W=100000 H=1 src=fill:0 dst=discard
-expect 1 "carsh: command line: <Buffer>: stream 'src' is an image: a virtual buffer cannot be bound to it (bind a file or fill:)" \
-	"$CARSH" -c 'virtbuf create b float 851; run blur.xml src=buffer:b dst=discard'
 sed 's/format="float"\/>/format="half"\/>/' blur.xml >half.xml
 expect 1 "carsh: half.xml:18: <Input name=\"src\">: unknown image format 'half' (formats: float unorm8 unorm16 snorm8 snorm16 uint8 uint16 uint32 int8 int16 int32)" \
 	"$CARSH" run half.xml src=fill:0 dst=discard
@@ -165,4 +184,19 @@ expect 1 "carsh: cubic.xml:20: <Sampler name=\"smp\">: unknown filter 'cubic' (f
 sed 's/image="2d" width="W"/width="W"/' blur.xml >noimage.xml
 expect 1 "carsh: noimage.xml:18: <Input name=\"src\">: width= is for an image stream (add image=\"2d\")" \
 	"$CARSH" run noimage.xml src=fill:0 dst=discard
+# The engines that move plain buffers say so.
+expect 1 "carsh: partition: blur.xml: blur.xml:18: <Input name=\"src\">: the partitioning engine moves plain buffers only, not images; run it with 'run' (either executor)" \
+	"$CARSH" partition --no-progress --gpu none --threads 1 blur.xml src=pic.pgm dst=discard
+cat >b.bat.xml <<'XML'
+<CarshBat>
+  <Exec><CarshExe><FlowModel file="blur.xml"/>
+    <Input name="src"><DataFile>pic.pgm</DataFile></Input>
+    <Output name="dst"><DataFile>b.csv</DataFile></Output>
+  </CarshExe></Exec>
+</CarshBat>
+XML
+expect 0 "" "$CARSH" run b.bat.xml
+close_to b.csv blur-want.csv 1e-6 "an image flow-model in a batch"
+expect 1 "carsh: pack: b.bat.xml:2: <Exec>: blur.xml:18: <Input name=\"src\">: pack moves plain buffers only, not images; leave it out of the pack" \
+	"$CARSH" pack b.bat.xml -o pk
 finish
