@@ -126,6 +126,23 @@ awk -F, '{ for (i = NF; i >= 1; i--) printf "%s%s", $i, (i > 1 ? "," : "\n") }' 
 expect 0 "" "$CARSH" run g.xml
 close_to g.csv g-want.csv 1e-6 "a graph of two image flow-models"
 
+# A swap pair of images changes places between runs: two mirrors give the picture back.
+cat >sw.exe.xml <<'XML'
+<CarshExe>
+  <FlowModel file="flipf.xml"/>
+  <Input name="src"><DataFile>pic.pgm</DataFile></Input>
+  <Output name="dst"><DataFile>sw.csv</DataFile></Output>
+  <Swap count="S" method="swap"><SwapPair input="src" output="dst"/></Swap>
+</CarshExe>
+XML
+expect 0 "" "$CARSH" run sw.exe.xml S=1
+same_file sw.csv pic.csv "a swap pair of images, two runs"
+expect 0 "" "$CARSH" run sw.exe.xml S=2
+same_file sw.csv flip-want.csv "a swap pair of images, three runs"
+sed 's/method="swap"/method="copy-device"/' sw.exe.xml >swc.exe.xml
+expect 1 "carsh: swc.exe.xml: swap pair 'src'/'dst': images change places with method=\"swap\" only, and only with an image of the same size and format" \
+	"$CARSH" run swc.exe.xml S=1
+
 # Four channels: RGBA uint8 pixels are uchar4 elements; the kernel reverses each pixel.
 cat >swz.xml <<'XML'
 <FlowModel name="swz">
