@@ -539,7 +539,8 @@ static int cmd_conway(char **argv)
 				for (long dy = -1; dy <= 1; dy++)
 					for (long dx = -1; dx <= 1; dx++)
 						if (dx || dy)
-							n += a[(y + dy + h) % h * w + (x + dx + w) % w];
+							n += a[(y + dy + h) % h * w +
+							       (x + dx + w) % w];
 				b[y * w + x] = a[y * w + x] ? n == 2 || n == 3 : n == 3;
 			}
 		unsigned char *t = a;
