@@ -204,6 +204,23 @@ expect 1 "carsh: noimage.xml:18: <Input name=\"src\">: width= is for an image st
 # The engines that move plain buffers say so.
 expect 1 "carsh: partition: blur.xml: blur.xml:18: <Input name=\"src\">: the partitioning engine moves plain buffers only, not images; run it with 'run' (either executor)" \
 	"$CARSH" partition --no-progress --gpu none --threads 1 blur.xml src=pic.pgm dst=discard
+mkdir -p in && cp pic.csv in/a.csv
+cat >p.xml <<'XML'
+<CarshPipeline name="p">
+  <Item>
+    <Buffer name="frame" type="float" count="851"/>
+    <Buffer name="out"   type="float" count="851"/>
+  </Item>
+  <Source buffer="frame" files="in/*.csv"/>
+  <Stage name="blur" flowmodel="blur.xml">
+    <Bind stream="src" buffer="frame"/>
+    <Bind stream="dst" buffer="out"/>
+  </Stage>
+  <Sink buffer="out" files="out-{name}.csv"/>
+</CarshPipeline>
+XML
+expect 1 "carsh: pipeline: blur.xml:18: <Input name=\"src\">: the pipeline engine moves plain buffers only, not images; run it with 'run' (either executor)" \
+	"$CARSH" pipeline --no-progress --gpu none p.xml
 cat >b.bat.xml <<'XML'
 <CarshBat>
   <Exec><CarshExe><FlowModel file="blur.xml"/>
