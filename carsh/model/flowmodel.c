@@ -257,7 +257,7 @@ static int read_arg(const struct xml_ctx *x, xmlNodePtr n, enum arg_kind kind, s
 	    xml_attr_req(x, n, "name", &a->name))
 		goto out;
 	if (arg_is_stream(kind) && fm_is_image(n)) {
-		rc = fm_read_image(x, n, a) || read_partition(x, n, a);
+		rc = fm_read_image(x, n, a) || read_partition(x, n, a) ? -1 : 0;
 		goto out;
 	}
 	if (xml_check_image_attrs(x, n) || xml_attr_req(x, n, "type", &type))

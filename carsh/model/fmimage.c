@@ -19,7 +19,6 @@ static int read_pixel(const struct xml_ctx *x, xmlNodePtr n, struct fm_arg *a)
 	unsigned count = 1;
 	int rc = xml_attr_req(x, n, "format", &format);
 
-	a->image_order = 0;
 	if (rc == 0 && image_format_parse(format, &a->image_type, &a->type.scalar, x->e))
 		rc = xml_err(x, n, "%s", x->e->msg);
 	if (rc == 0 &&
