@@ -227,7 +227,8 @@ static int read_partition(const struct xml_ctx *x, xmlNodePtr n, struct fm_arg *
 /* width= and the like belong to an image: on another stream they are a slip. */
 static int xml_check_image_attrs(const struct xml_ctx *x, xmlNodePtr n)
 {
-	static const char *const image_only[] = {"width", "height", "format", "channels", NULL};
+	static const char *const image_only[] = {"width",  "height",   "depth",
+	                                         "format", "channels", NULL};
 
 	for (size_t i = 0; image_only[i]; i++)
 		if (xmlHasProp(n, (const xmlChar *)image_only[i]))
@@ -238,9 +239,9 @@ static int xml_check_image_attrs(const struct xml_ctx *x, xmlNodePtr n)
 
 static int read_arg(const struct xml_ctx *x, xmlNodePtr n, enum arg_kind kind, struct fm_arg *a)
 {
-	static const char *const stream_attrs[] = {"name",   "type",     "count", "partition",
-	                                           "unit",   "image",    "width", "height",
-	                                           "format", "channels", NULL};
+	static const char *const stream_attrs[] = {"name",  "type",   "count",    "partition",
+	                                           "unit",  "image",  "width",    "height",
+	                                           "depth", "format", "channels", NULL};
 	static const char *const const_attrs[] = {"name", "type", "value", NULL};
 	static const char *const local_attrs[] = {"name", "type", "count", NULL};
 	const char *const *attrs = arg_is_stream(kind)    ? stream_attrs
@@ -566,6 +567,7 @@ void flowmodel_free(struct flowmodel *fm)
 		free(fm->args[i].unit);
 		free(fm->args[i].width);
 		free(fm->args[i].height);
+		free(fm->args[i].depth);
 	}
 	for (int i = 0; i < 3; i++) {
 		free(fm->global[i]);

@@ -33,12 +33,17 @@ static int read_pixel(const struct xml_ctx *x, xmlNodePtr n, struct fm_arg *a)
 int fm_read_image(const struct xml_ctx *x, xmlNodePtr n, struct fm_arg *a)
 {
 	char *image = xml_attr(n, "image");
+	bool three = strcmp(image, "3d") == 0;
 	size_t len;
 	int rc = 0;
 
-	if (strcmp(image, "2d") != 0)
-		rc = xml_err(x, n, "image='%s': only image=\"2d\" (an image2d_t) is supported",
+	if (!three && strcmp(image, "2d") != 0)
+		rc = xml_err(x, n,
+		             "image='%s': image=\"2d\" (an image2d_t) or image=\"3d\" (an "
+		             "image3d_t)",
 		             image);
+	else if (!three && xmlHasProp(n, (const xmlChar *)"depth"))
+		rc = xml_err(x, n, "depth= is for image=\"3d\"");
 	else if (a->kind == ARG_INOUT)
 		rc = xml_err(x, n,
 		             "an image cannot be an InOut: OpenCL 1.2 has no read_write images; "
@@ -49,12 +54,16 @@ int fm_read_image(const struct xml_ctx *x, xmlNodePtr n, struct fm_arg *a)
 		             "pixel, width= and height= its size");
 	free(image);
 	if (rc != 0 || xml_attr_req(x, n, "width", &a->width) ||
-	    xml_attr_req(x, n, "height", &a->height) || read_pixel(x, n, a))
+	    xml_attr_req(x, n, "height", &a->height) ||
+	    (three && xml_attr_req(x, n, "depth", &a->depth)) || read_pixel(x, n, a))
 		return -1;
-	a->image_dims = 2;
-	len = strlen(a->width) + strlen(a->height) + 6;
+	a->image_dims = three ? 3 : 2;
+	len = strlen(a->width) + strlen(a->height) + (three ? strlen(a->depth) + 3 : 0) + 6;
 	a->count = xmalloc(len);
-	snprintf(a->count, len, "(%s)*(%s)", a->width, a->height);
+	if (three)
+		snprintf(a->count, len, "(%s)*(%s)*(%s)", a->width, a->height, a->depth);
+	else
+		snprintf(a->count, len, "(%s)*(%s)", a->width, a->height);
 	return 0;
 }
 

@@ -1,6 +1,6 @@
 /*
  * The image streams and samplers of a <FlowModel> (docs/formats.md, "Images"): the
- * attributes image= width= height= channels= format= of an <Input> or <Output>, and the
+ * attributes image= width= height= depth= channels= format= of an <Input> or <Output>, and the
  * <Sampler> argument element.
  */
 #ifndef CARSH_MODEL_FMIMAGE_H

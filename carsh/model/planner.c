@@ -165,16 +165,18 @@ static int parse_struct(struct planner *p, const struct fm_struct *st, const cha
 /* An image's size: width and height, each at least 1; its count follows from them. */
 static int eval_image(struct planner *p, const struct fm_arg *a, struct kernel_arg *ka)
 {
-	long long w, h;
+	long long w, h, d = 1;
 
 	if (scope_eval_range(&p->scope, a->width, "width", 1, INT64_MAX, &w, p->e) ||
-	    scope_eval_range(&p->scope, a->height, "height", 1, INT64_MAX, &h, p->e))
+	    scope_eval_range(&p->scope, a->height, "height", 1, INT64_MAX, &h, p->e) ||
+	    (a->depth && scope_eval_range(&p->scope, a->depth, "depth", 1, INT64_MAX, &d, p->e)))
 		return arg_error(p, a);
 	ka->image_dims = a->image_dims;
 	ka->image_order = a->image_order;
 	ka->image_type = a->image_type;
 	ka->width = (size_t)w;
 	ka->height = (size_t)h;
+	ka->depth = (size_t)d;
 	return 0;
 }
 

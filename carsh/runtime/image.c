@@ -18,6 +18,37 @@ static int dev_info(const struct rt_devinfo *dev, cl_device_info what, size_t n,
 	return 0;
 }
 
+/* A kernel writes a 3-D image only with cl_khr_3d_image_writes (NVIDIA's driver has it
+ * not), so an Output image3d_t needs the extension. */
+static int check_size_3d(const struct rt_devinfo *dev, const struct kernel_arg *a, struct cs_err *e)
+{
+	size_t w = 0, h = 0, d = 0;
+	char ext[8192];
+
+	if (dev_info(dev, CL_DEVICE_IMAGE3D_MAX_WIDTH, sizeof(w), &w, "CL_DEVICE_IMAGE3D_MAX_WIDTH",
+	             e) ||
+	    dev_info(dev, CL_DEVICE_IMAGE3D_MAX_HEIGHT, sizeof(h), &h,
+	             "CL_DEVICE_IMAGE3D_MAX_HEIGHT", e) ||
+	    dev_info(dev, CL_DEVICE_IMAGE3D_MAX_DEPTH, sizeof(d), &d, "CL_DEVICE_IMAGE3D_MAX_DEPTH",
+	             e))
+		return -1;
+	if (a->width > w || a->height > h || a->depth > d)
+		return err_set(e,
+		               "image '%s' is %zu x %zu x %zu pixels; device '%s' takes 3-D images "
+		               "of at most %zu x %zu x %zu",
+		               a->name, a->width, a->height, a->depth, dev->name, w, h, d);
+	if (a->kind == ARG_INPUT)
+		return 0;
+	if (dev_info(dev, CL_DEVICE_EXTENSIONS, sizeof(ext), ext, "CL_DEVICE_EXTENSIONS", e))
+		return -1;
+	if (!strstr(ext, "cl_khr_3d_image_writes"))
+		return err_set(e,
+		               "image '%s': device '%s' cannot write 3-D images (no "
+		               "cl_khr_3d_image_writes); write a buffer, or a 2-D image a slice",
+		               a->name, dev->name);
+	return 0;
+}
+
 static int check_size(const struct rt_devinfo *dev, const struct kernel_arg *a, struct cs_err *e)
 {
 	cl_bool images = CL_FALSE;
@@ -29,6 +60,8 @@ static int check_size(const struct rt_devinfo *dev, const struct kernel_arg *a, 
 	if (!images)
 		return err_set(e, "stream '%s' is an image; device '%s' has no image support",
 		               a->name, dev->name);
+	if (a->image_dims == 3)
+		return check_size_3d(dev, a, e);
 	if (dev_info(dev, CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof(w), &w, "CL_DEVICE_IMAGE2D_MAX_WIDTH",
 	             e) ||
 	    dev_info(dev, CL_DEVICE_IMAGE2D_MAX_HEIGHT, sizeof(h), &h,
@@ -62,16 +95,16 @@ static void format_list(const cl_image_format *f, cl_uint n, char *buf, size_t l
 static int check_format(cl_context ctx, const struct rt_devinfo *dev, const struct kernel_arg *a,
                         struct cs_err *e)
 {
+	cl_mem_object_type kind =
+	        a->image_dims == 3 ? CL_MEM_OBJECT_IMAGE3D : CL_MEM_OBJECT_IMAGE2D;
 	cl_uint n = 0;
 	cl_image_format *f;
-	cl_int err = clGetSupportedImageFormats(ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, 0,
-	                                        NULL, &n);
+	cl_int err = clGetSupportedImageFormats(ctx, CL_MEM_READ_WRITE, kind, 0, NULL, &n);
 	char want[32], list[1024];
 
 	if (err == CL_SUCCESS && n > 0) {
 		f = xcalloc(n, sizeof(*f));
-		err = clGetSupportedImageFormats(ctx, CL_MEM_READ_WRITE, CL_MEM_OBJECT_IMAGE2D, n,
-		                                 f, NULL);
+		err = clGetSupportedImageFormats(ctx, CL_MEM_READ_WRITE, kind, n, f, NULL);
 		for (cl_uint i = 0; err == CL_SUCCESS && i < n; i++)
 			if (f[i].image_channel_order == a->image_order &&
 			    f[i].image_channel_data_type == a->image_type) {
@@ -104,16 +137,18 @@ cl_mem rt_image_create(cl_context ctx, const struct kernel_arg *a, cl_int *err)
 	cl_image_desc desc;
 
 	memset(&desc, 0, sizeof(desc));
-	desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+	desc.image_type = a->image_dims == 3 ? CL_MEM_OBJECT_IMAGE3D : CL_MEM_OBJECT_IMAGE2D;
 	desc.image_width = a->width;
 	desc.image_height = a->height;
+	desc.image_depth = a->image_dims == 3 ? a->depth : 0;
 	return clCreateImage(ctx, CL_MEM_READ_WRITE, &fmt, &desc, NULL, err);
 }
 
 cl_int rt_image_write(cl_command_queue q, cl_mem m, const struct kernel_arg *a, bool blocking,
                       const void *host, cl_event *ev)
 {
-	size_t origin[3] = {0, 0, 0}, region[3] = {a->width, a->height, 1};
+	size_t origin[3] = {0, 0, 0},
+	       region[3] = {a->width, a->height, a->image_dims == 3 ? a->depth : 1};
 
 	return clEnqueueWriteImage(q, m, blocking ? CL_TRUE : CL_FALSE, origin, region, 0, 0, host,
 	                           0, NULL, ev);
@@ -122,7 +157,8 @@ cl_int rt_image_write(cl_command_queue q, cl_mem m, const struct kernel_arg *a, 
 cl_int rt_image_read(cl_command_queue q, cl_mem m, const struct kernel_arg *a, void *host,
                      cl_event *ev)
 {
-	size_t origin[3] = {0, 0, 0}, region[3] = {a->width, a->height, 1};
+	size_t origin[3] = {0, 0, 0},
+	       region[3] = {a->width, a->height, a->image_dims == 3 ? a->depth : 1};
 
 	return clEnqueueReadImage(q, m, CL_FALSE, origin, region, 0, 0, host, 0, NULL, ev);
 }
@@ -130,7 +166,8 @@ cl_int rt_image_read(cl_command_queue q, cl_mem m, const struct kernel_arg *a, v
 cl_int rt_image_from_buffer(cl_command_queue q, cl_mem buf, cl_mem img, const struct kernel_arg *a,
                             cl_event *ev)
 {
-	size_t origin[3] = {0, 0, 0}, region[3] = {a->width, a->height, 1};
+	size_t origin[3] = {0, 0, 0},
+	       region[3] = {a->width, a->height, a->image_dims == 3 ? a->depth : 1};
 
 	return clEnqueueCopyBufferToImage(q, buf, img, 0, origin, region, 0, NULL, ev);
 }
@@ -138,7 +175,8 @@ cl_int rt_image_from_buffer(cl_command_queue q, cl_mem buf, cl_mem img, const st
 cl_int rt_image_to_buffer(cl_command_queue q, cl_mem img, cl_mem buf, const struct kernel_arg *a,
                           cl_event *ev)
 {
-	size_t origin[3] = {0, 0, 0}, region[3] = {a->width, a->height, 1};
+	size_t origin[3] = {0, 0, 0},
+	       region[3] = {a->width, a->height, a->image_dims == 3 ? a->depth : 1};
 
 	return clEnqueueCopyImageToBuffer(q, img, buf, origin, region, 0, 0, NULL, ev);
 }

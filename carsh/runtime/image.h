@@ -1,16 +1,16 @@
 /*
- * Image streams and samplers on the device (docs/formats.md, "Images"): an image2d_t is made
- * with clCreateImage and a cl_image_desc (OpenCL 1.2, which NVIDIA's driver and PoCL both
- * have), moved with clEnqueueWriteImage / clEnqueueReadImage, and bound with clSetKernelArg
- * like a buffer. A sampler_t argument is made with clCreateSampler (1.2's call: 2.0's
- * clCreateSamplerWithProperties is missing from NVIDIA's 1.2 platforms).
+ * Image streams and samplers on the device (docs/formats.md, "Images"): an image2d_t or
+ * image3d_t is made with clCreateImage and a cl_image_desc (OpenCL 1.2, which NVIDIA's driver
+ * and PoCL both have), moved with clEnqueueWriteImage / clEnqueueReadImage, and bound with
+ * clSetKernelArg like a buffer. A sampler_t argument is made with clCreateSampler (1.2's
+ * call: 2.0's clCreateSamplerWithProperties is missing from NVIDIA's 1.2 platforms).
  */
 #ifndef CARSH_RUNTIME_IMAGE_H
 #define CARSH_RUNTIME_IMAGE_H
 
 #include "runtime/runtime.h"
 
-/* The device takes the image: image support, its width and height within the device's
+/* The device takes the image: image support, its size within the device's
  * limits, its format among clGetSupportedImageFormats's. Errors name the stream, the size
  * or the format, and what the device offers. */
 int rt_image_check(cl_context ctx, const struct rt_devinfo *dev, const struct kernel_arg *a,

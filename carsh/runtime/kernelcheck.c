@@ -161,6 +161,8 @@ static const char *opaque_hint(const char *base)
 		return "give it a <Sampler>";
 	if (ends_with(base, "image2d_t"))
 		return "an image stream: image=\"2d\" width= height= format=";
+	if (ends_with(base, "image3d_t"))
+		return "an image stream: image=\"3d\" width= height= depth= format=";
 	return NULL;
 }
 
@@ -173,7 +175,10 @@ static int compare_image(const struct kernel_plan *kp, size_t i, const struct kp
 	cl_kernel_arg_access_qualifier want = a->kind == ARG_INPUT
 	                                              ? CL_KERNEL_ARG_ACCESS_READ_ONLY
 	                                              : CL_KERNEL_ARG_ACCESS_WRITE_ONLY;
-	const char *base = kpar->type.base, *what = a->is_sampler ? "sampler_t" : "image2d_t";
+	const char *base = kpar->type.base;
+	const char *what = a->is_sampler        ? "sampler_t"
+	                   : a->image_dims == 3 ? "image3d_t"
+	                                        : "image2d_t";
 	bool type_ok = kpar->type.pointers == 0 && ends_with(base, what);
 
 	if (!type_ok)
@@ -183,10 +188,10 @@ static int compare_image(const struct kernel_plan *kp, size_t i, const struct kp
 		        kpar->type.pointers ? " *" : "");
 	else if (!a->is_sampler && kpar->access != want)
 		err_set(e,
-		        "<%s name=\"%s\">: an %s image is %s image2d_t, but kernel '%s' "
-		        "argument %zu is %s image2d_t",
+		        "<%s name=\"%s\">: an %s image is %s %s, but kernel '%s' argument %zu is "
+		        "%s %s",
 		        arg_kind_name(a->kind), a->name, arg_kind_name(a->kind), access_name(want),
-		        kp->kernel, i, access_name(kpar->access));
+		        what, kp->kernel, i, access_name(kpar->access), what);
 	else
 		return 0;
 	return kernel_plan_err_at(kp, a->line, e);

@@ -33,13 +33,14 @@ struct kernel_arg {
 	                     lays the struct out; type says nothing then */
 	int line;         /* its element in the flow-model file (kernel_plan.fm_file); 0: none */
 	char *count_expr; /* the count as written (streams and Local), or NULL; kept as name */
-	/* An image stream (image="2d"): an image2d_t of width x height pixels on the device,
-	 * each pixel one element of type on the host (count = width * height). The channel
-	 * order and type are OpenCL's (runtime/imageformat.h). */
-	unsigned image_dims; /* 0: a buffer; 2: a 2-D image */
+	/* An image stream (image="2d" or "3d"): an image2d_t of width x height pixels on the
+	 * device, or an image3d_t of depth such slices, each pixel one element of type on the
+	 * host (count = width * height * depth). The channel order and type are OpenCL's
+	 * (runtime/imageformat.h). */
+	unsigned image_dims; /* 0: a buffer; 2 or 3: an image */
 	unsigned image_order;
 	unsigned image_type;
-	size_t width, height;
+	size_t width, height, depth; /* depth 1 for a 2-D image */
 	/* A <Sampler> (kind Constant): a sampler_t made with clCreateSampler for the launch. */
 	bool is_sampler;
 	bool sampler_normalized;

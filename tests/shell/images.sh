@@ -170,6 +170,50 @@ seq 1 24 | paste -d' ' - - - - | awk '{ print $4 "," $3 "," $2 "," $1 }' | paste
 expect 0 "" "$CARSH" run swz.xml src=rgba.csv dst=rgba-got.csv
 same_file rgba-got.csv rgba-want.csv "RGBA/uint8 pixels as uchar4, one row of the image a line"
 
+# A 3-D image: each voxel's neighbours above and below along z, clamped to the edge, into
+# another 3-D image and a buffer.
+cat >vol.xml <<'XML'
+<FlowModel name="vol">
+  <Param name="W" value="5"/>
+  <Param name="H" value="4"/>
+  <Param name="D" value="3"/>
+  <Program>
+    <Source>__kernel void vol(read_only image3d_t src, write_only image3d_t dst, __global float *diff,
+                  sampler_t smp)
+{
+	int x = get_global_id(0), y = get_global_id(1), z = get_global_id(2);
+	float a = read_imagef(src, smp, (int4)(x, y, z - 1, 0)).x;
+	float b = read_imagef(src, smp, (int4)(x, y, z + 1, 0)).x;
+	write_imagef(dst, (int4)(x, y, z, 0), (float4)(a + b));
+	diff[(z * get_image_height(src) + y) * get_image_width(src) + x] = a - b;
+}</Source>
+    <Kernel name="vol"/>
+  </Program>
+  <WorkSize global="W,H,D"/>
+  <Arguments>
+    <Input   name="src" image="3d" width="W" height="H" depth="D" format="float"/>
+    <Output  name="dst" image="3d" width="W" height="H" depth="D" format="float"/>
+    <Output  name="diff" type="float" count="W*H*D"/>
+    <Sampler name="smp"/>
+  </Arguments>
+</FlowModel>
+XML
+seq 1 60 >vol-in.csv
+# voxel i (from 0) holds i+1; its slice z = i / 20; below is z-1, above z+1, each clamped.
+awk 'BEGIN { for (i = 0; i < 60; i++) { z = int(i / 20); lo = z > 0 ? i - 20 : i
+	hi = z < 2 ? i + 20 : i; printf "%d%s", lo + hi + 2, (i % 5 == 4 ? "\n" : ",") } }' >vol-sum.csv
+awk 'BEGIN { for (i = 0; i < 60; i++) { z = int(i / 20); lo = z > 0 ? i - 20 : i
+	hi = z < 2 ? i + 20 : i; print lo - hi } }' >vol-diff.csv
+expect 0 "" "$CARSH" run vol.xml src=vol-in.csv dst=vol-got.csv diff=vol-dgot.csv
+same_file vol-got.csv vol-sum.csv "a 3-D image read and written, clamp-to-edge along z"
+same_file vol-dgot.csv vol-diff.csv "a 3-D image beside a buffer"
+sed 's/<Input   name="src" image="3d"/<Input   name="src" image="2d"/' vol.xml >vol2d.xml
+expect 1 "carsh: vol2d.xml:19: <Input name=\"src\">: depth= is for image=\"3d\"" \
+	"$CARSH" run vol2d.xml src=vol-in.csv dst=discard diff=discard
+sed 's/<Input   name="src" image="3d" width="W" height="H" depth="D"/<Input   name="src" image="2d" width="W" height="H*D"/' vol.xml >vol-flat.xml
+expect 1 "carsh: vol-flat.xml:19: <Input name=\"src\">: an image2d_t, but kernel 'vol' argument 0 is image3d_t" \
+	"$CARSH" run vol-flat.xml src=vol-in.csv dst=discard diff=discard
+
 # Errors.
 sed 's/format="float"\/>/format="float" channels="BGRA"\/>/' blur.xml >bgra.xml
 expect 1 "does not support the image format BGRA/float (channels=\"BGRA\" format=\"float\"); it supports: R/" \
