@@ -481,8 +481,8 @@ static struct job_plan *make_plan(void)
 	kp->args[0].host = xmalloc(kp->args[0].bytes);
 	kp->args[0].host_shared = true;
 	set_arg(&kp->args[1], ARG_OUTPUT, "y", SC_DOUBLE, 1, 250, 8);
-	kp->args[1].image_dims =
-	        2; /* an image of 25 x 10 x 3 pixels: CL_R (0x10B0), CL_FLOAT (0x10DE) */
+	/* an image of 25 x 10 x 3 pixels: CL_R (0x10B0), CL_FLOAT (0x10DE) */
+	kp->args[1].image_dims = 3;
 	kp->args[1].image_order = 0x10B0;
 	kp->args[1].image_type = 0x10DE;
 	kp->args[1].width = 25;
