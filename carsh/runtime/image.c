@@ -144,11 +144,20 @@ cl_mem rt_image_create(cl_context ctx, const struct kernel_arg *a, cl_int *err)
 	return clCreateImage(ctx, CL_MEM_READ_WRITE, &fmt, &desc, NULL, err);
 }
 
+/* The whole image: a 2-D one is one slice deep. */
+static void image_region(const struct kernel_arg *a, size_t region[3])
+{
+	region[0] = a->width;
+	region[1] = a->height;
+	region[2] = a->image_dims == 3 ? a->depth : 1;
+}
+
 cl_int rt_image_write(cl_command_queue q, cl_mem m, const struct kernel_arg *a, bool blocking,
                       const void *host, cl_event *ev)
 {
-	size_t origin[3] = {0, 0, 0},
-	       region[3] = {a->width, a->height, a->image_dims == 3 ? a->depth : 1};
+	size_t origin[3] = {0, 0, 0}, region[3];
+
+	image_region(a, region);
 
 	return clEnqueueWriteImage(q, m, blocking ? CL_TRUE : CL_FALSE, origin, region, 0, 0, host,
 	                           0, NULL, ev);
@@ -157,8 +166,9 @@ cl_int rt_image_write(cl_command_queue q, cl_mem m, const struct kernel_arg *a, 
 cl_int rt_image_read(cl_command_queue q, cl_mem m, const struct kernel_arg *a, void *host,
                      cl_event *ev)
 {
-	size_t origin[3] = {0, 0, 0},
-	       region[3] = {a->width, a->height, a->image_dims == 3 ? a->depth : 1};
+	size_t origin[3] = {0, 0, 0}, region[3];
+
+	image_region(a, region);
 
 	return clEnqueueReadImage(q, m, CL_FALSE, origin, region, 0, 0, host, 0, NULL, ev);
 }
@@ -166,8 +176,9 @@ cl_int rt_image_read(cl_command_queue q, cl_mem m, const struct kernel_arg *a, v
 cl_int rt_image_from_buffer(cl_command_queue q, cl_mem buf, cl_mem img, const struct kernel_arg *a,
                             cl_event *ev)
 {
-	size_t origin[3] = {0, 0, 0},
-	       region[3] = {a->width, a->height, a->image_dims == 3 ? a->depth : 1};
+	size_t origin[3] = {0, 0, 0}, region[3];
+
+	image_region(a, region);
 
 	return clEnqueueCopyBufferToImage(q, buf, img, 0, origin, region, 0, NULL, ev);
 }
@@ -175,8 +186,9 @@ cl_int rt_image_from_buffer(cl_command_queue q, cl_mem buf, cl_mem img, const st
 cl_int rt_image_to_buffer(cl_command_queue q, cl_mem img, cl_mem buf, const struct kernel_arg *a,
                           cl_event *ev)
 {
-	size_t origin[3] = {0, 0, 0},
-	       region[3] = {a->width, a->height, a->image_dims == 3 ? a->depth : 1};
+	size_t origin[3] = {0, 0, 0}, region[3];
+
+	image_region(a, region);
 
 	return clEnqueueCopyImageToBuffer(q, img, buf, origin, region, 0, 0, NULL, ev);
 }

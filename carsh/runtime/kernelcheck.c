@@ -166,8 +166,8 @@ static const char *opaque_hint(const char *base)
 	return NULL;
 }
 
-/* An image stream takes an image2d_t the kernel reads (Input) or writes (Output); a
- * <Sampler> a sampler_t. */
+/* An image stream takes an image2d_t (image3d_t) the kernel reads (Input) or writes
+ * (Output); a <Sampler> a sampler_t. */
 static int compare_image(const struct kernel_plan *kp, size_t i, const struct kparam *kpar,
                          struct cs_err *e)
 {
