@@ -38,6 +38,36 @@ expect 0 "" "$CARSH" run blur.xml src=pic.pgm dst=blur.csv
 close_to blur.csv blur-want.csv 1e-6 "box blur of a PGM as an R/float image, nearest, clamp-to-edge"
 [ "$(head -1 blur.csv | tr ',' '\n' | wc -l)" = 37 ] && pass "an image's CSV has one row of pixels a line" ||
 	fail "first line of blur.csv has $(head -1 blur.csv | tr ',' '\n' | wc -l) values, expected 37"
+# Width and height that nothing sets come from the PGM's header (the defaults yield).
+"$IMGREF" pgm 19 11 5 other.pgm
+"$IMGREF" blur other.pgm >other-want.csv
+expect 0 "" "$CARSH" run blur.xml src=other.pgm dst=other.csv
+close_to other.csv other-want.csv 1e-6 "a 19x11 PGM sizes W and H of a flow-model made for 37x23"
+[ "$(head -1 other.csv | tr ',' '\n' | wc -l)" = 19 ] && pass "its rows are 19 pixels wide" ||
+	fail "first line of other.csv has $(head -1 other.csv | tr ',' '\n' | wc -l) values, expected 19"
+cat >two.xml <<'XML'
+<FlowModel name="two">
+  <Param name="W" value="4"/>
+  <Param name="H" value="4"/>
+  <Program>
+    <Source>__kernel void two(read_only image2d_t a, read_only image2d_t b, write_only image2d_t c, sampler_t s)
+{
+	int2 p = (int2)(get_global_id(0), get_global_id(1));
+	write_imagef(c, p, read_imagef(a, s, p) + read_imagef(b, s, p));
+}</Source>
+    <Kernel name="two"/>
+  </Program>
+  <WorkSize global="W,H"/>
+  <Arguments>
+    <Input   name="a" image="2d" width="W" height="H" format="float"/>
+    <Input   name="b" image="2d" width="W" height="H" format="float"/>
+    <Output  name="c" image="2d" width="W" height="H" format="float"/>
+    <Sampler name="s"/>
+  </Arguments>
+</FlowModel>
+XML
+expect 1 "carsh: two.xml: streams 'a' and 'b' disagree on W: pic.pgm holds 37, other.pgm holds 19" \
+	"$CARSH" run two.xml a=pic.pgm b=other.pgm c=discard
 "$IMGREF" csv pic.pgm >pic.csv
 "$IMGREF" raw pic.pgm pic.raw
 expect 0 "" "$CARSH" run blur.xml src=pic.csv dst=blur-csv.csv
@@ -221,7 +251,7 @@ expect 1 "does not support the image format BGRA/float (channels=\"BGRA\" format
 expect 1 "carsh: bgra.xml:18: image 'src': device '" "$CARSH" run bgra.xml src=fill:0 dst=discard
 "$IMGREF" pgm 36 23 7 small.pgm
 expect 1 "carsh: blur.xml: stream 'src': small.pgm: 36x23 = 828 pixels, expected 851" \
-	"$CARSH" run blur.xml src=small.pgm dst=discard
+	"$CARSH" run blur.xml W=37 src=small.pgm dst=discard
 expect 1 "carsh: blur.xml:18: image 'src' is 1000000 x 1 pixels; device '" \
 	"$CARSH" run blur.xml W=1000000 H=1 src=fill:0 dst=discard
 sed 's/format="float"\/>/format="half"\/>/' blur.xml >half.xml
