@@ -141,6 +141,34 @@ expect 0 "" "$CARSH" -c 'virtbuf create p float 37*23; virtbuf create o float 85
 virtbuf fill p pic.pgm; run blur.xml src=buffer:p dst=buffer:o; virtbuf dump o blur-vb.csv --columns 37'
 close_to blur-vb.csv blur-want.csv 1e-6 "an image read from and written to virtual buffers"
 
+# An Output image bound to a virtual buffer starts as the buffer, as a buffer stream does:
+# pixels the kernel leaves alone keep their values.
+cat >evens.xml <<'XML'
+<FlowModel name="half">
+  <Param name="W" value="4"/>
+  <Param name="H" value="2"/>
+  <Program>
+    <Source>__kernel void evens(read_only image2d_t src, write_only image2d_t dst, sampler_t s)
+{
+	int2 p = (int2)(get_global_id(0), get_global_id(1));
+	if (p.x % 2 == 0)
+		write_imagef(dst, p, 10.0f * read_imagef(src, s, p));
+}</Source>
+    <Kernel name="evens"/>
+  </Program>
+  <WorkSize global="W,H"/>
+  <Arguments>
+    <Input   name="src" image="2d" width="W" height="H" format="float"/>
+    <Output  name="dst" image="2d" width="W" height="H" format="float"/>
+    <Sampler name="s"/>
+  </Arguments>
+</FlowModel>
+XML
+printf '10,7,10,7\n10,7,10,7\n' >evens-want.csv
+expect 0 "" "$CARSH" -c 'virtbuf create o float 8; virtbuf fill o --value 7
+run evens.xml src=fill:1 dst=buffer:o; virtbuf dump o evens.csv --columns 4'
+same_file evens.csv evens-want.csv "an Output image starts as its virtual buffer"
+
 # A graph's ports are virtual buffers: blur, then a float mirror, item by item.
 sed 's/format="unorm8"/format="float"/g' flip.xml >flipf.xml
 cat >g.xml <<'XML'
