@@ -164,6 +164,30 @@ START_TEST(test_pgm_size_mismatch_says_both_counts)
 }
 END_TEST
 
+START_TEST(test_pgm_size_reads_only_the_header)
+{
+	size_t w = 0, h = 0;
+	struct cs_err e;
+
+	/* no maxval and no raster: the size is all it reads */
+	WRITE_LITERAL(at("s.pgm"), "P5\n# a comment\n640 # width\n\t480\n");
+	ck_assert_int_eq(pgm_size(at("s.pgm"), &w, &h, &e), 0);
+	ck_assert_uint_eq(w, 640);
+	ck_assert_uint_eq(h, 480);
+	WRITE_LITERAL(at("p.pgm"), "P2 3 2 9 1 2 3 4 5 6");
+	ck_assert_int_eq(pgm_size(at("p.pgm"), &w, &h, &e), 0);
+	ck_assert(w == 3 && h == 2);
+	WRITE_LITERAL(at("z.pgm"), "P5 0 4 255");
+	ck_assert_int_eq(pgm_size(at("z.pgm"), &w, &h, &e), -1);
+	assert_error(e.msg, "z.pgm", ": the image is 0x4: it has no pixels");
+	WRITE_LITERAL(at("q.pgm"), "P6 1 1 255 abc");
+	ck_assert_int_eq(pgm_size(at("q.pgm"), &w, &h, &e), -1);
+	assert_error(e.msg, "q.pgm", ": not a PGM image (magic 'P6'; expected P2 or P5)");
+	ck_assert_int_eq(pgm_size(at("none.pgm"), &w, &h, &e), -1);
+	assert_error(e.msg, "none.pgm", ": No such file or directory");
+}
+END_TEST
+
 START_TEST(test_pgm_other_magic_is_named)
 {
 	float v[1];
@@ -548,6 +572,7 @@ static Suite *suite_pgm(void)
 	tcase_add_test(tc, test_pgm_every_scalar_kind_gets_the_pixel_values);
 	tcase_add_test(tc, test_pgm_size_mismatch_says_both_counts);
 	tcase_add_test(tc, test_pgm_other_magic_is_named);
+	tcase_add_test(tc, test_pgm_size_reads_only_the_header);
 	tcase_add_test(tc, test_pgm_header_errors);
 	tcase_add_test(tc, test_pgm_truncated_and_bad_rasters);
 	tcase_add_test(tc, test_pgm_missing_file_and_directory);
