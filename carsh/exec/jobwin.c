@@ -60,7 +60,8 @@ bool jobwin_eligible(const struct exec_env *env, const struct job_plan *jp)
 	for (size_t i = 0; i < jp->kp.nargs; i++) {
 		enum bind_kind how = jp->binds[i].how;
 
-		if (how == BIND_FILE || (how == BIND_BUFFER && !jp->binds[i].shm))
+		if (arg_is_stream(jp->kp.args[i].kind) &&
+		    (how == BIND_FILE || (how == BIND_BUFFER && !jp->binds[i].shm)))
 			return false;
 	}
 	return true;
