@@ -20,20 +20,29 @@ struct entry {
 	struct entry *next;
 };
 
+/* The most jobs in flight: their answers wait in the worker's socket, and a worker whose
+ * answers fill it would stop reading the jobs that fill the other way. */
+#define IN_FLIGHT_MAX 16
+
 struct job_window {
 	struct worker *wk;
 	uint64_t group;
 	struct entry *head;
 	struct entry **tail;
+	size_t n;
+	void (*stats)(void *ctx, const struct run_stats *st);
+	void *ctx;
 };
 
-struct job_window *jobwin_new(void)
+struct job_window *jobwin_new(void (*stats)(void *ctx, const struct run_stats *st), void *ctx)
 {
 	static uint64_t groups;
 	struct job_window *w = xcalloc(1, sizeof(*w));
 
 	w->group = __atomic_add_fetch(&groups, 1, __ATOMIC_RELAXED);
 	w->tail = &w->head;
+	w->stats = stats;
+	w->ctx = ctx;
 	return w;
 }
 
@@ -91,6 +100,40 @@ static struct claim *ready_claim(const struct exec_env *env, struct job_window *
 	return NULL;
 }
 
+static void await(const struct exec_env *env, struct job_window *w, struct entry *en);
+static int outcome(const struct entry *en, struct cs_err *e);
+
+/* A job that succeeded: its statistics passed on, and it is forgotten. */
+static void retire_ok(const struct exec_env *env, struct job_window *w, struct entry *en)
+{
+	if (en->ans.res.has_stats) {
+		struct run_stats st = en->ans.res.stats;
+
+		st.d2h_ms += en->d2h_ms;
+		w->stats(w->ctx, &st);
+	}
+	w->head = en->next;
+	if (!w->head)
+		w->tail = &w->head;
+	w->n--;
+	entry_free(env, en);
+}
+
+/* Room for one more job in flight: the oldest is waited for. false when it failed (the
+ * collection reports it). */
+static bool make_room(const struct exec_env *env, struct job_window *w)
+{
+	struct cs_err e;
+
+	while (w->n >= IN_FLIGHT_MAX) {
+		await(env, w, w->head);
+		if (outcome(w->head, &e) != 0)
+			return false;
+		retire_ok(env, w, w->head);
+	}
+	return true;
+}
+
 int jobwin_send(const struct exec_env *env, struct job_window *w, struct job_plan *jp,
                 const struct child_io *io, const void *tag)
 {
@@ -102,7 +145,8 @@ int jobwin_send(const struct exec_env *env, struct job_window *w, struct job_pla
 	if (!w->wk || !jobwin_eligible(env, jp))
 		return 1;
 	holder = homes_holder(env->homes, jp);
-	if ((holder && holder != worker_serial(w->wk)) || !worker_fits(w->wk, jp))
+	if ((holder && holder != worker_serial(w->wk)) || !worker_fits(w->wk, jp) ||
+	    !make_room(env, w))
 		return 1;
 	en = xcalloc(1, sizeof(*en));
 	en->homes = xcalloc(n, sizeof(*en->homes));
@@ -126,6 +170,7 @@ int jobwin_send(const struct exec_env *env, struct job_window *w, struct job_pla
 	en->tag = tag;
 	*w->tail = en;
 	w->tail = &en->next;
+	w->n++;
 	return 0;
 }
 
@@ -162,30 +207,18 @@ static int outcome(const struct entry *en, struct cs_err *e)
 static void settle_failed(const struct exec_env *env, struct job_window *w, struct entry *en,
                           int rc, const struct cs_err *e)
 {
-	struct entry *stack[64], **rest = stack;
-	size_t n = 0, cap = 64;
+	struct entry *rest[IN_FLIGHT_MAX];
+	size_t n = 0;
 	char how[64];
 
-	for (struct entry *p = en; p; p = p->next) {
-		if (n == cap) {
-			struct entry **more = xcalloc(cap * 2, sizeof(*more));
-
-			memcpy(more, rest, n * sizeof(*more));
-			if (rest != stack)
-				free(rest);
-			rest = more;
-			cap *= 2;
-		}
+	for (struct entry *p = en; p && n < IN_FLIGHT_MAX; p = p->next)
 		rest[n++] = p;
-	}
 	await(env, w, rest[n - 1]);
 	while (n-- > 0)
 		homes_undo(env->homes, rest[n]->jp, rest[n]->before);
-	if (rest != stack)
-		free(rest);
-	proc_describe(en->ans.wstatus, how, sizeof(how));
 	if (en->ans.skipped)
 		return;
+	proc_describe(en->ans.wstatus, how, sizeof(how));
 	homes_settle(env->homes, w->wk, en->jp, rc, en->ans.res.stats.launches > 0,
 	             en->ans.res.stats.device, e->msg[0] ? e->msg : how);
 }
@@ -197,38 +230,31 @@ static void give_back(const struct exec_env *env, struct job_window *w)
 	w->wk = NULL;
 }
 
-int jobwin_collect(const struct exec_env *env, struct job_window *w,
-                   void (*stats)(void *ctx, const struct run_stats *st), void *ctx,
-                   const void **tag, struct cs_err *e)
+int jobwin_collect(const struct exec_env *env, struct job_window *w, const void **tag,
+                   struct cs_err *e)
 {
 	int rc = 0;
 
-	while (w->head) {
+	while (w->head && rc == 0) {
 		struct entry *en = w->head;
 
 		await(env, w, en);
 		rc = outcome(en, e);
-		if (rc) {
-			settle_failed(env, w, en, rc, e);
-			*tag = en->tag;
-		} else if (en->ans.res.has_stats) {
-			struct run_stats st = en->ans.res.stats;
-
-			st.d2h_ms += en->d2h_ms;
-			stats(ctx, &st);
+		if (rc == 0) {
+			retire_ok(env, w, en);
+			continue;
 		}
-		while (rc && w->head) { /* the failed job and the ones that did not run */
+		settle_failed(env, w, en, rc, e);
+		*tag = en->tag;
+		while (w->head) { /* the failed job and the ones that did not run */
 			struct entry *p = w->head;
 
 			w->head = p->next;
 			entry_free(env, p);
 		}
-		if (rc)
-			break;
-		w->head = en->next;
-		entry_free(env, en);
 	}
 	w->tail = &w->head;
+	w->n = 0;
 	give_back(env, w);
 	return rc;
 }

@@ -16,8 +16,9 @@
 
 struct job_window;
 
-/* Each window has its own hazard group (exec/hazard.h): its jobs never wait for each other. */
-struct job_window *jobwin_new(void);
+/* Each window has its own hazard group (exec/hazard.h): its jobs never wait for each other.
+ * Each job that succeeded passes its statistics to stats(ctx, st) when it is collected. */
+struct job_window *jobwin_new(void (*stats)(void *ctx, const struct run_stats *st), void *ctx);
 /* Collect it first (jobwin_collect): a window freed with jobs in flight leaves them alone. */
 void jobwin_free(struct job_window *w);
 
@@ -36,12 +37,11 @@ void jobwin_adopt(struct job_window *w, struct worker *wk);
 int jobwin_send(const struct exec_env *env, struct job_window *w, struct job_plan *jp,
                 const struct child_io *io, const void *tag);
 
-/* Wait for every job in flight, in order, and give the worker back. Each job that
- * succeeded passes its statistics to stats(ctx, st). Returns 0, or the status of the first
- * job that failed, with its message in e and its tag in *tag; the jobs after it did not run.
- * Ctrl-C (env->interrupted) is passed on to the worker. */
-int jobwin_collect(const struct exec_env *env, struct job_window *w,
-                   void (*stats)(void *ctx, const struct run_stats *st), void *ctx,
-                   const void **tag, struct cs_err *e);
+/* Wait for every job in flight, in order, and give the worker back. Returns 0, or the
+ * status of the first job that failed, with its message in e and its tag in *tag; the jobs
+ * after it did not run. Ctrl-C (env->interrupted) is passed on to the worker. At most 16
+ * jobs are in flight: a send waits for the oldest beyond that. */
+int jobwin_collect(const struct exec_env *env, struct job_window *w, const void **tag,
+                   struct cs_err *e);
 
 #endif

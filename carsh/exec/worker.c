@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -164,18 +165,22 @@ static bool answer_devices(struct rt_session *s, int sock, const struct wire_msg
 	return ok;
 }
 
-/* WORKER_DONE: the status, and for a window's job its whole result (the result area is the
- * next job's already). */
+/* WORKER_DONE: the status, and for a window's job its result (the result area is the next
+ * job's already), its message cut at its end (workerwire.h). */
 static int send_done(int sock, uint32_t status, uint32_t flags, const struct job_result *res,
                      struct cs_err *e)
 {
 	unsigned char buf[sizeof(status) + sizeof(*res)];
+	size_t head = offsetof(struct job_result, msg);
+	size_t msg = strnlen(res->msg, sizeof(res->msg) - 1);
 
 	if (!(flags & WORKER_JOB_WINDOW))
 		return wire_send(sock, WORKER_DONE, &status, sizeof(status), NULL, 0, e);
 	memcpy(buf, &status, sizeof(status));
-	memcpy(buf + sizeof(status), res, sizeof(*res));
-	return wire_send(sock, WORKER_DONE, buf, sizeof(buf), NULL, 0, e);
+	memcpy(buf + sizeof(status), res, head);
+	memcpy(buf + sizeof(status) + head, res->msg, msg);
+	buf[sizeof(status) + head + msg] = '\0';
+	return wire_send(sock, WORKER_DONE, buf, sizeof(status) + head + msg + 1, NULL, 0, e);
 }
 
 void worker_main(int sock, struct job_result *res)

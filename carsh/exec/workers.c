@@ -2,6 +2,7 @@
 #include "exec/workers.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -958,21 +959,40 @@ static void window_lost(struct worker *wk, bool taken)
 	wk->ptail = &wk->pending;
 }
 
+/* A window job's WORKER_DONE (exec/workerwire.h): the status, then the result up to its
+ * message, then the message and its NUL. false: anything else. */
+static bool window_done(struct worker *wk, uint32_t *status, struct job_result *res)
+{
+	size_t head = sizeof(*status) + offsetof(struct job_result, msg);
+	struct wire_msg m;
+	struct cs_err e;
+	int r = wire_recv(wk->sock, &m, &e);
+	bool ok = r == 1 && m.type == WORKER_DONE && m.len > head &&
+	          m.len <= head + sizeof(res->msg) && m.payload[m.len - 1] == '\0';
+
+	if (ok) {
+		memset(res, 0, sizeof(*res));
+		memcpy(status, m.payload, sizeof(*status));
+		memcpy(res, m.payload + sizeof(*status), head - sizeof(*status));
+		memcpy(res->msg, m.payload + head, m.len - head);
+	}
+	if (r == 1)
+		wire_msg_free(&m);
+	return ok;
+}
+
 /* The answer of the oldest job in flight; xlock held. */
 static void read_answer(struct worker *wk)
 {
 	struct worker_answer *a = wk->pending;
-	unsigned char buf[sizeof(uint32_t) + sizeof(struct job_result)];
 	uint32_t status;
 	struct cs_err e;
 	bool taken = !wk->dead && answered(wk, WORKER_TAKEN, NULL, 0, &e);
 
-	if (!taken || !answered(wk, WORKER_DONE, buf, sizeof(buf), &e)) {
+	if (!taken || !window_done(wk, &status, &a->res)) {
 		window_lost(wk, taken);
 		return;
 	}
-	memcpy(&status, buf, sizeof(status));
-	memcpy(&a->res, buf + sizeof(status), sizeof(a->res));
 	a->rc = 0;
 	a->skipped = (status & WORKER_DONE_SKIPPED) != 0;
 	a->wstatus = W_EXITCODE((int)(status & 0xff), 0);

@@ -77,7 +77,8 @@ void workerwire_apply_env(char *const *env, size_t n);
  * while its kernels may still run (docs/executors.md "What moves when"). */
 #define WORKER_JOB_PROFILE 1u
 /* A window's job (exec/workers.h): the answer WORKER_DONE carries the exit status and the
- * whole struct job_result, since the next job in flight overwrites the result area. */
+ * job's struct job_result (the next job in flight overwrites the result area): its bytes
+ * up to msg, then msg up to its NUL and the NUL. */
 #define WORKER_JOB_WINDOW 2u
 /* Run only if the worker's previous job succeeded; else answered WORKER_DONE_SKIPPED. */
 #define WORKER_JOB_AFTER 4u

@@ -73,7 +73,7 @@ static int window_drain(void *arg, struct cs_err *e)
 	struct run *r = arg;
 	struct exec_env env = run_exec_env(r->c);
 	const void *tag = NULL;
-	int rc = jobwin_collect(&env, r->c->window, add_stats, r->c->stats, &tag, e);
+	int rc = jobwin_collect(&env, r->c->window, &tag, e);
 
 	if (rc == 0)
 		return 0;
@@ -454,7 +454,7 @@ static int run_loaded(struct run_ctx *parent, const struct batch *b, const struc
 	c.placed = NULL;
 	r.placed.forecast = has_rank_auto(b->steps, b->nsteps);
 	/* Under MPI every foreground job's end is agreed on at once: no window there. */
-	c.window = parent->s->replicas || ranks_size() > 1 ? NULL : jobwin_new();
+	c.window = parent->s->replicas || ranks_size() > 1 ? NULL : jobwin_new(add_stats, c.stats);
 	c.window_tag = NULL;
 	c.window_drain = window_drain;
 	c.window_arg = &r;

@@ -36,6 +36,15 @@ $DUMPS"
 { row 1:6; row 1:5; row 0:0; row 0:0; row 6:15; } >want
 same_file "$OUT" want "a chain of six jobs in one window: p = x + 6, q = x + 5, z = 6x + 15"
 
+# ---- a chain longer than a window: the oldest answers are read as it goes on ----
+# (A worker whose answers fill its socket stops reading jobs: without that, a shell that
+# only sent would wait for ever.)
+expect 0 "" timeout 300 "$CARSH" -c "$MAKE
+run $W/chain.bat.xml STEPS=100
+$DUMPS"
+{ row 1:100; row 1:99; row 0:0; row 0:0; row 100:4950; } >want
+same_file "$OUT" want "a chain of a hundred jobs: p = x + 100, z = 100x + 4950"
+
 # ---- the third job of five kills its worker ----
 expect 139 "" "$CARSH" -c "$MAKE
 run $W/crash.bat.xml"
