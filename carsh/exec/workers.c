@@ -52,8 +52,9 @@ struct worker {
 	 * reads their answers first, in order, as the worker sends them. */
 	struct worker_answer *pending;
 	struct worker_answer **ptail;
-	int end_status; /* how it ended, once a window's reader found it dead */
-	bool end_known; /* end_status is set */
+	int end_status;           /* how it ended, once a window's reader found it dead */
+	bool end_known;           /* end_status is set */
+	char end_msg[CS_ERR_MAX]; /* why it could not be waited for, or "" */
 };
 
 /* A worker asked of the spawner thread. */
@@ -924,9 +925,10 @@ int worker_run(struct worker *wk, const struct job_plan *jp, const struct job_ho
 
 /* ---- a window of jobs in flight ---- */
 
-/* The worker ended (or answered garbage) with a's job unanswered: a, taken or not, gets how
- * it ended (a job that exited without an answer did not run to its end, as in
- * await_answer); every job after it never reached a worker that could run it. */
+/* The worker ended (or answered garbage) with the oldest job in flight unanswered: that job,
+ * taken or not, gets how it ended — one that exited, or that could not be waited for (a
+ * server that ended), fails with a message as in await_answer — and every job after it
+ * never reached a worker that could run it. */
 static void window_lost(struct worker *wk, bool taken)
 {
 	struct worker_answer *a = wk->pending;
@@ -934,8 +936,11 @@ static void window_lost(struct worker *wk, bool taken)
 	int ws = W_EXITCODE(1, 0);
 
 	if (!wk->end_known) {
-		if (reap(wk, &ws, &e) != 0)
+		wk->end_msg[0] = '\0';
+		if (reap(wk, &ws, &e) != 0) {
 			ws = W_EXITCODE(1, 0);
+			snprintf(wk->end_msg, sizeof(wk->end_msg), "%s", e.msg);
+		}
 		wk->end_status = ws;
 		wk->end_known = true;
 	}
@@ -943,11 +948,14 @@ static void window_lost(struct worker *wk, bool taken)
 	a->rc = taken ? 0 : WORKER_NOT_TAKEN;
 	a->wstatus = ws;
 	a->res = *wk->res;
-	if (taken && WIFEXITED(ws)) {
+	if (wk->end_msg[0])
+		snprintf(a->res.msg, sizeof(a->res.msg), "%s", wk->end_msg);
+	else if (WIFEXITED(ws))
 		snprintf(a->res.msg, sizeof(a->res.msg),
-		         "the worker ended (exit %d) before the job did", WEXITSTATUS(ws));
+		         "the worker ended (exit %d) before the job %s", WEXITSTATUS(ws),
+		         taken ? "did" : "reached it");
+	if (wk->end_msg[0] || WIFEXITED(ws))
 		a->wstatus = W_EXITCODE(1, 0);
-	}
 	for (; a; a = a->next) {
 		if (a != wk->pending) {
 			a->rc = WORKER_NOT_TAKEN;
