@@ -459,8 +459,12 @@ static int run_loaded(struct run_ctx *parent, const struct batch *b, const struc
 	c.window_drain = window_drain;
 	c.window_arg = &r;
 	rc = run_steps(&r, b->steps, b->nsteps);
+	/* After a failure the window was collected when the step failed; this is no more than
+	 * a guard: a window left open would keep its jobs' claims for ever. */
 	if (rc == 0)
 		rc = drain(&r);
+	else
+		(void)run_window_drain(&c, &sync_err);
 	jobwin_free(c.window);
 	/* Whatever happened, the jobs this batch started end before it does. */
 	jobs_rc = sync_ranks(&c, &sync_err);
