@@ -182,10 +182,15 @@ static int step_exec(void *ctx, const struct step *s)
 	int rank = r->c->rank, rc;
 	struct placement *placed = r->c->placed;
 
-	/* Only a flow-model's job joins the window; the rest see every job before done. */
-	if ((s->background || (s->file && !is_executable(s->file))) && (rc = drain(r)) != 0)
+	struct job_window *window = r->c->window;
+	bool joins = !s->background && (!s->file || is_executable(s->file));
+
+	/* Only a flow-model's job joins the window; the rest see every job before done, and a
+	 * graph's or a batch's jobs (its threads', say) have none. */
+	if (!joins && (rc = drain(r)) != 0)
 		return rc;
 	r->c->window_tag = s;
+	r->c->window = joins ? window : NULL;
 	r->c->background = s->background;
 	r->c->rank = placement_step(&r->placed, s, s->rank, s->background);
 	r->c->placed = &r->placed;
@@ -193,6 +198,7 @@ static int step_exec(void *ctx, const struct step *s)
 		rc = run_exe(r->c, s->exe, NULL, r->b->file, r->e);
 	else
 		rc = run_file(r->c, s->file, 0, NULL, NULL, r->e);
+	r->c->window = window;
 	r->c->background = bg;
 	r->c->rank = rank;
 	r->c->placed = placed;
@@ -324,7 +330,6 @@ static void note_step(const struct run *r, const struct step *s)
 static int step_sync(void *ctx, const struct step *s)
 {
 	struct run *r = ctx;
-
 	int rc;
 
 	(void)s;
