@@ -87,6 +87,26 @@ same_file got want "a background job after a window's job reads its result (u = 
 { row 1:4; row 1:3; row 1:9; row 1:8; row 1:2; row 1:3; row 12:39; } >want
 same_file "$OUT" want "until= reads each pass's result: nine passes, p = x + 9, z = 12x + 39"
 
+# ---- a background job's claim between two jobs of a batch orders them ----
+# The background job writes w until its input ends; the batch's second job writes w too: the
+# window is collected and that job waits for the background one, then runs.
+rm -f feed
+mkfifo feed
+start_carsh -i
+exec 8<>feed
+send "$MAKE"
+send "run $DATA/fm/sink.xml x=- y=buffer:w N=8 < feed &"
+send "run $W/hazard.bat.xml"
+wait_until "the second job to wait for the background one" \
+	grep -q "waiting for job \[1\] .*sink.xml, which writes 'w'" "$T/carsh.err"
+seq 101 108 >&8
+exec 8>&-
+send "$DUMPS"
+stop_carsh
+grep -E '^[0-9,]+$' "$T/carsh.out" >got
+{ row 1:0; row 1:1; row 1:2; row 1:3; row 3:3; } >want
+same_file got want "the batch's job that writes w ran after the background job that did"
+
 # ---- Ctrl-C while the second job of a window runs ----
 # The terminal is a tmux pane, as in interrupt.sh: Ctrl-C goes through its line discipline.
 if ! command -v tmux >/dev/null 2>&1; then
