@@ -22,8 +22,14 @@ struct claim *buffers_claim_one(struct run_ctx *c, const struct vbuf *v, bool wr
                                 struct cs_err *e)
 {
 	struct exec_env env = run_exec_env(c);
-	char *label = xasprintf("virtbuf %s %s", writes ? "fill" : "dump", v->name);
-	struct claim *cl = claim_new(label);
+	char *label;
+	struct claim *cl;
+
+	/* The jobs in flight hold claims that only their collection releases. */
+	if (run_window_drain(c, e))
+		return NULL;
+	label = xasprintf("virtbuf %s %s", writes ? "fill" : "dump", v->name);
+	cl = claim_new(label);
 
 	free(label);
 	claim_use(cl, v->shm, v->name, writes);

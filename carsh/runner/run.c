@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exec/jobwin.h"
 #include "model/filecache.h"
 #include "model/planner.h"
 #include "runner/batchrun.h"
@@ -74,6 +75,27 @@ static void add_rank_why(char *why, size_t len, const char *rank_why)
 	sb_free(&sb);
 }
 
+/* A batch's job sent into its window (exec/jobwin.h): 0, and the plan is the window's. Else
+ * the window is collected first: the status of a job in it that failed, or -1 when this one
+ * runs as usual. */
+static int run_window_send(struct run_ctx *c, struct job_plan *jp, bool kept, char *saved,
+                           struct cs_err *e)
+{
+	struct exec_env env = run_exec_env(c);
+	struct child_io io = run_child_io(c);
+	int rc;
+
+	if (!kept && !saved && jobwin_send(&env, c->window, jp, &io, c->window_tag) == 0)
+		return 0;
+	rc = run_window_drain(c, e);
+	if (rc == 0)
+		return -1;
+	place_restore(jp, saved);
+	if (!kept)
+		job_plan_free(jp);
+	return rc;
+}
+
 /* A background job's plan belongs to the job; a foreground one's is freed here unless the
  * plan cache keeps it. rank_why: why rank="auto" put it here, or "". */
 static int run_plan(struct run_ctx *c, struct job_plan *jp, bool kept, const char *label,
@@ -97,6 +119,11 @@ static int run_plan(struct run_ctx *c, struct job_plan *jp, bool kept, const cha
 	jp->timeout_s = session_timeout(c->vars);
 	if (c->background)
 		return plan_background(c, jp, label, why, e);
+	if (c->window && !c->s->thread_mode) {
+		rc = run_window_send(c, jp, kept, saved, e);
+		if (rc >= 0)
+			return rc;
+	}
 	if (c->s->thread_mode) {
 		jp->in = c->in;
 		jp->out = c->out;
