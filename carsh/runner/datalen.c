@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "data/datafile.h"
+#include "data/types.h"
 #include "util/alloc.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -19,6 +20,15 @@ struct sized {
 	const char *stream;
 	const char *path;
 	size_t count;
+};
+
+/* A counted input's parsed values, until they are handed to the job (or dropped). */
+struct parsed {
+	const struct fm_arg *a;
+	const struct exe_bind *b;
+	void *values;
+	size_t n; /* scalars */
+	enum scalar s;
 };
 
 static const struct exe_bind *bind_of(const struct exe *exe, const char *stream)
@@ -182,12 +192,15 @@ static int disagree(const struct sized *a, const struct sized *b, struct cs_err 
 /* The count of one stream's data, in elements of its type t (a type="${T}" resolved);
  * 0 for a format not counted. */
 static int measure(const struct fm_arg *a, const struct cs_type *t, const char *shown,
-                   const char *path, FILE *in, size_t *count, struct cs_err *e)
+                   const char *path, FILE *in, size_t *count, struct parsed *p,
+                   struct cs_err *e)
 {
 	size_t n;
-	int rc = datafile_count(path, in, t->scalar, &n, e);
+	int rc = datafile_count_values(path, in, t->scalar, &n, &p->values, e);
 
 	*count = 0;
+	p->n = n;
+	p->s = t->scalar;
 	if (rc < 0)
 		return err_prefix(e, "stream '%s': ", a->name);
 	if (rc > 0)
@@ -205,11 +218,13 @@ static int measure(const struct fm_arg *a, const struct cs_type *t, const char *
 
 /* One stream: sizes its parameter, or checks it against the stream that did. */
 static int size_from(const struct fm_arg *a, const struct cs_type *t, const struct exe_bind *b,
-                     FILE *in, struct sized *first, size_t nfirst, size_t *used, struct cs_err *e)
+                     FILE *in, struct sized *first, size_t nfirst, size_t *used, struct parsed *p,
+                     struct cs_err *e)
 {
 	struct sized s = {a->count, a->name, path_is_stdio(b->path) ? "<stdin>" : b->path, 0};
 
-	if (measure(a, t, s.path, b->path, in, &s.count, e))
+	*p = (struct parsed){a, b, NULL, 0, SC_FLOAT};
+	if (measure(a, t, s.path, b->path, in, &s.count, p, e))
 		return -1;
 	if (s.count == 0)
 		return 0; /* PGM: the count keeps its value */
@@ -224,7 +239,7 @@ static int size_from(const struct fm_arg *a, const struct cs_type *t, const stru
 static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
                     volatile sig_atomic_t *interrupted, const struct params *args, FILE **spool,
                     const struct fm_arg **endless, struct sized *first, size_t *used,
-                    struct cs_err *e)
+                    struct parsed *kept, struct cs_err *e)
 {
 	bool over = false;
 	const struct flowmodel *fm = exe->fm;
@@ -259,27 +274,128 @@ static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
 			err_clear(e);
 			continue;
 		}
-		if (size_from(a, &t, b, *spool, first, fm->nargs, used, e))
+		if (size_from(a, &t, b, *spool, first, fm->nargs, used, &kept[i], e))
 			return -1;
 	}
 	return 0;
 }
 
+/* Streams that read standard input: the job reads raw values from it only when one does (two
+ * are the job's error, which it must still see). */
+static size_t stdin_readers(const struct exe *exe)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < exe->nbinds; i++)
+		n += arg_is_read(exe->binds[i].kind) && exe->binds[i].how == BIND_FILE &&
+		     path_is_stdio(exe->binds[i].path);
+	return n;
+}
+
+static int write_values(FILE *f, const struct parsed *p)
+{
+	size_t bytes = p->n * scalar_size(p->s);
+
+	return fwrite(p->values, 1, bytes, f) == bytes && fflush(f) == 0 ? 0 : -1;
+}
+
+/* Standard input's values, raw, in a new spool that replaces the copy of its text; 0 when
+ * they cannot be written there (a full disk): the job parses the text. */
+static int keep_stdin(FILE **spool, const struct parsed *p)
+{
+	struct cs_err ignored;
+	FILE *t = datalen_temp(&ignored);
+
+	if (!t)
+		return 0;
+	if (write_values(t, p) != 0 || datalen_rewind(t, &ignored) != 0) {
+		fclose(t);
+		return 0;
+	}
+	fclose(*spool);
+	*spool = t;
+	return 1;
+}
+
+/* A named temporary .raw file (the job may run in another process, which opens it by name),
+ * or NULL when it cannot be written (an unwritable $TMPDIR, a full disk): the job parses the
+ * file. */
+static char *keep_file(const struct parsed *p)
+{
+	const char *dir = getenv("TMPDIR");
+	struct strbuf path = STRBUF_INIT;
+	FILE *f = NULL;
+	int fd, rc = -1;
+
+	sb_addf(&path, "%s/carsh-values-XXXXXX.raw", dir && dir[0] ? dir : "/tmp");
+	fd = mkostemps(path.s, 4, O_CLOEXEC);
+	if (fd >= 0 && !(f = fdopen(fd, "w")))
+		close(fd);
+	if (f) {
+		rc = write_values(f, p);
+		if (fclose(f) != 0)
+			rc = -1;
+	}
+	if (rc == 0)
+		return sb_detach(&path);
+	if (fd >= 0)
+		unlink(path.s);
+	sb_free(&path);
+	return NULL;
+}
+
+static void keep_add(struct datalen_keep *k, const char *stream, char *path, bool temp)
+{
+	k->v = xrealloc(k->v, (k->n + 1) * sizeof(*k->v));
+	k->v[k->n++] = (struct datalen_kept){xstrdup(stream), path, temp};
+}
+
+/* Hand each counted CSV input's values to the job (an Input only: an InOut's file is
+ * written back by its name). Where they cannot be kept the job reads the data as before. */
+static void keep_all(const struct exe *exe, struct parsed *p, size_t np, FILE **spool,
+                     struct datalen_keep *k)
+{
+	for (size_t i = 0; i < np; i++) {
+		char *path;
+
+		if (!p[i].values || p[i].a->kind != ARG_INPUT)
+			continue;
+		if (!path_is_stdio(p[i].b->path))
+			path = keep_file(&p[i]);
+		else if (*spool && stdin_readers(exe) == 1 && keep_stdin(spool, &p[i]))
+			path = xstrdup("-:raw");
+		else
+			continue;
+		if (path)
+			keep_add(k, p[i].a->name, path, !path_is_stdio(path));
+	}
+}
+
+void datalen_keep_free(struct datalen_keep *k)
+{
+	for (size_t i = 0; i < k->n; i++) {
+		if (k->v[i].temp)
+			unlink(k->v[i].path);
+		free(k->v[i].stream);
+		free(k->v[i].path);
+	}
+	free(k->v);
+	*k = (struct datalen_keep){NULL, 0};
+}
+
 int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, struct params *args,
                   volatile sig_atomic_t *interrupted, FILE **spool, const struct fm_arg **endless,
-                  struct cs_err *e)
+                  struct datalen_keep *keep, struct cs_err *e)
 {
-	struct sized *first = xcalloc(exe->fm->nargs + 1, sizeof(*first));
+	size_t np = exe->fm->nargs;
+	struct sized *first = xcalloc(np + 1, sizeof(*first));
+	struct parsed *kept = xcalloc(np + 1, sizeof(*kept));
 	size_t used = 0;
 	int rc;
 
 	*spool = NULL;
 	*endless = NULL;
-	rc = size_all(exe, caller, in, interrupted, args, spool, endless, first, &used, e);
-	if (rc == 2) {
-		free(first);
-		return 2;
-	}
+	rc = size_all(exe, caller, in, interrupted, args, spool, endless, first, &used, kept, e);
 	for (size_t i = 0; rc == 0 && i < used; i++) {
 		char num[32], origin[200];
 
@@ -287,12 +403,21 @@ int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, s
 		snprintf(origin, sizeof(origin), "the length of stream '%s'", first[i].stream);
 		params_set(args, first[i].param, num, origin);
 	}
+	if (rc == 0 && keep)
+		keep_all(exe, kept, np, spool, keep);
+	for (size_t i = 0; i < np; i++)
+		free(kept[i].values);
+	free(kept);
 	free(first);
+	if (rc == 2)
+		return 2;
 	if (rc == 0 && *spool && datalen_rewind(*spool, e))
 		rc = -1;
 	if (rc && *spool) {
 		fclose(*spool);
 		*spool = NULL;
 	}
+	if (rc && keep)
+		datalen_keep_free(keep);
 	return rc;
 }

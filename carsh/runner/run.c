@@ -182,9 +182,25 @@ static int run_placed(struct run_ctx *c, struct job_plan *jp, bool kept, const c
 	return 0;
 }
 
-/* reusable: exe is the file cache's, so its address names its content (plancache.h). */
+/* Streams whose values the shell already parsed to count them read those instead
+ * (runner/datalen.h). The plan cache keeps only plans bound to virtual buffers, so a plan
+ * that reads a file is the job's own and may be changed. */
+static void read_kept(struct job_plan *jp, const struct datalen_keep *keep)
+{
+	for (size_t k = 0; keep && k < keep->n; k++)
+		for (size_t i = 0; i < jp->kp.nargs; i++)
+			if (jp->binds[i].how == BIND_FILE &&
+			    strcmp(jp->kp.args[i].name, keep->v[k].stream) == 0) {
+				free(jp->binds[i].path);
+				jp->binds[i].path = xstrdup(keep->v[k].path);
+			}
+}
+
+/* reusable: exe is the file cache's, so its address names its content (plancache.h). keep:
+ * values already parsed (NULL: none). */
 static int plan_and_run(struct run_ctx *c, const struct exe *exe, const struct params *args,
-                        const char *label, bool cached, bool reusable, struct cs_err *e)
+                        const char *label, bool cached, bool reusable,
+                        const struct datalen_keep *keep, struct cs_err *e)
 {
 	struct scope scope;
 	struct job_plan *jp;
@@ -203,6 +219,8 @@ static int plan_and_run(struct run_ctx *c, const struct exe *exe, const struct p
 	} else if (plan_exe(exe, &env, &jp, e)) {
 		return 1;
 	}
+	if (!kept)
+		read_kept(jp, keep);
 	if (c->s->replicas)
 		return run_placed(c, jp, kept, label, e);
 	return run_plan(c, jp, kept, label, "", e);
@@ -211,7 +229,7 @@ static int plan_and_run(struct run_ctx *c, const struct exe *exe, const struct p
 int run_exe(struct run_ctx *c, const struct exe *exe, const struct params *args, const char *label,
             struct cs_err *e)
 {
-	return plan_and_run(c, exe, args, label, false, false, e);
+	return plan_and_run(c, exe, args, label, false, false, NULL, e);
 }
 
 int exe_load(const char *path, const char *root, int n, char **words, struct loaded_exe *out,
@@ -252,7 +270,7 @@ static int chunk_job(void *arg, FILE *in, struct cs_err *e)
 	int rc;
 
 	j->c->in = in;
-	rc = plan_and_run(j->c, j->l->exe, &j->l->args, j->path, true, !j->l->wrap, e);
+	rc = plan_and_run(j->c, j->l->exe, &j->l->args, j->path, true, !j->l->wrap, NULL, e);
 	j->c->in = saved;
 	return rc;
 }
@@ -288,6 +306,7 @@ static int run_executable(struct run_ctx *c, const char *path, const char *root,
 {
 	struct loaded_exe l;
 	const struct fm_arg *endless;
+	struct datalen_keep keep = {NULL, 0};
 	FILE *in = c->in, *spool;
 	int rc;
 
@@ -295,12 +314,14 @@ static int run_executable(struct run_ctx *c, const char *path, const char *root,
 		return 1;
 	/* A background job takes no length from its data: counting reads the input now, in the
 	 * shell (a FIFO would hold the prompt), ahead of the hazard claims that order the job
-	 * after those writing its files. */
+	 * after those writing its files. Under MPI the job may run on another rank, which has not
+	 * the values kept here: it parses its data itself. */
 	spool = NULL;
 	endless = NULL;
-	rc = c->background || c->detached ? 0
-	                                  : datalen_apply(l.exe, c->caller, c->in, &l.args,
-	                                                  c->interrupted, &spool, &endless, e);
+	rc = c->background || c->detached
+	             ? 0
+	             : datalen_apply(l.exe, c->caller, c->in, &l.args, c->interrupted, &spool,
+	                             &endless, c->s->replicas ? NULL : &keep, e);
 	if (rc == 2)
 		rc = run_chunks(c, &l, path, endless, spool, e);
 	else if (rc)
@@ -308,9 +329,10 @@ static int run_executable(struct run_ctx *c, const char *path, const char *root,
 	else {
 		if (spool)
 			c->in = spool;
-		rc = plan_and_run(c, l.exe, &l.args, path, true, !l.wrap, e);
+		rc = plan_and_run(c, l.exe, &l.args, path, true, !l.wrap, &keep, e);
 		c->in = in;
 	}
+	datalen_keep_free(&keep);
 	if (spool)
 		fclose(spool);
 	exe_loaded_free(&l);
