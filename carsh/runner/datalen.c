@@ -192,8 +192,7 @@ static int disagree(const struct sized *a, const struct sized *b, struct cs_err 
 /* The count of one stream's data, in elements of its type t (a type="${T}" resolved);
  * 0 for a format not counted. */
 static int measure(const struct fm_arg *a, const struct cs_type *t, const char *shown,
-                   const char *path, FILE *in, size_t *count, struct parsed *p,
-                   struct cs_err *e)
+                   const char *path, FILE *in, size_t *count, struct parsed *p, struct cs_err *e)
 {
 	size_t n;
 	int rc = datafile_count_values(path, in, t->scalar, &n, &p->values, e);
