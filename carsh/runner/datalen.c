@@ -97,10 +97,9 @@ static unsigned long long copy_limit(void)
 	return errno || *end || n == 0 || v[0] == '-' ? 1ULL << 30 : n;
 }
 
-/* What stdin holds now, read without blocking (the descriptor is made non-blocking around
- * the call, so that the FILE's own buffer is read first): >0 bytes, 0 at its end, -1 when
- * nothing is there yet (wait and try again), -2 on an error. */
-static ssize_t read_ready(FILE *in, char *buf, size_t len)
+/* The descriptor is made non-blocking around the call, so that the FILE's own buffer is read
+ * first. */
+ssize_t datalen_read_ready(FILE *in, char *buf, size_t len)
 {
 	int fd = fileno(in), flags = fcntl(fd, F_GETFL);
 	size_t n;
@@ -133,7 +132,7 @@ static int copy_input(FILE *in, FILE *t, unsigned long long limit, unsigned long
 	int rc = 0;
 
 	while (*have <= limit) {
-		ssize_t n = read_ready(in, buf, CHUNK);
+		ssize_t n = datalen_read_ready(in, buf, CHUNK);
 		struct pollfd p = {fileno(in), POLLIN, 0};
 
 		if (n == 0)
@@ -235,6 +234,27 @@ static int size_from(const struct fm_arg *a, const struct cs_type *t, const stru
 	return 0;
 }
 
+/* As the planner will see it: a stream's type may be a parameter. */
+static void planner_scope(const struct exe *exe, const struct scope *caller,
+                          const struct params *args, struct scope *sc)
+{
+	scope_init(sc);
+	scope_push(sc, args);
+	scope_push(sc, &exe->params);
+	if (caller)
+		scope_append(sc, caller);
+	scope_push(sc, &exe->fm->params);
+}
+
+int datalen_type(const struct exe *exe, const struct scope *caller, const struct params *args,
+                 const struct fm_arg *a, struct cs_type *t, struct cs_err *e)
+{
+	struct scope sc;
+
+	planner_scope(exe, caller, args, &sc);
+	return fm_arg_type(exe->fm, a, &sc, t, e);
+}
+
 static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
                     volatile sig_atomic_t *interrupted, const struct params *args, FILE **spool,
                     const struct fm_arg **endless, struct sized *first, size_t *used,
@@ -242,14 +262,9 @@ static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
 {
 	bool over = false;
 	const struct flowmodel *fm = exe->fm;
-	struct scope sc; /* as the planner will see it: a stream's type may be a parameter */
+	struct scope sc;
 
-	scope_init(&sc);
-	scope_push(&sc, args);
-	scope_push(&sc, &exe->params);
-	if (caller)
-		scope_append(&sc, caller);
-	scope_push(&sc, &fm->params);
+	planner_scope(exe, caller, args, &sc);
 
 	for (size_t i = 0; i < fm->nargs; i++) {
 		const struct fm_arg *a = &fm->args[i];

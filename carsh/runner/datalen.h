@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "data/params.h"
 #include "model/exe.h"
@@ -45,6 +46,15 @@ void datalen_keep_free(struct datalen_keep *k);
 int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, struct params *args,
                   volatile sig_atomic_t *interrupted, FILE **spool, const struct fm_arg **endless,
                   struct datalen_keep *keep, struct cs_err *e);
+
+/* The type of stream a of exe (a type="${T}" resolved) as the planner will see it with args
+ * and the caller's parameters (NULL: none). */
+int datalen_type(const struct exe *exe, const struct scope *caller, const struct params *args,
+                 const struct fm_arg *a, struct cs_type *t, struct cs_err *e);
+
+/* What `in` holds now, read without blocking: >0 bytes, 0 at its end, -1 when nothing is
+ * there yet (poll its descriptor and try again), -2 on an error (errno set). */
+ssize_t datalen_read_ready(FILE *in, char *buf, size_t len);
 
 /* An unlinked temporary file in $TMPDIR (else /tmp), for reading and writing. */
 FILE *datalen_temp(struct cs_err *e);

@@ -261,6 +261,7 @@ struct chunk_job {
 	struct run_ctx *c;
 	struct loaded_exe *l;
 	const char *path;
+	struct datalen_keep raw; /* the stream cut reads the chunk's values */
 };
 
 static int chunk_job(void *arg, FILE *in, struct cs_err *e)
@@ -270,7 +271,7 @@ static int chunk_job(void *arg, FILE *in, struct cs_err *e)
 	int rc;
 
 	j->c->in = in;
-	rc = plan_and_run(j->c, j->l->exe, &j->l->args, j->path, true, !j->l->wrap, NULL, e);
+	rc = plan_and_run(j->c, j->l->exe, &j->l->args, j->path, true, !j->l->wrap, &j->raw, e);
 	j->c->in = saved;
 	return rc;
 }
@@ -279,9 +280,11 @@ static int chunk_job(void *arg, FILE *in, struct cs_err *e)
 static int run_chunks(struct run_ctx *c, struct loaded_exe *l, const char *path,
                       const struct fm_arg *endless, FILE *head, struct cs_err *e)
 {
-	struct chunk_job j = {c, l, path};
+	/* Only read (read_kept), never freed. */
+	struct datalen_kept raw = {(char *)endless->name, (char *)"-:raw", false};
+	struct chunk_job j = {c, l, path, {&raw, 1}};
+	struct cs_type t;
 	char why[300];
-
 	int rc;
 
 	if (c->background)
@@ -294,7 +297,11 @@ static int run_chunks(struct run_ctx *c, struct loaded_exe *l, const char *path,
 		        path, endless->name, why, endless->count);
 		return 1;
 	}
-	rc = datachunk_run(endless, head, c->in, &l->args, chunk_job, &j, e);
+	if (datalen_type(l->exe, c->caller, &l->args, endless, &t, e)) {
+		err_prefix(e, "%s: ", path);
+		return 1;
+	}
+	rc = datachunk_run(endless, &t, head, c->in, &l->args, c->interrupted, chunk_job, &j, e);
 	if (rc < 0)
 		err_prefix(e, "%s: ", path);
 	return rc < 0 ? 1 : rc;

@@ -179,6 +179,31 @@ exact_err 1 "carsh: $SCALE: stream 'x': <stdin>: longer than CARSH_COUNT_MAX byt
 	sh -c "CARSH_COUNT_MAX=1000 \"$CARSH\" run \"$SCALE\" x=- y=y.csv <long.csv"
 exact_err 1 "carsh: $VADD: stream 'a': <stdin>: longer than CARSH_COUNT_MAX bytes, and it cannot run in chunks: stream 'b' is read from b.csv, which is not cut with standard input; give the count (N=...)" \
 	sh -c "CARSH_COUNT_MAX=1000 \"$CARSH\" run \"$VADD\" a=- b=b.csv c=- <long.csv"
+# A feed that pauses (tail -f) is run chunk by chunk as it comes: the first part's results
+# arrive while the writer still holds the pipe open, before the second part is written.
+# (timeout only ends a carsh that never answers, so that a failure cannot hang the test.)
+mkfifo feed.fifo results.fifo
+CARSH_COUNT_MAX=1 timeout 60 "$CARSH" run "$SCALE" x=- y=- <feed.fifo >results.fifo 2>feed.err &
+feeder=$!
+exec 3>feed.fifo 4<results.fifo
+printf '1\n2.5\n3\n' >&3
+read -r r1 <&4
+read -r r2 <&4
+read -r r3 <&4
+printf '%s %s %s\n' "$r1" "$r2" "$r3" >got
+echo '2 5 6' >want
+same_file got want "the first part of a paused feed, before the second is written"
+printf '4\n-5\n' >&3
+exec 3>&-
+cat <&4 >got
+exec 4<&-
+printf '8\n-10\n' >want
+same_file got want "the second part, once written"
+wait "$feeder"
+echo "$?" >got
+echo 0 >want
+same_file got want "the feed ends with the input: status 0 ($(cat feed.err))"
+
 seq 1 300 | tr '\n' ',' >oneline.csv
 exact_err 1 "carsh: $SCALE: stream 'x': <stdin>: a line longer than 600 bytes (CARSH_CHUNK_BYTES)" \
 	sh -c "CARSH_COUNT_MAX=100 CARSH_CHUNK_BYTES=600 \"$CARSH\" run \"$SCALE\" x=- y=- <oneline.csv"
