@@ -11,6 +11,7 @@
 #include "data/datafile.h"
 #include "data/types.h"
 #include "util/alloc.h"
+#include "util/atomicfile.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 
@@ -332,9 +333,9 @@ static int keep_stdin(FILE **spool, const struct parsed *p)
 }
 
 /* A named temporary .raw file (the job may run in another process, which opens it by name),
- * or NULL when it cannot be written (an unwritable $TMPDIR, a full disk): the job parses the
- * file. */
-static char *keep_file(const struct parsed *p)
+ * tracked in *slot so that a carsh stopped by a signal removes it; NULL when it cannot be
+ * written (an unwritable $TMPDIR, a full disk): the job parses the file. */
+static char *keep_file(const struct parsed *p, int *slot)
 {
 	const char *dir = getenv("TMPDIR");
 	struct strbuf path = STRBUF_INIT;
@@ -350,18 +351,20 @@ static char *keep_file(const struct parsed *p)
 		if (fclose(f) != 0)
 			rc = -1;
 	}
-	if (rc == 0)
+	if (rc == 0) {
+		*slot = temp_track(path.s);
 		return sb_detach(&path);
+	}
 	if (fd >= 0)
 		unlink(path.s);
 	sb_free(&path);
 	return NULL;
 }
 
-static void keep_add(struct datalen_keep *k, const char *stream, char *path, bool temp)
+static void keep_add(struct datalen_keep *k, const char *stream, char *path, int slot)
 {
 	k->v = xrealloc(k->v, (k->n + 1) * sizeof(*k->v));
-	k->v[k->n++] = (struct datalen_kept){xstrdup(stream), path, temp};
+	k->v[k->n++] = (struct datalen_kept){xstrdup(stream), path, !path_is_stdio(path), slot};
 }
 
 /* Hand each counted CSV input's values to the job (an Input only: an InOut's file is
@@ -371,17 +374,18 @@ static void keep_all(const struct exe *exe, struct parsed *p, size_t np, FILE **
 {
 	for (size_t i = 0; i < np; i++) {
 		char *path;
+		int slot = -1;
 
 		if (!p[i].values || p[i].a->kind != ARG_INPUT)
 			continue;
 		if (!path_is_stdio(p[i].b->path))
-			path = keep_file(&p[i]);
+			path = keep_file(&p[i], &slot);
 		else if (*spool && stdin_readers(exe) == 1 && keep_stdin(spool, &p[i]))
 			path = xstrdup("-:raw");
 		else
 			continue;
 		if (path)
-			keep_add(k, p[i].a->name, path, !path_is_stdio(path));
+			keep_add(k, p[i].a->name, path, slot);
 	}
 }
 
@@ -390,6 +394,8 @@ void datalen_keep_free(struct datalen_keep *k)
 	for (size_t i = 0; i < k->n; i++) {
 		if (k->v[i].temp)
 			unlink(k->v[i].path);
+		if (k->v[i].slot >= 0)
+			temp_untrack(k->v[i].slot);
 		free(k->v[i].stream);
 		free(k->v[i].path);
 	}

@@ -19,11 +19,12 @@
 /* A counted CSV input's values, kept so that the job does not parse the text again: stream
  * `stream` reads `path` in place of its binding, as raw values of its type ("-:raw" for
  * standard input, whose spool then holds them; else a temporary .raw file, removed by
- * datalen_keep_free). */
+ * datalen_keep_free, or on a signal that stops carsh). */
 struct datalen_kept {
 	char *stream;
 	char *path;
 	bool temp;
+	int slot; /* temp_track's (util/atomicfile.h), or -1 */
 };
 
 struct datalen_keep {

@@ -281,7 +281,7 @@ static int run_chunks(struct run_ctx *c, struct loaded_exe *l, const char *path,
                       const struct fm_arg *endless, FILE *head, struct cs_err *e)
 {
 	/* Only read (read_kept), never freed. */
-	struct datalen_kept raw = {(char *)endless->name, (char *)"-:raw", false};
+	struct datalen_kept raw = {(char *)endless->name, (char *)"-:raw", false, -1};
 	struct chunk_job j = {c, l, path, {&raw, 1}};
 	struct cs_type t;
 	char why[300];
