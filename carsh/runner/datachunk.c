@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "data/csvio.h"
 #include "data/datafile.h"
 #include "runner/datalen.h"
 #include "util/alloc.h"
@@ -117,6 +118,7 @@ struct feed {
 	volatile sig_atomic_t *interrupted;
 	char *buf;
 	size_t cap, have;
+	size_t lines; /* whole lines before the buffer's, for a bad value's message */
 	bool ended;
 	struct slot slot[2];
 	pthread_mutex_t mu;
@@ -193,8 +195,10 @@ static int parse_chunk(struct feed *f, struct slot *s, size_t len, struct cs_err
 
 	if (!m)
 		return err_errno(e, "<stdin>: while reading a chunk");
-	rc = datafile_count_values("-", m, f->type.scalar, &s->n, &values, e);
+	rc = csvio_read_all_after(m, "<stdin>", f->lines, f->type.scalar, &values, &s->n, e);
 	fclose(m);
+	for (const char *p = f->buf; (p = memchr(p, '\n', (size_t)(f->buf + len - p))); p++)
+		f->lines++;
 	if (rc)
 		rc = err_prefix(e, "stream '%s': ", f->stream);
 	else if (s->n % f->type.width)

@@ -204,6 +204,11 @@ echo "$?" >got
 echo 0 >want
 same_file got want "the feed ends with the input: status 0 ($(cat feed.err))"
 
+# A bad value in a later chunk is named by its line in the whole input (4000 is in about the
+# 23rd chunk of 600 bytes).
+seq 1 5000 | sed '4000s/.*/7,abc/' >bad4000.csv
+exact_err 1 "carsh: $SCALE: stream 'x': <stdin>:4000:2: 'abc' is not a number" \
+	sh -c "CARSH_COUNT_MAX=1000 CARSH_CHUNK_BYTES=600 \"$CARSH\" run \"$SCALE\" x=- y=- <bad4000.csv"
 seq 1 300 | tr '\n' ',' >oneline.csv
 exact_err 1 "carsh: $SCALE: stream 'x': <stdin>: a line longer than 600 bytes (CARSH_CHUNK_BYTES)" \
 	sh -c "CARSH_COUNT_MAX=100 CARSH_CHUNK_BYTES=600 \"$CARSH\" run \"$SCALE\" x=- y=- <oneline.csv"
