@@ -1,6 +1,7 @@
 /* Streams of any length (runner/datachunk.h). */
 #include "runner/datachunk.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <malloc.h>
 #include <poll.h>
@@ -63,6 +64,49 @@ static int arg_why_not(const struct exe *exe, const struct fm_arg *a, const stru
 	return a == endless ? 0 : other_stream(a, bind_of(exe, a->name), why, len);
 }
 
+/* Whether text names the parameter: as a word of an expression, or as ${NAME}. */
+static bool names(const char *text, const char *param)
+{
+	size_t len = strlen(param);
+
+	for (const char *p = text; text && (p = strstr(p, param)) != NULL; p += len) {
+		bool before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+		bool after = isalnum((unsigned char)p[len]) || p[len] == '_';
+
+		if (!before && !after)
+			return true;
+	}
+	return false;
+}
+
+/* Each chunk sets the count parameter to its own length: a value computed from it (a
+ * Constant's, the build options', another parameter's) would differ from chunk to chunk. */
+static int uses_count(const struct exe *exe, const char *count, char *why, size_t len)
+{
+	const struct flowmodel *fm = exe->fm;
+	const struct params *ps[2] = {&fm->params, &exe->params};
+
+	for (size_t i = 0; i < fm->nargs; i++)
+		if (fm->args[i].kind == ARG_CONSTANT && names(fm->args[i].value, count)) {
+			snprintf(why, len, "Constant '%s' is computed from %s ('%s')",
+			         fm->args[i].name, count, fm->args[i].value);
+			return -1;
+		}
+	if (names(fm->build_options, count)) {
+		snprintf(why, len, "its build options use ${%s}", count);
+		return -1;
+	}
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < ps[k]->n; i++)
+			if (strcmp(ps[k]->v[i].name, count) != 0 &&
+			    names(ps[k]->v[i].value, count)) {
+				snprintf(why, len, "parameter %s is computed from %s ('%s')",
+				         ps[k]->v[i].name, count, ps[k]->v[i].value);
+				return -1;
+			}
+	return 0;
+}
+
 int datachunk_why_not(const struct exe *exe, const struct fm_arg *endless, char *why, size_t len)
 {
 	const struct flowmodel *fm = exe->fm;
@@ -82,7 +126,7 @@ int datachunk_why_not(const struct exe *exe, const struct fm_arg *endless, char 
 		for (size_t i = 0; i < fm->nargs; i++)
 			if (arg_why_not(exe, &fm->args[i], endless, why, len))
 				return -1;
-		return 0;
+		return uses_count(exe, endless->count, why, len);
 	}
 	return -1;
 }

@@ -209,6 +209,14 @@ same_file got want "the feed ends with the input: status 0 ($(cat feed.err))"
 seq 1 5000 | sed '4000s/.*/7,abc/' >bad4000.csv
 exact_err 1 "carsh: $SCALE: stream 'x': <stdin>:4000:2: 'abc' is not a number" \
 	sh -c "CARSH_COUNT_MAX=1000 CARSH_CHUNK_BYTES=600 \"$CARSH\" run \"$SCALE\" x=- y=- <bad4000.csv"
+# Each chunk sets N to its own length: a flow-model that computes a value from N (a Constant,
+# its build options) would give each chunk another one, so it does not run in chunks.
+cp "$DATA/errors/chunk_const.xml" inv.xml
+exact_err 1 "carsh: inv.xml: stream 'x': <stdin>: longer than CARSH_COUNT_MAX bytes, and it cannot run in chunks: Constant 'h' is computed from N ('1.0/N'); give the count (N=...)" \
+	sh -c "CARSH_COUNT_MAX=1000 \"$CARSH\" run inv.xml x=- y=- <long.csv"
+sed -e 's|value="1.0/N"|value="0.5"|' -e 's|<Kernel name="k"/>|<Kernel name="k"/><BuildOptions>-DLEN=${N}</BuildOptions>|' inv.xml >opts.xml
+exact_err 1 "carsh: opts.xml: stream 'x': <stdin>: longer than CARSH_COUNT_MAX bytes, and it cannot run in chunks: its build options use \${N}; give the count (N=...)" \
+	sh -c "CARSH_COUNT_MAX=1000 \"$CARSH\" run opts.xml x=- y=- <long.csv"
 seq 1 300 | tr '\n' ',' >oneline.csv
 exact_err 1 "carsh: $SCALE: stream 'x': <stdin>: a line longer than 600 bytes (CARSH_CHUNK_BYTES)" \
 	sh -c "CARSH_COUNT_MAX=100 CARSH_CHUNK_BYTES=600 \"$CARSH\" run \"$SCALE\" x=- y=- <oneline.csv"
