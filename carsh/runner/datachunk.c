@@ -64,7 +64,7 @@ static int arg_why_not(const struct exe *exe, const struct fm_arg *a, const stru
 	return a == endless ? 0 : other_stream(a, bind_of(exe, a->name), why, len);
 }
 
-/* Whether text names the parameter: as a word of an expression, or as ${NAME}. */
+/* Whether text names the parameter as a word of an expression. */
 static bool names(const char *text, const char *param)
 {
 	size_t len = strlen(param);
@@ -85,6 +85,7 @@ static int uses_count(const struct exe *exe, const char *count, char *why, size_
 {
 	const struct flowmodel *fm = exe->fm;
 	const struct params *ps[2] = {&fm->params, &exe->params};
+	char ref[300];
 
 	for (size_t i = 0; i < fm->nargs; i++)
 		if (fm->args[i].kind == ARG_CONSTANT && names(fm->args[i].value, count)) {
@@ -92,8 +93,9 @@ static int uses_count(const struct exe *exe, const char *count, char *why, size_
 			         fm->args[i].name, count, fm->args[i].value);
 			return -1;
 		}
-	if (names(fm->build_options, count)) {
-		snprintf(why, len, "its build options use ${%s}", count);
+	snprintf(ref, sizeof(ref), "${%s}", count);
+	if (strstr(fm->build_options, ref)) {
+		snprintf(why, len, "its build options use %s", ref);
 		return -1;
 	}
 	for (size_t k = 0; k < 2; k++)
