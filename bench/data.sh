@@ -3,7 +3,8 @@
 # same run on the same files (medians of RUNS):
 #
 #   scale     10,000,000 CSV values through flowmodels/scale.xml (x=- y=-, a pipe in and out)
-#             against awk '{print $1*2}' on the same pipe: ratio = awk / carsh (target >= 8)
+#             against awk '{print $1*2}' on the same pipe: ratio = awk / carsh (target >= 8);
+#             "scale, no N" the same without N= (the length from the data), its output compared
 #   csv fill  virtbuf fill of 4,194,304 floats from CSV: MB/s, and awk reading the same file
 #             (awk '{s+=$1}'): ratio = carsh MB/s / awk MB/s (target >= 500 MB/s on 16 cores)
 #   csv dump  virtbuf dump of the same buffer: MB/s of the CSV written, and awk printing as
@@ -45,6 +46,7 @@ reals() { awk '$1 == "real" { print $2 }'; }
 for r in $(seq 1 "$runs"); do
 	timed t.scale sh -c "\"$carsh\" run \"$top/flowmodels/scale.xml\" x=- y=- N=10000000 <seq.csv >out.csv"
 	timed t.awk sh -c "awk '{print \$1*2}' <seq.csv >awk.csv"
+	timed t.scalelen sh -c "\"$carsh\" run \"$top/flowmodels/scale.xml\" x=- y=- <seq.csv >outlen.csv"
 	"$carsh" -c "virtbuf create f float 4194304; virtbuf create p float 16777216
 virtbuf create v float 16777216
 time virtbuf fill f f4m.csv; time virtbuf dump f dump.csv
@@ -72,6 +74,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 printf '%-10s %12s %14s %10s  %s\n' figure carsh reference ratio target
 printf '%-10s %10s ms %11s ms %9sx  %s\n' scale "$(m t.scale)" "$(m t.awk)" \
 	"$(ratio "$(m t.awk)" "$(m t.scale)")" ">= 8x faster than awk"
+printf '%-10s %10s ms %11s ms %9sx  %s\n' "scale, no N" "$(m t.scalelen)" "$(m t.awk)" \
+	"$(ratio "$(m t.awk)" "$(m t.scalelen)")" "N from the data; output $(cmp -s out.csv outlen.csv && echo "the same" || echo DIFFERENT)"
 printf '%-10s %7s MB/s %9s MB/s %9sx  %s\n' "csv fill" "$(mbs "$csv_bytes" "$(m t.csvfill)")" \
 	"$(mbs "$csv_bytes" "$(m t.awkread)")" "$(ratio "$(m t.awkread)" "$(m t.csvfill)")" ">= 500 MB/s"
 printf '%-10s %7s MB/s %9s MB/s %9sx  %s\n' "csv dump" "$(mbs "$dump_bytes" "$(m t.csvdump)")" \

@@ -433,6 +433,7 @@ struct read_args {
 	void *dst;
 	size_t n;
 	struct cs_err *e;
+	size_t lines_before; /* read_growing: lines of the input before this text */
 };
 
 static int read_fixed(FILE *f, const char *name, void *arg)
@@ -456,7 +457,7 @@ static int read_fixed(FILE *f, const char *name, void *arg)
 
 int csvio_read(const char *path, enum scalar s, void *dst, size_t n, struct cs_err *e)
 {
-	struct read_args a = {s, dst, n, e};
+	struct read_args a = {s, dst, n, e, 0};
 
 	return with_input(path, read_fixed, &a, e);
 }
@@ -469,6 +470,7 @@ static int read_growing(FILE *f, const char *name, void *arg)
 	        .scalar = a->scalar,
 	        .size = scalar_size(a->scalar),
 	        .grow = true,
+	        .line = a->lines_before,
 	        .e = a->e,
 	};
 	char *shrunk;
@@ -488,7 +490,7 @@ static int read_growing(FILE *f, const char *name, void *arg)
 
 int csvio_read_all(const char *path, enum scalar s, void **dst, size_t *n, struct cs_err *e)
 {
-	struct read_args a = {s, NULL, 0, e};
+	struct read_args a = {s, NULL, 0, e, 0};
 
 	if (with_input(path, read_growing, &a, e))
 		return -1;
@@ -500,7 +502,13 @@ int csvio_read_all(const char *path, enum scalar s, void **dst, size_t *n, struc
 int csvio_read_all_stream(FILE *f, const char *name, enum scalar s, void **dst, size_t *n,
                           struct cs_err *e)
 {
-	struct read_args a = {s, NULL, 0, e};
+	return csvio_read_all_after(f, name, 0, s, dst, n, e);
+}
+
+int csvio_read_all_after(FILE *f, const char *name, size_t lines_before, enum scalar s, void **dst,
+                         size_t *n, struct cs_err *e)
+{
+	struct read_args a = {s, NULL, 0, e, lines_before};
 
 	if (read_growing(f, name, &a))
 		return -1;

@@ -20,6 +20,10 @@ int csvio_read(const char *path, enum scalar s, void *dst, size_t n, struct cs_e
 int csvio_read_all(const char *path, enum scalar s, void **dst, size_t *n, struct cs_err *e);
 int csvio_read_all_stream(FILE *f, const char *name, enum scalar s, void **dst, size_t *n,
                           struct cs_err *e);
+/* The same for a text that follows lines_before lines of its input (a chunk of a stream):
+ * errors name the line counted from the input's start. */
+int csvio_read_all_after(FILE *f, const char *name, size_t lines_before, enum scalar s, void **dst,
+                         size_t *n, struct cs_err *e);
 
 /* Same from an open stream; name is used in messages. */
 int csvio_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_t n,

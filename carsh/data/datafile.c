@@ -76,7 +76,7 @@ int datafile_read(const char *path, FILE *in, enum scalar s, void *dst, size_t n
 }
 
 static int count_open(FILE *f, const char *name, enum data_format fmt, enum scalar s, size_t *n,
-                      struct cs_err *e)
+                      void **values, struct cs_err *e)
 {
 	void *all;
 	int rc;
@@ -84,13 +84,16 @@ static int count_open(FILE *f, const char *name, enum data_format fmt, enum scal
 	if (fmt == DF_NPY || fmt == DF_RAW)
 		return binio_count(f, name, bin_kind(fmt), s, n, e);
 	rc = csvio_read_all_stream(f, name, s, &all, n, e);
-	if (rc == 0)
+	if (rc == 0 && values)
+		*values = all;
+	else if (rc == 0)
 		free(all);
 	rewind(f);
 	return rc;
 }
 
-int datafile_count(const char *path, FILE *in, enum scalar s, size_t *n, struct cs_err *e)
+int datafile_count_values(const char *path, FILE *in, enum scalar s, size_t *n, void **values,
+                          struct cs_err *e)
 {
 	enum data_format fmt;
 	struct stat st;
@@ -98,12 +101,14 @@ int datafile_count(const char *path, FILE *in, enum scalar s, size_t *n, struct 
 	int rc;
 
 	*n = 0;
+	if (values)
+		*values = NULL;
 	if (datafile_format(path, &fmt, e))
 		return -1;
 	if (fmt == DF_PGM)
 		return 1;
 	if (path_is_stdio(path))
-		return count_open(in, "<stdin>", fmt, s, n, e);
+		return count_open(in, "<stdin>", fmt, s, n, values, e);
 	f = fopen(path, "rbe");
 	if (!f)
 		return err_errno(e, "%s", path);
@@ -111,9 +116,14 @@ int datafile_count(const char *path, FILE *in, enum scalar s, size_t *n, struct 
 	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
 		rc = 1;
 	else
-		rc = count_open(f, path, fmt, s, n, e);
+		rc = count_open(f, path, fmt, s, n, values, e);
 	fclose(f);
 	return rc;
+}
+
+int datafile_count(const char *path, FILE *in, enum scalar s, size_t *n, struct cs_err *e)
+{
+	return datafile_count_values(path, in, s, n, NULL, e);
 }
 
 int datafile_map(const char *path, enum scalar s, size_t n, struct bin_map *m, struct cs_err *e)

@@ -29,6 +29,11 @@ int datafile_read(const char *path, FILE *in, enum scalar s, void *dst, size_t n
  * the job), -1 with the reader's error (a bad value's file:line:field). */
 int datafile_count(const char *path, FILE *in, enum scalar s, size_t *n, struct cs_err *e);
 
+/* The same, and a CSV's values are kept: *values (free() it) holds the n scalars parsed, so
+ * that a caller who counts need not parse again; NULL for the other formats (and on errors). */
+int datafile_count_values(const char *path, FILE *in, enum scalar s, size_t *n, void **values,
+                          struct cs_err *e);
+
 /* A regular .npy or raw file's data in place (binio_map): 1 mapped, 0 when it must be read
  * (another format, standard input, not a regular file), -1 on an error in the file. */
 int datafile_map(const char *path, enum scalar s, size_t n, struct bin_map *m, struct cs_err *e);

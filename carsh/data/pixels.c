@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "util/parrun.h"
 
@@ -199,6 +200,41 @@ static unsigned char int_byte(long long v)
 	return v <= 0 ? 0 : v >= 255 ? 255 : (unsigned char)v;
 }
 
+/* float_byte(v, true) for a float, in a form GCC vectorises (float_byte()'s branches and
+ * double arithmetic it leaves scalar, and a selection that makes the value a constant gets its
+ * own path, which stops the vectoriser too): the bits, as an unsigned number, order the
+ * non-negative floats as their values, so the least of them and 255.0f's is the value
+ * clamped; trunc(v) and v - trunc(v) are exact in float, the latter compared with 0.5 as bits
+ * (a float comparison is a branch under -ftrapping-math); a sign bit or a NaN (bits above
+ * +inf's) masks the byte to 0. Checked equal to float_byte(v, true) for all 2^32 floats. */
+static unsigned char float_byte_bits(float f)
+{
+	uint32_t u, c;
+	int32_t r, fb;
+	float v, frac;
+
+	memcpy(&u, &f, sizeof(u));
+	c = u > 0x437f0000u ? 0x437f0000u : u; /* 255.0f */
+	memcpy(&v, &c, sizeof(v));
+	r = (int32_t)v;
+	frac = v - (float)r;
+	memcpy(&fb, &frac, sizeof(fb));
+	return (unsigned char)((r + (fb >= 0x3f000000)) & -(int32_t)(u <= 0x7f800000u));
+}
+
+/* A block at a time (see BLOCK). */
+static void floats_to_bytes(unsigned char *restrict out, const float *restrict x, size_t from,
+                            size_t to)
+{
+	size_t i = from;
+
+	for (; to - i >= BLOCK; i += BLOCK)
+		for (size_t j = 0; j < BLOCK; j++)
+			out[i + j] = float_byte_bits(x[i + j]);
+	for (; i < to; i++)
+		out[i] = float_byte_bits(x[i]);
+}
+
 #define TO_BYTES(T, EXPR)                                \
 	do {                                             \
 		const T *x = p->scalars;                 \
@@ -237,7 +273,7 @@ static void *to_part(void *arg)
 		TO_BYTES(uint64_t, x[i] >= 255 ? 255 : (unsigned char)x[i]);
 		break;
 	case SC_FLOAT:
-		TO_BYTES(float, float_byte(x[i], true));
+		floats_to_bytes(out, p->scalars, p->from, p->to);
 		break;
 	case SC_DOUBLE:
 	case SC_COUNT:

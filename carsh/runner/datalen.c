@@ -10,7 +10,9 @@
 
 #include "data/datafile.h"
 #include "data/pgm.h"
+#include "data/types.h"
 #include "util/alloc.h"
+#include "util/atomicfile.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 
@@ -20,6 +22,15 @@ struct sized {
 	const char *stream;
 	const char *path;
 	size_t count;
+};
+
+/* A counted input's parsed values, until they are handed to the job (or dropped). */
+struct parsed {
+	const struct fm_arg *a;
+	const struct exe_bind *b;
+	void *values;
+	size_t n; /* scalars */
+	enum scalar s;
 };
 
 static const struct exe_bind *bind_of(const struct exe *exe, const char *stream)
@@ -88,10 +99,9 @@ static unsigned long long copy_limit(void)
 	return errno || *end || n == 0 || v[0] == '-' ? 1ULL << 30 : n;
 }
 
-/* What stdin holds now, read without blocking (the descriptor is made non-blocking around
- * the call, so that the FILE's own buffer is read first): >0 bytes, 0 at its end, -1 when
- * nothing is there yet (wait and try again), -2 on an error. */
-static ssize_t read_ready(FILE *in, char *buf, size_t len)
+/* The descriptor is made non-blocking around the call, so that the FILE's own buffer is read
+ * first. */
+ssize_t datalen_read_ready(FILE *in, char *buf, size_t len)
 {
 	int fd = fileno(in), flags = fcntl(fd, F_GETFL);
 	size_t n;
@@ -124,7 +134,7 @@ static int copy_input(FILE *in, FILE *t, unsigned long long limit, unsigned long
 	int rc = 0;
 
 	while (*have <= limit) {
-		ssize_t n = read_ready(in, buf, CHUNK);
+		ssize_t n = datalen_read_ready(in, buf, CHUNK);
 		struct pollfd p = {fileno(in), POLLIN, 0};
 
 		if (n == 0)
@@ -183,12 +193,14 @@ static int disagree(const struct sized *a, const struct sized *b, struct cs_err 
 /* The count of one stream's data, in elements of its type t (a type="${T}" resolved);
  * 0 for a format not counted. */
 static int measure(const struct fm_arg *a, const struct cs_type *t, const char *shown,
-                   const char *path, FILE *in, size_t *count, struct cs_err *e)
+                   const char *path, FILE *in, size_t *count, struct parsed *p, struct cs_err *e)
 {
 	size_t n;
-	int rc = datafile_count(path, in, t->scalar, &n, e);
+	int rc = datafile_count_values(path, in, t->scalar, &n, &p->values, e);
 
 	*count = 0;
+	p->n = n;
+	p->s = t->scalar;
 	if (rc < 0)
 		return err_prefix(e, "stream '%s': ", a->name);
 	if (rc > 0)
@@ -218,11 +230,13 @@ static int record(const struct sized *s, struct sized *first, size_t nfirst, siz
 
 /* One stream: sizes its parameter, or checks it against the stream that did. */
 static int size_from(const struct fm_arg *a, const struct cs_type *t, const struct exe_bind *b,
-                     FILE *in, struct sized *first, size_t nfirst, size_t *used, struct cs_err *e)
+                     FILE *in, struct sized *first, size_t nfirst, size_t *used, struct parsed *p,
+                     struct cs_err *e)
 {
 	struct sized s = {a->count, a->name, path_is_stdio(b->path) ? "<stdin>" : b->path, 0};
 
-	if (measure(a, t, s.path, b->path, in, &s.count, e))
+	*p = (struct parsed){a, b, NULL, 0, SC_FLOAT};
+	if (measure(a, t, s.path, b->path, in, &s.count, p, e))
 		return -1;
 	if (s.count == 0)
 		return 0; /* PGM: the count keeps its value */
@@ -251,21 +265,37 @@ static int size_image(const struct fm_arg *a, const struct exe_bind *b, struct s
 	return record(&w, first, nfirst, used, e) || record(&h, first, nfirst, used, e) ? -1 : 0;
 }
 
+/* As the planner will see it: a stream's type may be a parameter. */
+static void planner_scope(const struct exe *exe, const struct scope *caller,
+                          const struct params *args, struct scope *sc)
+{
+	scope_init(sc);
+	scope_push(sc, args);
+	scope_push(sc, &exe->params);
+	if (caller)
+		scope_append(sc, caller);
+	scope_push(sc, &exe->fm->params);
+}
+
+int datalen_type(const struct exe *exe, const struct scope *caller, const struct params *args,
+                 const struct fm_arg *a, struct cs_type *t, struct cs_err *e)
+{
+	struct scope sc;
+
+	planner_scope(exe, caller, args, &sc);
+	return fm_arg_type(exe->fm, a, &sc, t, e);
+}
+
 static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
                     volatile sig_atomic_t *interrupted, const struct params *args, FILE **spool,
                     const struct fm_arg **endless, struct sized *first, size_t *used,
-                    struct cs_err *e)
+                    struct parsed *kept, struct cs_err *e)
 {
 	bool over = false;
 	const struct flowmodel *fm = exe->fm;
-	struct scope sc; /* as the planner will see it: a stream's type may be a parameter */
+	struct scope sc;
 
-	scope_init(&sc);
-	scope_push(&sc, args);
-	scope_push(&sc, &exe->params);
-	if (caller)
-		scope_append(&sc, caller);
-	scope_push(&sc, &fm->params);
+	planner_scope(exe, caller, args, &sc);
 
 	for (size_t i = 0; i < fm->nargs; i++) {
 		const struct fm_arg *a = &fm->args[i];
@@ -294,28 +324,134 @@ static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
 			err_clear(e);
 			continue;
 		}
-		if (size_from(a, &t, b, *spool, first, 2 * fm->nargs, used, e))
+		if (size_from(a, &t, b, *spool, first, 2 * fm->nargs, used, &kept[i], e))
 			return -1;
 	}
 	return 0;
 }
 
+/* Streams that read standard input: the job reads raw values from it only when one does (two
+ * are the job's error, which it must still see). */
+static size_t stdin_readers(const struct exe *exe)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < exe->nbinds; i++)
+		n += arg_is_read(exe->binds[i].kind) && exe->binds[i].how == BIND_FILE &&
+		     path_is_stdio(exe->binds[i].path);
+	return n;
+}
+
+static int write_values(FILE *f, const struct parsed *p)
+{
+	size_t bytes = p->n * scalar_size(p->s);
+
+	return fwrite(p->values, 1, bytes, f) == bytes && fflush(f) == 0 ? 0 : -1;
+}
+
+/* Standard input's values, raw, in a new spool that replaces the copy of its text; 0 when
+ * they cannot be written there (a full disk): the job parses the text. */
+static int keep_stdin(FILE **spool, const struct parsed *p)
+{
+	struct cs_err ignored;
+	FILE *t = datalen_temp(&ignored);
+
+	if (!t)
+		return 0;
+	if (write_values(t, p) != 0 || datalen_rewind(t, &ignored) != 0) {
+		fclose(t);
+		return 0;
+	}
+	fclose(*spool);
+	*spool = t;
+	return 1;
+}
+
+/* A named temporary .raw file (the job may run in another process, which opens it by name),
+ * tracked in *slot so that a carsh stopped by a signal removes it; NULL when it cannot be
+ * written (an unwritable $TMPDIR, a full disk): the job parses the file. */
+static char *keep_file(const struct parsed *p, int *slot)
+{
+	const char *dir = getenv("TMPDIR");
+	struct strbuf path = STRBUF_INIT;
+	FILE *f = NULL;
+	int fd, rc = -1;
+
+	sb_addf(&path, "%s/carsh-values-XXXXXX.raw", dir && dir[0] ? dir : "/tmp");
+	fd = mkostemps(path.s, 4, O_CLOEXEC);
+	if (fd >= 0 && !(f = fdopen(fd, "w")))
+		close(fd);
+	if (f) {
+		rc = write_values(f, p);
+		if (fclose(f) != 0)
+			rc = -1;
+	}
+	if (rc == 0) {
+		*slot = temp_track(path.s);
+		return sb_detach(&path);
+	}
+	if (fd >= 0)
+		unlink(path.s);
+	sb_free(&path);
+	return NULL;
+}
+
+static void keep_add(struct datalen_keep *k, const char *stream, char *path, int slot)
+{
+	k->v = xrealloc(k->v, (k->n + 1) * sizeof(*k->v));
+	k->v[k->n++] = (struct datalen_kept){xstrdup(stream), path, !path_is_stdio(path), slot};
+}
+
+/* Hand each counted CSV input's values to the job (an Input only: an InOut's file is
+ * written back by its name). Where they cannot be kept the job reads the data as before. */
+static void keep_all(const struct exe *exe, struct parsed *p, size_t np, FILE **spool,
+                     struct datalen_keep *k)
+{
+	for (size_t i = 0; i < np; i++) {
+		char *path;
+		int slot = -1;
+
+		if (!p[i].values || p[i].a->kind != ARG_INPUT)
+			continue;
+		if (!path_is_stdio(p[i].b->path))
+			path = keep_file(&p[i], &slot);
+		else if (*spool && stdin_readers(exe) == 1 && keep_stdin(spool, &p[i]))
+			path = xstrdup("-:raw");
+		else
+			continue;
+		if (path)
+			keep_add(k, p[i].a->name, path, slot);
+	}
+}
+
+void datalen_keep_free(struct datalen_keep *k)
+{
+	for (size_t i = 0; i < k->n; i++) {
+		if (k->v[i].temp)
+			unlink(k->v[i].path);
+		if (k->v[i].slot >= 0)
+			temp_untrack(k->v[i].slot);
+		free(k->v[i].stream);
+		free(k->v[i].path);
+	}
+	free(k->v);
+	*k = (struct datalen_keep){NULL, 0};
+}
+
 int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, struct params *args,
                   volatile sig_atomic_t *interrupted, FILE **spool, const struct fm_arg **endless,
-                  struct cs_err *e)
+                  struct datalen_keep *keep, struct cs_err *e)
 {
+	size_t np = exe->fm->nargs;
 	/* an image sizes two parameters */
-	struct sized *first = xcalloc(2 * exe->fm->nargs + 1, sizeof(*first));
+	struct sized *first = xcalloc(2 * np + 1, sizeof(*first));
+	struct parsed *kept = xcalloc(np + 1, sizeof(*kept));
 	size_t used = 0;
 	int rc;
 
 	*spool = NULL;
 	*endless = NULL;
-	rc = size_all(exe, caller, in, interrupted, args, spool, endless, first, &used, e);
-	if (rc == 2) {
-		free(first);
-		return 2;
-	}
+	rc = size_all(exe, caller, in, interrupted, args, spool, endless, first, &used, kept, e);
 	for (size_t i = 0; rc == 0 && i < used; i++) {
 		char num[32], origin[200];
 
@@ -323,12 +459,21 @@ int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, s
 		snprintf(origin, sizeof(origin), "the length of stream '%s'", first[i].stream);
 		params_set(args, first[i].param, num, origin);
 	}
+	if (rc == 0 && keep)
+		keep_all(exe, kept, np, spool, keep);
+	for (size_t i = 0; i < np; i++)
+		free(kept[i].values);
+	free(kept);
 	free(first);
+	if (rc == 2)
+		return 2;
 	if (rc == 0 && *spool && datalen_rewind(*spool, e))
 		rc = -1;
 	if (rc && *spool) {
 		fclose(*spool);
 		*spool = NULL;
 	}
+	if (rc && keep)
+		datalen_keep_free(keep);
 	return rc;
 }

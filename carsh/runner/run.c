@@ -223,9 +223,25 @@ static int run_placed(struct run_ctx *c, struct job_plan *jp, bool kept, const c
 	return 0;
 }
 
-/* reusable: exe is the file cache's, so its address names its content (plancache.h). */
+/* Streams whose values the shell already parsed to count them read those instead
+ * (runner/datalen.h). The plan cache keeps only plans bound to virtual buffers, so a plan
+ * that reads a file is the job's own and may be changed. */
+static void read_kept(struct job_plan *jp, const struct datalen_keep *keep)
+{
+	for (size_t k = 0; keep && k < keep->n; k++)
+		for (size_t i = 0; i < jp->kp.nargs; i++)
+			if (jp->binds[i].how == BIND_FILE &&
+			    strcmp(jp->kp.args[i].name, keep->v[k].stream) == 0) {
+				free(jp->binds[i].path);
+				jp->binds[i].path = xstrdup(keep->v[k].path);
+			}
+}
+
+/* reusable: exe is the file cache's, so its address names its content (plancache.h). keep:
+ * values already parsed (NULL: none). */
 static int plan_and_run(struct run_ctx *c, const struct exe *exe, const struct params *args,
-                        const char *label, bool cached, bool reusable, struct cs_err *e)
+                        const char *label, bool cached, bool reusable,
+                        const struct datalen_keep *keep, struct cs_err *e)
 {
 	struct scope scope;
 	struct job_plan *jp;
@@ -244,6 +260,8 @@ static int plan_and_run(struct run_ctx *c, const struct exe *exe, const struct p
 	} else if (plan_exe(exe, &env, &jp, e)) {
 		return 1;
 	}
+	if (!kept)
+		read_kept(jp, keep);
 	if (c->s->replicas)
 		return run_placed(c, jp, kept, label, e);
 	return run_plan(c, jp, kept, label, "", e);
@@ -252,7 +270,7 @@ static int plan_and_run(struct run_ctx *c, const struct exe *exe, const struct p
 int run_exe(struct run_ctx *c, const struct exe *exe, const struct params *args, const char *label,
             struct cs_err *e)
 {
-	return plan_and_run(c, exe, args, label, false, false, e);
+	return plan_and_run(c, exe, args, label, false, false, NULL, e);
 }
 
 int exe_load(const char *path, const char *root, int n, char **words, struct loaded_exe *out,
@@ -284,6 +302,7 @@ struct chunk_job {
 	struct run_ctx *c;
 	struct loaded_exe *l;
 	const char *path;
+	struct datalen_keep raw; /* the stream cut reads the chunk's values */
 };
 
 static int chunk_job(void *arg, FILE *in, struct cs_err *e)
@@ -293,7 +312,7 @@ static int chunk_job(void *arg, FILE *in, struct cs_err *e)
 	int rc;
 
 	j->c->in = in;
-	rc = plan_and_run(j->c, j->l->exe, &j->l->args, j->path, true, !j->l->wrap, e);
+	rc = plan_and_run(j->c, j->l->exe, &j->l->args, j->path, true, !j->l->wrap, &j->raw, e);
 	j->c->in = saved;
 	return rc;
 }
@@ -302,9 +321,11 @@ static int chunk_job(void *arg, FILE *in, struct cs_err *e)
 static int run_chunks(struct run_ctx *c, struct loaded_exe *l, const char *path,
                       const struct fm_arg *endless, FILE *head, struct cs_err *e)
 {
-	struct chunk_job j = {c, l, path};
+	/* Only read (read_kept), never freed. */
+	struct datalen_kept raw = {(char *)endless->name, (char *)"-:raw", false, -1};
+	struct chunk_job j = {c, l, path, {&raw, 1}};
+	struct cs_type t;
 	char why[300];
-
 	int rc;
 
 	if (c->background)
@@ -317,7 +338,11 @@ static int run_chunks(struct run_ctx *c, struct loaded_exe *l, const char *path,
 		        path, endless->name, why, endless->count);
 		return 1;
 	}
-	rc = datachunk_run(endless, head, c->in, &l->args, chunk_job, &j, e);
+	if (datalen_type(l->exe, c->caller, &l->args, endless, &t, e)) {
+		err_prefix(e, "%s: ", path);
+		return 1;
+	}
+	rc = datachunk_run(endless, &t, head, c->in, &l->args, c->interrupted, chunk_job, &j, e);
 	if (rc < 0)
 		err_prefix(e, "%s: ", path);
 	return rc < 0 ? 1 : rc;
@@ -329,6 +354,7 @@ static int run_executable(struct run_ctx *c, const char *path, const char *root,
 {
 	struct loaded_exe l;
 	const struct fm_arg *endless;
+	struct datalen_keep keep = {NULL, 0};
 	FILE *in = c->in, *spool;
 	int rc;
 
@@ -336,12 +362,14 @@ static int run_executable(struct run_ctx *c, const char *path, const char *root,
 		return 1;
 	/* A background job takes no length from its data: counting reads the input now, in the
 	 * shell (a FIFO would hold the prompt), ahead of the hazard claims that order the job
-	 * after those writing its files. */
+	 * after those writing its files. Under MPI the job may run on another rank, which has not
+	 * the values kept here: it parses its data itself. */
 	spool = NULL;
 	endless = NULL;
-	rc = c->background || c->detached ? 0
-	                                  : datalen_apply(l.exe, c->caller, c->in, &l.args,
-	                                                  c->interrupted, &spool, &endless, e);
+	rc = c->background || c->detached
+	             ? 0
+	             : datalen_apply(l.exe, c->caller, c->in, &l.args, c->interrupted, &spool,
+	                             &endless, c->s->replicas ? NULL : &keep, e);
 	if (rc == 2)
 		rc = run_chunks(c, &l, path, endless, spool, e);
 	else if (rc)
@@ -349,9 +377,10 @@ static int run_executable(struct run_ctx *c, const char *path, const char *root,
 	else {
 		if (spool)
 			c->in = spool;
-		rc = plan_and_run(c, l.exe, &l.args, path, true, !l.wrap, e);
+		rc = plan_and_run(c, l.exe, &l.args, path, true, !l.wrap, &keep, e);
 		c->in = in;
 	}
+	datalen_keep_free(&keep);
 	if (spool)
 		fclose(spool);
 	exe_loaded_free(&l);

@@ -66,6 +66,37 @@ if process_executor; then
 	stopped_write INT job
 fi
 
+# ---- the values kept from counting an input ----
+# A CSV input counted (no N) hands its values to the job in a temporary file of $TMPDIR; a
+# carsh stopped while the job runs removes it. The job writes to a FIFO nobody reads, so it
+# waits there, its values file in place, until the signal.
+has_values() {
+	ls values.tmp/carsh-values-*.raw >/dev/null 2>&1
+}
+stopped_with_values() {
+	local sig="$1" pid what="SIG$1 to the master while the job reads the values it was handed"
+	rm -rf values.tmp out.fifo
+	mkdir values.tmp
+	mkfifo out.fifo
+	seq 1 1000 >in1000.csv
+	TMPDIR="$T/values.tmp" "$CARSH" run "$SINK" x=in1000.csv y=out.fifo >/dev/null 2>values.err &
+	pid=$!
+	if ! wait_until "$what: the values file" has_values; then
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid"
+		return
+	fi
+	kill -"$sig" "$pid"
+	wait "$pid"
+	if has_values; then
+		fail "$what: left $(ls values.tmp)"
+	else
+		pass "$what: no values file left"
+	fi
+}
+stopped_with_values TERM
+stopped_with_values INT
+
 # ---- write-protected files ----
 # as_user COMMAND...: run as a user that permissions apply to; as root, as 'nobody'.
 as_user() {

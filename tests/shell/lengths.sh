@@ -116,6 +116,57 @@ printf '1\n2\nabc\n' >bad.csv
 exact_err 1 "carsh: $SCALE: stream 'x': bad.csv:3:1: 'abc' is not a number" \
 	"$CARSH" run "$SCALE" x=bad.csv y=-
 
+# The values parsed to count an input are the job's (it does not parse the text again): the
+# output is that of the same run given N, from standard input and from a file, and in the
+# stream's resolved type (T=double keeps 16777217, which a float would round to 16777216).
+awk 'BEGIN { for (i = 1; i <= 20000; i++) printf "%.7g\n", (i * 7919 % 10007) / 37.0 - 100 }' >mixed.csv
+expect 0 "" sh -c "\"$CARSH\" run \"$SCALE\" x=- y=- N=20000 <mixed.csv"
+cp "$OUT" with_n
+expect 0 "" sh -c "\"$CARSH\" run \"$SCALE\" x=- y=- <mixed.csv"
+same_file "$OUT" with_n "standard input without N: the output of the run with N=20000"
+expect 0 "" "$CARSH" run "$SCALE" x=mixed.csv y=-
+same_file "$OUT" with_n "a file without N: the output of the run with N=20000"
+expect 0 "" env TMPDIR="$T/none" "$CARSH" run "$SCALE" x=mixed.csv y=-
+same_file "$OUT" with_n "no \$TMPDIR to keep the values in: the job parses the file"
+cat >typed.xml <<'XML'
+<FlowModel name="typed">
+  <Param name="N" value="8"/>
+  <Param name="T" value="float"/>
+  <Program>
+    <Source>__kernel void k(__global const T *x, __global T *y) {
+      size_t i = get_global_id(0); y[i] = x[i] * 2; }</Source>
+    <Kernel name="k"/>
+    <BuildOptions>-DT=${T}</BuildOptions>
+  </Program>
+  <WorkSize global="N"/>
+  <Arguments>
+    <Input  name="x" type="${T}" count="N"/>
+    <Output name="y" type="${T}" count="N"/>
+  </Arguments>
+</FlowModel>
+XML
+printf '16777217\n-3\n' >odd.csv
+printf '33554434\n-6\n' >want
+expect 0 "" sh -c "\"$CARSH\" run typed.xml T=double x=- y=- <odd.csv"
+same_file "$OUT" want "T=double: the kept values are doubles"
+printf '33554432\n-6\n' >want
+expect 0 "" "$CARSH" run typed.xml x=odd.csv y=-
+same_file "$OUT" want "T=float: the kept values are floats"
+# A file counted is opened once, by the count (the job reads the values kept): strace sees
+# every process of a carsh without a server.
+if command -v strace >/dev/null 2>&1 && strace -o /dev/null true 2>/dev/null; then
+	expect 0 "" env CARSH_SERVER=off strace -f -e trace=openat,open -o trace \
+		"$CARSH" run "$SCALE" x=mixed.csv y=-
+	same_file "$OUT" with_n "under strace, the same output"
+	grep -c '"mixed.csv"' trace >got
+	echo 1 >want
+	same_file got want "mixed.csv is opened once"
+fi
+# A bad value on standard input keeps its line and field.
+printf '1\n2\n3,x\n' >bad2.csv
+exact_err 1 "carsh: $SCALE: stream 'x': <stdin>:3:2: 'x' is not a number" \
+	sh -c "\"$CARSH\" run \"$SCALE\" x=- y=- <bad2.csv"
+
 # Streams of any length: past CARSH_COUNT_MAX bytes, a map-like flow-model runs in chunks of
 # whole lines of at most CARSH_CHUNK_BYTES bytes (here 5000 values in about 40 chunks).
 seq 1 5000 >long.csv
@@ -128,6 +179,44 @@ exact_err 1 "carsh: $SCALE: stream 'x': <stdin>: longer than CARSH_COUNT_MAX byt
 	sh -c "CARSH_COUNT_MAX=1000 \"$CARSH\" run \"$SCALE\" x=- y=y.csv <long.csv"
 exact_err 1 "carsh: $VADD: stream 'a': <stdin>: longer than CARSH_COUNT_MAX bytes, and it cannot run in chunks: stream 'b' is read from b.csv, which is not cut with standard input; give the count (N=...)" \
 	sh -c "CARSH_COUNT_MAX=1000 \"$CARSH\" run \"$VADD\" a=- b=b.csv c=- <long.csv"
+# A feed that pauses (tail -f) is run chunk by chunk as it comes: the first part's results
+# arrive while the writer still holds the pipe open, before the second part is written.
+# (timeout only ends a carsh that never answers, so that a failure cannot hang the test.)
+mkfifo feed.fifo results.fifo
+CARSH_COUNT_MAX=1 timeout 60 "$CARSH" run "$SCALE" x=- y=- <feed.fifo >results.fifo 2>feed.err &
+feeder=$!
+exec 3>feed.fifo 4<results.fifo
+printf '1\n2.5\n3\n' >&3
+read -r r1 <&4
+read -r r2 <&4
+read -r r3 <&4
+printf '%s %s %s\n' "$r1" "$r2" "$r3" >got
+echo '2 5 6' >want
+same_file got want "the first part of a paused feed, before the second is written"
+printf '4\n-5\n' >&3
+exec 3>&-
+cat <&4 >got
+exec 4<&-
+printf '8\n-10\n' >want
+same_file got want "the second part, once written"
+wait "$feeder"
+echo "$?" >got
+echo 0 >want
+same_file got want "the feed ends with the input: status 0 ($(cat feed.err))"
+
+# A bad value in a later chunk is named by its line in the whole input (4000 is in about the
+# 23rd chunk of 600 bytes).
+seq 1 5000 | sed '4000s/.*/7,abc/' >bad4000.csv
+exact_err 1 "carsh: $SCALE: stream 'x': <stdin>:4000:2: 'abc' is not a number" \
+	sh -c "CARSH_COUNT_MAX=1000 CARSH_CHUNK_BYTES=600 \"$CARSH\" run \"$SCALE\" x=- y=- <bad4000.csv"
+# Each chunk sets N to its own length: a flow-model that computes a value from N (a Constant,
+# its build options) would give each chunk another one, so it does not run in chunks.
+cp "$DATA/errors/chunk_const.xml" inv.xml
+exact_err 1 "carsh: inv.xml: stream 'x': <stdin>: longer than CARSH_COUNT_MAX bytes, and it cannot run in chunks: Constant 'h' is computed from N ('1.0/N'); give the count (N=...)" \
+	sh -c "CARSH_COUNT_MAX=1000 \"$CARSH\" run inv.xml x=- y=- <long.csv"
+sed -e 's|value="1.0/N"|value="0.5"|' -e 's|<Kernel name="k"/>|<Kernel name="k"/><BuildOptions>-DLEN=${N}</BuildOptions>|' inv.xml >opts.xml
+exact_err 1 "carsh: opts.xml: stream 'x': <stdin>: longer than CARSH_COUNT_MAX bytes, and it cannot run in chunks: its build options use \${N}; give the count (N=...)" \
+	sh -c "CARSH_COUNT_MAX=1000 \"$CARSH\" run opts.xml x=- y=- <long.csv"
 seq 1 300 | tr '\n' ',' >oneline.csv
 exact_err 1 "carsh: $SCALE: stream 'x': <stdin>: a line longer than 600 bytes (CARSH_CHUNK_BYTES)" \
 	sh -c "CARSH_COUNT_MAX=100 CARSH_CHUNK_BYTES=600 \"$CARSH\" run \"$SCALE\" x=- y=- <oneline.csv"

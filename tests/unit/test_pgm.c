@@ -341,6 +341,51 @@ START_TEST(test_pgm_write_rounds_clamps_and_zeroes_nan)
 }
 END_TEST
 
+/* The byte of a float as docs/formats.md says, computed in double: nearest, halves up, 0..255,
+ * NaN 0. */
+static unsigned char ref_byte(float f)
+{
+	double v = f;
+
+	if (isnan(v) || v <= 0)
+		return 0;
+	return v >= 255 ? 255 : (unsigned char)floor(v + 0.5);
+}
+
+/* Floats across the whole range of bit patterns (and those next to every half), enough of
+ * them that the conversion's blocked loop runs, not only its remainder. */
+START_TEST(test_pgm_write_floats_of_every_kind)
+{
+	enum { N = 200003 };
+	float *v = malloc(N * sizeof(*v));
+	unsigned char *want = malloc(N);
+	size_t len, head;
+	unsigned char *got;
+	struct cs_err e;
+
+	for (uint32_t i = 0; i < N; i++) {
+		uint32_t bits = i * 21473u + (i >> 3) * 2654435761u;
+
+		if (i % 3 == 0)
+			v[i] = nextafterf((float)(i / 3 % 512) / 2, i % 2 ? 1000.0f : -1.0f);
+		else
+			memcpy(&v[i], &bits, sizeof(bits));
+		want[i] = ref_byte(v[i]);
+	}
+	ck_assert_int_eq(pgm_write(at("f.pgm"), SC_FLOAT, v, N, 1, &e), 0);
+	got = slurp(at("f.pgm"), &len);
+	head = strlen("P5\n1 200003\n255\n");
+	ck_assert_uint_eq(len, head + N);
+	for (size_t i = 0; i < N; i++)
+		if (got[head + i] != want[i])
+			ck_abort_msg("value %zu (%a): byte %u, expected %u", i, (double)v[i],
+			             got[head + i], want[i]);
+	free(got);
+	free(want);
+	free(v);
+}
+END_TEST
+
 START_TEST(test_pgm_write_integer_kinds)
 {
 	const int iv[3] = {-1, 7, 1000};
@@ -582,6 +627,7 @@ static Suite *suite_pgm(void)
 	tcase_add_test(tc, test_pgm_write_then_read_round_trip);
 	tcase_add_test(tc, test_pgm_large_rasters_over_cores);
 	tcase_add_test(tc, test_pgm_bad_image_leaves_dst_untouched);
+	tcase_add_test(tc, test_pgm_write_floats_of_every_kind);
 	tcase_add_test(tc, test_pgm_write_needs_whole_rows);
 	tcase_add_test(tc, test_pgm_write_failure_leaves_the_old_file);
 	tcase_add_test(tc, test_pgm_write_keeps_permissions_and_follows_links);
