@@ -10,8 +10,8 @@
 # is measured twice: /usr/bin/time's maximum resident set of the carsh and each process it
 # waited for (the largest one), and the largest sum of the resident sets of carsh and all
 # its descendants, read from /proc every 0.1 s. CARSH_SERVER=off keeps the job processes
-# carsh's own children (a server's workers are not), and CARSH_COUNT_MAX makes a stream
-# longer than 16 MiB run in chunks instead of being counted whole first.
+# carsh's own children (a server's workers are not); past 64 MiB (four chunks) the stream runs
+# in chunks by default.
 #
 #   bench/stream.sh [VALUES]      ($CARSH names the carsh, default the build's;
 #                                  EXECS="process thread" the executors run)
@@ -56,7 +56,7 @@ for ex in $execs; do
 	[ "$ex" = thread ] && flag=-T
 	rm -f got.md5 time.txt
 	t0=$(now_ms)
-	feed | CARSH_SERVER=off CARSH_COUNT_MAX=16777216 /usr/bin/time -v -o time.txt \
+	feed | CARSH_SERVER=off /usr/bin/time -v -o time.txt \
 		"$carsh" $flag run "$top/flowmodels/scale.xml" x=- y=- | md5sum | cut -d' ' -f1 >got.md5 &
 	job=$!
 	# The carsh under /usr/bin/time, once it started.

@@ -147,6 +147,11 @@ static size_t chunk_bytes(void)
 	return errno || *end || n == 0 || n > SIZE_MAX / 2 ? (size_t)16 << 20 : (size_t)n;
 }
 
+unsigned long long datachunk_start_bytes(void)
+{
+	return 4ULL * chunk_bytes();
+}
+
 /* A chunk's values, raw, in a temporary file: while the job runs over one, the reader
  * thread reads and parses the next into the other. */
 enum slot_state { SLOT_FREE, SLOT_READY, SLOT_END, SLOT_FAILED };

@@ -19,6 +19,10 @@
  * why ("stream 'y' has count 'N*2', not the work size 'N'"). */
 int datachunk_why_not(const struct exe *exe, const struct fm_arg *endless, char *why, size_t len);
 
+/* Where counting standard input gives way to chunks: four chunks (CARSH_CHUNK_BYTES × 4, 64
+ * MiB by default), so that one job serves what fits and a longer input keeps its memory. */
+unsigned long long datachunk_start_bytes(void);
+
 /* One chunk's job, its count already in the parameters: `in` holds the chunk's values, raw
  * in the stream's type (the job reads its stream from "-:raw"). */
 typedef int (*chunk_fn)(void *arg, FILE *in, struct cs_err *e);

@@ -125,12 +125,15 @@ ssize_t datalen_read_ready(FILE *in, char *buf, size_t len)
 }
 
 /* Copies stdin into t until its end, waiting in slices so that Ctrl-C is seen: 0, or -1 with
- * e ("interrupted", a read or a write error), *have the bytes copied (past limit: stops). */
-static int copy_input(FILE *in, FILE *t, unsigned long long limit, unsigned long long *have,
-                      volatile sig_atomic_t *interrupted, struct cs_err *e)
+ * e ("interrupted", a read or a write error), *have the bytes copied (past limit: stops). With
+ * cut, a pause after a whole line also stops it (*paused). */
+static int copy_input(FILE *in, FILE *t, unsigned long long limit, bool cut,
+                      unsigned long long *have, bool *paused, volatile sig_atomic_t *interrupted,
+                      struct cs_err *e)
 {
 	enum { CHUNK = 1 << 20 };
 	char *buf = xmalloc(CHUNK);
+	bool whole = false; /* the last byte copied ends a line */
 	int rc = 0;
 
 	while (*have <= limit) {
@@ -141,6 +144,7 @@ static int copy_input(FILE *in, FILE *t, unsigned long long limit, unsigned long
 			break;
 		if (n > 0 && fwrite(buf, 1, (size_t)n, t) == (size_t)n) {
 			*have += (unsigned long long)n;
+			whole = buf[n - 1] == '\n';
 			continue;
 		}
 		if (n > 0 || n == -2) {
@@ -152,25 +156,33 @@ static int copy_input(FILE *in, FILE *t, unsigned long long limit, unsigned long
 			rc = err_set(e, "<stdin>: interrupted while counting its values");
 			break;
 		}
-		(void)poll(&p, 1, 100);
+		if (poll(&p, 1, 100) == 0 && cut && whole) {
+			*paused = true;
+			break;
+		}
 	}
 	free(buf);
 	return rc;
 }
 
-/* Standard input, copied whole into an unlinked temporary file, rewound. */
-static FILE *spool_input(FILE *in, volatile sig_atomic_t *interrupted, bool *over, struct cs_err *e)
+/* Standard input, copied whole into an unlinked temporary file, rewound. chunk: where it
+ * may give way to chunks (0: never). */
+static FILE *spool_input(FILE *in, volatile sig_atomic_t *interrupted, unsigned long long chunk,
+                         bool *over, struct cs_err *e)
 {
 	unsigned long long limit = copy_limit(), have = 0;
+	bool paused = false;
 	FILE *t = datalen_temp(e);
 
 	if (!t)
 		return NULL;
-	if (copy_input(in, t, limit, &have, interrupted, e)) {
+	if (chunk && chunk < limit)
+		limit = chunk;
+	if (copy_input(in, t, limit, chunk != 0, &have, &paused, interrupted, e)) {
 		fclose(t);
 		return NULL;
 	}
-	*over = have > limit;
+	*over = have > limit || paused;
 	if (*over)
 		err_set(e,
 		        "<stdin>: more than %llu bytes to count (CARSH_COUNT_MAX); give the count "
@@ -289,7 +301,7 @@ int datalen_type(const struct exe *exe, const struct scope *caller, const struct
 static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
                     volatile sig_atomic_t *interrupted, const struct params *args, FILE **spool,
                     const struct fm_arg **endless, struct sized *first, size_t *used,
-                    struct parsed *kept, struct cs_err *e)
+                    struct parsed *kept, datalen_chunk_from chunk_from, struct cs_err *e)
 {
 	bool over = false;
 	const struct flowmodel *fm = exe->fm;
@@ -312,7 +324,8 @@ static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
 		    !is_unset(exe, caller, args, a->count))
 			continue;
 		if (path_is_stdio(b->path) && !*spool &&
-		    !(*spool = spool_input(in, interrupted, &over, e)))
+		    !(*spool = spool_input(in, interrupted, chunk_from ? chunk_from(exe, a) : 0,
+		                           &over, e)))
 			return err_prefix(e, "stream '%s': ", a->name);
 		if (over) {
 			*endless = a;
@@ -440,7 +453,7 @@ void datalen_keep_free(struct datalen_keep *k)
 
 int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, struct params *args,
                   volatile sig_atomic_t *interrupted, FILE **spool, const struct fm_arg **endless,
-                  struct datalen_keep *keep, struct cs_err *e)
+                  struct datalen_keep *keep, datalen_chunk_from chunk_from, struct cs_err *e)
 {
 	size_t np = exe->fm->nargs;
 	/* an image sizes two parameters */
@@ -451,7 +464,8 @@ int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, s
 
 	*spool = NULL;
 	*endless = NULL;
-	rc = size_all(exe, caller, in, interrupted, args, spool, endless, first, &used, kept, e);
+	rc = size_all(exe, caller, in, interrupted, args, spool, endless, first, &used, kept,
+	              chunk_from, e);
 	for (size_t i = 0; rc == 0 && i < used; i++) {
 		char num[32], origin[200];
 

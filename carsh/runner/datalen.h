@@ -34,19 +34,26 @@ struct datalen_keep {
 
 void datalen_keep_free(struct datalen_keep *k);
 
+/* Where counting standard input for stream a of exe gives way to running in chunks: 0 when
+ * exe cannot run in chunks (the copy goes on to CARSH_COUNT_MAX), else a size in bytes. A
+ * copy that reaches it, or finds the input pausing with whole lines read (a `tail -f` feed,
+ * a terminal), ends as one past CARSH_COUNT_MAX does (2 below). The caller knows how chunks
+ * run (runner/datachunk.h); NULL: never. */
+typedef unsigned long long (*datalen_chunk_from)(const struct exe *exe, const struct fm_arg *a);
+
 /* Set in args each parameter a stream's data sizes. Standard input, when it must be counted,
  * is first copied whole into a temporary file: *spool is then that file, rewound, which the
  * job reads in place of `in` (the caller closes it), else NULL. caller: the weaker
  * parameters (shell variables), or NULL. Errors (-1): a reader's, or two streams of
  * different lengths for one parameter, both named. 2 when standard input is longer than
- * CARSH_COUNT_MAX bytes (e says so): *endless is the stream that reads it, *spool holds its
+ * CARSH_COUNT_MAX bytes (e says so) or is to run in chunks (chunk_from): *endless is the stream that reads it, *spool holds its
  * first bytes, rewound, and `in` the rest (runner/datachunk.h runs it in chunks). While
  * standard input is copied, *interrupted (Ctrl-C; may be NULL) stops it: -1, "interrupted".
  * keep (zeroed by the caller; NULL: nothing kept) receives the Input streams whose values
  * were parsed to count them (see above); the caller frees it after the job. */
 int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, struct params *args,
                   volatile sig_atomic_t *interrupted, FILE **spool, const struct fm_arg **endless,
-                  struct datalen_keep *keep, struct cs_err *e);
+                  struct datalen_keep *keep, datalen_chunk_from chunk_from, struct cs_err *e);
 
 /* The type of stream a of exe (a type="${T}" resolved) as the planner will see it with args
  * and the caller's parameters (NULL: none). */

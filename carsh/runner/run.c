@@ -348,6 +348,15 @@ static int run_chunks(struct run_ctx *c, struct loaded_exe *l, const char *path,
 	return rc < 0 ? 1 : rc;
 }
 
+/* runner/datalen.h's datalen_chunk_from: standard input gives way to chunks where they can
+ * run. */
+static unsigned long long chunk_from(const struct exe *exe, const struct fm_arg *a)
+{
+	char why[300];
+
+	return datachunk_why_not(exe, a, why, sizeof(why)) ? 0 : datachunk_start_bytes();
+}
+
 /* Files come from the file cache: a batch repeating a step parses it once. */
 static int run_executable(struct run_ctx *c, const char *path, const char *root, int n,
                           char **words, struct cs_err *e)
@@ -369,7 +378,8 @@ static int run_executable(struct run_ctx *c, const char *path, const char *root,
 	rc = c->background || c->detached
 	             ? 0
 	             : datalen_apply(l.exe, c->caller, c->in, &l.args, c->interrupted, &spool,
-	                             &endless, c->s->replicas ? NULL : &keep, e);
+	                             &endless, c->s->replicas ? NULL : &keep,
+	                             c->s->replicas ? NULL : chunk_from, e);
 	if (rc == 2)
 		rc = run_chunks(c, &l, path, endless, spool, e);
 	else if (rc)

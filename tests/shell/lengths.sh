@@ -179,11 +179,18 @@ exact_err 1 "carsh: $SCALE: stream 'x': <stdin>: longer than CARSH_COUNT_MAX byt
 	sh -c "CARSH_COUNT_MAX=1000 \"$CARSH\" run \"$SCALE\" x=- y=y.csv <long.csv"
 exact_err 1 "carsh: $VADD: stream 'a': <stdin>: longer than CARSH_COUNT_MAX bytes, and it cannot run in chunks: stream 'b' is read from b.csv, which is not cut with standard input; give the count (N=...)" \
 	sh -c "CARSH_COUNT_MAX=1000 \"$CARSH\" run \"$VADD\" a=- b=b.csv c=- <long.csv"
-# A feed that pauses (tail -f) is run chunk by chunk as it comes: the first part's results
-# arrive while the writer still holds the pipe open, before the second part is written.
-# (timeout only ends a carsh that never answers, so that a failure cannot hang the test.)
+# Without CARSH_COUNT_MAX, a flow-model that can run in chunks gives way to them past four
+# chunks of input; one that cannot counts its whole input as before.
+expect 0 "" sh -c "CARSH_CHUNK_BYTES=600 \"$CARSH\" run \"$SCALE\" x=- y=- <long.csv"
+same_file "$OUT" want "5000 values in chunks by default"
+expect 0 "" sh -c "CARSH_CHUNK_BYTES=600 \"$CARSH\" run \"$SCALE\" x=- y=y.csv <long.csv"
+same_file y.csv want "5000 values counted whole where chunks cannot run"
+# A feed that pauses (tail -f) is run chunk by chunk as it comes, by default: the first
+# part's results arrive while the writer still holds the pipe open, before the second part
+# is written. (timeout only ends a carsh that never answers, so that a failure cannot hang
+# the test.)
 mkfifo feed.fifo results.fifo
-CARSH_COUNT_MAX=1 timeout 60 "$CARSH" run "$SCALE" x=- y=- <feed.fifo >results.fifo 2>feed.err &
+timeout 60 "$CARSH" run "$SCALE" x=- y=- <feed.fifo >results.fifo 2>feed.err &
 feeder=$!
 exec 3>feed.fifo 4<results.fifo
 printf '1\n2.5\n3\n' >&3
