@@ -46,11 +46,11 @@ typedef unsigned long long (*datalen_chunk_from)(const struct exe *exe, const st
  * job reads in place of `in` (the caller closes it), else NULL. caller: the weaker
  * parameters (shell variables), or NULL. Errors (-1): a reader's, or two streams of
  * different lengths for one parameter, both named. 2 when standard input is longer than
- * CARSH_COUNT_MAX bytes (e says so) or is to run in chunks (chunk_from): *endless is the stream that reads it, *spool holds its
- * first bytes, rewound, and `in` the rest (runner/datachunk.h runs it in chunks). While
- * standard input is copied, *interrupted (Ctrl-C; may be NULL) stops it: -1, "interrupted".
- * keep (zeroed by the caller; NULL: nothing kept) receives the Input streams whose values
- * were parsed to count them (see above); the caller frees it after the job. */
+ * CARSH_COUNT_MAX bytes (e says so) or is to run in chunks (chunk_from): *endless is the stream
+ * that reads it, *spool holds its first bytes, rewound, and `in` the rest (runner/datachunk.h runs
+ * it in chunks). While standard input is copied, *interrupted (Ctrl-C; may be NULL) stops it: -1,
+ * "interrupted". keep (zeroed by the caller; NULL: nothing kept) receives the Input streams whose
+ * values were parsed to count them (see above); the caller frees it after the job. */
 int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, struct params *args,
                   volatile sig_atomic_t *interrupted, FILE **spool, const struct fm_arg **endless,
                   struct datalen_keep *keep, datalen_chunk_from chunk_from, struct cs_err *e);
