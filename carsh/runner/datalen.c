@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "data/datafile.h"
+#include "data/recfile.h"
 #include "util/alloc.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -181,11 +182,12 @@ static int disagree(const struct sized *a, const struct sized *b, struct cs_err 
 
 /* The count of one stream's data, in elements of its type t (a type="${T}" resolved);
  * 0 for a format not counted. */
-static int measure(const struct fm_arg *a, const struct cs_type *t, const char *shown,
-                   const char *path, FILE *in, size_t *count, struct cs_err *e)
+static int measure(const struct flowmodel *fm, const struct fm_arg *a, const struct cs_type *t,
+                   const char *shown, const char *path, FILE *in, size_t *count, struct cs_err *e)
 {
+	const struct cs_record *r = a->struct_name ? &fm->structs[a->struct_index].rec : NULL;
 	size_t n;
-	int rc = datafile_count(path, in, t->scalar, &n, e);
+	int rc = r ? recfile_count(path, in, r, &n, e) : datafile_count(path, in, t->scalar, &n, e);
 
 	*count = 0;
 	if (rc < 0)
@@ -193,7 +195,12 @@ static int measure(const struct fm_arg *a, const struct cs_type *t, const char *
 	if (rc > 0)
 		return 0;
 	if (n == 0)
-		return err_set(e, "stream '%s': %s holds no values", a->name, shown);
+		return err_set(e, "stream '%s': %s holds no %s", a->name, shown,
+		               r ? "records" : "values");
+	if (r) {
+		*count = n;
+		return 0;
+	}
 	if (n % t->width)
 		return err_set(e,
 		               "stream '%s': %s holds %zu values, not a whole number of %u-wide "
@@ -204,12 +211,13 @@ static int measure(const struct fm_arg *a, const struct cs_type *t, const char *
 }
 
 /* One stream: sizes its parameter, or checks it against the stream that did. */
-static int size_from(const struct fm_arg *a, const struct cs_type *t, const struct exe_bind *b,
-                     FILE *in, struct sized *first, size_t nfirst, size_t *used, struct cs_err *e)
+static int size_from(const struct flowmodel *fm, const struct fm_arg *a, const struct cs_type *t,
+                     const struct exe_bind *b, FILE *in, struct sized *first, size_t nfirst,
+                     size_t *used, struct cs_err *e)
 {
 	struct sized s = {a->count, a->name, path_is_stdio(b->path) ? "<stdin>" : b->path, 0};
 
-	if (measure(a, t, s.path, b->path, in, &s.count, e))
+	if (measure(fm, a, t, s.path, b->path, in, &s.count, e))
 		return -1;
 	if (s.count == 0)
 		return 0; /* PGM: the count keeps its value */
@@ -259,7 +267,7 @@ static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
 			err_clear(e);
 			continue;
 		}
-		if (size_from(a, &t, b, *spool, first, fm->nargs, used, e))
+		if (size_from(fm, a, &t, b, *spool, first, fm->nargs, used, e))
 			return -1;
 	}
 	return 0;

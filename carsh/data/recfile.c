@@ -1,0 +1,141 @@
+/* Struct streams by file format (data/recfile.h). */
+#include "data/recfile.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include "data/datafile.h"
+#include "data/reccsv.h"
+#include "util/alloc.h"
+#include "util/atomicfile.h"
+#include "util/path.h"
+
+static int record_format(const char *path, const struct cs_record *r, enum data_format *f,
+                         struct cs_err *e)
+{
+	if (datafile_format(path, f, e))
+		return -1;
+	if (*f == DF_CSV || *f == DF_RAW)
+		return 0;
+	return err_set(e,
+	               "%s: a stream of struct %s is read and written as CSV or raw (.raw, "
+	               ".bin), not as .%s",
+	               path, r->name, *f == DF_NPY ? "npy" : "pgm");
+}
+
+int recfile_format(const char *path, const struct cs_record *r, struct cs_err *e)
+{
+	enum data_format f;
+
+	return record_format(path, r, &f, e);
+}
+
+static int size_error(const struct cs_record *r, size_t n, struct cs_err *e)
+{
+	return err_set(e, "%zu records of struct %s (%zu bytes each) do not fit in memory", n,
+	               r->name, r->size);
+}
+
+int recfile_read(const char *path, FILE *in, const struct cs_record *r, void *dst, size_t n,
+                 struct cs_err *e)
+{
+	enum data_format f;
+	size_t bytes;
+	FILE *file;
+	int rc;
+
+	if (record_format(path, r, &f, e))
+		return -1;
+	if (size_mul(n, r->size, &bytes))
+		return size_error(r, n, e);
+	if (f == DF_RAW)
+		return datafile_read(path, in, SC_UCHAR, dst, bytes, e);
+	if (path_is_stdio(path))
+		return reccsv_read(in ? in : stdin, "<stdin>", r, dst, n, NULL, e);
+	file = fopen(path, "re");
+	if (!file)
+		return err_errno(e, "%s", path);
+	rc = reccsv_read(file, path, r, dst, n, NULL, e);
+	fclose(file);
+	return rc;
+}
+
+static int count_open(FILE *f, const char *name, enum data_format fmt, const struct cs_record *r,
+                      size_t *n, struct cs_err *e)
+{
+	struct stat st;
+	int rc;
+
+	if (fmt == DF_CSV) {
+		rc = reccsv_read(f, name, r, NULL, 0, n, e);
+		rewind(f);
+		return rc;
+	}
+	if (fstat(fileno(f), &st) != 0)
+		return err_errno(e, "%s", name);
+	if ((size_t)st.st_size % r->size)
+		return err_set(e,
+		               "%s: %lld bytes are not a whole number of struct %s records (%zu "
+		               "bytes each)",
+		               name, (long long)st.st_size, r->name, r->size);
+	*n = (size_t)st.st_size / r->size;
+	return 0;
+}
+
+int recfile_count(const char *path, FILE *in, const struct cs_record *r, size_t *n,
+                  struct cs_err *e)
+{
+	enum data_format fmt;
+	struct stat st;
+	FILE *f;
+	int rc;
+
+	*n = 0;
+	if (record_format(path, r, &fmt, e))
+		return -1;
+	if (path_is_stdio(path))
+		return count_open(in, "<stdin>", fmt, r, n, e);
+	f = fopen(path, "rbe");
+	if (!f)
+		return err_errno(e, "%s", path);
+	/* A pipe or a device read here would be empty for the job. */
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+		rc = 1;
+	else
+		rc = count_open(f, path, fmt, r, n, e);
+	fclose(f);
+	return rc;
+}
+
+struct rec_out {
+	const struct cs_record *r;
+	const void *src;
+	size_t n;
+};
+
+static int write_records(FILE *f, const char *name, void *arg, struct cs_err *e)
+{
+	const struct rec_out *o = arg;
+
+	if (reccsv_write(f, name, o->r, o->src, o->n, e))
+		return -1;
+	return file_flush(f, name, e);
+}
+
+int recfile_write(const char *path, FILE *out, const struct cs_record *r, const void *src, size_t n,
+                  struct cs_err *e)
+{
+	struct rec_out o = {r, src, n};
+	enum data_format f;
+	size_t bytes;
+
+	if (record_format(path, r, &f, e))
+		return -1;
+	if (size_mul(n, r->size, &bytes))
+		return size_error(r, n, e);
+	if (f == DF_RAW)
+		return datafile_write(path, out, SC_UCHAR, src, bytes, 1, e);
+	if (path_is_stdio(path))
+		return write_records(out ? out : stdout, "<stdout>", &o, e);
+	return atomic_write(path, write_records, &o, e);
+}
