@@ -1,0 +1,136 @@
+#!/bin/sh
+# Streams of structs (docs/formats.md, "Structs"): a stream of type="struct Rec" is laid out
+# as the device compiler lays it out (padding, a fixed array, an array of nested structs, a
+# vector), read and written as CSV (one record a line) or raw. The references are C's
+# (tests/tools/structref.c): the struct's sizeof and offsets as a C compiler lays it out,
+# raw files written and read with fwrite/fread, and the kernel's arithmetic.
+. "$TOP_SRCDIR/tests/shell/lib.sh"
+cd "$T" || exit 1
+SREF="$TOP_BUILDDIR/tests/tools/structref"
+cat >rec.xml <<'XML'
+<FlowModel name="rec">
+  <Param name="N" value="1"/>
+  <Struct name="Pt">
+    <Field name="lat" type="float"/>
+    <Field name="lng" type="float"/>
+  </Struct>
+  <Struct name="Rec">
+    <Field name="id" type="char"/>
+    <Field name="w"  type="double"/>
+    <Field name="h"  type="short" count="3"/>
+    <Field name="p"  type="struct Pt" count="2"/>
+    <Field name="v"  type="int2"/>
+  </Struct>
+  <Program>
+    <Source>#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+struct Pt { float lat, lng; };
+struct Rec { char id; double w; short h[3]; struct Pt p[2]; int2 v; };
+#define AT(f) ((long)((__global const char *)&amp;in[0].f - (__global const char *)in))
+__kernel void rec(__global const struct Rec *in, __global struct Rec *out, __global long *lay)
+{
+	int i = get_global_id(0);
+	out[i] = in[i];
+	out[i].id = in[i].id + 1;
+	out[i].w = in[i].w * 2;
+	out[i].h[2] = in[i].h[0] + in[i].h[1];
+	out[i].p[1].lng = in[i].p[0].lat + in[i].p[1].lat;
+	out[i].v.y = in[i].v.x * 10;
+	if (i == 0) {
+		lay[0] = sizeof(struct Rec);
+		lay[1] = AT(w); lay[2] = AT(h); lay[3] = AT(p); lay[4] = AT(v);
+	}
+}</Source>
+    <Kernel name="rec"/>
+  </Program>
+  <WorkSize global="N"/>
+  <Arguments>
+    <Input  name="in"  type="struct Rec" count="N"/>
+    <Output name="out" type="struct Rec" count="N"/>
+    <Output name="lay" type="long" count="5"/>
+  </Arguments>
+</FlowModel>
+XML
+cat >in.csv <<'CSV'
+1, 0.5, 1,2,0, 1.5,2.5, 3.5,4.5, 7,0
+-3 2.25 10 20 0 0 0 0 0 -1 0
+
+5,1000,-1,-2,0,0.25,0,0.5,0,100,0
+CSV
+"$SREF" kernel in.csv >want.csv
+"$SREF" layout >layout.csv
+
+# CSV in and out; N from the records (three lines with values; the blank one is skipped).
+expect 0 "" "$CARSH" run rec.xml in=in.csv out=out.csv lay=lay.csv
+same_file out.csv want.csv "every field where the kernel reads and writes it (C's arithmetic)"
+same_file lay.csv layout.csv "sizeof and offsets on the device are C's (48; 8 16 24 40)"
+# Raw: the bytes a C program writes with fwrite, and reads back.
+"$SREF" raw in.csv in.raw
+expect 0 "" "$CARSH" run rec.xml in=in.raw out=out.raw lay=discard
+[ "$(wc -c <out.raw)" -eq $((3 * 48)) ] && pass "a raw output holds 3 records of 48 bytes" ||
+	fail "out.raw has $(wc -c <out.raw) bytes"
+"$SREF" csv out.raw >got.csv
+same_file got.csv want.csv "raw in and out: the records as C reads them"
+# Standard input and output, in a pipe.
+"$CARSH" run rec.xml in=in.csv out=- lay=discard | "$CARSH" run rec.xml in=- out=- lay=discard >twice.csv
+"$SREF" kernel want.csv >want2.csv
+same_file twice.csv want2.csv "records through a pipe between two runs"
+# A fill: one value for every component, or one per component.
+expect 0 "" "$CARSH" run rec.xml N=1 in=fill:1 out=- lay=discard
+printf '2,2,1,1,2,1,1,1,2,1,10\n' >fill1.csv
+same_file "$OUT" fill1.csv "in=fill:1 fills every field's components"
+# A virtual buffer holds the records' bytes: uchar, count times the struct's size.
+cat >vb.sh <<'EOF'
+virtbuf create nb uchar 144
+virtbuf fill nb in.raw
+run rec.xml N=3 in=buffer:nb out=buffer:nb lay=discard
+virtbuf dump nb vb.raw
+EOF
+expect 0 "" "$CARSH" vb.sh
+"$SREF" csv vb.raw >vb.csv
+same_file vb.csv want.csv "a struct stream in and out of a uchar virtual buffer"
+expect 1 "carsh: command line: stream 'in': virtual buffer 'nb' holds 10 uchar, the stream needs 144 uchar" \
+	"$CARSH" -c 'virtbuf create nb uchar 10; run rec.xml N=3 in=buffer:nb out=discard lay=discard'
+
+# Errors: where, what, and the way out.
+printf '1,2\n' >short.csv
+expect 1 "carsh: rec.xml: stream 'in': short.csv:1: 2 values, struct Rec needs 11 a line (id, w, h, p[0].lat, p[0].lng, p[1].lat, p[1].lng, v)" \
+	"$CARSH" run rec.xml in=short.csv out=discard lay=discard
+sed '4s/0.5/x/' in.csv >bad.csv
+expect 1 "carsh: rec.xml: stream 'in': bad.csv:4:8: field 'p[1].lat' of struct Rec: 'x' is not a number" \
+	"$CARSH" run rec.xml in=bad.csv out=discard lay=discard
+sed '1s/^1,/1.5,/' in.csv >frac.csv
+expect 1 "carsh: rec.xml: stream 'in': frac.csv:1:1: field 'id' of struct Rec: '1.5' is not an integer" \
+	"$CARSH" run rec.xml in=frac.csv out=discard lay=discard
+expect 1 "carsh: rec.xml: stream 'in': in.csv: 3 records, expected 4 (struct Rec, one a line) (count=\"N\" with N=4; set N=3?)" \
+	"$CARSH" run rec.xml N=4 in=in.csv out=discard lay=discard
+head -c 100 in.raw >cut.raw
+expect 1 "carsh: rec.xml: stream 'in': cut.raw: 100 bytes are not a whole number of struct Rec records (48 bytes each)" \
+	"$CARSH" run rec.xml in=cut.raw out=discard lay=discard
+expect 1 "carsh: rec.xml: stream 'out': out.npy: a stream of struct Rec is read and written as CSV or raw (.raw, .bin), not as .npy" \
+	"$CARSH" run rec.xml in=in.csv out=out.npy lay=discard
+[ ! -e out.npy ] && pass "a refused output is refused before the run" || fail "out.npy was written"
+expect 1 "carsh: command line: <Fill>: '1,2' has 2 values, struct Rec needs 11 (its fields' components in order, or 1 for all)" \
+	"$CARSH" run rec.xml N=1 in=fill:1,2 out=discard lay=discard
+sed 's/type="struct Pt" count="2"/type="struct Px" count="2"/' rec.xml >nopt.xml
+expect 1 "carsh: nopt.xml:11: <Field name=\"p\">: no <Struct name=\"Px\"> before this field (a nested struct is declared first)" \
+	"$CARSH" run nopt.xml in=in.csv out=discard lay=discard
+sed 's/type="short" count="3"/type="short" count="0"/' rec.xml >zero.xml
+expect 1 "carsh: zero.xml:10: <Field name=\"h\">: count=\"0\": a fixed array's length is a number from 1 to 65536" \
+	"$CARSH" run zero.xml in=in.csv out=discard lay=discard
+sed 's/<Output name="out" type="struct Rec"/<Output name="out" type="struct Recs"/' rec.xml >norec.xml
+expect 1 "carsh: norec.xml:38: <Output name=\"out\">: no <Struct name=\"Recs\"> in norec.xml" \
+	"$CARSH" run norec.xml in=in.csv out=discard lay=discard
+sed 's/__global struct Rec \*out/__global int2 *out/; s/out\[i\]\.[a-z]*\(\[[0-9]\]\)*\(\.[a-z]*\)* = [^;]*;//g; s/out\[i\] = in\[i\];//' rec.xml >vec.xml
+expect 1 "carsh: vec.xml:38: <Output name=\"out\">: struct Rec, but kernel 'rec' argument 1 is int2 *" \
+	"$CARSH" run vec.xml in=in.csv out=discard lay=discard
+# pack carries scalar and vector streams only.
+cat >rec.bat.xml <<'XML'
+<CarshBat>
+  <Virtbuf op="create" name="a" type="uchar" count="144"/>
+  <Virtbuf op="create" name="l" type="long" count="5"/>
+  <Exec><CarshExe><FlowModel file="rec.xml"/><Param name="N" value="3"/><Input name="in"><Buffer>a</Buffer></Input><Output name="out"><Buffer>a</Buffer></Output><Output name="lay"><Buffer>l</Buffer></Output></CarshExe></Exec>
+</CarshBat>
+XML
+expect 1 "<Input name=\"in\"> is a stream of struct Rec; pack carries streams of the scalar and vector types only" \
+	"$CARSH" pack rec.bat.xml -o packed
+finish
