@@ -36,6 +36,19 @@ static int size_error(const struct cs_record *r, size_t n, struct cs_err *e)
 	               r->name, r->size);
 }
 
+/* A regular raw file's size in records' words, before the bytes are read. */
+static int raw_size_check(const char *path, const struct cs_record *r, size_t n, size_t bytes,
+                          struct cs_err *e)
+{
+	struct stat st;
+
+	if (path_is_stdio(path) || stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (size_t)st.st_size == bytes)
+		return 0;
+	return err_set(e, "%s: %lld bytes, expected %zu (%zu struct %s records of %zu bytes)", path,
+	               (long long)st.st_size, bytes, n, r->name, r->size);
+}
+
 int recfile_read(const char *path, FILE *in, const struct cs_record *r, void *dst, size_t n,
                  struct cs_err *e)
 {
@@ -49,7 +62,9 @@ int recfile_read(const char *path, FILE *in, const struct cs_record *r, void *ds
 	if (size_mul(n, r->size, &bytes))
 		return size_error(r, n, e);
 	if (f == DF_RAW)
-		return datafile_read(path, in, SC_UCHAR, dst, bytes, e);
+		return raw_size_check(path, r, n, bytes, e)
+		               ? -1
+		               : datafile_read(path, in, SC_UCHAR, dst, bytes, e);
 	if (path_is_stdio(path))
 		return reccsv_read(in ? in : stdin, "<stdin>", r, dst, n, NULL, e);
 	file = fopen(path, "re");
@@ -58,6 +73,21 @@ int recfile_read(const char *path, FILE *in, const struct cs_record *r, void *ds
 	rc = reccsv_read(file, path, r, dst, n, NULL, e);
 	fclose(file);
 	return rc;
+}
+
+int recfile_map(const char *path, const struct cs_record *r, size_t n, struct bin_map *m,
+                struct cs_err *e)
+{
+	enum data_format f;
+	size_t bytes;
+
+	if (path_is_stdio(path) || record_format(path, r, &f, e) || f != DF_RAW)
+		return 0;
+	if (size_mul(n, r->size, &bytes))
+		return size_error(r, n, e);
+	if (raw_size_check(path, r, n, bytes, e))
+		return -1;
+	return datafile_map(path, SC_UCHAR, bytes, m, e);
 }
 
 static int count_open(FILE *f, const char *name, enum data_format fmt, const struct cs_record *r,

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "data/binio.h"
 #include "data/record.h"
 #include "util/error.h"
 
@@ -19,6 +20,11 @@ int recfile_format(const char *path, const struct cs_record *r, struct cs_err *e
 /* Read exactly n records into dst; standard input is `in` (stdin when NULL). */
 int recfile_read(const char *path, FILE *in, const struct cs_record *r, void *dst, size_t n,
                  struct cs_err *e);
+
+/* A regular raw file's records in place (datafile_map): 1 mapped, 0 when it must be read
+ * (CSV, standard input, not a regular file), -1 on an error in the file. */
+int recfile_map(const char *path, const struct cs_record *r, size_t n, struct bin_map *m,
+                struct cs_err *e);
 
 /* How many records the data holds, as datafile_count counts scalars: 0 counted, 1 not
  * counted (not a regular file), -1 with the reader's error. `in` must be a regular file. */

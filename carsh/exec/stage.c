@@ -94,13 +94,9 @@ static int read_file(const struct job_plan *jp, struct kernel_arg *a, struct str
  * error in the file. */
 static int map_file(struct kernel_arg *a, struct stream_bind *b, struct cs_err *e)
 {
-	enum data_format f;
-	int rc;
-
-	/* A struct stream's file is mapped only raw: its bytes are the records'. */
-	if (a->record && (datafile_format(b->path, &f, e) || f != DF_RAW))
-		return 0;
-	rc = datafile_map(b->path, a->type.scalar, a->count * a->type.width, &b->file_map, e);
+	int rc = a->record ? recfile_map(b->path, a->record, a->count, &b->file_map, e)
+	                   : datafile_map(b->path, a->type.scalar, a->count * a->type.width,
+	                                  &b->file_map, e);
 
 	if (rc == 1)
 		a->host = b->file_map.data;
