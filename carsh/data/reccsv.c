@@ -114,8 +114,11 @@ int reccsv_read(FILE *f, const char *name, const struct cs_record *r, void *dst,
 		*found = records;
 	if (!out || records == n)
 		return 0;
-	return err_set(e, "%s: %s%zu record%s, expected %zu (struct %s, one a line)", name,
-	               records > n ? "more than " : "", records > n ? n : records,
+	if (records > n)
+		return err_set(e,
+		               "%s: more than %zu record%s, expected %zu (struct %s, one a line)",
+		               name, n, n == 1 ? "" : "s", n, r->name);
+	return err_set(e, "%s: %zu record%s, expected %zu (struct %s, one a line)", name, records,
 	               records == 1 ? "" : "s", n, r->name);
 }
 
