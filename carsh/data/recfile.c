@@ -1,11 +1,13 @@
 /* Struct streams by file format (data/recfile.h). */
 #include "data/recfile.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
 #include "data/datafile.h"
 #include "data/reccsv.h"
+#include "data/recnpy.h"
 #include "util/alloc.h"
 #include "util/atomicfile.h"
 #include "util/path.h"
@@ -15,12 +17,12 @@ static int record_format(const char *path, const struct cs_record *r, enum data_
 {
 	if (datafile_format(path, f, e))
 		return -1;
-	if (*f == DF_CSV || *f == DF_RAW)
+	if (*f != DF_PGM)
 		return 0;
 	return err_set(e,
-	               "%s: a stream of struct %s is read and written as CSV or raw (.raw, "
-	               ".bin), not as .%s",
-	               path, r->name, *f == DF_NPY ? "npy" : "pgm");
+	               "%s: a stream of struct %s is read and written as CSV, .npy or raw (.raw, "
+	               ".bin), not as .pgm",
+	               path, r->name);
 }
 
 int recfile_format(const char *path, const struct cs_record *r, struct cs_err *e)
@@ -49,6 +51,31 @@ static int raw_size_check(const char *path, const struct cs_record *r, size_t n,
 	               (long long)st.st_size, bytes, n, r->name, r->size);
 }
 
+/* A .npy file's header, then exactly its records' bytes. */
+static int read_npy(FILE *f, const char *name, const struct cs_record *r, void *dst, size_t n,
+                    size_t bytes, struct cs_err *e)
+{
+	size_t found, got;
+
+	if (recnpy_read_header(f, name, r, &found, e))
+		return -1;
+	if (found != n)
+		return err_set(e, "%s: shape (%zu,) holds %zu record%s, expected %zu (struct %s)",
+		               name, found, found, found == 1 ? "" : "s", n, r->name);
+	got = fread(dst, 1, bytes, f);
+	if (got != bytes)
+		return err_set(e, "%s: %zu bytes of data, expected %zu (%zu struct %s records)",
+		               name, got, bytes, n, r->name);
+	return 0;
+}
+
+static int read_open(FILE *f, const char *name, enum data_format fmt, const struct cs_record *r,
+                     void *dst, size_t n, size_t bytes, struct cs_err *e)
+{
+	return fmt == DF_NPY ? read_npy(f, name, r, dst, n, bytes, e)
+	                     : reccsv_read(f, name, r, dst, n, NULL, e);
+}
+
 int recfile_read(const char *path, FILE *in, const struct cs_record *r, void *dst, size_t n,
                  struct cs_err *e)
 {
@@ -66,11 +93,11 @@ int recfile_read(const char *path, FILE *in, const struct cs_record *r, void *ds
 		               ? -1
 		               : datafile_read(path, in, SC_UCHAR, dst, bytes, e);
 	if (path_is_stdio(path))
-		return reccsv_read(in ? in : stdin, "<stdin>", r, dst, n, NULL, e);
+		return read_open(in ? in : stdin, "<stdin>", f, r, dst, n, bytes, e);
 	file = fopen(path, "re");
 	if (!file)
 		return err_errno(e, "%s", path);
-	rc = reccsv_read(file, path, r, dst, n, NULL, e);
+	rc = read_open(file, path, f, r, dst, n, bytes, e);
 	fclose(file);
 	return rc;
 }
@@ -96,8 +123,9 @@ static int count_open(FILE *f, const char *name, enum data_format fmt, const str
 	struct stat st;
 	int rc;
 
-	if (fmt == DF_CSV) {
-		rc = reccsv_read(f, name, r, NULL, 0, n, e);
+	if (fmt == DF_CSV || fmt == DF_NPY) {
+		rc = fmt == DF_CSV ? reccsv_read(f, name, r, NULL, 0, n, e)
+		                   : recnpy_read_header(f, name, r, n, e);
 		rewind(f);
 		return rc;
 	}
@@ -152,6 +180,20 @@ static int write_records(FILE *f, const char *name, void *arg, struct cs_err *e)
 	return file_flush(f, name, e);
 }
 
+/* A .npy file: the header, then the records' bytes as they lie. */
+static int write_npy(FILE *f, const char *name, void *arg, struct cs_err *e)
+{
+	const struct rec_out *o = arg;
+	size_t len;
+	char *header = recnpy_header(o->r, o->n, &len);
+	bool ok = fwrite(header, 1, len, f) == len && fwrite(o->src, o->r->size, o->n, f) == o->n;
+
+	free(header);
+	if (!ok)
+		return err_set(e, "%s: write error", name);
+	return file_flush(f, name, e);
+}
+
 int recfile_write(const char *path, FILE *out, const struct cs_record *r, const void *src, size_t n,
                   struct cs_err *e)
 {
@@ -166,6 +208,7 @@ int recfile_write(const char *path, FILE *out, const struct cs_record *r, const 
 	if (f == DF_RAW)
 		return datafile_write(path, out, SC_UCHAR, src, bytes, 1, e);
 	if (path_is_stdio(path))
-		return write_records(out ? out : stdout, "<stdout>", &o, e);
-	return atomic_write(path, write_records, &o, e);
+		return (f == DF_NPY ? write_npy : write_records)(out ? out : stdout, "<stdout>", &o,
+		                                                 e);
+	return atomic_write(path, f == DF_NPY ? write_npy : write_records, &o, e);
 }

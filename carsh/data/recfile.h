@@ -1,8 +1,9 @@
 /*
- * Streams of structs in data files: CSV, one record a line (data/reccsv.h), or raw, the
- * records' bytes as the device lays them out, padding included (what a C program with the
- * same struct writes with fwrite). A .npy or a PGM file is refused: "nodes.npy: a stream of
- * struct Node is read and written as CSV or raw (.raw, .bin), not as .npy".
+ * Streams of structs in data files: CSV, one record a line (data/reccsv.h); .npy with a
+ * structured dtype (data/recnpy.h); or raw, the records' bytes as the device lays them out,
+ * padding included (what a C program with the same struct writes with fwrite). A PGM file
+ * is refused: "nodes.pgm: a stream of struct Node is read and written as CSV, .npy or raw
+ * (.raw, .bin), not as .pgm".
  */
 #ifndef CARSH_DATA_RECFILE_H
 #define CARSH_DATA_RECFILE_H

@@ -70,6 +70,38 @@ expect 0 "" "$CARSH" run rec.xml in=in.raw out=out.raw lay=discard
 	fail "out.raw has $(wc -c <out.raw) bytes"
 "$SREF" csv out.raw >got.csv
 same_file got.csv want.csv "raw in and out: the records as C reads them"
+# .npy with a structured dtype: numpy's descr of the layout, padding as ('', '|Vn').
+expect 0 "" "$CARSH" run rec.xml in=in.raw out=x.npy lay=discard
+descr="[('id', '|i1'), ('', '|V7'), ('w', '<f8'), ('h', '<i2', (3,)), ('', '|V2'), ('p[0].lat', '<f4'), ('p[0].lng', '<f4'), ('p[1].lat', '<f4'), ('p[1].lng', '<f4'), ('v', '<i4', (2,))]"
+head -c 256 x.npy | tail -c +11 >head.txt
+printf "%-245s\n" "{'descr': $descr, 'fortran_order': False, 'shape': (3,), }" >want-head.txt
+same_file head.txt want-head.txt "a .npy header: the struct's dtype as numpy writes it, 256 bytes in all"
+tail -c +257 x.npy >x-data.raw
+"$SREF" csv x-data.raw >got-npy.csv
+same_file got-npy.csv want.csv "a .npy's data: the records as C reads them"
+expect 0 "" "$CARSH" run rec.xml in=x.npy out=- lay=discard
+"$SREF" kernel want.csv >want-npy2.csv
+same_file "$OUT" want-npy2.csv "a .npy of records read back"
+NP=""
+for p in python3 /usr/bin/python3; do
+	"$p" -c 'import numpy' 2>/dev/null && NP=$p && break
+done
+if [ -n "$NP" ]; then
+	"$NP" - >np.csv <<'PY'
+import numpy as np
+a = np.load("x.npy")
+for r in a:
+    print(",".join("%g" % v for v in [r["id"], r["w"], *r["h"], r["p[0].lat"], r["p[0].lng"], r["p[1].lat"], r["p[1].lng"], *r["v"]]))
+dt = np.dtype({"names": list(a.dtype.names), "formats": [a.dtype.fields[n][0] for n in a.dtype.names],
+               "offsets": [a.dtype.fields[n][1] for n in a.dtype.names], "itemsize": 48})
+np.save("np.npy", a.astype(dt))
+PY
+	same_file np.csv want.csv "numpy loads the records carsh wrote"
+	expect 0 "" "$CARSH" run rec.xml in=np.npy out=- lay=discard
+	same_file "$OUT" want-npy2.csv "carsh reads the records numpy saved"
+else
+	echo "SKIP: numpy is not installed (Debian: python3-numpy): numpy's side not checked"
+fi
 # Standard input and output, in a pipe.
 "$CARSH" run rec.xml in=in.csv out=- lay=discard | "$CARSH" run rec.xml in=- out=- lay=discard >twice.csv
 "$SREF" kernel want.csv >want2.csv
@@ -106,9 +138,11 @@ expect 1 "carsh: rec.xml: stream 'in': in.csv: 3 records, expected 4 (struct Rec
 head -c 100 in.raw >cut.raw
 expect 1 "carsh: rec.xml: stream 'in': cut.raw: 100 bytes are not a whole number of struct Rec records (48 bytes each)" \
 	"$CARSH" run rec.xml in=cut.raw out=discard lay=discard
-expect 1 "carsh: rec.xml: stream 'out': out.npy: a stream of struct Rec is read and written as CSV or raw (.raw, .bin), not as .npy" \
-	"$CARSH" run rec.xml in=in.csv out=out.npy lay=discard
-[ ! -e out.npy ] && pass "a refused output is refused before the run" || fail "out.npy was written"
+expect 1 "carsh: rec.xml: stream 'out': out.pgm: a stream of struct Rec is read and written as CSV, .npy or raw (.raw, .bin), not as .pgm" \
+	"$CARSH" run rec.xml in=in.csv out=out.pgm lay=discard
+[ ! -e out.pgm ] && pass "a refused output is refused before the run" || fail "out.pgm was written"
+expect 1 "carsh: rec.xml: stream 'in': x.npy: shape (3,) holds 3 records, expected 2 (struct Rec)" \
+	"$CARSH" run rec.xml N=2 in=x.npy out=discard lay=discard
 expect 1 "carsh: command line: <Fill>: '1,2' has 2 values, struct Rec needs 11 (its fields' components in order, or 1 for all)" \
 	"$CARSH" run rec.xml N=1 in=fill:1,2 out=discard lay=discard
 sed 's/type="struct Pt" count="2"/type="struct Px" count="2"/' rec.xml >nopt.xml
