@@ -5,15 +5,23 @@
 #include "cmd/cmd.h"
 #include "util/options.h"
 #include "runner/buffers.h"
+#include "util/alloc.h"
 
 static int vb_create(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	struct cs_type t;
 	long long count;
 
+	if (argc == 6 && strcmp(argv[3], "struct") == 0) {
+		char *type = xasprintf("struct %s", argv[4]);
+
+		(void)buffers_parse_type(type, &t, e);
+		free(type);
+		return cmd_prefix(e, 1, "virtbuf create %s: ", argv[2]);
+	}
 	if (argc != 5)
 		return cmd_error(e, 2, "usage: virtbuf create NAME TYPE COUNT");
-	if (type_parse(argv[3], &t, e))
+	if (buffers_parse_type(argv[3], &t, e))
 		return cmd_prefix(e, 1, "virtbuf create %s: ", argv[2]);
 	if (scope_eval_range(c->caller, argv[4], "count", 1, INT64_MAX, &count, e))
 		return cmd_prefix(e, 1, "virtbuf create %s: ", argv[2]);

@@ -123,6 +123,34 @@ same_file vb.csv want.csv "a struct stream in and out of a uchar virtual buffer"
 expect 1 "carsh: command line: stream 'in': virtual buffer 'nb' holds 10 uchar, the stream needs 144 uchar" \
 	"$CARSH" -c 'virtbuf create nb uchar 10; run rec.xml N=3 in=buffer:nb out=discard lay=discard'
 
+# partition: block over records, the same records as a run.
+sed 's/, __global long \*lay)/)/; /if (i == 0) {/,/^\t}/d; /name="lay"/d' rec.xml >rec2.xml
+seq 0 39 | awk '{ printf "%d,%g,%d,%d,0,%g,1,%g,2,%d,0\n", $1 - 20, $1 * 0.5, $1, -2 * $1, $1 * 0.25, $1 * 1.5, 3 * $1 }' >in40.csv
+"$SREF" kernel in40.csv >want40.csv
+expect 0 "" "$CARSH" partition --sched static rec2.xml N=40 in=in40.csv out=part.csv
+same_file part.csv want40.csv "partition over the records of a struct stream"
+# A graph: an edge carries the records' bytes; entrance and exit are raw files.
+cat >a.exe.xml <<'XML'
+<CarshExe><FlowModel file="rec2.xml"/><Param name="N" value="3"/>
+  <Input name="in"><Buffer>ain</Buffer></Input><Output name="out"><Buffer>ab</Buffer></Output></CarshExe>
+XML
+sed 's/ain/ab/; s/>ab</>bout</' a.exe.xml >b.exe.xml
+cat >g.xml <<'XML'
+<CarshGraph name="g">
+  <Node name="A" exe="a.exe.xml"/>
+  <Node name="B" exe="b.exe.xml"/>
+  <Edge from="A" to="B" output="out" input="in"/>
+  <Entrance node="A" input="in" file="in.raw"/>
+  <Exit node="B" output="out" file="gout.raw"/>
+</CarshGraph>
+XML
+expect 0 "" "$CARSH" run g.xml
+"$SREF" csv gout.raw >gout.csv
+same_file gout.csv want2.csv "a graph of two struct flow-models, raw in and out"
+sed 's/in.raw/in.csv/' g.xml >gcsv.xml
+expect 1 "carsh: gcsv.xml:5: entrance A.in: the stream is of struct Rec, whose data a graph carries as raw files (.raw, .bin) or value=\"0\"" \
+	"$CARSH" run gcsv.xml
+
 # Errors: where, what, and the way out.
 printf '1,2\n' >short.csv
 expect 1 "carsh: rec.xml: stream 'in': short.csv:1: 2 values, struct Rec needs 11 a line (id, w, h, p[0].lat, p[0].lng, p[1].lat, p[1].lng, v)" \
