@@ -70,6 +70,9 @@ START_TEST(test_struct_stream_on_caller_memory_matches_c)
 	ck_assert_int_eq(carsh_flowmodel_stream_bytes(fm, "in", &bytes), 0);
 	ck_assert_uint_eq(bytes, sizeof(in));
 	ck_assert_int_eq(carsh_flowmodel_bind_memory(fm, "in", in, sizeof(in) - 1), CARSH_E_SIZE);
+	ck_assert_str_eq(
+	        carsh_flowmodel_last_error(fm),
+	        "<string>: stream 'in' is 2400 bytes (100 struct Part of 24 bytes), not 2399");
 	ck_assert_int_eq(carsh_flowmodel_bind_memory(fm, "in", in, sizeof(in)), 0);
 	ck_assert_int_eq(carsh_flowmodel_bind_memory(fm, "out", out, sizeof(out)), 0);
 	ck_assert_msg(carsh_flowmodel_fire(fm) == 0, "%s", carsh_flowmodel_last_error(fm));
