@@ -150,6 +150,24 @@ same_file gout.csv want2.csv "a graph of two struct flow-models, raw in and out"
 sed 's/in.raw/in.csv/' g.xml >gcsv.xml
 expect 1 "carsh: gcsv.xml:5: entrance A.in: the stream is of struct Rec, whose data a graph carries as raw files (.raw, .bin) or value=\"0\"" \
 	"$CARSH" run gcsv.xml
+# The pipeline engine: an item buffer of uchar holds the records' bytes; raw files in and out.
+cat >pl.xml <<'XML'
+<CarshPipeline name="pl">
+  <Item>
+    <Buffer name="a" type="uchar" count="144"/>
+    <Buffer name="b" type="uchar" count="144"/>
+  </Item>
+  <Source buffer="a" files="in.raw"/>
+  <Stage name="s" flowmodel="rec2.xml">
+    <Bind stream="in" buffer="a"/>
+    <Bind stream="out" buffer="b"/>
+  </Stage>
+  <Sink buffer="b" files="pl-{index}.raw"/>
+</CarshPipeline>
+XML
+expect 0 "" "$CARSH" pipeline pl.xml N=3
+"$SREF" csv pl-0.raw >pl.csv
+same_file pl.csv want.csv "the pipeline engine runs a struct stream through uchar item buffers"
 
 # Errors: where, what, and the way out.
 printf '1,2\n' >short.csv
