@@ -26,12 +26,15 @@ char *recnpy_descr(const struct cs_record *r)
 			pad(&sb, f->offset - at);
 		sb_addf(&sb, "%s('%s', '%s'", sb.len > 1 ? ", " : "", f->name,
 		        npy_descr(f->type.scalar));
-		if (f->count > 1 && f->type.width > 1)
-			sb_addf(&sb, ", (%zu, %u)", f->count, f->type.width);
-		else if (f->count > 1 || f->type.width > 1)
-			sb_addf(&sb, ", (%zu,)", f->count > 1 ? f->count : f->type.width);
+		/* a 3-wide vector is 4 components in memory: numpy sees all 4 */
+		unsigned w = f->type.width == 3 ? 4 : f->type.width;
+
+		if (f->count > 1 && w > 1)
+			sb_addf(&sb, ", (%zu, %u)", f->count, w);
+		else if (f->count > 1 || w > 1)
+			sb_addf(&sb, ", (%zu,)", f->count > 1 ? f->count : w);
 		sb_addf(&sb, ")");
-		at = f->offset + f->count * type_size(f->type);
+		at = f->offset + f->count * record_elem_size(f->type);
 	}
 	if (r->size > at)
 		pad(&sb, r->size - at);

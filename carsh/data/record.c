@@ -12,6 +12,11 @@ static size_t round_up(size_t n, size_t align)
 	return (n + align - 1) / align * align;
 }
 
+size_t record_elem_size(struct cs_type t)
+{
+	return scalar_size(t.scalar) * (t.width == 3 ? 4 : t.width);
+}
+
 void record_init(struct cs_record *r, const char *name)
 {
 	memset(r, 0, sizeof(*r));
@@ -33,7 +38,7 @@ static void push(struct cs_record *r, char *name, struct cs_type t, size_t count
 
 void record_add(struct cs_record *r, const char *name, struct cs_type t, size_t count)
 {
-	size_t size = type_size(t);
+	size_t size = record_elem_size(t);
 	size_t offset = round_up(r->size, size);
 
 	push(r, xstrdup(name), t, count, offset);
@@ -104,7 +109,8 @@ const struct rec_field *record_component(const struct cs_record *r, size_t k, si
 		size_t n = f->count * f->type.width;
 
 		if (k < n) {
-			*offset = f->offset + k * scalar_size(f->type.scalar);
+			*offset = f->offset + k / f->type.width * record_elem_size(f->type) +
+			          k % f->type.width * scalar_size(f->type.scalar);
 			return f;
 		}
 		k -= n;

@@ -28,9 +28,13 @@ struct cs_record {
 	size_t align; /* the largest leaf's alignment */
 };
 
+/* Bytes of one element of a field's type: a 3-wide vector takes the room (and the
+ * alignment) of a 4-wide one, as OpenCL C 6.1.5 lays it out. */
+size_t record_elem_size(struct cs_type t);
+
 /* An empty record called name, ready for record_add. */
 void record_init(struct cs_record *r, const char *name);
-/* Append a field of count elements of t at the next multiple of t's size. */
+/* Append a field of count elements of t at the next multiple of its element size. */
 void record_add(struct cs_record *r, const char *name, struct cs_type t, size_t count);
 /* Append count copies of the struct inner (finished), at the next multiple of its
  * alignment, as leaves named "name.leaf" (count 1) or "name[k].leaf". */

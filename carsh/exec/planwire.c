@@ -204,8 +204,8 @@ static struct cs_record *get_record(struct pw_dec *d)
 		f->count = rb_u64(&d->r);
 		f->offset = rb_u64(&d->r);
 		refuse(d,
-		       !width_valid(f->type.width) ||
-		               size_mul(f->count, type_size(f->type), &bytes) ||
+		       (!width_valid(f->type.width) && f->type.width != 3) ||
+		               size_mul(f->count, record_elem_size(f->type), &bytes) ||
 		               f->offset > r->size || bytes > r->size - f->offset,
 		       "record field");
 	}

@@ -1,5 +1,6 @@
 #include "model/flowmodel.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -339,6 +340,26 @@ static bool field_named(const struct cs_record *r, const char *name)
 	return false;
 }
 
+/* A field's type: a stream's, or a 3-wide vector ("float3"), which a struct may hold (it
+ * takes the room of a 4-wide one) where a stream may not. */
+static int field_type(const char *text, struct cs_type *t, struct cs_err *e)
+{
+	size_t len = strlen(text);
+	char four[32];
+
+	if (len > 1 && len < sizeof(four) && text[len - 1] == '3' &&
+	    !isdigit((unsigned char)text[len - 2])) {
+		memcpy(four, text, len);
+		four[len - 1] = '4';
+		four[len] = '\0';
+		if (type_parse(four, t, e) == 0) {
+			t->width = 3;
+			return 0;
+		}
+	}
+	return type_parse(text, t, e);
+}
+
 /* One <Field>: a scalar or a vector (at the next multiple of its size), a struct declared
  * before it (at a multiple of its largest field's size), or a fixed array of either. */
 static int read_field(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel *fm,
@@ -372,7 +393,7 @@ static int read_field(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel *f
 			goto out;
 		}
 		record_add_record(&st->rec, name, &in->rec, count);
-	} else if (type_parse(type, &t, x->e)) {
+	} else if (field_type(type, &t, x->e)) {
 		xml_err(x, n, "%s", x->e->msg);
 		goto out;
 	} else {

@@ -169,6 +169,38 @@ expect 0 "" "$CARSH" pipeline pl.xml N=3
 "$SREF" csv pl-0.raw >pl.csv
 same_file pl.csv want.csv "the pipeline engine runs a struct stream through uchar item buffers"
 
+# 3-wide vectors in a struct take the room and the alignment of 4-wide ones (OpenCL C
+# 6.1.5): tag 0, pos 16 to 28, m[0] 32 and m[1] 40 (8 bytes each), 48 in all; a line holds
+# their 3 components each. Expected values worked out by hand from the kernel.
+cat >f3.xml <<'XML'
+<FlowModel name="f3">
+  <Param name="N" value="2"/>
+  <Struct name="P"><Field name="tag" type="char"/><Field name="pos" type="float3"/><Field name="m" type="short3" count="2"/></Struct>
+  <Program><Source>
+struct P { char tag; float3 pos; short3 m[2]; };
+__kernel void f3(__global struct P *p, __global int *sz, struct P k)
+{
+	int i = get_global_id(0);
+	p[i].pos = p[i].pos * 2 + k.pos;
+	p[i].m[1].z = p[i].m[0].x + k.m[1].y;
+	sz[0] = sizeof(struct P);
+	sz[1] = (int)((__global char *)&amp;p[0].m[1] - (__global char *)p);
+}</Source><Kernel name="f3"/></Program>
+  <WorkSize global="N"/>
+  <Arguments>
+    <InOut name="p" type="struct P" count="N"/>
+    <Output name="sz" type="int" count="2"/>
+    <Constant name="k" type="struct P" value="0, 100,200,300, 0,0,0, 0,7,0"/>
+  </Arguments>
+</FlowModel>
+XML
+printf '1, 1,2,3, 4,5,6, 7,8,9\n2, 0.5,0,-1, -1,-2,-3, 0,0,0\n' >p3.csv
+printf '1,102,204,306,4,5,6,7,8,11\n2,101,200,298,-1,-2,-3,0,0,6\n' >want3.csv
+printf '48\n40\n' >want3sz.csv
+expect 0 "" "$CARSH" run f3.xml p=p3.csv sz=sz3.csv
+same_file p3.csv want3.csv "float3 and short3[2] fields: 3 values each, where the kernel reads them"
+same_file sz3.csv want3sz.csv "float3 and short3[2] fields: sizeof 48, m[1] at 40"
+
 # Errors: where, what, and the way out.
 printf '1,2\n' >short.csv
 expect 1 "carsh: rec.xml: stream 'in': short.csv:1: 2 values, struct Rec needs 11 a line (id, w, h, p[0].lat, p[0].lng, p[1].lat, p[1].lng, v)" \

@@ -66,6 +66,7 @@ END_TEST
 START_TEST(test_record_padding_at_the_end_and_vectors_aligned_to_their_size)
 {
 	struct cs_record r;
+	size_t offset;
 
 	/* { double d; char c; }: 9 bytes padded to 16 */
 	record_init(&r, "A");
@@ -91,6 +92,22 @@ START_TEST(test_record_padding_at_the_end_and_vectors_aligned_to_their_size)
 	ck_assert_uint_eq(r.fields[1].offset, 2);
 	ck_assert_uint_eq(r.fields[2].offset, 8);
 	ck_assert_uint_eq(r.size, 10);
+	record_free(&r);
+	/* { char c; float3 p; short3 m[2]; }: p at 16 (a float4's room), m at 32, 8 bytes
+	 * each; 48 in all; component 5 is m[0].y at 34, component 7 is m[1].x at 40 */
+	record_init(&r, "D");
+	record_add(&r, "c", t_char, 1);
+	record_add(&r, "p", (struct cs_type){SC_FLOAT, 3}, 1);
+	record_add(&r, "m", (struct cs_type){SC_SHORT, 3}, 2);
+	record_finish(&r);
+	ck_assert_uint_eq(r.fields[1].offset, 16);
+	ck_assert_uint_eq(r.fields[2].offset, 32);
+	ck_assert_uint_eq(r.size, 48);
+	ck_assert_uint_eq(record_components(&r), 10);
+	ck_assert_str_eq(record_component(&r, 5, &offset)->name, "m");
+	ck_assert_uint_eq(offset, 34);
+	record_component(&r, 7, &offset);
+	ck_assert_uint_eq(offset, 40);
 	record_free(&r);
 }
 END_TEST
