@@ -81,6 +81,16 @@ static int check_struct_data(struct grun *r)
 		if (r->exit[i].file && struct_data(r, &r->rp.ports[p], &r->exit[i], "exit"))
 			return -1;
 	}
+	for (size_t c = 0; c < r->rp.nchans; c++) {
+		const struct graph_data *d;
+
+		if (r->rp.chans[c].nfeedback == 0)
+			continue;
+		if (grun_check_init(r, c, &d))
+			return -1;
+		if (d && struct_data(r, &r->rp.ports[r->rp.chans[c].origin], d, "initial data of"))
+			return -1;
+	}
 	return 0;
 }
 

@@ -150,6 +150,24 @@ same_file gout.csv want2.csv "a graph of two struct flow-models, raw in and out"
 sed 's/in.raw/in.csv/' g.xml >gcsv.xml
 expect 1 "carsh: gcsv.xml:5: entrance A.in: the stream is of struct Rec, whose data a graph carries as raw files (.raw, .bin) or value=\"0\"" \
 	"$CARSH" run gcsv.xml
+# A feedback edge's initial data: raw too.
+sed 's/>ain</>ba</' a.exe.xml >a2.exe.xml
+sed 's/>bout</>ba</' b.exe.xml >b2.exe.xml
+cat >cyc.xml <<'XML'
+<CarshGraph name="cyc">
+  <Node name="A" exe="a2.exe.xml"/>
+  <Node name="B" exe="b2.exe.xml"/>
+  <Edge from="A" to="B" output="out" input="in"/>
+  <Edge from="B" to="A" output="out" input="in" kind="INITONCE" file="in.raw"/>
+  <Exit node="B" output="out" file="cyc.raw"/>
+</CarshGraph>
+XML
+expect 0 "" "$CARSH" run cyc.xml --items 1
+"$SREF" csv cyc.raw >cyc.csv
+same_file cyc.csv want2.csv "a feedback edge of structs starts from a raw file"
+sed 's/file="in.raw"/value="1"/' cyc.xml >cyc1.xml
+expect 1 "carsh: cyc1.xml:5: initial data of B.out: the stream is of struct Rec, whose data a graph carries as raw files (.raw, .bin) or value=\"0\"" \
+	"$CARSH" run cyc1.xml --items 1
 # The pipeline engine: an item buffer of uchar holds the records' bytes; raw files in and out.
 cat >pl.xml <<'XML'
 <CarshPipeline name="pl">
