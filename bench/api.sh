@@ -12,6 +12,10 @@
 # and the copies of x and y a fire; reported), on a server of its own in a private
 # directory, stopped at the end; CARSH_EXE names the carsh (default: the build's);
 # SERVER=no leaves it out.
+# And a queue of fires (issue 40): the API's fires queued without a wait between, one
+# carsh_flowmodel_wait at the end, against the same API one fire at a time (the ratio shows
+# what queueing gains) and against the hand loop that synchronises only at the end
+# (api_hand endsync: what it costs beyond OpenCL's own queue). QUEUE=no leaves it out.
 #
 #   bench/api.sh [RUNS [FIRES [N]]]       (defaults 3, 10000, 4096)
 #
@@ -40,7 +44,7 @@ if [ -n "${API_HAND:-}" ] && [ -n "${API_LOOP:-}" ]; then
 	cp "$API_LOOP" "$work/api_loop"
 else
 	[ -f "$build/carsh/.libs/libcarsh.a" ] || make -s -C "$build" carsh/libcarsh.la
-	libs="$(mkvar OPENCL_LIBS) $(mkvar XML_LIBS) $(mkvar CSV_LIBS) $(mkvar MPI_LIBS) $(mkvar LIBS) -lpthread -lm"
+	libs="$(mkvar OPENCL_LIBS) $(mkvar XML_LIBS) $(mkvar CSV_LIBS) $(mkvar MPI_LIBS) $(mkvar LIBS) -lstdc++ -lpthread -lm"
 	san=$(mkvar SAN_CFLAGS)
 	# shellcheck disable=SC2086
 	"${CC:-$(mkvar CC)}" -O2 $san -o "$work/api_hand" "$top/bench/api_hand.c" $(mkvar OPENCL_LIBS) $(mkvar OPENCL_CFLAGS)
@@ -62,6 +66,8 @@ fm="$top/flowmodels/saxpy.xml"
 : >"$work/profq.ms"
 : >"$work/setargs.ms"
 : >"$work/server.ms"
+: >"$work/queue.ms"
+: >"$work/endsync.ms"
 for ((r = 0; r < runs; r++)); do
 	"$work/api_hand" "$top/kernels/saxpy.cl" "$n" "$fires" >>"$work/hand.ms"
 	"$work/api_loop" api "$fm" "$n" "$fires" >"$work/api.out"
@@ -70,6 +76,10 @@ for ((r = 0; r < runs; r++)); do
 	if [ "${SERVER:-yes}" != no ]; then
 		"$work/api_loop" server "$fm" "$n" "$fires" >"$work/server.out"
 		cut -f1 "$work/server.out" >>"$work/server.ms"
+	fi
+	if [ "${QUEUE:-yes}" != no ]; then
+		"$work/api_loop" queue "$fm" "$n" "$fires" | cut -f1 >>"$work/queue.ms"
+		"$work/api_hand" "$top/kernels/saxpy.cl" "$n" "$fires" endsync >>"$work/endsync.ms"
 	fi
 	[ "${BREAKDOWN:-yes}" = no ] && continue
 	"$work/api_hand" "$top/kernels/saxpy.cl" "$n" "$fires" profq >>"$work/profq.ms"
@@ -81,9 +91,11 @@ ses=$(median <"$work/session.ms")
 profq=$( [ -s "$work/profq.ms" ] && median <"$work/profq.ms" || echo 0)
 setargs=$( [ -s "$work/setargs.ms" ] && median <"$work/setargs.ms" || echo 0)
 server=$( [ -s "$work/server.ms" ] && median <"$work/server.ms" || echo 0)
+queue=$( [ -s "$work/queue.ms" ] && median <"$work/queue.ms" || echo 0)
+endsync=$( [ -s "$work/endsync.ms" ] && median <"$work/endsync.ms" || echo 0)
 echo "device:                 $(cut -f2 "$work/api.out")"
 echo "fires:                  $fires of saxpy on $n floats, $runs runs alternating (medians)"
-awk -v h="$hand" -v a="$api" -v s="$ses" -v f="$fires" -v pq="$profq" -v sa="$setargs" -v sv="$server" 'BEGIN {
+awk -v h="$hand" -v a="$api" -v s="$ses" -v f="$fires" -v pq="$profq" -v sa="$setargs" -v sv="$server" -v qu="$queue" -v es="$endsync" 'BEGIN {
 	printf "hand-written OpenCL:    %.1f ms (%.1f us a fire)\n", h, h * 1000 / f
 	printf "carsh API:              %.1f ms (%.1f us a fire)\n", a, a * 1000 / f
 	printf "carsh_run_string:       %.1f ms (%.1f us a fire)\n", s, s * 1000 / f
@@ -92,6 +104,12 @@ awk -v h="$hand" -v a="$api" -v s="$ses" -v f="$fires" -v pq="$profq" -v sa="$se
 	if (sv > 0) {
 		printf "API on a server machine, per fire: %.1f ms (%.1f us a fire)\n", sv, sv * 1000 / f
 		printf "ratio server/API:       %.3f   (reported)\n", sv / a
+	}
+	if (qu > 0) {
+		printf "carsh API, fires queued, one wait at the end: %.1f ms (%.1f us a fire)\n", qu, qu * 1000 / f
+		printf "hand-written OpenCL, synchronised at the end: %.1f ms (%.1f us a fire)\n", es, es * 1000 / f
+		printf "ratio one-at-a-time/queued (API):  %.3f   (what the queue gains)\n", a / qu
+		printf "ratio queued API/hand at the end:  %.3f   (reported)\n", qu / es
 	}
 	if (pq > 0) {
 		print "the hand loop with one thing more (what a fire would pay for it):"

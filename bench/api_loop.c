@@ -2,11 +2,14 @@
  * libcarsh's embedding API on a local machine (mode "api") or on a machine of the user's
  * carsh server (mode "server": carsh_machine_open_at("server"), CARSH_EXE naming the carsh),
  * or the same run through the session API, one carsh_run_string of `run saxpy.xml
- * x=buffer:X y=buffer:Y` per fire on the thread executor (mode "session"). The first fire
- * (the build) is not timed.
- *   api_loop api|server|session SAXPY.xml N FIRES  ->  prints the loop's milliseconds */
+ * x=buffer:X y=buffer:Y` per fire on the thread executor (mode "session"); or fired on a
+ * local machine without waiting, one carsh_flowmodel_wait at the end (mode "queue"). The
+ * first fire (the build) is not timed.
+ *   api_loop api|queue|server|session SAXPY.xml N FIRES  ->  prints the loop's milliseconds */
 #include <carsh.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <stdlib.h>
 #include <time.h>
@@ -20,7 +23,7 @@ static double now_ms(void)
 	return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-static int api(const char *where, const char *fm_path, size_t n, long fires)
+static int api(const char *where, bool queue, const char *fm_path, size_t n, long fires)
 {
 	size_t bytes = n * sizeof(float);
 	carsh_machine *m;
@@ -48,8 +51,10 @@ static int api(const char *where, const char *fm_path, size_t n, long fires)
 	for (long f = -1; f < fires && rc == 0; f++) {
 		if (f == 0)
 			t0 = now_ms();
-		rc = carsh_flowmodel_fire(fm);
+		rc = queue && f >= 0 ? carsh_flowmodel_fire_async(fm) : carsh_flowmodel_fire(fm);
 	}
+	if (rc == 0 && queue)
+		rc = carsh_flowmodel_wait(fm);
 	if (rc) {
 		fprintf(stderr, "api_loop: %s\n", carsh_flowmodel_last_error(fm));
 		return 1;
@@ -124,11 +129,12 @@ static int session(const char *fm_path, size_t n, long fires)
 int main(int argc, char **argv)
 {
 	if (argc != 5) {
-		fprintf(stderr, "usage: api_loop api|server|session SAXPY.xml N FIRES\n");
+		fprintf(stderr, "usage: api_loop api|queue|server|session SAXPY.xml N FIRES\n");
 		return 2;
 	}
-	if (argv[1][0] == 's' && argv[1][1] == 'e' && argv[1][2] == 's')
+	if (strcmp(argv[1], "session") == 0)
 		return session(argv[2], strtoul(argv[3], NULL, 10), atol(argv[4]));
-	return api(argv[1][0] == 'a' ? "local" : "server", argv[2], strtoul(argv[3], NULL, 10),
+	return api(strcmp(argv[1], "server") == 0 ? "server" : "local",
+	           strcmp(argv[1], "queue") == 0, argv[2], strtoul(argv[3], NULL, 10),
 	           atol(argv[4]));
 }

@@ -35,7 +35,14 @@
 #   BUDGET_S   seconds for the whole script (default 420)
 #   OUT        where the raw results go (default $BUILDDIR/bench-pipeline): per instance the
 #              training run's report (plan-NAME.txt), the validation's JSON (NAME.json) and
-#              a CSV of it (NAME.csv: config,strict,predicted,measured,error,items); summary.csv
+#              a CSV of it (NAME.csv: config,strict,predicted,measured,error,items,ms,
+#              gpu_items,gpu_item_ms,cpu_items,cpu_item_ms: each run's items on the GPU (or
+#              GPU-CPU) path and on the CPU path, and their mean time); summary.csv
+#   PIPEREPLAY tests/tools/pipereplay (default: next to CARSH, then the build tree): with
+#              python3, the report ends with bench/pipeline-model.py over the validations
+#              (the model replayed on each one's training; docs/pipeline.md), and each
+#              validation's training is printed as "replay:" lines, so that the printed
+#              report alone lets a later build's model be replayed on it
 #   INSTANCES  which instances, in order (default: srad vivid-ld vivid-hd); SIZE_srad etc.
 #              override an instance's parameters (defaults below, with the reasoning)
 #   SMIN, SMAX bounds of S in seconds (default 0.05 and 2)
@@ -80,6 +87,12 @@ tool() { # tool NAME VAR: the path of tests/tools/NAME
 }
 piperef=$(tool piperef PIPEREF || true)
 ref=$(tool ref REF || true)
+# The model replayed offline (links libcarsh: found, never built here).
+replay=
+for p in "${PIPEREPLAY:-}" "$(dirname "$carsh")/pipereplay" "$build/tests/tools/pipereplay"; do
+	[ -n "$p" ] && [ -x "$p" ] && { replay=$p; break; }
+done
+command -v python3 >/dev/null || replay=
 
 # ---- the machine: nC and N_s ----
 pipe_machine "$carsh" "$gpu" || exit 1
@@ -175,14 +188,22 @@ for inst in "${instances[@]}"; do
 		echo "skipped (status $rc$([ $rc = 124 ] && echo ": out of time"); $(left) s left): $(tail -c 300 "$json.err")"
 		continue
 	fi
-	# The validation's runs as CSV: config,strict,predicted,measured,error,items.
+	# The validation's runs as CSV: config,strict,predicted,measured,error,items,ms, then
+	# each path's items and mean time per item (gpu_items,gpu_item_ms,cpu_items,cpu_item_ms).
 	grep -o '{"config":"[^"]*","strict":[a-z]*,[^}]*}' "$json" |
-		sed -E 's/^\{"config":"([^"]*)","strict":([a-z]*),.*"items":([0-9]*),.*"throughput":([^,]*),"predicted":([^,]*),"error":([^,]*),.*$/\1,\2,\5,\4,\6,\3/' \
-			>"$out/$inst.csv"
+		awk 'function v(k) { if (!match($0, "\"" k "\":[^,]*")) return "null"
+		                     s = substr($0, RSTART + length(k) + 3, RLENGTH - length(k) - 3)
+		                     gsub(/"/, "", s); return s }
+		     { print v("config") "," v("strict") "," v("predicted") "," v("throughput") "," \
+		             v("error") "," v("items") "," v("ms") "," v("gpu_items") "," \
+		             v("gpu_item_ms") "," v("cpu_items") "," v("cpu_item_ms") }' >"$out/$inst.csv"
 	printf '  %-24s %12s %12s %9s %7s\n' configuration "predicted/s" "measured/s" error items
 	awk -F, '{ e = $5 == "null" ? "" : sprintf("%+7.1f %%", 100 * $5)
 	           printf "  %-24s %12s %12.1f %9s %7d\n", $2 == "true" ? "baseline " $1 : $1,
 	                  $3 == "null" ? "-" : sprintf("%.1f", $3), $4, e, $6 }' "$out/$inst.csv"
+	# The validation's own training, in tests/tools/pipereplay's format.
+	[ -n "$replay" ] && python3 "$top/bench/pipeline-model.py" --print-training "$json" |
+		sed 's/^/  replay: /'
 	v=$(grep -o '"chosen":"[^"]*","best":"[^"]*","baseline":"[^"]*","chosen_over_best":[^,]*,"chosen_over_baseline":[^,}]*' "$json" | tail -1)
 	chosen=$(sed -E 's/.*"chosen":"([^"]*)".*/\1/' <<<"$v")
 	best=$(sed -E 's/.*"best":"([^"]*)".*/\1/' <<<"$v")
@@ -261,6 +282,19 @@ plot x title 'measured = predicted' lw 2, 1.1*x title '+10 %' dt 2 lc rgb 'gray'
      0.9*x title '-10 %' dt 2 lc rgb 'gray', '$work/$inst.dat' using 1:2 title 'configurations' pt 7
 GP
 	done
+fi
+
+# The model replayed offline over each validation: within 10 % and errors per configuration
+# family, and each path's rate against the model's split (bench/pipeline-model.py).
+jsons=()
+for inst in "${instances[@]}"; do
+	[ -s "$out/$inst.csv" ] && jsons+=("$out/$inst.json")
+done
+if [ -n "$replay" ] && [ ${#jsons[@]} -gt 0 ]; then
+	echo
+	echo "== the model offline (bench/pipeline-model.py --paths, $replay)"
+	python3 "$top/bench/pipeline-model.py" --paths --replay "this build=$replay" "${jsons[@]}" ||
+		echo "(bench/pipeline-model.py failed)"
 fi
 
 echo

@@ -239,13 +239,19 @@ int carsh_flowmodel_bind_buffer(carsh_flowmodel *fm, const char *stream, carsh_b
  * cache); a kernel that fails on the device is reported here. */
 int carsh_flowmodel_fire(carsh_flowmodel *fm);
 
-/* The same without waiting: the work is queued on the device. The caller's memory is the
- * library's until carsh_flowmodel_wait returns, or carsh_flowmodel_test sets *done. One fire
- * at a time per flow-model (CARSH_E_STATE for a second). No thread is started. */
+/* The same without waiting: the work is queued on the device. Fires queue behind each other
+ * as OpenCL's commands do: fire_async N times, then one wait, gives what N fires one at a
+ * time give (each fire reads what the one before it wrote), without a round trip each.
+ * The caller's memory is the library's until carsh_flowmodel_wait returns, or
+ * carsh_flowmodel_test sets *done; parameters and bindings cannot change meanwhile
+ * (CARSH_E_STATE). A synchronous fire ends the fires queued before it. Past 64 queued
+ * fires, or when profiling is turned on or off between them, a fire first waits for those
+ * queued. No thread is started. */
 int carsh_flowmodel_fire_async(carsh_flowmodel *fm);
+/* Waits for every fire queued. */
 int carsh_flowmodel_wait(carsh_flowmodel *fm);
-/* *done: 1 when the last fire is over (or none is in flight), 0 while it runs. A failed fire
- * returns its error here. */
+/* *done: 1 when the last fire queued is over (then all are) or none is in flight, 0 while
+ * one runs. A failed fire returns its error here. */
 int carsh_flowmodel_test(carsh_flowmodel *fm, int *done);
 
 /* Time each command on the device (kernel_ms in the statistics); off by default. Profiled

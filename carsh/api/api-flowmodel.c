@@ -2,9 +2,11 @@
  * The embedding API's flow-models (carsh.h; docs/api.md): the public calls over the
  * machine's ops, and the local machine's (local_flowmodel_ops): 004 Table 1's map and fire over
  * the runtime session, as the thread executor runs a plan (rt_execute), in the caller's own
- * thread. A fire queues the unmapping of the caller's memory, the launch and the mapping
- * back, then a marker whose completion is the fire's; the in-order queue of the device
- * does the rest, so that firing asynchronously needs no thread.
+ * thread. A fire queues the unmapping of the caller's memory and the launch, then a marker
+ * whose completion is the fire's; the in-order queue of the device does the rest, so that
+ * firing asynchronously needs no thread. Fires queue behind each other as OpenCL's commands
+ * do (a hand loop that synchronises at the end): the caller's memory is mapped back once,
+ * when the wait (or a test that finds the last fire done) ends them all.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -360,10 +362,6 @@ static int fire_check(carsh_flowmodel *fm, struct cs_err *e)
 {
 	int rc = fm_plan(fm, e);
 
-	if (rc == 0 && fm->in_flight)
-		return api_fail(e, CARSH_E_STATE,
-		                "%s: a fire is in flight: carsh_flowmodel_wait first",
-		                fm->fm->file);
 	for (size_t i = 0; rc == 0 && i < fm->fm->nargs; i++) {
 		if (!arg_is_stream(fm->fm->args[i].kind))
 			continue;
@@ -410,6 +408,7 @@ static int fm_kernel(carsh_flowmodel *fm, struct cs_err *e)
 	return rc ? CARSH_E_DEVICE : own_kernel(fm, shared, e);
 }
 
+/* The caller's memory back, queued (not blocking) after the work before it. */
 static int map_all(carsh_flowmodel *fm, struct cs_err *e)
 {
 	int rc = 0;
@@ -421,7 +420,7 @@ static int map_all(carsh_flowmodel *fm, struct cs_err *e)
 	return rc;
 }
 
-static int fire_queue(carsh_flowmodel *fm, struct cs_err *e)
+static int fire_queue(carsh_flowmodel *fm, struct rt_pending **pending, struct cs_err *e)
 {
 	struct rt_exec x = {.dev = fm->m->dev,
 	                    .kern = fm->kern,
@@ -437,55 +436,100 @@ static int fire_queue(carsh_flowmodel *fm, struct cs_err *e)
 	if (rc == 0 && rt_execute(&x, &fm->rs, e))
 		rc = CARSH_E_DEVICE;
 	fm->args_kept = rc == 0;
-	fm->pending = x.pending;
-	if (map_all(fm, rc ? &(struct cs_err){""} : e) && rc == 0)
-		rc = CARSH_E_DEVICE;
+	*pending = x.pending;
 	return rc;
 }
 
 static int fire_end(carsh_flowmodel *fm, struct cs_err *e);
 
+/* The marker after the latest fire, for carsh_flowmodel_test: the queue is in order, so its
+ * completion is every queued fire's. Made when a test first wants it, not at each fire (a
+ * command more per fire); the wait finishes the queue. */
+static void mark_last(carsh_flowmodel *fm)
+{
+	cl_event ev;
+
+	if (fm->done)
+		(void)clReleaseEvent(fm->done);
+	fm->done = NULL;
+	if (clEnqueueMarkerWithWaitList(fm->q, 0, NULL, &ev) == CL_SUCCESS)
+		fm->done = ev;
+}
+
+/* Queued fires are ended first where the next cannot follow them: a full queue (as a full
+ * OpenCL queue blocks), or another command queue (profiling turned on or off between). */
+static int make_room(carsh_flowmodel *fm, cl_command_queue q, struct cs_err *e)
+{
+	if (fm->queued == 0 || (fm->queued < FM_QUEUE_MAX && q == fm->q))
+		return 0;
+	return fire_end(fm, e);
+}
+
 /* An asynchronous fire needs an event to test; a synchronous one finishes the queue. */
 static int fire_begin(carsh_flowmodel *fm, bool async, struct cs_err *e)
 {
+	struct rt_pending *pending = NULL;
+	cl_command_queue q;
 	int rc = fire_check(fm, e);
 
 	if (rc == 0)
 		rc = fm_kernel(fm, e);
+	q = rc ? NULL : machine_queue(fm->m, fm->profile);
+	if (rc == 0)
+		rc = make_room(fm, q, e);
 	if (rc)
 		return rc;
-	fm->fire_start = clock_ms();
-	fm->q = machine_queue(fm->m, fm->profile);
-	rc = fire_queue(fm, e);
-	if (!async || clEnqueueMarkerWithWaitList(fm->q, 0, NULL, &fm->done) != CL_SUCCESS)
-		fm->done = NULL;
+	fm->fire_start[fm->queued] = clock_ms();
+	fm->q = q;
+	rc = fire_queue(fm, &pending, e);
+	if (rc) { /* what was queued is waited for, not left running; the failed fire not counted */
+		if (pending)
+			(void)rt_pending_harvest(pending, &fm->rs, &(struct cs_err){""});
+		fm->in_flight = true;
+		(void)fire_end(fm, &(struct cs_err){""});
+		return rc;
+	}
+	fm->pending[fm->queued++] = pending;
+	fm->in_flight = true;
+	/* A test's marker comes after the latest fire, when one is wanted. */
+	if (fm->done)
+		(void)clReleaseEvent(fm->done);
+	fm->done = NULL;
+	/* A synchronous fire gives the memory back at once; queued ones, once, at the end. */
 	if (async)
 		(void)clFlush(fm->q);
-	fm->in_flight = true;
-	if (rc) /* what was queued is waited for, not left running */
+	else if ((rc = map_all(fm, e)) != 0)
 		(void)fire_end(fm, &(struct cs_err){""});
 	return rc;
 }
 
-/* The fire is over: harvest its profile, count it. */
+/* The queued fires are over: the caller's memory back, their profiles harvested, counted. */
 static int fire_end(carsh_flowmodel *fm, struct cs_err *e)
 {
-	cl_int err = fm->done ? clWaitForEvents(1, &fm->done) : clFinish(fm->q);
-	int rc = 0;
+	int rc = map_all(fm, e);
+	cl_int err = clFinish(fm->q);
+	double now;
 
-	if (err != CL_SUCCESS)
+	if (err != CL_SUCCESS && rc == 0)
 		rc = api_fail(e, CARSH_E_DEVICE, "%s: the fire failed on the device: %s",
 		              fm->fm->file, rt_cl_error_name(err));
-	if (fm->pending && rt_pending_harvest(fm->pending, &fm->rs, rc ? &(struct cs_err){""} : e))
-		rc = rc ? rc : CARSH_E_DEVICE;
-	fm->pending = NULL;
+	for (unsigned i = 0; i < fm->queued; i++) {
+		if (fm->pending[i] &&
+		    rt_pending_harvest(fm->pending[i], &fm->rs, rc ? &(struct cs_err){""} : e))
+			rc = rc ? rc : CARSH_E_DEVICE;
+		fm->pending[i] = NULL;
+	}
 	if (fm->done)
 		(void)clReleaseEvent(fm->done);
 	fm->done = NULL;
+	now = clock_ms();
+	for (unsigned i = 0; i < fm->queued; i++) {
+		fm->last_fire_ms = now - fm->fire_start[i];
+		fm->fire_ms += fm->last_fire_ms;
+	}
+	fm->fires += rc == 0 ? fm->queued : 0;
+	fm->queued = 0;
 	fm->in_flight = false;
-	fm->last_fire_ms = clock_ms() - fm->fire_start;
-	fm->fire_ms += fm->last_fire_ms;
-	fm->fires += rc == 0;
 	return rc;
 }
 
@@ -524,9 +568,12 @@ static int local_test(carsh_flowmodel *fm, int *done)
 	pthread_mutex_lock(&fm->lock);
 	if (!done)
 		rc = api_fail(&fm->err, CARSH_E_ARG, "carsh_flowmodel_test: done is NULL");
-	else if (fm->in_flight && fm->done &&
-	         clGetEventInfo(fm->done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status),
-	                        &status, NULL) != CL_SUCCESS)
+	else if (fm->in_flight && !fm->done)
+		mark_last(fm);
+	if (rc == 0 && fm->in_flight && fm->done &&
+	    (clFlush(fm->q) != CL_SUCCESS ||
+	     clGetEventInfo(fm->done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof(status), &status,
+	                    NULL) != CL_SUCCESS))
 		status = CL_COMPLETE; /* let the wait report it */
 	if (rc == 0) {
 		*done = !fm->in_flight || status == CL_COMPLETE || status < 0;

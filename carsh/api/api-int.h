@@ -92,6 +92,9 @@ struct fm_stream {
 	carsh_buffer *buf;
 };
 
+/* Fires a flow-model queues before the next fire_async waits for them (carsh.h). */
+#define FM_QUEUE_MAX 64
+
 struct carsh_flowmodel {
 	pthread_mutex_t lock;
 	int refs;
@@ -109,11 +112,12 @@ struct carsh_flowmodel {
 	struct fm_stream *streams; /* one per argument; used for streams */
 	cl_mem *given;
 	bool profile;
-	bool in_flight;
+	bool in_flight;   /* fires are queued: queued of them, since the last wait */
 	bool in_pipeline; /* a pipeline's stage: its streams are the pipeline's */
-	cl_event done;
-	struct rt_pending *pending;
-	double fire_start;
+	cl_event done;    /* the last queued fire's completion (the queue is in order) */
+	unsigned queued;
+	struct rt_pending *pending[FM_QUEUE_MAX]; /* each queued fire's profiled work */
+	double fire_start[FM_QUEUE_MAX];
 	struct run_stats rs;
 	unsigned long long fires;
 	double fire_ms, last_fire_ms;

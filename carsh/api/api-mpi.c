@@ -1,7 +1,7 @@
 /*
  * CaravelaMPI in the embedding API (carsh.h; 004 §4.1, Table 4): a request is a receive, a
  * fire and a send, each phase started when the one before it has ended. The MPI calls are
- * util/mpiranks.c's guest side; a fire is the flow-model's own asynchronous fire, so a request
+ * mpi/ranks.c's guest side; a fire is the flow-model's own asynchronous fire, so a request
  * needs no thread: whoever waits for or tests a request moves every pending request on to
  * its next phase (004 §4.1.4: "it executes the next operations of those requests").
  *
@@ -17,7 +17,7 @@
 
 #include "api/api-int.h"
 #include "util/alloc.h"
-#include "util/mpiranks.h"
+#include "mpi/ranks.h"
 
 enum req_phase { PH_RECV, PH_FIRE, PH_SEND, PH_DONE };
 

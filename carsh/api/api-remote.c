@@ -435,17 +435,19 @@ static int remote_fire(carsh_flowmodel *fm, bool async)
 	int rc;
 
 	pthread_mutex_lock(&fm->lock);
-	busy = rf->in_flight; /* the worker refuses it, with its message */
+	/* Behind fires in flight the worker's copy is the newest: the caller's memory is the
+	 * library's until the wait, so it goes in once, with the first fire. */
+	busy = rf->in_flight;
 	if (!busy)
 		copy_in(rf);
 	rc = fm_call(fm, async ? API_FIRE_ASYNC : API_FIRE, &(struct api_req){0}, NULL);
-	if (!busy) {
+	if (!busy)
 		rf->fire_start = start;
-		if (rc == 0 && async)
-			rf->in_flight = true;
-		else
-			fire_over(fm, rc);
-	}
+	/* A synchronous or failed fire ended every fire queued before it (api-flowmodel.c). */
+	if (rc == 0 && async)
+		rf->in_flight = true;
+	else
+		fire_over(fm, rc);
 	pthread_mutex_unlock(&fm->lock);
 	return rc;
 }

@@ -16,7 +16,8 @@
 #include "exec/process.h"
 #include "util/atomicfile.h"
 #include "util/errhold.h"
-#include "util/mpiranks.h"
+#include "mpi/ranks.h"
+#include "runtime/runtime.h"
 
 #include "config.h"
 
@@ -115,8 +116,10 @@ static bool start_ranks(const struct carsh_options *opt)
 		                "(docs/scale-out.md)\n");
 		return false;
 	}
-	if (ranks_start(remove_everything, &e) == 0)
+	if (ranks_start(remove_everything, &e) == 0) {
+		rt_devices_share_gpus(ranks_local_rank()); /* one rank per GPU of its node */
 		return true;
+	}
 	fprintf(stderr, "carsh: %s\n", e.msg);
 	return false;
 }

@@ -5,11 +5,12 @@
 #include "cmd/cmd.h"
 #include "model/filecache.h"
 
-static int cmd_cd_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+static int cd_run(struct run_ctx *c, void *args, int n, char **words, struct cs_err *e)
 {
-	const char *dir = argc > 1 ? argv[1] : getenv("HOME");
+	const char *dir = n > 0 ? words[0] : getenv("HOME");
 
 	(void)c;
+	(void)args;
 	if (!dir)
 		return cmd_error(e, 1, "cd: HOME is not set; give a directory");
 	if (chdir(dir) != 0)
@@ -20,9 +21,7 @@ static int cmd_cd_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *
 
 const struct carsh_cmd cmd_cd = {
         .name = "cd",
-        .usage = "cd [DIR]",
         .summary = "change the working directory ($HOME without DIR)",
-        .min_args = 0,
-        .max_args = 1,
-        .exec = cmd_cd_exec,
+        .args = {.usage = "cd [DIR]", .min = 0, .max = 1},
+        .run = cd_run,
 };

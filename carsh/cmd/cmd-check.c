@@ -50,15 +50,13 @@ static int check_graph(struct run_ctx *c, const char *file, struct cs_err *e)
 static int check_run(struct run_ctx *c, void *args, int n, char **files, struct cs_err *e)
 {
 	(void)args;
-	return n == 1 ? check_graph(c, files[0], e) : cmd_error(e, 2, "usage: %s", usage_text);
+	(void)n;
+	return check_graph(c, files[0], e);
 }
 
 const struct carsh_cmd cmd_check = {
         .name = "check",
-        .usage = usage_text,
         .summary = summary,
-        .min_args = 1,
-        .max_args = 1,
-        .opts = check_opts,
+        .args = {.usage = usage_text, .opts = check_opts, .min = 1, .max = 1},
         .run = check_run,
 };

@@ -59,15 +59,6 @@ static const struct opt devices_opts[] = {
         OPT_END,
 };
 
-static const struct opt_cmd devices_spec = {
-        "devices",
-        "devices [--profiles]",
-        "List OpenCL platforms and devices, with the INDEX <Device select> takes.",
-        devices_opts,
-        NULL,
-        0,
-};
-
 static int print_profiles(struct run_ctx *c, struct cs_err *e)
 {
 	char warn[300] = "";
@@ -81,38 +72,31 @@ static int print_profiles(struct run_ctx *c, struct cs_err *e)
 
 /* OpenCL runs in a child: the master must never create an OpenCL context (DESIGN §2) —
  * unless the thread executor has made this process the runtime. */
-static int cmd_devices_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+static int devices_run(struct run_ctx *c, void *args, int n, char **words, struct cs_err *e)
 {
 	struct child_io io = run_child_io(c);
 	struct exec_env env = run_exec_env(c);
-	struct devices_args a = {false};
-	char **words;
-	int n = opt_parse(&devices_spec, &a, argc - 1, argv + 1, &words, e);
+	const struct devices_args *a = args;
 
-	if (n < 0)
-		return opt_failed(n, &devices_spec, c->out);
-	free(words);
-	if (n > 0)
-		return cmd_error(e, 2, "usage: devices [--profiles]");
-	if (a.profiles)
+	(void)n;
+	(void)words;
+	if (a->profiles)
 		return print_profiles(c, e);
 	if (c->s->texec)
 		return list_devices_here(c, e);
 	return exec_child_foreground(list_devices_child, NULL, &io, &env, e);
 }
 
-static void devices_help(FILE *out)
-{
-	opt_help(out, &devices_spec);
-}
-
 const struct carsh_cmd cmd_devices = {
         .name = "devices",
-        .usage = "devices [--profiles]",
         .summary = "list OpenCL platforms and devices (the INDEX is what <Device select> "
                    "takes); --profiles the history `auto` chooses by",
-        .min_args = 0,
-        .max_args = 1,
-        .exec = cmd_devices_exec,
-        .help = devices_help,
+        .args = {.usage = "devices [--profiles]",
+                 .about = "List OpenCL platforms and devices, with the INDEX <Device select> "
+                          "takes.",
+                 .opts = devices_opts,
+                 .min = 0,
+                 .max = 0},
+        .args_size = sizeof(struct devices_args),
+        .run = devices_run,
 };

@@ -1,10 +1,11 @@
 /* echo: print the words, separated by spaces. */
 #include "cmd/cmd.h"
 
-static int cmd_echo_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+static int echo_run(struct run_ctx *c, void *args, int n, char **words, struct cs_err *e)
 {
-	for (int i = 1; i < argc; i++)
-		fprintf(c->out, "%s%s", i > 1 ? " " : "", argv[i]);
+	(void)args;
+	for (int i = 0; i < n; i++)
+		fprintf(c->out, "%s%s", i > 0 ? " " : "", words[i]);
 	fputc('\n', c->out);
 	if (fflush(c->out) != 0)
 		return cmd_errno(e, 1, "echo: write error");
@@ -13,10 +14,8 @@ static int cmd_echo_exec(struct run_ctx *c, int argc, char **argv, struct cs_err
 
 const struct carsh_cmd cmd_echo = {
         .name = "echo",
-        .usage = "echo [WORD]...",
         .summary = "print words",
-        .min_args = 0,
-        .max_args = -1,
-        .exec = cmd_echo_exec,
+        .args = {.usage = "echo [WORD]...", .min = 0, .max = OPT_ANY},
+        .run = echo_run,
         .words_only = true,
 };

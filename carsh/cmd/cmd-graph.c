@@ -23,11 +23,6 @@ static const struct opt graph_opts[] = {
         OPT_END,
 };
 
-static int usage(struct cs_err *e, const char *what, const char *word)
-{
-	return cmd_error(e, 2, "graph: %s '%s'; usage: %s", what, word, usage_text);
-}
-
 /* Without options a graph no node spans is drawn without stages; with them, failing to
  * meet them is an error. */
 static int draw_graph(struct run_ctx *c, const struct graph_args *a, struct cs_err *e)
@@ -106,21 +101,15 @@ static int graph_run(struct run_ctx *c, void *args, int n, char **files, struct 
 {
 	struct graph_args *a = args;
 
-	if (n == 0)
-		return usage(e, "no file in", "graph");
-	if (n > 1)
-		return usage(e, "one file at a time, not also", files[1]);
+	(void)n;
 	a->file = files[0];
 	return draw(c, a, e);
 }
 
 const struct carsh_cmd cmd_graph = {
         .name = "graph",
-        .usage = usage_text,
         .summary = summary,
-        .min_args = 1,
-        .max_args = 5,
-        .opts = graph_opts,
+        .args = {.usage = usage_text, .opts = graph_opts, .min = 1, .max = 1, .operand = "file"},
         .args_size = sizeof(struct graph_args),
         .run = graph_run,
 };

@@ -1,15 +1,16 @@
 /* help: list the builtins, or show one's usage. */
 #include "cmd/cmd.h"
 
-static int cmd_help_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+static int help_run(struct run_ctx *c, void *args, int n, char **words, struct cs_err *e)
 {
 	const struct carsh_cmd *cmd;
 
-	if (argc == 2) {
-		cmd = cmd_find(argv[1]);
+	(void)args;
+	if (n == 1) {
+		cmd = cmd_find(words[0]);
 		if (!cmd)
-			return cmd_error(e, 1, "help: %s: no such command", argv[1]);
-		fprintf(c->out, "usage: %s\n%s\n", cmd->usage, cmd->summary);
+			return cmd_error(e, 1, "help: %s: no such command", words[0]);
+		fprintf(c->out, "usage: %s\n%s\n", cmd->args.usage, cmd->summary);
 		return 0;
 	}
 	fprintf(c->out,
@@ -23,9 +24,7 @@ static int cmd_help_exec(struct run_ctx *c, int argc, char **argv, struct cs_err
 
 const struct carsh_cmd cmd_help = {
         .name = "help",
-        .usage = "help [COMMAND]",
         .summary = "list the builtins, or show one's usage",
-        .min_args = 0,
-        .max_args = 1,
-        .exec = cmd_help_exec,
+        .args = {.usage = "help [COMMAND]", .min = 0, .max = 1},
+        .run = help_run,
 };

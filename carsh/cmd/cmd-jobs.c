@@ -1,10 +1,11 @@
 /* jobs: list background jobs. */
 #include "cmd/cmd.h"
 
-static int cmd_jobs_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+static int jobs_run(struct run_ctx *c, void *args, int n, char **words, struct cs_err *e)
 {
-	(void)argc;
-	(void)argv;
+	(void)args;
+	(void)n;
+	(void)words;
 	jobs_print(c->jobs, c->out, stderr);
 	if (fflush(c->out) != 0)
 		return cmd_errno(e, 1, "jobs: write error");
@@ -13,9 +14,7 @@ static int cmd_jobs_exec(struct run_ctx *c, int argc, char **argv, struct cs_err
 
 const struct carsh_cmd cmd_jobs = {
         .name = "jobs",
-        .usage = "jobs",
         .summary = "list background jobs: [N], process, state, file (and where `auto` ran it)",
-        .min_args = 0,
-        .max_args = 0,
-        .exec = cmd_jobs_exec,
+        .args = {.usage = "jobs", .min = 0, .max = 0},
+        .run = jobs_run,
 };

@@ -136,11 +136,8 @@ static int pack_run(struct run_ctx *c, void *args, int n, char **words, struct c
 
 const struct carsh_cmd cmd_pack = {
         .name = "pack",
-        .usage = usage_text,
         .summary = summary,
-        .min_args = 1,
-        .max_args = -1,
-        .opts = pack_opts,
+        .args = {.usage = usage_text, .opts = pack_opts, .min = 1, .max = OPT_ANY},
         .args_size = sizeof(struct pack_opts),
         .prepare = pack_prepare,
         .run = pack_run,

@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "util/alloc.h"
 #include "util/options.h"
+#include "runner/engineproc.h"
 #include "runner/engines.h"
 
 struct part_cmd {
@@ -21,8 +23,7 @@ struct part_cmd {
 	const char *profile; /* --profile show|forget */
 	const char *file;
 	int nwords;
-	char **words;    /* NAME=VALUE and STREAM=FILE after the file, in order */
-	char **operands; /* the file, then the words */
+	char **words; /* NAME=VALUE and STREAM=FILE after the file, in order */
 };
 
 static int set_sched(void *args, const char *v, struct cs_err *e)
@@ -81,27 +82,23 @@ static const char usage_text[] =
         "[--profile show|forget] EXE.xml "
         "[NAME=VALUE | STREAM=FILE]...";
 
-static const struct opt_cmd part_spec = {
-        "partition",
-        usage_text,
+static const char about[] =
         "Runs the flow-model's work space in chunks (2-D and 3-D: of rows, planes) on\n"
         "every GPU and on single-core sub-devices of the CPU, one host thread each; chunk\n"
-        "sizes follow each device's measured throughput.",
-        part_opts,
-        "See docs/partition.md.",
-        0,
-};
+        "sizes follow each device's measured throughput.";
 
-/* Returns 0, OPT_HELP or -1. */
-static int parse_args(struct part_cmd *pc, int argc, char **argv, struct cs_err *e)
+static void part_prepare(const struct run_ctx *c, void *args)
 {
-	int n;
+	struct part_cmd *pc = args;
 
+	(void)c;
 	pc->o.sched = SCHED_LOGFIT;
 	pc->o.gpu_share = PART_SHARE_AUTO;
-	n = opt_parse(&part_spec, pc, argc - 1, argv + 1, &pc->operands, e);
-	if (n < 0)
-		return n;
+}
+
+/* The operands, and the options that go together or not. */
+static int check_args(struct part_cmd *pc, int n, char **operands, struct cs_err *e)
+{
 	if (pc->profile) {
 		if (strcmp(pc->profile, "show") && strcmp(pc->profile, "forget"))
 			return err_set(e, "partition: --profile '%s': expected show or forget",
@@ -109,25 +106,19 @@ static int parse_args(struct part_cmd *pc, int argc, char **argv, struct cs_err 
 		if (n > (strcmp(pc->profile, "show") ? 1 : 0))
 			return err_set(e, "partition: --profile %s: too many operands",
 			               pc->profile);
-		pc->file = n ? pc->operands[0] : NULL;
+		pc->file = n ? operands[0] : NULL;
 		return 0;
 	}
 	if (n == 0)
-		return err_set(e, "partition: no executable given (usage: partition [OPTIONS] "
-		                  "EXE.xml [NAME=VALUE]...)");
-	pc->file = pc->operands[0];
-	pc->words = pc->operands + 1;
+		return err_set(e, "partition: no executable given; usage: %s", usage_text);
+	pc->file = operands[0];
+	pc->words = operands + 1;
 	pc->nwords = n - 1;
 	if (pc->share_given && pc->o.sched != SCHED_STATIC)
 		return err_set(e, "partition: --gpu-share is for --sched static");
 	if (part_gpu_sel_check(pc->o.gpu, e))
 		return err_prefix(e, "partition: ");
 	return 0;
-}
-
-static void print_help(FILE *f)
-{
-	opt_help(f, &part_spec);
 }
 
 /* The summary goes to standard output unless a stream writes there. */
@@ -165,43 +156,54 @@ static int profile(struct run_ctx *c, const struct part_cmd *pc, struct cs_err *
 	return 0;
 }
 
-static int cmd_partition_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+/* The run and its report: in the engine's child where there is one (runner/engineproc.h). */
+static int partition_body(struct run_ctx *c, void *arg, struct cs_err *e)
 {
-	struct part_cmd pc;
+	const struct part_cmd *pc = arg;
+	struct part_opts o = pc->o;
 	struct part_result res;
 	bool stdout_taken = false;
 	int rc;
 
-	memset(&pc, 0, sizeof(pc));
-	rc = parse_args(&pc, argc, argv, e);
-	if (rc) {
-		free(pc.operands);
-		return opt_failed(rc, &part_spec, c->out);
-	}
-	if (pc.profile) {
-		rc = profile(c, &pc, e);
-		free(pc.operands);
-		return rc;
-	}
-	pc.o.progress = !pc.no_progress && !c->detached && isatty(STDERR_FILENO);
-	rc = run_partition(c, pc.file, pc.nwords, pc.words, &pc.o, &res, &stdout_taken, e);
+	rc = run_partition(c, pc->file, pc->nwords, pc->words, &o, &res, &stdout_taken, e);
 	if (rc == 0 && res.kb_warning[0])
 		fprintf(stderr, "partition: warning: %s\n", res.kb_warning);
 	if (rc == 0) {
-		rc = report(c, &pc, &res, stdout_taken, e);
+		rc = report(c, pc, &res, stdout_taken, e);
 		part_result_free(&res);
 	}
-	free(pc.operands);
+	return rc;
+}
+
+static int part_run(struct run_ctx *c, void *args, int n, char **operands, struct cs_err *e)
+{
+	struct part_cmd *pc = args;
+	char *what;
+	int rc;
+
+	if (check_args(pc, n, operands, e))
+		return 2;
+	if (pc->profile)
+		return profile(c, pc, e);
+	pc->o.progress = !pc->no_progress && !c->detached && isatty(STDERR_FILENO);
+	what = xasprintf("partition: %s", pc->file);
+	rc = engine_apart(c, what, partition_body, pc, e);
+	free(what);
 	return rc;
 }
 
 const struct carsh_cmd cmd_partition = {
         .name = "partition",
-        .usage = usage_text,
         .summary = "run a data-parallel flow-model on the GPU and every CPU core, chunks "
                    "scheduled by LogFit or a baseline (runs on the thread executor)",
-        .min_args = 1,
-        .max_args = -1,
-        .exec = cmd_partition_exec,
-        .help = print_help,
+        /* No operand is --profile show's; check_args says what is missing otherwise. */
+        .args = {.usage = usage_text,
+                 .about = about,
+                 .opts = part_opts,
+                 .more = "See docs/partition.md.",
+                 .min = 0,
+                 .max = OPT_ANY},
+        .args_size = sizeof(struct part_cmd),
+        .prepare = part_prepare,
+        .run = part_run,
 };

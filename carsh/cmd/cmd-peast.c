@@ -28,11 +28,6 @@ static const struct opt peast_opts[] = {
         OPT_END,
 };
 
-static int usage(struct cs_err *e, const char *what, const char *word)
-{
-	return cmd_error(e, 2, "peast: %s '%s'; usage: %s", what, word, usage_text);
-}
-
 static int schedule(struct run_ctx *c, const struct peast_args *a, const struct graph *g,
                     struct cs_err *e)
 {
@@ -68,20 +63,14 @@ static int run_peast(struct run_ctx *c, const struct peast_args *a, const char *
 
 static int peast_run(struct run_ctx *c, void *args, int n, char **files, struct cs_err *e)
 {
-	if (n == 0)
-		return usage(e, "no graph file in", "peast");
-	if (n > 1)
-		return usage(e, "one graph at a time, not also", files[1]);
+	(void)n;
 	return run_peast(c, args, files[0], e);
 }
 
 const struct carsh_cmd cmd_peast = {
         .name = "peast",
-        .usage = usage_text,
         .summary = summary,
-        .min_args = 1,
-        .max_args = 8,
-        .opts = peast_opts,
+        .args = {.usage = usage_text, .opts = peast_opts, .min = 1, .max = 1, .operand = "graph"},
         .args_size = sizeof(struct peast_args),
         .run = peast_run,
 };

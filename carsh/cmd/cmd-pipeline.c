@@ -10,6 +10,7 @@
 
 #include "cmd/cmd.h"
 #include "util/options.h"
+#include "runner/engineproc.h"
 #include "runner/engines.h"
 #include "util/alloc.h"
 
@@ -87,17 +88,11 @@ static const char usage_text[] =
         "[--gpu auto|none|cpu|SELECTOR] [--tdp W] [--no-progress] PIPE.xml "
         "[NAME=VALUE]...";
 
-static const struct opt_cmd pipe_spec = {
-        "pipeline",
-        usage_text,
+static const char about[] =
         "Run a stream of items through a <CarshPipeline>: without --config, train on the\n"
         "first items (CG with 1 .. nC+1 threads, the GPU, MG), predict every\n"
         "configuration with the trained performance model and run the best; train\n"
-        "again when the throughput changes and the overhead bound allows.",
-        pipe_opts,
-        "Runs on the thread executor. See docs/pipeline.md.",
-        OPT_SAY_NEEDS_VALUE,
-};
+        "again when the throughput changes and the overhead bound allows.";
 
 static int parse_word(struct pipe_cmd *pc, const char *w, struct cs_err *e)
 {
@@ -126,8 +121,7 @@ static int check_words(struct pipe_cmd *pc, int n, char **words, struct cs_err *
 		if (parse_word(pc, words[i], e))
 			return -1;
 	if (!pc->file)
-		return err_set(e, "pipeline: no pipeline file given (usage: pipeline [OPTIONS] "
-		                  "PIPE.xml [NAME=VALUE]...)");
+		return err_set(e, "pipeline: no pipeline file given; usage: %s", usage_text);
 	if (pc->o.val_items && !pc->o.validate)
 		return err_set(e, "pipeline: --validate-items goes with --validate");
 	if (pc->o.val_secs > 0 && !pc->o.validate)
@@ -135,27 +129,14 @@ static int check_words(struct pipe_cmd *pc, int n, char **words, struct cs_err *
 	return 0;
 }
 
-/* Returns 0, OPT_HELP or -1. */
-static int parse_args(struct pipe_cmd *pc, int argc, char **argv, struct cs_err *e)
+static void pipe_prepare(const struct run_ctx *c, void *args)
 {
-	char **words;
-	int n, rc;
+	struct pipe_cmd *pc = args;
 
+	(void)c;
 	pc->o.crit = PM_THROUGHPUT;
 	pc->o.overhead = 0.05;
 	pc->o.change = 0.25;
-	n = opt_parse(&pipe_spec, pc, argc - 1, argv + 1, &words, e);
-	if (n < 0)
-		return n;
-	rc = check_words(pc, n, words, e);
-	free(words);
-	return rc;
-}
-
-/* `pipeline --help`: the usage, then what every option does (docs/pipeline.md has more). */
-static void print_help(FILE *f)
-{
-	opt_help(f, &pipe_spec);
 }
 
 static void report(struct run_ctx *c, const struct pipe_result *res, void *arg)
@@ -168,30 +149,46 @@ static void report(struct run_ctx *c, const struct pipe_result *res, void *arg)
 		pipe_print_text(c->out, res, pc->o.explain);
 }
 
-static int cmd_pipeline_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+/* The run and its report: in the engine's child where there is one (runner/engineproc.h). */
+static int pipeline_body(struct run_ctx *c, void *arg, struct cs_err *e)
 {
-	struct pipe_cmd pc;
+	struct pipe_cmd *pc = arg;
+
+	return run_pipeline(c, pc->file, &pc->args, &pc->o, report, pc, e);
+}
+
+static int pipe_run(struct run_ctx *c, void *args, int n, char **words, struct cs_err *e)
+{
+	struct pipe_cmd *pc = args;
+	char *what;
 	int rc;
 
-	memset(&pc, 0, sizeof(pc));
-	rc = parse_args(&pc, argc, argv, e);
-	if (rc) {
-		params_free(&pc.args);
-		return opt_failed(rc, &pipe_spec, c->out);
+	if (check_words(pc, n, words, e))
+		rc = 2;
+	else {
+		pc->o.progress =
+		        !pc->no_progress && !pc->json && !c->detached && isatty(STDERR_FILENO);
+		what = xasprintf("pipeline: %s", pc->file);
+		rc = engine_apart(c, what, pipeline_body, pc, e);
+		free(what);
 	}
-	pc.o.progress = !pc.no_progress && !pc.json && !c->detached && isatty(STDERR_FILENO);
-	rc = run_pipeline(c, pc.file, &pc.args, &pc.o, report, &pc, e);
-	params_free(&pc.args);
+	params_free(&pc->args);
 	return rc;
 }
 
 const struct carsh_cmd cmd_pipeline = {
         .name = "pipeline",
-        .usage = usage_text,
         .summary = "run a stream of items through a pipeline of flow-models, mapped onto the "
                    "CPU cores and the GPU by a trained analytical model (thread executor)",
-        .min_args = 1,
-        .max_args = -1,
-        .exec = cmd_pipeline_exec,
-        .help = print_help,
+        .args = {.usage = usage_text,
+                 .about = about,
+                 .opts = pipe_opts,
+                 .more = "Runs on the thread executor. See docs/pipeline.md.",
+                 .flags = OPT_SAY_NEEDS_VALUE,
+                 .min = 1,
+                 .max = OPT_ANY,
+                 .operand = "pipeline file"},
+        .args_size = sizeof(struct pipe_cmd),
+        .prepare = pipe_prepare,
+        .run = pipe_run,
 };

@@ -69,72 +69,71 @@ static int repeat_runs(struct run_ctx *c, const struct repeat_opts *o, int argc,
 	return again < 0 ? -again : rc;
 }
 
-/* --index NAME, --until COND and --max N, in any order, before the count (none with
- * --until) and the command. Returns the index of the word after them, or -2 (usage). */
-static int read_opts(int argc, char **argv, struct repeat_opts *o, struct cs_err *e)
-{
-	int i = 1;
+/* --index NAME, --until COND and --max N come before the count (none with --until) and the
+ * command: the first operand ends them, the command's options are its own. */
+static const struct opt repeat_options[] = {
+        OPT_STRING("--index", struct repeat_opts, index, "NAME",
+                   "the parameter NAME is 0, 1, ... in the runs"),
+        OPT_STRING("--until", struct repeat_opts, until, "COND",
+                   "'buffer:B OP V': stop once every value of B satisfies it"),
+        OPT_STRING("--max", struct repeat_opts, max, "N", "with --until: the most runs"),
+        OPT_END,
+};
 
-	for (; i + 1 < argc && strncmp(argv[i], "--", 2) == 0; i += 2) {
-		if (strcmp(argv[i], "--index") == 0)
-			o->index = argv[i + 1];
-		else if (strcmp(argv[i], "--until") == 0)
-			o->until = argv[i + 1];
-		else if (strcmp(argv[i], "--max") == 0)
-			o->max = argv[i + 1];
-		else
-			return -cmd_error(e, 2,
-			                  "repeat: unknown option '%s' (--index, --until, --max)",
-			                  argv[i]);
-	}
+/* The options that go together. */
+static int check_opts(const struct repeat_opts *o, struct cs_err *e)
+{
 	if (o->index && !param_name_valid(o->index))
 		return -cmd_error(e, 2,
 		                  "repeat: --index '%s' is not a parameter name (a letter or '_', "
 		                  "then letters, digits, '_')",
 		                  o->index);
 	if (!o->until != !o->max)
-		return -cmd_error(e, 2,
-		                  o->until ? "repeat: --until needs --max N (the most runs)"
-		                           : "repeat: --max goes with --until");
-	return i;
+		return cmd_error(e, 2,
+		                 o->until ? "repeat: --until needs --max N (the most runs)"
+		                          : "repeat: --max goes with --until");
+	return 0;
 }
 
-static int cmd_repeat_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+static int repeat_run(struct run_ctx *c, void *args, int argc, char **argv, struct cs_err *e)
 {
-	struct repeat_opts o = {NULL, NULL, NULL, {NULL, 0, NULL}, 0};
-	int first = read_opts(argc, argv, &o, e), rc;
+	struct repeat_opts *o = args;
+	int first = 0, rc;
 	const char *n;
 
-	if (first < 0)
+	if (check_opts(o, e))
 		return 2;
-	if (!o.until && first < argc)
+	if (!o->until && first < argc)
 		n = argv[first++];
 	else
-		n = o.max;
+		n = o->max;
 	if (first >= argc)
 		return cmd_error(e, 2, "%s",
-		                 o.until   ? "repeat: --until needs COND, --max N and a command"
-		                 : o.index ? "repeat: --index needs NAME, N and a command"
-		                           : "repeat: needs N and a command");
-	if (o.until && until_parse(o.until, &o.cond, e))
+		                 o->until   ? "repeat: --until needs COND, --max N and a command"
+		                 : o->index ? "repeat: --index needs NAME, N and a command"
+		                            : "repeat: needs N and a command");
+	if (o->until && until_parse(o->until, &o->cond, e))
 		return cmd_prefix(e, 2, "repeat: ");
-	if (scope_eval_range(c->caller, n, o.until ? "--max" : "repeat count", o.until ? 1 : 0,
-	                     INT64_MAX, &o.n, e))
+	if (scope_eval_range(c->caller, n, o->until ? "--max" : "repeat count", o->until ? 1 : 0,
+	                     INT64_MAX, &o->n, e))
 		rc = cmd_prefix(e, 2, "repeat: ");
 	else
-		rc = repeat_runs(c, &o, argc - first, argv + first, e);
-	until_free(&o.cond);
+		rc = repeat_runs(c, o, argc - first, argv + first, e);
+	until_free(&o->cond);
 	return rc;
 }
 
 const struct carsh_cmd cmd_repeat = {
         .name = "repeat",
-        .usage = "repeat [--index NAME] N COMMAND [ARG]... | repeat [--index NAME] --until "
-                 "'buffer:B OP V' --max N COMMAND [ARG]...",
         .summary = "run a command N times (an integer expression), or until every value of "
                    "buffer B satisfies OP V after a run (at most N runs); NAME = 0, 1, ... in "
                    "it; stops at the first failure",
-        .min_args = 2,
-        .max_args = -1,
-        .exec = cmd_repeat_exec,
+        .args = {.usage = "repeat [--index NAME] N COMMAND [ARG]... | repeat [--index NAME] "
+                          "--until 'buffer:B OP V' --max N COMMAND [ARG]...",
+                 .opts = repeat_options,
+                 .flags = OPT_STOP_AT_OPERAND,
+                 .min = 1,
+                 .max = OPT_ANY},
+        .args_size = sizeof(struct repeat_opts),
+        .run = repeat_run,
 };

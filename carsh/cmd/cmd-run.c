@@ -40,21 +40,20 @@ static bool any_given(const struct graph_run_opts *go)
 
 static int run_run(struct run_ctx *c, void *args, int n, char **words, struct cs_err *e)
 {
-	if (n == 0)
-		return cmd_error(e, 2, "usage: %s", usage_text);
 	return run_file(c, words[0], n - 1, words + 1, any_given(args) ? args : NULL, e);
 }
 
 const struct carsh_cmd cmd_run = {
         .name = "run",
-        .usage = usage_text,
         .summary = "run an executable, a flow-model (streams bound on the line), a batch or a "
                    "pipeline graph over a stream of items",
-        .min_args = 1,
-        .max_args = -1,
-        .opts = run_opts,
-        .about = "Run an executable, a flow-model (its streams bound on the line), a batch, or a\n"
-                 "pipeline graph over a stream of items. The options are a graph's.",
+        .args = {.usage = usage_text,
+                 .about = "Run an executable, a flow-model (its streams bound on the line), a "
+                          "batch, or a\npipeline graph over a stream of items. The options "
+                          "are a graph's.",
+                 .opts = run_opts,
+                 .min = 1,
+                 .max = OPT_ANY},
         .args_size = sizeof(struct graph_run_opts),
         .run = run_run,
 };

@@ -51,27 +51,28 @@ static int server_status(struct run_ctx *c, struct cs_err *e)
 	return 0;
 }
 
-static int cmd_server_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+static int server_run(struct run_ctx *c, void *args, int n, char **words, struct cs_err *e)
 {
-	(void)argc;
-	if (strcmp(argv[1], "start") == 0)
+	const char *what = words[0];
+
+	(void)args;
+	(void)n;
+	if (strcmp(what, "start") == 0)
 		return server_start(c, e);
-	if (strcmp(argv[1], "stop") == 0)
+	if (strcmp(what, "stop") == 0)
 		return server_stop(c, e);
-	if (strcmp(argv[1], "status") == 0)
+	if (strcmp(what, "status") == 0)
 		return server_status(c, e);
-	if (strcmp(argv[1], "run") == 0)
+	if (strcmp(what, "run") == 0)
 		return server_main(e) ? cmd_prefix(e, 1, "server run: ") : 0;
-	return cmd_error(e, 2, "server: '%s': expected start, stop, status or run", argv[1]);
+	return cmd_error(e, 2, "server: '%s': expected start, stop, status or run", what);
 }
 
 const struct carsh_cmd cmd_server = {
         .name = "server",
-        .usage = "server start|stop|status|run",
         .summary = "the user's carsh server that keeps devices warm: start it, stop it, show "
                    "its state, or run it in the foreground",
-        .min_args = 1,
-        .max_args = 1,
-        .exec = cmd_server_exec,
+        .args = {.usage = "server start|stop|status|run", .min = 1, .max = 1},
+        .run = server_run,
         .subcommands = subcommands,
 };

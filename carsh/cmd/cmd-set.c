@@ -82,19 +82,20 @@ static int check_setting(struct session *s, const char *name, const char *value,
 	return 0;
 }
 
-static int cmd_set_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+static int set_run(struct run_ctx *c, void *args, int n, char **words, struct cs_err *e)
 {
-	if (argc == 1) {
+	(void)args;
+	if (n == 0) {
 		list_vars(c->vars, c->out);
 		return 0;
 	}
-	for (int i = 1; i < argc; i++) {
-		char *eq = strchr(argv[i], '=');
+	for (int i = 0; i < n; i++) {
+		char *eq = strchr(words[i], '=');
 		char *name;
 
 		if (!eq)
-			return cmd_error(e, 2, "set: '%s': expected NAME=VALUE", argv[i]);
-		name = xstrndup(argv[i], (size_t)(eq - argv[i]));
+			return cmd_error(e, 2, "set: '%s': expected NAME=VALUE", words[i]);
+		name = xstrndup(words[i], (size_t)(eq - words[i]));
 		if (!param_name_valid(name) || check_setting(c->s, name, eq + 1, e)) {
 			if (!param_name_valid(name))
 				err_set(e, "set: '%s' is not a valid variable name", name);
@@ -109,11 +110,9 @@ static int cmd_set_exec(struct run_ctx *c, int argc, char **argv, struct cs_err 
 
 const struct carsh_cmd cmd_set = {
         .name = "set",
-        .usage = "set [NAME=VALUE]...",
         .summary = "list or set variables (also parameters of every run); stats=on, "
                    "exec=thread|process, device=SEL (as --device; auto, auto:energy), "
                    "timeout=SECONDS (a job's time limit, process executor)",
-        .min_args = 0,
-        .max_args = -1,
-        .exec = cmd_set_exec,
+        .args = {.usage = "set [NAME=VALUE]...", .min = 0, .max = OPT_ANY},
+        .run = set_run,
 };

@@ -29,23 +29,24 @@ static int sync_jobs(struct run_ctx *c, int id, bool *interrupted, struct cs_err
 	return rc;
 }
 
-static int cmd_sync_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+static int sync_run(struct run_ctx *c, void *args, int n, char **words, struct cs_err *e)
 {
 	bool interrupted;
 	int failed = 0;
 
-	if (argc == 1) {
+	(void)args;
+	if (n == 0) {
 		int rc = sync_jobs(c, 0, &interrupted, e);
 
 		return interrupted ? JOBS_INTERRUPTED : rc ? cmd_prefix(e, 1, "sync: ") : 0;
 	}
-	for (int i = 1; i < argc; i++) {
+	for (int i = 0; i < n; i++) {
 		int id, rc;
 
-		if (parse_job(argv[i], &id))
+		if (parse_job(words[i], &id))
 			return cmd_error(e, 2,
 			                 "sync: '%s': expected %%N (a job number from 'jobs')",
-			                 argv[i]);
+			                 words[i]);
 		rc = sync_jobs(c, id, &interrupted, e);
 		if (interrupted)
 			return JOBS_INTERRUPTED;
@@ -59,9 +60,7 @@ static int cmd_sync_exec(struct run_ctx *c, int argc, char **argv, struct cs_err
 
 const struct carsh_cmd cmd_sync = {
         .name = "sync",
-        .usage = "sync [%JOB...]",
         .summary = "wait for background jobs (all, or the ones named); fails if one of them failed",
-        .min_args = 0,
-        .max_args = -1,
-        .exec = cmd_sync_exec,
+        .args = {.usage = "sync [%JOB...]", .min = 0, .max = OPT_ANY},
+        .run = sync_run,
 };

@@ -24,10 +24,7 @@ static const struct opt time_opts[] = {
         OPT_END,
 };
 
-/* The command's own options are its business: the first operand ends time's. */
-static const struct opt_cmd time_spec = {
-        "time",
-        usage_text,
+static const char about[] =
         "Run COMMAND, wait for the device work it queued, and print on standard error:\n"
         "  real      the wall time, from the start to the end of the device work\n"
         "  jobs      how many flow-models ran, on which device, and their time inside\n"
@@ -35,11 +32,7 @@ static const struct opt_cmd time_spec = {
         "  h2d ...   host-to-device, kernel, swap and device-to-host time, from OpenCL\n"
         "            profiling events taken for every command\n"
         "  place     where `auto` (--device auto, <Exec rank=\"auto\"> under MPI)\n"
-        "            ran the jobs, and why",
-        time_opts,
-        NULL,
-        OPT_STOP_AT_OPERAND,
-};
+        "            ran the jobs, and why";
 
 /* --wall: only the wall time, with the jobs unprofiled, as they run untimed (profiling
  * events cost the thread executor as much as a small kernel on a GPU). */
@@ -66,36 +59,28 @@ static int time_command(struct run_ctx *c, const struct time_args *a, int argc, 
 	return rc;
 }
 
-static int cmd_time_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+/* No command is a usage error, said so for --wall, which a script may give alone. */
+static int time_run(struct run_ctx *c, void *args, int n, char **command, struct cs_err *e)
 {
-	struct time_args a = {false, false};
-	char **command;
-	int n = opt_parse(&time_spec, &a, argc - 1, argv + 1, &command, e);
-	int rc;
+	const struct time_args *a = args;
 
-	if (n < 0)
-		return opt_failed(n, &time_spec, c->out);
-	if (n == 0 && a.wall)
-		rc = cmd_error(e, 2, "time: --wall needs a command");
-	else if (n == 0)
-		rc = cmd_error(e, 2, "usage: %s", usage_text);
-	else
-		rc = time_command(c, &a, n, command, e);
-	free(command);
-	return rc;
-}
-
-static void time_help(FILE *out)
-{
-	opt_help(out, &time_spec);
+	if (n == 0 && a->wall)
+		return cmd_error(e, 2, "time: --wall needs a command");
+	if (n == 0)
+		return cmd_error(e, 2, "usage: %s", usage_text);
+	return time_command(c, a, n, command, e);
 }
 
 const struct carsh_cmd cmd_time = {
         .name = "time",
-        .usage = usage_text,
         .summary = "run a command; print wall time and build, transfer, kernel and swap times",
-        .min_args = 1,
-        .max_args = -1,
-        .exec = cmd_time_exec,
-        .help = time_help,
+        /* The command's own options are its business: the first operand ends time's. */
+        .args = {.usage = usage_text,
+                 .about = about,
+                 .opts = time_opts,
+                 .flags = OPT_STOP_AT_OPERAND,
+                 .min = 0,
+                 .max = OPT_ANY},
+        .args_size = sizeof(struct time_args),
+        .run = time_run,
 };

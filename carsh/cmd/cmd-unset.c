@@ -1,19 +1,18 @@
 /* unset: remove variables. */
 #include "cmd/cmd.h"
 
-static int cmd_unset_exec(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
+static int unset_run(struct run_ctx *c, void *args, int n, char **names, struct cs_err *e)
 {
-	for (int i = 1; i < argc; i++)
-		if (!params_unset(c->vars, argv[i]))
-			return cmd_error(e, 1, "unset: %s: no such variable", argv[i]);
+	(void)args;
+	for (int i = 0; i < n; i++)
+		if (!params_unset(c->vars, names[i]))
+			return cmd_error(e, 1, "unset: %s: no such variable", names[i]);
 	return 0;
 }
 
 const struct carsh_cmd cmd_unset = {
         .name = "unset",
-        .usage = "unset NAME...",
         .summary = "remove variables",
-        .min_args = 1,
-        .max_args = -1,
-        .exec = cmd_unset_exec,
+        .args = {.usage = "unset NAME...", .min = 1, .max = OPT_ANY},
+        .run = unset_run,
 };

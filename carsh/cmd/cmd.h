@@ -1,7 +1,8 @@
 /*
  * Builtins: one file each, declared by one entry (in the style of tmux's cmd-*.c) and listed
- * in cmd-table.c. An exec function parses its arguments, calls the library, and returns a
- * status; on failure it leaves the message in e and the dispatcher prints it.
+ * in cmd-table.c, whose option template says what it takes. Its run function gets the parsed
+ * options and the operands, calls the library, and returns a status; on failure it leaves
+ * the message in e and the dispatcher prints it.
  */
 #ifndef CARSH_CMD_CMD_H
 #define CARSH_CMD_CMD_H
@@ -17,27 +18,20 @@
 
 struct carsh_cmd {
 	const char *name;
-	const char *usage;
-	const char *summary;
-	int min_args; /* not counting the name */
-	int max_args; /* -1: no limit */
-	/* A builtin that parses its own words (one without opts). */
-	int (*exec)(struct run_ctx *c, int argc, char **argv, struct cs_err *e);
-	/* `NAME --help`: this, else the option template's help, else the usage and the
-	 * summary. */
-	void (*help)(FILE *out);
-	bool words_only; /* every argument is data, even --help (echo) */
-	/* Its first argument's words (virtbuf's operations), NULL-terminated: for completion. */
-	const char *const *subcommands;
-	/* A builtin with an option template (util/options.h): the dispatcher parses the words
-	 * after its name, options into a zeroed struct of args_size bytes (prepare, if given,
-	 * sets its defaults first), and calls run with the operands in order (operands[n] is
-	 * NULL); `--help` anywhere prints usage, about (NULL: the summary) and the options. */
-	const struct opt *opts;
-	const char *about;
+	const char *summary; /* a line for `help`; also --help's about unless args.about */
+	/* Its option template (util/options.h): the usage line, the options, the count of
+	 * operands (min, max) and what one is called; name and about come from the entry. The
+	 * dispatcher parses the words after the name with it, options into a zeroed struct of
+	 * args_size bytes (prepare, if given, sets its defaults first), and calls run with the
+	 * operands in order (operands[n] is NULL). `--help` (first, or anywhere where the
+	 * template has options) prints the usage, the about text and the options. */
+	struct opt_cmd args;
 	size_t args_size;
 	void (*prepare)(const struct run_ctx *c, void *args);
 	int (*run)(struct run_ctx *c, void *args, int n, char **operands, struct cs_err *e);
+	bool words_only; /* every argument is data, even --help (echo) */
+	/* Its first argument's words (virtbuf's operations), NULL-terminated: for completion. */
+	const char *const *subcommands;
 };
 
 /* The table, NULL-terminated, in the order `help` lists it. */

@@ -23,31 +23,23 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* The entry's template with the entry's name, and its summary where it has no about. */
 static struct opt_cmd template_of(const struct carsh_cmd *cmd)
 {
-	return (struct opt_cmd){cmd->name, cmd->usage, cmd->about ? cmd->about : cmd->summary,
-	                        cmd->opts, NULL,       0};
+	struct opt_cmd oc = cmd->args;
+
+	oc.name = cmd->name;
+	if (!oc.about)
+		oc.about = cmd->summary;
+	return oc;
 }
 
-static int print_help(struct run_ctx *c, const struct carsh_cmd *cmd)
-{
-	struct opt_cmd oc = template_of(cmd);
-
-	if (cmd->help)
-		cmd->help(c->out);
-	else if (cmd->opts)
-		opt_help(c->out, &oc);
-	else
-		fprintf(c->out, "usage: %s\n%s\n", cmd->usage, cmd->summary);
-	return 0;
-}
-
-/* A builtin with an option template: its words parsed, then run. */
+/* The words parsed by the entry's template, then run here, or in a background job. */
 static int run_parsed(const struct carsh_cmd *cmd, struct run_ctx *c, int argc, char **argv,
                       struct cs_err *e)
 {
 	struct opt_cmd oc = template_of(cmd);
-	void *args = cmd->args_size ? xcalloc(1, cmd->args_size) : NULL;
+	void *args = xcalloc(1, cmd->args_size ? cmd->args_size : 1);
 	char **operands;
 	int n, rc;
 
@@ -56,6 +48,9 @@ static int run_parsed(const struct carsh_cmd *cmd, struct run_ctx *c, int argc, 
 	n = opt_parse(&oc, args, argc - 1, argv + 1, &operands, e);
 	if (n < 0)
 		rc = opt_failed(n, &oc, c->out);
+	/* `run` decides for itself: a flow-model in the background is a process job. */
+	else if (c->background && cmd != cmd_find("run"))
+		rc = cmd_background(c, argc, argv, e);
 	else
 		rc = cmd->run(c, args, n, operands, e);
 	free(operands);
@@ -66,7 +61,6 @@ static int run_parsed(const struct carsh_cmd *cmd, struct run_ctx *c, int argc, 
 int cmd_exec_argv(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 {
 	const struct carsh_cmd *cmd = cmd_find(argv[0]);
-	char **args = argv;
 	char **with_run = NULL;
 	int rc;
 
@@ -75,27 +69,20 @@ int cmd_exec_argv(struct run_ctx *c, int argc, char **argv, struct cs_err *e)
 		with_run = xcalloc((size_t)argc + 2, sizeof(char *));
 		with_run[0] = (char *)"run";
 		memcpy(with_run + 1, argv, (size_t)argc * sizeof(char *));
-		args = with_run;
+		argv = with_run;
 		argc++;
 		cmd = cmd_find("run");
 	}
 	if (!cmd)
 		return cmd_error(e, 127, "%s: command not found (try 'help')", argv[0]);
-	if (argc >= 2 && !cmd->words_only && strcmp(args[1], "--help") == 0) {
-		free(with_run);
-		return print_help(c, cmd);
+	if (argc >= 2 && !cmd->words_only && strcmp(argv[1], "--help") == 0) {
+		struct opt_cmd oc = template_of(cmd);
+
+		opt_help(c->out, &oc);
+		rc = 0;
+	} else {
+		rc = run_parsed(cmd, c, argc, argv, e);
 	}
-	if (argc - 1 < cmd->min_args || (cmd->max_args >= 0 && argc - 1 > cmd->max_args)) {
-		free(with_run);
-		return cmd_error(e, 2, "usage: %s", cmd->usage);
-	}
-	/* `run` decides for itself: a flow-model in the background is a process job. */
-	if (c->background && cmd != cmd_find("run"))
-		rc = cmd_background(c, argc, args, e);
-	else if (cmd->run)
-		rc = run_parsed(cmd, c, argc, args, e);
-	else
-		rc = cmd->exec(c, argc, args, e);
 	free(with_run);
 	return rc;
 }

@@ -1,158 +1,89 @@
-/* Floating expressions (data/fexpr.h): a recursive descent over the text. */
+/* Floating expressions (data/fexpr.h): the double value type of the one expression parser
+ * (data/exprparse.h). */
 #include "data/fexpr.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/exprparse.h"
 #include "data/types.h"
 #include "util/alloc.h"
 
-struct fparse {
-	const char *text;
-	const char *p;
-	fexpr_lookup lookup;
-	void *ctx;
-	struct cs_err *e;
-	int depth; /* of parentheses and unary signs: a hostile text must not exhaust the stack */
-};
-
-#define FEXPR_MAX_DEPTH 200
-
-static int expr(struct fparse *f, double *v);
-
-static void blanks(struct fparse *f)
+static bool is_digit(char c)
 {
-	while (*f->p == ' ' || *f->p == '\t')
-		f->p++;
+	return c >= '0' && c <= '9';
 }
 
-static int syntax(struct fparse *f)
+static bool float_number_start(char c)
 {
-	if (!*f->p)
-		return err_set(f->e, "unexpected end of expression in '%s'", f->text);
-	return err_set(f->e, "syntax error at '%.1s' in '%s'", f->p, f->text);
+	return is_digit(c) || c == '.';
 }
 
 /* Digits, a point, an exponent: the token number_parse then reads. */
-static int number(struct fparse *f, double *v)
+static int float_number(const char **p, const char *text, union expr_value *v, struct cs_err *e)
 {
-	const char *s = f->p;
+	const char *s = *p, *q = *p;
 	char *tok;
 	int rc;
 
-	while (isdigit((unsigned char)*f->p) || *f->p == '.')
-		f->p++;
-	if ((*f->p == 'e' || *f->p == 'E') &&
-	    (isdigit((unsigned char)f->p[1]) ||
-	     ((f->p[1] == '+' || f->p[1] == '-') && isdigit((unsigned char)f->p[2]))))
-		for (f->p += 2; isdigit((unsigned char)*f->p); f->p++)
+	while (is_digit(*q) || *q == '.')
+		q++;
+	if ((*q == 'e' || *q == 'E') &&
+	    (is_digit(q[1]) || ((q[1] == '+' || q[1] == '-') && is_digit(q[2]))))
+		for (q += 2; is_digit(*q); q++)
 			;
-	tok = xstrndup(s, (size_t)(f->p - s));
-	rc = number_parse(SC_DOUBLE, tok, v, f->e);
+	*p = q;
+	tok = xstrndup(s, (size_t)(q - s));
+	rc = number_parse(SC_DOUBLE, tok, &v->f, e);
 	free(tok);
-	return rc ? err_prefix(f->e, "in '%s': ", f->text) : 0;
+	return rc ? err_prefix(e, "in '%s': ", text) : 0;
 }
 
-static int name(struct fparse *f, double *v)
+static int float_apply(char op, union expr_value a, union expr_value b, union expr_value *out,
+                       const char *text, struct cs_err *e)
 {
-	const char *s = f->p;
-	char *id;
-	int rc;
-
-	while (isalnum((unsigned char)*f->p) || *f->p == '_')
-		f->p++;
-	id = xstrndup(s, (size_t)(f->p - s));
-	rc = f->lookup ? f->lookup(f->ctx, id, v, f->e) : 1;
-	if (rc == 1)
-		err_set(f->e, "unknown parameter '%s' in '%s'", id, f->text);
-	free(id);
-	return rc ? -1 : 0;
-}
-
-static int nested(struct fparse *f, double *v);
-
-static int primary(struct fparse *f, double *v)
-{
-	int rc;
-
-	if (++f->depth > FEXPR_MAX_DEPTH)
-		return err_set(f->e, "expression nested too deeply in '%.40s...'", f->text);
-	rc = nested(f, v);
-	f->depth--;
-	return rc;
-}
-
-static int nested(struct fparse *f, double *v)
-{
-	blanks(f);
-	if (*f->p == '-' || *f->p == '+') {
-		int neg = *f->p++ == '-';
-
-		if (primary(f, v))
-			return -1;
-		*v = neg ? -*v : *v;
-		return 0;
+	switch (op) {
+	case '+':
+		out->f = a.f + b.f;
+		break;
+	case '-':
+		out->f = a.f - b.f;
+		break;
+	case '*':
+		out->f = a.f * b.f;
+		break;
+	default:
+		if (b.f == 0)
+			return err_set(e, "division by zero in '%s'", text);
+		out->f = a.f / b.f;
 	}
-	if (*f->p == '(') {
-		f->p++;
-		if (expr(f, v))
-			return -1;
-		blanks(f);
-		if (*f->p != ')')
-			return syntax(f);
-		f->p++;
-		return 0;
-	}
-	if (isdigit((unsigned char)*f->p) || *f->p == '.')
-		return number(f, v);
-	if (isalpha((unsigned char)*f->p) || *f->p == '_')
-		return name(f, v);
-	return syntax(f);
+	return 0;
 }
 
-static int term(struct fparse *f, double *v)
+static int float_negate(union expr_value *v, const char *text, struct cs_err *e)
 {
-	if (primary(f, v))
-		return -1;
-	for (;;) {
-		double r;
-		char op;
-
-		blanks(f);
-		op = *f->p;
-		if (op != '*' && op != '/')
-			return 0;
-		f->p++;
-		if (primary(f, &r))
-			return -1;
-		if (op == '/' && r == 0)
-			return err_set(f->e, "division by zero in '%s'", f->text);
-		*v = op == '*' ? *v * r : *v / r;
-	}
+	(void)text;
+	(void)e;
+	v->f = -v->f;
+	return 0;
 }
 
-static int expr(struct fparse *f, double *v)
-{
-	if (term(f, v))
-		return -1;
-	for (;;) {
-		double r;
-		char op;
-
-		blanks(f);
-		op = *f->p;
-		if (op != '+' && op != '-')
-			return 0;
-		f->p++;
-		if (term(f, &r))
-			return -1;
-		*v = op == '+' ? *v + r : *v - r;
-	}
-}
+static const struct expr_type float_type = {
+        .number_start = float_number_start,
+        .number = float_number,
+        .apply = float_apply,
+        .negate = float_negate,
+        .arity = NULL,
+        .call = NULL,
+        .mul_ops = "*/",
+        .unary_plus = true,
+};
 
 bool fexpr_has_operator(const char *text)
 {
+	/* An empty value (NAME=) has no second character to start from. */
+	if (!text[0])
+		return false;
 	if (strpbrk(text, "*/()"))
 		return true;
 	for (size_t i = 1; text[i]; i++)
@@ -161,12 +92,25 @@ bool fexpr_has_operator(const char *text)
 	return false;
 }
 
+struct float_names {
+	fexpr_lookup lookup;
+	void *ctx;
+};
+
+static int float_name(void *ctx, const char *name, union expr_value *v, struct cs_err *e)
+{
+	const struct float_names *fn = ctx;
+
+	return fn->lookup ? fn->lookup(fn->ctx, name, &v->f, e) : 1;
+}
+
 int fexpr_eval(const char *text, fexpr_lookup lookup, void *ctx, double *out, struct cs_err *e)
 {
-	struct fparse f = {text, text, lookup, ctx, e, 0};
+	struct float_names fn = {lookup, ctx};
+	union expr_value v;
 
-	if (expr(&f, out))
+	if (expr_parse(&float_type, text, float_name, &fn, &v, e))
 		return -1;
-	blanks(&f);
-	return *f.p ? syntax(&f) : 0;
+	*out = v.f;
+	return 0;
 }

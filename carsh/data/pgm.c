@@ -322,6 +322,28 @@ int pgm_read(const char *path, enum scalar s, void *dst, size_t n, size_t *width
 	return rc;
 }
 
+int pgm_size(const char *path, size_t *width, size_t *height, struct cs_err *e)
+{
+	struct pgm_reader r = {.name = path, .e = e};
+	bool raw = false;
+	int rc;
+
+	r.f = fopen(path, "rbe");
+	if (!r.f)
+		return err_errno(e, "%s", path);
+	rc = read_magic(&r, &raw) || read_number(&r, "the width", PGM_DIM_MAX, false, &r.width) ||
+	     read_number(&r, "the height", PGM_DIM_MAX, false, &r.height);
+	fclose(r.f);
+	if (rc)
+		return -1;
+	if (r.width == 0 || r.height == 0)
+		return err_set(e, "%s: the image is %ldx%ld: it has no pixels", path, r.width,
+		               r.height);
+	*width = (size_t)r.width;
+	*height = (size_t)r.height;
+	return 0;
+}
+
 /* ---- writing ---- */
 
 /* The pixels are converted over the cores, then written at once. */

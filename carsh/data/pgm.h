@@ -24,6 +24,10 @@ bool pgm_path(const char *path);
 int pgm_read(const char *path, enum scalar s, void *dst, size_t n, size_t *width, size_t *height,
              struct cs_err *e);
 
+/* The width and height a PGM file's header gives, reading nothing more (an image stream's
+ * size from its data). Errors as pgm_read's for the header. */
+int pgm_size(const char *path, size_t *width, size_t *height, struct cs_err *e);
+
 /* The same from an open stream; name is used in messages. */
 int pgm_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_t n, size_t *width,
                     size_t *height, struct cs_err *e);

@@ -209,6 +209,17 @@ size_t vhome_holder_ended(struct vhome *h, uint64_t holder, const char *how)
 	return lost;
 }
 
+void vhome_restore(struct vhome *h, const char *shm, const struct vhome_state *st)
+{
+	struct home *o;
+
+	pthread_mutex_lock(&h->lock);
+	o = find(h, shm, true);
+	set_where(h, o, st->where);
+	o->st = *st;
+	pthread_mutex_unlock(&h->lock);
+}
+
 void vhome_forget(struct vhome *h, const char *shm)
 {
 	struct home **pp, *o = NULL;

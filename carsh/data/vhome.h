@@ -63,6 +63,9 @@ void vhome_host_wrote(struct vhome *h, const char *shm);
 /* Worker holder ended (how: "killed by SIGSEGV (kernel 'k' on DEV)"): what only it held is
  * lost, what shared memory held too is there only. Returns how many buffers were lost. */
 size_t vhome_holder_ended(struct vhome *h, uint64_t holder, const char *how);
+/* shm's state is st again, as vhome_get gave it: a job counted on as run (a window of jobs
+ * in flight, exec/jobwin.h) did not run, or did not end well. */
+void vhome_restore(struct vhome *h, const char *shm, const struct vhome_state *st);
 /* The buffer was deleted. */
 void vhome_forget(struct vhome *h, const char *shm);
 /* The objects whose only current copy is on a device (free each and the array). */

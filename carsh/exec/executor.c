@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "exec/homes.h"
+#include "exec/jobwin.h"
 #include "exec/planrun.h"
 #include "exec/workerwire.h"
 #include "exec/workers.h"
@@ -98,9 +99,8 @@ static void crash_message(const struct job_plan *jp, const struct job_result *re
 	sb_free(&sb);
 }
 
-/* The job's status from how the child ended, with its message in e. */
-static int collect(const struct job_plan *jp, int ws, const struct job_result *res,
-                   struct cs_err *e)
+int exec_job_status(const struct job_plan *jp, int ws, const struct job_result *res,
+                    struct cs_err *e)
 {
 	if (WIFEXITED(ws) && WEXITSTATUS(ws) == 0)
 		return 0;
@@ -179,7 +179,7 @@ static int run_child(child_fn fn, void *arg, const struct job_plan *jp, const st
 		err_errno(e, "waiting for the job");
 		return 1;
 	}
-	return collect(jp, ws, *res, e);
+	return exec_job_status(jp, ws, *res, e);
 }
 
 /* worker_job's return when the job was refused before it was handed over (a lost buffer). */
@@ -245,7 +245,7 @@ static int worker_outcome(const struct exec_env *env, struct worker *wk, const s
 	if (rc != 0) /* refused (a lost buffer), or not run (no worker, maybe) */
 		return 1;
 	res = worker_result(wk);
-	rc = collect(jp, ws, res, e);
+	rc = exec_job_status(jp, ws, res, e);
 	/* A quiet end (SIGPIPE: its reader went away) still says how, to whoever loses data. */
 	proc_describe(ws, how, sizeof(how));
 	homes_settle(env->homes, wk, jp, rc, res->stats.launches > 0, res->stats.device,
@@ -271,7 +271,10 @@ static int foreground_in_worker(const struct exec_env *env, struct job_plan *jp,
 		return 1;
 	rc = worker_job(env, &wk, jp, io, env->own_group, env->fg_pid, &ws, &d2h_ms, e);
 	rc = worker_outcome(env, wk, jp, rc, ws, d2h_ms, st, has_stats, e);
-	if (wk)
+	/* The next jobs of a batch may follow it without waiting (exec/jobwin.h). */
+	if (wk && rc == 0 && !worker_dead(wk) && jobwin_eligible(env, jp))
+		jobwin_adopt(env->window, wk);
+	else if (wk)
 		workers_give(env->workers, wk);
 	return rc;
 }
@@ -367,7 +370,7 @@ static int bg_body(void *arg, int id, struct cs_err *e)
 		err_errno(e, "waiting for process %d", (int)b->pid);
 		return 1;
 	}
-	rc = collect(b->jp, ws, b->res, e);
+	rc = exec_job_status(b->jp, ws, b->res, e);
 	job_plan_ended(b->jp, rc, b->res->has_stats ? &b->res->stats : NULL);
 	return rc;
 }

@@ -30,6 +30,9 @@ struct exec_env {
 	/* Where each virtual buffer's data is (data/vhome.h): jobs in warm workers keep it on
 	 * their devices. NULL: always shared memory. */
 	struct vhome *homes;
+	/* A batch's window of jobs in flight (exec/jobwin.h), or NULL: a foreground job that
+	 * may join it keeps its worker there. */
+	struct job_window *window;
 };
 
 /* Run in the foreground and wait. Returns the job's status (0, 1, or 128+signal), with the
@@ -47,6 +50,11 @@ int exec_plan_background(const struct exec_env *env, struct jobs *js, struct job
 /* Run fn(arg) in a foreground child (for builtins that need OpenCL, like `devices`). */
 int exec_child_foreground(child_fn fn, void *arg, const struct child_io *io,
                           const struct exec_env *env, struct cs_err *e);
+
+/* A job's status from how its process ended (wstatus as from waitpid) and what it left in
+ * res, with its message in e: 0, 1, or 128+signal (141, quiet, for SIGPIPE). */
+int exec_job_status(const struct job_plan *jp, int ws, const struct job_result *res,
+                    struct cs_err *e);
 
 /* The hazard claim of a plan: every stream bound to a virtual buffer. */
 struct claim *plan_claim(const struct job_plan *jp, const char *label);

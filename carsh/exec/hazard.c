@@ -1,6 +1,7 @@
 #include "exec/hazard.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@ struct claim {
 	char *label;
 	struct use *uses;
 	size_t n, cap;
+	uint64_t group;     /* 0, or the window whose jobs are ordered by their worker */
 	struct claim *next; /* registration order */
 };
 
@@ -83,6 +85,11 @@ void claim_use(struct claim *c, const char *shm, const char *name, bool writes)
 	c->uses[c->n++] = (struct use){xstrdup(shm), xstrdup(name), writes};
 }
 
+void claim_set_group(struct claim *c, uint64_t group)
+{
+	c->group = group;
+}
+
 bool claim_empty(const struct claim *c)
 {
 	return c->n == 0;
@@ -102,6 +109,8 @@ void hazard_register(struct hazards *hz, struct claim *c)
 /* The first use of the earlier claim that conflicts with later, or NULL. */
 static const struct use *conflict(const struct claim *earlier, const struct claim *later)
 {
+	if (earlier->group && earlier->group == later->group)
+		return NULL;
 	for (size_t i = 0; i < earlier->n; i++)
 		for (size_t j = 0; j < later->n; j++)
 			if ((earlier->uses[i].writes || later->uses[j].writes) &&

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "util/error.h"
 
@@ -25,6 +26,9 @@ void hazards_free(struct hazards *hz);
  * then hazard_register. */
 struct claim *claim_new(const char *label);
 void claim_use(struct claim *c, const char *shm, const char *name, bool writes);
+/* Claims of one nonzero group never wait for each other: their jobs run one after another
+ * in one worker, in the order they were sent (a window of jobs in flight, exec/jobwin.h). */
+void claim_set_group(struct claim *c, uint64_t group);
 /* True when the claim names no buffer (nothing to wait for). */
 bool claim_empty(const struct claim *c);
 /* Enter the claim in issue order. Ownership passes to hz. */

@@ -123,6 +123,31 @@ void homes_settle(struct vhome *h, struct worker *wk, const struct job_plan *jp,
 	}
 }
 
+void homes_assume(struct vhome *h, struct worker *wk, const struct job_plan *jp,
+                  struct vhome_state *before)
+{
+	uint64_t serial = worker_serial(wk);
+
+	for (size_t i = 0; i < jp->kp.nargs; i++)
+		if (bound(jp, i))
+			vhome_get(h, jp->binds[i].shm, &before[i]);
+	for (size_t i = 0; i < jp->kp.nargs; i++) {
+		if (!bound(jp, i))
+			continue;
+		if (arg_is_written(jp->kp.args[i].kind))
+			vhome_device_wrote(h, jp->binds[i].shm, serial, "");
+		else
+			vhome_device_read(h, jp->binds[i].shm, serial, "");
+	}
+}
+
+void homes_undo(struct vhome *h, const struct job_plan *jp, const struct vhome_state *before)
+{
+	for (size_t i = jp->kp.nargs; i-- > 0;)
+		if (bound(jp, i))
+			vhome_restore(h, jp->binds[i].shm, &before[i]);
+}
+
 int homes_check_plan(struct vhome *h, const struct job_plan *jp, struct cs_err *e)
 {
 	for (size_t i = 0; h && i < jp->kp.nargs; i++)

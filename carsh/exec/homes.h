@@ -29,6 +29,14 @@ int homes_prepare(struct vhome *h, struct workers *w, struct worker *wk, const s
 void homes_settle(struct vhome *h, struct worker *wk, const struct job_plan *jp, int status,
                   bool launched, const char *device, const char *how);
 
+/* A window's job (exec/jobwin.h) sent to wk after homes_prepare: counted as run there
+ * (homes_settle's success), its buffers' states before in before[i] (one per argument). */
+void homes_assume(struct vhome *h, struct worker *wk, const struct job_plan *jp,
+                  struct vhome_state *before);
+/* The same buffers' states put back (the job did not run, or did not end well); jobs undone
+ * from the last sent to the first leave the table as it was before them. */
+void homes_undo(struct vhome *h, const struct job_plan *jp, const struct vhome_state *before);
+
 /* -1 with the message of data/vhome.h when one of jp's buffers was lost (the thread
  * executor's check: it reads shared memory, where a lost buffer's old data still is). */
 int homes_check_plan(struct vhome *h, const struct job_plan *jp, struct cs_err *e);

@@ -8,11 +8,11 @@
 #include "util/alloc.h"
 
 /* Bumped when the layout changes; the two ends are one build, so this is a guard only. */
-#define PLANWIRE_VERSION 4
+#define PLANWIRE_VERSION 5
 
 /* A field added to these structures must be added here too: the sizes on LP64 remind. */
 #if __SIZEOF_POINTER__ == 8 && __SIZEOF_LONG__ == 8
-_Static_assert(sizeof(struct kernel_arg) == 208, "kernel_arg changed: update planwire");
+_Static_assert(sizeof(struct kernel_arg) == 264, "kernel_arg changed: update planwire");
 _Static_assert(sizeof(struct kernel_plan) == 216, "kernel_plan changed: update planwire");
 /* stream_bind's file_map, like host_owned, belongs to the side that staged the data. */
 _Static_assert(sizeof(struct stream_bind) == 208, "stream_bind changed: update planwire");
@@ -52,6 +52,16 @@ static void put_arg(struct wbuf *w, const struct kernel_arg *a)
 	wb_i64(w, a->line);
 	wb_str(w, a->count_expr);
 	wb_u32(w, a->is_struct);
+	wb_u32(w, a->image_dims);
+	wb_u32(w, a->image_order);
+	wb_u32(w, a->image_type);
+	wb_u64(w, a->width);
+	wb_u64(w, a->height);
+	wb_u64(w, a->depth);
+	wb_u32(w, a->is_sampler);
+	wb_u32(w, a->sampler_normalized);
+	wb_u32(w, a->sampler_address);
+	wb_u32(w, a->sampler_filter);
 	put_record(w, a->record);
 }
 
@@ -223,6 +233,17 @@ static void get_arg(struct pw_dec *d, struct kernel_arg *a)
 	a->line = get_int(d, "argument line");
 	a->count_expr = rb_str(&d->r);
 	a->is_struct = get_bool(d, "is_struct");
+	a->image_dims = rb_u32(&d->r);
+	refuse(d, a->image_dims == 1 || a->image_dims > 3, "image dimensions");
+	a->image_order = rb_u32(&d->r);
+	a->image_type = rb_u32(&d->r);
+	a->width = rb_u64(&d->r);
+	a->height = rb_u64(&d->r);
+	a->depth = rb_u64(&d->r);
+	a->is_sampler = get_bool(d, "is_sampler");
+	a->sampler_normalized = get_bool(d, "sampler_normalized");
+	a->sampler_address = rb_u32(&d->r);
+	a->sampler_filter = rb_u32(&d->r);
 	a->record = get_record(d);
 	refuse(d, a->record ? a->type.width != a->record->size : !width_valid(a->type.width),
 	       "argument type width");

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -49,21 +50,32 @@ static int fail(struct job_result *res, const char *what, const char *detail)
 	return 1;
 }
 
+/* A window's job sent with WORKER_JOB_AFTER does not run after one that failed: the shell
+ * stops there (a batch stops at its first failing step), and has sent the rest already.
+ * *chain: whether the last job failed; *flags: the job's. */
 static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *m,
-                   struct job_result *res, int null, int own_err)
+                   struct job_result *res, int null, int own_err, bool *chain, uint32_t *flags)
 {
 	struct job_plan *jp = NULL;
 	struct job_home *homes = NULL;
 	struct strvec env = STRVEC_INIT;
 	struct cs_err e;
 	char *cwd = NULL;
-	uint32_t flags = 0;
 	int status;
 
 	memset(res, 0, sizeof(*res));
 	res->status = -1;
-	if (workerwire_decode_job(m->payload, m->len, &cwd, &env, &homes, &flags, &jp, &e))
+	*flags = 0;
+	if (workerwire_decode_job(m->payload, m->len, &cwd, &env, &homes, flags, &jp, &e))
 		return fail(res, "", e.msg);
+	if ((*flags & WORKER_JOB_AFTER) && *chain) {
+		res->status = 1;
+		job_plan_free(jp);
+		free(homes);
+		free(cwd);
+		sv_free(&env);
+		return (int)(WORKER_DONE_SKIPPED | 1u);
+	}
 	workerwire_apply_env(env.v, env.n);
 	sv_free(&env);
 	if (chdir(cwd) != 0)
@@ -71,7 +83,7 @@ static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *
 	else if (take_stdio(m) != 0)
 		status = fail(res, "the job's standard input, output or error is missing", "");
 	else
-		status = wres_run(w, s, jp, homes, (flags & WORKER_JOB_PROFILE) != 0, res);
+		status = wres_run(w, s, jp, homes, (*flags & WORKER_JOB_PROFILE) != 0, res);
 	/* As a forked job's _exit after fflush(NULL): an output that cannot be written fails. */
 	if (fflush(stdout) != 0 && status == 0)
 		status = 1;
@@ -106,11 +118,17 @@ static uint32_t buffer_request(struct wres *w, const struct wire_msg *m, struct 
 	return rc ? 1 : 0;
 }
 
+/* *flags: a job's (WORKER_JOB_*), else 0. */
 static uint32_t answer(struct rt_session *s, struct wres *w, const struct wire_msg *m,
-                       struct job_result *res, int null, int own_err)
+                       struct job_result *res, int null, int own_err, bool *chain, uint32_t *flags)
 {
-	if (m->type == WORKER_JOB)
-		return (uint32_t)run_job(s, w, m, res, null, own_err);
+	*flags = 0;
+	if (m->type == WORKER_JOB) {
+		int status = run_job(s, w, m, res, null, own_err, chain, flags);
+
+		*chain = status != 0;
+		return (uint32_t)status;
+	}
 	if (m->type == WORKER_WRITEBACK || m->type == WORKER_DROP)
 		return buffer_request(w, m, res);
 	return 1;
@@ -147,8 +165,28 @@ static bool answer_devices(struct rt_session *s, int sock, const struct wire_msg
 	return ok;
 }
 
+/* WORKER_DONE: the status, and for a window's job its result (the result area is the next
+ * job's already), its message cut at its end (workerwire.h). */
+static int send_done(int sock, uint32_t status, uint32_t flags, const struct job_result *res,
+                     struct cs_err *e)
+{
+	unsigned char buf[sizeof(status) + sizeof(*res)];
+	size_t head = offsetof(struct job_result, msg);
+	size_t msg = strnlen(res->msg, sizeof(res->msg) - 1);
+
+	if (!(flags & WORKER_JOB_WINDOW))
+		return wire_send(sock, WORKER_DONE, &status, sizeof(status), NULL, 0, e);
+	memcpy(buf, &status, sizeof(status));
+	memcpy(buf + sizeof(status), res, head);
+	memcpy(buf + sizeof(status) + head, res->msg, msg);
+	buf[sizeof(status) + head + msg] = '\0';
+	return wire_send(sock, WORKER_DONE, buf, sizeof(status) + head + msg + 1, NULL, 0, e);
+}
+
 void worker_main(int sock, struct job_result *res)
 {
+	bool chain = false;
+
 	struct rt_session *s = rt_session_new();
 	struct wres *w = wres_new();
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -157,7 +195,7 @@ void worker_main(int sock, struct job_result *res)
 	for (;;) {
 		struct wire_msg m;
 		struct cs_err e;
-		uint32_t status;
+		uint32_t status, flags;
 
 		if (wire_recv(sock, &m, &e) <= 0)
 			break;
@@ -170,10 +208,9 @@ void worker_main(int sock, struct job_result *res)
 			wire_msg_free(&m);
 			break;
 		}
-		status = answer(s, w, &m, res, null, own_err);
+		status = answer(s, w, &m, res, null, own_err, &chain, &flags);
 		wire_msg_free(&m);
-		if (wire_send(sock, WORKER_DONE, &status, sizeof(status), NULL, 0, &e) != 0 ||
-		    wres_faulted(w))
+		if (send_done(sock, status, flags, res, &e) != 0 || wres_faulted(w))
 			break;
 	}
 	/* _exit: the OpenCL drivers' destructors are not meant to run in a forked copy. */

@@ -2,6 +2,7 @@
 #include "exec/workers.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -47,6 +48,13 @@ struct worker {
 	bool retired;          /* out of the holders: the last reference ends it */
 	struct worker *hnext;  /* in the holders */
 	pthread_mutex_t xlock; /* one exchange (a job, a write-back) at a time on its socket */
+	/* A window's jobs sent and not answered yet, oldest first (xlock): every exchange
+	 * reads their answers first, in order, as the worker sends them. */
+	struct worker_answer *pending;
+	struct worker_answer **ptail;
+	int end_status;           /* how it ended, once a window's reader found it dead */
+	bool end_known;           /* end_status is set */
+	char end_msg[CS_ERR_MAX]; /* why it could not be waited for, or "" */
 };
 
 /* A worker asked of the spawner thread. */
@@ -97,6 +105,7 @@ static struct worker *worker_alloc(void)
 	struct worker *wk = xcalloc(1, sizeof(*wk));
 
 	wk->serial = next_serial();
+	wk->ptail = &wk->pending;
 	pthread_mutex_init(&wk->xlock, NULL);
 	return wk;
 }
@@ -781,25 +790,32 @@ static int job_stdin(const struct child_io *io, bool background, int *opened)
 	return *opened;
 }
 
+/* -1 with e when the job could not be sent; 1 when it could not be put together (nothing
+ * went to the worker). A window's job (WORKER_JOB_WINDOW) leaves the result area to the job
+ * the worker runs now. */
 static int hand_over(struct worker *wk, const struct job_plan *jp, const struct job_home *homes,
-                     const struct child_io *io, bool background, bool profile, struct cs_err *e)
+                     const struct child_io *io, bool background, uint32_t flags, struct cs_err *e)
 {
 	char cwd[4096];
 	struct wbuf msg = WBUF_INIT;
 	int fds[3], opened, rc;
 
-	if (!getcwd(cwd, sizeof(cwd)))
-		return err_errno(e, "cannot hand a job to a worker: the current directory");
+	if (!getcwd(cwd, sizeof(cwd))) {
+		err_errno(e, "cannot hand a job to a worker: the current directory");
+		return 1;
+	}
 	fds[0] = job_stdin(io, background, &opened);
 	fds[1] = io && io->out_fd >= 0 ? io->out_fd : STDOUT_FILENO;
 	fds[2] = STDERR_FILENO; /* a server's worker writes its warnings where the shell does */
 	if (fds[0] < 0) {
-		wb_free(&msg);
-		return err_errno(e, "/dev/null");
+		err_errno(e, "/dev/null");
+		return 1;
 	}
-	workerwire_encode_job(cwd, &wk->env, homes, profile ? WORKER_JOB_PROFILE : 0, jp, &msg);
-	memset(wk->res, 0, sizeof(*wk->res));
-	wk->res->status = -1;
+	workerwire_encode_job(cwd, &wk->env, homes, flags, jp, &msg);
+	if (!(flags & WORKER_JOB_WINDOW)) {
+		memset(wk->res, 0, sizeof(*wk->res));
+		wk->res->status = -1;
+	}
 	rc = wire_send(wk->sock, WORKER_JOB, msg.p, msg.len, fds, 3, e);
 	if (opened >= 0)
 		close(opened);
@@ -899,12 +915,161 @@ int worker_run(struct worker *wk, const struct job_plan *jp, const struct job_ho
 	int rc;
 
 	pthread_mutex_lock(&wk->xlock);
-	if (hand_over(wk, jp, homes, io, background, profile, e))
+	if (hand_over(wk, jp, homes, io, background, profile ? WORKER_JOB_PROFILE : 0, e))
 		rc = reap(wk, wstatus, e) ? -1 : WORKER_NOT_TAKEN;
 	else
 		rc = await_answer(wk, jp, wstatus, e);
 	pthread_mutex_unlock(&wk->xlock);
 	return rc;
+}
+
+/* ---- a window of jobs in flight ---- */
+
+/* The worker ended (or answered garbage) with the oldest job in flight unanswered: that job,
+ * taken or not, gets how it ended — one that exited, or that could not be waited for (a
+ * server that ended), fails with a message as in await_answer — and every job after it
+ * never reached a worker that could run it. */
+static void window_lost(struct worker *wk, bool taken)
+{
+	struct worker_answer *a = wk->pending;
+	struct cs_err e;
+	int ws = W_EXITCODE(1, 0);
+
+	if (!wk->end_known) {
+		wk->end_msg[0] = '\0';
+		if (reap(wk, &ws, &e) != 0) {
+			ws = W_EXITCODE(1, 0);
+			snprintf(wk->end_msg, sizeof(wk->end_msg), "%s", e.msg);
+		}
+		wk->end_status = ws;
+		wk->end_known = true;
+	}
+	ws = wk->end_status;
+	a->rc = taken ? 0 : WORKER_NOT_TAKEN;
+	a->wstatus = ws;
+	a->res = *wk->res;
+	if (wk->end_msg[0])
+		snprintf(a->res.msg, sizeof(a->res.msg), "%s", wk->end_msg);
+	else if (WIFEXITED(ws))
+		snprintf(a->res.msg, sizeof(a->res.msg),
+		         "the worker ended (exit %d) before the job %s", WEXITSTATUS(ws),
+		         taken ? "did" : "reached it");
+	if (wk->end_msg[0] || WIFEXITED(ws))
+		a->wstatus = W_EXITCODE(1, 0);
+	for (; a; a = a->next) {
+		if (a != wk->pending) {
+			a->rc = WORKER_NOT_TAKEN;
+			a->wstatus = ws;
+		}
+		a->done = true;
+	}
+	wk->pending = NULL;
+	wk->ptail = &wk->pending;
+}
+
+/* A window job's WORKER_DONE (exec/workerwire.h): the status, then the result up to its
+ * message, then the message and its NUL. false: anything else. */
+static bool window_done(struct worker *wk, uint32_t *status, struct job_result *res)
+{
+	size_t head = sizeof(*status) + offsetof(struct job_result, msg);
+	struct wire_msg m;
+	struct cs_err e;
+	int r = wire_recv(wk->sock, &m, &e);
+	bool ok = r == 1 && m.type == WORKER_DONE && m.len > head &&
+	          m.len <= head + sizeof(res->msg) && m.payload[m.len - 1] == '\0';
+
+	if (ok) {
+		memset(res, 0, sizeof(*res));
+		memcpy(status, m.payload, sizeof(*status));
+		memcpy(res, m.payload + sizeof(*status), head - sizeof(*status));
+		memcpy(res->msg, m.payload + head, m.len - head);
+	}
+	if (r == 1)
+		wire_msg_free(&m);
+	return ok;
+}
+
+/* The answer of the oldest job in flight; xlock held. */
+static void read_answer(struct worker *wk)
+{
+	struct worker_answer *a = wk->pending;
+	uint32_t status;
+	struct cs_err e;
+	bool taken = !wk->dead && answered(wk, WORKER_TAKEN, NULL, 0, &e);
+
+	if (!taken || !window_done(wk, &status, &a->res)) {
+		window_lost(wk, taken);
+		return;
+	}
+	a->rc = 0;
+	a->skipped = (status & WORKER_DONE_SKIPPED) != 0;
+	a->wstatus = W_EXITCODE((int)(status & 0xff), 0);
+	a->done = true;
+	wk->pending = a->next;
+	if (!wk->pending)
+		wk->ptail = &wk->pending;
+}
+
+/* Every answer in flight read; xlock held. */
+static void read_pending(struct worker *wk)
+{
+	while (wk->pending)
+		read_answer(wk);
+}
+
+int worker_send(struct worker *wk, const struct job_plan *jp, const struct job_home *homes,
+                const struct child_io *io, bool profile, bool after, struct worker_answer *a,
+                struct cs_err *e)
+{
+	uint32_t flags = WORKER_JOB_WINDOW | (profile ? WORKER_JOB_PROFILE : 0) |
+	                 (after ? WORKER_JOB_AFTER : 0);
+	int rc = 0;
+
+	*a = (struct worker_answer){0};
+	pthread_mutex_lock(&wk->xlock);
+	rc = wk->dead ? -1 : hand_over(wk, jp, homes, io, false, flags, e);
+	if (rc > 0) {
+		pthread_mutex_unlock(&wk->xlock);
+		return -1;
+	}
+	*wk->ptail = a;
+	wk->ptail = &a->next;
+	/* Not sent whole (the worker died, or will not read the rest): the answers to what
+	 * went before are read, and then it is not to be trusted; the job never ran. */
+	while (rc < 0 && wk->pending && wk->pending != a)
+		read_answer(wk);
+	if (rc < 0 && wk->pending == a)
+		window_lost(wk, false);
+	pthread_mutex_unlock(&wk->xlock);
+	return 0;
+}
+
+void worker_collect(struct worker *wk, struct worker_answer *a)
+{
+	pthread_mutex_lock(&wk->xlock);
+	while (!a->done)
+		read_answer(wk);
+	pthread_mutex_unlock(&wk->xlock);
+}
+
+bool worker_fits(struct worker *wk, const struct job_plan *jp)
+{
+	struct strvec env = STRVEC_INIT;
+	char *key;
+	bool fits;
+
+	workerwire_plan_env(&jp->kp, &env);
+	key = plan_key(jp, &env);
+	fits = !wk->dead && !wk->session && same_env(wk->key, key);
+	if (fits) {
+		lend_for(wk->pool, wk, key);
+		sv_free(&wk->env);
+		wk->env = env;
+	} else {
+		sv_free(&env);
+	}
+	free(key);
+	return fits;
 }
 
 /* ---- resident buffers ---- */
@@ -941,6 +1106,7 @@ static int buffer_request(struct worker *wk, uint32_t type, const char *shm, uin
 	uint32_t status = 1;
 	bool ok;
 
+	read_pending(wk);
 	if (wk->dead)
 		return err_set(e, "worker %d ended", (int)wk->pid);
 	workerwire_encode_buffer(shm ? shm : "", gen, &msg);

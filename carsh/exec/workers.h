@@ -89,6 +89,33 @@ int worker_run(struct worker *wk, const struct job_plan *jp, const struct job_ho
                struct cs_err *e);
 
 /*
+ * A window of jobs in flight (exec/jobwin.h): jobs sent to one worker without waiting for
+ * each answer. The worker runs them in order and answers each in order; a job sent with
+ * after runs only if the one before it succeeded (else it is answered as skipped). Every
+ * exchange on the worker's socket (a write-back asked by another thread, say) reads the
+ * answers in flight first.
+ */
+struct worker_answer {
+	int rc;       /* 0: wstatus and res are the job's; WORKER_NOT_TAKEN: it never ran */
+	int wstatus;  /* as from waitpid: the job's exit status, or how the worker ended */
+	bool skipped; /* not run: the job before it failed */
+	struct job_result res;
+	bool done;
+	struct worker_answer *next;
+};
+/* Send jp to wk (a foreground job: standard input not /dev/null) and return at once; *a
+ * is filled when its answer is read (it must live until then). -1 with e when the job could
+ * not be put together (nothing was sent). A worker that died is found by the answer. */
+int worker_send(struct worker *wk, const struct job_plan *jp, const struct job_home *homes,
+                const struct child_io *io, bool profile, bool after, struct worker_answer *a,
+                struct cs_err *e);
+/* Wait until *a is answered (the answers before it are read too). */
+void worker_collect(struct worker *wk, struct worker_answer *a);
+/* Whether wk, lent already, can run jp too (its job environment is jp's): it is then lent
+ * for jp (as workers_take would). */
+bool worker_fits(struct worker *wk, const struct job_plan *jp);
+
+/*
  * Resident buffers (docs/executors.md "What moves when"). A worker whose device holds
  * buffers' data (worker_hold) stays the pool's — idle, or lent to a job — until the pool
  * ends or it dies: a served pool keeps it from the server, and gives it back at its end

@@ -76,6 +76,14 @@ void workerwire_apply_env(char *const *env, size_t n);
  * profiled and waited for; without it a job whose outputs all stay on the device returns
  * while its kernels may still run (docs/executors.md "What moves when"). */
 #define WORKER_JOB_PROFILE 1u
+/* A window's job (exec/workers.h): the answer WORKER_DONE carries the exit status and the
+ * job's struct job_result (the next job in flight overwrites the result area): its bytes
+ * up to msg, then msg up to its NUL and the NUL. */
+#define WORKER_JOB_WINDOW 2u
+/* Run only if the worker's previous job succeeded; else answered WORKER_DONE_SKIPPED. */
+#define WORKER_JOB_AFTER 4u
+/* In the status of a WORKER_JOB_AFTER job's WORKER_DONE: it did not run (low byte 1). */
+#define WORKER_DONE_SKIPPED 0x200u
 
 /* homes: one per argument of jp, or NULL (every buffer in shared memory, generation 0);
  * flags: WORKER_JOB_*. */

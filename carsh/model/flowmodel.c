@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "model/buildopts.h"
+#include "model/fmimage.h"
 #include "runtime/includes.h"
 #include "util/alloc.h"
 #include "util/path.h"
@@ -224,10 +225,24 @@ static int read_partition(const struct xml_ctx *x, xmlNodePtr n, struct fm_arg *
 	return rc;
 }
 
+/* width= and the like belong to an image: on another stream they are a slip. */
+static int xml_check_image_attrs(const struct xml_ctx *x, xmlNodePtr n)
+{
+	static const char *const image_only[] = {"width",  "height",   "depth",
+	                                         "format", "channels", NULL};
+
+	for (size_t i = 0; image_only[i]; i++)
+		if (xmlHasProp(n, (const xmlChar *)image_only[i]))
+			return xml_err(x, n, "%s= is for an image stream (add image=\"2d\")",
+			               image_only[i]);
+	return 0;
+}
+
 static int read_arg(const struct xml_ctx *x, xmlNodePtr n, enum arg_kind kind, struct fm_arg *a)
 {
-	static const char *const stream_attrs[] = {"name",      "type", "count",
-	                                           "partition", "unit", NULL};
+	static const char *const stream_attrs[] = {"name",  "type",   "count",    "partition",
+	                                           "unit",  "image",  "width",    "height",
+	                                           "depth", "format", "channels", NULL};
 	static const char *const const_attrs[] = {"name", "type", "value", NULL};
 	static const char *const local_attrs[] = {"name", "type", "count", NULL};
 	const char *const *attrs = arg_is_stream(kind)    ? stream_attrs
@@ -241,7 +256,13 @@ static int read_arg(const struct xml_ctx *x, xmlNodePtr n, enum arg_kind kind, s
 	char pname[64];
 
 	if (xml_check_attrs(x, n, attrs) || xml_check_no_text(x, n) ||
-	    xml_attr_req(x, n, "name", &a->name) || xml_attr_req(x, n, "type", &type))
+	    xml_attr_req(x, n, "name", &a->name))
+		goto out;
+	if (arg_is_stream(kind) && fm_is_image(n)) {
+		rc = fm_read_image(x, n, a) || read_partition(x, n, a) ? -1 : 0;
+		goto out;
+	}
+	if (xml_check_image_attrs(x, n) || xml_attr_req(x, n, "type", &type))
 		goto out;
 	if (strncmp(type, "struct ", 7) == 0) {
 		/* Sized where the structs are resolved: they may come after <Arguments>. */
@@ -269,7 +290,8 @@ out:
 static int read_arguments(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel *fm)
 {
 	static const char *const none[] = {NULL};
-	static const char *const kids[] = {"Input", "Output", "InOut", "Constant", "Local", NULL};
+	static const char *const kids[] = {"Input", "Output",  "InOut", "Constant",
+	                                   "Local", "Sampler", NULL};
 
 	fm->args_line = xml_line(n);
 	if (xml_check_attrs(x, n, none) || xml_check_no_text(x, n))
@@ -281,11 +303,12 @@ static int read_arguments(const struct xml_ctx *x, xmlNodePtr n, struct flowmode
 
 		while (t < ARRAY_SIZE(arg_tags) && !xml_is(c, arg_tags[t].tag))
 			t++;
-		if (t == ARRAY_SIZE(arg_tags))
+		if (t == ARRAY_SIZE(arg_tags) && !xml_is(c, "Sampler"))
 			return xml_unknown_child(x, c, kids);
 		fm->args = xrealloc(fm->args, (fm->nargs + 1) * sizeof(*fm->args));
 		a = memset(&fm->args[fm->nargs++], 0, sizeof(*a));
-		if (read_arg(x, c, arg_tags[t].kind, a))
+		if (t == ARRAY_SIZE(arg_tags) ? fm_read_sampler(x, c, a)
+		                              : read_arg(x, c, arg_tags[t].kind, a))
 			return -1;
 		dup = flowmodel_arg(fm, a->name, NULL);
 		if (dup != a)
@@ -604,6 +627,9 @@ void flowmodel_free(struct flowmodel *fm)
 		free(fm->args[i].count);
 		free(fm->args[i].value);
 		free(fm->args[i].unit);
+		free(fm->args[i].width);
+		free(fm->args[i].height);
+		free(fm->args[i].depth);
 	}
 	for (int i = 0; i < 3; i++) {
 		free(fm->global[i]);

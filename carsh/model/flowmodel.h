@@ -34,6 +34,14 @@ struct fm_arg {
 	bool partition_given;
 	char *unit; /* elements per work-item; NULL means 1 */
 	int line;
+	/* image="2d" (model/fmimage.h): type is the pixel's, count "(width)*(height)" */
+	unsigned image_dims; /* 0: a buffer */
+	unsigned image_order, image_type;
+	char *width, *height, *depth; /* depth: image="3d" only */
+	/* <Sampler> (kind Constant): OpenCL's addressing and filter modes */
+	bool is_sampler;
+	bool sampler_normalized;
+	unsigned sampler_address, sampler_filter;
 };
 
 struct flowmodel {

@@ -116,7 +116,8 @@ static int plan_stage(struct pipe_plan *p, size_t k, struct cs_err *e)
 	wrap = exe_wrap_shared_flowmodel(fm);
 	pipe_scope(p, &sc);
 	env = (struct plan_env){&sc, p->device_cli, resolve_item_buffer, p, true};
-	rc = bind_streams(p, st, fm, wrap, e) || plan_exe(wrap, &env, &sp->jp, e);
+	rc = bind_streams(p, st, fm, wrap, e) || plan_exe(wrap, &env, &sp->jp, e) ||
+	     kernel_plan_refuse_images(&sp->jp->kp, "the pipeline engine", RUN_INSTEAD, e);
 	exe_free(wrap);
 	if (rc)
 		return -1;

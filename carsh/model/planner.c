@@ -163,6 +163,24 @@ static int parse_struct(struct planner *p, const struct cs_record *r, const char
 	return parse_record(p, r, text, fill, dst);
 }
 
+/* An image's size: width and height, each at least 1; its count follows from them. */
+static int eval_image(struct planner *p, const struct fm_arg *a, struct kernel_arg *ka)
+{
+	long long w, h, d = 1;
+
+	if (scope_eval_range(&p->scope, a->width, "width", 1, INT64_MAX, &w, p->e) ||
+	    scope_eval_range(&p->scope, a->height, "height", 1, INT64_MAX, &h, p->e) ||
+	    (a->depth && scope_eval_range(&p->scope, a->depth, "depth", 1, INT64_MAX, &d, p->e)))
+		return arg_error(p, a);
+	ka->image_dims = a->image_dims;
+	ka->image_order = a->image_order;
+	ka->image_type = a->image_type;
+	ka->width = (size_t)w;
+	ka->height = (size_t)h;
+	ka->depth = (size_t)d;
+	return 0;
+}
+
 static int eval_arg(struct planner *p, const struct fm_arg *a, struct kernel_arg *ka)
 {
 	bool kept = p->jp->kp.source_kept;
@@ -175,6 +193,16 @@ static int eval_arg(struct planner *p, const struct fm_arg *a, struct kernel_arg
 	ka->line = a->line;
 	if (a->count)
 		ka->count_expr = kept ? a->count : xstrdup(a->count);
+	if (a->is_sampler) {
+		ka->is_sampler = true;
+		ka->sampler_normalized = a->sampler_normalized;
+		ka->sampler_address = a->sampler_address;
+		ka->sampler_filter = a->sampler_filter;
+		ka->bytes = sizeof(void *); /* a cl_sampler */
+		return 0;
+	}
+	if (a->image_dims && eval_image(p, a, ka))
+		return -1;
 	if (a->struct_name && a->kind == ARG_CONSTANT) {
 		const struct cs_record *r = &p->fm->structs[a->struct_index].rec;
 
@@ -212,14 +240,15 @@ static const struct exe_bind *binding_of(const struct exe *exe, const char *stre
 static int bind_file(struct planner *p, const struct exe_bind *b, const struct kernel_arg *ka,
                      struct stream_bind *sb)
 {
-	long long cols = ka->type.width;
+	/* An image's rows are the file's: a PGM needs no columns= */
+	long long cols = ka->image_dims ? (long long)(ka->width * ka->type.width) : ka->type.width;
 
 	sb->path = xstrdup(b->path);
 	if (b->columns &&
 	    scope_eval_range(&p->scope, b->columns, "columns", 1, INT64_MAX, &cols, p->e))
 		return err_prefix(p->e, "%s: <DataFile>: ", b->origin);
 	sb->columns = (size_t)cols;
-	sb->columns_given = b->columns != NULL;
+	sb->columns_given = b->columns != NULL || ka->image_dims;
 	return 0;
 }
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
-#include "util/mpiranks.h"
+#include "mpi/ranks.h"
 
 struct part_ranks {
 	struct part_share share;

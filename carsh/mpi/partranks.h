@@ -5,7 +5,7 @@
  * every rank runs the partition engine on its range over its own devices, as on one
  * machine. The engine stays MPI-free: this is its part_share (engines/partition/partition.h),
  * which agrees on every step's outcome, moves the written block streams between the ranks
- * and gathers the outputs on rank 0, through util/mpiranks.h.
+ * and gathers the outputs on rank 0, through mpi/ranks.h.
  */
 #ifndef CARSH_MPI_PARTRANKS_H
 #define CARSH_MPI_PARTRANKS_H

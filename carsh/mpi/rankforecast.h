@@ -5,7 +5,7 @@
  * there since the batch's last <Sync/>, plus the move of the inputs that rank does not hold,
  * plus the job's own run on its best device. The ranks are taken to have the same kind of
  * devices, so the job's own run is the same forecast on every rank, from rank 0's profile
- * history; rank 0 decides and tells the others (runner/rankplace.c).
+ * history; rank 0 decides and tells the others (mpi/placement.c).
  */
 #ifndef CARSH_MPI_RANKFORECAST_H
 #define CARSH_MPI_RANKFORECAST_H

@@ -253,6 +253,10 @@ static int check_steps(struct pack *pk, struct cs_err *e)
 
 	pk->uniform = true;
 	for (size_t i = 0; i < pk->nexecs; i++)
+		if (kernel_plan_refuse_images(&pk->execs[i].jp->kp, "pack",
+		                              "leave it out of the pack", e))
+			return err_prefix(e, "%s: ", pk->execs[i].where);
+	for (size_t i = 0; i < pk->nexecs; i++)
 		for (size_t a = 0; a < pk->execs[i].jp->kp.nargs; a++)
 			if (pk->execs[i].jp->kp.args[a].record)
 				return err_set(

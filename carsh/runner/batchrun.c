@@ -17,13 +17,15 @@
 
 #include "model/batch.h"
 #include "model/filecache.h"
+#include "exec/jobwin.h"
 #include "runner/buffers.h"
-#include "runner/rankplace.h"
+#include "mpi/placement.h"
+#include "runner/stats.h"
 #include "runner/run.h"
 #include "runner/untilcheck.h"
 #include "util/alloc.h"
-#include "util/mpiranks.h"
-#include "util/rankwatch.h"
+#include "mpi/ranks.h"
+#include "mpi/rankwatch.h"
 #include "util/strbuf.h"
 #include "util/strvec.h"
 
@@ -33,23 +35,55 @@ struct run {
 	struct cs_err *e;
 	struct strvec created;   /* the buffers its <Virtbuf op="create"> steps made */
 	struct placement placed; /* the MPI ranks of its <Exec> steps */
+	/* A failure collected from the window is its own step's, named already (located):
+	 * the step that collected it adds nothing. */
+	bool located;
 };
 
 static int run_steps(struct run *r, const struct step *steps, size_t n);
 
 /* "fft.bat.xml:12: <Exec file="x.exe.xml">: " in front of the step's message. */
-static int step_failed(struct run *r, const struct step *s, int status)
+static int step_failed_in(struct run *r, const struct step *s, int status, struct cs_err *e)
 {
 	const char *file = s->file ? s->file : (s->name ? s->name : NULL);
 
-	if (!r->e->msg[0])
-		err_set(r->e, "failed (status %d)", status);
+	if (!e->msg[0])
+		err_set(e, "failed (status %d)", status);
 	if (file)
-		err_prefix(r->e, "%s:%d: <%s %s=\"%s\">: ", r->b->file, s->line,
+		err_prefix(e, "%s:%d: <%s %s=\"%s\">: ", r->b->file, s->line,
 		           step_kind_tag(s->kind), s->file ? "file" : "name", file);
 	else
-		err_prefix(r->e, "%s:%d: <%s>: ", r->b->file, s->line, step_kind_tag(s->kind));
+		err_prefix(e, "%s:%d: <%s>: ", r->b->file, s->line, step_kind_tag(s->kind));
 	return status ? status : 1;
+}
+
+static int step_failed(struct run *r, const struct step *s, int status)
+{
+	return step_failed_in(r, s, status, r->e);
+}
+
+static void add_stats(void *ctx, const struct run_stats *st)
+{
+	stats_add(ctx, st);
+}
+
+/* The window's jobs collected (exec/jobwin.h): one that failed is named with its step. */
+static int window_drain(void *arg, struct cs_err *e)
+{
+	struct run *r = arg;
+	struct exec_env env = run_exec_env(r->c);
+	const void *tag = NULL;
+	int rc = jobwin_collect(&env, r->c->window, &tag, e);
+
+	if (rc == 0)
+		return 0;
+	r->located = true;
+	return step_failed_in(r, tag, rc, e);
+}
+
+static int drain(struct run *r)
+{
+	return run_window_drain(r->c, r->e);
 }
 
 static int eval_text(struct run *r, const char *text, const char *what, char *buf, size_t len)
@@ -110,6 +144,9 @@ static int step_virtbuf(void *ctx, const struct step *s)
 	struct run *r = ctx;
 	int rc = 0;
 
+	/* A swap exchanges names: the jobs in flight use the objects they were sent with. */
+	if (s->op != VB_SWAP && (rc = drain(r)) != 0)
+		return rc;
 	switch (s->op) {
 	case VB_CREATE:
 		return step_create(r, s);
@@ -130,6 +167,14 @@ static int step_virtbuf(void *ctx, const struct step *s)
 	return rc ? 1 : 0;
 }
 
+static bool is_executable(const char *file)
+{
+	struct cs_err ignored;
+	const char *root = filecache_root(file, &ignored);
+
+	return root && (strcmp(root, "FlowModel") == 0 || strcmp(root, "CarshExe") == 0);
+}
+
 static int step_exec(void *ctx, const struct step *s)
 {
 	struct run *r = ctx;
@@ -137,6 +182,15 @@ static int step_exec(void *ctx, const struct step *s)
 	int rank = r->c->rank, rc;
 	struct placement *placed = r->c->placed;
 
+	struct job_window *window = r->c->window;
+	bool joins = !s->background && (!s->file || is_executable(s->file));
+
+	/* Only a flow-model's job joins the window; the rest see every job before done, and a
+	 * graph's or a batch's jobs (its threads', say) have none. */
+	if (!joins && (rc = drain(r)) != 0)
+		return rc;
+	r->c->window_tag = s;
+	r->c->window = joins ? window : NULL;
 	r->c->background = s->background;
 	r->c->rank = placement_step(&r->placed, s, s->rank, s->background);
 	r->c->placed = &r->placed;
@@ -144,13 +198,14 @@ static int step_exec(void *ctx, const struct step *s)
 		rc = run_exe(r->c, s->exe, NULL, r->b->file, r->e);
 	else
 		rc = run_file(r->c, s->file, 0, NULL, NULL, r->e);
+	r->c->window = window;
 	r->c->background = bg;
 	r->c->rank = rank;
 	r->c->placed = placed;
 	return rc;
 }
 
-/* Waits for every rank's jobs: each waits for its own, then all agree (util/mpiranks.h). A
+/* Waits for every rank's jobs: each waits for its own, then all agree (mpi/ranks.h). A
  * rank whose MPI start was put off starts it first, beside its jobs. */
 static int sync_ranks(struct run_ctx *c, struct cs_err *e)
 {
@@ -178,7 +233,11 @@ static int until_limit(struct run *r, const struct step *s, long long max, const
 static int until_again(struct run *r, const struct step *s, long long i, long long max)
 {
 	char why[256];
-	int rc = until_check(r->c, &s->until, r->c->caller, why, sizeof(why), r->e);
+	int rc = drain(r);
+
+	if (rc)
+		return -rc;
+	rc = until_check(r->c, &s->until, r->c->caller, why, sizeof(why), r->e);
 
 	if (rc < 0)
 		return -repeat_failed(r, s);
@@ -246,8 +305,10 @@ static int step_command(void *ctx, const struct step *s)
 	struct run *r = ctx;
 	struct session *ses = r->c->s;
 	char origin[PATH_MAX + 32];
-	int rc;
+	int rc = drain(r);
 
+	if (rc)
+		return rc;
 	snprintf(origin, sizeof(origin), "%s", r->b->file);
 	rc = ses->run_text(ses, s->text, origin, s->line, r->c, true);
 	if (rc)
@@ -255,7 +316,7 @@ static int step_command(void *ctx, const struct step *s)
 	return rc;
 }
 
-/* "fft.bat.xml:12: <Exec>", for the message that names a lost rank (util/rankwatch.h). */
+/* "fft.bat.xml:12: <Exec>", for the message that names a lost rank (mpi/rankwatch.h). */
 static void note_step(const struct run *r, const struct step *s)
 {
 	char where[160];
@@ -269,8 +330,11 @@ static void note_step(const struct run *r, const struct step *s)
 static int step_sync(void *ctx, const struct step *s)
 {
 	struct run *r = ctx;
+	int rc;
 
 	(void)s;
+	if ((rc = drain(r)) != 0)
+		return rc;
 	placement_sync(&r->placed);
 	return sync_ranks(r->c, r->e);
 }
@@ -278,7 +342,10 @@ static int step_sync(void *ctx, const struct step *s)
 static int step_batch(void *ctx, const struct step *s)
 {
 	struct run *r = ctx;
+	int rc = drain(r);
 
+	if (rc)
+		return rc;
 	return batch_run_file(r->c, s->file, &s->params, r->e);
 }
 
@@ -298,13 +365,27 @@ static int run_steps(struct run *r, const struct step *steps, size_t n)
 		int rc;
 
 		if (r->c->interrupted && *r->c->interrupted) {
+			if ((rc = drain(r)) != 0)
+				return rc;
 			err_set(r->e, "%s: interrupted", r->b->file);
 			return 130;
 		}
 		note_step(r, &steps[i]);
 		rc = step_visit(&steps[i], &run_visitor, r);
+		if (rc && !r->located) {
+			struct cs_err first;
+			int frc = run_window_drain(r->c, &first);
+
+			/* A job still in flight that failed came before this step. */
+			if (frc) {
+				*r->e = first;
+				return frc;
+			}
+		}
 		if (rc)
-			return steps[i].kind == STEP_REPEAT ? rc : step_failed(r, &steps[i], rc);
+			return steps[i].kind == STEP_REPEAT || r->located
+			               ? rc
+			               : step_failed(r, &steps[i], rc);
 	}
 	return 0;
 }
@@ -333,7 +414,7 @@ static int check_recursion(const struct run_ctx *c, const struct stat *st, const
 }
 
 /* Whether a step, or one in a <Repeat>, says rank="auto": then the batch keeps each rank's
- * queued forecasts (runner/rankplace.h). */
+ * queued forecasts (mpi/placement.h). */
 static bool has_rank_auto(const struct step *steps, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -364,7 +445,7 @@ static int run_loaded(struct run_ctx *parent, const struct batch *b, const struc
 	struct params dir = PARAMS_INIT;
 	struct scope sc;
 	struct run_ctx c = *parent;
-	struct run r = {&c, b, e, STRVEC_INIT, PLACEMENT_INIT};
+	struct run r = {&c, b, e, STRVEC_INIT, PLACEMENT_INIT, false};
 	struct cs_err sync_err;
 	int rc, jobs_rc;
 
@@ -377,7 +458,19 @@ static int run_loaded(struct run_ctx *parent, const struct batch *b, const struc
 	c.frames = frame;
 	c.placed = NULL;
 	r.placed.forecast = has_rank_auto(b->steps, b->nsteps);
+	/* Under MPI every foreground job's end is agreed on at once: no window there. */
+	c.window = parent->s->replicas || ranks_size() > 1 ? NULL : jobwin_new(add_stats, c.stats);
+	c.window_tag = NULL;
+	c.window_drain = window_drain;
+	c.window_arg = &r;
 	rc = run_steps(&r, b->steps, b->nsteps);
+	/* After a failure the window was collected when the step failed; this is no more than
+	 * a guard: a window left open would keep its jobs' claims for ever. */
+	if (rc == 0)
+		rc = drain(&r);
+	else
+		(void)run_window_drain(&c, &sync_err);
+	jobwin_free(c.window);
 	/* Whatever happened, the jobs this batch started end before it does. */
 	jobs_rc = sync_ranks(&c, &sync_err);
 	if (rc == 0 && jobs_rc != 0) {

@@ -1,4 +1,5 @@
-/* Inside the typed buffer service: the moves across ranks (bufranks.c) that buffers.c calls. */
+/* Inside the typed buffer service: the moves across ranks (mpi/bufmoves.h, given the host
+ * access of bufhost.c) that buffers.c and untilcheck.c call. */
 #ifndef CARSH_RUNNER_BUFFERS_INT_H
 #define CARSH_RUNNER_BUFFERS_INT_H
 

@@ -4,7 +4,7 @@
 #include "runner/buffers-int.h"
 #include "runner/bufhost.h"
 #include "mpi/replicas.h"
-#include "util/mpiranks.h"
+#include "mpi/ranks.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -341,8 +341,11 @@ int buffers_claim_plan(struct run_ctx *c, const struct job_plan *jp, struct clai
                        struct cs_err *e)
 {
 	struct exec_env env = run_exec_env(c);
-	int rc = exec_claim_foreground(&env, jp, cl, e);
+	int rc = run_window_drain(c, e);
 
+	if (rc)
+		return rc;
+	rc = exec_claim_foreground(&env, jp, cl, e);
 	for (size_t i = 0; rc == 0 && i < jp->kp.nargs; i++) {
 		const struct stream_bind *b = &jp->binds[i];
 		struct vbuf v = {.name = b->buffer, .shm = b->shm};

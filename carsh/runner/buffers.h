@@ -5,7 +5,7 @@
  * executor's device copies right (a dump reads the newest copy; a fill makes device copies
  * stale). Messages name the operation as `virtbuf` does ("virtbuf fill re: ..."), whoever
  * asked for it. Under MPI every rank makes the same calls: files are read and written by
- * rank 0, the shell, and the buffers' data moves between ranks as bufranks.c says.
+ * rank 0, the shell, and the buffers' data moves between ranks as mpi/bufmoves.h says.
  */
 #ifndef CARSH_RUNNER_BUFFERS_H
 #define CARSH_RUNNER_BUFFERS_H
@@ -35,7 +35,7 @@ int buffers_dump(struct run_ctx *c, const char *name, const char *file, size_t c
                  struct cs_err *e);
 /* buffers_fill_file (value NULL) or buffers_fill_value, and buffers_dump, on this rank's
  * copy alone, whatever the ranks: for a caller that moves the data between ranks itself
- * (a pipeline graph across ranks, runner/graphranks.c) and leaves the replica table be. */
+ * (a pipeline graph across ranks, mpi/graphranks.c) and leaves the replica table be. */
 int buffers_fill_here(struct run_ctx *c, const char *name, const char *file, const char *value,
                       struct cs_err *e);
 int buffers_dump_here(struct run_ctx *c, const char *name, const char *file, size_t columns,
@@ -58,7 +58,8 @@ void buffers_release_plan(struct run_ctx *c, const struct job_plan *jp, struct c
 
 /* Under MPI with several ranks (c->s->replicas), for every job on every rank, before the
  * job runs on rank: the buffers it reads are brought there, and what it writes will be
- * current there only (docs/scale-out.md). */
+ * current there only (docs/scale-out.md). These two are mpi/bufmoves.h's, given the
+ * host access of bufhost.c. */
 void buffers_place_plan(struct run_ctx *c, const struct job_plan *jp, int rank);
 /* The same for a job every rank runs a part of (partition across ranks): what it reads is
  * brought to every rank, what it writes will be current on rank 0 only, which gathers it. */

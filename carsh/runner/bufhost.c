@@ -7,6 +7,9 @@
 #include "exec/executor.h"
 #include "exec/homes.h"
 #include "exec/threadexec.h"
+#include "mpi/bufmoves.h"
+#include "runner/buffers-int.h"
+#include "runner/buffers.h"
 #include "util/alloc.h"
 
 struct resident *buffers_resident(const struct run_ctx *c)
@@ -19,8 +22,14 @@ struct claim *buffers_claim_one(struct run_ctx *c, const struct vbuf *v, bool wr
                                 struct cs_err *e)
 {
 	struct exec_env env = run_exec_env(c);
-	char *label = xasprintf("virtbuf %s %s", writes ? "fill" : "dump", v->name);
-	struct claim *cl = claim_new(label);
+	char *label;
+	struct claim *cl;
+
+	/* The jobs in flight hold claims that only their collection releases. */
+	if (run_window_drain(c, e))
+		return NULL;
+	label = xasprintf("virtbuf %s %s", writes ? "fill" : "dump", v->name);
+	cl = claim_new(label);
 
 	free(label);
 	claim_use(cl, v->shm, v->name, writes);
@@ -44,4 +53,48 @@ void buffers_host_wrote(struct run_ctx *c, const struct vbuf *v)
 	if (buffers_resident(c))
 		resident_host_wrote(buffers_resident(c), v->shm);
 	vhome_host_wrote(c->s->homes, v->shm);
+}
+
+/* ---- the same host access, given to the moves across MPI ranks (mpi/bufmoves.h) ---- */
+
+static struct claim *claim_for_move(void *c, const struct vbuf *v, bool writes, struct cs_err *e)
+{
+	return buffers_claim_one(c, v, writes, e);
+}
+
+static int current_for_move(void *c, const struct vbuf *v, struct cs_err *e)
+{
+	return buffers_host_current(c, v, e);
+}
+
+static void wrote_for_move(void *c, const struct vbuf *v)
+{
+	buffers_host_wrote(c, v);
+}
+
+static struct bufmove_host move_host(struct run_ctx *c)
+{
+	return (struct bufmove_host){c->s->vbufs,      c->s->replicas, c->s->hz, claim_for_move,
+	                             current_for_move, wrote_for_move, c};
+}
+
+void buffers_bring(struct run_ctx *c, char *const *names, size_t n, int to)
+{
+	struct bufmove_host h = move_host(c);
+
+	bufmove_bring(&h, names, n, to);
+}
+
+void buffers_place_plan(struct run_ctx *c, const struct job_plan *jp, int rank)
+{
+	struct bufmove_host h = move_host(c);
+
+	bufmove_place_plan(&h, jp, rank);
+}
+
+void buffers_place_everywhere(struct run_ctx *c, const struct job_plan *jp)
+{
+	struct bufmove_host h = move_host(c);
+
+	bufmove_place_everywhere(&h, jp);
 }

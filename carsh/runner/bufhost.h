@@ -1,7 +1,8 @@
 /*
- * Host access to a virtual buffer, as the typed buffer service takes it (buffers.c) and its
- * moves across MPI ranks (bufranks.c): the hazard claim, and the device copies kept right
- * around it. The runner's own; below both, so that neither calls the other back.
+ * Host access to a virtual buffer, as the typed buffer service takes it (buffers.c) and
+ * gives it to the moves across MPI ranks (mpi/bufmoves.h, through struct bufmove_host): the
+ * hazard claim, and the device copies kept right around it. The runner's own; below
+ * buffers.c, so that it never calls buffers.c back.
  */
 #ifndef CARSH_RUNNER_BUFHOST_H
 #define CARSH_RUNNER_BUFHOST_H

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exec/jobwin.h"
 #include "runner/stats.h"
 #include "util/alloc.h"
 
@@ -19,7 +20,15 @@ struct exec_env run_exec_env(const struct run_ctx *c)
 	                         c->detached ? NULL : &c->s->fg_pid,
 	                         c->profile || session_stats_on(c->vars),
 	                         c->s->workers,
-	                         c->s->workers ? c->s->homes : NULL};
+	                         c->s->workers ? c->s->homes : NULL,
+	                         c->window};
+}
+
+int run_window_drain(struct run_ctx *c, struct cs_err *e)
+{
+	if (!c->window_drain || !jobwin_open(c->window))
+		return 0;
+	return c->window_drain(c->window_arg, e);
 }
 
 struct child_io run_child_io(const struct run_ctx *c)

@@ -53,13 +53,25 @@ struct run_ctx {
 	volatile sig_atomic_t *interrupted; /* NULL when detached */
 	int depth;                          /* nesting of source and batches */
 	int rank; /* under MPI, where its jobs run: a rank (0, the shell, unless a batch step
-	             placed it) or RANK_AUTO (runner/rankplace.h) */
+	             placed it) or RANK_AUTO (mpi/placement.h) */
 	struct placement *placed; /* the batch that placed its <Exec> step, or NULL */
 	const struct batch_frame *frames;
 	bool moves_by_caller; /* under MPI: the caller brings the data a job reads to its rank
-	                         and agrees on the outcome (runner/graphranks.c); the job runs
+	                         and agrees on the outcome (mpi/graphranks.c); the job runs
 	                         on its rank, nothing else */
+	/* A batch's window of jobs in flight (exec/jobwin.h), NULL elsewhere: window_tag names
+	 * the step whose job is sent next; window_drain(window_arg, e) collects the window
+	 * (the batch's: a job that failed is named with its step, e located), returning 0 or
+	 * that job's status. Whatever waits for buffers or reads them collects it first. */
+	struct job_window *window;
+	const void *window_tag;
+	int (*window_drain)(void *arg, struct cs_err *e);
+	void *window_arg;
 };
+
+/* Collect c's window, if it has one in use: 0, or the status of a job in it that failed
+ * (its message in e). */
+int run_window_drain(struct run_ctx *c, struct cs_err *e);
 
 /* The environment the executors need, for this context. */
 struct exec_env run_exec_env(const struct run_ctx *c);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "data/datafile.h"
+#include "data/pgm.h"
 #include "data/recfile.h"
 #include "util/alloc.h"
 #include "util/path.h"
@@ -210,6 +211,18 @@ static int measure(const struct flowmodel *fm, const struct fm_arg *a, const str
 	return 0;
 }
 
+/* s sizes its parameter, or is checked against the stream that did. */
+static int record(const struct sized *s, struct sized *first, size_t nfirst, size_t *used,
+                  struct cs_err *e)
+{
+	for (size_t i = 0; i < *used; i++)
+		if (strcmp(first[i].param, s->param) == 0)
+			return first[i].count == s->count ? 0 : disagree(&first[i], s, e);
+	if (*used < nfirst)
+		first[(*used)++] = *s;
+	return 0;
+}
+
 /* One stream: sizes its parameter, or checks it against the stream that did. */
 static int size_from(const struct flowmodel *fm, const struct fm_arg *a, const struct cs_type *t,
                      const struct exe_bind *b, FILE *in, struct sized *first, size_t nfirst,
@@ -221,12 +234,29 @@ static int size_from(const struct flowmodel *fm, const struct fm_arg *a, const s
 		return -1;
 	if (s.count == 0)
 		return 0; /* PGM: the count keeps its value */
-	for (size_t i = 0; i < *used; i++)
-		if (strcmp(first[i].param, s.param) == 0)
-			return first[i].count == s.count ? 0 : disagree(&first[i], &s, e);
-	if (*used < nfirst)
-		first[(*used)++] = s;
-	return 0;
+	return record(&s, first, nfirst, used, e);
+}
+
+/* A 2-D image read from a PGM file whose width and height are parameters nothing sets: both
+ * from the file's header (docs/formats.md, "Images"). */
+static bool image_sized_by_pgm(const struct exe *exe, const struct scope *caller,
+                               const struct params *args, const struct fm_arg *a,
+                               const struct exe_bind *b)
+{
+	return a->image_dims == 2 && arg_is_read(a->kind) && b && b->how == BIND_FILE &&
+	       !path_is_stdio(b->path) && pgm_path(b->path) && param_name_valid(a->width) &&
+	       param_name_valid(a->height) && is_unset(exe, caller, args, a->width) &&
+	       is_unset(exe, caller, args, a->height);
+}
+
+static int size_image(const struct fm_arg *a, const struct exe_bind *b, struct sized *first,
+                      size_t nfirst, size_t *used, struct cs_err *e)
+{
+	struct sized w = {a->width, a->name, b->path, 0}, h = {a->height, a->name, b->path, 0};
+
+	if (pgm_size(b->path, &w.count, &h.count, e))
+		return err_prefix(e, "stream '%s': ", a->name);
+	return record(&w, first, nfirst, used, e) || record(&h, first, nfirst, used, e) ? -1 : 0;
 }
 
 static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
@@ -250,6 +280,11 @@ static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
 		const struct exe_bind *b = bind_of(exe, a->name);
 		struct cs_type t;
 
+		if (image_sized_by_pgm(exe, caller, args, a, b)) {
+			if (size_image(a, b, first, 2 * fm->nargs, used, e))
+				return -1;
+			continue;
+		}
 		if (!arg_is_stream(a->kind) || !arg_is_read(a->kind) || !b || b->how != BIND_FILE ||
 		    !a->count || !param_name_valid(a->count) ||
 		    !is_unset(exe, caller, args, a->count))
@@ -267,7 +302,7 @@ static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
 			err_clear(e);
 			continue;
 		}
-		if (size_from(fm, a, &t, b, *spool, first, fm->nargs, used, e))
+		if (size_from(fm, a, &t, b, *spool, first, 2 * fm->nargs, used, e))
 			return -1;
 	}
 	return 0;
@@ -277,7 +312,8 @@ int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, s
                   volatile sig_atomic_t *interrupted, FILE **spool, const struct fm_arg **endless,
                   struct cs_err *e)
 {
-	struct sized *first = xcalloc(exe->fm->nargs + 1, sizeof(*first));
+	/* an image sizes two parameters */
+	struct sized *first = xcalloc(2 * exe->fm->nargs + 1, sizeof(*first));
 	size_t used = 0;
 	int rc;
 

@@ -134,7 +134,6 @@ static struct placer *placer_get(struct run_ctx *c, struct cs_err *e)
 {
 	static pthread_mutex_t once = PTHREAD_MUTEX_INITIALIZER;
 	struct placer *p;
-	char *dir;
 	int rc = 0;
 
 	pthread_mutex_lock(&once);
@@ -148,9 +147,7 @@ static struct placer *placer_get(struct run_ctx *c, struct cs_err *e)
 			rc = devices_from_child(c, p, e);
 		if (rc == 0) {
 			name_devices(p);
-			dir = cache_dir();
-			p->path = dir ? xasprintf("%s/%s", dir, PROFSTORE_FILE) : NULL;
-			free(dir);
+			p->path = cache_file(PROFSTORE_FILE);
 			c->s->placer = p;
 		} else {
 			placer_free(p);
@@ -536,17 +533,15 @@ static void save_now(struct placer *p)
 
 int place_profiles_print(struct placer *p, FILE *f, char *warn, size_t n, struct cs_err *e)
 {
-	char *dir = cache_dir(), *path;
+	char *path = cache_file(PROFSTORE_FILE);
 	struct profstore *ps;
 
 	if (p)
 		save_now(p);
 
-	if (!dir)
+	if (!path)
 		return err_set(e, "devices --profiles: no cache directory (CARSH_NO_CACHE=1, or "
 		                  "no HOME)");
-	path = xasprintf("%s/%s", dir, PROFSTORE_FILE);
-	free(dir);
 	ps = profstore_open(path);
 	free(path);
 	snprintf(warn, n, "%s", ps->warning);

@@ -11,16 +11,18 @@
 #include "model/pipeplan.h"
 #include "model/planner.h"
 #include "runner/buffers.h"
+#include "runner/engineproc.h"
 #include "runtime/abortnote.h"
 #include "mpi/partranks.h"
-#include "runner/rankplace.h"
+#include "mpi/placement.h"
 #include "runner/run.h"
 #include "runner/stats.h"
 #include "util/alloc.h"
 #include "util/path.h"
-#include "util/mpiranks.h"
+#include "mpi/ranks.h"
 
-/* From here OpenCL lives in this process: the shell stays on the thread executor. */
+/* From here OpenCL lives in this process (the engine's child under the process executor,
+ * runner/engineproc.h, else the shell): it stays on the thread executor. */
 static struct texec *thread_executor(struct run_ctx *c)
 {
 	c->s->thread_mode = true;
@@ -90,6 +92,16 @@ static void partition_stats(struct run_ctx *c, const struct part_result *r)
 
 static int partition_exe(struct run_ctx *c, const struct loaded_exe *l, struct part_opts *o,
                          struct part_result *res, bool *stdout_taken, struct cs_err *e);
+
+/* In the shell's own process a driver's abort ends carsh: it is said first (runtime/
+ * abortnote.h). In an engine's child the shell says it (runner/engineproc.h). */
+static bool abort_note_arm(const char *what)
+{
+	if (engine_apart_child())
+		return false;
+	rt_abort_note_arm(what);
+	return true;
+}
 
 /* The knowledge base, or NULL with the reason in warn. */
 static struct part_kb *kb_here(char *warn, size_t n)
@@ -161,12 +173,15 @@ static int partition_plan(struct run_ctx *c, struct job_plan *jp, const struct p
 		rc = ro.share->ready(ro.share->arg, rc, 0, 0, 0, e);
 	if (rc == 0) {
 		char *what = xasprintf("partition: %s", jp->kp.label);
+		bool noted;
 
 		jp->in = c->in;
 		jp->out = c->out;
-		rt_abort_note_arm(what);
+		engine_apart_writes(jp);
+		noted = abort_note_arm(what);
 		rc = partition_run(&env, jp, ps, &ro, res, e);
-		rt_abort_note_disarm();
+		if (noted)
+			rt_abort_note_disarm();
 		free(what);
 		buffers_release_plan(c, jp, cl);
 	}
@@ -312,11 +327,13 @@ int run_pipeline(struct run_ctx *c, const char *path, const struct params *args,
 		err_prefix(e, "pipeline: ");
 	} else {
 		char *what = xasprintf("pipeline: %s", pp->d->name);
+		bool noted;
 
 		env = (struct pipe_env){texec_session(thread_executor(c)), c->interrupted};
-		rt_abort_note_arm(what);
+		noted = abort_note_arm(what);
 		rc = pipeline_run(&env, pp, o, &res, e);
-		rt_abort_note_disarm();
+		if (noted)
+			rt_abort_note_disarm();
 		free(what);
 		if (rc) {
 			err_prefix(e, "pipeline: %s: ", pp->d->name);

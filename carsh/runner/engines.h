@@ -1,10 +1,9 @@
 /*
  * The adaptive engines run for the shell: the file's executable or pipeline planned in the
  * caller's scope, its virtual buffers claimed, and the statistics added, around the engines
- * of engines/. Both run on the thread executor's runtime: OpenCL then lives in the shell's
- * process, so the shell switches to the thread executor for good (as `set exec=thread`
- * would), since forking jobs from a process whose OpenCL runtime has started its threads is
- * not safe.
+ * of engines/. Both run on the thread executor's runtime of the process they run in: the
+ * engine's child under the process executor (runner/engineproc.h), the shell's process
+ * under the thread executor.
  */
 #ifndef CARSH_RUNNER_ENGINES_H
 #define CARSH_RUNNER_ENGINES_H

@@ -3,9 +3,9 @@
  * graph holds, and the functions its files share — graphplan.c (the command line, the
  * nodes' executables and ports, where the data come from, the steps of a pipelined run),
  * graphbufs.c (the rings of virtual buffers, filled and dumped through the buffer service),
- * graphranks.c (the run across MPI ranks as inputs arrive) and graphrun.c (the steps and the
- * whole run). graphrun.c calls the other three and graphranks.c the two below it; nothing
- * calls back up.
+ * graphspread.c (the run across MPI ranks as inputs arrive, handed to mpi/graphranks.c with
+ * graphbufs.c's fill, run and dump) and graphrun.c (the steps and the whole run). graphrun.c
+ * calls the other three and graphspread.c the two below it; nothing calls back up.
  */
 #ifndef CARSH_RUNNER_GRAPHRUN_INT_H
 #define CARSH_RUNNER_GRAPHRUN_INT_H
@@ -74,7 +74,7 @@ struct grun {
 	char ***buf;                 /* per channel, per slot: its virtual buffer */
 	size_t items;
 	struct timing tm;
-	bool here; /* across ranks: fills and dumps on this rank alone (graphranks.c) */
+	bool here; /* across ranks: fills and dumps on this rank alone (graphspread.c) */
 	struct cs_err *e;
 };
 
@@ -114,7 +114,7 @@ int grun_dump_exit(struct grun *r, size_t i, size_t item);
 /* Start node's run for item as a background job, its ports bound to the item's slots. */
 int grun_start_run(struct grun *r, size_t node, size_t item);
 
-/* graphranks.c */
+/* graphspread.c */
 /* Whether the runs can go across ranks as their inputs arrive: not with --serial, nor where
  * a node's executable binds a stream to a shell's virtual buffer or to standard input or
  * output (those go through the shell's step-by-step moves), nor with CARSH_GRAPH_STEPS set

@@ -24,7 +24,7 @@
 #include "runner/graphrun-int.h"
 #include "util/alloc.h"
 #include "util/clock.h"
-#include "util/mpiranks.h"
+#include "mpi/ranks.h"
 
 /* --trace: the plan, then one line per step. */
 static void trace_plan(const struct grun *r)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exec/jobwin.h"
 #include "model/filecache.h"
 #include "model/planner.h"
 #include "runner/batchrun.h"
@@ -14,13 +15,13 @@
 #include "runner/datalen.h"
 #include "runner/graphrun.h"
 #include "runner/devplace.h"
-#include "runner/rankplace.h"
+#include "mpi/placement.h"
 #include "runner/plancache.h"
 #include "runner/stats.h"
 #include "util/alloc.h"
 #include "util/clock.h"
-#include "util/mpiranks.h"
-#include "util/rankwatch.h"
+#include "mpi/ranks.h"
+#include "mpi/rankwatch.h"
 #include "util/strbuf.h"
 
 static int plan_background(struct run_ctx *c, struct job_plan *jp, const char *label,
@@ -74,6 +75,27 @@ static void add_rank_why(char *why, size_t len, const char *rank_why)
 	sb_free(&sb);
 }
 
+/* A batch's job sent into its window (exec/jobwin.h): 0, and the plan is the window's. Else
+ * the window is collected first: the status of a job in it that failed, or -1 when this one
+ * runs as usual. */
+static int run_window_send(struct run_ctx *c, struct job_plan *jp, bool kept, char *saved,
+                           struct cs_err *e)
+{
+	struct exec_env env = run_exec_env(c);
+	struct child_io io = run_child_io(c);
+	int rc;
+
+	if (!kept && !saved && jobwin_send(&env, c->window, jp, &io, c->window_tag) == 0)
+		return 0;
+	rc = run_window_drain(c, e);
+	if (rc == 0)
+		return -1;
+	place_restore(jp, saved);
+	if (!kept)
+		job_plan_free(jp);
+	return rc;
+}
+
 /* A background job's plan belongs to the job; a foreground one's is freed here unless the
  * plan cache keeps it. rank_why: why rank="auto" put it here, or "". */
 static int run_plan(struct run_ctx *c, struct job_plan *jp, bool kept, const char *label,
@@ -97,6 +119,11 @@ static int run_plan(struct run_ctx *c, struct job_plan *jp, bool kept, const cha
 	jp->timeout_s = session_timeout(c->vars);
 	if (c->background)
 		return plan_background(c, jp, label, why, e);
+	if (c->window && !c->s->thread_mode) {
+		rc = run_window_send(c, jp, kept, saved, e);
+		if (rc >= 0)
+			return rc;
+	}
 	if (c->s->thread_mode) {
 		jp->in = c->in;
 		jp->out = c->out;
@@ -145,6 +172,20 @@ static void start_failed_later(struct run_ctx *c, int rc, const char *label, con
 	}
 }
 
+static int job_forecast(void *c, const struct job_plan *jp, double *ms)
+{
+	return place_job_forecast(c, jp, ms);
+}
+
+/* The rank that runs jp in context c (mpi/placement.h). */
+static int job_rank(struct run_ctx *c, const struct job_plan *jp, char *why, size_t len)
+{
+	struct placement_ask a = {c->rank,        c->background, c->placed,
+	                          c->s->replicas, job_forecast,  c};
+
+	return placement_job(&a, jp, why, len);
+}
+
 /* Under MPI every rank plans every job; the one it is placed on runs it, after the data it
  * reads arrived there. All agree on how a foreground job went when it ends. A background
  * job, even one that could not start, is agreed on at the next sync: an agreement per
@@ -155,7 +196,7 @@ static int run_placed(struct run_ctx *c, struct job_plan *jp, bool kept, const c
                       struct cs_err *e)
 {
 	char why[200];
-	int rank = placement_job(c, jp, why, sizeof(why)), rc = 0;
+	int rank = job_rank(c, jp, why, sizeof(why)), rc = 0;
 
 	if (ranks_size() > 1)
 		rankwatch_note_job(rank, label);

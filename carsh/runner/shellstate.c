@@ -15,7 +15,7 @@
 #include "model/flowmodel.h"
 #include "model/fmnames.h"
 #include "util/alloc.h"
-#include "util/mpiranks.h"
+#include "mpi/ranks.h"
 
 static size_t limit_from_env(const char *name)
 {

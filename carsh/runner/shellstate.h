@@ -54,7 +54,7 @@ struct session {
 #define SESSION_MAX_DEPTH 64
 
 /* A new session; its virtual buffers obey CARSH_MAX_BUFFER and CARSH_MAX_SHM. Started
- * under MPI (util/mpiranks.h) it keeps its own warm workers, never the user's server
+ * under MPI (mpi/ranks.h) it keeps its own warm workers, never the user's server
  * (docs/scale-out.md says why), and with more than one rank a replica table. */
 struct session *session_new(void);
 /* Waits for nothing: the caller syncs first. Unlinks every virtual buffer. */

@@ -73,7 +73,7 @@ void stats_print(FILE *f, const struct stats_acc *acc, double wall_ms, bool prof
 	if (acc->jobs)
 		fprintf(f, "jobs     %10d on %s; %.3f ms inside them\n", acc->jobs, s->device,
 		        s->wall_ms);
-	/* Also without foreground jobs: rank="auto" places background ones (rankplace.h). */
+	/* Also without foreground jobs: rank="auto" places background ones (mpi/placement.h). */
 	if (acc->placed == 1)
 		fprintf(f, "place    %s\n", acc->place);
 	else if (acc->placed > 1)

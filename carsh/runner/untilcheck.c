@@ -6,7 +6,7 @@
 
 #include "runner/buffers-int.h"
 #include "runner/bufhost.h"
-#include "util/mpiranks.h"
+#include "mpi/ranks.h"
 
 /* The status that carries "does not hold" through ranks_agree: not an error's. */
 #define UNTIL_NOT_YET 253

@@ -77,6 +77,17 @@ char *cache_dir(void)
 	return dir;
 }
 
+char *cache_file(const char *name)
+{
+	char *dir = cache_dir(), *path;
+
+	if (!dir)
+		return NULL;
+	path = xasprintf("%s/%s", dir, name);
+	free(dir);
+	return path;
+}
+
 static int build_lock(int how);
 
 int cache_build_lock(void)

@@ -15,6 +15,8 @@
 
 /* The cache directory, created if needed; NULL when disabled or unusable. Free it. */
 char *cache_dir(void);
+/* The path of the file name in the cache directory; NULL as for cache_dir. Free it. */
+char *cache_file(const char *name);
 
 /* The key text for a build; includes: the digest of the files the source includes
  * (runtime/includes.h), NULL for none. Free it. */

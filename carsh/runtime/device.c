@@ -10,7 +10,6 @@
 #include "runtime/poclcache.h"
 #include "runtime/pocltemp.h"
 #include "util/alloc.h"
-#include "util/mpiranks.h"
 #include "util/strbuf.h"
 
 #define NO_PLATFORM                                                                    \
@@ -243,9 +242,18 @@ static bool is_index(const char *s)
 	return true;
 }
 
-/* The first device of type t; for GPUs under MPI the one of this rank's number on its node
- * (modulo their count): one rank per GPU (docs/scale-out.md). A worker forked by the rank
- * knows the number too. */
+/* This process's number among the processes of its node that share its GPUs: under MPI the
+ * rank's number on its node (docs/scale-out.md), set before any device is chosen; 0 else. A
+ * worker forked by the rank inherits it. */
+static int gpu_share;
+
+void rt_devices_share_gpus(int number)
+{
+	gpu_share = number < 0 ? 0 : number;
+}
+
+/* The first device of type t; for GPUs the one of gpu_share's number (modulo their count):
+ * one MPI rank per GPU. */
 static int first_of_type(const struct rt_devinfo *devs, size_t n, cl_device_type t, size_t *at)
 {
 	size_t count = 0, skip;
@@ -254,7 +262,7 @@ static int first_of_type(const struct rt_devinfo *devs, size_t n, cl_device_type
 		count += (devs[i].type & t) != 0;
 	if (count == 0)
 		return -1;
-	skip = t == CL_DEVICE_TYPE_GPU ? (size_t)ranks_local_rank() % count : 0;
+	skip = t == CL_DEVICE_TYPE_GPU ? (size_t)gpu_share % count : 0;
 	for (size_t i = 0; i < n; i++) {
 		if ((devs[i].type & t) && skip-- == 0) {
 			*at = i;

@@ -55,31 +55,28 @@ struct rt_feeder {
 	struct clone *clones;
 };
 
-static int feeder_env = -1; /* 0 off, 1 on, 2 auto */
-
-static void read_feeder_env(void)
-{
-	const char *v = getenv("CARSH_FEEDER");
-
-	feeder_env = 2;
-	if (!v || !v[0] || strcmp(v, "auto") == 0)
-		return;
-	if (strcmp(v, "on") == 0 || strcmp(v, "off") == 0)
-		feeder_env = v[1] == 'n';
-	else
-		fprintf(stderr, "carsh: CARSH_FEEDER='%s' is not on, off or auto; using auto\n", v);
-}
+/* 0 off, 1 on, 2 auto; -1 not read yet. Read again by each thread-executor session, so a
+ * session worker that serves a second session warns that session too. */
+static _Atomic int feeder_env = -1;
 
 void rt_feeder_read_env(void)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	const char *v = getenv("CARSH_FEEDER");
 
-	(void)pthread_once(&once, read_feeder_env);
+	if (!v || !v[0] || strcmp(v, "auto") == 0)
+		feeder_env = 2;
+	else if (strcmp(v, "on") == 0 || strcmp(v, "off") == 0)
+		feeder_env = v[1] == 'n';
+	else {
+		fprintf(stderr, "carsh: CARSH_FEEDER='%s' is not on, off or auto; using auto\n", v);
+		feeder_env = 2;
+	}
 }
 
 bool rt_feeder_wanted(const struct rt_devinfo *info)
 {
-	rt_feeder_read_env();
+	if (feeder_env < 0)
+		rt_feeder_read_env();
 	return feeder_env == 2 ? !(info->type & CL_DEVICE_TYPE_CPU) : feeder_env == 1;
 }
 

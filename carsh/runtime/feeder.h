@@ -67,8 +67,8 @@ int rt_dev_finish(struct rt_dev *d, struct cs_err *e);
  * every device that is not a CPU, where the feeder's thread would take a core from the
  * kernels. */
 bool rt_feeder_wanted(const struct rt_devinfo *info);
-/* Read CARSH_FEEDER now (once), so that a wrong value is reported when the thread executor
- * starts rather than at its first launch. */
+/* Read CARSH_FEEDER now, so that a wrong value is reported when a thread-executor session
+ * starts (each one, a session worker's second included) rather than at its first launch. */
 void rt_feeder_read_env(void);
 
 /* Drain and end the feeder (the session's end). */

@@ -140,8 +140,72 @@ static void expected_decl(const struct kernel_arg *a, char *buf, size_t n)
 
 struct kparam {
 	cl_kernel_arg_address_qualifier space;
+	cl_kernel_arg_access_qualifier access;
 	struct arg_type type;
 };
+
+static const char *access_name(cl_kernel_arg_access_qualifier q)
+{
+	switch (q) {
+	case CL_KERNEL_ARG_ACCESS_READ_ONLY:
+		return "read_only";
+	case CL_KERNEL_ARG_ACCESS_WRITE_ONLY:
+		return "write_only";
+	case CL_KERNEL_ARG_ACCESS_READ_WRITE:
+		return "read_write";
+	}
+	return "";
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
+/* What a flow-model gives an image or sampler argument, or NULL for another type. */
+static const char *opaque_hint(const char *base)
+{
+	if (ends_with(base, "sampler_t"))
+		return "give it a <Sampler>";
+	if (ends_with(base, "image2d_t"))
+		return "an image stream: image=\"2d\" width= height= format=";
+	if (ends_with(base, "image3d_t"))
+		return "an image stream: image=\"3d\" width= height= depth= format=";
+	return NULL;
+}
+
+/* An image stream takes an image2d_t (image3d_t) the kernel reads (Input) or writes
+ * (Output); a <Sampler> a sampler_t. */
+static int compare_image(const struct kernel_plan *kp, size_t i, const struct kparam *kpar,
+                         struct cs_err *e)
+{
+	const struct kernel_arg *a = &kp->args[i];
+	cl_kernel_arg_access_qualifier want = a->kind == ARG_INPUT
+	                                              ? CL_KERNEL_ARG_ACCESS_READ_ONLY
+	                                              : CL_KERNEL_ARG_ACCESS_WRITE_ONLY;
+	const char *base = kpar->type.base;
+	const char *what = a->is_sampler        ? "sampler_t"
+	                   : a->image_dims == 3 ? "image3d_t"
+	                                        : "image2d_t";
+	bool type_ok = kpar->type.pointers == 0 && ends_with(base, what);
+
+	if (!type_ok)
+		err_set(e, "<%s name=\"%s\">: a%s %s, but kernel '%s' argument %zu is %s%s",
+		        a->is_sampler ? "Sampler" : arg_kind_name(a->kind), a->name,
+		        a->is_sampler ? "" : "n", what, kp->kernel, i, base,
+		        kpar->type.pointers ? " *" : "");
+	else if (!a->is_sampler && kpar->access != want)
+		err_set(e,
+		        "<%s name=\"%s\">: an %s image is %s %s, but kernel '%s' argument %zu is "
+		        "%s %s",
+		        arg_kind_name(a->kind), a->name, arg_kind_name(a->kind), access_name(want),
+		        what, kp->kernel, i, access_name(kpar->access), what);
+	else
+		return 0;
+	return kernel_plan_err_at(kp, a->line, e);
+}
 
 static int compare(const struct kernel_plan *kp, size_t i, const struct kparam *kpar,
                    struct cs_err *e)
@@ -152,12 +216,17 @@ static int compare(const struct kernel_plan *kp, size_t i, const struct kparam *
 	struct cs_err ignored_err;
 	char want[128], tn[80];
 
-	if (!kind_fits(a->kind, kpar->space, pointer) || kpar->type.pointers > 1) {
+	if (a->image_dims || a->is_sampler)
+		return compare_image(kp, i, kpar, e);
+	if (!kind_fits(a->kind, kpar->space, pointer) || kpar->type.pointers > 1 ||
+	    opaque_hint(kpar->type.base)) {
+		const char *hint = opaque_hint(kpar->type.base);
+
 		expected_decl(a, want, sizeof(want));
-		err_set(e, "<%s name=\"%s\">: %s, but kernel '%s' argument %zu is %s%s%s",
+		err_set(e, "<%s name=\"%s\">: %s, but kernel '%s' argument %zu is %s%s%s%s%s%s",
 		        arg_kind_name(a->kind), a->name, want, kp->kernel, i,
 		        pointer ? space_name(kpar->space) : "", kpar->type.base,
-		        pointer ? " *" : "");
+		        pointer ? " *" : "", hint ? " (" : "", hint ? hint : "", hint ? ")" : "");
 		return kernel_plan_err_at(kp, a->line, e);
 	}
 	/* A typedef or a struct: CarSh cannot tell what it is (a struct's typedef may have
@@ -190,6 +259,9 @@ static cl_int read_param(cl_kernel k, cl_uint i, struct kparam *out)
 	cl_int err = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof(out->space),
 	                                &out->space, NULL);
 
+	if (err == CL_SUCCESS)
+		err = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ACCESS_QUALIFIER, sizeof(out->access),
+		                         &out->access, NULL);
 	if (err == CL_SUCCESS)
 		err = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, sizeof(name), name, NULL);
 	if (err == CL_SUCCESS) {

@@ -8,6 +8,7 @@
  */
 #include "runtime/runtime.h"
 #include "runtime/feeder.h"
+#include "runtime/image.h"
 #include "runtime/localsize.h"
 #include "runtime/session.h"
 
@@ -41,6 +42,7 @@ struct launch {
 	size_t feed_used;         /* bytes of its value storage filled */
 	cl_mem *in_place;         /* per argument: the buffer made on its host memory, or NULL */
 	cl_mem *mem;              /* per argument: bound now; NULL for Constant and Local */
+	cl_sampler *samplers;     /* per argument: a <Sampler>'s, made for this launch */
 	unsigned char *scratch;   /* copy-host: the host side of the round trip */
 	cl_event ev[EVENT_BATCH];
 	enum phase ph[EVENT_BATCH];
@@ -172,13 +174,16 @@ static int first_local_line(const struct kernel_plan *kp)
 	return kp->args_line;
 }
 
-static int check_streams(struct launch *L, struct cs_err *e)
+static int check_streams(struct launch *L, cl_context ctx, struct cs_err *e)
 {
 	const struct kernel_plan *kp = L->kp;
 	cl_ulong local_mem, local_sum = 0;
 
 	for (size_t i = 0; i < kp->nargs; i++) {
 		const struct kernel_arg *a = &kp->args[i];
+
+		if (a->image_dims && rt_image_check(ctx, L->dev, a, e))
+			return kernel_plan_err_at(kp, a->line, e);
 
 		if (arg_is_stream(a->kind) && a->bytes > L->dev->max_alloc) {
 			err_set(e,
@@ -275,6 +280,19 @@ static int check_pairs(struct launch *L, struct cs_err *e)
 		         !arg_is_stream(kp->args[out].kind))
 			rc = err_set(e, "swap pair '%s'/'%s': both must be different streams",
 			             kp->args[in].name, kp->args[out].name);
+		else if ((kp->args[in].image_dims || kp->args[out].image_dims) &&
+		         (kp->swap_method != SWAP_SWAP ||
+		          kp->args[in].image_dims != kp->args[out].image_dims ||
+		          kp->args[in].image_order != kp->args[out].image_order ||
+		          kp->args[in].image_type != kp->args[out].image_type ||
+		          kp->args[in].width != kp->args[out].width ||
+		          kp->args[in].height != kp->args[out].height))
+			rc = err_set(
+			        e,
+			        "swap pair '%s'/'%s': images change places with "
+			        "method=\"swap\" only, and only with an image of the same size "
+			        "and format",
+			        kp->args[in].name, kp->args[out].name);
 		else if (kp->args[in].bytes != kp->args[out].bytes)
 			rc = err_set(e,
 			             "swap pair '%s'/'%s': sizes differ (%zu and %zu bytes); "
@@ -322,7 +340,8 @@ static bool use_in_place(const struct launch *L, size_t i)
 {
 	const struct kernel_arg *a = &L->kp->args[i];
 
-	return a->host_shared && (L->dev->type & CL_DEVICE_TYPE_CPU) && !in_a_pair(L->kp, i);
+	return a->host_shared && !a->image_dims && (L->dev->type & CL_DEVICE_TYPE_CPU) &&
+	       !in_a_pair(L->kp, i);
 }
 
 static int create_in_place(struct launch *L, cl_context ctx, size_t i, struct cs_err *e)
@@ -341,32 +360,78 @@ static int create_in_place(struct launch *L, cl_context ctx, size_t i, struct cs
 	return 0;
 }
 
+/* An image bound to a virtual buffer: its pixels come from the buffer's device copy (an
+ * Output too, which starts as its buffer, as a buffer-bound Output does). */
+static int image_from_given(struct launch *L, size_t i, struct cs_err *e)
+{
+	cl_event ev = NULL;
+	cl_int err = rt_image_from_buffer(L->q, L->given[i], L->mem[i], &L->kp->args[i],
+	                                  event_slot(L, &ev));
+
+	if (err != CL_SUCCESS)
+		return cl_fail(L, e, err, "clEnqueueCopyBufferToImage for stream '%s'",
+		               L->kp->args[i].name);
+	return event_add(L, ev, PH_H2D, e);
+}
+
+/* ... and written back into it after the runs: the buffer stays the caller's. */
+static int images_to_given(struct launch *L, struct cs_err *e)
+{
+	for (size_t i = 0; L->given && i < L->kp->nargs; i++) {
+		const struct kernel_arg *a = &L->kp->args[i];
+		cl_event ev = NULL;
+		cl_int err;
+
+		if (!a->image_dims || !L->given[i] || !arg_is_written(a->kind))
+			continue;
+		err = rt_image_to_buffer(L->q, L->mem[i], L->given[i], a, event_slot(L, &ev));
+		if (err != CL_SUCCESS)
+			return cl_fail(L, e, err, "clEnqueueCopyImageToBuffer of stream '%s'",
+			               a->name);
+		if (event_add(L, ev, PH_D2H, e) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int create_stream(struct launch *L, cl_context ctx, size_t i, struct cs_err *e)
 {
 	const struct kernel_arg *a = &L->kp->args[i];
 	cl_event ev = NULL;
 	cl_int err;
 
-	if (L->given && L->given[i]) {
+	if (L->given && L->given[i] && !a->image_dims) {
 		L->mem[i] = L->given[i]; /* the caller's: borrowed, no OpenCL call (see given) */
 		return 0;
 	}
 	if (use_in_place(L, i))
 		return create_in_place(L, ctx, i, e);
-	L->mem[i] = clCreateBuffer(ctx, CL_MEM_READ_WRITE, a->bytes, NULL, &err);
+	if (a->image_dims)
+		L->mem[i] = rt_image_create(ctx, a, &err);
+	else
+		L->mem[i] = clCreateBuffer(ctx, CL_MEM_READ_WRITE, a->bytes, NULL, &err);
 	if (err != CL_SUCCESS) {
 		L->mem[i] = NULL;
-		return cl_fail(L, e, err, "clCreateBuffer for stream '%s' (%zu bytes)", a->name,
+		return cl_fail(L, e, err, "%s for stream '%s' (%zu bytes)",
+		               a->image_dims ? "clCreateImage" : "clCreateBuffer", a->name,
 		               a->bytes);
 	}
+	if (a->image_dims && L->given && L->given[i])
+		return image_from_given(L, i, e);
 	if (a->kind == ARG_OUTPUT && !a->host_start)
 		return 0;
 	if (!a->host)
 		return err_set(e, "%s '%s' has no data", arg_kind_name(a->kind), a->name);
-	err = clEnqueueWriteBuffer(L->q, L->mem[i], L->blocking_writes ? CL_TRUE : CL_FALSE, 0,
-	                           a->bytes, a->host, 0, NULL, event_slot(L, &ev));
+	if (a->image_dims)
+		err = rt_image_write(L->q, L->mem[i], a, L->blocking_writes, a->host,
+		                     event_slot(L, &ev));
+	else
+		err = clEnqueueWriteBuffer(L->q, L->mem[i], L->blocking_writes ? CL_TRUE : CL_FALSE,
+		                           0, a->bytes, a->host, 0, NULL, event_slot(L, &ev));
 	if (err != CL_SUCCESS)
-		return cl_fail(L, e, err, "clEnqueueWriteBuffer for stream '%s'", a->name);
+		return cl_fail(L, e, err, "%s for stream '%s'",
+		               a->image_dims ? "clEnqueueWriteImage" : "clEnqueueWriteBuffer",
+		               a->name);
 	return event_add(L, ev, PH_H2D, e);
 }
 
@@ -381,6 +446,23 @@ static int feed_value_arg(struct launch *L, size_t i, size_t bytes, const void *
 		a->value = L->feed->values + L->feed_used;
 		L->feed_used += bytes;
 	}
+	return 0;
+}
+
+/* A <Sampler>: made in the job's context, released with the launch's buffers. */
+static int set_sampler_arg(struct launch *L, cl_context ctx, size_t i, struct cs_err *e)
+{
+	const struct kernel_arg *a = &L->kp->args[i];
+	cl_int err;
+
+	L->samplers[i] = rt_sampler_create(ctx, a, &err);
+	if (err != CL_SUCCESS) {
+		L->samplers[i] = NULL;
+		return cl_fail(L, e, err, "clCreateSampler for '%s'", a->name);
+	}
+	err = clSetKernelArg(L->kern, (cl_uint)i, sizeof(cl_sampler), &L->samplers[i]);
+	if (err != CL_SUCCESS)
+		return cl_fail(L, e, err, "clSetKernelArg(%zu, Sampler '%s')", i, a->name);
 	return 0;
 }
 
@@ -408,11 +490,13 @@ static int launch_buffers(struct launch *L, cl_context ctx, struct cs_err *e)
 
 	L->mem = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(*L->mem));
 	L->in_place = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(*L->in_place));
+	L->samplers = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(*L->samplers));
 	for (size_t i = 0; i < kp->nargs; i++) {
 		int rc = arg_is_stream(kp->args[i].kind)
 		                 ? create_stream(L, ctx, i, e) ||
 		                           (!L->args_kept && set_stream_arg(L, i, e))
-		                 : !L->args_kept && set_value_arg(L, i, e);
+		         : kp->args[i].is_sampler ? set_sampler_arg(L, ctx, i, e)
+		                                  : !L->args_kept && set_value_arg(L, i, e);
 
 		if (rc != 0)
 			return -1;
@@ -560,10 +644,15 @@ static int launch_read_back(struct launch *L, struct cs_err *e)
 				return -1;
 			continue;
 		}
-		err = clEnqueueReadBuffer(L->q, L->mem[i], CL_FALSE, 0, a->bytes, a->host, 0, NULL,
-		                          event_slot(L, &ev));
+		if (a->image_dims)
+			err = rt_image_read(L->q, L->mem[i], a, a->host, event_slot(L, &ev));
+		else
+			err = clEnqueueReadBuffer(L->q, L->mem[i], CL_FALSE, 0, a->bytes, a->host,
+			                          0, NULL, event_slot(L, &ev));
 		if (err != CL_SUCCESS)
-			return cl_fail(L, e, err, "clEnqueueReadBuffer of stream '%s'", a->name);
+			return cl_fail(L, e, err, "%s of stream '%s'",
+			               a->image_dims ? "clEnqueueReadImage" : "clEnqueueReadBuffer",
+			               a->name);
 		if (event_add(L, ev, PH_D2H, e) != 0)
 			return -1;
 	}
@@ -596,7 +685,11 @@ static void launch_release(struct launch *L, bool wait)
 	for (size_t i = 0; L->mem && i < L->kp->nargs; i++)
 		if (L->mem[i] && !is_given(L, L->mem[i]))
 			(void)clReleaseMemObject(L->mem[i]);
+	for (size_t i = 0; L->samplers && i < L->kp->nargs; i++)
+		if (L->samplers[i])
+			(void)clReleaseSampler(L->samplers[i]);
 	free(L->mem);
+	free(L->samplers);
 	free(L->in_place);
 	free(L->scratch);
 }
@@ -617,6 +710,10 @@ static void report_final(struct launch *L, cl_mem *final)
 		final[i] = NULL;
 		if (!L->given || !L->given[i] || !L->mem[i])
 			continue;
+		if (L->kp->args[i].image_dims) { /* its image was copied back into it */
+			final[i] = L->given[i];
+			continue;
+		}
 		if (is_given(L, L->mem[i]) || clRetainMemObject(L->mem[i]) == CL_SUCCESS)
 			final[i] = L->mem[i];
 	}
@@ -649,13 +746,16 @@ static int keep_pending(struct launch *L, struct rt_exec *x)
 	return 0;
 }
 
-/* Every stream a buffer of the caller's, and no swaps: the buffers bound are given's. */
+/* Every stream a buffer of the caller's, and no swaps: the buffers bound are given's. A
+ * sampler, and an image copied from its buffer, are made for each launch, so their plan is
+ * never one of these. */
 static bool given_only(const struct rt_exec *x)
 {
 	if (x->kp->swap_count != 0 || !x->given)
 		return false;
 	for (size_t i = 0; i < x->kp->nargs; i++)
-		if (arg_is_stream(x->kp->args[i].kind) && !x->given[i])
+		if ((arg_is_stream(x->kp->args[i].kind) && !x->given[i]) ||
+		    x->kp->args[i].is_sampler || x->kp->args[i].image_dims)
 			return false;
 	return true;
 }
@@ -710,7 +810,7 @@ int rt_execute(struct rt_exec *x, struct run_stats *st, struct cs_err *e)
 	x->unfinished = NULL;
 	x->done = NULL;
 	pthread_mutex_lock(&x->kern->lock);
-	rc = check_streams(&L, e) || check_work(&L, e) || check_pairs(&L, e);
+	rc = check_streams(&L, x->dev->ctx, e) || check_work(&L, e) || check_pairs(&L, e);
 	if (rc == 0 && x->stage)
 		rc = x->stage(x->stage_arg, e);
 	/* Only after staging are the host buffers of the outputs known. */
@@ -723,7 +823,7 @@ int rt_execute(struct rt_exec *x, struct run_stats *st, struct cs_err *e)
 	if (rc == 0)
 		rc = launch_buffers(&L, x->dev->ctx, e);
 	if (rc == 0)
-		rc = L.feed ? feed_run(&L, x, e) : launch_runs(&L, e);
+		rc = L.feed ? feed_run(&L, x, e) : launch_runs(&L, e) || images_to_given(&L, e);
 	if (rc == 0)
 		rc = wait ? launch_read_back(&L, e) : keep_pending(&L, x);
 	if (rc == 0)

@@ -68,6 +68,22 @@ const char *arg_kind_name(enum arg_kind k)
 	return "?";
 }
 
+int kernel_plan_refuse_images(const struct kernel_plan *kp, const char *engine, const char *way_out,
+                              struct cs_err *e)
+{
+	for (size_t i = 0; i < kp->nargs; i++) {
+		const struct kernel_arg *a = &kp->args[i];
+
+		if (!a->image_dims && !a->is_sampler)
+			continue;
+		err_set(e, "<%s name=\"%s\">: %s moves plain buffers only, not %s; %s",
+		        a->is_sampler ? "Sampler" : arg_kind_name(a->kind), a->name, engine,
+		        a->is_sampler ? "samplers" : "images", way_out);
+		return kernel_plan_err_at(kp, a->line, e);
+	}
+	return 0;
+}
+
 /* The spellings of <Swap method="..."> (DESIGN §3.3). */
 const char *swap_method_name(enum swap_method m)
 {

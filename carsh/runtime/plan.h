@@ -36,6 +36,19 @@ struct kernel_arg {
 	                             the plan); type is then uchar, as wide as the struct */
 	int line;         /* its element in the flow-model file (kernel_plan.fm_file); 0: none */
 	char *count_expr; /* the count as written (streams and Local), or NULL; kept as name */
+	/* An image stream (image="2d" or "3d"): an image2d_t of width x height pixels on the
+	 * device, or an image3d_t of depth such slices, each pixel one element of type on the
+	 * host (count = width * height * depth). The channel order and type are OpenCL's
+	 * (runtime/imageformat.h). */
+	unsigned image_dims; /* 0: a buffer; 2 or 3: an image */
+	unsigned image_order;
+	unsigned image_type;
+	size_t width, height, depth; /* depth 1 for a 2-D image */
+	/* A <Sampler> (kind Constant): a sampler_t made with clCreateSampler for the launch. */
+	bool is_sampler;
+	bool sampler_normalized;
+	unsigned sampler_address;
+	unsigned sampler_filter;
 };
 
 /* Argument indices of one swap pair: after each run the output's data becomes the input. */
@@ -92,6 +105,13 @@ bool arg_is_stream(enum arg_kind k);
 bool arg_is_read(enum arg_kind k);
 bool arg_is_written(enum arg_kind k);
 const char *swap_method_name(enum swap_method m);
+
+/* An engine that moves plain buffers only refuses a plan with an image or a sampler:
+ * "<Input name="img">: ENGINE moves plain buffers only, not images; WAY_OUT" located at the
+ * element. 0 when it has none. */
+#define RUN_INSTEAD "run it with 'run' (either executor)"
+int kernel_plan_refuse_images(const struct kernel_plan *kp, const char *engine, const char *way_out,
+                              struct cs_err *e);
 
 /* Put "FILE:LINE: " in front of e's message: the flow-model element at line (0: the file
  * alone); nothing for a plan with no file. Returns -1. */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "runtime/cache.h"
+#include "runtime/cachedisk.h"
 #include "runtime/includes.h"
 #include "runtime/program.h"
 #include "runtime/session.h"
@@ -100,9 +101,15 @@ int rt_build_error(cl_program prog, cl_device_id dev, const char *dev_name,
 {
 	static const char cut[] = "\n... (build log truncated)";
 	char *log = build_log(prog, dev, kp);
-	int head = snprintf(e->msg, sizeof(e->msg), "%s: build failed on %s: %s%s", kp->source_name,
-	                    dev_name, rt_cl_error_name(err), *log ? "\n" : "");
+	char full[600] = "";
+	int head;
 	size_t room;
+
+	/* No log: PoCL fails so when it cannot write its kernel cache. */
+	if (!*log && rt_kcache_disk_full(full + 2, sizeof(full) - 2))
+		memcpy(full, ": ", 2);
+	head = snprintf(e->msg, sizeof(e->msg), "%s: build failed on %s: %s%s%s", kp->source_name,
+	                dev_name, rt_cl_error_name(err), full, *log ? "\n" : "");
 
 	if (head < 0 || (size_t)head + PREFIX_ROOM >= sizeof(e->msg)) {
 		free(log);
@@ -165,28 +172,73 @@ void rt_guest_builds(bool on)
 	guest_builds = on;
 }
 
+/* A driver that ends the process inside clBuildProgram (PoCL's compiler calls exit(1) when
+ * it cannot write its kernel cache) would leave standard error held, its message in the
+ * temporary file and no word of carsh's. An atexit handler, armed for the build, gives
+ * standard error back, passes on what was held and says what ended the process. */
+static FILE *building_tmp;
+/* The thread that builds: the compiler calls exit() in it; another thread's exit meanwhile
+ * is not the driver's doing. */
+static __thread bool building;
+
+static void pass_held(FILE *tmp)
+{
+	char line[1024];
+
+	rewind(tmp);
+	while (fgets(line, sizeof(line), tmp))
+		if (!count_line(line))
+			fputs(line, stderr);
+}
+
+static void build_exit_note(void)
+{
+	char note[600];
+
+	if (!building)
+		return;
+	building = false;
+	fflush(stderr);
+	errhold_end();
+	if (building_tmp)
+		pass_held(building_tmp);
+	if (!rt_kcache_disk_full(note, sizeof(note)))
+		snprintf(note, sizeof(note), "its own message, if any, is above");
+	fprintf(stderr, "carsh: the OpenCL driver ended the process while it built a program: %s\n",
+	        note);
+	fflush(stderr);
+}
+
+static void arm_exit_note(void)
+{
+	if (atexit(build_exit_note) != 0)
+		fprintf(stderr, "carsh: warning: cannot register the build's exit note\n");
+}
+
 cl_int rt_build_program(cl_program prog, cl_uint n, const cl_device_id *devs, const char *options)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	FILE *tmp;
 	bool held = false;
 	cl_int err;
-	char line[1024];
 
 	if (guest_builds)
 		return clBuildProgram(prog, n, devs, options, NULL, NULL);
+	pthread_once(&once, arm_exit_note);
 	pthread_mutex_lock(&quiet_lock);
 	fflush(stderr);
 	tmp = tmpfile();
 	if (tmp)
 		held = errhold_begin(fileno(tmp)) == 0;
+	building_tmp = held ? tmp : NULL;
+	building = true;
 	err = clBuildProgram(prog, n, devs, options, NULL, NULL);
+	building = false;
+	building_tmp = NULL;
 	if (held) {
 		fflush(stderr);
 		errhold_end();
-		rewind(tmp);
-		while (fgets(line, sizeof(line), tmp))
-			if (!count_line(line))
-				fputs(line, stderr);
+		pass_held(tmp);
 	}
 	if (tmp)
 		fclose(tmp);

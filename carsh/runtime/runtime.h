@@ -71,6 +71,12 @@ int rt_devices_list(struct rt_devinfo **out, size_t *n, struct cs_err *e);
 int rt_device_pick(const struct rt_devinfo *devs, size_t n, const char *exe, const char *cli,
                    const char *fm, size_t *chosen, struct cs_err *e);
 
+/* Where several processes of one node share its GPUs (MPI ranks, one per GPU), this one's
+ * number among them: where the choice takes the first GPU, it takes the GPU of that
+ * number instead, modulo their count. 0 (the first GPU) unless set; set it before the first device
+ * is chosen. */
+void rt_devices_share_gpus(int number);
+
 /* The type that decides rt_device_pick's choice when the deciding selector (the first given)
  * is a pure type (cpu, gpu, accelerator); 0 when it is an index or a name, or when none is
  * given (the default rule looks at every device). runtime/icdtypes.h loads only the vendors

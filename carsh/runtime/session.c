@@ -258,18 +258,20 @@ static void kernel_names(cl_program prog, char *buf, size_t n)
 	free(names);
 }
 
-/* What rt_kernel_check compares: every argument's kind, type and element count (Local
- * sizes excepted), as an FNV-1a hash. */
+/* What rt_kernel_check compares: every argument's kind, type, image or sampler, and element count
+ * (Local sizes excepted), as an FNV-1a hash. */
 static uint64_t plan_signature(const struct kernel_plan *kp)
 {
 	uint64_t h = 1469598103934665603ull;
 
 	for (size_t i = 0; i < kp->nargs; i++) {
 		const struct kernel_arg *a = &kp->args[i];
-		uint64_t v[3] = {(uint64_t)a->kind, (uint64_t)a->type.scalar,
-		                 (uint64_t)a->type.width};
+		/* An image or a sampler is another kind of argument to the kernel. */
+		uint64_t v[5] = {(uint64_t)a->kind, (uint64_t)a->type.scalar,
+		                 (uint64_t)a->type.width, (uint64_t)a->image_dims,
+		                 (uint64_t)a->is_sampler};
 
-		for (size_t j = 0; j < 3; j++)
+		for (size_t j = 0; j < 5; j++)
 			h = (h ^ v[j]) * 1099511628211ull;
 	}
 	return (h ^ kp->nargs) * 1099511628211ull;

@@ -8,9 +8,10 @@
  * clang's ASan runtime is linked statically and has the functions that take those locks, so
  * they are taken here around fork(), in the order LLVM 17 takes them. Without that runtime
  * (a plain build, or GCC's libasan, which keeps them hidden) the weak symbols are NULL and this
- * is fork() alone. On a rank of an MPI job whose MPI start was put off, a fork also waits
- * while MPI_Init_thread runs in another thread (util/mpiranks.h), which holds the dynamic
- * loader's lock as it opens its components. Header only: the forks are in exec/ and runtime/.
+ * is fork() alone. A fork also waits at the fork gate while a thread holds it closed: on a
+ * rank of an MPI job whose MPI start was put off, MPI_Init_thread runs in another thread
+ * (mpi/ranks.c), holding the dynamic loader's lock as it opens its components. The forks are
+ * in exec/ and runtime/; the gate (util/fork.c) lets them wait without knowing of MPI.
  */
 #ifndef CARSH_UTIL_FORK_H
 #define CARSH_UTIL_FORK_H
@@ -18,7 +19,14 @@
 #include <stdbool.h>
 #include <unistd.h>
 
-#include "util/mpiranks.h"
+/* The fork gate. Once fork_gate_use was called (before the threads that fork start), every
+ * fork_locked waits while a thread holds the gate between fork_gate_close and
+ * fork_gate_open; before, the gate costs nothing. */
+void fork_gate_use(void);
+void fork_gate_close(void);
+void fork_gate_open(void);
+void fork_gate_enter(void);
+void fork_gate_leave(void);
 
 /* __lsan::LockThreadRegistry() and the others, by their C++ names. */
 void _ZN6__lsan18LockThreadRegistryEv(void) __attribute__((weak));
@@ -38,7 +46,7 @@ static inline pid_t fork_locked(void)
 	            _ZN11__sanitizer19StackDepotUnlockAllEv;
 	pid_t p;
 
-	ranks_fork_enter();
+	fork_gate_enter();
 	if (asan) {
 		_ZN6__lsan18LockThreadRegistryEv();
 		_ZN6__lsan13LockAllocatorEv();
@@ -50,7 +58,7 @@ static inline pid_t fork_locked(void)
 		_ZN6__lsan15UnlockAllocatorEv();
 		_ZN6__lsan20UnlockThreadRegistryEv();
 	}
-	ranks_fork_leave();
+	fork_gate_leave();
 	return p;
 }
 

@@ -142,10 +142,24 @@ static int take_option(const struct opt_cmd *oc, void *args, const char *word, c
 	return 0;
 }
 
-/* "-" and "-:FORMAT" (standard input or output in a format, data/datafile.h) are operands. */
+/* "-" and "-:FORMAT" (standard input or output in a format, data/datafile.h) are operands,
+ * and so is a negative number ("repeat -1 ..." is refused for its count, not as an option). */
 static bool is_option(const char *w)
 {
-	return w[0] == '-' && w[1] != '\0' && w[1] != ':';
+	return w[0] == '-' && w[1] != '\0' && w[1] != ':' && !(w[1] >= '0' && w[1] <= '9');
+}
+
+/* The template's count of operands; argc > 0: words were given (options, say). */
+static int count_operands(const struct opt_cmd *oc, int argc, int n, char **words, struct cs_err *e)
+{
+	if (n < oc->min && oc->operand && argc > 0)
+		return err_set(e, "%s: no %s given; usage: %s", oc->name, oc->operand, oc->usage);
+	if (oc->max != OPT_ANY && n > oc->max && oc->operand)
+		return err_set(e, "%s: one %s at a time, not also '%s'; usage: %s", oc->name,
+		               oc->operand, words[oc->max], oc->usage);
+	if (n < oc->min || (oc->max != OPT_ANY && n > oc->max))
+		return err_set(e, "usage: %s", oc->usage);
+	return 0;
 }
 
 int opt_parse(const struct opt_cmd *oc, void *args, int argc, char **argv, char ***operands,
@@ -158,7 +172,7 @@ int opt_parse(const struct opt_cmd *oc, void *args, int argc, char **argv, char 
 	for (int i = 0; i < argc; i++) {
 		int used, rc;
 
-		if (options_end || !is_option(argv[i])) {
+		if (options_end || !oc->opts || !is_option(argv[i])) {
 			words[n++] = argv[i];
 			options_end = options_end || (oc->flags & OPT_STOP_AT_OPERAND);
 			continue;
@@ -174,6 +188,11 @@ int opt_parse(const struct opt_cmd *oc, void *args, int argc, char **argv, char 
 			return rc;
 		}
 		i += used - 1;
+	}
+	if (count_operands(oc, argc, n, words, e)) {
+		free(words);
+		*operands = NULL;
+		return -1;
 	}
 	*operands = words;
 	return n;
@@ -195,14 +214,14 @@ void opt_help(FILE *f, const struct opt_cmd *oc)
 	fprintf(f, "usage: %s\n", oc->usage);
 	if (oc->about)
 		fprintf(f, "%s\n", oc->about);
-	for (const struct opt *o = oc->opts; o->name; o++) {
+	for (const struct opt *o = oc->opts; o && o->name; o++) {
 		int len = snprintf(left, sizeof(left), "%s%s%s", o->name, o->arg ? " " : "",
 		                   o->arg ? o->arg : "");
 
 		if (len <= HELP_NAME_MAX && len > width)
 			width = len;
 	}
-	for (const struct opt *o = oc->opts; o->name; o++) {
+	for (const struct opt *o = oc->opts; o && o->name; o++) {
 		int len = snprintf(left, sizeof(left), "%s%s%s", o->name, o->arg ? " " : "",
 		                   o->arg ? o->arg : "");
 

@@ -6,7 +6,7 @@
  * A builtin declares a static table of its options, each with where its value goes in the
  * builtin's own argument struct (an offset, so that the table can be static and --help can
  * be printed from it without one); the command dispatcher (cmd/dispatch.c) hands opt_parse
- * the words after its name when the builtin's entry names the table:
+ * the words after its name with the template the builtin's entry holds:
  *
  *	struct peast_args { const char *root, *dir; bool print; };
  *	static const struct opt peast_opts[] = {
@@ -15,7 +15,9 @@
  *		OPT_FLAG("--print", struct peast_args, print, "print the stages too"),
  *		OPT_END,
  *	};
- *	const struct carsh_cmd cmd_peast = {.name = "peast", ..., .opts = peast_opts,
+ *	const struct carsh_cmd cmd_peast = {.name = "peast", ...,
+ *		.args = {.usage = "peast GRAPH.xml [...]", .opts = peast_opts, .min = 1,
+ *		         .max = 1, .operand = "graph"},
  *		.args_size = sizeof(struct peast_args), .run = peast_run};
  *
  * and peast_run(c, args, n, operands, e) gets the parsed struct and the operands. Called
@@ -30,10 +32,16 @@
  * Conventions: options may come anywhere among the operands; "--name=value" and "--name
  * value" mean the same (a short "-o" takes only the next word); the next word is the value
  * even when it starts with '-', so "--steps -1" gives '-1' to --steps to refuse; "--" ends
- * the options; "-" is an operand; "--help" anywhere asks for the help opt_help prints.
+ * the options; "-", "-:FORMAT" and a word of '-' then a digit ("-1") are operands; "--help"
+ * anywhere asks for the help opt_help prints. A template without options (opts NULL) takes
+ * every word as an operand. The template also counts the operands (min, max), as tmux's
+ * args template does, so that a builtin's run gets only counts it accepts.
  * Errors, one line each: "CMD: unknown option '--x'; usage: USAGE", "CMD: missing value
- * after '--x'; usage: USAGE", "CMD: --x takes no value; usage: USAGE", and for a value the
- * option refuses "CMD: --x 'VALUE': expected ...".
+ * after '--x'; usage: USAGE", "CMD: --x takes no value; usage: USAGE", for a value the
+ * option refuses "CMD: --x 'VALUE': expected ...", and for a count of operands out of
+ * range "usage: USAGE", or, where the template names its operand, "CMD: no OPERAND given;
+ * usage: USAGE" (options but no operand) and "CMD: one OPERAND at a time, not also 'W';
+ * usage: USAGE".
  */
 #ifndef CARSH_UTIL_OPTIONS_H
 #define CARSH_UTIL_OPTIONS_H
@@ -101,20 +109,24 @@ enum {
 
 /* What a builtin takes; --help prints usage, about, the options, then more. */
 struct opt_cmd {
-	const char *name;  /* the messages' prefix: "peast", "virtbuf fill" */
-	const char *usage; /* without "usage: " */
-	const char *about; /* a line or more, without the final newline */
-	const struct opt *opts;
-	const char *more; /* after the options, or NULL */
+	const char *name;       /* the messages' prefix: "peast", "virtbuf fill" */
+	const char *usage;      /* without "usage: " */
+	const char *about;      /* a line or more, without the final newline */
+	const struct opt *opts; /* NULL: no options, every word is an operand */
+	const char *more;       /* after the options, or NULL */
 	unsigned flags;
+	int min, max;        /* operands: at least min, at most max (OPT_ANY: no limit) */
+	const char *operand; /* one operand, for the count's messages ("graph file"), or NULL */
 };
+
+#define OPT_ANY (-1)
 
 #define OPT_HELP (-2)
 
-/* Parse the words after the builtin's name (argc, argv) into args. Returns the number of
- * operands, with *operands a new NULL-terminated array of them in order, pointing into
- * argv (free it with free()); or OPT_HELP when --help was given; or -1 with the message in
- * e. argv is left as it was: a command may run again (repeat, a batch). */
+/* Parse the words after the builtin's name (argc, argv) into args and count the operands.
+ * Returns the number of operands, with *operands a new NULL-terminated array of them in order,
+ * pointing into argv (free it with free()); or OPT_HELP when --help was given; or -1 with the
+ * message in e. argv is left as it was: a command may run again (repeat, a batch). */
 int opt_parse(const struct opt_cmd *oc, void *args, int argc, char **argv, char ***operands,
               struct cs_err *e);
 

@@ -7,7 +7,7 @@ dist_flowmodels_DATA += flowmodels/fft_reorder.xml flowmodels/fft_step.xml \
 dist_kernels_DATA += kernels/fft.cl
 
 check_PROGRAMS += tests/unit/check_pgm tests/tools/fftref
-tests_unit_check_pgm_SOURCES = tests/unit/test_pgm.c
+tests_unit_check_pgm_SOURCES = tests/unit/test_pgm.c tests/unit/scratch.c tests/unit/scratch.h
 tests_unit_check_pgm_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_check_pgm_LDADD = $(LIBCARSH) $(CHECK_LIBS)
 tests_tools_fftref_SOURCES = tests/tools/fftref.c tests/tools/csvread.c tests/tools/csvread.h

@@ -211,23 +211,74 @@ START_TEST(test_async_fire_then_test_and_wait)
 	ck_assert_int_eq(carsh_flowmodel_test(fm, &done), 0);
 	ck_assert_int_eq(done, 1); /* nothing in flight */
 	ck_assert_int_eq(carsh_flowmodel_fire_async(fm), 0);
-	ck_assert_int_eq(carsh_flowmodel_fire_async(fm), CARSH_E_STATE);
-	expect_error(carsh_flowmodel_last_error(fm), "a fire is in flight");
+	ck_assert_int_eq(carsh_flowmodel_fire_async(fm), 0); /* queued behind the first */
 	ck_assert_int_eq(carsh_flowmodel_set_param(fm, "A", "1"), CARSH_E_STATE);
+	expect_error(carsh_flowmodel_last_error(fm), "a fire is in flight");
 	ck_assert_int_eq(carsh_flowmodel_bind_memory(fm, "y", y, sizeof(y)), CARSH_E_STATE);
 	do
 		ck_assert_int_eq(carsh_flowmodel_test(fm, &done), 0);
 	while (!done);
-	expect_saxpy(x, y, 0.5f, 1);
+	expect_saxpy(x, y, 0.5f, 2);
 	ck_assert_int_eq(carsh_flowmodel_fire_async(fm), 0);
 	ck_assert_int_eq(carsh_flowmodel_wait(fm), 0);
 	ck_assert_int_eq(carsh_flowmodel_wait(fm), 0); /* nothing in flight: nothing to do */
-	expect_saxpy(x, y, 0.5f, 2);
+	expect_saxpy(x, y, 0.5f, 3);
 	ck_assert_int_eq(carsh_flowmodel_test(fm, NULL), CARSH_E_ARG);
-	/* freed with a fire in flight: waits, and the memory is up to date */
+	/* freed with fires in flight: waits, and the memory is up to date */
+	ck_assert_int_eq(carsh_flowmodel_fire_async(fm), 0);
 	ck_assert_int_eq(carsh_flowmodel_fire_async(fm), 0);
 	carsh_flowmodel_free(fm);
-	expect_saxpy(x, y, 0.5f, 3);
+	expect_saxpy(x, y, 0.5f, 5);
+	carsh_machine_free(m);
+}
+END_TEST
+
+/* Fires queue as OpenCL's commands do (issue 40): a loop that waits only at the end gives
+ * what firing one at a time gives, past the queue's depth (64) too, behind a synchronous
+ * fire, across a change of profiling (another command queue) and on a virtual buffer; every
+ * fire is counted. */
+START_TEST(test_queued_fires_give_what_one_at_a_time_gives)
+{
+	static float x[N], y[N], back[N];
+	carsh_machine *m = open_machine();
+	carsh_flowmodel *fm;
+	carsh_buffer *by = NULL;
+	struct carsh_stats st;
+	int done = 0;
+
+	fill(x, y);
+	fm = saxpy(m, "0.5", x, y);
+	for (int i = 0; i < 100; i++)
+		ck_assert_int_eq(carsh_flowmodel_fire_async(fm), 0);
+	ck_assert_int_eq(carsh_flowmodel_wait(fm), 0);
+	expect_saxpy(x, y, 0.5f, 100);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(carsh_flowmodel_fire_async(fm), 0);
+	ck_assert_int_eq(carsh_flowmodel_fire(fm), 0); /* ends the three before it */
+	expect_saxpy(x, y, 0.5f, 104);
+	ck_assert_int_eq(carsh_flowmodel_fire_async(fm), 0);
+	ck_assert_int_eq(carsh_flowmodel_set_profiling(fm, 1), 0);
+	ck_assert_int_eq(carsh_flowmodel_fire_async(fm), 0);
+	ck_assert_int_eq(carsh_flowmodel_fire_async(fm), 0);
+	do
+		ck_assert_int_eq(carsh_flowmodel_test(fm, &done), 0);
+	while (!done);
+	expect_saxpy(x, y, 0.5f, 107);
+	ck_assert_int_eq(carsh_flowmodel_stats(fm, &st), 0);
+	ck_assert_uint_eq(st.fires, 107);
+	ck_assert_uint_eq(st.launches, 107);
+	/* y on a virtual buffer: the device's copy is the one the next fire reads */
+	fill(x, y);
+	ck_assert_int_eq(carsh_buffer_new(m, sizeof(y), &by), 0);
+	ck_assert_int_eq(carsh_buffer_write(by, 0, y, sizeof(y)), 0);
+	ck_assert_int_eq(carsh_flowmodel_bind_buffer(fm, "y", by), 0);
+	for (int i = 0; i < 70; i++)
+		ck_assert_int_eq(carsh_flowmodel_fire_async(fm), 0);
+	ck_assert_int_eq(carsh_flowmodel_wait(fm), 0);
+	ck_assert_int_eq(carsh_buffer_read(by, 0, back, sizeof(back)), 0);
+	expect_saxpy(x, back, 0.5f, 70);
+	carsh_buffer_free(by);
+	carsh_flowmodel_free(fm);
 	carsh_machine_free(m);
 }
 END_TEST
@@ -510,6 +561,7 @@ END_TEST
 
 Suite *suite_api_pipeline(void);
 Suite *suite_api_structs(void);
+Suite *suite_api_images(void);
 
 static Suite *suite_api(void)
 {
@@ -525,6 +577,7 @@ static Suite *suite_api(void)
 	tcase_add_test(tc, test_stream_and_parameter_names_are_checked);
 	tcase_add_test(tc, test_sizes_must_match_the_stream);
 	tcase_add_test(tc, test_async_fire_then_test_and_wait);
+	tcase_add_test(tc, test_queued_fires_give_what_one_at_a_time_gives);
 	tcase_add_test(tc, test_virtual_buffers_stay_on_the_device);
 	tcase_add_test(tc, test_handles_free_in_any_order_and_null_is_safe);
 	tcase_add_test(tc, test_a_build_error_is_returned_with_the_log);
@@ -543,6 +596,7 @@ int main(void)
 
 	srunner_add_suite(sr, suite_api_pipeline());
 	srunner_add_suite(sr, suite_api_structs());
+	srunner_add_suite(sr, suite_api_images());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

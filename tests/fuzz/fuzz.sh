@@ -29,7 +29,8 @@ mkdir -p "$W/obj" "$W/log"
 readers_source() {
 	case $1 in
 	carsh/util/*.c | carsh/data/*.c | carsh/data/*.cc | carsh/model/*.c | carsh/graph/*.c | \
-		carsh/shell/parse.c | carsh/exec/jobplan.c | carsh/runtime/plan.c | carsh/runtime/includes.c) return 0 ;;
+		carsh/shell/parse.c | carsh/exec/jobplan.c | carsh/runtime/plan.c | carsh/runtime/includes.c | \
+		carsh/runtime/imageformat.c) return 0 ;;
 	esac
 	return 1
 }

@@ -57,6 +57,17 @@ expect 0 "" "$CARSH" run "$K/nbody.xml" pos_mass_front=nbody-pm.csv pos_mass_bac
 cat nbody-pos.csv nbody-v.csv >nbody.csv
 close_to nbody.csv nbody-want.csv 1e-5 "khronos nbody, one step (float3 arithmetic on float4 streams)"
 
+# conway reads and writes R/uint8 images; ten generations through two virtual buffers that
+# change names after each, as the sample's host swaps its two images.
+gen $((64 * 32)) 25 0 2 1 >life-in.csv
+life="virtbuf create f uchar 64*32; virtbuf create b uchar 64*32; virtbuf fill f life-in.csv"
+for g in 1 2 3 4 5 6 7 8 9 10; do
+	life="$life; run $K/conway.xml front=buffer:f back=buffer:b; virtbuf swap f b"
+done
+expect 0 "" "$CARSH" -c "$life; virtbuf dump f life.csv"
+"$RWREF" conway 64 32 10 life-in.csv >life-want.csv
+same_file life.csv life-want.csv "khronos conway, 10 generations (image2d_t, a periodic sampler)"
+
 # ---- Rodinia ----
 D="$RW/rodinia"
 # A diagonally dominant system, so that elimination without pivoting stays tame.

@@ -24,6 +24,7 @@
  *   rwref add A B                            A+B
  *   rwref transpose W H A                    the H x W transpose of a W-wide, H-high matrix
  *   rwref median W H IMG                     median-filter.py's 3x3 filter (see cmd_median)
+ *   rwref conway W H GENS CELLS              the Game of Life on a torus after GENS generations
  */
 #include <float.h>
 #include <math.h>
@@ -519,6 +520,41 @@ static int cmd_median(char **argv)
 	return 0;
 }
 
+/* Khronos conway.cl: one generation per step on a torus (the sample's periodic sampler),
+ * the rules as its kernel states them: a live cell lives on with 2 or 3 live neighbours, a
+ * dead one comes alive with 3. Prints the grid after GENS generations, one cell a line. */
+static int cmd_conway(char **argv)
+{
+	long w = num(argv[2]), h = num(argv[3]), gens = num(argv[4]);
+	double *in = csv_read_n(argv[5], (size_t)(w * h), fail);
+	unsigned char *a = malloc((size_t)(w * h)), *b = malloc((size_t)(w * h));
+	if (!a || !b)
+		fail("out of memory", NULL);
+	for (long i = 0; i < w * h; i++)
+		a[i] = in[i] != 0;
+	for (long g = 0; g < gens; g++) {
+		for (long y = 0; y < h; y++)
+			for (long x = 0; x < w; x++) {
+				int n = 0;
+				for (long dy = -1; dy <= 1; dy++)
+					for (long dx = -1; dx <= 1; dx++)
+						if (dx || dy)
+							n += a[(y + dy + h) % h * w +
+							       (x + dx + w) % w];
+				b[y * w + x] = a[y * w + x] ? n == 2 || n == 3 : n == 3;
+			}
+		unsigned char *t = a;
+		a = b;
+		b = t;
+	}
+	for (long i = 0; i < w * h; i++)
+		printf("%d\n", a[i]);
+	free(in);
+	free(a);
+	free(b);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -542,7 +578,8 @@ int main(int argc, char **argv)
 	            {"srad", 5, cmd_srad},
 	            {"add", 2, cmd_add},
 	            {"transpose", 3, cmd_transpose},
-	            {"median", 3, cmd_median}};
+	            {"median", 3, cmd_median},
+	            {"conway", 4, cmd_conway}};
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
 		if (argc >= 2 && strcmp(argv[1], cmds[i].name) == 0) {
 			if (argc != cmds[i].args + 2)
@@ -550,7 +587,7 @@ int main(int argc, char **argv)
 			return cmds[i].run(argv);
 		}
 	fail("usage: rwref collatz|conv3x3|saxpy|histogram|gauss|kmeans|pathfinder|hotspot|sum|"
-	     "scan|spmv|ljforce|nbody|adjust|srad|add|transpose|median ARGS (see rwref.c)",
+	     "scan|spmv|ljforce|nbody|adjust|srad|add|transpose|median|conway ARGS (see rwref.c)",
 	     NULL);
 	return 2;
 }

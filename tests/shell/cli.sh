@@ -102,6 +102,25 @@ expect 0 "" "$CARSH" -c 'peast g.xml --help'
 grep -q '^usage: peast GRAPH.xml' "$OUT" && grep -q '^  --max-parallel N ' "$OUT" &&
 	pass "--help after an operand prints the help with every option" ||
 	fail "peast g.xml --help: $(cat "$OUT")"
+# The template counts the operands after the options: the same answers for every builtin,
+# with an option anywhere, and a negative number is an operand, not an option.
+expect 2 "carsh: graph: one file at a time, not also 'b.xml'; usage: graph FILE.xml" \
+	"$CARSH" -c 'graph --root r a.xml b.xml'
+expect 2 "carsh: peast: no graph given; usage: peast GRAPH.xml" "$CARSH" -c 'peast --print'
+expect 2 "carsh: partition: no executable given; usage: partition [--sched" "$CARSH" -c 'partition'
+expect 2 "carsh: pipeline: no pipeline file given; usage: pipeline [--criterion" \
+	"$CARSH" -c 'pipeline --explain N=3'
+expect 2 "carsh: check: unknown option '--bogus'; usage: check GRAPH.xml" \
+	"$CARSH" -c 'check --bogus g.xml'
+expect 2 "carsh: usage: devices [--profiles]" "$CARSH" -c 'devices --profiles extra'
+expect 2 "carsh: usage: virtbuf swap A B" "$CARSH" -c 'virtbuf swap a'
+expect 2 "carsh: repeat: unknown option '--bogus'; usage: repeat [--index NAME] N COMMAND" \
+	"$CARSH" -c 'repeat --bogus 3 echo x'
+expect 2 "carsh: repeat: repeat count is -2: it must be at least 0" "$CARSH" -c 'repeat -2 echo x'
+expect 0 "" "$CARSH" -c 'repeat --index=i 2 echo x'
+[ "$(cat "$OUT")" = "$(printf 'x\nx')" ] && pass "repeat --index=NAME, as any option" ||
+	fail "repeat --index=i: $(cat "$OUT")"
+expect 2 "carsh: usage: unset NAME..." "$CARSH" -c 'unset'
 # The interactive shell on a terminal (script(1) gives it one): Tab completes a builtin's
 # name, Up recalls the last line, and every line lands in $CARSH_HISTFILE.
 if command -v script >/dev/null; then

@@ -9,9 +9,9 @@ seq 1 8 >x8.csv
 expect 0 "" "$CARSH" run "$B/good.xml" x=x8.csv y=-
 expect 1 "malformed.xml:12: malformed XML: Opening and ending tag mismatch: Kernel line 11 and Program" \
 	"$CARSH" run "$B/malformed.xml" x=x8.csv y=-
-expect 1 "unknown_element.xml:15: unknown element <Inptu> in <Arguments> (allowed: Input Output InOut Constant Local)" \
+expect 1 "unknown_element.xml:15: unknown element <Inptu> in <Arguments> (allowed: Input Output InOut Constant Local Sampler)" \
 	"$CARSH" run "$B/unknown_element.xml"
-expect 1 "unknown_attr.xml:15: <Input name=\"x\">: unknown attribute 'cout' (allowed: name type count partition unit)" \
+expect 1 "unknown_attr.xml:15: <Input name=\"x\">: unknown attribute 'cout' (allowed: name type count partition unit image width height depth format channels)" \
 	"$CARSH" run "$B/unknown_attr.xml"
 expect 1 "unknown_type.xml:15: <Input name=\"x\">: unknown type 'flaot' (types: char uchar short ushort int uint long ulong float double, with widths 2 4 8 16)" \
 	"$CARSH" run "$B/unknown_type.xml"

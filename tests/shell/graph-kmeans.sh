@@ -10,19 +10,6 @@ GRAPH="$TOP_SRCDIR/batches/graphs/kmeans.xml"
 PIC="$TOP_SRCDIR/examples/kmeans/picture.csv"
 cd "$T" || exit 1
 
-# same_items PREFIX_GOT PREFIX_WANT N LABEL: files PREFIX0.csv .. PREFIX(N-1).csv agree.
-same_items() {
-	i=0
-	while [ $i -lt "$3" ]; do
-		if ! cmp -s "$1$i.csv" "$2$i.csv"; then
-			fail "$4: item $i: $1$i.csv differs from $2$i.csv: $(diff "$1$i.csv" "$2$i.csv" | head -4)"
-			return 1
-		fi
-		i=$((i + 1))
-	done
-	pass "$4 ($3 items)"
-}
-
 "$KREF" picture 64 48 >picture.csv
 same_file picture.csv "$PIC" "the example picture is kmeansref's 64 x 48 picture"
 

@@ -15,19 +15,6 @@ trace_is() {
 	same_file "$T/trace" "$T/want" "$2"
 }
 
-# same_items PREFIX_GOT PREFIX_WANT N LABEL: files PREFIX0.csv .. PREFIX(N-1).csv agree.
-same_items() {
-	i=0
-	while [ $i -lt "$3" ]; do
-		if ! cmp -s "$1$i.csv" "$2$i.csv"; then
-			fail "$4: item $i: $1$i.csv differs from $2$i.csv: $(diff "$1$i.csv" "$2$i.csv" | head -4)"
-			return 1
-		fi
-		i=$((i + 1))
-	done
-	pass "$4 ($3 items)"
-}
-
 for k in 0 1 2 3 4 5 6 7; do
 	echo "$k,$((k * 10)),$((100 - k)),-$k" >x$k.csv
 done

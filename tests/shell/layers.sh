@@ -53,6 +53,17 @@ bad_includes() {
 		}'
 }
 
+# mpi_outside DIR: the files outside DIR/mpi/ that include <mpi.h> (MPI has one room).
+mpi_outside() {
+	(cd "$1" && grep -rl '^#include <mpi\.h>' --include='*.[ch]' . | sed 's|^\./||' |
+		grep -v '^mpi/' | sort)
+}
+
+# names_twice DIR: the file names that two source files of DIR share.
+names_twice() {
+	find "$1" -name '*.[ch]' -o -name '*.cc' | sed 's|.*/||' | sort | uniq -d
+}
+
 bad=$(bad_includes "$TOP_SRCDIR/carsh")
 nfiles=$(find "$TOP_SRCDIR/carsh" -name '*.[ch]' | wc -l)
 if [ -z "$bad" ]; then
@@ -60,6 +71,19 @@ if [ -z "$bad" ]; then
 else
 	fail "includes against the layering:
 $bad"
+fi
+
+out=$(mpi_outside "$TOP_SRCDIR/carsh")
+if [ -z "$out" ]; then
+	pass "only carsh/mpi/ includes <mpi.h>"
+else
+	fail "<mpi.h> outside carsh/mpi/: $out"
+fi
+twice=$(names_twice "$TOP_SRCDIR/carsh")
+if [ -z "$twice" ]; then
+	pass "no two files of carsh/ share a name"
+else
+	fail "file names used twice in carsh/: $twice"
 fi
 
 # The same check must catch an upward include, a sideways one between equal ranks, one
@@ -76,6 +100,17 @@ case "$bad" in
 	pass "planted upward, sideways, top-level and sibling includes are reported" ;;
 *) fail "the check missed planted includes: '$bad'" ;;
 esac
+# ... and an <mpi.h> outside mpi/, and a file name used twice.
+mkdir -p "$T/src/mpi" "$T/src/exec"
+printf '#include <mpi.h>\n' >"$T/src/exec/m.c"
+printf '#include <mpi.h>\n' >"$T/src/mpi/m2.c"
+printf '\n' >"$T/src/pack/up.c"
+out=$(mpi_outside "$T/src")
+twice=$(names_twice "$T/src")
+[ "$out" = "exec/m.c" ] && pass "a planted <mpi.h> outside mpi/ is reported" ||
+	fail "planted <mpi.h>: '$out'"
+[ "$twice" = "up.c" ] && pass "a planted file name used twice is reported" ||
+	fail "planted twice: '$twice'"
 case "$bad" in
 *"engines/e.h"*) fail "an include of the own layer's parent folder was reported: '$bad'" ;;
 *) pass "a subfolder may include its layer's parent folder" ;;

@@ -79,6 +79,19 @@ same_file() {
 	fi
 }
 
+# same_items PREFIX_GOT PREFIX_WANT N LABEL: files PREFIX0.csv .. PREFIX(N-1).csv agree.
+same_items() {
+	i=0
+	while [ $i -lt "$3" ]; do
+		if ! cmp -s "$1$i.csv" "$2$i.csv"; then
+			fail "$4: item $i: $1$i.csv differs from $2$i.csv: $(diff "$1$i.csv" "$2$i.csv" | head -4)"
+			return 1
+		fi
+		i=$((i + 1))
+	done
+	pass "$4 ($3 items)"
+}
+
 # close_to GOT WANT TOL LABEL: numeric comparison (in float precision) through the
 # independent reference tool; close_to_double compares in double precision.
 close_to() {

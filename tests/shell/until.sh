@@ -163,8 +163,11 @@ expect 2 "carsh: repeat: until 'changed == 0': expected buffer:NAME OP VALUE (OP
 	"$CARSH" -c "repeat --until 'changed == 0' --max 3 echo x"
 expect 2 "carsh: repeat: --until needs --max N (the most runs)" "$CARSH" -c "repeat --until 'buffer:c == 0' echo x"
 expect 1 "carsh: repeat: no virtual buffer 'nope'" "$CARSH" -c "repeat --until 'buffer:nope == 0' --max 3 echo x"
-expect 1 "carsh: repeat: until value: unknown parameter 'zero' in 'zero'" \
+# A value of one unknown word reads as the integer path says it (not "unknown parameter").
+expect 1 "carsh: repeat: until value: 'zero' is not a number, nor the name of a parameter" \
 	"$CARSH" -c "virtbuf create c int 1; repeat --until 'buffer:c == zero' --max 3 echo x"
+expect 1 "carsh: repeat: until value: unknown parameter 'zero' in '1+zero'" \
+	"$CARSH" -c "virtbuf create c int 1; repeat --until 'buffer:c == 1+zero' --max 3 echo x"
 bad() {
 	printf '<CarshBat>\n  <Virtbuf op="create" name="c" type="int" count="1"/>\n  %s\n    <Sync/>\n  </Repeat>\n</CarshBat>\n' "$1" >bad.bat.xml
 	expect "${3:-1}" "$2" "$CARSH" run bad.bat.xml

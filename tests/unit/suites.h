@@ -23,6 +23,7 @@ Suite *suite_icdtypes(void);
 Suite *suite_filewatch(void);
 Suite *suite_vbufstale(void);
 Suite *suite_vhome(void);
+Suite *suite_hazard(void);
 Suite *suite_includes(void);
 Suite *suite_rankwatch(void);
 Suite *suite_fexpr(void);

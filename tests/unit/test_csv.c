@@ -12,65 +12,8 @@
 #include <unistd.h>
 
 #include "data/csvio.h"
+#include "scratch.h"
 #include "suites.h"
-
-static char scratch[64];
-
-static void scratch_create(void)
-{
-	snprintf(scratch, sizeof(scratch), "/tmp/carsh-csv-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(scratch));
-}
-
-/* Remove scratch and what the tests left in it (one level deep is all they make). */
-static void remove_tree(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *ent;
-	char path[512];
-	struct stat st;
-
-	if (!d)
-		return;
-	while ((ent = readdir(d))) {
-		if (strcmp(ent->d_name, ".") == 0 || strcmp(ent->d_name, "..") == 0)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, ent->d_name);
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-			chmod(path, 0700);
-			remove_tree(path);
-		} else {
-			unlink(path);
-		}
-	}
-	closedir(d);
-	rmdir(dir);
-}
-
-static void scratch_remove(void)
-{
-	remove_tree(scratch);
-}
-
-/* scratch/name, in one of a few rotating buffers. */
-static const char *at(const char *name)
-{
-	static char buf[4][512];
-	static int next;
-	char *p = buf[next++ % 4];
-
-	snprintf(p, 512, "%s/%s", scratch, name);
-	return p;
-}
-
-static void write_bytes(const char *path, const char *data, size_t len)
-{
-	FILE *f = fopen(path, "w");
-
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-	ck_assert_int_eq(fclose(f), 0);
-}
 
 static void write_text(const char *path, const char *text)
 {
@@ -97,19 +40,6 @@ static void assert_file_is(const char *path, const char *want)
 
 	ck_assert_str_eq(got, want);
 	free(got);
-}
-
-static int entries_in(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *ent;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((ent = readdir(d)))
-		n += strcmp(ent->d_name, ".") != 0 && strcmp(ent->d_name, "..") != 0;
-	closedir(d);
-	return n;
 }
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/expr.h"
 #include "data/fexpr.h"
 #include "suites.h"
 
@@ -47,6 +48,27 @@ START_TEST(test_fexpr_values_follow_c_arithmetic_in_double)
 	ck_assert(eval(" -(N + 2) * .5 ") == -5);
 	ck_assert(eval("2.5E+2") == 250);
 	ck_assert(eval("--H") == 0.25);
+	ck_assert(eval("+H") == 0.25);
+	ck_assert(eval("(1 +\n 2)\r") == 3);
+}
+END_TEST
+
+/* The integer and the floating path are one parser: the same text gets the same message. */
+START_TEST(test_fexpr_messages_are_the_integer_paths)
+{
+	struct cs_err e, ie;
+	long long i;
+	static const char *const texts[] = {
+	        "x", "2 abc", "1+Q", "(2", "2+*3", "1/0", "foo(2)", ")",
+	};
+
+	ck_assert_str_eq(eval_error("x", &e), "'x' is not a number, nor the name of a parameter");
+	ck_assert_str_eq(eval_error("2 abc", &e), "syntax error at 'abc' in '2 abc'");
+	ck_assert_str_eq(eval_error("min(1, 2)", &e), "unknown function 'min' in 'min(1, 2)'");
+	for (size_t k = 0; k < sizeof(texts) / sizeof(texts[0]); k++) {
+		ck_assert_int_eq(expr_eval(texts[k], NULL, NULL, &i, &ie), -1);
+		ck_assert_str_eq(eval_error(texts[k], &e), ie.msg);
+	}
 }
 END_TEST
 
@@ -75,6 +97,7 @@ Suite *suite_fexpr(void)
 
 	tcase_add_test(tc, test_fexpr_values_follow_c_arithmetic_in_double);
 	tcase_add_test(tc, test_fexpr_errors_name_the_expression);
+	tcase_add_test(tc, test_fexpr_messages_are_the_integer_paths);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -30,7 +30,12 @@ static const struct opt opts[] = {
         OPT_END,
 };
 
-static const struct opt_cmd spec = {"demo", "demo [OPTIONS] FILE...", "About.", opts, NULL, 0};
+static const struct opt_cmd spec = {.name = "demo",
+                                    .usage = "demo [OPTIONS] FILE...",
+                                    .about = "About.",
+                                    .opts = opts,
+                                    .min = 0,
+                                    .max = OPT_ANY};
 
 /* Parse a NULL-terminated list of words; the operands joined by spaces go to joined. */
 static int parse(const struct opt_cmd *oc, struct args *a, char *joined, struct cs_err *e,
@@ -176,6 +181,53 @@ START_TEST(test_options_stop_at_operand_leaves_the_command_its_options)
 }
 END_TEST
 
+START_TEST(test_options_operand_count_after_the_options)
+{
+	struct args a;
+	struct cs_err e;
+	char ops[256];
+	struct opt_cmd one = spec;
+
+	one.min = 1;
+	one.max = 1;
+	ck_assert_int_eq(parse(&one, &a, ops, &e, (const char *[]){"--json", "f", NULL}), 1);
+	ck_assert_str_eq(ops, "f");
+	ck_assert_int_eq(parse(&one, &a, ops, &e, (const char *[]){NULL}), -1);
+	ck_assert_str_eq(e.msg, "usage: demo [OPTIONS] FILE...");
+	ck_assert_int_eq(parse(&one, &a, ops, &e, (const char *[]){"--json", NULL}), -1);
+	ck_assert_str_eq(e.msg, "usage: demo [OPTIONS] FILE...");
+	ck_assert_int_eq(parse(&one, &a, ops, &e, (const char *[]){"f", "g", NULL}), -1);
+	ck_assert_str_eq(e.msg, "usage: demo [OPTIONS] FILE...");
+	one.operand = "file";
+	ck_assert_int_eq(parse(&one, &a, ops, &e, (const char *[]){"--json", NULL}), -1);
+	ck_assert_str_eq(e.msg, "demo: no file given; usage: demo [OPTIONS] FILE...");
+	ck_assert_int_eq(parse(&one, &a, ops, &e, (const char *[]){"f", "--json", "g", NULL}), -1);
+	ck_assert_str_eq(e.msg,
+	                 "demo: one file at a time, not also 'g'; usage: demo [OPTIONS] FILE...");
+	/* No words at all is the plain usage, as for a builtin typed alone. */
+	ck_assert_int_eq(parse(&one, &a, ops, &e, (const char *[]){NULL}), -1);
+	ck_assert_str_eq(e.msg, "usage: demo [OPTIONS] FILE...");
+}
+END_TEST
+
+START_TEST(test_options_negative_number_and_every_word_without_options)
+{
+	struct args a;
+	struct cs_err e;
+	char ops[256];
+	struct opt_cmd none = spec;
+
+	ck_assert_int_eq(PARSE(&a, ops, &e, "-1", "--json"), 1);
+	ck_assert_str_eq(ops, "-1");
+	ck_assert(a.json);
+	none.opts = NULL;
+	ck_assert_int_eq(parse(&none, &a, ops, &e, (const char *[]){"--json", "--", "-x", NULL}),
+	                 3);
+	ck_assert_str_eq(ops, "--json -- -x");
+	ck_assert(!a.json);
+}
+END_TEST
+
 START_TEST(test_options_uint_range)
 {
 	struct args a;
@@ -282,6 +334,8 @@ Suite *suite_options(void)
 	tcase_add_test(tc, test_options_unknown_option_named_without_its_value);
 	tcase_add_test(tc, test_options_help_anywhere);
 	tcase_add_test(tc, test_options_stop_at_operand_leaves_the_command_its_options);
+	tcase_add_test(tc, test_options_operand_count_after_the_options);
+	tcase_add_test(tc, test_options_negative_number_and_every_word_without_options);
 	tcase_add_test(tc, test_options_uint_range);
 	tcase_add_test(tc, test_options_real_and_percent_ranges);
 	tcase_add_test(tc, test_options_choice_names_every_choice);

@@ -13,51 +13,7 @@
 #include <unistd.h>
 
 #include "data/pgm.h"
-
-static char scratch[64];
-
-static void scratch_create(void)
-{
-	snprintf(scratch, sizeof(scratch), "/tmp/carsh-pgm-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(scratch));
-}
-
-static void scratch_remove(void)
-{
-	DIR *d = opendir(scratch);
-	struct dirent *ent;
-	char path[512];
-
-	if (!d)
-		return;
-	while ((ent = readdir(d)))
-		if (strcmp(ent->d_name, ".") != 0 && strcmp(ent->d_name, "..") != 0) {
-			snprintf(path, sizeof(path), "%s/%s", scratch, ent->d_name);
-			unlink(path);
-		}
-	closedir(d);
-	rmdir(scratch);
-}
-
-/* scratch/name, in one of a few rotating buffers. */
-static const char *at(const char *name)
-{
-	static char buf[4][512];
-	static int next;
-	char *p = buf[next++ % 4];
-
-	snprintf(p, 512, "%s/%s", scratch, name);
-	return p;
-}
-
-static void write_bytes(const char *path, const void *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-	ck_assert_int_eq(fclose(f), 0);
-}
+#include "scratch.h"
 
 /* A file from a string literal, which may hold NUL bytes (hence the explicit length). */
 #define WRITE_LITERAL(path, lit) write_bytes(path, lit, sizeof(lit) - 1)
@@ -72,19 +28,6 @@ static unsigned char *slurp(const char *path, size_t *len)
 	*len = fread(s, 1, 1 << 22, f);
 	fclose(f);
 	return s;
-}
-
-static int entries_in(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *ent;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((ent = readdir(d)))
-		n += strcmp(ent->d_name, ".") != 0 && strcmp(ent->d_name, "..") != 0;
-	closedir(d);
-	return n;
 }
 
 /* msg is "<scratch>/<name><rest>". */
@@ -218,6 +161,30 @@ START_TEST(test_pgm_size_mismatch_says_both_counts)
 	assert_error(e.msg, "s.pgm", ": 4x3 = 12 pixels, expected 16");
 	ck_assert_uint_eq(w, 4);
 	ck_assert_uint_eq(h, 3);
+}
+END_TEST
+
+START_TEST(test_pgm_size_reads_only_the_header)
+{
+	size_t w = 0, h = 0;
+	struct cs_err e;
+
+	/* no maxval and no raster: the size is all it reads */
+	WRITE_LITERAL(at("s.pgm"), "P5\n# a comment\n640 # width\n\t480\n");
+	ck_assert_int_eq(pgm_size(at("s.pgm"), &w, &h, &e), 0);
+	ck_assert_uint_eq(w, 640);
+	ck_assert_uint_eq(h, 480);
+	WRITE_LITERAL(at("p.pgm"), "P2 3 2 9 1 2 3 4 5 6");
+	ck_assert_int_eq(pgm_size(at("p.pgm"), &w, &h, &e), 0);
+	ck_assert(w == 3 && h == 2);
+	WRITE_LITERAL(at("z.pgm"), "P5 0 4 255");
+	ck_assert_int_eq(pgm_size(at("z.pgm"), &w, &h, &e), -1);
+	assert_error(e.msg, "z.pgm", ": the image is 0x4: it has no pixels");
+	WRITE_LITERAL(at("q.pgm"), "P6 1 1 255 abc");
+	ck_assert_int_eq(pgm_size(at("q.pgm"), &w, &h, &e), -1);
+	assert_error(e.msg, "q.pgm", ": not a PGM image (magic 'P6'; expected P2 or P5)");
+	ck_assert_int_eq(pgm_size(at("none.pgm"), &w, &h, &e), -1);
+	assert_error(e.msg, "none.pgm", ": No such file or directory");
 }
 END_TEST
 
@@ -605,6 +572,7 @@ static Suite *suite_pgm(void)
 	tcase_add_test(tc, test_pgm_every_scalar_kind_gets_the_pixel_values);
 	tcase_add_test(tc, test_pgm_size_mismatch_says_both_counts);
 	tcase_add_test(tc, test_pgm_other_magic_is_named);
+	tcase_add_test(tc, test_pgm_size_reads_only_the_header);
 	tcase_add_test(tc, test_pgm_header_errors);
 	tcase_add_test(tc, test_pgm_truncated_and_bad_rasters);
 	tcase_add_test(tc, test_pgm_missing_file_and_directory);

@@ -1,4 +1,4 @@
-/* util/rankwatch: the ranks' watchdog, without MPI (util/mpiranks.c broadcasts the address; here
+/* mpi/rankwatch: the ranks' watchdog, without MPI (mpi/ranks.c broadcasts the address; here
  * a fork passes it). A rank killed by SIGKILL is named at once with its host, pid, last job
  * and the step; one that said bye is no loss; a stopped one is named after the silence the
  * environment allows; rank 0 killed is named by the other rank. Each test runs in a process
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "suites.h"
-#include "util/rankwatch.h"
+#include "mpi/rankwatch.h"
 
 static int lost_pipe[2];
 

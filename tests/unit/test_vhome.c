@@ -149,6 +149,49 @@ START_TEST(test_on_devices_and_forget)
 }
 END_TEST
 
+/* A window (exec/jobwin.h) counts each job as run when it sends it and puts the states back,
+ * from the last job sent to the first, when one did not run: the table is as before them,
+ * lost buffers counted again (vhome_check's quick path reads that count). */
+START_TEST(test_restore_undoes_jobs_counted_as_run)
+{
+	struct vhome *h = vhome_new();
+	struct vhome_state a0, b0, a1, b1;
+	struct cs_err e;
+
+	vhome_device_wrote(h, "/a", 7, "cpu");
+	vhome_device_wrote(h, "/b", 7, "cpu");
+	vhome_holder_ended(h, 7, "killed by SIGKILL");
+	vhome_host_wrote(h, "/a");
+	ck_assert_int_eq(vhome_check(h, "/b", "b", &e), -1);
+	/* Job 1 writes a and reads b? b is lost: job 1 writes a, job 2 writes a and b. */
+	a0 = at(h, "/a");
+	b0 = at(h, "/b");
+	vhome_device_wrote(h, "/a", 8, "");
+	a1 = at(h, "/a");
+	b1 = at(h, "/b");
+	vhome_device_wrote(h, "/a", 8, "");
+	vhome_device_wrote(h, "/b", 8, "");
+	ck_assert_int_eq(vhome_check(h, "/b", "b", &e), 0);
+	ck_assert_uint_eq(at(h, "/a").gen, a0.gen + 2);
+	vhome_restore(h, "/b", &b1);
+	vhome_restore(h, "/a", &a1);
+	vhome_restore(h, "/b", &b0);
+	vhome_restore(h, "/a", &a0);
+	ck_assert_int_eq(at(h, "/a").where, VHOME_HOST);
+	ck_assert_uint_eq(at(h, "/a").gen, a0.gen);
+	ck_assert_int_eq(at(h, "/b").where, VHOME_LOST);
+	ck_assert_int_eq(vhome_check(h, "/b", "b", &e), -1);
+	ck_assert_str_eq(e.msg,
+	                 "virtual buffer 'b' was lost: its newest data was on the device of a "
+	                 "worker that ended (killed by SIGKILL); fill it ('virtbuf fill b "
+	                 "FILE') or create it again");
+	/* A buffer the table did not know is known again as in shared memory. */
+	vhome_restore(h, "/new", &(struct vhome_state){.where = VHOME_HOST});
+	ck_assert_int_eq(at(h, "/new").where, VHOME_HOST);
+	vhome_free(h);
+}
+END_TEST
+
 Suite *suite_vhome(void)
 {
 	Suite *s = suite_create("vhome");
@@ -161,6 +204,7 @@ Suite *suite_vhome(void)
 	tcase_add_test(tc, test_a_dead_holder_loses_only_what_only_it_held);
 	tcase_add_test(tc, test_a_failed_job_drops_its_outputs_copy);
 	tcase_add_test(tc, test_on_devices_and_forget);
+	tcase_add_test(tc, test_restore_undoes_jobs_counted_as_run);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -481,8 +481,19 @@ static struct job_plan *make_plan(void)
 	kp->args[0].host = xmalloc(kp->args[0].bytes);
 	kp->args[0].host_shared = true;
 	set_arg(&kp->args[1], ARG_OUTPUT, "y", SC_DOUBLE, 1, 250, 8);
+	/* an image of 25 x 10 x 3 pixels: CL_R (0x10B0), CL_FLOAT (0x10DE) */
+	kp->args[1].image_dims = 3;
+	kp->args[1].image_order = 0x10B0;
+	kp->args[1].image_type = 0x10DE;
+	kp->args[1].width = 25;
+	kp->args[1].height = 10;
+	kp->args[1].depth = 3;
 	set_arg(&kp->args[2], ARG_CONSTANT, "a", SC_INT, 2, 1, 9);
 	memcpy(kp->args[2].value, "\x01\x00\x00\x00\xfe\xff\xff\xff", 8);
+	kp->args[2].is_sampler = true; /* normalized, CL_ADDRESS_REPEAT, CL_FILTER_LINEAR */
+	kp->args[2].sampler_normalized = true;
+	kp->args[2].sampler_address = 0x1133;
+	kp->args[2].sampler_filter = 0x1141;
 	set_arg(&kp->args[3], ARG_LOCAL, "tmp", SC_UCHAR, 16, 64, 10);
 	kp->args[3].count_expr = xstrdup("64");
 	/* a stream of struct Node { int starting; int no_of_edges; }: 8 bytes a record */
@@ -548,6 +559,16 @@ static void compare_arg(const struct kernel_arg *a, const struct kernel_arg *b)
 			ck_assert_uint_eq(f->offset, g->offset);
 		}
 	}
+	ck_assert_uint_eq(a->image_dims, b->image_dims);
+	ck_assert_uint_eq(a->image_order, b->image_order);
+	ck_assert_uint_eq(a->image_type, b->image_type);
+	ck_assert_uint_eq(a->width, b->width);
+	ck_assert_uint_eq(a->height, b->height);
+	ck_assert_uint_eq(a->depth, b->depth);
+	ck_assert_int_eq(a->is_sampler, b->is_sampler);
+	ck_assert_int_eq(a->sampler_normalized, b->sampler_normalized);
+	ck_assert_uint_eq(a->sampler_address, b->sampler_address);
+	ck_assert_uint_eq(a->sampler_filter, b->sampler_filter);
 	ck_assert_ptr_null(b->host);
 	ck_assert(!b->host_shared);
 }

@@ -17,13 +17,7 @@ enum { V_SHARE, V_LGPU, V_LCPU, V_STEP };
 
 char *kb_default_path(void)
 {
-	char *dir = cache_dir(), *path;
-
-	if (!dir)
-		return NULL;
-	path = xasprintf("%s/%s", dir, PROFSTORE_FILE);
-	free(dir);
-	return path;
+	return cache_file(PROFSTORE_FILE);
 }
 
 /* The record of kind with x's keys and size, or NULL. */

@@ -20,6 +20,8 @@ static int check_plan(const struct kernel_plan *kp, const struct part_space *sp,
 {
 	size_t work_items = sp->row_items * sp->rows;
 
+	if (kernel_plan_refuse_images(kp, "the partitioning engine", RUN_INSTEAD, e))
+		return -1;
 	for (size_t i = 0; i < kp->nargs; i++) {
 		const struct kernel_arg *a = &kp->args[i];
 

@@ -2,6 +2,7 @@
 
 carsh_libcarsh_la_SOURCES += \
 	carsh/engines/pipeline/pipemodel.c carsh/engines/pipeline/pipemodel.h \
+	carsh/engines/pipeline/pipechain.c carsh/engines/pipeline/pipechain.h \
 	carsh/engines/pipeline/pipeconf.c carsh/engines/pipeline/pipeconf.h \
 	carsh/engines/pipeline/pipemon.c carsh/engines/pipeline/pipemon.h \
 	carsh/engines/pipeline/pipecheck.c carsh/engines/pipeline/pipecheck.h \
@@ -27,6 +28,11 @@ tests_tools_piperef_SOURCES = tests/tools/piperef.c
 tests_tools_piperef_CFLAGS = $(AM_CFLAGS) -ffp-contract=off
 tests_tools_piperef_LDADD = -lm
 
+# The model replayed offline on recorded trainings (bench/pipeline-model.py).
+check_PROGRAMS += tests/tools/pipereplay
+tests_tools_pipereplay_SOURCES = tests/tools/pipereplay.c
+tests_tools_pipereplay_LDADD = $(LIBCARSH)
+
 dist_flowmodels_DATA += flowmodels/pipe_vivid_gen.xml flowmodels/pipe_vivid_filter.xml \
 	flowmodels/pipe_vivid_hist.xml flowmodels/pipe_vivid_classify.xml \
 	flowmodels/pipe_srad_gen.xml flowmodels/pipe_srad_extract.xml \
@@ -38,6 +44,8 @@ dist_kernels_DATA += kernels/pipe_vivid.cl kernels/pipe_srad.cl
 AREA_TESTS += tests/shell/pipeline.sh tests/thread/pipeline.tsh
 # The running phase's check with a deliberately wrong prediction (CARSH_PIPELINE_SKEW).
 AREA_TESTS += tests/shell/pipecheck.sh tests/thread/pipecheck.tsh
+# The model replayed offline on a training (tests/tools/pipereplay, bench/pipeline-model.py).
+AREA_TESTS += tests/shell/pipemodel.sh
 dist_flowmodels_DATA += flowmodels/pipe_change_gen.xml flowmodels/pipe_change_work.xml \
 	flowmodels/pipe_change_fold.xml
 dist_kernels_DATA += kernels/pipe_change.cl

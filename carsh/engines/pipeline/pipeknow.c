@@ -14,17 +14,6 @@
 /* The values of a "pipeline" record. */
 enum { V_RATIO, V_RUNS };
 
-static char *default_path(void)
-{
-	char *dir = cache_dir(), *path;
-
-	if (!dir)
-		return NULL;
-	path = xasprintf("%s/%s", dir, PROFSTORE_FILE);
-	free(dir);
-	return path;
-}
-
 static void load(struct pknow *k)
 {
 	for (unsigned f = 0; f < PCHECK_FAMILIES; f++) {
@@ -44,7 +33,7 @@ static void load(struct pknow *k)
 struct pknow *pknow_open(const char *path, const char *name, const char *cpu, const char *gpu)
 {
 	struct pknow *k = xcalloc(1, sizeof(*k));
-	char *p = path ? xstrdup(path) : default_path();
+	char *p = path ? xstrdup(path) : cache_file(PROFSTORE_FILE);
 
 	k->keys[0] = xstrdup(name);
 	k->keys[1] = xasprintf("%s|%s", cpu, gpu);

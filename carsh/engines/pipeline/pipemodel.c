@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "engines/pipeline/pipechain.h"
 #include "util/alloc.h"
 
 static struct pm_energy e_add(struct pm_energy a, struct pm_energy b)
@@ -99,10 +100,42 @@ static double cpua_time(const struct pm_meas *m, const struct pm_config *c, stru
 	return t;
 }
 
+/* The rates 1/T^CG(n), n = 1 .. last, made non-decreasing in n (pool adjacent violators:
+ * each run of rates that falls is replaced by its mean). One batch of n items measures each
+ * T^CG(n), and on a machine shared with other work one late item moves it by more than
+ * adding a thread does (docs/pipeline.md); more threads on as many cores never serve fewer
+ * items. Up to nC only: nC + 1 threads share a core. r[1 .. last]; 0 where not measured. */
+static void cg_rates(const struct pm_meas *m, unsigned last, double *r)
+{
+	double sum[PM_MAX_CORES + 2];
+	unsigned len[PM_MAX_CORES + 2], nb = 0;
+
+	for (unsigned n = 1; n <= last; n++) {
+		sum[nb] = m->t_cgn[n] > 0 ? 1.0 / m->t_cgn[n] : 0;
+		len[nb++] = 1;
+		while (nb > 1 && sum[nb - 2] / len[nb - 2] > sum[nb - 1] / len[nb - 1]) {
+			sum[nb - 2] += sum[nb - 1];
+			len[nb - 2] += len[nb - 1];
+			nb--;
+		}
+	}
+	for (unsigned b = 0, n = 1; b < nb; b++)
+		for (unsigned i = 0; i < len[b]; i++)
+			r[n++] = sum[b] / len[b];
+}
+
 /* T^CG(n) and E^CG(n); n = 0 is no thread at all. */
 static double t_cg(const struct pm_meas *m, unsigned n)
 {
-	return n == 0 ? INFINITY : m->t_cgn[n];
+	double r[PM_MAX_CORES + 2];
+	unsigned last = m->sh.nc < PM_MAX_CORES ? m->sh.nc : PM_MAX_CORES;
+
+	if (n == 0)
+		return INFINITY;
+	if (n > last)
+		return m->t_cgn[n];
+	cg_rates(m, last, r);
+	return r[n] > 0 ? 1.0 / r[n] : m->t_cgn[n];
 }
 
 static struct pm_energy e_cg(const struct pm_meas *m, unsigned n)
@@ -145,34 +178,59 @@ static void predict_dp(const struct pm_meas *m, const struct pm_config *c, struc
 	                             e_scale(eps_c, 1.0 - p->p_gpu));
 }
 
+/* The pool of threads (pipechain.h) under CG: an item that finds the GPU busy holds its
+ * thread for n · T^CG(n), a CPU item beside the n - 1 others. The GPU-CPU path keeps a core
+ * busy for its CPU stages and, while its item is on the GPU, gpu_host of one: the CPU path
+ * has the other cores only (what binds with more threads than cores). */
+static double pool_cg(const struct pm_meas *m, const struct pm_config *c, double t_g, double t_a,
+                      double *lambda_gc)
+{
+	double x = pchain_throughput(c->threads, false, t_g, t_a, c->threads * t_cg(m, c->threads),
+	                             lambda_gc);
+
+	return fmin(fmax(0.0, x - *lambda_gc),
+	            cores_bound(rate(t_cg(m, c->threads)), c->threads,
+	                        *lambda_gc * (t_a + m->gpu_host * t_g), m->sh.nc));
+}
+
+/* The pool under MG: an item that finds the GPU busy goes through every stage on the whole
+ * CPU, which the GPU-CPU items' CPU stages share with it. */
+static double pool_mg(const struct pm_meas *m, const struct pm_config *c, double t_g, double t_a,
+                      double *lambda_gc, struct pm_energy *eps_b)
+{
+	struct pm_config cpu_all = {false, true, c->threads, 0};
+	double t_b = cpua_time(m, &cpu_all, eps_b);
+
+	return fmax(0.0,
+	            pchain_throughput(c->threads, true, t_g, t_a, t_b, lambda_gc) - *lambda_gc);
+}
+
 /* Table IV: a GPU-CPU path (the GPU stages, then the item's other stages on the CPU) beside
- * a CPU path; under MG the CPU path gets nothing (μ_CPUB = 0). */
+ * a CPU path. The two share the configuration's threads: an item that finds the GPU busy
+ * holds its thread for a CPU item's time and meanwhile the GPU may sit idle. 000's
+ * λ_GPU-CPU + μ_CPUB gives every thread to both paths at once, and nothing to the CPU path
+ * under MG (docs/pipeline.md). Where a queue's time is not positive (no training measures
+ * one so), the GPU-CPU path alone at min(μ_GPU, μ_CPUA). */
 static void predict_cp(const struct pm_meas *m, const struct pm_config *c, struct pm_pred *p)
 {
 	struct pm_energy eps_g, eps_a, eps_b = {0, 0, 0}, cpu;
 	double t_g = gpu_time(m, c, &eps_g), t_a = cpua_time(m, c, &eps_a);
 	double lambda_gc = fmin(rate(t_g), rate(t_a)), mu_b = 0, p_b;
 
-	/* One thread alone serves both queues in turn: nothing overlaps its GPU stages with
-	 * its CPU stages (000's min assumes another thread does; docs/pipeline.md). */
-	if (!c->mg && c->threads == 1)
-		lambda_gc = rate(t_g + t_a);
-
-	if (!c->mg) {
-		/* n = threads - 1 CPU-path threads interfere with the coupled one: the rate of
-		 * n + 1 threads less one thread's (clamped: noise may make it negative). */
-		mu_b = fmax(0.0, rate(t_cg(m, c->threads)) - rate(t_cg(m, 1)));
-		/* The GPU-CPU path keeps a core busy for its CPU stages and, while its item is
-		 * on the GPU, for gpu_host of one: the CPU path has the other cores only. */
-		if (c->threads > 1)
-			mu_b = fmin(mu_b,
-			            cores_bound(rate(t_cg(m, c->threads)), c->threads,
-			                        lambda_gc * (t_a + m->gpu_host * t_g), m->sh.nc));
-		eps_b = e_cg(m, c->threads - 1);
+	if (!c->mg && c->mask == 0) {
+		/* The homogeneous CPU: n threads, each an item at a time. */
+		lambda_gc = 0;
+		mu_b = rate(t_cg(m, c->threads));
+		eps_b = e_cg(m, c->threads);
+	} else if (t_g > 0 && t_a > 0 && !c->mg) {
+		mu_b = pool_cg(m, c, t_g, t_a, &lambda_gc);
+		eps_b = e_cg(m, c->threads);
+	} else if (t_g > 0 && t_a > 0 && c->mask != 0) {
+		mu_b = pool_mg(m, c, t_g, t_a, &lambda_gc, &eps_b);
 	}
 	p->lambda_q = lambda_gc + mu_b; /* eq. 3 */
-	p->p_gpu = lambda_gc / p->lambda_q;
-	p_b = mu_b / p->lambda_q;
+	p->p_gpu = p->lambda_q > 0 ? lambda_gc / p->lambda_q : 0;
+	p_b = p->lambda_q > 0 ? mu_b / p->lambda_q : 0;
 	cpu = e_add(e_scale(eps_a, p->p_gpu), e_scale(eps_b, p_b));  /* eq. 7 */
 	p->e_sum = pm_energy_balance(e_scale(eps_g, p->p_gpu), cpu); /* eq. 10 */
 }

@@ -14,16 +14,16 @@
  * of the bytes it reads are current (the lowest rank on a tie), which every rank could
  * derive alone; rank 0 decides that too, so that every rank="auto" step is one broadcast.
  */
-#ifndef CARSH_RUNNER_RANKPLACE_H
-#define CARSH_RUNNER_RANKPLACE_H
+#ifndef CARSH_MPI_PLACEMENT_H
+#define CARSH_MPI_PLACEMENT_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "exec/jobplan.h"
-#include "runner/context.h"
+#include "mpi/replicas.h"
 
-/* run_ctx.rank: where the job would end first (above). */
+/* run_ctx.rank (runner/context.h): where the job would end first (above). */
 #define RANK_AUTO (-1)
 
 /* The placements of one batch's steps. */
@@ -51,10 +51,22 @@ int placement_step(struct placement *p, const void *step, int asked, bool backgr
 void placement_sync(struct placement *p);
 void placement_free(struct placement *p);
 
-/* The rank that runs jp in context c: c->rank resolved; a job that reads standard input
- * or writes standard output runs on rank 0, which has them. On rank 0, why says why a
- * rank="auto" step went where it did ("" for any other job). */
-int placement_job(struct run_ctx *c, const struct job_plan *jp, char *why, size_t len);
+/* What the runner knows of a job it places: its context's rank and batch. */
+struct placement_ask {
+	int rank;                  /* a rank, or RANK_AUTO */
+	bool background;           /* the command ended with '&' */
+	struct placement *placed;  /* the batch that placed its step, or NULL */
+	struct replicas *replicas; /* NULL with one rank */
+	/* On rank 0: the forecast of jp's run time from this rank's profile history
+	 * (runner/devplace.h); 0 where the history does not know it, 1 with *ms set. */
+	int (*forecast)(void *arg, const struct job_plan *jp, double *ms);
+	void *arg;
+};
+
+/* The rank that runs jp: a->rank resolved; a job that reads standard input or writes
+ * standard output runs on rank 0, which has them. On rank 0, why says why a rank="auto"
+ * step went where it did ("" for any other job). */
+int placement_job(const struct placement_ask *a, const struct job_plan *jp, char *why, size_t len);
 
 /* Pipeline graphs and the engines do not run across ranks yet (docs/scale-out.md): with
  * more than one rank, -1 with "WHAT: not across MPI ranks yet; ..." (what may be NULL). */

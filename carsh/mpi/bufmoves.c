@@ -5,15 +5,14 @@
  * as any host access, so it waits for the job still writing the sender's copy or still
  * reading the receiver's old one.
  */
+#include "mpi/bufmoves.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner/buffers-int.h"
-#include "runner/bufhost.h"
-#include "runner/buffers.h"
+#include "mpi/ranks.h"
 #include "mpi/replicas.h"
 #include "util/alloc.h"
-#include "util/mpiranks.h"
 
 struct move {
 	struct vbuf v;
@@ -22,24 +21,24 @@ struct move {
 };
 
 /* This rank's half of one move: its copy claimed and mapped (once, replicas.h says why). */
-static void take_part(struct run_ctx *c, const char *name, bool sends, struct move *m)
+static void take_part(const struct bufmove_host *h, const char *name, bool sends, struct move *m)
 {
 	struct cs_err e;
 
-	if (vbuf_lookup(c->s->vbufs, name, &m->v, &e) ||
-	    !(m->cl = buffers_claim_one(c, &m->v, !sends, &e)) ||
-	    (sends && buffers_host_current(c, &m->v, &e)))
+	if (vbuf_lookup(h->vbufs, name, &m->v, &e) ||
+	    !(m->cl = h->claim(h->arg, &m->v, !sends, &e)) ||
+	    (sends && h->current(h->arg, &m->v, &e)))
 		ranks_fatal("moving virtual buffer '%s': %s", name, e.msg);
-	m->map = replicas_mapping(c->s->replicas, name);
+	m->map = replicas_mapping(h->replicas, name);
 	if (m->map)
 		return;
 	m->map = vbuf_map(m->v.shm, m->v.bytes, true, &e);
 	if (!m->map)
 		ranks_fatal("moving virtual buffer '%s': %s", name, e.msg);
-	replicas_keep_mapping(c->s->replicas, name, m->map, m->v.bytes);
+	replicas_keep_mapping(h->replicas, name, m->map, m->v.bytes);
 }
 
-void buffers_bring(struct run_ctx *c, char *const *names, size_t n, int to)
+void bufmove_bring(const struct bufmove_host *h, char *const *names, size_t n, int to)
 {
 	struct move *m = xcalloc(n ? n : 1, sizeof(*m));
 	struct ranks_xfer *x = xcalloc(n ? n : 1, sizeof(*x));
@@ -49,13 +48,13 @@ void buffers_bring(struct run_ctx *c, char *const *names, size_t n, int to)
 	for (size_t i = 0; i < n; i++) {
 		int from;
 
-		if (replicas_current(c->s->replicas, names[i], to))
+		if (replicas_current(h->replicas, names[i], to))
 			continue;
-		from = replicas_owner(c->s->replicas, names[i]);
-		replicas_received(c->s->replicas, names[i], to);
+		from = replicas_owner(h->replicas, names[i]);
+		replicas_received(h->replicas, names[i], to);
 		if (me != from && me != to)
 			continue;
-		take_part(c, names[i], me == from, &m[k]);
+		take_part(h, names[i], me == from, &m[k]);
 		x[k] = (struct ranks_xfer){.data = m[k].map,
 		                           .bytes = m[k].v.bytes,
 		                           .peer = me == from ? to : from,
@@ -65,8 +64,8 @@ void buffers_bring(struct run_ctx *c, char *const *names, size_t n, int to)
 	ranks_exchange(x, k);
 	for (size_t i = 0; i < k; i++) {
 		if (!x[i].send)
-			buffers_host_wrote(c, &m[i].v);
-		hazard_release(c->s->hz, m[i].cl);
+			h->wrote(h->arg, &m[i].v);
+		hazard_release(h->hz, m[i].cl);
 		vbuf_entry_free(&m[i].v);
 	}
 	free(x);
@@ -87,27 +86,27 @@ static size_t plan_buffers(const struct job_plan *jp, bool reads, char **names)
 	return n;
 }
 
-void buffers_place_plan(struct run_ctx *c, const struct job_plan *jp, int rank)
+void bufmove_place_plan(const struct bufmove_host *h, const struct job_plan *jp, int rank)
 {
 	char **names = xcalloc(jp->kp.nargs + 1, sizeof(*names));
 	size_t n = plan_buffers(jp, true, names);
 
-	buffers_bring(c, names, n, rank);
+	bufmove_bring(h, names, n, rank);
 	n = plan_buffers(jp, false, names);
 	for (size_t i = 0; i < n; i++)
-		replicas_wrote(c->s->replicas, names[i], rank);
+		replicas_wrote(h->replicas, names[i], rank);
 	free(names);
 }
 
-void buffers_place_everywhere(struct run_ctx *c, const struct job_plan *jp)
+void bufmove_place_everywhere(const struct bufmove_host *h, const struct job_plan *jp)
 {
 	char **names = xcalloc(jp->kp.nargs + 1, sizeof(*names));
 	size_t n = plan_buffers(jp, true, names);
 
 	for (int rank = 0; rank < ranks_size(); rank++)
-		buffers_bring(c, names, n, rank);
+		bufmove_bring(h, names, n, rank);
 	n = plan_buffers(jp, false, names);
 	for (size_t i = 0; i < n; i++)
-		replicas_wrote(c->s->replicas, names[i], 0);
+		replicas_wrote(h->replicas, names[i], 0);
 	free(names);
 }

@@ -2,8 +2,8 @@
  * A pipeline graph across MPI ranks, each rank firing its runs as their inputs arrive
  * (docs/scale-out.md "Pipeline graphs across ranks"; 004 §4.2.5).
  *
- * Every rank walks the same schedule as the step-by-step run (graphrun.c: steps in order,
- * the runs of a step in stage order, an item's exits after its step) and keeps, as the
+ * Every rank walks the same schedule as the step-by-step run (runner/graphrun.c: steps in
+ * order, the runs of a step in stage order, an item's exits after its step) and keeps, as the
  * replica table does for a batch, which ranks hold the current data of each ring slot. From
  * that walk each rank keeps its own actions, in schedule order: fill an entrance (rank 0),
  * send a slot's data to a rank that reads it, receive one, start a run, dump an exit (rank
@@ -37,16 +37,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "mpi/graphranks.h"
+
 #include "data/vhome.h"
-#include "exec/hazard.h"
 #include "exec/homes.h"
-#include "runner/buffers.h"
-#include "runner/graphrun-int.h"
+#include "mpi/ranks.h"
 #include "mpi/replicas.h"
 #include "util/alloc.h"
 #include "util/clock.h"
-#include "util/path.h"
-#include "util/mpiranks.h"
 
 enum act_kind { ACT_FILL, ACT_SEND, ACT_RECV, ACT_RUN, ACT_DUMP };
 
@@ -75,7 +73,7 @@ struct flight {
 };
 
 struct granks {
-	struct grun *r;
+	struct graphranks *r;
 	struct slot *slots;
 	size_t nslots;
 	size_t *first;        /* per channel: its slot 0 */
@@ -95,25 +93,6 @@ struct granks {
 	double t0, first_ms, last_ms; /* when items ended, on the last node's rank */
 	size_t results;
 };
-
-bool grun_ranks_async(const struct grun *r)
-{
-	if (ranks_size() == 1 || r->o->go->serial || getenv("CARSH_GRAPH_STEPS"))
-		return false;
-	for (size_t x = 0; x < r->g->nnodes; x++) {
-		const struct exe *exe = r->nodes[x].exe;
-
-		for (size_t b = 0; b < exe->nbinds; b++) {
-			const struct exe_bind *eb = &exe->binds[b];
-
-			if (ring_port_find(&r->rp, x, eb->stream) >= 0)
-				continue;
-			if (eb->how == BIND_BUFFER || (eb->path && path_is_stdio(eb->path)))
-				return false;
-		}
-	}
-	return true;
-}
 
 /* ---- the walk: every rank derives every rank's actions, keeps its own ---- */
 
@@ -155,23 +134,23 @@ static void wrote(struct granks *g, size_t b, int rank)
 
 static size_t port_slot(const struct granks *g, size_t port, size_t item)
 {
-	const struct ring_port *p = &g->r->rp.ports[port];
+	const struct ring_port *p = &g->r->rp->ports[port];
 
-	return g->first[p->chan] + ring_slot(&g->r->rp, p, item);
+	return g->first[p->chan] + ring_slot(g->r->rp, p, item);
 }
 
 static void walk_run(struct granks *g, size_t x, size_t item, size_t step)
 {
-	struct grun *r = g->r;
-	const struct node_run *nr = &r->nodes[x];
+	struct graphranks *r = g->r;
+	const struct graphranks_node *nr = &r->nodes[x];
 
 	for (size_t i = 0; i < r->g->nentrances; i++) {
 		long p = r->g->entrances[i].node == x
-		                 ? ring_port_find(&r->rp, x, r->names.entrance[i])
+		                 ? ring_port_find(r->rp, x, r->names->entrance[i])
 		                 : -1;
 		size_t b;
 
-		if (p < 0 || r->constant[r->rp.ports[p].chan])
+		if (p < 0 || r->constant[r->rp->ports[p].chan])
 			continue;
 		b = port_slot(g, (size_t)p, item);
 		wrote(g, b, 0);
@@ -179,25 +158,25 @@ static void walk_run(struct granks *g, size_t x, size_t item, size_t step)
 			add(g, (struct act){ACT_FILL, b, 0, i, item, step});
 	}
 	for (size_t k = 0; k < nr->nports; k++)
-		if (arg_is_read(r->rp.ports[nr->ports[k]].kind))
+		if (arg_is_read(r->rp->ports[nr->ports[k]].kind))
 			bring(g, port_slot(g, nr->ports[k], item), nr->rank, step);
 	if (g->me == nr->rank)
 		add(g, (struct act){ACT_RUN, 0, 0, x, item, step});
 	for (size_t k = 0; k < nr->nports; k++)
-		if (arg_is_written(r->rp.ports[nr->ports[k]].kind))
+		if (arg_is_written(r->rp->ports[nr->ports[k]].kind))
 			wrote(g, port_slot(g, nr->ports[k], item), nr->rank);
 }
 
 static void walk_exits(struct granks *g, size_t x, size_t item, size_t step)
 {
-	struct grun *r = g->r;
+	struct graphranks *r = g->r;
 
 	for (size_t i = 0; i < r->g->nexits; i++) {
 		size_t b;
 
-		if (r->g->exits[i].node != x || !grun_exit_dumped(r, i, item))
+		if (r->g->exits[i].node != x || !r->exit_dumped(r->arg, i, item))
 			continue;
-		b = port_slot(g, (size_t)ring_port_find(&r->rp, x, r->names.exit[i]), item);
+		b = port_slot(g, (size_t)ring_port_find(r->rp, x, r->names->exit[i]), item);
 		bring(g, b, 0, step);
 		if (g->me == 0)
 			add(g, (struct act){ACT_DUMP, b, 0, i, item, step});
@@ -208,8 +187,8 @@ static void walk_exits(struct granks *g, size_t x, size_t item, size_t step)
  * not all held at once). */
 static void walk_step(struct granks *g, size_t t)
 {
-	const struct peast_plan *p = &g->r->plan;
-	size_t period = g->r->rp.period, s = grun_stage_of(p, period, t);
+	const struct peast_plan *p = g->r->plan;
+	size_t period = g->r->rp->period, s = g->r->stage_of(p, period, t);
 
 	g->nacts = 0;
 	for (int pass = 0; pass < 2; pass++)
@@ -228,23 +207,23 @@ static void walk_step(struct granks *g, size_t t)
 /* The slots, and who holds their data after the startup's fills (the replica table). */
 static int index_slots(struct granks *g)
 {
-	struct grun *r = g->r;
-	const struct replicas *rep = r->c.s->replicas;
+	struct graphranks *r = g->r;
+	const struct replicas *rep = r->replicas;
 
-	g->first = xcalloc(r->rp.nchans + 1, sizeof(*g->first));
-	for (size_t c = 0; c < r->rp.nchans; c++) {
+	g->first = xcalloc(r->rp->nchans + 1, sizeof(*g->first));
+	for (size_t c = 0; c < r->rp->nchans; c++) {
 		g->first[c] = g->nslots;
-		g->nslots += r->rp.chans[c].ring;
+		g->nslots += r->rp->chans[c].ring;
 	}
 	g->slots = xcalloc(g->nslots + 1, sizeof(*g->slots));
 	g->holds = xcalloc(g->nslots * (size_t)g->size + 1, 1);
-	for (size_t c = 0; c < r->rp.nchans; c++)
-		for (size_t s = 0; s < r->rp.chans[c].ring; s++) {
+	for (size_t c = 0; c < r->rp->nchans; c++)
+		for (size_t s = 0; s < r->rp->chans[c].ring; s++) {
 			struct slot *sl = &g->slots[g->first[c] + s];
 			struct vbuf v;
 
 			sl->name = r->buf[c][s];
-			if (vbuf_lookup(r->c.s->vbufs, sl->name, &v, r->e))
+			if (vbuf_lookup(r->vbufs, sl->name, &v, r->e))
 				return -1;
 			sl->shm = xstrdup(v.shm);
 			sl->bytes = v.bytes;
@@ -260,11 +239,11 @@ static int index_slots(struct granks *g)
 /* The step's name, as the step-by-step run gives it in messages. */
 static void at_step(struct granks *g, size_t t)
 {
-	const struct peast_plan *p = &g->r->plan;
+	const struct peast_plan *p = g->r->plan;
 
 	err_prefix(g->r->e, "step %zu, %s stage %zu: ", t + 1,
 	           t < p->nstartup ? "startup" : "repeat",
-	           grun_stage_of(p, g->r->rp.period, t) + 1);
+	           g->r->stage_of(p, g->r->rp->period, t) + 1);
 }
 
 static void fail(struct granks *g, int status)
@@ -291,7 +270,7 @@ static void jobs_check(struct granks *g)
 {
 	int ended;
 
-	if (g->status == 0 && (ended = jobs_sync_ended(g->r->c.jobs, g->r->e)) != 0)
+	if (g->status == 0 && (ended = jobs_sync_ended(g->r->jobs, g->r->e)) != 0)
 		fail(g, ended);
 }
 
@@ -310,7 +289,7 @@ static int progress(struct granks *g)
 
 	for (size_t i = 0; i < g->nfl; i++) {
 		if (ranks_flow_done(g->flow, g->fl[i].msg)) {
-			hazard_release(g->r->c.s->hz, g->fl[i].cl);
+			hazard_release(g->r->hz, g->fl[i].cl);
 			g->stopped |= g->fl[i].recv && ranks_flow_empty(g->flow, g->fl[i].msg);
 			moved = 1;
 		} else {
@@ -318,13 +297,13 @@ static int progress(struct granks *g)
 		}
 	}
 	g->nfl = kept;
-	while (g->watched < g->nwatch && hazard_ready(g->r->c.s->hz, g->watch[g->watched])) {
-		hazard_release(g->r->c.s->hz, g->watch[g->watched++]);
+	while (g->watched < g->nwatch && hazard_ready(g->r->hz, g->watch[g->watched])) {
+		hazard_release(g->r->hz, g->watch[g->watched++]);
 		result_out(g);
 		moved = 1;
 	}
 	jobs_check(g);
-	if (g->status == 0 && g->r->c.interrupted && *g->r->c.interrupted) {
+	if (g->status == 0 && g->r->interrupted && *g->r->interrupted) {
 		err_set(g->r->e, "interrupted");
 		fail(g, 130);
 	}
@@ -334,7 +313,7 @@ static int progress(struct granks *g)
 /* Wait for cl's buffers, testing the messages meanwhile (the header says why this ends). */
 static void wait_ready(struct granks *g, struct claim *cl)
 {
-	struct hazards *hz = g->r->c.s->hz;
+	struct hazards *hz = g->r->hz;
 
 	hazard_register(hz, cl);
 	while (!hazard_ready(hz, cl))
@@ -369,10 +348,10 @@ static void message(struct granks *g, const struct act *a)
 	if (!sl->map && !(sl->map = vbuf_map(sl->shm, sl->bytes, true, &e)))
 		ranks_fatal("graph %s: moving '%s': %s", g->r->g->name, sl->name, e.msg);
 	/* Shared memory is what travels (data/vhome.h). */
-	if (sends && homes_to_host(g->r->c.s->homes, g->r->c.s->workers, sl->shm, sl->name, &e))
+	if (sends && homes_to_host(g->r->homes, g->r->workers, sl->shm, sl->name, &e))
 		ranks_fatal("graph %s: moving '%s': %s", g->r->g->name, sl->name, e.msg);
 	if (!sends)
-		vhome_host_wrote(g->r->c.s->homes, sl->shm);
+		vhome_host_wrote(g->r->homes, sl->shm);
 	if (g->nfl == g->flcap) {
 		g->flcap = g->flcap ? 2 * g->flcap : 32;
 		g->fl = xrealloc(g->fl, g->flcap * sizeof(*g->fl));
@@ -387,17 +366,17 @@ static void message(struct granks *g, const struct act *a)
 /* A run waits for every slot it reads or writes to be free here. */
 static void run_ready(struct granks *g, const struct act *a)
 {
-	const struct node_run *nr = &g->r->nodes[a->what];
+	const struct graphranks_node *nr = &g->r->nodes[a->what];
 	struct claim *cl = claim_new("graph run");
 
 	for (size_t k = 0; k < nr->nports; k++) {
-		const struct ring_port *p = &g->r->rp.ports[nr->ports[k]];
+		const struct ring_port *p = &g->r->rp->ports[nr->ports[k]];
 		const struct slot *sl = &g->slots[port_slot(g, nr->ports[k], a->item)];
 
 		claim_use(cl, sl->shm, sl->name, arg_is_written(p->kind));
 	}
 	wait_ready(g, cl);
-	hazard_release(g->r->c.s->hz, cl);
+	hazard_release(g->r->hz, cl);
 }
 
 static void host_ready(struct granks *g, size_t b, bool writes)
@@ -405,23 +384,23 @@ static void host_ready(struct granks *g, size_t b, bool writes)
 	struct claim *cl = slot_claim(g, b, writes);
 
 	wait_ready(g, cl);
-	hazard_release(g->r->c.s->hz, cl);
+	hazard_release(g->r->hz, cl);
 }
 
 /* For --report: a claim on the slots the run uses, registered after the run's own, is
  * ready once the run ended; progress() notes when. */
 static void watch_run(struct granks *g, const struct act *a)
 {
-	const struct node_run *nr = &g->r->nodes[a->what];
+	const struct graphranks_node *nr = &g->r->nodes[a->what];
 	struct claim *cl = claim_new("graph report");
 
 	for (size_t k = 0; k < nr->nports; k++) {
-		const struct ring_port *p = &g->r->rp.ports[nr->ports[k]];
+		const struct ring_port *p = &g->r->rp->ports[nr->ports[k]];
 		const struct slot *sl = &g->slots[port_slot(g, nr->ports[k], a->item)];
 
 		claim_use(cl, sl->shm, sl->name, !arg_is_written(p->kind));
 	}
-	hazard_register(g->r->c.s->hz, cl);
+	hazard_register(g->r->hz, cl);
 	g->watch = xrealloc(g->watch, (g->nwatch + 1) * sizeof(*g->watch));
 	g->watch[g->nwatch++] = cl;
 }
@@ -438,7 +417,7 @@ static bool started(struct granks *g, const struct act *a, int rc)
 
 static void take(struct granks *g, const struct act *a)
 {
-	struct grun *r = g->r;
+	struct graphranks *r = g->r;
 
 	switch (a->kind) {
 	case ACT_SEND:
@@ -448,18 +427,18 @@ static void take(struct granks *g, const struct act *a)
 	case ACT_FILL:
 		host_ready(g, a->buf, true);
 		if (going(g))
-			started(g, a, grun_fill_entrance(r, a->what, a->item));
+			started(g, a, r->fill_entrance(r->arg, a->what, a->item));
 		return;
 	case ACT_RUN:
 		run_ready(g, a);
-		if (going(g) && started(g, a, grun_start_run(r, a->what, a->item)) && going(g) &&
+		if (going(g) && started(g, a, r->start_run(r->arg, a->what, a->item)) && going(g) &&
 		    a->what == g->last)
 			watch_run(g, a);
 		return;
 	case ACT_DUMP:
 		host_ready(g, a->buf, false);
 		if (going(g))
-			started(g, a, grun_dump_exit(r, a->what, a->item));
+			started(g, a, r->dump_exit(r->arg, a->what, a->item));
 		return;
 	}
 }
@@ -487,7 +466,7 @@ static int finish(struct granks *g)
 	while (g->nfl)
 		if (!progress(g))
 			sched_yield();
-	rc = jobs_sync(g->r->c.jobs, 0, &sync_err);
+	rc = jobs_sync(g->r->jobs, 0, &sync_err);
 	if (rc && g->status == 0) {
 		g->status = rc;
 		g->err = sync_err;
@@ -496,7 +475,7 @@ static int finish(struct granks *g)
 	g->flow = NULL;
 	/* Every run ended: every watch is ready. */
 	while (g->watched < g->nwatch) {
-		hazard_release(g->r->c.s->hz, g->watch[g->watched++]);
+		hazard_release(g->r->hz, g->watch[g->watched++]);
 		result_out(g);
 	}
 	rc = ranks_agree(g->status, &g->err);
@@ -507,23 +486,18 @@ static int finish(struct granks *g)
 	return rc ? -1 : 0;
 }
 
-/* The report's figures: the first result, and the time between results after it. */
-static void note_times(struct granks *g)
+/* The report's figures, from the rank of the last node: the first result, the last, how many. */
+static void note_times(struct graphranks *r, struct granks *g)
 {
-	struct timing *tm = &g->r->tm;
 	double t[3] = {g->first_ms, g->last_ms, (double)g->results};
 
-	ranks_bcast(t, sizeof(t), g->r->nodes[g->last].rank);
-	g->first_ms = t[0];
-	g->last_ms = t[1];
-	g->results = (size_t)t[2];
-	tm->startup_ms = g->first_ms;
-	tm->full = g->results > 1 ? g->results - 1 : 0;
-	tm->full_ms = g->last_ms - g->first_ms;
-	tm->ranks = g->size;
+	ranks_bcast(t, sizeof(t), r->nodes[g->last].rank);
+	r->first_ms = t[0];
+	r->last_ms = t[1];
+	r->results = (size_t)t[2];
 }
 
-int grun_run_ranks(struct grun *r)
+int graphranks_run(struct graphranks *r)
 {
 	struct granks g = {.r = r, .me = ranks_rank(), .size = ranks_size()};
 	int rc;
@@ -533,22 +507,18 @@ int grun_run_ranks(struct grun *r)
 		granks_free(&g);
 		return -1;
 	}
-	r->here = true;
-	r->c.moves_by_caller = true;
 	for (size_t x = 0; x < r->g->nnodes; x++)
-		if (r->plan.depth[x] > r->plan.depth[g.last])
+		if (r->plan->depth[x] > r->plan->depth[g.last])
 			g.last = x;
 	g.flow = ranks_flow_open();
 	g.t0 = clock_ms();
-	for (size_t t = 0, steps = grun_steps(r); t < steps; t++) {
+	for (size_t t = 0; t < r->steps; t++) {
 		walk_step(&g, t);
 		for (size_t i = 0; i < g.nacts; i++)
 			take(&g, &g.acts[i]);
 	}
 	rc = finish(&g);
-	note_times(&g);
+	note_times(r, &g);
 	granks_free(&g);
-	r->c.moves_by_caller = false;
-	r->here = false;
 	return rc;
 }

@@ -1,5 +1,5 @@
-/* The MPI ranks (util/mpiranks.h). Everything that calls MPI is in the HAVE_MPI half. */
-#include "util/mpiranks.h"
+/* The MPI ranks (mpi/ranks.h). Everything that calls MPI is in the HAVE_MPI half. */
+#include "mpi/ranks.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,8 @@
 
 #include "config.h"
 #include "util/alloc.h"
-#include "util/rankwatch.h"
+#include "util/fork.h"
+#include "mpi/rankwatch.h"
 
 #ifdef HAVE_MPI
 #include <mpi.h>
@@ -22,7 +23,6 @@
 static bool started; /* a rank of an MPI job (ranks_started) */
 static bool mpi_on;  /* and MPI_Init_thread was called: not on a job of one rank */
 static bool pending; /* MPI_Init_thread put off until the rank first needs MPI */
-static bool gated;   /* forks wait on start_gate: MPI was put off at the start */
 static int size = 1, rank, local_rank;
 static int fatal_fd = 2; /* this rank's own standard error, kept for ranks_fatal */
 static void (*cleanup_hook)(void);
@@ -83,23 +83,6 @@ void ranks_fatal(const char *fmt, ...)
 	_exit(1);
 }
 
-/* Forks wait while MPI starts (a writer), so that no child of the shell inherits a lock
- * that MPI_Init_thread holds in another thread (the loader's, while it opens its
- * components). */
-static pthread_rwlock_t start_gate = PTHREAD_RWLOCK_INITIALIZER;
-
-void ranks_fork_enter(void)
-{
-	if (gated)
-		pthread_rwlock_rdlock(&start_gate);
-}
-
-void ranks_fork_leave(void)
-{
-	if (gated)
-		pthread_rwlock_unlock(&start_gate);
-}
-
 #ifdef HAVE_MPI
 
 /* Rank 0 is the shell: the others keep their standard error for ranks_fatal only. */
@@ -124,7 +107,7 @@ static int quiet_others(struct cs_err *e)
 /* Serializes MPI calls where the library gives less than MPI_THREAD_MULTIPLE. */
 static pthread_mutex_t mpi_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Every MPI call goes through this: an error ends the job (util/mpiranks.h says why). */
+/* Every MPI call goes through this: an error ends the job (mpi/ranks.h says why). */
 static void check(int rc, const char *call)
 {
 	char text[MPI_MAX_ERROR_STRING];
@@ -197,7 +180,7 @@ static void watch_lost(const char *msg)
 	ranks_fatal("%s", msg);
 }
 
-/* The watchdog (util/rankwatch.h): rank 0's address goes to every rank in the one broadcast
+/* The watchdog (mpi/rankwatch.h): rank 0's address goes to every rank in the one broadcast
  * of MPI's start, then each rank connects. A failure is fatal, as any at MPI's start. */
 static void arm_watch(void)
 {
@@ -249,10 +232,13 @@ static void start_now(void)
 {
 	struct cs_err e;
 
-	pthread_rwlock_wrlock(&start_gate);
+	/* Forks wait while MPI starts, so that no child of the shell inherits a lock that
+	 * MPI_Init_thread holds in another thread (the loader's, while it opens its
+	 * components). */
+	fork_gate_close();
 	if (init_mpi(&e))
 		ranks_fatal("%s", e.msg);
-	pthread_rwlock_unlock(&start_gate);
+	fork_gate_open();
 	/* Forks may go on (the library holds no lock of the loader now); the shell's MPI calls
 	 * wait until the watchdog's broadcast is made, so that every rank makes it first. */
 	arm_watch();
@@ -338,7 +324,8 @@ int ranks_start(void (*cleanup)(void), struct cs_err *e)
 	if (may_wait()) {
 		size = launcher_size();
 		local_rank = launcher_local_rank();
-		started = pending = gated = true;
+		started = pending = true;
+		fork_gate_use();
 		return start_beside(e);
 	}
 	if (init_mpi(e))
@@ -515,7 +502,7 @@ void ranks_allgather_rows(void *data, size_t row_bytes, const size_t *first)
 	gather_rows(data, row_bytes, first, 0, true);
 }
 
-/* ---- the guest (util/mpiranks.h): errors are returned, never fatal ---- */
+/* ---- the guest (mpi/ranks.h): errors are returned, never fatal ---- */
 
 static MPI_Comm guest_comm = MPI_COMM_NULL;
 static bool guest_inited;   /* ranks_guest_start called MPI_Init_thread: it finalizes */
@@ -804,7 +791,7 @@ void ranks_req_free(struct ranks_req *r)
 
 #endif
 
-/* ---- a pipeline graph's messages (util/mpiranks.h "ranks_flow") ---- */
+/* ---- a pipeline graph's messages (mpi/ranks.h "ranks_flow") ---- */
 
 #ifdef HAVE_MPI
 
@@ -883,7 +870,7 @@ size_t ranks_flow_post(struct ranks_flow *f, void *data, size_t bytes, int peer,
 		int len = (int)(left < PIECE ? left : PIECE);
 
 		/* Synchronous: a send completes once the receiver posted its receive, which it
-		 * does when its slot is free: the ring is the window (runner/graphranks.c). */
+		 * does when its slot is free: the ring is the window (mpi/graphranks.c). */
 		if (send)
 			check(MPI_Issend(p, data ? len : 0, MPI_BYTE, peer, tag + 1, f->comm,
 			                 &m->req[i]),

@@ -1,17 +1,16 @@
-/* Which MPI rank runs a job (runner/rankplace.h). */
-#include "runner/rankplace.h"
+/* Which MPI rank runs a job (mpi/placement.h). */
+#include "mpi/placement.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/batch.h"
-#include "runner/devplace.h"
 #include "mpi/rankforecast.h"
 #include "mpi/replicas.h"
 #include "util/alloc.h"
 #include "util/path.h"
-#include "util/mpiranks.h"
+#include "mpi/ranks.h"
 
 static int remembered(const struct placement *p, const void *step)
 {
@@ -88,17 +87,17 @@ static int fewest_missing(const size_t *missing, int n, char *why, size_t len)
 }
 
 /* rank="auto", on rank 0: the earliest forecast end, else the most bytes. */
-static int auto_rank(struct run_ctx *c, const struct job_plan *jp, bool known, double job_ms,
-                     char *why, size_t len)
+static int auto_rank(const struct placement_ask *a, const struct job_plan *jp, bool known,
+                     double job_ms, char *why, size_t len)
 {
 	int n = ranks_size(), rank;
 	size_t *missing = xcalloc((size_t)n, sizeof(*missing));
 	double *queued = xcalloc((size_t)n, sizeof(*queued));
 
 	for (int r = 0; r < n; r++)
-		missing[r] = rank_missing_bytes(c->s->replicas, jp, r);
-	if (c->placed && c->placed->queued_ms)
-		memcpy(queued, c->placed->queued_ms, (size_t)n * sizeof(*queued));
+		missing[r] = rank_missing_bytes(a->replicas, jp, r);
+	if (a->placed && a->placed->queued_ms)
+		memcpy(queued, a->placed->queued_ms, (size_t)n * sizeof(*queued));
 	if (known)
 		rank = rank_pick(queued, missing, n, job_ms, RANK_MOVE_BYTES_PER_MS, why, len);
 	else
@@ -116,26 +115,26 @@ static void queue_job(struct placement *p, int rank, double job_ms)
 	p->queued_ms[rank] += job_ms;
 }
 
-int placement_job(struct run_ctx *c, const struct job_plan *jp, char *why, size_t len)
+int placement_job(const struct placement_ask *a, const struct job_plan *jp, char *why, size_t len)
 {
-	bool queue = c->placed && c->placed->forecast && c->background;
+	bool queue = a->placed && a->placed->forecast && a->background;
 	bool known = false;
 	double job_ms = 0;
 	int rank = 0;
 
 	why[0] = '\0';
-	if (!c->s->replicas || uses_stdio(jp))
+	if (!a->replicas || uses_stdio(jp))
 		return 0;
-	if (ranks_rank() == 0 && (queue || c->rank == RANK_AUTO))
-		known = place_job_forecast(c, jp, &job_ms);
-	if (c->rank != RANK_AUTO)
-		rank = c->rank % ranks_size();
+	if (ranks_rank() == 0 && (queue || a->rank == RANK_AUTO))
+		known = a->forecast(a->arg, jp, &job_ms);
+	if (a->rank != RANK_AUTO)
+		rank = a->rank % ranks_size();
 	else if (ranks_rank() == 0)
-		rank = auto_rank(c, jp, known, job_ms, why, len);
-	if (c->rank == RANK_AUTO)
+		rank = auto_rank(a, jp, known, job_ms, why, len);
+	if (a->rank == RANK_AUTO)
 		ranks_bcast(&rank, sizeof(rank), 0);
 	if (queue && known)
-		queue_job(c->placed, rank, job_ms);
+		queue_job(a->placed, rank, job_ms);
 	return rank;
 }
 

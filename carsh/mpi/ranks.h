@@ -10,8 +10,8 @@
  * ranks out of step, so the job as a whole stops (ranks_fatal) with one message naming the
  * rank, after this rank's cleanup hook removed its segments.
  */
-#ifndef CARSH_UTIL_MPIRANKS_H
-#define CARSH_UTIL_MPIRANKS_H
+#ifndef CARSH_MPI_RANKS_H
+#define CARSH_MPI_RANKS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,10 +36,6 @@ void ranks_finish(void);
  * below does this first), or until ranks_mpi_now: a rank about to wait for its jobs calls it,
  * so that MPI starts beside them. CARSH_MPI_INIT=eager starts it in ranks_start. */
 void ranks_mpi_now(void);
-/* Around every fork of a rank (util/fork.h): while MPI starts in one thread, forks in the
- * others wait, so that no child inherits a lock MPI_Init_thread holds. */
-void ranks_fork_enter(void);
-void ranks_fork_leave(void);
 
 /* Whether this process is a rank of an MPI job (ranks_start), of one rank too. */
 bool ranks_started(void);
@@ -47,7 +43,7 @@ int ranks_size(void); /* 1 when not started */
 int ranks_rank(void); /* 0 when not started */
 /* This rank's number among the ranks of its node (the GPU it takes); 0 when not started. */
 int ranks_local_rank(void);
-/* Whether this rank of a larger job has yet to join MPI and the watchdog (util/rankwatch.h):
+/* Whether this rank of a larger job has yet to join MPI and the watchdog (mpi/rankwatch.h):
  * a rank lost meanwhile is named by the launcher alone. */
 bool ranks_starting(void);
 
@@ -113,7 +109,7 @@ int ranks_guest_wait(struct ranks_req *r, struct cs_err *e);
 void ranks_req_free(struct ranks_req *r);
 
 /*
- * A pipeline graph's messages across ranks (runner/graphranks.c): each rank posts its
+ * A pipeline graph's messages across ranks (mpi/graphranks.c): each rank posts its
  * halves in the order of one plan that every rank derives alike, on a communicator of the
  * graph run's own, so a message is matched by its peer and its tag alone. Nothing here is
  * a collective but open and close. A rank that fails tells the others with a notice

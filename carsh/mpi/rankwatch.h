@@ -9,18 +9,18 @@
  * was running (the last job the ranks placed there, and the step they were at: every rank
  * places every job, so every rank knows).
  *
- * No MPI here: util/mpiranks.c sends rank 0's address (rankwatch_listen) to the others with
+ * No MPI here: mpi/ranks.c sends rank 0's address (rankwatch_listen) to the others with
  * the one broadcast it makes as MPI starts, then every rank calls rankwatch_arm.
  */
-#ifndef CARSH_UTIL_RANKWATCH_H
-#define CARSH_UTIL_RANKWATCH_H
+#ifndef CARSH_MPI_RANKWATCH_H
+#define CARSH_MPI_RANKWATCH_H
 
 #include <stdbool.h>
 
 #include "util/error.h"
 
 /* Where rank 0 listens: a port and its IPv4 addresses (the loopback last), as bytes that
- * util/mpiranks.c broadcasts as they are. */
+ * mpi/ranks.c broadcasts as they are. */
 #define RANKWATCH_ADDRS 16
 struct rankwatch_addr {
 	unsigned short port; /* network order */

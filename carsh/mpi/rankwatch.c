@@ -1,5 +1,5 @@
-/* The ranks' watchdog (util/rankwatch.h): a star of TCP connections around rank 0. */
-#include "util/rankwatch.h"
+/* The ranks' watchdog (mpi/rankwatch.h): a star of TCP connections around rank 0. */
+#include "mpi/rankwatch.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,0 +1,434 @@
+#!/usr/bin/env python3
+"""The pipeline engine's model checked offline against recorded measurements.
+
+For each recorded validation (bench/pipeline.sh's per-configuration measurements) this
+prints, per configuration family and in all, how many configurations the model predicts
+within 10 % (of all, and of those whose error lies outside the measured noise), the mean and
+max error and the median signed error: first for the predictions as recorded, then for the
+model of each given build replayed (tests/tools/pipereplay) over the training the
+predictions came from. Where the runs' paths are recorded (the JSON, or a CSV with the path
+columns), --paths compares each path's rate too: the GPU (or GPU-CPU) path's items per
+second and the CPU path's, measured against the model's split.
+
+  bench/pipeline-model.py [--replay [LABEL=]PIPEREPLAY]... [--gpu-host U] [--detail]
+                          [--paths] SOURCE...
+  bench/pipeline-model.py --print-training NAME.json
+
+SOURCE is one of
+  NAME.json              a validation's --json (bench/pipeline.sh's $OUT/NAME.json): the
+                         training, every prediction and measurement, the noise, the paths
+  BENCH.txt[:INSTANCE]   bench/pipeline.sh's printed report (every instance in it, or one):
+                         the validation's predictions and measurements; its training where
+                         the report has its "replay:" lines (the validation's own), else the
+                         training of the first, training-only run of the instance: another
+                         training (another process, minutes apart), without the n-thread
+                         experiments' stage times and the GPU thread's share of a core
+                         (--gpu-host, default 1.0): each stage is taken to slow down with n
+                         threads as the whole item does, n·T^CG(n)/T^CG(1)
+  BENCH.txt:INSTANCE@NAME.csv
+                         the same, with the predictions and measurements at full
+                         precision (and the paths, where recorded) from the validation's CSV
+  NAME.csv               bench/pipeline.sh's CSV (config,strict,predicted,measured,error,
+                         items[,ms,gpu_items,gpu_item_ms,cpu_items,cpu_item_ms]): the
+                         recorded predictions only, no training, no noise
+
+--replay may be given more than once (a build before and after a change): each is a
+column, named LABEL. --print-training prints a JSON's training in pipereplay's format (what
+bench/pipeline.sh puts in its report as "replay:" lines).
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+FAMILIES = ["DP-CG", "DP-MG", "CPU only", "CP-CG coupled", "CP-MG coupled"]
+NUM = r"[-+]?[0-9.]+(?:e[-+]?[0-9]+)?"
+
+
+def family(cfg):
+    """The configuration's family: DP-CG, DP-MG, homogeneous CPU, coupled CG or MG."""
+    if cfg.startswith("DP-"):
+        return cfg[:5]
+    stages = cfg.rsplit(":", 1)[1] if cfg.count(":") == 2 else ""
+    if stages and set(stages) == {"0"}:
+        return "CPU only"
+    return "CP-CG coupled" if cfg.startswith("CP-CG") else "CP-MG coupled"
+
+
+class Source:
+    """One instance's recorded validation: measured (config -> items/s), the recorded
+    predictions, the paths (config -> (GPU path items/s, CPU path items/s)), the noise
+    (None: unknown), the training (a dict for pipereplay, or None) and where it came from."""
+
+    def __init__(self, name):
+        self.name = name
+        self.measured = {}
+        self.recorded = {}
+        self.paths = {}
+        self.noise = None
+        self.baseline = None  # the baseline's measured items/s
+        self.chosen = None  # the configuration the recorded model chose
+        self.meas = None
+        self.note = "no training recorded"
+
+
+def meas_of_json(doc):
+    m = doc["trainings"][0]["measurements"]
+    nst = len(m["stages"])
+    return {
+        "s": nst,
+        "nc": doc["cores"],
+        "gpu": doc["gpu"] is not None,
+        "gpu_ok": sum(1 << k for k, st in enumerate(m["stages"]) if st["gpu_ms"] is not None),
+        "stages": [[st["cg_ms"], st["mg_ms"], st["gpu_ms"] or 0, st["h2d_ms"] or 0,
+                    st["d2h_ms"] or 0, st["cg_in_ms"], st["cg_out_ms"], st["mg_in_ms"],
+                    st["mg_out_ms"]] for st in m["stages"]],
+        "cgn": [[t] + (row if len(row) == nst else [])
+                for t, row in zip(m["cg_threads_ms"], m["cg_threads_stage_ms"])],
+        "gpu_host": m["gpu_host"] or 0,
+        "serial": [m["input_ms"], m["output_ms"]],
+    }
+
+
+def meas_lines(meas):
+    """A training in pipereplay's format (tests/tools/pipereplay.c), milliseconds."""
+    out = ["shape %d %d %d %d" % (meas["s"], meas["nc"], 1 if meas["gpu"] else 0,
+                                  meas["gpu_ok"])]
+    out += ["stage %d %s" % (k, " ".join("%.9g" % x for x in st))
+            for k, st in enumerate(meas["stages"])]
+    out += ["cgn %d %s" % (n, " ".join("%.9g" % x for x in row))
+            for n, row in enumerate(meas["cgn"], 1)]
+    out.append("gpu_host %.9g" % meas["gpu_host"])
+    out.append("serial %.9g %.9g" % tuple(meas["serial"]))
+    return out
+
+
+def meas_of_lines(lines):
+    """The inverse of meas_lines."""
+    meas = {"stages": [], "cgn": [], "gpu_host": 0, "serial": [0, 0]}
+    for line in lines:
+        w = line.split()
+        v = [float(x) for x in w[1:]]
+        if w[0] == "shape":
+            meas.update(s=int(v[0]), nc=int(v[1]), gpu=v[2] != 0, gpu_ok=int(v[3]))
+        elif w[0] == "stage":
+            meas["stages"].append(v[1:])
+        elif w[0] == "cgn":
+            meas["cgn"].append(v[1:])
+        elif w[0] == "gpu_host":
+            meas["gpu_host"] = v[0]
+        elif w[0] == "serial":
+            meas["serial"] = v
+    return meas
+
+
+def from_json(path):
+    with open(path) as f:
+        doc = json.load(f)
+    src = Source(os.path.basename(path))
+    src.meas = meas_of_json(doc)
+    val = doc["validation"]
+    for run in val["runs"]:
+        if run["strict"]:
+            src.baseline = run["throughput"]
+        if run["strict"] or run["predicted"] is None:
+            continue
+        c = run["config"]
+        src.measured[c] = run["throughput"]
+        src.recorded[c] = run["predicted"]
+        if run["ms"] > 0:
+            src.paths[c] = (run["gpu_items"] / run["ms"] * 1e3,
+                            run["cpu_items"] / run["ms"] * 1e3)
+    src.noise = val["noise"]
+    src.chosen = val["chosen"]
+    src.note = "the validation's own training"
+    return src
+
+
+def from_csv(path):
+    src = Source(os.path.basename(path))
+    with open(path) as f:
+        for line in f:
+            p = line.strip().split(",")
+            if len(p) >= 6 and p[1] == "true":
+                src.baseline = float(p[3])
+            if len(p) < 6 or p[1] != "false" or p[2] == "null":
+                continue
+            src.recorded[p[0]] = float(p[2])
+            src.measured[p[0]] = float(p[3])
+            if len(p) >= 11 and float(p[6]) > 0:
+                src.paths[p[0]] = (float(p[7]) / float(p[6]) * 1e3,
+                                   float(p[9]) / float(p[6]) * 1e3)
+    return src
+
+
+def parse_training(lines, i):
+    """The --explain table after a 'training 1:' line, from lines[i]."""
+    stages, cgn, serial = [], [], [0.0, 0.0]
+    for line in lines[i:]:
+        w = line.split()
+        if line.startswith("  CG, n threads"):
+            cgn = [[float(t)] for t in re.findall(r"\d+: (" + NUM + ")", line)]
+        elif line.startswith("  serial stages"):
+            serial = [float(x) for x in re.findall(r"(?:input|output) (" + NUM + ")", line)]
+            break
+        elif len(w) == 10 and re.fullmatch(NUM, w[1]):
+            stages.append([0.0 if x == "-" else float(x) for x in w[1:]])
+    # The n-thread experiments' stage times are not in the table: each stage slowed down
+    # as the whole item, n·T^CG(n) / T^CG(1).
+    for n, row in enumerate(cgn, 1):
+        slow = n * row[0] / cgn[0][0] if n > 1 else 1
+        row.extend(st[0] * slow for st in stages)
+    return stages, cgn, serial
+
+
+def from_text(path, want, gpu_host):
+    """Every instance of a bench/pipeline.sh report (or the one named)."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    cores = gpu = None
+    for line in lines:
+        m = re.match(r"# nC = (\d+) CPU cores( and a GPU)?", line)
+        if m:
+            cores, gpu = int(m.group(1)), m.group(2) is not None
+    out, cur, trains, replay_lines = [], None, {}, []
+    for i, line in enumerate(lines):
+        m = re.match(r"== (\S+) \(.*\): training", line)
+        if m:
+            stages, cgn, serial = parse_training(lines, i + 1)
+            gpu_ok = sum(1 << k for k, st in enumerate(stages) if st[2] > 0)
+            trains[m.group(1)] = {"s": len(stages), "nc": cores, "gpu": gpu,
+                                  "gpu_ok": gpu_ok, "stages": stages, "cgn": cgn,
+                                  "gpu_host": gpu_host, "serial": serial}
+            continue
+        m = re.match(r"== (\S+) \(.*\): every configuration", line)
+        if m:
+            cur, replay_lines = Source("%s:%s" % (os.path.basename(path), m.group(1))), []
+            cur.meas = trains.get(m.group(1))
+            cur.note = ("the training-only run's training (not the validation's), "
+                        "GPU thread's share %.2f, n-thread stage times from T^CG(n)" % gpu_host)
+            if not want or want == m.group(1):
+                out.append(cur)
+            continue
+        if line.startswith("=="):
+            cur = None  # another section: the summary, the model offline
+        if cur is None:
+            continue
+        if line.startswith("  replay: "):
+            replay_lines.append(line[len("  replay: "):])
+            if line.startswith("  replay: serial"):
+                cur.meas = meas_of_lines(replay_lines)
+                cur.note = "the validation's own training (the report's replay lines)"
+            continue
+        w = line.split()
+        if len(w) >= 4 and w[0] == "baseline":
+            cur.baseline = float(w[3])
+        m = re.match(r"chosen (\S+): ", line)
+        if m:
+            cur.chosen = m.group(1)
+        if len(w) >= 4 and re.match(r"(DP|CP)-", w[0]) and w[1] != "-":
+            cur.recorded[w[0]] = float(w[1])
+            cur.measured[w[0]] = float(w[2])
+        m = re.match(r"noise (" + NUM + ") %", line)
+        if m:
+            cur.noise = float(m.group(1)) / 100
+    return out
+
+
+def replay(binary, meas):
+    """The model of the build `binary` over meas: config -> (items/s, GPU path's share)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+        f.write("\n".join(meas_lines(meas)) + "\n")
+        name = f.name
+    try:
+        res = subprocess.run([binary, name], capture_output=True, text=True, check=True)
+    finally:
+        os.unlink(name)
+    pred, chosen = {}, None
+    for line in res.stdout.splitlines():
+        p = line.split(",")
+        if p[0] == "chosen":
+            chosen = p[1]
+        elif p[0] != "baseline":
+            pred[p[0]] = (float(p[1]), float(p[2]) if len(p) > 2 else None)
+    return pred, chosen
+
+
+def errors(measured, pred, only):
+    return [(pred[c] - m) / m for c, m in measured.items()
+            if c in pred and pred[c] is not None and m > 0 and
+            (only is None or family(c) == only)]
+
+
+def stats(measured, pred, noise, only=None):
+    """(n, within 10 %, outside the noise, of those within 10 %, mean |e|, max |e|,
+    median e) over the configurations of family `only` (all: None)."""
+    errs = errors(measured, pred, only)
+    if not errs:
+        return None
+    a = [abs(e) for e in errs]
+    outside = [x for x in a if noise is None or x > noise]
+    return (len(a), sum(x <= 0.10 for x in a), len(outside), sum(x <= 0.10 for x in outside),
+            100 * sum(a) / len(a), 100 * max(a), 100 * statistics.median(errs))
+
+
+def fmt(s):
+    if s is None:
+        return "-"
+    return "%3d/%-3d %3d/%-3d %5.1f %6.1f %+6.1f" % (s[1], s[0], s[3], s[2], s[4], s[5], s[6])
+
+
+def report_replay(src, models):
+    """How far each replay lands from the recorded predictions: 0 where the recorded
+    training is the validation's own and the build's model is the one that predicted."""
+    for label, pred, _ in models[1:]:
+        d = [abs(pred[c] - r) / r for c, r in src.recorded.items() if c in pred and r > 0]
+        if d:
+            print("  %s against the recorded predictions: %d of %d within 0.1 %%, max %.1f %%"
+                  % (label, sum(x <= 1e-3 for x in d), len(d), 100 * max(d)))
+
+
+def report_paths(src, models):
+    """Each path's rate, measured against each replayed model's split of its prediction:
+    the median signed error and the count within 10 %, per family."""
+    print("  %-16s %-26s %-22s %-22s" % ("paths", "model", "GPU path: within10 median%",
+                                          "CPU path: within10 median%"))
+    for label, lam, share in models[1:]:
+        gpu = {c: lam[c] * share[c] for c in lam if share[c] is not None}
+        cpu = {c: lam[c] * (1 - share[c]) for c in lam if share[c] is not None}
+        for fam in FAMILIES:
+            cols = []
+            for k, pred in ((0, gpu), (1, cpu)):
+                meas = {c: p[k] for c, p in src.paths.items() if p[k] > 0}
+                e = errors(meas, pred, fam)
+                cols.append("%3d/%-3d %+7.1f" % (sum(abs(x) <= 0.1 for x in e), len(e),
+                                                100 * statistics.median(e)) if e else "-")
+            print("  %-16s %-26s %-22s %-22s" % (fam, label, cols[0], cols[1]))
+
+
+def checked(src, pred, c):
+    """What the running phase's check (engines/pipeline/pipecheck.c) keeps of the choice c,
+    the two configurations pred ranks next and the baseline, from the validation's
+    measurements: c unless its mean is off its prediction beyond max(noise, 2 %) and one of
+    the others measured more than that above it. None: the baseline."""
+    floor = max(src.noise or 0, 0.02)
+    m = src.measured[c]
+    if abs(pred[c] - m) / m <= floor:
+        return c
+    order = list(src.measured)
+    ranked = sorted((x for x in order if x != c and x in pred),
+                    key=lambda x: (-pred[x], order.index(x)))[:2]
+    cand = [(c, m)] + [(x, src.measured[x]) for x in ranked]
+    if src.baseline:
+        cand.append((None, src.baseline))
+    best = max(cand, key=lambda t: t[1])
+    return c if m >= best[1] * (1 - floor) else best[0]
+
+
+def report_choice(src, choices):
+    """What each model chose, measured against the measured best and the baseline, and what
+    the running phase's check would keep (checked): the validation ran every configuration,
+    so a choice made offline has its measurement."""
+    best = max(src.measured, key=src.measured.get) if src.measured else None
+    for label, c, pred in choices:
+        if c is None or c not in src.measured or pred is None:
+            continue
+        m = src.measured[c]
+        line = "  %-20s chose %-16s %9.1f items/s: /best (%s) %.3f" % (
+            label, c, m, best, m / src.measured[best])
+        if src.baseline:
+            k = checked(src, pred, c)
+            mk = src.measured[k] if k else src.baseline
+            line += ", /baseline %.3f; checked %s: /best %.3f, /baseline %.3f" % (
+                m / src.baseline, k or "baseline", mk / src.measured[best], mk / src.baseline)
+        print(line)
+
+
+def report(src, models, detail, paths):
+    noise = "%.1f %%" % (100 * src.noise) if src.noise is not None else "unknown"
+    print("== %s: %d configurations, noise %s; training: %s" % (src.name, len(src.measured),
+                                                                noise, src.note))
+    report_replay(src, models)
+    print("  %-16s %-26s" % ("family", "model") +
+          " within10 outside-noise,within10 mean%  max%  median%")
+    for label, pred, _ in models:
+        for fam in FAMILIES + [None]:
+            s = stats(src.measured, pred, src.noise, fam)
+            if s is not None:
+                print("  %-16s %-26s %s" % (fam or "all", label, fmt(s)))
+    if paths and src.paths and len(models) > 1:
+        report_paths(src, models)
+    if detail:
+        print("  %-18s %12s" % ("configuration", "measured") +
+              "".join(" %24s" % label[:24] for label, _, _ in models))
+        for c, m in src.measured.items():
+            cols = "".join(" %12.1f %+10.1f %%" % (p[c], 100 * (p[c] - m) / m) if c in p
+                           else " %24s" % "-" for _, p, _ in models)
+            print("  %-18s %12.1f%s" % (c, m, cols))
+    return [(label, stats(src.measured, pred, src.noise)) for label, pred, _ in models]
+
+
+def load(spec, gpu_host):
+    spec, _, csv = spec.partition("@")
+    path, _, inst = spec.partition(":") if not os.path.exists(spec) else (spec, "", "")
+    if path.endswith(".json"):
+        return [from_json(path)]
+    if path.endswith(".csv"):
+        return [from_csv(path)]
+    srcs = from_text(path, inst, gpu_host)
+    if csv and srcs:  # the same validation's values at full precision
+        full = from_csv(csv)
+        srcs[-1].recorded, srcs[-1].measured, srcs[-1].paths = (full.recorded, full.measured,
+                                                                full.paths)
+    return srcs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--replay", action="append", default=[],
+                    help="[LABEL=]PIPEREPLAY: a build's model, replayed")
+    ap.add_argument("--gpu-host", type=float, default=1.0,
+                    help="the GPU thread's share of a core where the report lacks it")
+    ap.add_argument("--detail", action="store_true", help="every configuration")
+    ap.add_argument("--paths", action="store_true", help="each path's rate, where recorded")
+    ap.add_argument("--print-training", metavar="JSON",
+                    help="print the JSON's training in pipereplay's format and stop")
+    ap.add_argument("sources", nargs="*")
+    a = ap.parse_args()
+    if a.print_training:
+        with open(a.print_training) as f:
+            print("\n".join(meas_lines(meas_of_json(json.load(f)))))
+        return 0
+    if not a.sources:
+        ap.error("no SOURCE")
+    totals = {}
+    for spec in a.sources:
+        for src in load(spec, a.gpu_host):
+            models = [("recorded", src.recorded, None)]
+            choices = [("recorded", src.chosen, src.recorded)]
+            for b in a.replay:
+                label, _, binary = b.rpartition("=")
+                if src.meas is not None:
+                    pred, chosen = replay(binary, src.meas)
+                    models.append((label or "replayed", {c: v[0] for c, v in pred.items()},
+                                   {c: v[1] for c, v in pred.items()}))
+                    choices.append((label or "replayed", chosen, models[-1][1]))
+            report_choice(src, choices)
+            for label, s in report(src, models, a.detail, a.paths):
+                t = totals.setdefault(label, [0, 0, 0, 0])
+                for i in range(4):
+                    t[i] += s[(0, 1, 2, 3)[i]] if s else 0
+            print()
+    print("== all sources")
+    for label, t in totals.items():
+        print("  %-40s %d of %d within 10 %%; outside the noise %d of %d within 10 %% (%.0f %%)"
+              % (label, t[1], t[0], t[3], t[2], 100.0 * t[3] / t[2] if t[2] else 0))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

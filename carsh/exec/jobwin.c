@@ -1,0 +1,259 @@
+/* A window of jobs in flight (exec/jobwin.h). */
+#include "exec/jobwin.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/homes.h"
+#include "util/alloc.h"
+
+struct entry {
+	struct job_plan *jp;
+	struct claim *claim;
+	struct job_home *homes;
+	struct vhome_state *before; /* its buffers' states before it was sent */
+	double d2h_ms;              /* write-backs it waited for when it was sent */
+	const void *tag;
+	struct worker_answer ans;
+	struct entry *next;
+};
+
+/* The most jobs in flight: their answers wait in the worker's socket, and a worker whose
+ * answers fill it would stop reading the jobs that fill the other way. */
+#define IN_FLIGHT_MAX 16
+
+struct job_window {
+	struct worker *wk;
+	uint64_t group;
+	struct entry *head;
+	struct entry **tail;
+	size_t n;
+	void (*stats)(void *ctx, const struct run_stats *st);
+	void *ctx;
+};
+
+struct job_window *jobwin_new(void (*stats)(void *ctx, const struct run_stats *st), void *ctx)
+{
+	static uint64_t groups;
+	struct job_window *w = xcalloc(1, sizeof(*w));
+
+	w->group = __atomic_add_fetch(&groups, 1, __ATOMIC_RELAXED);
+	w->tail = &w->head;
+	w->stats = stats;
+	w->ctx = ctx;
+	return w;
+}
+
+void jobwin_free(struct job_window *w)
+{
+	free(w);
+}
+
+bool jobwin_open(const struct job_window *w)
+{
+	return w && w->wk;
+}
+
+void jobwin_adopt(struct job_window *w, struct worker *wk)
+{
+	w->wk = wk;
+}
+
+bool jobwin_eligible(const struct exec_env *env, const struct job_plan *jp)
+{
+	if (!env->window || !env->workers || !env->homes || env->own_group || jp->on_end ||
+	    jp->timeout_s)
+		return false;
+	for (size_t i = 0; i < jp->kp.nargs; i++) {
+		enum bind_kind how = jp->binds[i].how;
+
+		if (arg_is_stream(jp->kp.args[i].kind) &&
+		    (how == BIND_FILE || (how == BIND_BUFFER && !jp->binds[i].shm)))
+			return false;
+	}
+	return true;
+}
+
+static void entry_free(const struct exec_env *env, struct entry *en)
+{
+	if (en->claim)
+		hazard_release(env->hz, en->claim);
+	job_plan_free(en->jp);
+	free(en->homes);
+	free(en->before);
+	free(en);
+}
+
+/* Its claim, in the window's group; NULL when an earlier claim of another holds it up. */
+static struct claim *ready_claim(const struct exec_env *env, struct job_window *w,
+                                 const struct job_plan *jp)
+{
+	struct claim *c = plan_claim(jp, jp->kp.label);
+
+	claim_set_group(c, w->group);
+	hazard_register(env->hz, c);
+	if (hazard_ready(env->hz, c))
+		return c;
+	hazard_release(env->hz, c);
+	return NULL;
+}
+
+static void await(const struct exec_env *env, struct job_window *w, struct entry *en);
+static int outcome(const struct entry *en, struct cs_err *e);
+
+/* A job that succeeded: its statistics passed on, and it is forgotten. */
+static void retire_ok(const struct exec_env *env, struct job_window *w, struct entry *en)
+{
+	if (en->ans.res.has_stats) {
+		struct run_stats st = en->ans.res.stats;
+
+		st.d2h_ms += en->d2h_ms;
+		w->stats(w->ctx, &st);
+	}
+	w->head = en->next;
+	if (!w->head)
+		w->tail = &w->head;
+	w->n--;
+	entry_free(env, en);
+}
+
+/* Room for one more job in flight: the oldest is waited for. false when it failed (the
+ * collection reports it). */
+static bool make_room(const struct exec_env *env, struct job_window *w)
+{
+	struct cs_err e;
+
+	while (w->n >= IN_FLIGHT_MAX) {
+		await(env, w, w->head);
+		if (outcome(w->head, &e) != 0)
+			return false;
+		retire_ok(env, w, w->head);
+	}
+	return true;
+}
+
+int jobwin_send(const struct exec_env *env, struct job_window *w, struct job_plan *jp,
+                const struct child_io *io, const void *tag)
+{
+	size_t n = jp->kp.nargs ? jp->kp.nargs : 1;
+	uint64_t holder;
+	struct entry *en;
+	struct cs_err e;
+
+	if (!w->wk || !jobwin_eligible(env, jp))
+		return 1;
+	holder = homes_holder(env->homes, jp);
+	if ((holder && holder != worker_serial(w->wk)) || !worker_fits(w->wk, jp) ||
+	    !make_room(env, w))
+		return 1;
+	en = xcalloc(1, sizeof(*en));
+	en->homes = xcalloc(n, sizeof(*en->homes));
+	en->before = xcalloc(n, sizeof(*en->before));
+	en->claim = ready_claim(env, w, jp);
+	/* A buffer that cannot be had (lost, say) fails the job as usual, after the window. */
+	if (!en->claim ||
+	    homes_prepare(env->homes, env->workers, w->wk, jp, en->homes, &en->d2h_ms, &e) != 0) {
+		en->jp = NULL;
+		entry_free(env, en);
+		return 1;
+	}
+	homes_assume(env->homes, w->wk, jp, en->before);
+	if (worker_send(w->wk, jp, en->homes, io, env->profile, true, &en->ans, &e) != 0) {
+		homes_undo(env->homes, jp, en->before);
+		en->jp = NULL;
+		entry_free(env, en);
+		return 1;
+	}
+	en->jp = jp;
+	en->tag = tag;
+	*w->tail = en;
+	w->tail = &en->next;
+	w->n++;
+	return 0;
+}
+
+/* Wait for en's answer, Ctrl-C passed on to the worker as for a job run alone. */
+static void await(const struct exec_env *env, struct job_window *w, struct entry *en)
+{
+	if (env->fg_pid)
+		*env->fg_pid = worker_pid(w->wk);
+	/* Ctrl-C that came while the shell was busy between two sends. */
+	if (env->interrupted && *env->interrupted && !en->ans.done)
+		kill(worker_pid(w->wk), SIGINT);
+	worker_collect(w->wk, &en->ans);
+	if (env->fg_pid)
+		*env->fg_pid = 0;
+}
+
+/* The status of en's job, its message in e. */
+static int outcome(const struct entry *en, struct cs_err *e)
+{
+	const struct worker_answer *a = &en->ans;
+
+	err_clear(e);
+	if (a->skipped) {
+		err_set(e, "%s: not run: an earlier job failed", en->jp->kp.label);
+		return 1;
+	}
+	/* Not taken: the worker ended before the job reached it, as a background job's. */
+	return exec_job_status(en->jp, a->wstatus, &a->res, e);
+}
+
+/* The first job that failed: the ones after it are read (skipped, or never taken), every
+ * assumption from the last back to it undone, and then its real end settled as a job run
+ * alone would have. */
+static void settle_failed(const struct exec_env *env, struct job_window *w, struct entry *en,
+                          int rc, const struct cs_err *e)
+{
+	struct entry *rest[IN_FLIGHT_MAX];
+	size_t n = 0;
+	char how[64];
+
+	for (struct entry *p = en; p && n < IN_FLIGHT_MAX; p = p->next)
+		rest[n++] = p;
+	await(env, w, rest[n - 1]);
+	while (n-- > 0)
+		homes_undo(env->homes, rest[n]->jp, rest[n]->before);
+	if (en->ans.skipped)
+		return;
+	proc_describe(en->ans.wstatus, how, sizeof(how));
+	homes_settle(env->homes, w->wk, en->jp, rc, en->ans.res.stats.launches > 0,
+	             en->ans.res.stats.device, e->msg[0] ? e->msg : how);
+}
+
+static void give_back(const struct exec_env *env, struct job_window *w)
+{
+	if (w->wk)
+		workers_give(env->workers, w->wk);
+	w->wk = NULL;
+}
+
+int jobwin_collect(const struct exec_env *env, struct job_window *w, const void **tag,
+                   struct cs_err *e)
+{
+	int rc = 0;
+
+	while (w->head && rc == 0) {
+		struct entry *en = w->head;
+
+		await(env, w, en);
+		rc = outcome(en, e);
+		if (rc == 0) {
+			retire_ok(env, w, en);
+			continue;
+		}
+		settle_failed(env, w, en, rc, e);
+		*tag = en->tag;
+		while (w->head) { /* the failed job and the ones that did not run */
+			struct entry *p = w->head;
+
+			w->head = p->next;
+			entry_free(env, p);
+		}
+	}
+	w->tail = &w->head;
+	w->n = 0;
+	give_back(env, w);
+	return rc;
+}

@@ -1,0 +1,202 @@
+/* An engine's run in a child process of its own (runner/engineproc.h). */
+#include "runner/engineproc.h"
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "data/vhome.h"
+#include "exec/homes.h"
+#include "exec/process.h"
+#include "mpi/ranks.h"
+#include "runner/stats.h"
+#include "runtime/pocltemp.h"
+#include "util/alloc.h"
+
+#define WRITES_MAX 64
+#define SHM_MAX    128
+
+/* What the child tells the shell before its device work: the buffers it writes. A shared
+ * mapping, so that it is there whatever way the child ends. */
+struct writes {
+	int n;
+	char shm[WRITES_MAX][SHM_MAX];
+};
+
+struct apart {
+	struct run_ctx *c;
+	engine_body body;
+	void *arg;
+	struct writes *w;
+};
+
+/* Set in the child only (a process of its own): where engine_apart_writes records. */
+static struct writes *child_writes;
+static volatile sig_atomic_t child_interrupted;
+
+static void on_child_sigint(int sig)
+{
+	(void)sig;
+	child_interrupted = 1;
+}
+
+/* Ctrl-C asks the engine to stop, as it does in the shell's process. */
+static void child_take_sigint(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_child_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+}
+
+static int child_run(void *arg, struct job_result *res)
+{
+	struct apart *a = arg;
+	struct run_ctx c = *a->c;
+	struct stats_acc st;
+	struct cs_err e = {""};
+	int rc;
+
+	child_writes = a->w;
+	child_take_sigint();
+	memset(&st, 0, sizeof(st));
+	c.in = stdin; /* the context's streams, moved onto 0 and 1 (exec/process.h) */
+	c.out = stdout;
+	c.stats = &st;
+	c.interrupted = c.detached ? NULL : &child_interrupted;
+	rc = a->body(&c, a->arg, &e);
+	snprintf(res->msg, sizeof(res->msg), "%s", rc ? e.msg : "");
+	res->has_stats = st.jobs > 0;
+	if (res->has_stats)
+		res->stats = st.sum;
+	return rc;
+}
+
+/* The shell's process may fork an engine: it has no OpenCL runtime (and its threads) yet. */
+static bool may_fork(const struct run_ctx *c)
+{
+	return !c->s->thread_mode && !c->s->texec && ranks_size() == 1;
+}
+
+/* What the child wrote is whole after its own end; after a signal it is not. The child
+ * stands in the table as a holder that ended (bit 63: never a warm worker's number). */
+static void writes_settle(struct run_ctx *c, const struct writes *w, pid_t pid, int ws,
+                          const char *what)
+{
+	uint64_t holder = UINT64_C(1) << 63 | (uint64_t)pid;
+	char how[64], *why;
+
+	for (int i = 0; i < w->n && i < WRITES_MAX; i++) {
+		if (WIFSIGNALED(ws))
+			vhome_device_wrote(c->s->homes, w->shm[i], holder, "the engine's devices");
+		else
+			vhome_host_wrote(c->s->homes, w->shm[i]);
+	}
+	if (!WIFSIGNALED(ws))
+		return;
+	proc_describe(ws, how, sizeof(how));
+	why = xasprintf("the worker of %s, %s", what, how);
+	vhome_holder_ended(c->s->homes, holder, why);
+	free(why);
+}
+
+static int child_ended(struct run_ctx *c, const char *what, int ws, const struct job_result *res,
+                       struct cs_err *e)
+{
+	char how[64];
+	char *kcache;
+
+	if (!WIFSIGNALED(ws)) {
+		if (res->status != 0 || WEXITSTATUS(ws) != 0)
+			err_set(e, "%s", res->msg[0] ? res->msg : "the engine failed");
+		if (res->has_stats)
+			stats_add(c->stats, &res->stats);
+		return res->status != 0 ? res->status : WEXITSTATUS(ws);
+	}
+	proc_describe(ws, how, sizeof(how));
+	if (WTERMSIG(ws) == SIGINT) {
+		err_set(e, "%s: interrupted", what);
+		return proc_status(ws);
+	}
+	kcache = rt_pocl_kcache_dir();
+	err_set(e,
+	        "%s: the engine's worker ended: %s (the OpenCL driver failed while the engine ran "
+	        "on its devices; its own message, if any, is above; a corrupt PoCL kernel cache "
+	        "aborts so: remove %s and run again)",
+	        what, how, kcache ? kcache : "~/.cache/pocl/kcache");
+	free(kcache);
+	return proc_status(ws);
+}
+
+static int wait_child(struct run_ctx *c, pid_t pid, int *ws)
+{
+	int got;
+
+	if (c->detached)
+		return proc_wait(pid, true, ws);
+	c->s->fg_pid = pid;
+	got = proc_wait_foreground(pid, c->interrupted, ws);
+	c->s->fg_pid = 0;
+	return got;
+}
+
+int engine_apart(struct run_ctx *c, const char *what, engine_body body, void *arg, struct cs_err *e)
+{
+	struct child_io io = {fileno(c->in), fileno(c->out), -1};
+	struct apart a = {c, body, arg, NULL};
+	struct job_result *res;
+	pid_t pid;
+	int ws, rc;
+
+	if (!may_fork(c))
+		return body(c, arg, e);
+	/* The child reads shared memory: what warm workers hold comes back first. */
+	if (homes_all_to_host(c->s->homes, c->s->workers, e))
+		return 1;
+	a.w = mmap(NULL, sizeof(*a.w), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (a.w == MAP_FAILED) {
+		err_errno(e, "%s: cannot map the engine's report area", what);
+		return 1;
+	}
+	a.w->n = 0;
+	if (proc_start(child_run, &a, c->detached, &io, &pid, &res, e)) {
+		munmap(a.w, sizeof(*a.w));
+		return 1;
+	}
+	if (wait_child(c, pid, &ws) != 1) {
+		err_errno(e, "%s: waiting for the engine's worker", what);
+		rc = 1;
+	} else {
+		writes_settle(c, a.w, pid, ws, what);
+		rc = child_ended(c, what, ws, res, e);
+	}
+	proc_result_free(res);
+	munmap(a.w, sizeof(*a.w));
+	return rc;
+}
+
+void engine_apart_writes(const struct job_plan *jp)
+{
+	struct writes *w = child_writes;
+
+	if (!w)
+		return;
+	for (size_t i = 0; i < jp->kp.nargs && w->n < WRITES_MAX; i++) {
+		const struct stream_bind *b = &jp->binds[i];
+
+		if (b->how == BIND_BUFFER && b->shm && arg_is_written(jp->kp.args[i].kind))
+			snprintf(w->shm[w->n++], SHM_MAX, "%s", b->shm);
+	}
+}
+
+bool engine_apart_child(void)
+{
+	return child_writes != NULL;
+}
