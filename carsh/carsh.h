@@ -223,7 +223,11 @@ int carsh_flowmodel_stream_bytes(carsh_flowmodel *fm, const char *stream, size_t
  * carsh_flowmodel_free or another bind of the stream, except between fires: after
  * carsh_flowmodel_fire returns (or a wait or test says the fire is done), the caller may
  * read and write it until the next fire. Page-aligned memory lets more devices use it in
- * place. */
+ * place. A stream of structs (type="struct P") is count records laid out as the device lays
+ * out the kernel's struct: each field at a multiple of its alignment (a scalar's or a
+ * vector's size, so long, double and int2 at multiples of 8), the whole padded to its
+ * largest; an array of the same C struct, with vectors aligned to their size
+ * (__attribute__((aligned(8))) on a float[2] standing for a float2), is that memory. */
 int carsh_flowmodel_bind_memory(carsh_flowmodel *fm, const char *stream, void *mem, size_t bytes);
 
 /* Bind a stream to a virtual buffer (carsh_buffer_new), which stays on the device between

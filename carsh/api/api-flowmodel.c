@@ -258,13 +258,17 @@ static void stream_unbind(carsh_flowmodel *fm, size_t i)
 static int size_check(carsh_flowmodel *fm, size_t i, size_t bytes, struct cs_err *e)
 {
 	const struct kernel_arg *a = &fm->jp->kp.args[i];
-	char tn[64];
+	char tn[160];
 
 	if (bytes == a->bytes)
 		return 0;
+	if (a->record)
+		snprintf(tn, sizeof(tn), "struct %s of %zu bytes", a->record->name,
+		         a->record->size);
+	else
+		type_name(a->type, tn, sizeof(tn));
 	return api_fail(e, CARSH_E_SIZE, "%s: stream '%s' is %zu bytes (%zu %s), not %zu",
-	                fm->fm->file, a->name, a->bytes, a->count,
-	                type_name(a->type, tn, sizeof(tn)), bytes);
+	                fm->fm->file, a->name, a->bytes, a->count, tn, bytes);
 }
 
 static int bind_check(carsh_flowmodel *fm, const char *stream, size_t bytes, size_t *i)

@@ -6,6 +6,7 @@
 #include "cmd/cmd.h"
 #include "util/options.h"
 #include "runner/buffers.h"
+#include "util/alloc.h"
 
 struct fill_args {
 	const char *value;
@@ -31,8 +32,16 @@ static int vb_create(struct run_ctx *c, const union vb_args *a, int n, char **w,
 	long long count;
 
 	(void)a;
-	(void)n;
-	if (type_parse(w[1], &t, e))
+	if (n == 4 && strcmp(w[1], "struct") == 0) {
+		char *type = xasprintf("struct %s", w[2]);
+
+		(void)buffers_parse_type(type, &t, e);
+		free(type);
+		return cmd_prefix(e, 1, "virtbuf create %s: ", w[0]);
+	}
+	if (n != 3)
+		return cmd_error(e, 2, "usage: virtbuf create NAME TYPE COUNT");
+	if (buffers_parse_type(w[1], &t, e))
 		return cmd_prefix(e, 1, "virtbuf create %s: ", w[0]);
 	if (scope_eval_range(c->caller, w[2], "count", 1, INT64_MAX, &count, e))
 		return cmd_prefix(e, 1, "virtbuf create %s: ", w[0]);
@@ -122,7 +131,7 @@ struct vb_op {
 
 /* clang-format off */
 static const struct vb_op vb_ops[] = {
-	{{.name = "virtbuf create", .usage = "virtbuf create NAME TYPE COUNT", .min = 3, .max = 3},
+	{{.name = "virtbuf create", .usage = "virtbuf create NAME TYPE COUNT", .min = 3, .max = 4},
 	 vb_create},
 	{{.name = "virtbuf fill", .usage = fill_usage,
 	  .about = "Load a virtual buffer from CSV or PGM (\"-\": standard input), or set every "

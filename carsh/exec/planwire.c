@@ -8,11 +8,11 @@
 #include "util/alloc.h"
 
 /* Bumped when the layout changes; the two ends are one build, so this is a guard only. */
-#define PLANWIRE_VERSION 4
+#define PLANWIRE_VERSION 5
 
 /* A field added to these structures must be added here too: the sizes on LP64 remind. */
 #if __SIZEOF_POINTER__ == 8 && __SIZEOF_LONG__ == 8
-_Static_assert(sizeof(struct kernel_arg) == 248, "kernel_arg changed: update planwire");
+_Static_assert(sizeof(struct kernel_arg) == 264, "kernel_arg changed: update planwire");
 _Static_assert(sizeof(struct kernel_plan) == 216, "kernel_plan changed: update planwire");
 /* stream_bind's file_map, like host_owned, belongs to the side that staged the data. */
 _Static_assert(sizeof(struct stream_bind) == 208, "stream_bind changed: update planwire");
@@ -20,6 +20,25 @@ _Static_assert(sizeof(struct stream_bind) == 208, "stream_bind changed: update p
  * sent. */
 _Static_assert(sizeof(struct job_plan) == 264, "job_plan changed: update planwire");
 #endif
+
+/* A struct stream's layout: its name, size, alignment and leaves; a flag first. */
+static void put_record(struct wbuf *w, const struct cs_record *r)
+{
+	wb_u32(w, r != NULL);
+	if (!r)
+		return;
+	wb_str(w, r->name);
+	wb_u64(w, r->size);
+	wb_u64(w, r->align);
+	wb_u64(w, r->nfields);
+	for (size_t i = 0; i < r->nfields; i++) {
+		wb_str(w, r->fields[i].name);
+		wb_u32(w, r->fields[i].type.scalar);
+		wb_u32(w, r->fields[i].type.width);
+		wb_u64(w, r->fields[i].count);
+		wb_u64(w, r->fields[i].offset);
+	}
+}
 
 static void put_arg(struct wbuf *w, const struct kernel_arg *a)
 {
@@ -43,6 +62,7 @@ static void put_arg(struct wbuf *w, const struct kernel_arg *a)
 	wb_u32(w, a->sampler_normalized);
 	wb_u32(w, a->sampler_address);
 	wb_u32(w, a->sampler_filter);
+	put_record(w, a->record);
 }
 
 static void put_bind(struct wbuf *w, const struct stream_bind *b)
@@ -155,14 +175,51 @@ static size_t get_count(struct pw_dec *d, size_t least)
 	return 0;
 }
 
+static bool width_valid(uint32_t w)
+{
+	return w == 1 || w == 2 || w == 4 || w == 8 || w == 16;
+}
+
 static void get_type(struct pw_dec *d, struct cs_type *t)
 {
-	uint32_t w;
-
 	t->scalar = get_enum(d, SC_COUNT - 1, "argument type");
-	w = rb_u32(&d->r);
-	refuse(d, w != 1 && w != 2 && w != 4 && w != 8 && w != 16, "argument type width");
-	t->width = d->r.bad ? 1 : w;
+	t->width = rb_u32(&d->r); /* checked with the record, which may make it any size */
+}
+
+/* Each leaf inside the record, of a valid type: a layout the reader can trust. */
+static struct cs_record *get_record(struct pw_dec *d)
+{
+	struct cs_record *r;
+	size_t n;
+
+	if (!get_bool(d, "record flag"))
+		return NULL;
+	r = xcalloc(1, sizeof(*r));
+	r->name = rb_str(&d->r);
+	r->size = rb_u64(&d->r);
+	r->align = rb_u64(&d->r);
+	n = get_count(d, 2 * sizeof(uint32_t) + 2 * sizeof(uint64_t));
+	refuse(d, n == 0 || r->size == 0 || r->size > UINT32_MAX, "record size");
+	if (d->r.bad)
+		return r;
+	r->fields = xcalloc(n, sizeof(*r->fields));
+	r->nfields = n;
+	for (size_t i = 0; i < n; i++) {
+		struct rec_field *f = &r->fields[i];
+		size_t bytes;
+
+		f->name = rb_str(&d->r);
+		f->type.scalar = get_enum(d, SC_COUNT - 1, "record field type");
+		f->type.width = rb_u32(&d->r);
+		f->count = rb_u64(&d->r);
+		f->offset = rb_u64(&d->r);
+		refuse(d,
+		       (!width_valid(f->type.width) && f->type.width != 3) ||
+		               size_mul(f->count, record_elem_size(f->type), &bytes) ||
+		               f->offset > r->size || bytes > r->size - f->offset,
+		       "record field");
+	}
+	return r;
 }
 
 static void get_arg(struct pw_dec *d, struct kernel_arg *a)
@@ -187,6 +244,11 @@ static void get_arg(struct pw_dec *d, struct kernel_arg *a)
 	a->sampler_normalized = get_bool(d, "sampler_normalized");
 	a->sampler_address = rb_u32(&d->r);
 	a->sampler_filter = rb_u32(&d->r);
+	a->record = get_record(d);
+	refuse(d, a->record ? a->type.width != a->record->size : !width_valid(a->type.width),
+	       "argument type width");
+	if (d->r.bad)
+		a->type.width = 1;
 }
 
 static void get_bind(struct pw_dec *d, struct stream_bind *b)

@@ -8,6 +8,7 @@
 #include "data/csvio.h"
 #include "data/datafile.h"
 #include "data/fill.h"
+#include "data/recfile.h"
 #include "data/vbuf.h"
 #include "util/alloc.h"
 #include "util/atomicfile.h"
@@ -39,23 +40,36 @@ static bool is_param_name(const char *s)
 /* After a failed read of a CSV file: where it failed only because it holds another number of
  * values and the count is one parameter, say which value of it fits (the file is read again
  * to learn its length: csvio says how many values it found only in words). */
+/* How many elements a file holds: records for a struct stream, else values over the
+ * width (0 when they do not make whole elements); -1 when it cannot be told. */
+static int elements_in(const struct kernel_arg *a, const char *path, size_t *n)
+{
+	struct cs_err ignored;
+	void *all;
+
+	if (a->record)
+		return recfile_count(path, NULL, a->record, n, &ignored) == 0 ? 0 : -1;
+	if (csvio_read_all(path, a->type.scalar, &all, n, &ignored) != 0)
+		return -1;
+	free(all);
+	*n = *n % a->type.width ? 0 : *n / a->type.width;
+	return 0;
+}
+
 static int count_hint(const struct kernel_arg *a, const char *path, struct cs_err *e)
 {
-	size_t n, width = a->type.width;
-	struct cs_err ignored;
 	struct stat sb;
-	void *all;
+	size_t n;
 	char *msg;
 
 	if (!is_param_name(a->count_expr) || stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-	    csvio_read_all(path, a->type.scalar, &all, &n, &ignored) != 0)
+	    elements_in(a, path, &n) != 0)
 		return -1;
-	free(all);
-	if (n == 0 || n % width != 0 || n == a->count * width)
+	if (n == 0 || n == a->count)
 		return -1;
 	msg = xstrdup(e->msg);
 	err_set(e, "%s (count=\"%s\" with %s=%zu; set %s=%zu?)", msg, a->count_expr, a->count_expr,
-	        a->count, a->count_expr, n / width);
+	        a->count, a->count_expr, n);
 	free(msg);
 	return -1;
 }
@@ -65,8 +79,10 @@ static int read_file(const struct job_plan *jp, struct kernel_arg *a, struct str
 {
 	size_t scalars = a->count * a->type.width;
 	enum data_format f;
+	int rc = a->record ? recfile_read(b->path, jp->in, a->record, a->host, a->count, e)
+	                   : datafile_read(b->path, jp->in, a->type.scalar, a->host, scalars, e);
 
-	if (datafile_read(b->path, jp->in, a->type.scalar, a->host, scalars, e))
+	if (rc)
 		return datafile_format(b->path, &f, e) == 0 && f == DF_CSV
 		               ? count_hint(a, b->path, e)
 		               : -1;
@@ -78,7 +94,9 @@ static int read_file(const struct job_plan *jp, struct kernel_arg *a, struct str
  * error in the file. */
 static int map_file(struct kernel_arg *a, struct stream_bind *b, struct cs_err *e)
 {
-	int rc = datafile_map(b->path, a->type.scalar, a->count * a->type.width, &b->file_map, e);
+	int rc = a->record ? recfile_map(b->path, a->record, a->count, &b->file_map, e)
+	                   : datafile_map(b->path, a->type.scalar, a->count * a->type.width,
+	                                  &b->file_map, e);
 
 	if (rc == 1)
 		a->host = b->file_map.data;
@@ -136,7 +154,8 @@ static int check_outputs(const struct job_plan *jp, struct cs_err *e)
 		const struct stream_bind *b = &jp->binds[i];
 
 		if (arg_is_written(jp->kp.args[i].kind) && b->how == BIND_FILE &&
-		    atomic_writable(b->path, e))
+		    ((jp->kp.args[i].record && recfile_format(b->path, jp->kp.args[i].record, e)) ||
+		     atomic_writable(b->path, e)))
 			return err_prefix(e, "stream '%s': ", jp->kp.args[i].name);
 	}
 	return 0;
@@ -165,6 +184,8 @@ static int write_file(const struct job_plan *jp, const struct kernel_arg *a,
 	size_t scalars = a->count * a->type.width;
 	enum data_format f;
 
+	if (a->record)
+		return recfile_write(b->path, jp->out, a->record, a->host, a->count, e);
 	if (datafile_format(b->path, &f, e))
 		return -1;
 	if (f == DF_PGM && !b->columns_given)

@@ -1,5 +1,6 @@
 #include "model/flowmodel.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -264,12 +265,7 @@ static int read_arg(const struct xml_ctx *x, xmlNodePtr n, enum arg_kind kind, s
 	if (xml_check_image_attrs(x, n) || xml_attr_req(x, n, "type", &type))
 		goto out;
 	if (strncmp(type, "struct ", 7) == 0) {
-		if (kind != ARG_CONSTANT) {
-			xml_err(x, n,
-			        "a struct type is for a <Constant> (a by-value argument); a stream "
-			        "of structs is not supported");
-			goto out;
-		}
+		/* Sized where the structs are resolved: they may come after <Arguments>. */
 		a->struct_name = xstrdup(type + 7 + strspn(type + 7, " "));
 		a->type = (struct cs_type){SC_UCHAR, 1};
 	} else if (param_reference(type, pname, sizeof(pname))) {
@@ -326,7 +322,7 @@ static const struct fm_struct *find_struct(const struct flowmodel *fm, const cha
                                            size_t *index)
 {
 	for (size_t i = 0; i < fm->nstructs; i++) {
-		if (strcmp(fm->structs[i].name, name) == 0) {
+		if (strcmp(fm->structs[i].rec.name, name) == 0) {
 			if (index)
 				*index = i;
 			return &fm->structs[i];
@@ -335,37 +331,100 @@ static const struct fm_struct *find_struct(const struct flowmodel *fm, const cha
 	return NULL;
 }
 
-/* One <Field>: placed at the next multiple of its size, as OpenCL C aligns a scalar or a
- * vector to its own size. */
-static int read_field(const struct xml_ctx *x, xmlNodePtr n, struct fm_struct *st)
+/* count="4": a fixed array's length, a literal (the layout cannot wait for parameters). */
+static int read_field_count(const struct xml_ctx *x, xmlNodePtr n, size_t *count)
 {
-	static const char *const attrs[] = {"name", "type", NULL};
-	struct fm_field *f;
-	char *type = NULL;
-	size_t size;
+	char *text = xml_attr(n, "count"), *end;
+	unsigned long long v;
+	int rc = 0;
+
+	*count = 1;
+	if (!text)
+		return 0;
+	v = strtoull(text, &end, 10);
+	if (end == text || *end || text[0] == '-' || v == 0 || v > 65536)
+		rc = xml_err(x, n,
+		             "count=\"%s\": a fixed array's length is a number from 1 to 65536",
+		             text);
+	*count = (size_t)v;
+	free(text);
+	return rc;
+}
+
+static bool field_named(const struct cs_record *r, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < r->nfields; i++)
+		if (strncmp(r->fields[i].name, name, len) == 0 &&
+		    (r->fields[i].name[len] == '\0' || r->fields[i].name[len] == '.' ||
+		     r->fields[i].name[len] == '['))
+			return true;
+	return false;
+}
+
+/* A field's type: a stream's, or a 3-wide vector ("float3"), which a struct may hold (it
+ * takes the room of a 4-wide one) where a stream may not. */
+static int field_type(const char *text, struct cs_type *t, struct cs_err *e)
+{
+	size_t len = strlen(text);
+	char four[32];
+
+	if (len > 1 && len < sizeof(four) && text[len - 1] == '3' &&
+	    !isdigit((unsigned char)text[len - 2])) {
+		memcpy(four, text, len);
+		four[len - 1] = '4';
+		four[len] = '\0';
+		if (type_parse(four, t, e) == 0) {
+			t->width = 3;
+			return 0;
+		}
+	}
+	return type_parse(text, t, e);
+}
+
+/* One <Field>: a scalar or a vector (at the next multiple of its size), a struct declared
+ * before it (at a multiple of its largest field's size), or a fixed array of either. */
+static int read_field(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel *fm,
+                      struct fm_struct *st)
+{
+	static const char *const attrs[] = {"name", "type", "count", NULL};
+	char *name = NULL, *type = NULL;
+	struct cs_type t;
+	size_t count;
 	int rc = -1;
 
 	if (!xml_is(n, "Field"))
 		return xml_unknown_child(x, n, (const char *const[]){"Field", NULL});
-	st->fields = xrealloc(st->fields, (st->nfields + 1) * sizeof(*st->fields));
-	f = memset(&st->fields[st->nfields++], 0, sizeof(*f));
 	if (xml_check_attrs(x, n, attrs) || xml_check_no_text(x, n) ||
-	    xml_attr_req(x, n, "name", &f->name) || xml_attr_req(x, n, "type", &type))
+	    xml_attr_req(x, n, "name", &name) || xml_attr_req(x, n, "type", &type) ||
+	    read_field_count(x, n, &count))
 		goto out;
-	if (type_parse(type, &f->type, x->e)) {
-		xml_err(x, n, "%s", x->e->msg);
+	if (field_named(&st->rec, name)) {
+		xml_err(x, n, "duplicate field name '%s'", name);
 		goto out;
 	}
-	for (size_t i = 0; i + 1 < st->nfields; i++)
-		if (strcmp(st->fields[i].name, f->name) == 0) {
-			xml_err(x, n, "duplicate field name '%s'", f->name);
+	if (strncmp(type, "struct ", 7) == 0) {
+		const char *inner = type + 7 + strspn(type + 7, " ");
+		const struct fm_struct *in = find_struct(fm, inner, NULL);
+
+		if (!in || in == st) {
+			xml_err(x, n,
+			        "no <Struct name=\"%s\"> before this field (a nested struct is "
+			        "declared first)",
+			        inner);
 			goto out;
 		}
-	size = type_size(f->type);
-	f->offset = (st->size + size - 1) / size * size;
-	st->size = f->offset + size;
+		record_add_record(&st->rec, name, &in->rec, count);
+	} else if (field_type(type, &t, x->e)) {
+		xml_err(x, n, "%s", x->e->msg);
+		goto out;
+	} else {
+		record_add(&st->rec, name, t, count);
+	}
 	rc = 0;
 out:
+	free(name);
 	free(type);
 	return rc;
 }
@@ -374,7 +433,6 @@ static int read_struct(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel *
 {
 	static const char *const attrs[] = {"name", NULL};
 	struct fm_struct *st;
-	size_t align = 1;
 	char *name = NULL;
 
 	if (xml_check_attrs(x, n, attrs) || xml_check_no_text(x, n) ||
@@ -389,33 +447,37 @@ static int read_struct(const struct xml_ctx *x, xmlNodePtr n, struct flowmodel *
 		return -1;
 	}
 	fm->structs = xrealloc(fm->structs, (fm->nstructs + 1) * sizeof(*fm->structs));
-	st = memset(&fm->structs[fm->nstructs++], 0, sizeof(*st));
-	st->name = name;
+	st = &fm->structs[fm->nstructs++];
+	record_init(&st->rec, name);
+	free(name);
 	st->line = xml_line(n);
-	for (xmlNodePtr c = xml_child(n); c; c = xml_next(c)) {
-		if (read_field(x, c, st))
+	for (xmlNodePtr c = xml_child(n); c; c = xml_next(c))
+		if (read_field(x, c, fm, st))
 			return -1;
-		if (type_size(st->fields[st->nfields - 1].type) > align)
-			align = type_size(st->fields[st->nfields - 1].type);
-	}
-	if (!st->nfields)
+	if (!st->rec.nfields)
 		return xml_err(x, n,
 		               "a struct needs at least one <Field name=\"...\" type=\"...\"/>");
-	st->size = (st->size + align - 1) / align * align;
+	record_finish(&st->rec);
 	return 0;
 }
 
-/* type="struct P" names a <Struct> of this flow-model, declared anywhere in it. */
+/* type="struct P" names a <Struct> of this flow-model, declared anywhere in it. A stream's
+ * or a Local's elements are then P's bytes: uchar, as wide as the struct. */
 static int resolve_structs(const struct xml_ctx *x, struct flowmodel *fm)
 {
 	for (size_t i = 0; i < fm->nargs; i++) {
 		struct fm_arg *a = &fm->args[i];
 
-		if (a->struct_name && !find_struct(fm, a->struct_name, &a->struct_index))
-			return err_set(
-			        x->e,
-			        "%s:%d: <Constant name=\"%s\">: no <Struct name=\"%s\"> in %s",
-			        x->file, a->line, a->name, a->struct_name, x->file);
+		if (!a->struct_name)
+			continue;
+		if (!find_struct(fm, a->struct_name, &a->struct_index))
+			return err_set(x->e,
+			               "%s:%d: <%s name=\"%s\">: no <Struct name=\"%s\"> in %s",
+			               x->file, a->line, arg_kind_name(a->kind), a->name,
+			               a->struct_name, x->file);
+		if (a->kind != ARG_CONSTANT)
+			a->type = (struct cs_type){SC_UCHAR,
+			                           (unsigned)fm->structs[a->struct_index].rec.size};
 	}
 	return 0;
 }
@@ -574,12 +636,8 @@ void flowmodel_free(struct flowmodel *fm)
 		free(fm->local[i]);
 	}
 	free(fm->args);
-	for (size_t i = 0; i < fm->nstructs; i++) {
-		for (size_t f = 0; f < fm->structs[i].nfields; f++)
-			free(fm->structs[i].fields[f].name);
-		free(fm->structs[i].fields);
-		free(fm->structs[i].name);
-	}
+	for (size_t i = 0; i < fm->nstructs; i++)
+		record_free(&fm->structs[i].rec);
 	free(fm->structs);
 	params_free(&fm->params);
 	free(fm->name);

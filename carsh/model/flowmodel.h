@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "data/params.h"
+#include "data/record.h"
 #include "data/types.h"
 #include "model/xml.h"
 #include "runtime/plan.h"
@@ -12,19 +13,10 @@
 enum partition { PART_BLOCK, PART_COPY };
 
 /* <Struct name="P"><Field name="n" type="int"/>...</Struct>: the type of a by-value
- * Constant (type="struct P"), laid out as OpenCL C lays it out: each field at a multiple of
- * its own size (a vector's alignment is its size), the whole a multiple of the largest. */
-struct fm_field {
-	char *name;
-	struct cs_type type;
-	size_t offset;
-};
-
+ * Constant or of a stream's elements (type="struct P"), laid out as OpenCL C lays it out
+ * (data/record.h); a field may be a fixed array (count="4") or an earlier struct. */
 struct fm_struct {
-	char *name;
-	struct fm_field *fields;
-	size_t nfields;
-	size_t size;
+	struct cs_record rec;
 	int line;
 };
 
@@ -36,7 +28,7 @@ struct fm_arg {
 	char *type_param;    /* type="${T}": the parameter naming the type, or NULL */
 	char *count;         /* streams and Local */
 	char *value;         /* Constant */
-	char *struct_name;   /* type="struct P": P (a Constant), else NULL */
+	char *struct_name;   /* type="struct P": P, else NULL */
 	size_t struct_index; /* then its place in the flow-model's structs */
 	enum partition partition;
 	bool partition_given;

@@ -119,47 +119,48 @@ static int parse_element(struct planner *p, struct cs_type t, const char *text, 
 	return rc;
 }
 
-/* A struct Constant's value: its fields' components in order, comma-separated, each placed
- * at its field's offset; the padding is zero. */
-static int parse_struct(struct planner *p, const struct fm_struct *st, const char *text,
-                        struct kernel_arg *ka)
+/* A struct value: its fields' components in order, comma-separated, each placed at its
+ * field's offset in dst (r->size bytes, at most TYPE_MAX_BYTES); the padding is zero. With
+ * one_for_all, a single value fills every component (a <Fill>, as for a vector). */
+static int parse_record(struct planner *p, const struct cs_record *r, const char *text,
+                        bool one_for_all, unsigned char *dst)
 {
 	char *parts[TYPE_MAX_BYTES];
-	size_t want = 0, k = 0;
+	size_t want = record_components(r);
 	int n, rc = 0;
 
-	for (size_t f = 0; f < st->nfields; f++)
-		want += st->fields[f].type.width;
-	if (st->size > TYPE_MAX_BYTES)
-		return err_set(p->e, "struct %s is %zu bytes; a Constant holds at most %d",
-		               st->name, st->size, TYPE_MAX_BYTES);
 	n = split_top_level(text, parts, TYPE_MAX_BYTES);
-	if (n != (int)want) {
+	if (n != (int)want && !(one_for_all && n == 1)) {
 		for (int i = 0; i < n; i++)
 			free(parts[i]);
 		return err_set(p->e,
 		               "'%s' has %s%d values, struct %s needs %zu (its fields' components "
-		               "in order)",
-		               text, n < 0 ? "more than " : "", n < 0 ? TYPE_MAX_BYTES : n,
-		               st->name, want);
+		               "in order%s)",
+		               text, n < 0 ? "more than " : "", n < 0 ? TYPE_MAX_BYTES : n, r->name,
+		               want, one_for_all ? ", or 1 for all" : "");
 	}
-	ka->bytes = st->size;
-	ka->is_struct = true;
-	memset(ka->value, 0, sizeof(ka->value));
-	for (size_t f = 0; f < st->nfields && rc == 0; f++) {
-		const struct fm_field *fd = &st->fields[f];
-		size_t ss = scalar_size(fd->type.scalar);
+	memset(dst, 0, r->size);
+	for (size_t k = 0; k < want && rc == 0; k++) {
+		size_t offset;
+		const struct rec_field *fd = record_component(r, k, &offset);
 
-		for (unsigned c = 0; c < fd->type.width && rc == 0; c++, k++) {
-			rc = parse_component(p, fd->type.scalar, parts[k],
-			                     ka->value + fd->offset + c * ss);
-			if (rc)
-				err_prefix(p->e, "field '%s': ", fd->name);
-		}
+		rc = parse_component(p, fd->type.scalar, parts[n == 1 ? 0 : k], dst + offset);
+		if (rc)
+			err_prefix(p->e, "field '%s': ", fd->name);
 	}
 	for (int i = 0; i < n; i++)
 		free(parts[i]);
 	return rc;
+}
+
+/* A struct Constant, or one element of a struct stream's fill: at most TYPE_MAX_BYTES. */
+static int parse_struct(struct planner *p, const struct cs_record *r, const char *text,
+                        unsigned char *dst, bool fill)
+{
+	if (r->size > TYPE_MAX_BYTES)
+		return err_set(p->e, "struct %s is %zu bytes; %s holds at most %d", r->name,
+		               r->size, fill ? "a <Fill> value" : "a Constant", TYPE_MAX_BYTES);
+	return parse_record(p, r, text, fill, dst);
 }
 
 /* An image's size: width and height, each at least 1; its count follows from them. */
@@ -202,10 +203,18 @@ static int eval_arg(struct planner *p, const struct fm_arg *a, struct kernel_arg
 	}
 	if (a->image_dims && eval_image(p, a, ka))
 		return -1;
-	if (a->struct_name)
-		return parse_struct(p, &p->fm->structs[a->struct_index], a->value, ka)
-		               ? arg_error(p, a)
-		               : 0;
+	if (a->struct_name && a->kind == ARG_CONSTANT) {
+		const struct cs_record *r = &p->fm->structs[a->struct_index].rec;
+
+		ka->bytes = r->size;
+		ka->is_struct = true;
+		memset(ka->value, 0, sizeof(ka->value));
+		return parse_struct(p, r, a->value, ka->value, false) ? arg_error(p, a) : 0;
+	}
+	if (a->struct_name) {
+		ka->record = xmalloc(sizeof(*ka->record));
+		record_copy(ka->record, &p->fm->structs[a->struct_index].rec);
+	}
 	if (a->kind == ARG_CONSTANT) {
 		ka->bytes = type_size(ka->type);
 		return parse_element(p, ka->type, a->value, ka->value) ? arg_error(p, a) : 0;
@@ -257,7 +266,8 @@ static int bind_stream(struct planner *p, const struct kernel_arg *ka, struct st
 	case BIND_FILE:
 		return bind_file(p, b, ka, sb);
 	case BIND_FILL:
-		if (parse_element(p, ka->type, b->fill, sb->fill))
+		if (ka->record ? parse_struct(p, ka->record, b->fill, sb->fill, true)
+		               : parse_element(p, ka->type, b->fill, sb->fill))
 			return err_prefix(p->e, "%s: <Fill>: ", b->origin);
 		return 0;
 	case BIND_BUFFER:
@@ -265,8 +275,11 @@ static int bind_stream(struct planner *p, const struct kernel_arg *ka, struct st
 		if (!p->env->resolve)
 			return err_set(p->e, "%s: <Buffer>: virtual buffers are not available here",
 			               b->origin);
-		if (p->env->resolve(p->env->resolve_ctx, b->buffer, ka->type, ka->count, &sb->shm,
-		                    p->e))
+		/* A struct stream's buffer holds its bytes: uchar, count times the struct's size.
+		 */
+		if (p->env->resolve(p->env->resolve_ctx, b->buffer,
+		                    ka->record ? (struct cs_type){SC_UCHAR, 1} : ka->type,
+		                    ka->record ? ka->bytes : ka->count, &sb->shm, p->e))
 			return err_prefix(p->e, "%s: stream '%s': ", b->origin, ka->name);
 		return 0;
 	case BIND_DISCARD:

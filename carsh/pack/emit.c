@@ -258,7 +258,16 @@ static int check_steps(struct pack *pk, struct cs_err *e)
 			return err_prefix(e, "%s: ", pk->execs[i].where);
 	for (size_t i = 0; i < pk->nexecs; i++)
 		for (size_t a = 0; a < pk->execs[i].jp->kp.nargs; a++)
-			if (pk->execs[i].jp->kp.args[a].is_struct)
+			if (pk->execs[i].jp->kp.args[a].record)
+				return err_set(
+				        e,
+				        "%s: <%s name=\"%s\"> is a stream of struct %s; pack "
+				        "carries streams of the scalar and vector types only",
+				        pk->execs[i].where,
+				        arg_kind_name(pk->execs[i].jp->kp.args[a].kind),
+				        pk->execs[i].jp->kp.args[a].name,
+				        pk->execs[i].jp->kp.args[a].record->name);
+			else if (pk->execs[i].jp->kp.args[a].is_struct)
 				return err_set(
 				        e,
 				        "%s: <Constant name=\"%s\"> is a struct; pack writes "

@@ -120,7 +120,7 @@ static int step_create(struct run *r, const struct step *s)
 	snprintf(op, sizeof(op), "virtbuf create %s: ", s->name);
 	if (eval_size(r, s->count, "count", "count", op, &count))
 		return 1;
-	if (type_parse(s->type, &t, r->e)) {
+	if (buffers_parse_type(s->type, &t, r->e)) {
 		err_prefix(r->e, "%s", op);
 		return 1;
 	}

@@ -30,6 +30,17 @@ int buffers_create(struct run_ctx *c, const char *name, struct cs_type type, siz
 	return 0;
 }
 
+int buffers_parse_type(const char *text, struct cs_type *t, struct cs_err *e)
+{
+	if (strncmp(text, "struct", 6) == 0 && (text[6] == ' ' || text[6] == '\0'))
+		return err_set(e,
+		               "'%s': a virtual buffer holds a stream of structs as its bytes: "
+		               "create it as uchar with the stream's count times the struct's "
+		               "size (docs/formats.md, \"Structs\")",
+		               text);
+	return type_parse(text, t, e);
+}
+
 static int read_values(const char *file, const struct vbuf *v, void *dst, struct cs_err *e)
 {
 	return datafile_read(file, NULL, v->type.scalar, dst, v->count * v->type.width, e);

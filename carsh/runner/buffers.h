@@ -18,6 +18,10 @@
 #include "runner/context.h"
 
 /* A zero-filled buffer of count elements of type. */
+/* A buffer's element type as `virtbuf create` and <Virtbuf op="create"> give it. A struct
+ * is refused with the way out: a buffer holds a stream of structs as its bytes ("'struct
+ * Node': ... create it as uchar ..."). */
+int buffers_parse_type(const char *text, struct cs_type *t, struct cs_err *e);
 int buffers_create(struct run_ctx *c, const char *name, struct cs_type type, size_t count,
                    struct cs_err *e);
 /* The buffer's contents from a CSV or PGM file ("-": standard input), read in full before

@@ -56,6 +56,10 @@ static int arg_why_not(const struct exe *exe, const struct fm_arg *a, const stru
 	}
 	if (!arg_is_stream(a->kind))
 		return 0;
+	if (a->struct_name) {
+		snprintf(why, len, "stream '%s' is of struct %s", a->name, a->struct_name);
+		return -1;
+	}
 	if (strcmp(a->count, g) != 0) {
 		snprintf(why, len, "stream '%s' has count '%s', not the work size '%s'", a->name,
 		         a->count, g);

@@ -10,6 +10,7 @@
 
 #include "data/datafile.h"
 #include "data/pgm.h"
+#include "data/recfile.h"
 #include "data/types.h"
 #include "util/alloc.h"
 #include "util/atomicfile.h"
@@ -204,11 +205,15 @@ static int disagree(const struct sized *a, const struct sized *b, struct cs_err 
 
 /* The count of one stream's data, in elements of its type t (a type="${T}" resolved);
  * 0 for a format not counted. */
-static int measure(const struct fm_arg *a, const struct cs_type *t, const char *shown,
-                   const char *path, FILE *in, size_t *count, struct parsed *p, struct cs_err *e)
+static int measure(const struct flowmodel *fm, const struct fm_arg *a, const struct cs_type *t,
+                   const char *shown, const char *path, FILE *in, size_t *count, struct parsed *p,
+                   struct cs_err *e)
 {
-	size_t n;
-	int rc = datafile_count_values(path, in, t->scalar, &n, &p->values, e);
+	const struct cs_record *r = a->struct_name ? &fm->structs[a->struct_index].rec : NULL;
+	size_t n = 0;
+	/* a record's values are not kept: the job reads its file */
+	int rc = r ? recfile_count(path, in, r, &n, e)
+	           : datafile_count_values(path, in, t->scalar, &n, &p->values, e);
 
 	*count = 0;
 	p->n = n;
@@ -218,7 +223,12 @@ static int measure(const struct fm_arg *a, const struct cs_type *t, const char *
 	if (rc > 0)
 		return 0;
 	if (n == 0)
-		return err_set(e, "stream '%s': %s holds no values", a->name, shown);
+		return err_set(e, "stream '%s': %s holds no %s", a->name, shown,
+		               r ? "records" : "values");
+	if (r) {
+		*count = n;
+		return 0;
+	}
 	if (n % t->width)
 		return err_set(e,
 		               "stream '%s': %s holds %zu values, not a whole number of %u-wide "
@@ -241,14 +251,14 @@ static int record(const struct sized *s, struct sized *first, size_t nfirst, siz
 }
 
 /* One stream: sizes its parameter, or checks it against the stream that did. */
-static int size_from(const struct fm_arg *a, const struct cs_type *t, const struct exe_bind *b,
-                     FILE *in, struct sized *first, size_t nfirst, size_t *used, struct parsed *p,
-                     struct cs_err *e)
+static int size_from(const struct flowmodel *fm, const struct fm_arg *a, const struct cs_type *t,
+                     const struct exe_bind *b, FILE *in, struct sized *first, size_t nfirst,
+                     size_t *used, struct parsed *p, struct cs_err *e)
 {
 	struct sized s = {a->count, a->name, path_is_stdio(b->path) ? "<stdin>" : b->path, 0};
 
 	*p = (struct parsed){a, b, NULL, 0, SC_FLOAT};
-	if (measure(a, t, s.path, b->path, in, &s.count, p, e))
+	if (measure(fm, a, t, s.path, b->path, in, &s.count, p, e))
 		return -1;
 	if (s.count == 0)
 		return 0; /* PGM: the count keeps its value */
@@ -337,7 +347,7 @@ static int size_all(const struct exe *exe, const struct scope *caller, FILE *in,
 			err_clear(e);
 			continue;
 		}
-		if (size_from(a, &t, b, *spool, first, 2 * fm->nargs, used, &kept[i], e))
+		if (size_from(fm, a, &t, b, *spool, first, 2 * fm->nargs, used, &kept[i], e))
 			return -1;
 	}
 	return 0;

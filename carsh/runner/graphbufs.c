@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "data/datafile.h"
 #include "runner/buffers.h"
 #include "runner/graphrun-int.h"
 #include "runner/run.h"
@@ -32,6 +33,64 @@ static int port_size(struct grun *r, const struct ring_port *p, struct cs_type *
 	if (fm_arg_type(exe->fm, a, &sc, t, r->e))
 		return -1;
 	*count = (size_t)n;
+	/* A struct stream's buffer holds its bytes, as the planner binds it. */
+	if (a->struct_name) {
+		*count *= t->width;
+		*t = (struct cs_type){SC_UCHAR, 1};
+	}
+	return 0;
+}
+
+/* The struct of a port's stream, or NULL. */
+static const struct cs_record *port_record(const struct grun *r, const struct ring_port *p)
+{
+	const struct flowmodel *fm = r->nodes[p->node].exe->fm;
+	const struct fm_arg *a = flowmodel_arg(fm, p->stream, NULL);
+
+	return a->struct_name ? &fm->structs[a->struct_index].rec : NULL;
+}
+
+/* A struct stream's buffer holds the records' bytes: it enters or leaves the graph as a raw
+ * file, or starts as zeros. */
+static int struct_data(struct grun *r, const struct ring_port *p, const struct graph_data *d,
+                       const char *what)
+{
+	const struct cs_record *rec = port_record(r, p);
+	enum data_format f = DF_RAW;
+
+	if (!rec || (d->file && datafile_format(d->file, &f, r->e) == 0 && f == DF_RAW) ||
+	    (!d->file && (!d->value || strcmp(d->value, "0") == 0)))
+		return 0;
+	return err_set(r->e,
+	               "%s:%d: %s %s.%s: the stream is of struct %s, whose data a graph carries "
+	               "as raw files (.raw, .bin) or value=\"0\"",
+	               r->g->file, d->line, what, grun_node_name(r, p->node), p->stream, rec->name);
+}
+
+static int check_struct_data(struct grun *r)
+{
+	for (size_t i = 0; i < r->g->nentrances; i++) {
+		long p = ring_port_find(&r->rp, r->g->entrances[i].node, r->names.entrance[i]);
+
+		if (struct_data(r, &r->rp.ports[p], &r->entrance[i], "entrance"))
+			return -1;
+	}
+	for (size_t i = 0; i < r->g->nexits; i++) {
+		long p = ring_port_find(&r->rp, r->g->exits[i].node, r->names.exit[i]);
+
+		if (r->exit[i].file && struct_data(r, &r->rp.ports[p], &r->exit[i], "exit"))
+			return -1;
+	}
+	for (size_t c = 0; c < r->rp.nchans; c++) {
+		const struct graph_data *d;
+
+		if (r->rp.chans[c].nfeedback == 0)
+			continue;
+		if (grun_check_init(r, c, &d))
+			return -1;
+		if (d && struct_data(r, &r->rp.ports[r->rp.chans[c].origin], d, "initial data of"))
+			return -1;
+	}
 	return 0;
 }
 
@@ -119,6 +178,8 @@ int grun_prepare(struct grun *r)
 	for (size_t c = 0; c < r->rp.nchans; c++)
 		if (create_channel(r, c, prefix))
 			return -1;
+	if (check_struct_data(r))
+		return -1;
 	for (size_t i = 0; i < r->g->nentrances; i++) {
 		long p = ring_port_find(&r->rp, r->g->entrances[i].node, r->names.entrance[i]);
 		size_t c = r->rp.ports[p].chan;

@@ -116,12 +116,22 @@ static bool kind_fits(enum arg_kind k, cl_kernel_arg_address_qualifier q, bool p
 	return false;
 }
 
+/* "float4", or "struct Node" for a stream of structs. */
+static const char *arg_type_text(const struct kernel_arg *a, char *buf, size_t n)
+{
+	if (a->record)
+		snprintf(buf, n, "struct %s", a->record->name);
+	else
+		type_name(a->type, buf, n);
+	return buf;
+}
+
 /* The kernel argument a flow-model element stands for: "__global float *", "float". */
 static void expected_decl(const struct kernel_arg *a, char *buf, size_t n)
 {
-	char tn[16];
+	char tn[80];
 
-	type_name(a->type, tn, sizeof(tn));
+	arg_type_text(a, tn, sizeof(tn));
 	if (a->kind == ARG_CONSTANT)
 		snprintf(buf, n, "%s", tn);
 	else
@@ -204,7 +214,7 @@ static int compare(const struct kernel_plan *kp, size_t i, const struct kparam *
 	bool pointer = kpar->type.pointers > 0;
 	struct cs_type t;
 	struct cs_err ignored_err;
-	char want[96], tn[16];
+	char want[128], tn[80];
 
 	if (a->image_dims || a->is_sampler)
 		return compare_image(kp, i, kpar, e);
@@ -219,13 +229,14 @@ static int compare(const struct kernel_plan *kp, size_t i, const struct kparam *
 		        pointer ? " *" : "", hint ? " (" : "", hint ? hint : "", hint ? ")" : "");
 		return kernel_plan_err_at(kp, a->line, e);
 	}
-	/* A typedef or a struct: CarSh cannot tell what it is. */
+	/* A typedef or a struct: CarSh cannot tell what it is (a struct's typedef may have
+	 * another name than the struct). A scalar or a vector is surely no struct. */
 	if (type_parse(kpar->type.base, &t, &ignored_err) != 0)
 		return 0;
-	if (t.scalar == a->type.scalar && t.width == a->type.width)
+	if (!a->record && t.scalar == a->type.scalar && t.width == a->type.width)
 		return 0;
 	err_set(e, "<%s name=\"%s\">: %s, but kernel '%s' argument %zu is %s%s",
-	        arg_kind_name(a->kind), a->name, type_name(a->type, tn, sizeof(tn)), kp->kernel, i,
+	        arg_kind_name(a->kind), a->name, arg_type_text(a, tn, sizeof(tn)), kp->kernel, i,
 	        kpar->type.base, pointer ? " *" : "");
 	return kernel_plan_err_at(kp, a->line, e);
 }

@@ -24,6 +24,10 @@ void kernel_plan_free(struct kernel_plan *kp)
 			free(kp->args[i].count_expr);
 		}
 	}
+	for (size_t i = 0; i < kp->nargs; i++) {
+		record_free(kp->args[i].record);
+		free(kp->args[i].record);
+	}
 	free(kp->args);
 	free(kp->pairs);
 	free(kp->device_exe);

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "data/record.h"
 #include "data/types.h"
 #include "util/error.h"
 
@@ -31,6 +32,8 @@ struct kernel_arg {
 	                     else it starts undefined and is not uploaded */
 	bool is_struct;   /* Constant of a <Struct> type: value holds bytes bytes as the device
 	                     lays the struct out; type says nothing then */
+	struct cs_record *record; /* a stream or Local of a <Struct> type: its layout (owned by
+	                             the plan); type is then uchar, as wide as the struct */
 	int line;         /* its element in the flow-model file (kernel_plan.fm_file); 0: none */
 	char *count_expr; /* the count as written (streams and Local), or NULL; kept as name */
 	/* An image stream (image="2d" or "3d"): an image2d_t of width x height pixels on the

@@ -560,6 +560,7 @@ START_TEST(test_a_guest_leaves_threads_signals_and_output_alone)
 END_TEST
 
 Suite *suite_api_pipeline(void);
+Suite *suite_api_structs(void);
 Suite *suite_api_images(void);
 
 static Suite *suite_api(void)
@@ -594,6 +595,7 @@ int main(void)
 	int failed;
 
 	srunner_add_suite(sr, suite_api_pipeline());
+	srunner_add_suite(sr, suite_api_structs());
 	srunner_add_suite(sr, suite_api_images());
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);

@@ -2,7 +2,8 @@
 # examples built against an installed tree with pkg-config, a C++ compile of carsh.h.
 check_PROGRAMS += tests/api/check_api
 tests_api_check_api_SOURCES = tests/api/check_api.c tests/api/check_api_pipeline.c \
-	tests/api/check_api_images.c tests/api/apitest.c tests/api/apitest.h
+	tests/api/check_api_images.c tests/api/check_api_structs.c \
+	tests/api/apitest.c tests/api/apitest.h
 tests_api_check_api_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_api_check_api_LDADD = $(LIBCARSH) $(CHECK_LIBS)
 # Machines on the user's server (carsh_machine_open_at("server")): the suite's server.

@@ -17,7 +17,7 @@
 #   fuzz.sh regress    run each target once over tests/fuzz/regress/NAME/ (fixed crashes)
 set -eu
 : "${srcdir:?}" "${FUZZ_CC:=clang}" "${FUZZ_CPPFLAGS:=}" "${FUZZ_LIBS:=}" "${FUZZ_SOURCES:?}"
-: "${FUZZ_TARGETS:=flowmodel exe batch graph pipeline csv shell expr params pgm csvfast npy}" "${FUZZ_SECONDS:=60}"
+: "${FUZZ_TARGETS:=flowmodel exe batch graph pipeline csv shell expr params pgm csvfast npy record}" "${FUZZ_SECONDS:=60}"
 : "${FUZZ_JOBS:=1}"
 export srcdir FUZZ_CC FUZZ_CPPFLAGS FUZZ_LIBS FUZZ_SOURCES FUZZ_TARGETS FUZZ_SECONDS FUZZ_JOBS
 W=tests/fuzz
@@ -125,7 +125,7 @@ dict_of() {
 
 maxlen_of() {
 	case $1 in
-	csv | shell | expr | params | pgm | csvfast | npy) echo 4096 ;;
+	csv | shell | expr | params | pgm | csvfast | npy | record) echo 4096 ;;
 	*) echo 16384 ;;
 	esac
 }

@@ -7,7 +7,7 @@
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
 FUZZ_JOBS = 1
-FUZZ_TARGETS = flowmodel exe batch graph pipeline csv shell expr pgm csvfast npy
+FUZZ_TARGETS = flowmodel exe batch graph pipeline csv shell expr pgm csvfast npy record
 FUZZ_ENV = srcdir='$(abs_top_srcdir)' FUZZ_CC='$(FUZZ_CC)' \
 	FUZZ_CPPFLAGS='$(DEFS) $(DEFAULT_INCLUDES) $(AM_CPPFLAGS) $(CPPFLAGS) $(XML_CFLAGS) $(OPENCL_CFLAGS) $(MPI_CFLAGS)' \
 	FUZZ_LIBS='$(XML_LIBS) $(CSV_LIBS) $(MPI_LIBS) $(LIBS)' FUZZ_SOURCES='$(carsh_libcarsh_la_SOURCES)' \

@@ -28,5 +28,6 @@ Suite *suite_includes(void);
 Suite *suite_rankwatch(void);
 Suite *suite_fexpr(void);
 Suite *suite_localsize(void);
+Suite *suite_record(void);
 
 #endif

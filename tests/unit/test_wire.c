@@ -474,7 +474,7 @@ static struct job_plan *make_plan(void)
 	kp->global[0] = 256, kp->global[1] = 128, kp->global[2] = 1;
 	kp->local[0] = 16, kp->local[1] = 8, kp->local[2] = 1;
 	kp->has_local = true;
-	kp->nargs = 4;
+	kp->nargs = 5;
 	kp->args = xcalloc(kp->nargs, sizeof(*kp->args));
 	set_arg(&kp->args[0], ARG_INPUT, "x", SC_FLOAT, 4, 1000, 7);
 	kp->args[0].count_expr = xstrdup("N/4");
@@ -496,6 +496,13 @@ static struct job_plan *make_plan(void)
 	kp->args[2].sampler_filter = 0x1141;
 	set_arg(&kp->args[3], ARG_LOCAL, "tmp", SC_UCHAR, 16, 64, 10);
 	kp->args[3].count_expr = xstrdup("64");
+	/* a stream of struct Node { int starting; int no_of_edges; }: 8 bytes a record */
+	set_arg(&kp->args[4], ARG_INOUT, "nodes", SC_UCHAR, 8, 3, 11);
+	kp->args[4].record = xcalloc(1, sizeof(*kp->args[4].record));
+	record_init(kp->args[4].record, "Node");
+	record_add(kp->args[4].record, "starting", (struct cs_type){SC_INT, 1}, 1);
+	record_add(kp->args[4].record, "no_of_edges", (struct cs_type){SC_INT, 1}, 1);
+	record_finish(kp->args[4].record);
 	kp->swap_count = 9;
 	kp->swap_method = SWAP_COPY_HOST;
 	kp->npairs = 1;
@@ -535,6 +542,23 @@ static void compare_arg(const struct kernel_arg *a, const struct kernel_arg *b)
 	ck_assert(memcmp(a->value, b->value, sizeof(a->value)) == 0);
 	ck_assert_int_eq(a->line, b->line);
 	ck_assert_pstr_eq(a->count_expr, b->count_expr);
+	ck_assert_int_eq(a->record != NULL, b->record != NULL);
+	if (a->record) {
+		ck_assert_str_eq(a->record->name, b->record->name);
+		ck_assert_uint_eq(a->record->size, b->record->size);
+		ck_assert_uint_eq(a->record->align, b->record->align);
+		ck_assert_uint_eq(a->record->nfields, b->record->nfields);
+		for (size_t i = 0; i < a->record->nfields; i++) {
+			const struct rec_field *f = &a->record->fields[i],
+			                       *g = &b->record->fields[i];
+
+			ck_assert_str_eq(f->name, g->name);
+			ck_assert_int_eq(f->type.scalar, g->type.scalar);
+			ck_assert_uint_eq(f->type.width, g->type.width);
+			ck_assert_uint_eq(f->count, g->count);
+			ck_assert_uint_eq(f->offset, g->offset);
+		}
+	}
 	ck_assert_uint_eq(a->image_dims, b->image_dims);
 	ck_assert_uint_eq(a->image_order, b->image_order);
 	ck_assert_uint_eq(a->image_type, b->image_type);
@@ -711,7 +735,7 @@ START_TEST(test_planwire_malformed_values_named)
 	                 "job plan message: malformed end (4 bytes after the plan)");
 	ck_assert_str_eq(decode_patched(jp, other_version),
 	                 "job plan message: malformed version (of another build)");
-	jp->kp.pairs[0].input = 4;
+	jp->kp.pairs[0].input = 5;
 	ck_assert_str_eq(decode_patched(jp, trailing_byte),
 	                 "job plan message: malformed swap pair index");
 	jp->kp.pairs[0].input = 0;
@@ -719,6 +743,15 @@ START_TEST(test_planwire_malformed_values_named)
 	ck_assert_str_eq(decode_patched(jp, trailing_byte),
 	                 "job plan message: malformed argument type width");
 	jp->kp.args[1].type.width = 1;
+	/* a struct stream's width is its record's size; a leaf must lie inside the record */
+	jp->kp.args[4].type.width = 16;
+	ck_assert_str_eq(decode_patched(jp, trailing_byte),
+	                 "job plan message: malformed argument type width");
+	jp->kp.args[4].type.width = 8;
+	jp->kp.args[4].record->fields[1].offset = 6;
+	ck_assert_str_eq(decode_patched(jp, trailing_byte),
+	                 "job plan message: malformed record field");
+	jp->kp.args[4].record->fields[1].offset = 4;
 	jp->kp.swap_method = 7;
 	ck_assert_str_eq(decode_patched(jp, trailing_byte),
 	                 "job plan message: malformed swap method");
