@@ -436,9 +436,17 @@ int carsh_session_wait(struct carsh_session *cs)
 int carsh_session_end(struct carsh_session *cs)
 {
 	struct session *s = cs->s;
+	struct cs_err e;
 	int status = s->exit_requested ? s->exit_status : s->last_status;
 
 	carsh_session_wait(cs);
+	/* Work the jobs left queued on a device (docs/executors.md) may fail only now: the
+	 * session's status must not say it went well. */
+	if (session_finish_work(s, &e) != 0) {
+		fprintf(stderr, "carsh: %s\n", e.msg);
+		if (status == 0)
+			status = 1;
+	}
 	/* A script's background job that failed is its failure, as for a batch (and for
 	 * `sync`), unless `exit N` or a failed command decided already. */
 	if (!s->interactive && !s->exit_requested && status == 0)

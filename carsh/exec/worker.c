@@ -131,6 +131,12 @@ static uint32_t answer(struct rt_session *s, struct wres *w, const struct wire_m
 	}
 	if (m->type == WORKER_WRITEBACK || m->type == WORKER_DROP)
 		return buffer_request(w, m, res);
+	if (m->type == WORKER_FINISH) {
+		struct cs_err e;
+
+		memset(res, 0, sizeof(*res));
+		return wres_finish(w, &e) ? (uint32_t)fail(res, "", e.msg) : 0;
+	}
 	return 1;
 }
 

@@ -128,6 +128,11 @@ static int note_queued(struct wres *w, struct rt_dev *dev, struct cs_err *e)
 	return 0;
 }
 
+int wres_finish(struct wres *w, struct cs_err *e)
+{
+	return finish_queued(w, e);
+}
+
 bool wres_faulted(const struct wres *w)
 {
 	return w->faulted;

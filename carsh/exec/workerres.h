@@ -33,6 +33,9 @@ int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp,
  * queued for it. */
 int wres_write_back(struct wres *w, const char *shm, uint64_t gen, struct cs_err *e);
 
+/* Wait for the work jobs left queued: -1 with e when it failed (wres_faulted is then true). */
+int wres_finish(struct wres *w, struct cs_err *e);
+
 /* Whether queued work failed: the device copies here are not to be trusted, and the worker
  * ends after its answer (what it held is lost, as with a worker that crashed). */
 bool wres_faulted(const struct wres *w);

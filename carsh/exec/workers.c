@@ -1195,6 +1195,58 @@ void workers_drop_everywhere(struct workers *w, const char *shm)
 	}
 }
 
+/* WORKER_FINISH and its answer; how the worker ended where it did (its queued work killed
+ * it). */
+static int finish_request(struct worker *wk, struct cs_err *e)
+{
+	uint32_t status = 1;
+	char how[160];
+	int ws;
+
+	read_pending(wk);
+	memset(wk->res, 0, sizeof(*wk->res));
+	if (!wk->dead && wire_send(wk->sock, WORKER_FINISH, NULL, 0, NULL, 0, e) == 0 &&
+	    answered(wk, WORKER_DONE, &status, sizeof(status), e)) {
+		if (status == 0)
+			return 0;
+		return err_set(e, "%s", wk->res->msg[0] ? wk->res->msg : "the worker failed");
+	}
+	if (wk->end_known)
+		ws = wk->end_status;
+	else if (reap(wk, &ws, e) != 0)
+		return -1;
+	proc_describe(ws, how, sizeof(how));
+	return err_set(e,
+	               "worker %d ended (%s) while the device work its jobs queued ran: what they "
+	               "wrote there is lost",
+	               (int)wk->pid, how);
+}
+
+int workers_finish_all(struct workers *w, struct cs_err *e)
+{
+	uint64_t serials[64];
+	size_t n = 0;
+	int rc = 0;
+
+	pthread_mutex_lock(&w->lock);
+	for (struct worker *wk = w->holders; wk && n < 64; wk = wk->hnext)
+		serials[n++] = wk->serial;
+	pthread_mutex_unlock(&w->lock);
+	for (size_t i = 0; i < n; i++) {
+		struct worker *wk = holder_ref(w, serials[i]);
+		struct cs_err one;
+
+		if (!wk)
+			continue;
+		pthread_mutex_lock(&wk->xlock);
+		if (finish_request(wk, rc ? &one : e) != 0)
+			rc = -1;
+		pthread_mutex_unlock(&wk->xlock);
+		holder_unref(w, wk);
+	}
+	return rc;
+}
+
 /* The worker's answer to WORKER_DEVICES; -1 with e, *garbled when it is not to be trusted. */
 static int ask_devices(struct worker *wk, const struct strvec *env, struct rt_devinfo **devs,
                        size_t *n, bool *garbled, struct cs_err *e)

@@ -136,6 +136,9 @@ int workers_write_back(struct workers *w, uint64_t serial, const char *shm, uint
                        struct cs_err *e);
 /* Every holder releases its copies of shm (the buffer was deleted). */
 void workers_drop_everywhere(struct workers *w, const char *shm);
+/* Wait, on every worker that holds buffers, for the work its jobs left queued (a kernel's
+ * fault found only then, or a worker that ended with it): -1 with the first failure in e. */
+int workers_finish_all(struct workers *w, struct cs_err *e);
 
 /* The device list as rt_devices_list gives it in a process with the job environment of this
  * one, asked of a worker lent by the server (SERVER_DEVICES, WORKER_DEVICES), which has

@@ -33,6 +33,10 @@ enum {
 	/* shell -> worker: release the device copies of a buffer (str shm; "" for all of
 	 * them); answered by WORKER_DONE 0 */
 	WORKER_DROP = 8,
+	/* shell -> worker: wait for the work its jobs left queued (no payload); answered by
+	 * WORKER_DONE, 1 with the reason in the result area when that work failed (the worker
+	 * then ends, as after any fault of queued work) */
+	WORKER_FINISH = 9,
 };
 
 /* Where a job's stream bound to a virtual buffer finds its current data (data/vhome.h): on

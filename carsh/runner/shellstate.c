@@ -104,6 +104,11 @@ void session_free(struct session *s)
 	free(s);
 }
 
+int session_finish_work(struct session *s, struct cs_err *e)
+{
+	return s->workers ? workers_finish_all(s->workers, e) : 0;
+}
+
 struct texec *session_texec(struct session *s)
 {
 	pthread_mutex_lock(&s->texec_lock);

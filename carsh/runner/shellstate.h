@@ -61,6 +61,9 @@ struct session *session_new(void);
 void session_free(struct session *s);
 /* The thread executor, started on first use (OpenCL then lives in this process). */
 struct texec *session_texec(struct session *s);
+/* Wait for the work the session's jobs left queued on warm workers' devices (the end of a
+ * session): -1 with e when it failed or its worker ended with it. */
+int session_finish_work(struct session *s, struct cs_err *e);
 
 /* A planner's <Buffer> binding (plan_env's resolve, ctx the session): the stream's type and
  * count must be the virtual buffer's; *shm gets its segment name. */

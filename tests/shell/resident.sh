@@ -61,6 +61,18 @@ done
 grep -E '^[0-9,]+$' "$OUT" >got
 printf '1,2,3,4,5,6,7,8\n' >want
 same_file got want "a queued job's crash: a buffer only read is whole, nothing stale is dumped"
+# A queued job's crash that nothing reads after it is still the session's failure: its end
+# waits for the queued work (server on and off). The crash comes in the job (139, the job's
+# message) or, mostly, after its answer (1, the session's).
+for srv in on off; do
+	CARSH_SERVER=$srv CARSH_QUEUE_CPU=1 "$CARSH" -c "$MAKE
+run $CRASH x=buffer:x y=buffer:y" >"$OUT" 2>"$ERR"
+	st=$?
+	{ [ "$st" = 1 ] && grep -q "^carsh: worker [0-9]* ended (killed by SIGSEGV) while the device work its jobs queued ran: what they wrote there is lost$" "$ERR"; } ||
+		{ [ "$st" = 139 ] && grep -q "^carsh: .*killed by SIGSEGV (kernel 'crash'" "$ERR"; } &&
+		pass "a queued job's crash at the session's end fails it, and says so (server $srv)" ||
+		fail "queued crash at the end, server $srv: status $st, $(cat "$ERR")"
+done
 
 # ---- the worker that holds a buffer killed while idle ----
 start_carsh -i
