@@ -1094,7 +1094,8 @@ static void cleanup_liveness(struct pack *pk, struct flat *F, size_t from, struc
 
 	sv_copy(&w.cur.name, &nm->name);
 	w.cur.phys = xcalloc(nm->name.n + 1, sizeof(*w.cur.phys));
-	memcpy(w.cur.phys, nm->phys, nm->name.n * sizeof(*w.cur.phys));
+	if (nm->name.n)
+		memcpy(w.cur.phys, nm->phys, nm->name.n * sizeof(*w.cur.phys));
 	for (size_t i = from; i < F->n && cleanup_step(&w, &F->v[i]); i++)
 		;
 	for (size_t i = 0; i < pk->nphys; i++)
