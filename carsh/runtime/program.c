@@ -207,6 +207,10 @@ static void build_exit_note(void)
 	fprintf(stderr, "carsh: the OpenCL driver ended the process while it built a program: %s\n",
 	        note);
 	fflush(stderr);
+	/* The rest of exit() would run in the middle of a build (other handlers; a sanitizer's
+	 * leak check would report the build's memory): end here, with the status PoCL's
+	 * compiler gives, 1. */
+	_exit(1);
 }
 
 static void arm_exit_note(void)
