@@ -9,31 +9,13 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include "exec/execenv.h"
 #include "exec/hazard.h"
 #include "exec/jobplan.h"
+#include "exec/jobstatus.h"
 #include "exec/jobs.h"
 #include "exec/process.h"
 #include "data/vhome.h"
-
-struct exec_env {
-	struct hazards *hz;
-	volatile sig_atomic_t *interrupted; /* Ctrl-C for the foreground */
-	FILE *notices;                      /* hazard waits are announced here */
-	bool own_group; /* run children in their own process group (from a background job) */
-	volatile sig_atomic_t
-	        *fg_pid; /* where the foreground child's pid is published, so that
-	                   Ctrl-C can be passed on to it; NULL from a background job */
-	bool profile;    /* someone reads the OpenCL times (time, stats=on) */
-	/* The shell's warm workers (exec/workers.h): process-executor jobs run in them; NULL: a
-	 * fresh fork per job. */
-	struct workers *workers;
-	/* Where each virtual buffer's data is (data/vhome.h): jobs in warm workers keep it on
-	 * their devices. NULL: always shared memory. */
-	struct vhome *homes;
-	/* A batch's window of jobs in flight (exec/jobwin.h), or NULL: a foreground job that
-	 * may join it keeps its worker there. */
-	struct job_window *window;
-};
 
 /* Run in the foreground and wait. Returns the job's status (0, 1, or 128+signal), with the
  * message in e; *st receives the statistics when *has_stats. */
@@ -50,14 +32,6 @@ int exec_plan_background(const struct exec_env *env, struct jobs *js, struct job
 /* Run fn(arg) in a foreground child (for builtins that need OpenCL, like `devices`). */
 int exec_child_foreground(child_fn fn, void *arg, const struct child_io *io,
                           const struct exec_env *env, struct cs_err *e);
-
-/* A job's status from how its process ended (wstatus as from waitpid) and what it left in
- * res, with its message in e: 0, 1, or 128+signal (141, quiet, for SIGPIPE). */
-int exec_job_status(const struct job_plan *jp, int ws, const struct job_result *res,
-                    struct cs_err *e);
-
-/* The hazard claim of a plan: every stream bound to a virtual buffer. */
-struct claim *plan_claim(const struct job_plan *jp, const char *label);
 
 /* Both executors' steps around a job's claim. A foreground job registers its claim and waits
  * for it (130 with e set when Ctrl-C came first). A background job registers its claim as

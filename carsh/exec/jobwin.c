@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "exec/homes.h"
+#include "exec/jobstatus.h"
 #include "util/alloc.h"
 
 struct entry {

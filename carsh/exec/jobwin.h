@@ -11,7 +11,8 @@
 
 #include <stdbool.h>
 
-#include "exec/executor.h"
+#include "exec/execenv.h"
+#include "exec/jobplan.h"
 #include "exec/workers.h"
 
 struct job_window;
