@@ -363,7 +363,7 @@ static int run_exe(struct flat *F, const char *file, bool fm, int nw, char **w, 
 
 /* `run FILE WORDS` in a <Command>: an executable (an Exec step), a flow-model with its
  * streams bound on the line, or a batch (inlined). */
-static int command_run(struct flat *F, struct command *c, const struct scope *sc, char *where,
+static int flat_command(struct flat *F, struct command *c, const struct scope *sc, char *where,
                        struct fstep **made)
 {
 	const char *file = c->argv.v[1];
@@ -415,7 +415,7 @@ static int command_step(struct flat *F, struct command *c, const struct scope *s
 
 	*made = NULL;
 	if (n >= 2 && strcmp(v[0], "run") == 0 && !c->redir_in && !c->redir_out)
-		return command_run(F, c, sc, where, made);
+		return flat_command(F, c, sc, where, made);
 	if (n >= 2 && strcmp(v[0], "virtbuf") == 0) {
 		if (strcmp(v[1], "swap") == 0 && n == 4) {
 			s = add(F, FS_SWAP, sc, where);
@@ -455,7 +455,7 @@ static int command_step(struct flat *F, struct command *c, const struct scope *s
 	return 0;
 }
 
-static const char *lookup_var(void *ctx, const char *name)
+static const char *flat_var(void *ctx, const char *name)
 {
 	const struct param *p = scope_get(ctx, name);
 
@@ -529,7 +529,7 @@ static int flatten_command(struct flat *F, const struct batch *b, const struct s
 	shell_lexer_init(&lx, st->text, b->file, st->line);
 	for (;;) {
 		struct command c = COMMAND_INIT;
-		int r = shell_next(&lx, lookup_var, (void *)sc, &c, F->e);
+		int r = shell_next(&lx, flat_var, (void *)sc, &c, F->e);
 		int rc;
 
 		if (r == SHELL_END)
