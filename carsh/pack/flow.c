@@ -364,7 +364,7 @@ static int run_exe(struct flat *F, const char *file, bool fm, int nw, char **w, 
 /* `run FILE WORDS` in a <Command>: an executable (an Exec step), a flow-model with its
  * streams bound on the line, or a batch (inlined). */
 static int flat_command(struct flat *F, struct command *c, const struct scope *sc, char *where,
-                       struct fstep **made)
+                        struct fstep **made)
 {
 	const char *file = c->argv.v[1];
 	int nw = (int)c->argv.n - 2;
