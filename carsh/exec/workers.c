@@ -1175,16 +1175,24 @@ int workers_write_back(struct workers *w, uint64_t serial, const char *shm, uint
 	return rc;
 }
 
+/* The serials of the workers that hold buffers now (at most max). */
+static size_t holder_serials(struct workers *w, uint64_t *serials, size_t max)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&w->lock);
+	for (struct worker *wk = w->holders; wk && n < max; wk = wk->hnext)
+		serials[n++] = wk->serial;
+	pthread_mutex_unlock(&w->lock);
+	return n;
+}
+
 void workers_drop_everywhere(struct workers *w, const char *shm)
 {
 	uint64_t serials[64];
-	size_t n = 0;
+	size_t n = holder_serials(w, serials, 64);
 	struct cs_err ignored;
 
-	pthread_mutex_lock(&w->lock);
-	for (struct worker *wk = w->holders; wk && n < 64; wk = wk->hnext)
-		serials[n++] = wk->serial;
-	pthread_mutex_unlock(&w->lock);
 	for (size_t i = 0; i < n; i++) {
 		struct worker *wk = holder_ref(w, serials[i]);
 
@@ -1225,13 +1233,9 @@ static int finish_request(struct worker *wk, struct cs_err *e)
 int workers_finish_all(struct workers *w, struct cs_err *e)
 {
 	uint64_t serials[64];
-	size_t n = 0;
+	size_t n = holder_serials(w, serials, 64);
 	int rc = 0;
 
-	pthread_mutex_lock(&w->lock);
-	for (struct worker *wk = w->holders; wk && n < 64; wk = wk->hnext)
-		serials[n++] = wk->serial;
-	pthread_mutex_unlock(&w->lock);
 	for (size_t i = 0; i < n; i++) {
 		struct worker *wk = holder_ref(w, serials[i]);
 		struct cs_err one;
