@@ -41,8 +41,10 @@ static void remove_everything(void)
 		vbuf_table_unlink_all(signal_session->vbufs);
 	/* Under MPI a job stops because a rank died; killed by SIGKILL on this node, it left
 	 * its segments, which are stale once the launcher has reaped it (docs/scale-out.md). */
-	if (ranks_started())
+	if (ranks_started()) {
+		ranks_wait_lost();
 		vbuf_remove_stale();
+	}
 }
 
 static void __attribute__((noreturn)) stop_everything(int sig)

@@ -42,6 +42,11 @@ bool ranks_started(void)
 	return started;
 }
 
+void ranks_wait_lost(void)
+{
+	rankwatch_wait_lost();
+}
+
 int ranks_size(void)
 {
 	return size;

@@ -39,6 +39,9 @@ void ranks_mpi_now(void);
 
 /* Whether this process is a rank of an MPI job (ranks_start), of one rank too. */
 bool ranks_started(void);
+/* After a rank was lost: wait (5 s at most) until it finished dying where it ran on this
+ * node, so that its segments can be told stale. */
+void ranks_wait_lost(void);
 int ranks_size(void); /* 1 when not started */
 int ranks_rank(void); /* 0 when not started */
 /* This rank's number among the ranks of its node (the GPU it takes); 0 when not started. */

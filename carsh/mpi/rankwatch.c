@@ -175,14 +175,20 @@ static bool running(int pid)
 	       close_paren[2] != 'X';
 }
 
-/* A process's connections close before it has finished dying: a rank of this node is
- * waited for (1 s at most), so that the cleanup that follows sees it gone and removes its
- * segments (vbuf_remove_stale). */
-static void wait_gone(const struct peer *p)
+/* The lost rank's pid where it ran on this node (0: none, or another node). */
+static _Atomic pid_t lost_here;
+
+/* A process's connections close before it has finished dying (a large address space takes
+ * a while to tear down, longer under a sanitizer): the lost rank of this node is waited for,
+ * 5 s at most, so that the cleanup sees it gone and removes its segments
+ * (vbuf_remove_stale). Called after this rank removed its own: the launcher may kill a
+ * survivor once another has stopped, and a survivor killed while it waited here has its own
+ * segments removed already. */
+void rankwatch_wait_lost(void)
 {
-	if (strcmp(p->host, my_host) != 0 || p->pid <= 0)
-		return;
-	for (int i = 0; i < 100 && running(p->pid); i++)
+	pid_t pid = lost_here;
+
+	for (int i = 0; pid > 0 && i < 500 && running(pid); i++)
 		nanosleep(&(struct timespec){.tv_nsec = 10 * 1000 * 1000}, NULL);
 }
 
@@ -192,7 +198,8 @@ static void lose(const struct peer *p, const char *why)
 
 	if (stopping)
 		return;
-	wait_gone(p);
+	if (strcmp(p->host, my_host) == 0 && p->pid > 0)
+		lost_here = p->pid;
 	if (me == 0)
 		for (int i = 0; i < npeers; i++)
 			if (&peers[i] != p && !peers[i].bye && peers[i].fd >= 0)

@@ -38,6 +38,8 @@ int rankwatch_arm(int rank, int size, const struct rankwatch_addr *a, void (*los
 /* This rank ends on purpose (its normal end, or a fatal error it names itself): the
  * others are told, so that its connection closing is no loss, and the watch stops. */
 void rankwatch_bye(void);
+/* Wait (5 s at most) until the lost rank, where it ran on this node, has finished dying. */
+void rankwatch_wait_lost(void);
 /* Whether CARSH_MPI_WATCH=off turned the watchdog off. */
 bool rankwatch_wanted(void);
 

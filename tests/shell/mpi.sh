@@ -26,7 +26,7 @@ chmod +x carsh-rank
 nothing_left() {
 	local left= alive= state
 	while read -r rank pid; do
-		left="$left$(segments_of "$pid")"
+		[ -z "$(segments_of "$pid")" ] || left="$left rank $rank ($pid): $(segments_of "$pid" | tr '\n' ' ')"
 		state=$(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null)
 		[ -n "$state" ] && [ "$state" != Z ] && alive="$alive rank $rank ($pid)"
 	done <pids
