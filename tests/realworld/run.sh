@@ -125,6 +125,30 @@ cat srad-sums.csv srad-sums2.csv srad-I.csv >srad.csv
 "$RWREF" srad 24 20 0.5 0.05 srad-img.csv >srad-want.csv
 close_to srad.csv srad-want.csv 1e-5 "rodinia srad: extract, prepare, srad, srad2, compress (#include \"./main.h\" with -I..)"
 
+# bfs: a random directed graph of 1000 nodes with 0 to 4 edges each (17 levels below node 0,
+# 211 nodes unreached), nodes as struct Node records (starting, no_of_edges); the host's
+# do-while loop is <Repeat until="buffer:over == 0">: 18 rounds, the last marking no node.
+gen 1000 123457 0 5 1 | awk '{ print s + 0, $1; s += $1 } END { print s >"bfs-nedges" }' >bfs-nodes.csv
+BFS_EDGES=$(cat bfs-nedges)
+gen "$BFS_EDGES" 31 0 1000 1 >bfs-edges.csv
+awk 'BEGIN { for (i = 0; i < 1000; i++) { print (i ? 0 : 1) >"bfs-start.csv"
+	print (i ? -1 : 0) >"bfs-cost0.csv" } }'
+expect 0 "" "$CARSH" run "$D/bfs/bfs.bat.xml" NODES=1000 EDGES="$BFS_EDGES" NODE_FILE=bfs-nodes.csv \
+	EDGE_FILE=bfs-edges.csv START=bfs-start.csv COST0=bfs-cost0.csv OUT=bfs-cost.csv
+"$RWREF" bfs 1000 bfs-nodes.csv bfs-edges.csv >bfs-want.csv
+same_file bfs-cost.csv bfs-want.csv "rodinia bfs BFS_1+BFS_2 (struct Node, <Repeat until>)"
+# The loop stops on the device's flag, not a count: 17 rounds leave the last level unmarked.
+expect 1 "bfs.bat.xml:27: <Repeat>: until 'buffer:over == 0' still false after 17 runs (max=\"MAX\"): over[0] is 1" \
+	"$CARSH" run "$D/bfs/bfs.bat.xml" NODES=1000 EDGES="$BFS_EDGES" NODE_FILE=bfs-nodes.csv \
+	EDGE_FILE=bfs-edges.csv START=bfs-start.csv COST0=bfs-cost0.csv OUT=bfs-cost17.csv MAX=17
+
+# nn: 1000 hurricane-like records (lat 0..90, lng 0..180) as struct latLong, the target
+# point as two float Constants.
+gen 2000 32 0 90 | awk 'NR % 2 { lat = $1; next } { print lat, $1 * 2 }' >nn-loc.csv
+expect 0 "" "$CARSH" run "$D/nn.xml" N=1000 LAT=30.5 LNG=92.25 d_locations=nn-loc.csv d_distances=nn.csv
+"$RWREF" nn 1000 30.5 92.25 nn-loc.csv >nn-want.csv
+close_to nn.csv nn-want.csv 1e-6 "rodinia nn NearestNeighbor (struct latLong)"
+
 # ---- SHOC ----
 S="$RW/shoc"
 # Small integers as floats: every partial sum is exact, so the sums compare exactly.

@@ -25,6 +25,8 @@
  *   rwref transpose W H A                    the H x W transpose of a W-wide, H-high matrix
  *   rwref median W H IMG                     median-filter.py's 3x3 filter (see cmd_median)
  *   rwref conway W H GENS CELLS              the Game of Life on a torus after GENS generations
+ *   rwref bfs NODES NODE_FILE EDGE_FILE      each node's BFS level from node 0 (-1: unreached)
+ *   rwref nn N LAT LNG LOCATIONS             each (lat, lng) record's distance to (LAT, LNG)
  */
 #include <float.h>
 #include <math.h>
@@ -555,6 +557,73 @@ static int cmd_conway(char **argv)
 	return 0;
 }
 
+/* Rodinia bfs.cpp's run_bfs_cpu: from source 0, the frontier (mask) gives its unvisited
+ * neighbours its cost + 1 and marks them; the marked ones become the next frontier and
+ * visited; until a round marks none. NODE_FILE holds (starting, no_of_edges) per node. */
+static int cmd_bfs(char **argv)
+{
+	long n = num(argv[2]);
+	size_t ne;
+	double *node = csv_read_n(argv[3], (size_t)(2 * n), fail);
+	double *edge = csv_read(argv[4], &ne, fail);
+	char *mask = zalloc((size_t)n, 1), *upd = zalloc((size_t)n, 1), *vis = zalloc((size_t)n, 1);
+	long *cost = zalloc((size_t)n, sizeof *cost);
+	for (long i = 0; i < n; i++)
+		cost[i] = -1;
+	if (n > 0) {
+		mask[0] = vis[0] = 1;
+		cost[0] = 0;
+	}
+	for (int stop = 1; stop;) {
+		stop = 0;
+		for (long tid = 0; tid < n; tid++) {
+			if (!mask[tid])
+				continue;
+			mask[tid] = 0;
+			long first = (long)node[2 * tid], end = first + (long)node[2 * tid + 1];
+			for (long i = first; i < end; i++) {
+				if (i < 0 || (size_t)i >= ne || edge[i] < 0 || edge[i] >= n)
+					fail("edge out of range in", argv[4]);
+				long id = (long)edge[i];
+				if (!vis[id]) {
+					cost[id] = cost[tid] + 1;
+					upd[id] = 1;
+				}
+			}
+		}
+		for (long tid = 0; tid < n; tid++)
+			if (upd[tid]) {
+				mask[tid] = vis[tid] = 1;
+				stop = 1;
+				upd[tid] = 0;
+			}
+	}
+	for (long i = 0; i < n; i++)
+		printf("%ld\n", cost[i]);
+	free(node);
+	free(edge);
+	free(mask);
+	free(upd);
+	free(vis);
+	free(cost);
+	return 0;
+}
+
+/* Rodinia nn keeps its CPU loop in openmp/nn/nn_openmp.c: each record's euclidean distance
+ * in (lat, lng) to the target. LOCATIONS holds (lat, lng) per record. */
+static int cmd_nn(char **argv)
+{
+	long n = num(argv[2]);
+	double lat = real(argv[3]), lng = real(argv[4]);
+	double *loc = csv_read_n(argv[5], (size_t)(2 * n), fail);
+	for (long i = 0; i < n; i++) {
+		double dlat = loc[2 * i] - lat, dlng = loc[2 * i + 1] - lng;
+		printf("%.9g\n", sqrt(dlat * dlat + dlng * dlng));
+	}
+	free(loc);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -579,7 +648,9 @@ int main(int argc, char **argv)
 	            {"add", 2, cmd_add},
 	            {"transpose", 3, cmd_transpose},
 	            {"median", 3, cmd_median},
-	            {"conway", 4, cmd_conway}};
+	            {"conway", 4, cmd_conway},
+	            {"bfs", 3, cmd_bfs},
+	            {"nn", 4, cmd_nn}};
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
 		if (argc >= 2 && strcmp(argv[1], cmds[i].name) == 0) {
 			if (argc != cmds[i].args + 2)
@@ -587,7 +658,8 @@ int main(int argc, char **argv)
 			return cmds[i].run(argv);
 		}
 	fail("usage: rwref collatz|conv3x3|saxpy|histogram|gauss|kmeans|pathfinder|hotspot|sum|"
-	     "scan|spmv|ljforce|nbody|adjust|srad|add|transpose|median|conway ARGS (see rwref.c)",
+	     "scan|spmv|ljforce|nbody|adjust|srad|add|transpose|median|conway|bfs|nn ARGS (see "
+	     "rwref.c)",
 	     NULL);
 	return 2;
 }
