@@ -68,6 +68,42 @@ expect 0 "" "$CARSH" -c "$life; virtbuf dump f life.csv"
 "$RWREF" conway 64 32 10 life-in.csv >life-want.csv
 same_file life.csv life-want.csv "khronos conway, 10 generations (image2d_t, a periodic sampler)"
 
+# blur reads and writes R/uint8 images without a sampler (read_imageui with int2 coords).
+# A 40x30 grey picture (written back a row a line: tr makes it a pixel a line); the dual passes go through a virtual buffer, as the sample's host
+# goes through its temporary image. The kernel blur's weights are the binomial 1 4 6 4 1
+# (the host's are a Gaussian's): integer weights keep every sum exact, so that the
+# rounding compares exactly.
+gen 1200 40 0 256 1 >blur-in.csv
+printf '1\n4\n6\n4\n1\n' >blur-kern.csv
+expect 0 "" "$CARSH" run "$K/blur_box.xml" input_image=blur-in.csv output_image=blur1.csv
+"$RWREF" blurbox 40 30 2 blur-in.csv >blur1-want.csv
+tr , '\n' <blur1.csv >blur1.txt
+same_file blur1.txt blur1-want.csv "khronos blur_box (image2d_t, no sampler)"
+expect 0 "" "$CARSH" -c "virtbuf create tmp uchar 40*30;
+	run $K/blur_box_horizontal.xml input_image=blur-in.csv output_image=buffer:tmp;
+	run $K/blur_box_vertical.xml input_image=buffer:tmp output_image=blur2.csv"
+"$RWREF" blurbox2 40 30 2 blur-in.csv >blur2-want.csv
+tr , '\n' <blur2.csv >blur2.txt
+same_file blur2.txt blur2-want.csv "khronos blur_box_horizontal, blur_box_vertical"
+expect 0 "" "$CARSH" -c "virtbuf create tmp uchar 40*30;
+	run $K/blur_kernel_horizontal.xml input_image=blur-in.csv output_image=buffer:tmp kern=blur-kern.csv;
+	run $K/blur_kernel_vertical.xml input_image=buffer:tmp output_image=blur3.csv kern=blur-kern.csv"
+"$RWREF" blurkern2 40 30 blur-kern.csv blur-in.csv >blur3-want.csv
+tr , '\n' <blur3.csv >blur3.txt
+same_file blur3.txt blur3-want.csv "khronos blur_kernel_horizontal, blur_kernel_vertical (constant float *kern)"
+# The local-memory exchange variants compute the same passes in work-groups of 16 (the
+# width and the height rounded up to 48 and 32).
+expect 0 "" "$CARSH" -c "virtbuf create tmp uchar 40*30;
+	run $K/blur_box_horizontal_exchange.xml input_image=blur-in.csv output_image=buffer:tmp;
+	run $K/blur_box_vertical_exchange.xml input_image=buffer:tmp output_image=blur4.csv"
+tr , '\n' <blur4.csv >blur4.txt
+same_file blur4.txt blur2-want.csv "khronos blur_box_horizontal_exchange, blur_box_vertical_exchange (local uchar4)"
+expect 0 "" "$CARSH" -c "virtbuf create tmp uchar 40*30;
+	run $K/blur_kernel_horizontal_exchange.xml input_image=blur-in.csv output_image=buffer:tmp kern=blur-kern.csv;
+	run $K/blur_kernel_vertical_exchange.xml input_image=buffer:tmp output_image=blur5.csv kern=blur-kern.csv"
+tr , '\n' <blur5.csv >blur5.txt
+same_file blur5.txt blur3-want.csv "khronos blur_kernel_horizontal_exchange, blur_kernel_vertical_exchange"
+
 # ---- Rodinia ----
 D="$RW/rodinia"
 # A diagonally dominant system, so that elimination without pivoting stays tame.

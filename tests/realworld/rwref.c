@@ -27,6 +27,9 @@
  *   rwref conway W H GENS CELLS              the Game of Life on a torus after GENS generations
  *   rwref bfs NODES NODE_FILE EDGE_FILE      each node's BFS level from node 0 (-1: unreached)
  *   rwref nn N LAT LNG LOCATIONS             each (lat, lng) record's distance to (LAT, LNG)
+ *   rwref blurbox W H SIZE IMG               Khronos blur's single-pass box blur
+ *   rwref blurbox2 W H SIZE IMG              its dual-pass box blur (rows, then columns)
+ *   rwref blurkern2 W H KERN IMG             its dual-pass kernel blur, KERN's 2*size+1 weights
  */
 #include <float.h>
 #include <math.h>
@@ -624,6 +627,97 @@ static int cmd_nn(char **argv)
 	return 0;
 }
 
+/* Khronos blur.cl's passes; the sample has no CPU version, so these follow what its kernels
+ * state. A box pass takes the clipped window's mean rounded as (sum + num/2) / num in
+ * integers; a kernel pass the weighted mean over the weights inside the image, rounded half
+ * away from zero. Each pass writes 8-bit pixels, which the next pass reads. step is 1 for
+ * a row, w for a column; n the pixels along it. */
+static void blur_line(const double *in, double *out, long n, long step, long size,
+                      const double *kern)
+{
+	for (long i = 0; i < n; i++) {
+		double sum = 0, weight = 0;
+		for (long s = -size; s <= size; s++) {
+			if (i + s < 0 || i + s >= n)
+				continue;
+			double k = kern ? kern[size + s] : 1;
+			sum += in[(i + s) * step] * k;
+			weight += k;
+		}
+		out[i * step] = kern ? round(sum / weight)
+		                     : (double)(((long)sum + (long)weight / 2) / (long)weight);
+	}
+}
+
+/* One pass over every row (rows = 1) or every column of a w x h image, from a to b. */
+static void blur_pass(const double *a, double *b, long w, long h, int rows, long size,
+                      const double *kern)
+{
+	if (rows)
+		for (long y = 0; y < h; y++)
+			blur_line(a + y * w, b + y * w, w, 1, size, kern);
+	else
+		for (long x = 0; x < w; x++)
+			blur_line(a + x, b + x, h, w, size, kern);
+}
+
+static void print_ints(const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		printf("%ld\n", (long)v[i]);
+}
+
+static int cmd_blurbox(char **argv)
+{
+	long w = num(argv[2]), h = num(argv[3]), size = num(argv[4]);
+	double *img = csv_read_n(argv[5], (size_t)(w * h), fail);
+	for (long y = 0; y < h; y++)
+		for (long x = 0; x < w; x++) {
+			long sum = 0, cnt = 0;
+			for (long dy = -size; dy <= size; dy++)
+				for (long dx = -size; dx <= size; dx++)
+					if (x + dx >= 0 && x + dx < w && y + dy >= 0 &&
+					    y + dy < h) {
+						sum += (long)img[(y + dy) * w + x + dx];
+						cnt++;
+					}
+			printf("%ld\n", (sum + cnt / 2) / cnt);
+		}
+	free(img);
+	return 0;
+}
+
+static int cmd_blurbox2(char **argv)
+{
+	long w = num(argv[2]), h = num(argv[3]), size = num(argv[4]);
+	double *img = csv_read_n(argv[5], (size_t)(w * h), fail);
+	double *tmp = zalloc((size_t)(w * h), sizeof *tmp);
+	blur_pass(img, tmp, w, h, 1, size, NULL);
+	blur_pass(tmp, img, w, h, 0, size, NULL);
+	print_ints(img, (size_t)(w * h));
+	free(img);
+	free(tmp);
+	return 0;
+}
+
+static int cmd_blurkern2(char **argv)
+{
+	long w = num(argv[2]), h = num(argv[3]);
+	size_t nk;
+	double *kern = csv_read(argv[4], &nk, fail);
+	if (nk % 2 == 0)
+		fail("expected 2*size+1 weights in", argv[4]);
+	double *img = csv_read_n(argv[5], (size_t)(w * h), fail);
+	double *tmp = zalloc((size_t)(w * h), sizeof *tmp);
+	blur_pass(img, tmp, w, h, 1, (long)nk / 2, kern);
+	blur_pass(tmp, img, w, h, 0, (long)nk / 2, kern);
+	print_ints(img, (size_t)(w * h));
+	free(kern);
+	free(img);
+	free(tmp);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -650,7 +744,10 @@ int main(int argc, char **argv)
 	            {"median", 3, cmd_median},
 	            {"conway", 4, cmd_conway},
 	            {"bfs", 3, cmd_bfs},
-	            {"nn", 4, cmd_nn}};
+	            {"nn", 4, cmd_nn},
+	            {"blurbox", 4, cmd_blurbox},
+	            {"blurbox2", 4, cmd_blurbox2},
+	            {"blurkern2", 4, cmd_blurkern2}};
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
 		if (argc >= 2 && strcmp(argv[1], cmds[i].name) == 0) {
 			if (argc != cmds[i].args + 2)
@@ -658,8 +755,8 @@ int main(int argc, char **argv)
 			return cmds[i].run(argv);
 		}
 	fail("usage: rwref collatz|conv3x3|saxpy|histogram|gauss|kmeans|pathfinder|hotspot|sum|"
-	     "scan|spmv|ljforce|nbody|adjust|srad|add|transpose|median|conway|bfs|nn ARGS (see "
-	     "rwref.c)",
+	     "scan|spmv|ljforce|nbody|adjust|srad|add|transpose|median|conway|bfs|nn|"
+	     "blurbox|blurbox2|blurkern2 ARGS (see rwref.c)",
 	     NULL);
 	return 2;
 }
