@@ -235,6 +235,15 @@ done
 expect 0 "" "$CARSH" run "$S/spmv_ellpackr.xml" val=spmv-eval.csv vec=spmv-vec.csv \
 	cols=spmv-ecols.csv rowLengths=spmv-len.csv out=spmv-ell.csv
 close_to spmv-ell.csv spmv-want.csv 1e-5 "shoc spmv_ellpackr_kernel"
+# The same kernels built with USE_TEXTURE read the vector from a 32x4 float image.
+for k in scalar vector; do
+	expect 0 "" "$CARSH" run "$S/spmv_csr_${k}_tex.xml" NNZ="$NNZ" val=spmv-val.csv vec=spmv-vec.csv \
+		cols=spmv-cols.csv rowDelimiters=spmv-rowdelim.csv out=spmv-$k-tex.csv
+	close_to spmv-$k-tex.csv spmv-want.csv 1e-5 "shoc spmv_csr_${k}_kernel, USE_TEXTURE"
+done
+expect 0 "" "$CARSH" run "$S/spmv_ellpackr_tex.xml" val=spmv-eval.csv vec=spmv-vec.csv \
+	cols=spmv-ecols.csv rowLengths=spmv-len.csv out=spmv-ell-tex.csv
+close_to spmv-ell-tex.csv spmv-want.csv 1e-5 "shoc spmv_ellpackr_kernel, USE_TEXTURE"
 
 # ---- pyopencl's examples ----
 P="$RW/pyopencl"
