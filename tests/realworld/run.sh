@@ -104,6 +104,22 @@ expect 0 "" "$CARSH" -c "virtbuf create tmp uchar 40*30;
 tr , '\n' <blur5.csv >blur5.txt
 same_file blur5.txt blur3-want.csv "khronos blur_kernel_horizontal_exchange, blur_kernel_vertical_exchange"
 
+# reaction_diffusion reads and writes RGBA/unorm8 images (u red, v green), ten steps through
+# two virtual buffers swapped after each, from the host's start: u = 1, v = 0, and v = 1 in
+# a side/100 square at the centre. The kernel computes in float and rounds each step to 8
+# bits, rwref in double: a value at a rounding boundary may land one step (1/255) apart, so
+# the channels compare as unorm values within 1/255.
+awk 'BEGIN { for (y = 0; y < 200; y++) for (x = 0; x < 200; x++)
+	print 255 "," (x >= 100 && x < 102 && y >= 100 && y < 102 ? 255 : 0) ",0,255" }' >rd-in.csv
+rd="virtbuf create a uchar4 200*200; virtbuf create b uchar4 200*200; virtbuf fill a rd-in.csv"
+for g in 1 2 3 4 5 6 7 8 9 10; do
+	rd="$rd; run $K/reaction_diffusion.xml in_data=buffer:a out_data=buffer:b; virtbuf swap a b"
+done
+expect 0 "" "$CARSH" -c "$rd; virtbuf dump a rd.csv"
+tr , '\n' <rd.csv | awk '{ print $1 / 255 }' >rd.txt
+"$RWREF" rd 200 10 rd-in.csv | awk '{ print $1 / 255 }' >rd-want.csv
+close_to rd.txt rd-want.csv 0.004 "khronos reaction_diffusion_step, 10 steps (RGBA/unorm8 images, a kernel-declared sampler)"
+
 # ---- Rodinia ----
 D="$RW/rodinia"
 # A diagonally dominant system, so that elimination without pivoting stays tame.

@@ -30,6 +30,7 @@
  *   rwref blurbox W H SIZE IMG               Khronos blur's single-pass box blur
  *   rwref blurbox2 W H SIZE IMG              its dual-pass box blur (rows, then columns)
  *   rwref blurkern2 W H KERN IMG             its dual-pass kernel blur, KERN's 2*size+1 weights
+ *   rwref rd S STEPS RGBA                    Gray-Scott steps on an S x S RGBA unorm8 image
  */
 #include <float.h>
 #include <math.h>
@@ -718,6 +719,64 @@ static int cmd_blurkern2(char **argv)
 	return 0;
 }
 
+/* Khronos' callback sample keeps no CPU version of reaction_diffusion.cl: this follows the
+ * kernel. u and v are the red and green channels of an RGBA unorm8 image (c / 255); the
+ * neighbours' coordinates clamp at the edges (the kernel's sampler); the result is
+ * written back as OpenCL writes a unorm8 channel, round(x * 255) to nearest even and
+ * saturated, with blue 0 and alpha 1. */
+static unsigned char unorm8(double x)
+{
+	double c = rint(x * 255);
+	return (unsigned char)(c < 0 ? 0 : c > 255 ? 255 : c);
+}
+
+static void rd_step(const unsigned char *a, unsigned char *b, long s)
+{
+	const double du = 1, dv = 0.3, f = 0.055, k = 0.062;
+	for (long y = 0; y < s; y++)
+		for (long x = 0; x < s; x++) {
+			double ud = 0, vd = 0;
+			for (long dy = -1; dy <= 1; dy++)
+				for (long dx = -1; dx <= 1; dx++) {
+					long cx = x + dx < 0 ? 0 : x + dx >= s ? s - 1 : x + dx;
+					long cy = y + dy < 0 ? 0 : y + dy >= s ? s - 1 : y + dy;
+					const unsigned char *p = a + 4 * (cy * s + cx);
+					long m = labs(dx) + labs(dy);
+					double w = m == 0 ? -1 : m == 1 ? 0.2 : 0.05;
+					ud += p[0] / 255.0 * w;
+					vd += p[1] / 255.0 * w;
+				}
+			const unsigned char *p = a + 4 * (y * s + x);
+			double u = p[0] / 255.0, v = p[1] / 255.0;
+			unsigned char *q = b + 4 * (y * s + x);
+			q[0] = unorm8(u + du * ud - u * v * v + f * (1 - u));
+			q[1] = unorm8(v + dv * vd + u * v * v - (k + f) * v);
+			q[2] = 0;
+			q[3] = 255;
+		}
+}
+
+static int cmd_rd(char **argv)
+{
+	long s = num(argv[2]), steps = num(argv[3]);
+	double *in = csv_read_n(argv[4], (size_t)(4 * s * s), fail);
+	unsigned char *a = zalloc((size_t)(4 * s * s), 1), *b = zalloc((size_t)(4 * s * s), 1);
+	for (long i = 0; i < 4 * s * s; i++)
+		a[i] = (unsigned char)in[i];
+	for (long t = 0; t < steps; t++) {
+		rd_step(a, b, s);
+		unsigned char *tmp = a;
+		a = b;
+		b = tmp;
+	}
+	for (long i = 0; i < 4 * s * s; i++)
+		printf("%d\n", a[i]);
+	free(in);
+	free(a);
+	free(b);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -747,7 +806,8 @@ int main(int argc, char **argv)
 	            {"nn", 4, cmd_nn},
 	            {"blurbox", 4, cmd_blurbox},
 	            {"blurbox2", 4, cmd_blurbox2},
-	            {"blurkern2", 4, cmd_blurkern2}};
+	            {"blurkern2", 4, cmd_blurkern2},
+	            {"rd", 3, cmd_rd}};
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
 		if (argc >= 2 && strcmp(argv[1], cmds[i].name) == 0) {
 			if (argc != cmds[i].args + 2)
@@ -756,7 +816,7 @@ int main(int argc, char **argv)
 		}
 	fail("usage: rwref collatz|conv3x3|saxpy|histogram|gauss|kmeans|pathfinder|hotspot|sum|"
 	     "scan|spmv|ljforce|nbody|adjust|srad|add|transpose|median|conway|bfs|nn|"
-	     "blurbox|blurbox2|blurkern2 ARGS (see rwref.c)",
+	     "blurbox|blurbox2|blurkern2|rd ARGS (see rwref.c)",
 	     NULL);
 	return 2;
 }
