@@ -68,6 +68,58 @@ expect 0 "" "$CARSH" -c "$life; virtbuf dump f life.csv"
 "$RWREF" conway 64 32 10 life-in.csv >life-want.csv
 same_file life.csv life-want.csv "khronos conway, 10 generations (image2d_t, a periodic sampler)"
 
+# blur reads and writes R/uint8 images without a sampler (read_imageui with int2 coords).
+# A 40x30 grey picture (written back a row a line: tr makes it a pixel a line); the dual passes go through a virtual buffer, as the sample's host
+# goes through its temporary image. The kernel blur's weights are the binomial 1 4 6 4 1
+# (the host's are a Gaussian's): integer weights keep every sum exact, so that the
+# rounding compares exactly.
+gen 1200 40 0 256 1 >blur-in.csv
+printf '1\n4\n6\n4\n1\n' >blur-kern.csv
+expect 0 "" "$CARSH" run "$K/blur_box.xml" input_image=blur-in.csv output_image=blur1.csv
+"$RWREF" blurbox 40 30 2 blur-in.csv >blur1-want.csv
+tr , '\n' <blur1.csv >blur1.txt
+same_file blur1.txt blur1-want.csv "khronos blur_box (image2d_t, no sampler)"
+expect 0 "" "$CARSH" -c "virtbuf create tmp uchar 40*30;
+	run $K/blur_box_horizontal.xml input_image=blur-in.csv output_image=buffer:tmp;
+	run $K/blur_box_vertical.xml input_image=buffer:tmp output_image=blur2.csv"
+"$RWREF" blurbox2 40 30 2 blur-in.csv >blur2-want.csv
+tr , '\n' <blur2.csv >blur2.txt
+same_file blur2.txt blur2-want.csv "khronos blur_box_horizontal, blur_box_vertical"
+expect 0 "" "$CARSH" -c "virtbuf create tmp uchar 40*30;
+	run $K/blur_kernel_horizontal.xml input_image=blur-in.csv output_image=buffer:tmp kern=blur-kern.csv;
+	run $K/blur_kernel_vertical.xml input_image=buffer:tmp output_image=blur3.csv kern=blur-kern.csv"
+"$RWREF" blurkern2 40 30 blur-kern.csv blur-in.csv >blur3-want.csv
+tr , '\n' <blur3.csv >blur3.txt
+same_file blur3.txt blur3-want.csv "khronos blur_kernel_horizontal, blur_kernel_vertical (constant float *kern)"
+# The local-memory exchange variants compute the same passes in work-groups of 16 (the
+# width and the height rounded up to 48 and 32).
+expect 0 "" "$CARSH" -c "virtbuf create tmp uchar 40*30;
+	run $K/blur_box_horizontal_exchange.xml input_image=blur-in.csv output_image=buffer:tmp;
+	run $K/blur_box_vertical_exchange.xml input_image=buffer:tmp output_image=blur4.csv"
+tr , '\n' <blur4.csv >blur4.txt
+same_file blur4.txt blur2-want.csv "khronos blur_box_horizontal_exchange, blur_box_vertical_exchange (local uchar4)"
+expect 0 "" "$CARSH" -c "virtbuf create tmp uchar 40*30;
+	run $K/blur_kernel_horizontal_exchange.xml input_image=blur-in.csv output_image=buffer:tmp kern=blur-kern.csv;
+	run $K/blur_kernel_vertical_exchange.xml input_image=buffer:tmp output_image=blur5.csv kern=blur-kern.csv"
+tr , '\n' <blur5.csv >blur5.txt
+same_file blur5.txt blur3-want.csv "khronos blur_kernel_horizontal_exchange, blur_kernel_vertical_exchange"
+
+# reaction_diffusion reads and writes RGBA/unorm8 images (u red, v green), ten steps through
+# two virtual buffers swapped after each, from the host's start: u = 1, v = 0, and v = 1 in
+# a side/100 square at the centre. The kernel computes in float and rounds each step to 8
+# bits, rwref in double: a value at a rounding boundary may land one step (1/255) apart, so
+# the channels compare as unorm values within 1/255.
+awk 'BEGIN { for (y = 0; y < 200; y++) for (x = 0; x < 200; x++)
+	print 255 "," (x >= 100 && x < 102 && y >= 100 && y < 102 ? 255 : 0) ",0,255" }' >rd-in.csv
+rd="virtbuf create a uchar4 200*200; virtbuf create b uchar4 200*200; virtbuf fill a rd-in.csv"
+for g in 1 2 3 4 5 6 7 8 9 10; do
+	rd="$rd; run $K/reaction_diffusion.xml in_data=buffer:a out_data=buffer:b; virtbuf swap a b"
+done
+expect 0 "" "$CARSH" -c "$rd; virtbuf dump a rd.csv"
+tr , '\n' <rd.csv | awk '{ print $1 / 255 }' >rd.txt
+"$RWREF" rd 200 10 rd-in.csv | awk '{ print $1 / 255 }' >rd-want.csv
+close_to rd.txt rd-want.csv 0.004 "khronos reaction_diffusion_step, 10 steps (RGBA/unorm8 images, a kernel-declared sampler)"
+
 # ---- Rodinia ----
 D="$RW/rodinia"
 # A diagonally dominant system, so that elimination without pivoting stays tame.
@@ -125,6 +177,30 @@ cat srad-sums.csv srad-sums2.csv srad-I.csv >srad.csv
 "$RWREF" srad 24 20 0.5 0.05 srad-img.csv >srad-want.csv
 close_to srad.csv srad-want.csv 1e-5 "rodinia srad: extract, prepare, srad, srad2, compress (#include \"./main.h\" with -I..)"
 
+# bfs: a random directed graph of 1000 nodes with 0 to 4 edges each (17 levels below node 0,
+# 211 nodes unreached), nodes as struct Node records (starting, no_of_edges); the host's
+# do-while loop is <Repeat until="buffer:over == 0">: 18 rounds, the last marking no node.
+gen 1000 123457 0 5 1 | awk '{ print s + 0, $1; s += $1 } END { print s >"bfs-nedges" }' >bfs-nodes.csv
+BFS_EDGES=$(cat bfs-nedges)
+gen "$BFS_EDGES" 31 0 1000 1 >bfs-edges.csv
+awk 'BEGIN { for (i = 0; i < 1000; i++) { print (i ? 0 : 1) >"bfs-start.csv"
+	print (i ? -1 : 0) >"bfs-cost0.csv" } }'
+expect 0 "" "$CARSH" run "$D/bfs/bfs.bat.xml" NODES=1000 EDGES="$BFS_EDGES" NODE_FILE=bfs-nodes.csv \
+	EDGE_FILE=bfs-edges.csv START=bfs-start.csv COST0=bfs-cost0.csv OUT=bfs-cost.csv
+"$RWREF" bfs 1000 bfs-nodes.csv bfs-edges.csv >bfs-want.csv
+same_file bfs-cost.csv bfs-want.csv "rodinia bfs BFS_1+BFS_2 (struct Node, <Repeat until>)"
+# The loop stops on the device's flag, not a count: 17 rounds leave the last level unmarked.
+expect 1 "bfs.bat.xml:27: <Repeat>: until 'buffer:over == 0' still false after 17 runs (max=\"MAX\"): over[0] is 1" \
+	"$CARSH" run "$D/bfs/bfs.bat.xml" NODES=1000 EDGES="$BFS_EDGES" NODE_FILE=bfs-nodes.csv \
+	EDGE_FILE=bfs-edges.csv START=bfs-start.csv COST0=bfs-cost0.csv OUT=bfs-cost17.csv MAX=17
+
+# nn: 1000 hurricane-like records (lat 0..90, lng 0..180) as struct latLong, the target
+# point as two float Constants.
+gen 2000 32 0 90 | awk 'NR % 2 { lat = $1; next } { print lat, $1 * 2 }' >nn-loc.csv
+expect 0 "" "$CARSH" run "$D/nn.xml" N=1000 LAT=30.5 LNG=92.25 d_locations=nn-loc.csv d_distances=nn.csv
+"$RWREF" nn 1000 30.5 92.25 nn-loc.csv >nn-want.csv
+close_to nn.csv nn-want.csv 1e-6 "rodinia nn NearestNeighbor (struct latLong)"
+
 # ---- SHOC ----
 S="$RW/shoc"
 # Small integers as floats: every partial sum is exact, so the sums compare exactly.
@@ -175,6 +251,15 @@ done
 expect 0 "" "$CARSH" run "$S/spmv_ellpackr.xml" val=spmv-eval.csv vec=spmv-vec.csv \
 	cols=spmv-ecols.csv rowLengths=spmv-len.csv out=spmv-ell.csv
 close_to spmv-ell.csv spmv-want.csv 1e-5 "shoc spmv_ellpackr_kernel"
+# The same kernels built with USE_TEXTURE read the vector from a 32x4 float image.
+for k in scalar vector; do
+	expect 0 "" "$CARSH" run "$S/spmv_csr_${k}_tex.xml" NNZ="$NNZ" val=spmv-val.csv vec=spmv-vec.csv \
+		cols=spmv-cols.csv rowDelimiters=spmv-rowdelim.csv out=spmv-$k-tex.csv
+	close_to spmv-$k-tex.csv spmv-want.csv 1e-5 "shoc spmv_csr_${k}_kernel, USE_TEXTURE"
+done
+expect 0 "" "$CARSH" run "$S/spmv_ellpackr_tex.xml" val=spmv-eval.csv vec=spmv-vec.csv \
+	cols=spmv-ecols.csv rowLengths=spmv-len.csv out=spmv-ell-tex.csv
+close_to spmv-ell-tex.csv spmv-want.csv 1e-5 "shoc spmv_ellpackr_kernel, USE_TEXTURE"
 
 # ---- pyopencl's examples ----
 P="$RW/pyopencl"

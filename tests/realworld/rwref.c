@@ -25,6 +25,12 @@
  *   rwref transpose W H A                    the H x W transpose of a W-wide, H-high matrix
  *   rwref median W H IMG                     median-filter.py's 3x3 filter (see cmd_median)
  *   rwref conway W H GENS CELLS              the Game of Life on a torus after GENS generations
+ *   rwref bfs NODES NODE_FILE EDGE_FILE      each node's BFS level from node 0 (-1: unreached)
+ *   rwref nn N LAT LNG LOCATIONS             each (lat, lng) record's distance to (LAT, LNG)
+ *   rwref blurbox W H SIZE IMG               Khronos blur's single-pass box blur
+ *   rwref blurbox2 W H SIZE IMG              its dual-pass box blur (rows, then columns)
+ *   rwref blurkern2 W H KERN IMG             its dual-pass kernel blur, KERN's 2*size+1 weights
+ *   rwref rd S STEPS RGBA                    Gray-Scott steps on an S x S RGBA unorm8 image
  */
 #include <float.h>
 #include <math.h>
@@ -555,6 +561,222 @@ static int cmd_conway(char **argv)
 	return 0;
 }
 
+/* Rodinia bfs.cpp's run_bfs_cpu: from source 0, the frontier (mask) gives its unvisited
+ * neighbours its cost + 1 and marks them; the marked ones become the next frontier and
+ * visited; until a round marks none. NODE_FILE holds (starting, no_of_edges) per node. */
+static int cmd_bfs(char **argv)
+{
+	long n = num(argv[2]);
+	size_t ne;
+	double *node = csv_read_n(argv[3], (size_t)(2 * n), fail);
+	double *edge = csv_read(argv[4], &ne, fail);
+	char *mask = zalloc((size_t)n, 1), *upd = zalloc((size_t)n, 1), *vis = zalloc((size_t)n, 1);
+	long *cost = zalloc((size_t)n, sizeof *cost);
+	for (long i = 0; i < n; i++)
+		cost[i] = -1;
+	if (n > 0) {
+		mask[0] = vis[0] = 1;
+		cost[0] = 0;
+	}
+	for (int stop = 1; stop;) {
+		stop = 0;
+		for (long tid = 0; tid < n; tid++) {
+			if (!mask[tid])
+				continue;
+			mask[tid] = 0;
+			long first = (long)node[2 * tid], end = first + (long)node[2 * tid + 1];
+			for (long i = first; i < end; i++) {
+				if (i < 0 || (size_t)i >= ne || edge[i] < 0 || edge[i] >= n)
+					fail("edge out of range in", argv[4]);
+				long id = (long)edge[i];
+				if (!vis[id]) {
+					cost[id] = cost[tid] + 1;
+					upd[id] = 1;
+				}
+			}
+		}
+		for (long tid = 0; tid < n; tid++)
+			if (upd[tid]) {
+				mask[tid] = vis[tid] = 1;
+				stop = 1;
+				upd[tid] = 0;
+			}
+	}
+	for (long i = 0; i < n; i++)
+		printf("%ld\n", cost[i]);
+	free(node);
+	free(edge);
+	free(mask);
+	free(upd);
+	free(vis);
+	free(cost);
+	return 0;
+}
+
+/* Rodinia nn keeps its CPU loop in openmp/nn/nn_openmp.c: each record's euclidean distance
+ * in (lat, lng) to the target. LOCATIONS holds (lat, lng) per record. */
+static int cmd_nn(char **argv)
+{
+	long n = num(argv[2]);
+	double lat = real(argv[3]), lng = real(argv[4]);
+	double *loc = csv_read_n(argv[5], (size_t)(2 * n), fail);
+	for (long i = 0; i < n; i++) {
+		double dlat = loc[2 * i] - lat, dlng = loc[2 * i + 1] - lng;
+		printf("%.9g\n", sqrt(dlat * dlat + dlng * dlng));
+	}
+	free(loc);
+	return 0;
+}
+
+/* Khronos blur.cl's passes; the sample has no CPU version, so these follow what its kernels
+ * state. A box pass takes the clipped window's mean rounded as (sum + num/2) / num in
+ * integers; a kernel pass the weighted mean over the weights inside the image, rounded half
+ * away from zero. Each pass writes 8-bit pixels, which the next pass reads. step is 1 for
+ * a row, w for a column; n the pixels along it. */
+static void blur_line(const double *in, double *out, long n, long step, long size,
+                      const double *kern)
+{
+	for (long i = 0; i < n; i++) {
+		double sum = 0, weight = 0;
+		for (long s = -size; s <= size; s++) {
+			if (i + s < 0 || i + s >= n)
+				continue;
+			double k = kern ? kern[size + s] : 1;
+			sum += in[(i + s) * step] * k;
+			weight += k;
+		}
+		out[i * step] = kern ? round(sum / weight)
+		                     : (double)(((long)sum + (long)weight / 2) / (long)weight);
+	}
+}
+
+/* One pass over every row (rows = 1) or every column of a w x h image, from a to b. */
+static void blur_pass(const double *a, double *b, long w, long h, int rows, long size,
+                      const double *kern)
+{
+	if (rows)
+		for (long y = 0; y < h; y++)
+			blur_line(a + y * w, b + y * w, w, 1, size, kern);
+	else
+		for (long x = 0; x < w; x++)
+			blur_line(a + x, b + x, h, w, size, kern);
+}
+
+static void print_ints(const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		printf("%ld\n", (long)v[i]);
+}
+
+static int cmd_blurbox(char **argv)
+{
+	long w = num(argv[2]), h = num(argv[3]), size = num(argv[4]);
+	double *img = csv_read_n(argv[5], (size_t)(w * h), fail);
+	for (long y = 0; y < h; y++)
+		for (long x = 0; x < w; x++) {
+			long sum = 0, cnt = 0;
+			for (long dy = -size; dy <= size; dy++)
+				for (long dx = -size; dx <= size; dx++)
+					if (x + dx >= 0 && x + dx < w && y + dy >= 0 &&
+					    y + dy < h) {
+						sum += (long)img[(y + dy) * w + x + dx];
+						cnt++;
+					}
+			printf("%ld\n", (sum + cnt / 2) / cnt);
+		}
+	free(img);
+	return 0;
+}
+
+static int cmd_blurbox2(char **argv)
+{
+	long w = num(argv[2]), h = num(argv[3]), size = num(argv[4]);
+	double *img = csv_read_n(argv[5], (size_t)(w * h), fail);
+	double *tmp = zalloc((size_t)(w * h), sizeof *tmp);
+	blur_pass(img, tmp, w, h, 1, size, NULL);
+	blur_pass(tmp, img, w, h, 0, size, NULL);
+	print_ints(img, (size_t)(w * h));
+	free(img);
+	free(tmp);
+	return 0;
+}
+
+static int cmd_blurkern2(char **argv)
+{
+	long w = num(argv[2]), h = num(argv[3]);
+	size_t nk;
+	double *kern = csv_read(argv[4], &nk, fail);
+	if (nk % 2 == 0)
+		fail("expected 2*size+1 weights in", argv[4]);
+	double *img = csv_read_n(argv[5], (size_t)(w * h), fail);
+	double *tmp = zalloc((size_t)(w * h), sizeof *tmp);
+	blur_pass(img, tmp, w, h, 1, (long)nk / 2, kern);
+	blur_pass(tmp, img, w, h, 0, (long)nk / 2, kern);
+	print_ints(img, (size_t)(w * h));
+	free(kern);
+	free(img);
+	free(tmp);
+	return 0;
+}
+
+/* Khronos' callback sample keeps no CPU version of reaction_diffusion.cl: this follows the
+ * kernel. u and v are the red and green channels of an RGBA unorm8 image (c / 255); the
+ * neighbours' coordinates clamp at the edges (the kernel's sampler); the result is
+ * written back as OpenCL writes a unorm8 channel, round(x * 255) to nearest even and
+ * saturated, with blue 0 and alpha 1. */
+static unsigned char unorm8(double x)
+{
+	double c = rint(x * 255);
+	return (unsigned char)(c < 0 ? 0 : c > 255 ? 255 : c);
+}
+
+static void rd_step(const unsigned char *a, unsigned char *b, long s)
+{
+	const double du = 1, dv = 0.3, f = 0.055, k = 0.062;
+	for (long y = 0; y < s; y++)
+		for (long x = 0; x < s; x++) {
+			double ud = 0, vd = 0;
+			for (long dy = -1; dy <= 1; dy++)
+				for (long dx = -1; dx <= 1; dx++) {
+					long cx = x + dx < 0 ? 0 : x + dx >= s ? s - 1 : x + dx;
+					long cy = y + dy < 0 ? 0 : y + dy >= s ? s - 1 : y + dy;
+					const unsigned char *p = a + 4 * (cy * s + cx);
+					long m = labs(dx) + labs(dy);
+					double w = m == 0 ? -1 : m == 1 ? 0.2 : 0.05;
+					ud += p[0] / 255.0 * w;
+					vd += p[1] / 255.0 * w;
+				}
+			const unsigned char *p = a + 4 * (y * s + x);
+			double u = p[0] / 255.0, v = p[1] / 255.0;
+			unsigned char *q = b + 4 * (y * s + x);
+			q[0] = unorm8(u + du * ud - u * v * v + f * (1 - u));
+			q[1] = unorm8(v + dv * vd + u * v * v - (k + f) * v);
+			q[2] = 0;
+			q[3] = 255;
+		}
+}
+
+static int cmd_rd(char **argv)
+{
+	long s = num(argv[2]), steps = num(argv[3]);
+	double *in = csv_read_n(argv[4], (size_t)(4 * s * s), fail);
+	unsigned char *a = zalloc((size_t)(4 * s * s), 1), *b = zalloc((size_t)(4 * s * s), 1);
+	for (long i = 0; i < 4 * s * s; i++)
+		a[i] = (unsigned char)in[i];
+	for (long t = 0; t < steps; t++) {
+		rd_step(a, b, s);
+		unsigned char *tmp = a;
+		a = b;
+		b = tmp;
+	}
+	for (long i = 0; i < 4 * s * s; i++)
+		printf("%d\n", a[i]);
+	free(in);
+	free(a);
+	free(b);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct {
@@ -579,7 +801,13 @@ int main(int argc, char **argv)
 	            {"add", 2, cmd_add},
 	            {"transpose", 3, cmd_transpose},
 	            {"median", 3, cmd_median},
-	            {"conway", 4, cmd_conway}};
+	            {"conway", 4, cmd_conway},
+	            {"bfs", 3, cmd_bfs},
+	            {"nn", 4, cmd_nn},
+	            {"blurbox", 4, cmd_blurbox},
+	            {"blurbox2", 4, cmd_blurbox2},
+	            {"blurkern2", 4, cmd_blurkern2},
+	            {"rd", 3, cmd_rd}};
 	for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
 		if (argc >= 2 && strcmp(argv[1], cmds[i].name) == 0) {
 			if (argc != cmds[i].args + 2)
@@ -587,7 +815,8 @@ int main(int argc, char **argv)
 			return cmds[i].run(argv);
 		}
 	fail("usage: rwref collatz|conv3x3|saxpy|histogram|gauss|kmeans|pathfinder|hotspot|sum|"
-	     "scan|spmv|ljforce|nbody|adjust|srad|add|transpose|median|conway ARGS (see rwref.c)",
+	     "scan|spmv|ljforce|nbody|adjust|srad|add|transpose|median|conway|bfs|nn|"
+	     "blurbox|blurbox2|blurkern2|rd ARGS (see rwref.c)",
 	     NULL);
 	return 2;
 }
