@@ -357,6 +357,24 @@ static unsigned long long chunk_from(const struct exe *exe, const struct fm_arg 
 	return datachunk_why_not(exe, a, why, sizeof(why)) ? 0 : datachunk_start_bytes();
 }
 
+/* An executable's own <Param> wins over `run FILE NAME=VALUE` (docs/formats.md, "Lookup
+ * order"): a word it overrides is said, not silently dropped. */
+static void warn_overridden(const char *path, const struct loaded_exe *l)
+{
+	if (l->wrap)
+		return;
+	for (size_t i = 0; i < l->args.n; i++) {
+		const struct param *a = &l->args.v[i];
+		const struct param *p = params_get(&l->exe->params, a->name);
+
+		if (p && strcmp(p->value, a->value) != 0)
+			fprintf(stderr,
+			        "carsh: warning: %s: %s=%s is not used: the executable sets %s=%s "
+			        "itself (%s), which wins over the command line\n",
+			        path, a->name, a->value, p->name, p->value, p->origin);
+	}
+}
+
 /* Files come from the file cache: a batch repeating a step parses it once. */
 static int run_executable(struct run_ctx *c, const char *path, const char *root, int n,
                           char **words, struct cs_err *e)
@@ -369,6 +387,7 @@ static int run_executable(struct run_ctx *c, const char *path, const char *root,
 
 	if (exe_load(path, root, n, words, &l, e))
 		return 1;
+	warn_overridden(path, &l);
 	/* A background job takes no length from its data: counting reads the input now, in the
 	 * shell (a FIFO would hold the prompt), ahead of the hazard claims that order the job
 	 * after those writing its files. Under MPI the job may run on another rank, which has not
