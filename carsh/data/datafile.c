@@ -96,7 +96,6 @@ int datafile_count_values(const char *path, FILE *in, enum scalar s, size_t *n, 
                           struct cs_err *e)
 {
 	enum data_format fmt;
-	struct stat st;
 	FILE *f;
 	int rc;
 
@@ -109,16 +108,27 @@ int datafile_count_values(const char *path, FILE *in, enum scalar s, size_t *n, 
 		return 1;
 	if (path_is_stdio(path))
 		return count_open(in, "<stdin>", fmt, s, n, values, e);
-	f = fopen(path, "rbe");
-	if (!f)
+	rc = datafile_open_counted(path, &f, e);
+	if (rc == 0) {
+		rc = count_open(f, path, fmt, s, n, values, e);
+		fclose(f);
+	}
+	return rc;
+}
+
+int datafile_open_counted(const char *path, FILE **f, struct cs_err *e)
+{
+	struct stat st;
+
+	*f = fopen(path, "rbe");
+	if (!*f)
 		return err_errno(e, "%s", path);
 	/* A pipe or a device read here would be empty for the job. */
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
-		rc = 1;
-	else
-		rc = count_open(f, path, fmt, s, n, values, e);
-	fclose(f);
-	return rc;
+	if (fstat(fileno(*f), &st) == 0 && S_ISREG(st.st_mode))
+		return 0;
+	fclose(*f);
+	*f = NULL;
+	return 1;
 }
 
 int datafile_count(const char *path, FILE *in, enum scalar s, size_t *n, struct cs_err *e)

@@ -28,6 +28,9 @@ int datafile_read(const char *path, FILE *in, enum scalar s, void *dst, size_t n
  * not counted (PGM; a path that is not a regular file, which a count would leave empty for
  * the job), -1 with the reader's error (a bad value's file:line:field). */
 int datafile_count(const char *path, FILE *in, enum scalar s, size_t *n, struct cs_err *e);
+/* path opened to be counted: 0 with *f, 1 when it is not a regular file (a pipe or a device
+ * read here would be empty for the job: not counted), -1 with e. */
+int datafile_open_counted(const char *path, FILE **f, struct cs_err *e);
 
 /* The same, and a CSV's values are kept: *values (free() it) holds the n scalars parsed, so
  * that a caller who counts need not parse again; NULL for the other formats (and on errors). */

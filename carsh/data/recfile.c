@@ -144,7 +144,6 @@ int recfile_count(const char *path, FILE *in, const struct cs_record *r, size_t 
                   struct cs_err *e)
 {
 	enum data_format fmt;
-	struct stat st;
 	FILE *f;
 	int rc;
 
@@ -153,15 +152,11 @@ int recfile_count(const char *path, FILE *in, const struct cs_record *r, size_t 
 		return -1;
 	if (path_is_stdio(path))
 		return count_open(in, "<stdin>", fmt, r, n, e);
-	f = fopen(path, "rbe");
-	if (!f)
-		return err_errno(e, "%s", path);
-	/* A pipe or a device read here would be empty for the job. */
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
-		rc = 1;
-	else
+	rc = datafile_open_counted(path, &f, e);
+	if (rc == 0) {
 		rc = count_open(f, path, fmt, r, n, e);
-	fclose(f);
+		fclose(f);
+	}
 	return rc;
 }
 
