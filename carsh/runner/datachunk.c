@@ -233,14 +233,6 @@ static int fill(struct feed *f, struct cs_err *e)
 	return 0;
 }
 
-static int write_values(FILE *t, const void *values, size_t bytes, struct cs_err *e)
-{
-	if (fflush(t) != 0 || ftruncate(fileno(t), 0) != 0 || datalen_rewind(t, e) ||
-	    fwrite(values, 1, bytes, t) != bytes || fflush(t) != 0)
-		return err_errno(e, "<stdin>: while keeping a chunk's values");
-	return datalen_rewind(t, e);
-}
-
 /* The first len bytes of the buffer (whole lines) parsed into s: 0, or -1 with e. */
 static int parse_chunk(struct feed *f, struct slot *s, size_t len, struct cs_err *e)
 {
@@ -261,8 +253,8 @@ static int parse_chunk(struct feed *f, struct slot *s, size_t len, struct cs_err
 		             "stream '%s': <stdin>: a chunk of %zu values, not a whole number of "
 		             "%u-wide elements (keep an element on one line)",
 		             f->stream, s->n, f->type.width);
-	else if (s->n)
-		rc = write_values(s->t, values, s->n * scalar_size(f->type.scalar), e);
+	else if (s->n && datalen_put_values(s->t, values, s->n * scalar_size(f->type.scalar)))
+		rc = err_errno(e, "<stdin>: while keeping a chunk's values");
 	free(values);
 	return rc;
 }

@@ -50,19 +50,25 @@ static bool is_unset(const struct exe *exe, const struct scope *caller, const st
 	       !(caller && scope_get(caller, name));
 }
 
-/* An unlinked file in $TMPDIR (else /tmp): tmpfile() ignores TMPDIR. */
-FILE *datalen_temp(struct cs_err *e)
+/* Where temporary files go: $TMPDIR, else /tmp (tmpfile() ignores TMPDIR). */
+static const char *temp_dir(void)
 {
 	const char *dir = getenv("TMPDIR");
+
+	return dir && dir[0] ? dir : "/tmp";
+}
+
+FILE *datalen_temp(struct cs_err *e)
+{
 	struct strbuf path = STRBUF_INIT;
 	FILE *f = NULL;
 	int fd;
 
-	sb_addf(&path, "%s/carsh-stdin-XXXXXX", dir && dir[0] ? dir : "/tmp");
+	sb_addf(&path, "%s/carsh-stdin-XXXXXX", temp_dir());
 	fd = mkostemp(path.s, O_CLOEXEC);
 	if (fd < 0) {
 		err_errno(e, "<stdin>: cannot make a temporary file in %s to count the input",
-		          dir && dir[0] ? dir : "/tmp");
+		          temp_dir());
 	} else {
 		unlink(path.s);
 		f = fdopen(fd, "w+");
@@ -365,11 +371,19 @@ static size_t stdin_readers(const struct exe *exe)
 	return n;
 }
 
+int datalen_put_values(FILE *t, const void *values, size_t bytes)
+{
+	struct cs_err ignored;
+
+	if (fflush(t) != 0 || ftruncate(fileno(t), 0) != 0 || datalen_rewind(t, &ignored) ||
+	    fwrite(values, 1, bytes, t) != bytes || fflush(t) != 0)
+		return -1;
+	return datalen_rewind(t, &ignored);
+}
+
 static int write_values(FILE *f, const struct parsed *p)
 {
-	size_t bytes = p->n * scalar_size(p->s);
-
-	return fwrite(p->values, 1, bytes, f) == bytes && fflush(f) == 0 ? 0 : -1;
+	return datalen_put_values(f, p->values, p->n * scalar_size(p->s));
 }
 
 /* Standard input's values, raw, in a new spool that replaces the copy of its text; 0 when
@@ -381,7 +395,7 @@ static int keep_stdin(FILE **spool, const struct parsed *p)
 
 	if (!t)
 		return 0;
-	if (write_values(t, p) != 0 || datalen_rewind(t, &ignored) != 0) {
+	if (write_values(t, p) != 0) {
 		fclose(t);
 		return 0;
 	}
@@ -395,14 +409,13 @@ static int keep_stdin(FILE **spool, const struct parsed *p)
  * written (an unwritable $TMPDIR, a full disk): the job parses the file. */
 static char *keep_file(const struct parsed *p, int *slot)
 {
-	const char *dir = getenv("TMPDIR");
 	struct strbuf path = STRBUF_INIT;
 	FILE *f = NULL;
 	int fd, rc = -1;
 
-	sb_addf(&path, "%s/carsh-values-XXXXXX.raw", dir && dir[0] ? dir : "/tmp");
+	sb_addf(&path, "%s/carsh-values-XXXXXX.raw", temp_dir());
 	fd = mkostemps(path.s, 4, O_CLOEXEC);
-	if (fd >= 0 && !(f = fdopen(fd, "w")))
+	if (fd >= 0 && !(f = fdopen(fd, "w+")))
 		close(fd);
 	if (f) {
 		rc = write_values(f, p);

@@ -68,5 +68,8 @@ ssize_t datalen_read_ready(FILE *in, char *buf, size_t len);
 FILE *datalen_temp(struct cs_err *e);
 /* Back to the start, for the FILE and for a child reading its descriptor. */
 int datalen_rewind(FILE *f, struct cs_err *e);
+/* t (a temporary file open for update) holds just these bytes of values, rewound: 0, or -1
+ * with errno (a full disk). */
+int datalen_put_values(FILE *t, const void *values, size_t bytes);
 
 #endif
