@@ -1226,7 +1226,8 @@ static int finish_request(struct worker *wk, struct cs_err *e)
 	proc_describe(ws, how, sizeof(how));
 	return err_set(e,
 	               "worker %d ended (%s) while the device work its jobs queued ran: what they "
-	               "wrote there is lost",
+	               "wrote there is lost ('set stats=on' makes each job wait for its work, "
+	               "so that the one that fails is named)",
 	               (int)wk->pid, how);
 }
 

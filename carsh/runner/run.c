@@ -370,8 +370,10 @@ static void warn_overridden(const char *path, const struct loaded_exe *l)
 		if (p && strcmp(p->value, a->value) != 0)
 			fprintf(stderr,
 			        "carsh: warning: %s: %s=%s is not used: the executable sets %s=%s "
-			        "itself (%s), which wins over the command line\n",
-			        path, a->name, a->value, p->name, p->value, p->origin);
+			        "itself (%s), which wins over the command line (remove that "
+			        "<Param> to "
+			        "set %s here)\n",
+			        path, a->name, a->value, p->name, p->value, p->origin, a->name);
 	}
 }
 

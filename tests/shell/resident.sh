@@ -68,7 +68,7 @@ for srv in on off; do
 	CARSH_SERVER=$srv CARSH_QUEUE_CPU=1 "$CARSH" -c "$MAKE
 run $CRASH x=buffer:x y=buffer:y" >"$OUT" 2>"$ERR"
 	st=$?
-	{ [ "$st" = 1 ] && grep -q "^carsh: worker [0-9]* ended (killed by SIGSEGV) while the device work its jobs queued ran: what they wrote there is lost$" "$ERR"; } ||
+	{ [ "$st" = 1 ] && grep -q "^carsh: worker [0-9]* ended (killed by SIGSEGV) while the device work its jobs queued ran: what they wrote there is lost ('set stats=on' makes each job wait for its work, so that the one that fails is named)$" "$ERR"; } ||
 		{ [ "$st" = 139 ] && grep -q "^carsh: .*killed by SIGSEGV (kernel 'crash'" "$ERR"; } &&
 		pass "a queued job's crash at the session's end fails it, and says so (server $srv)" ||
 		fail "queued crash at the end, server $srv: status $st, $(cat "$ERR")"
