@@ -32,9 +32,9 @@ int run_file(struct run_ctx *c, const char *path, int n, char **words,
 /*
  * A kind of file `run` runs, known by its root element, as a builtin is by its name: each
  * runner declares its own entry (run.c the executables, batchrun.c the batch, graphrun.c
- * the graph) and filekinds.c lists them. run_file reaches a runner only through its entry,
- * so the runners of batches and graphs call run_file for their steps while run.c knows
- * none of them: the loop of running a file is the table's, as the dispatcher's is.
+ * the graph) and filekinds.c lists them. run_file reaches a runner only through its entry:
+ * the runners of batches and graphs call run_file for their steps, and run.c calls none of
+ * them by name, as cmd/dispatch.c calls no builtin by name.
  */
 struct file_kind {
 	const char *root; /* its root element: "CarshBat" */
