@@ -11,8 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "runner/batchrun.h"
-
 #include <errno.h>
 
 #include "model/batch.h"
@@ -20,14 +18,17 @@
 #include "exec/jobwin.h"
 #include "runner/buffers.h"
 #include "mpi/placement.h"
-#include "runner/stats.h"
 #include "runner/run.h"
+#include "runner/stats.h"
 #include "runner/untilcheck.h"
 #include "util/alloc.h"
 #include "mpi/ranks.h"
 #include "mpi/rankwatch.h"
 #include "util/strbuf.h"
 #include "util/strvec.h"
+
+static int batch_run_file(struct run_ctx *c, const char *path, const struct params *args,
+                          struct cs_err *e);
 
 struct run {
 	struct run_ctx *c; /* the steps' context */
@@ -486,7 +487,11 @@ static int run_loaded(struct run_ctx *parent, const struct batch *b, const struc
 	return rc;
 }
 
-int batch_run_file(struct run_ctx *c, const char *path, const struct params *args, struct cs_err *e)
+/* Run the batch file path with the parameters args (strongest) in context c: its steps in
+ * order, stopping at the first that fails; the background jobs it started end before it
+ * does. Returns the status with every file:line on the way in e. */
+static int batch_run_file(struct run_ctx *c, const char *path, const struct params *args,
+                          struct cs_err *e)
 {
 	struct stat st;
 	const struct batch *b;
@@ -510,3 +515,23 @@ int batch_run_file(struct run_ctx *c, const char *path, const struct params *arg
 	frame = (struct batch_frame){st.st_dev, st.st_ino, path, c->frames};
 	return run_loaded(c, b, args, &frame, e);
 }
+
+/* `run BATCH.xml NAME=VALUE...`: the words are its parameters, the strongest. */
+static int run_batch_words(struct run_ctx *c, const char *path, int n, char **words,
+                           const struct graph_run_opts *go, struct cs_err *e)
+{
+	struct params args = PARAMS_INIT;
+	int rc = 1;
+
+	(void)go;
+	if (session_read_words(NULL, n, words, &args, e) == 0)
+		rc = batch_run_file(c, path, &args, e);
+	params_free(&args);
+	return rc;
+}
+
+const struct file_kind file_kind_batch = {
+        .root = "CarshBat",
+        .one_job = true,
+        .run = run_batch_words,
+};

@@ -1,7 +1,8 @@
 /*
- * The graph runner's own header (runner/graphrun.h is the public one): what a run of a
- * graph holds, and the functions its files share — graphplan.c (the command line, the
- * nodes' executables and ports, where the data come from, the steps of a pipelined run),
+ * The graph runner's own header (the rest of the runner sees only its entry,
+ * file_kind_graph: runner/run.h): what a run of a graph holds, and the functions its files
+ * share — graphplan.c (the command line, the nodes' executables and ports, where the data
+ * come from, the steps of a pipelined run),
  * graphbufs.c (the rings of virtual buffers, filled and dumped through the buffer service),
  * graphspread.c (the run across MPI ranks as inputs arrive, handed to mpi/graphranks.c with
  * graphbufs.c's fill, run and dump) and graphrun.c (the steps and the whole run). graphrun.c
@@ -17,7 +18,7 @@
 #include "graph/ring.h"
 #include "model/exe.h"
 #include "model/graph.h"
-#include "runner/graphrun.h"
+#include "runner/run.h"
 
 /* A NODE.STREAM=DATA word of the command line. */
 struct data_word {

@@ -16,8 +16,6 @@
  * startup. With --serial the same runs go one at a time, item after item, each node after
  * the nodes it reads from: running the flow-models one after another.
  */
-#include "runner/graphrun.h"
-
 #include <stdio.h>
 #include <string.h>
 
@@ -305,8 +303,11 @@ static int run_graph(struct grun *r)
 	return rc ? 1 : 0;
 }
 
-int graph_run_file(struct run_ctx *c, const char *path, int argc, char **argv,
-                   const struct graph_run_opts *go, struct cs_err *e)
+/* Run the <CarshGraph> file path with the words after it (NODE.STREAM=DATA and STREAM=DATA
+ * bindings, NAME=VALUE parameters) and the options go (NULL: the defaults). Returns the
+ * status with the message in e: 2 for a usage error, 1 for any other failure. */
+static int graph_run_file(struct run_ctx *c, const char *path, int argc, char **argv,
+                          const struct graph_run_opts *go, struct cs_err *e)
 {
 	static const struct graph_run_opts defaults;
 	struct options o = {.go = go ? go : &defaults};
@@ -350,3 +351,10 @@ int graph_run_file(struct run_ctx *c, const char *path, int argc, char **argv,
 	grun_options_free(&o);
 	return rc;
 }
+
+const struct file_kind file_kind_graph = {
+        .root = "CarshGraph",
+        .graph_opts = true,
+        .one_job = true,
+        .run = graph_run_file,
+};

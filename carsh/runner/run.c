@@ -9,11 +9,9 @@
 #include "exec/jobwin.h"
 #include "model/filecache.h"
 #include "model/planner.h"
-#include "runner/batchrun.h"
 #include "runner/buffers.h"
 #include "runner/datachunk.h"
 #include "runner/datalen.h"
-#include "runner/graphrun.h"
 #include "runner/devplace.h"
 #include "mpi/placement.h"
 #include "runner/plancache.h"
@@ -418,23 +416,31 @@ static int run_executable(struct run_ctx *c, const char *path, const char *root,
 	return rc < 0 ? 1 : rc;
 }
 
-static int run_batch(struct run_ctx *c, const char *path, int n, char **words, struct cs_err *e)
+static int run_flowmodel(struct run_ctx *c, const char *path, int n, char **words,
+                         const struct graph_run_opts *go, struct cs_err *e)
 {
-	struct params args = PARAMS_INIT;
-	int rc = 1;
-
-	if (session_read_words(NULL, n, words, &args, e) == 0)
-		rc = batch_run_file(c, path, &args, e);
-	params_free(&args);
-	return rc;
+	(void)go;
+	return run_executable(c, path, "FlowModel", n, words, e);
 }
 
-/* A batch or a graph in the background: its words, kept for the job's thread. */
+static int run_carshexe(struct run_ctx *c, const char *path, int n, char **words,
+                        const struct graph_run_opts *go, struct cs_err *e)
+{
+	(void)go;
+	return run_executable(c, path, "CarshExe", n, words, e);
+}
+
+/* An executable starts its own job, a process or a thread one, even in the background. */
+const struct file_kind file_kind_flowmodel = {.root = "FlowModel", .run = run_flowmodel};
+const struct file_kind file_kind_exe = {.root = "CarshExe", .run = run_carshexe};
+
+/* A file run as one background job: its kind, its words and its options, the job's own. */
 struct bg_file {
+	const struct file_kind *kind;
 	char **argv; /* path, then the words */
 	int argc;
-	bool graph;
-	struct graph_run_opts go; /* its strings are the job's own */
+	struct graph_run_opts go;
+	bool has_go;
 };
 
 static void bg_file_free(void *p)
@@ -453,20 +459,29 @@ static int bg_file_body(struct run_ctx *c, void *arg, struct cs_err *e)
 {
 	struct bg_file *b = arg;
 
-	if (b->graph)
-		return graph_run_file(c, b->argv[0], b->argc - 1, b->argv + 1, &b->go, e);
-	return run_batch(c, b->argv[0], b->argc - 1, b->argv + 1, e);
+	return b->kind->run(c, b->argv[0], b->argc - 1, b->argv + 1, b->has_go ? &b->go : NULL, e);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
 }
 
 /* Labelled as the command that started it: "run FILE WORD...". */
-static int file_background(struct run_ctx *c, const char *path, int n, char **words, bool graph,
-                           struct cs_err *e)
+static int file_background(struct run_ctx *c, const struct file_kind *k, const char *path, int n,
+                           char **words, const struct graph_run_opts *go, struct cs_err *e)
 {
 	struct bg_file *b = xcalloc(1, sizeof(*b));
 	struct strbuf label = STRBUF_INIT;
 	int rc;
 
-	b->graph = graph;
+	b->kind = k;
+	if (go) {
+		b->go = *go;
+		b->go.root = dup_or_null(go->root);
+		b->go.max_parallel = dup_or_null(go->max_parallel);
+		b->has_go = true;
+	}
 	b->argc = n + 1;
 	b->argv = xcalloc((size_t)n + 2, sizeof(char *));
 	b->argv[0] = xstrdup(path);
@@ -480,37 +495,50 @@ static int file_background(struct run_ctx *c, const char *path, int n, char **wo
 	return rc;
 }
 
+static const struct file_kind *file_kind_find(const char *root)
+{
+	for (size_t i = 0; file_kinds[i]; i++)
+		if (strcmp(file_kinds[i]->root, root) == 0)
+			return file_kinds[i];
+	return NULL;
+}
+
+/* "<FlowModel>, <CarshExe>, <CarshBat> or <CarshGraph>", from the table. */
+static void cannot_run(const char *path, const char *root, struct cs_err *e)
+{
+	struct strbuf kinds = STRBUF_INIT;
+
+	for (size_t i = 0; file_kinds[i]; i++)
+		sb_addf(&kinds, "%s<%s>",
+		        i == 0              ? ""
+		        : file_kinds[i + 1] ? ", "
+		                            : " or ",
+		        file_kinds[i]->root);
+	err_set(e, "%s: <%s> files cannot be run (expected %s)", path, root, sb_str(&kinds));
+	sb_free(&kinds);
+}
+
 int run_file(struct run_ctx *c, const char *path, int n, char **words,
              const struct graph_run_opts *go, struct cs_err *e)
 {
-	static const struct graph_run_opts defaults;
 	const char *root = filecache_root(path, e);
-	bool graph;
+	const struct file_kind *k;
 
 	if (!root)
 		return 1;
-	graph = strcmp(root, "CarshGraph") == 0;
-	if (go && !graph) {
+	k = file_kind_find(root);
+	if (go && !(k && k->graph_opts)) {
 		err_set(e,
 		        "%s: a <%s>: --items, --serial, --root, --max-parallel, --trace and "
 		        "--report are for pipeline graphs (<CarshGraph>)",
 		        path, root);
 		return 2;
 	}
-	if (strcmp(root, "FlowModel") == 0 || strcmp(root, "CarshExe") == 0)
-		return run_executable(c, path, root, n, words, e);
-	if (!graph && strcmp(root, "CarshBat") != 0) {
-		err_set(e,
-		        "%s: <%s> files cannot be run (expected <FlowModel>, <CarshExe>, "
-		        "<CarshBat> or <CarshGraph>)",
-		        path, root);
+	if (!k) {
+		cannot_run(path, root, e);
 		return 1;
 	}
-	if (graph && !go)
-		go = &defaults;
-	if (c->background)
-		return file_background(c, path, n, words, graph ? go : NULL, e);
-	if (graph)
-		return graph_run_file(c, path, n, words, go, e);
-	return run_batch(c, path, n, words, e);
+	if (c->background && k->one_job)
+		return file_background(c, k, path, n, words, go, e);
+	return k->run(c, path, n, words, go, e);
 }

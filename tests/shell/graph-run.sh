@@ -150,6 +150,8 @@ same_items g/out/r want-r 3 "file= in the graph is relative to the graph; three 
 	fail "stdout: $(cat "$OUT")"
 expect 0 "" "$CARSH" -c "run g/inout.xml --items 2 z=discard y=bg{i}.csv & sync"
 same_items bg want-r 2 "run GRAPH.xml & runs in the background"
+[ ! -e bg2.csv ] && pass "run GRAPH.xml --items 2 & keeps its options in the background" ||
+	fail "the background run ran 3 items, not --items 2"
 
 # A run that fails half-way (no x5.csv for item 5) stops, says where, and deletes its
 # buffers.
