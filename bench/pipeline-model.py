@@ -12,7 +12,7 @@ columns), --paths compares each path's rate too: the GPU (or GPU-CPU) path's ite
 second and the CPU path's, measured against the model's split.
 
   bench/pipeline-model.py [--replay [LABEL=]PIPEREPLAY]... [--gpu-host U] [--detail]
-                          [--paths] [--residuals] SOURCE...
+                          [--paths] [--residuals] [--cpu-from-stream] SOURCE...
   bench/pipeline-model.py --print-training NAME.json
 
 SOURCE is one of
@@ -74,6 +74,7 @@ class Source:
         self.baseline = None  # the baseline's measured items/s
         self.chosen = None  # the configuration the recorded model chose
         self.meas = None
+        self.runs = {}  # a JSON's runs, config -> run
         self.note = "no training recorded"
 
 
@@ -134,6 +135,8 @@ def from_json(path):
     src.meas = meas_of_json(doc)
     val = doc["validation"]
     for run in val["runs"]:
+        if not run["strict"]:
+            src.runs[run["config"]] = run
         if run["strict"]:
             src.baseline = run["throughput"]
         if run["strict"] or run["predicted"] is None:
@@ -238,6 +241,23 @@ def from_text(path, want, gpu_host):
         if m:
             cur.noise = float(m.group(1)) / 100
     return out
+
+
+def cpu_from_stream(src):
+    """src's training with each CG experiment (T^CG(n) and its stage times) replaced by what
+    the validation's homogeneous CPU run with n threads measured in the stream: what the
+    model predicts where the cores' times are right, so that what is left is the model's
+    composition (a JSON only; None where a run is missing)."""
+    if not src.meas or not src.runs:
+        return None
+    meas = json.loads(json.dumps(src.meas))
+    zeros = "0" * meas["s"]
+    for n in range(1, len(meas["cgn"]) + 1):
+        run = src.runs.get("CP-CG:%d:%s" % (n, zeros))
+        if not run or not run["throughput"] or None in run["cpu_stage_ms"]:
+            return None
+        meas["cgn"][n - 1] = [1e3 / run["throughput"]] + run["cpu_stage_ms"]
+    return meas
 
 
 def replay(binary, meas):
@@ -441,6 +461,9 @@ def main():
     ap.add_argument("--paths", action="store_true", help="each path's rate, where recorded")
     ap.add_argument("--residuals", action="store_true",
                     help="signed errors per family and thread band")
+    ap.add_argument("--cpu-from-stream", action="store_true",
+                    help="also replay each JSON's training with the CG experiments replaced "
+                    "by the stream's homogeneous CPU runs")
     ap.add_argument("--print-training", metavar="JSON",
                     help="print the JSON's training in pipereplay's format and stop")
     ap.add_argument("sources", nargs="*")
@@ -458,11 +481,17 @@ def main():
             choices = [("recorded", src.chosen, src.recorded)]
             for b in a.replay:
                 label, _, binary = b.rpartition("=")
-                if src.meas is not None:
-                    pred, chosen = replay(binary, src.meas)
-                    models.append((label or "replayed", {c: v[0] for c, v in pred.items()},
+                trainings = [(label or "replayed", src.meas)]
+                if a.cpu_from_stream:
+                    trainings.append(((label or "replayed") + ", stream CPU",
+                                      cpu_from_stream(src)))
+                for name, meas in trainings:
+                    if meas is None:
+                        continue
+                    pred, chosen = replay(binary, meas)
+                    models.append((name, {c: v[0] for c, v in pred.items()},
                                    {c: v[1] for c, v in pred.items()}))
-                    choices.append((label or "replayed", chosen, models[-1][1]))
+                    choices.append((name, chosen, models[-1][1]))
             report_choice(src, choices)
             for label, s in report(src, models, a.detail, a.paths, a.residuals):
                 t = totals.setdefault(label, [0, 0, 0])

@@ -23,6 +23,13 @@ expect 0 "" python3 "$MODEL" --replay "this=$REPLAY" v.json || true
 grep -q "^  this against the recorded predictions: 24 of 24 within 0.1 %" "$OUT" &&
 	pass "the replay predicts what the engine predicted" || fail "replay: $(head -5 "$OUT")"
 
+# The training's CG experiments replaced by the stream's homogeneous CPU runs: those runs
+# (one thread, and two: nC + 1 with the stand-in) are then predicted exactly.
+expect 0 "" python3 "$MODEL" --residuals --cpu-from-stream --replay "this=$REPLAY" v.json || true
+grep -q "^  CPU only  *1  *this, stream CPU  *1/1  *+0.0  *0.0$" "$OUT" &&
+	grep -q "^  CPU only  *2-8  *this, stream CPU  *1/1  *+0.0  *0.0$" "$OUT" &&
+	pass "the stream's CPU runs in place of the training's" || fail "stream CPU: $(cat "$OUT")"
+
 # The choice: the engine's, from the same training.
 expect 0 "" python3 "$MODEL" --print-training v.json || true
 cp "$OUT" meas.txt
