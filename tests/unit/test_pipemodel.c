@@ -624,6 +624,25 @@ START_TEST(test_transfers_count_at_the_ends_of_a_gpu_run)
 }
 END_TEST
 
+/* A run of GPU stages that ends before a CPU stage pays the smaller of the GPU experiment's
+ * two timings of the buffer between them: CP-CG:1:100 with stage 1's outputs back in 0.030
+ * and stage 2's inputs in again in 0.004 pays 0.005 + 0.002 + 0.004 on the GPU and 0.030 on
+ * the core. Where stage 2 may not run on the GPU (no h2d of its own), the 0.030 back. */
+START_TEST(test_gpu_run_pays_the_faster_timing_of_its_outputs_back)
+{
+	struct pm_meas m;
+
+	fixture(&m);
+	m.st[0].h2d_g = 0.002;
+	m.st[0].d2h_g = 0.030;
+	m.st[1].h2d_g = 0.004;
+	ck_assert_double_eq_tol(predict(&m, false, false, 1, 1).lambda, 1 / 0.041, TOL);
+	m.sh.gpu_ok = 5;
+	m.st[1].h2d_g = 0;
+	ck_assert_double_eq_tol(predict(&m, false, false, 1, 1).lambda, 1 / 0.067, TOL);
+}
+END_TEST
+
 /* ---- equation 8 and the serial stages ---- */
 
 /* E_e = min(TDP/λ, E_eC + E_eG + E_eU): DP-CG:3 at λ = 70.238 and TDP = 10 W: the cap is
@@ -1022,6 +1041,7 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_items_that_find_the_gpu_busy_hold_their_threads);
 	tcase_add_test(t, test_pool_of_the_most_threads_stays_finite);
 	tcase_add_test(t, test_transfers_count_at_the_ends_of_a_gpu_run);
+	tcase_add_test(t, test_gpu_run_pays_the_faster_timing_of_its_outputs_back);
 	tcase_add_test(t, test_cpu_moves_count_where_cpu_stages_meet_gpu_stages);
 	tcase_add_test(t, test_gpu_cpu_stages_take_their_time_beside_the_other_threads);
 	tcase_add_test(t, test_tdp_caps_the_energy_per_item);

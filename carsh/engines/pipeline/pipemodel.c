@@ -45,6 +45,21 @@ static bool on_gpu(const struct pm_config *c, unsigned k)
 	return (c->mask >> k) & 1u;
 }
 
+/* What a run of GPU stages that ends at stage k pays to bring its outputs back: the GPU
+ * experiment timed stage k's outputs coming back (d2h) and, their device copies dropped, stage
+ * k + 1's inputs going in again (h2d) — the same buffer over the same bus where k + 1 reads
+ * what k wrote. The two differ up to threefold, and the stream's moves bear out the smaller
+ * (docs/pipeline.md, "The model"); the last stage's outputs, or a next stage that never ran on
+ * the GPU, have d2h alone. */
+static double gpu_to_cpu(const struct pm_meas *m, unsigned k)
+{
+	double back = m->st[k].d2h_g;
+
+	if (k + 1 < m->sh.s && ((m->sh.gpu_ok >> (k + 1)) & 1u) && m->st[k + 1].h2d_g > 0)
+		return fmin(back, m->st[k + 1].h2d_g);
+	return back;
+}
+
 /* The queues of the GPU stages: their kernels, plus 000 §V-C's transfers at the two ends of
  * every run of consecutive GPU stages. One GPU serves them all, so their times add up into
  * one service rate (docs/pipeline.md: where 000 takes the minimum over the queues). */
@@ -61,7 +76,7 @@ static double gpu_time(const struct pm_meas *m, const struct pm_config *c, struc
 		if (k == 0 || !on_gpu(c, k - 1))
 			t += m->st[k].h2d_g;
 		if (k + 1 == m->sh.s || !on_gpu(c, k + 1))
-			t += m->st[k].d2h_g;
+			t += gpu_to_cpu(m, k);
 	}
 	return t;
 }
