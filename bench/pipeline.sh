@@ -8,8 +8,8 @@
 # measured throughput and the error; the chosen configuration against the measured best and
 # against the baseline (ratios of throughputs measured in the same run), the noise (the
 # chosen configuration measured a second time, last: a configuration within it of the best
-# counts as the best), the configurations within 10 % of the model out of those whose error
-# is outside that noise, and what the running phase's check would keep from these
+# counts as the best), the configurations within 10 % of the model or within that noise of
+# it (an error that two runs of one configuration explain is no error of the model), and what the running phase's check would keep from these
 # measurements (chosen, the next ones by the model and the baseline; docs/pipeline.md); at
 # the end the issue's targets (chosen/baseline >= 1 per instance and 1.15 on average,
 # chosen/best >= 0.95). The first items' results are compared with the C reference.
@@ -168,7 +168,7 @@ s_for() { # s_for INSTANCE: S for it and the instances after it
 
 # ---- 3. every configuration, measured ----
 : >"$out/summary.csv"
-echo "instance,items,configurations,max_error,mean_error,within_10,chosen,chosen_items_s,best,best_items_s,baseline,baseline_items_s,chosen_over_best,chosen_over_baseline,reference,noise,chosen_is_best,outside_noise,outside_noise_within_10,checked,checked_over_best,checked_over_baseline" \
+echo "instance,items,configurations,max_error,mean_error,within_10,chosen,chosen_items_s,best,best_items_s,baseline,baseline_items_s,chosen_over_best,chosen_over_baseline,reference,noise,chosen_is_best,tolerance,within_tolerance,checked,checked_over_best,checked_over_baseline" \
 	>>"$out/summary.csv"
 for inst in "${instances[@]}"; do
 	[ -n "${ncfg[$inst]:-}" ] || continue
@@ -243,21 +243,22 @@ for inst in "${instances[@]}"; do
 		-v lc="$(meas "$chosen" false)" -v lb="$(meas "$best" false)" -v ll="$(meas "$base" true)" '
 		$5 != "null" { e = 100 * ($5 < 0 ? -$5 : $5); n++; sum += e; if (e > max) max = e
 		               if (e <= 10) within++
-		               # outside the noise: an error that two runs of one configuration
-		               # do not explain
-		               if (e > 100 * noise) { out++; if (e <= 10) owithin++ } }
+		               # within 10 % or within the noise: an error that two runs of one
+		               # configuration explain is no error of the model
+		               if (e <= tol) owithin++ }
+		BEGIN { tol = 100 * noise > 10 ? 100 * noise : 10 }
 		END {
 			printf "error: max %.1f %%, mean %.1f %%, %d of %d configurations within 10 %%\n",
 			       max, sum / n, within, n
-			printf "noise %.1f %% (the chosen configuration measured twice); of the %d configurations whose error is outside it, %d within 10 %%\n",
-			       100 * noise, out, owithin
+			printf "noise %.1f %% (the chosen configuration measured twice); within 10 %% or within the noise (%.1f %%): %d of %d configurations\n",
+			       100 * noise, tol, owithin, n
 			printf "chosen %s: %.1f items/s; measured best %s: %.1f (chosen/best %.3f%s); baseline %s: %.1f (chosen/baseline %.3f)\n",
 			       chosen, lc, best, lb, rb, isb == "true" ? ", within the noise: counts as the best" : "", base, ll, rl
 			printf "the running phase'"'"'s check keeps %s: checked/best %.3f, checked/baseline %.3f\n",
 			       checked, cb, cl
 			printf "results of items 0, 1 and %d against the C reference: %s\n", items - 1, ck
-			printf "%s,%d,%d,%.2f,%.2f,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.4f,%s,%d,%d,%s,%s,%s\n", inst, items, n, max, sum / n,
-			       within, chosen, lc, best, lb, base, ll, rb, rl, ck, noise, isb, out, owithin,
+			printf "%s,%d,%d,%.2f,%.2f,%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%.4f,%s,%.1f,%d,%s,%s,%s\n", inst, items, n, max, sum / n,
+			       within, chosen, lc, best, lb, base, ll, rb, rl, ck, noise, isb, tol, owithin,
 			       checked, cb, cl >> "'"$out/summary.csv"'"
 		}' "$out/$inst.csv"
 done
@@ -299,8 +300,8 @@ fi
 
 echo
 echo "== summary ($((SECONDS - t_start)) s; raw results in $out)"
-awk -F, 'NR > 1 { printf "%-9s N %3d: max error %6.1f %%, mean %5.1f %%, %3d/%-3d within 10 %%, noise %.1f %%: %d/%d outside it within 10 %%; chosen/best %.3f%s, chosen/baseline %.3f; checked %s: /best %.3f, /baseline %.3f; reference %s\n",
-                  $1, $2, $4, $5, $6, $3, 100 * $16, $19, $18, $13, $17 == "true" ? " (within the noise)" : "", $14, $20, $21, $22, $15
-                  r += $14; c += $22; k++; o += $18; ow += $19 }
-         END { if (k) printf "average chosen/baseline: %.3f, checked/baseline: %.3f (000 §VI-B: +20 %% on average; the issue asks >= 1.15); outside the noise, %d of %d within 10 %%\n", r / k, c / k, ow, o }' \
+awk -F, 'NR > 1 { printf "%-9s N %3d: max error %6.1f %%, mean %5.1f %%, %3d/%-3d within 10 %%, noise %.1f %%: %d/%d within 10 %% or the noise; chosen/best %.3f%s, chosen/baseline %.3f; checked %s: /best %.3f, /baseline %.3f; reference %s\n",
+                  $1, $2, $4, $5, $6, $3, 100 * $16, $19, $3, $13, $17 == "true" ? " (within the noise)" : "", $14, $20, $21, $22, $15
+                  r += $14; c += $22; k++; o += $3; ow += $19 }
+         END { if (k) printf "average chosen/baseline: %.3f, checked/baseline: %.3f (000 §VI-B: +20 %% on average; the issue asks >= 1.15); within 10 %% or the noise, %d of %d (%.0f %%; the issue asks >= 80 %%)\n", r / k, c / k, ow, o, o ? 100 * ow / o : 0 }' \
 	"$out/summary.csv"

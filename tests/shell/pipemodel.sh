@@ -2,7 +2,7 @@
 # The pipeline model checked offline (docs/pipeline.md, "Checking the model offline"):
 # tests/tools/pipereplay, given the training a validation's --json reports, predicts exactly
 # what the engine predicted and chooses what it chose; bench/pipeline-model.py's figures
-# (within 10 %, mean and max error, per family, outside the noise) equal those worked out by
+# (within 10 %, within 10 % or the noise, mean and max error, per family) equal those worked out by
 # hand on a small CSV; a malformed training is refused with its line.
 . "$TOP_SRCDIR/tests/shell/lib.sh"
 cd "$T" || exit 1
@@ -22,6 +22,13 @@ cp "$OUT" v.json
 expect 0 "" python3 "$MODEL" --replay "this=$REPLAY" v.json || true
 grep -q "^  this against the recorded predictions: 24 of 24 within 0.1 %" "$OUT" &&
 	pass "the replay predicts what the engine predicted" || fail "replay: $(head -5 "$OUT")"
+
+# The training's CG experiments replaced by the stream's homogeneous CPU runs: those runs
+# (one thread, and two: nC + 1 with the stand-in) are then predicted exactly.
+expect 0 "" python3 "$MODEL" --residuals --cpu-from-stream --replay "this=$REPLAY" v.json || true
+grep -q "^  CPU only  *1  *this, stream CPU  *1/1  *+0.0  *0.0$" "$OUT" &&
+	grep -q "^  CPU only  *2-8  *this, stream CPU  *1/1  *+0.0  *0.0$" "$OUT" &&
+	pass "the stream's CPU runs in place of the training's" || fail "stream CPU: $(cat "$OUT")"
 
 # The choice: the engine's, from the same training.
 expect 0 "" python3 "$MODEL" --print-training v.json || true
@@ -48,9 +55,10 @@ grep -q "^  all  *recorded  *3/4  *3/4  *8.8  *20.0  *+3.5$" "$OUT" &&
 	pass "within 10 %, mean, max and median error of a CSV" || fail "figures: $(cat "$OUT")"
 grep -q "^  DP-CG  *recorded  *2/3 " "$OUT" && grep -q "^  CPU only  *recorded  *1/1 " "$OUT" &&
 	pass "per family" || fail "families: $(cat "$OUT")"
-# The same in bench/pipeline.sh's report, with a noise of 3 %: 3 configurations lie outside
-# it, 2 of them within 10 %. The chosen DP-CG:2 is 20 % off its prediction; the check's two
-# next (DP-CG:1, DP-CG:3) and the baseline measure no more than it: it keeps DP-CG:2, 100/90.
+# The same in bench/pipeline.sh's report, with a noise of 21 %: all 4 configurations lie
+# within 10 % or within it (DP-CG:2's 20 % is an error two runs of one configuration show), 3
+# within 10 %. The chosen DP-CG:2 is within the noise of its prediction: the check keeps it,
+# 100/90.
 cat >bench.txt <<'TXT'
 # nC = 1 CPU cores and a GPU: training N_s = 11 items
 == vivid-ld (W=64 H=48 F=16): every configuration for 0.100 s (10 s left, 5 s predicted)
@@ -60,12 +68,12 @@ cat >bench.txt <<'TXT'
   DP-CG:3                          92.0        100.0    -8.0 %      10
   CP-CG:1:000                      51.0         50.0    +2.0 %      10
   baseline DP-MG                      -         90.0                10
-noise 3.0 % (the chosen configuration measured twice); of the 3 configurations whose error is outside it, 2 within 10 %
+noise 21.0 % (the chosen configuration measured twice); within 10 % or within the noise (21.0 %): 4 of 4 configurations
 chosen DP-CG:2: 100.0 items/s; measured best DP-CG:1: 100.0 (chosen/best 1.000); baseline DP-MG: 90.0 (chosen/baseline 1.111)
 TXT
 expect 0 "" python3 "$MODEL" bench.txt || true
-grep -q "^  all  *recorded  *3/4  *2/3  *8.8 " "$OUT" &&
-	pass "outside the noise of a report" || fail "noise: $(cat "$OUT")"
+grep -q "^  all  *recorded  *3/4  *4/4  *8.8 " "$OUT" &&
+	pass "within 10 % or the noise of a report" || fail "noise: $(cat "$OUT")"
 grep -q "^  recorded  *chose DP-CG:2  *100.0 items/s: /best (DP-CG:1) 1.000, /baseline 1.111; checked DP-CG:2: /best 1.000, /baseline 1.111$" "$OUT" &&
 	pass "the choice and what the check keeps" || fail "choice: $(cat "$OUT")"
 

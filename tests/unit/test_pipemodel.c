@@ -16,6 +16,7 @@
 #include "engines/pipeline/pipecheck.h"
 #include "engines/pipeline/pipeconf.h"
 #include "engines/pipeline/pipeknow.h"
+#include "engines/pipeline/pipefit.h"
 #include "engines/pipeline/pipemodel.h"
 #include "engines/pipeline/pipemon.h"
 #include "engines/pipeline/pipetrain.h"
@@ -524,6 +525,50 @@ START_TEST(test_cg_rates_that_fall_with_more_threads_are_pooled)
 }
 END_TEST
 
+/*
+ * The CG experiments' contention line (engines/pipeline/pipefit.h): one stage on 4 cores and
+ * a GPU it may not use, measured at 0.010, 0.012, 0.020 and 0.016 s with 1 .. 4 threads. The
+ * least squares over the four is 0.008 + 0.0026·n; 0.020 lies above it, the others at or
+ * under, and the line through those three is 0.008 + 0.002·n: 0.014 s at 3 threads, so
+ * T^CG(3) = 0.014/3 where the batch measured 0.020/3. T^CG(2) measured 0.005, faster than the
+ * line's 0.012/2: it stays. Five threads share the four cores: T^CG(5) = T^CG(4) = 0.016/4,
+ * whatever the batch of five measured.
+ */
+START_TEST(test_cg_times_follow_the_lower_contention_line)
+{
+	static const double stage[5] = {0, 0.010, 0.012, 0.020, 0.016};
+	struct pm_meas m;
+	struct pm_cgfit f;
+
+	memset(&m, 0, sizeof(m));
+	m.sh = (struct pm_shape){1, 4, true, 0};
+	m.st[0].t_cg = stage[1];
+	for (unsigned n = 1; n <= 4; n++) {
+		m.t_cgn_stage[n][0] = stage[n];
+		m.t_cgn[n] = stage[n] / n;
+	}
+	m.t_cgn[2] = 0.005;
+	m.t_cgn[5] = 0.010;
+	m.t_cgn_stage[5][0] = 0.050;
+	pm_cgfit(&m, &f);
+	ck_assert(f.ok);
+	ck_assert_double_eq_tol(f.a[0], 0.008, 1e-12);
+	ck_assert_double_eq_tol(f.b[0], 0.002, 1e-12);
+	ck_assert_double_eq_tol(predict(&m, false, false, 1, 0).lambda, 1 / 0.010, 1e-9);
+	ck_assert_double_eq_tol(predict(&m, false, false, 2, 0).lambda, 1 / 0.005, 1e-9);
+	ck_assert_double_eq_tol(predict(&m, false, false, 3, 0).lambda, 3 / 0.014, 1e-9);
+	ck_assert_double_eq_tol(predict(&m, false, false, 4, 0).lambda, 4 / 0.016, 1e-9);
+	ck_assert_double_eq_tol(predict(&m, false, false, 5, 0).lambda, 4 / 0.016, 1e-9);
+	/* A stage not measured at some n: T^CG(n) as measured, the rates of 2 and 3 threads
+	 * that fall pooled to (200 + 150)/2; five threads as their batch measured. */
+	m.t_cgn_stage[2][0] = 0;
+	pm_cgfit(&m, &f);
+	ck_assert(!f.ok);
+	ck_assert_double_eq_tol(predict(&m, false, false, 3, 0).lambda, 175, 1e-9);
+	ck_assert_double_eq_tol(predict(&m, false, false, 5, 0).lambda, 1 / 0.010, 1e-9);
+}
+END_TEST
+
 /* The GPU stages share one GPU (docs/pipeline.md): with stages 1 and 3 on the GPU and
  * t_G = 0.025 and 0.030 they take 0.055 s of GPU per item, so one thread's item takes
  * 0.055 + T_2^CG = 0.065 s, and CP-MG's GPU-CPU path alone could not pass 1/0.055 = 18.18
@@ -576,6 +621,25 @@ START_TEST(test_transfers_count_at_the_ends_of_a_gpu_run)
 	ck_assert_double_eq_tol(predict(&m, false, false, 1, 3).lambda, 1 / 0.045, TOL);
 	/* DP-CG:1: 0.024 + 0.002 + 0.001. */
 	ck_assert_double_eq_tol(predict(&m, true, false, 1, 7).lambda, 1 / 0.027, TOL);
+}
+END_TEST
+
+/* A run of GPU stages that ends before a CPU stage pays the smaller of the GPU experiment's
+ * two timings of the buffer between them: CP-CG:1:100 with stage 1's outputs back in 0.030
+ * and stage 2's inputs in again in 0.004 pays 0.005 + 0.002 + 0.004 on the GPU and 0.030 on
+ * the core. Where stage 2 may not run on the GPU (no h2d of its own), the 0.030 back. */
+START_TEST(test_gpu_run_pays_the_faster_timing_of_its_outputs_back)
+{
+	struct pm_meas m;
+
+	fixture(&m);
+	m.st[0].h2d_g = 0.002;
+	m.st[0].d2h_g = 0.030;
+	m.st[1].h2d_g = 0.004;
+	ck_assert_double_eq_tol(predict(&m, false, false, 1, 1).lambda, 1 / 0.041, TOL);
+	m.sh.gpu_ok = 5;
+	m.st[1].h2d_g = 0;
+	ck_assert_double_eq_tol(predict(&m, false, false, 1, 1).lambda, 1 / 0.067, TOL);
 }
 END_TEST
 
@@ -970,12 +1034,14 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_cp_mg_shares_the_whole_cpu_between_the_paths);
 	tcase_add_test(t, test_no_stage_on_the_gpu_is_the_homogeneous_cpu);
 	tcase_add_test(t, test_cg_rates_that_fall_with_more_threads_are_pooled);
+	tcase_add_test(t, test_cg_times_follow_the_lower_contention_line);
 	tcase_add_test(t, test_gpu_stages_of_one_item_add_up_on_the_one_gpu);
 	tcase_add_test(t, test_one_thread_serves_gpu_and_cpu_stages_in_turn);
 	tcase_add_test(t, test_pool_of_threads_shared_by_the_two_paths);
 	tcase_add_test(t, test_items_that_find_the_gpu_busy_hold_their_threads);
 	tcase_add_test(t, test_pool_of_the_most_threads_stays_finite);
 	tcase_add_test(t, test_transfers_count_at_the_ends_of_a_gpu_run);
+	tcase_add_test(t, test_gpu_run_pays_the_faster_timing_of_its_outputs_back);
 	tcase_add_test(t, test_cpu_moves_count_where_cpu_stages_meet_gpu_stages);
 	tcase_add_test(t, test_gpu_cpu_stages_take_their_time_beside_the_other_threads);
 	tcase_add_test(t, test_tdp_caps_the_energy_per_item);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "engines/pipeline/pipechain.h"
+#include "engines/pipeline/pipefit.h"
 #include "util/alloc.h"
 
 static struct pm_energy e_add(struct pm_energy a, struct pm_energy b)
@@ -44,6 +45,21 @@ static bool on_gpu(const struct pm_config *c, unsigned k)
 	return (c->mask >> k) & 1u;
 }
 
+/* What a run of GPU stages that ends at stage k pays to bring its outputs back: the GPU
+ * experiment timed stage k's outputs coming back (d2h) and, their device copies dropped, stage
+ * k + 1's inputs going in again (h2d) — the same buffer over the same bus where k + 1 reads
+ * what k wrote. The two differ up to threefold, and the stream's moves bear out the smaller
+ * (docs/pipeline.md, "The model"); the last stage's outputs, or a next stage that never ran on
+ * the GPU, have d2h alone. */
+static double gpu_to_cpu(const struct pm_meas *m, unsigned k)
+{
+	double back = m->st[k].d2h_g;
+
+	if (k + 1 < m->sh.s && ((m->sh.gpu_ok >> (k + 1)) & 1u) && m->st[k + 1].h2d_g > 0)
+		return fmin(back, m->st[k + 1].h2d_g);
+	return back;
+}
+
 /* The queues of the GPU stages: their kernels, plus 000 §V-C's transfers at the two ends of
  * every run of consecutive GPU stages. One GPU serves them all, so their times add up into
  * one service rate (docs/pipeline.md: where 000 takes the minimum over the queues). */
@@ -60,16 +76,20 @@ static double gpu_time(const struct pm_meas *m, const struct pm_config *c, struc
 		if (k == 0 || !on_gpu(c, k - 1))
 			t += m->st[k].h2d_g;
 		if (k + 1 == m->sh.s || !on_gpu(c, k + 1))
-			t += m->st[k].d2h_g;
+			t += gpu_to_cpu(m, k);
 	}
 	return t;
 }
 
 /* How much longer stage k takes on a core beside n - 1 other threads than alone, as the CG
- * experiment with n threads measured it (1 where it did not). */
-static double cg_crowding(const struct pm_meas *m, unsigned k, unsigned n)
+ * experiments' contention line has it (pipefit.h), else as the CG experiment with n threads
+ * measured it (1 where it did not). */
+static double cg_crowding(const struct pm_meas *m, const struct pm_cgfit *f, unsigned k, unsigned n)
 {
 	double alone = m->st[k].t_cg, crowded = n <= PM_MAX_CORES + 1 ? m->t_cgn_stage[n][k] : 0;
+
+	if (f->ok)
+		crowded = pm_cgfit_stage(f, k, n);
 
 	return n > 1 && alone > 0 && crowded > 0 ? crowded / alone : 1;
 }
@@ -78,7 +98,8 @@ static double cg_crowding(const struct pm_meas *m, unsigned k, unsigned n)
  * their data from and to the GPU's stages (a CarSh extension, docs/pipeline.md: a discrete
  * GPU shares no memory with the CPU's contexts). Under CG, a stage and its moves take as
  * long as beside the configuration's other threads (cg_crowding). */
-static double cpua_time(const struct pm_meas *m, const struct pm_config *c, struct pm_energy *eps)
+static double cpua_time(const struct pm_meas *m, const struct pm_cgfit *f,
+                        const struct pm_config *c, struct pm_energy *eps)
 {
 	double t = 0;
 
@@ -95,23 +116,30 @@ static double cpua_time(const struct pm_meas *m, const struct pm_config *c, stru
 			tk += c->mg ? st->h2d_mg : st->h2d_cg;
 		if (k + 1 < m->sh.s && on_gpu(c, k + 1))
 			tk += c->mg ? st->d2h_mg : st->d2h_cg;
-		t += c->mg ? tk : tk * cg_crowding(m, k, c->threads);
+		t += c->mg ? tk : tk * cg_crowding(m, f, k, c->threads);
 	}
 	return t;
 }
 
-/* The rates 1/T^CG(n), n = 1 .. last, made non-decreasing in n (pool adjacent violators:
+/* The rates 1/T^CG(n), n = 1 .. last (each the faster of the measured one and the contention
+ * line's, pipefit.h), made non-decreasing in n (pool adjacent violators:
  * each run of rates that falls is replaced by its mean). One batch of n items measures each
  * T^CG(n), and on a machine shared with other work one late item moves it by more than
  * adding a thread does (docs/pipeline.md); more threads on as many cores never serve fewer
  * items. Up to nC only: nC + 1 threads share a core. r[1 .. last]; 0 where not measured. */
-static void cg_rates(const struct pm_meas *m, unsigned last, double *r)
+static void cg_rates(const struct pm_meas *m, const struct pm_cgfit *f, unsigned last, double *r)
 {
 	double sum[PM_MAX_CORES + 2];
 	unsigned len[PM_MAX_CORES + 2], nb = 0;
 
 	for (unsigned n = 1; n <= last; n++) {
-		sum[nb] = m->t_cgn[n] > 0 ? 1.0 / m->t_cgn[n] : 0;
+		double t = m->t_cgn[n];
+
+		/* A batch faster than the line measured what the cores can do: it stays. */
+		if (f->ok && (!(t > 0) || pm_cgfit_time(f, n) < t))
+			t = pm_cgfit_time(f, n);
+
+		sum[nb] = t > 0 ? 1.0 / t : 0;
 		len[nb++] = 1;
 		while (nb > 1 && sum[nb - 2] / len[nb - 2] > sum[nb - 1] / len[nb - 1]) {
 			sum[nb - 2] += sum[nb - 1];
@@ -124,17 +152,20 @@ static void cg_rates(const struct pm_meas *m, unsigned last, double *r)
 			r[n++] = sum[b] / len[b];
 }
 
-/* T^CG(n) and E^CG(n); n = 0 is no thread at all. */
-static double t_cg(const struct pm_meas *m, unsigned n)
+/* T^CG(n) and E^CG(n); n = 0 is no thread at all. Fitted (pipefit.h), nC + 1 threads
+ * share nC cores and serve what nC threads do; else nC + 1 is as measured. */
+static double t_cg(const struct pm_meas *m, const struct pm_cgfit *f, unsigned n)
 {
 	double r[PM_MAX_CORES + 2];
 	unsigned last = m->sh.nc < PM_MAX_CORES ? m->sh.nc : PM_MAX_CORES;
 
 	if (n == 0)
 		return INFINITY;
-	if (n > last)
+	if (n > last && !f->ok)
 		return m->t_cgn[n];
-	cg_rates(m, last, r);
+	if (n > last)
+		n = last;
+	cg_rates(m, f, last, r);
 	return r[n] > 0 ? 1.0 / r[n] : m->t_cgn[n];
 }
 
@@ -158,17 +189,18 @@ static double cores_bound(double mu, unsigned threads, double busy, unsigned nc)
 }
 
 /* Table III: a GPU path (all stages on the GPU) beside a CPU path. */
-static void predict_dp(const struct pm_meas *m, const struct pm_config *c, struct pm_pred *p)
+static void predict_dp(const struct pm_meas *m, const struct pm_cgfit *f, const struct pm_config *c,
+                       struct pm_pred *p)
 {
 	struct pm_energy eps_g, eps_c = {0, 0, 0};
 	double mu_g = rate(gpu_time(m, c, &eps_g)), mu_c;
 
 	/* The GPU path is always busy (ρ = 1): its thread keeps gpu_host of a core. */
 	if (c->mg) {
-		mu_c = rate(cpua_time(m, &(struct pm_config){false, true, 0, 0}, &eps_c));
+		mu_c = rate(cpua_time(m, f, &(struct pm_config){false, true, 0, 0}, &eps_c));
 		mu_c = cores_bound(mu_c, m->sh.nc, m->gpu_host, m->sh.nc);
 	} else {
-		mu_c = c->threads > 1 ? rate(t_cg(m, c->threads - 1)) : 0;
+		mu_c = c->threads > 1 ? rate(t_cg(m, f, c->threads - 1)) : 0;
 		mu_c = cores_bound(mu_c, c->threads - 1, m->gpu_host, m->sh.nc);
 		eps_c = e_cg(m, c->threads - 1);
 	}
@@ -182,24 +214,24 @@ static void predict_dp(const struct pm_meas *m, const struct pm_config *c, struc
  * thread for n · T^CG(n), a CPU item beside the n - 1 others. The GPU-CPU path keeps a core
  * busy for its CPU stages and, while its item is on the GPU, gpu_host of one: the CPU path
  * has the other cores only (what binds with more threads than cores). */
-static double pool_cg(const struct pm_meas *m, const struct pm_config *c, double t_g, double t_a,
-                      double *lambda_gc)
+static double pool_cg(const struct pm_meas *m, const struct pm_cgfit *f, const struct pm_config *c,
+                      double t_g, double t_a, double *lambda_gc)
 {
-	double x = pchain_throughput(c->threads, false, t_g, t_a, c->threads * t_cg(m, c->threads),
-	                             lambda_gc);
+	double x = pchain_throughput(c->threads, false, t_g, t_a,
+	                             c->threads * t_cg(m, f, c->threads), lambda_gc);
 
 	return fmin(fmax(0.0, x - *lambda_gc),
-	            cores_bound(rate(t_cg(m, c->threads)), c->threads,
+	            cores_bound(rate(t_cg(m, f, c->threads)), c->threads,
 	                        *lambda_gc * (t_a + m->gpu_host * t_g), m->sh.nc));
 }
 
 /* The pool under MG: an item that finds the GPU busy goes through every stage on the whole
  * CPU, which the GPU-CPU items' CPU stages share with it. */
-static double pool_mg(const struct pm_meas *m, const struct pm_config *c, double t_g, double t_a,
-                      double *lambda_gc, struct pm_energy *eps_b)
+static double pool_mg(const struct pm_meas *m, const struct pm_cgfit *f, const struct pm_config *c,
+                      double t_g, double t_a, double *lambda_gc, struct pm_energy *eps_b)
 {
 	struct pm_config cpu_all = {false, true, c->threads, 0};
-	double t_b = cpua_time(m, &cpu_all, eps_b);
+	double t_b = cpua_time(m, f, &cpu_all, eps_b);
 
 	return fmax(0.0,
 	            pchain_throughput(c->threads, true, t_g, t_a, t_b, lambda_gc) - *lambda_gc);
@@ -211,22 +243,23 @@ static double pool_mg(const struct pm_meas *m, const struct pm_config *c, double
  * λ_GPU-CPU + μ_CPUB gives every thread to both paths at once, and nothing to the CPU path
  * under MG (docs/pipeline.md). Where a queue's time is not positive (no training measures
  * one so), the GPU-CPU path alone at min(μ_GPU, μ_CPUA). */
-static void predict_cp(const struct pm_meas *m, const struct pm_config *c, struct pm_pred *p)
+static void predict_cp(const struct pm_meas *m, const struct pm_cgfit *f, const struct pm_config *c,
+                       struct pm_pred *p)
 {
 	struct pm_energy eps_g, eps_a, eps_b = {0, 0, 0}, cpu;
-	double t_g = gpu_time(m, c, &eps_g), t_a = cpua_time(m, c, &eps_a);
+	double t_g = gpu_time(m, c, &eps_g), t_a = cpua_time(m, f, c, &eps_a);
 	double lambda_gc = fmin(rate(t_g), rate(t_a)), mu_b = 0, p_b;
 
 	if (!c->mg && c->mask == 0) {
 		/* The homogeneous CPU: n threads, each an item at a time. */
 		lambda_gc = 0;
-		mu_b = rate(t_cg(m, c->threads));
+		mu_b = rate(t_cg(m, f, c->threads));
 		eps_b = e_cg(m, c->threads);
 	} else if (t_g > 0 && t_a > 0 && !c->mg) {
-		mu_b = pool_cg(m, c, t_g, t_a, &lambda_gc);
+		mu_b = pool_cg(m, f, c, t_g, t_a, &lambda_gc);
 		eps_b = e_cg(m, c->threads);
 	} else if (t_g > 0 && t_a > 0 && c->mask != 0) {
-		mu_b = pool_mg(m, c, t_g, t_a, &lambda_gc, &eps_b);
+		mu_b = pool_mg(m, f, c, t_g, t_a, &lambda_gc, &eps_b);
 	}
 	p->lambda_q = lambda_gc + mu_b; /* eq. 3 */
 	p->p_gpu = p->lambda_q > 0 ? lambda_gc / p->lambda_q : 0;
@@ -237,11 +270,14 @@ static void predict_cp(const struct pm_meas *m, const struct pm_config *c, struc
 
 void pm_predict(const struct pm_meas *m, const struct pm_config *c, struct pm_pred *out)
 {
+	struct pm_cgfit f;
+
 	memset(out, 0, sizeof(*out));
+	pm_cgfit(m, &f);
 	if (c->dp)
-		predict_dp(m, c, out);
+		predict_dp(m, &f, c, out);
 	else
-		predict_cp(m, c, out);
+		predict_cp(m, &f, c, out);
 	/* The serial Input and Output stages let no more items through than they serve. */
 	out->lambda = out->lambda_q;
 	if (m->t_in > 0)

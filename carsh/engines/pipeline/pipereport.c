@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "engines/pipeline/pipeconf.h"
+#include "engines/pipeline/pipefit.h"
 #include "engines/pipeline/pipeline.h"
 #include "engines/pipeline/pipemon.h"
 #include "util/json.h"
@@ -33,6 +34,20 @@ static void print_machine(FILE *f, const struct pipe_result *r)
 	fprintf(f, "; criterion %s\n", pm_criterion_name(r->crit));
 }
 
+/* The contention line the model takes the CG times from (pipefit.h), where it has one. */
+static void print_cgfit(FILE *f, const struct pm_meas *m, const char *const *names)
+{
+	struct pm_cgfit fit;
+
+	pm_cgfit(m, &fit);
+	if (!fit.ok)
+		return;
+	fprintf(f, "\n  the model's contention line, ms per stage beside n threads:");
+	for (unsigned k = 0; k < m->sh.s; k++)
+		fprintf(f, "%s %s %.3f %c %.4f n", k ? "," : "", names[k], fit.a[k] * 1e3,
+		        fit.b[k] < 0 ? '-' : '+', fabs(fit.b[k]) * 1e3);
+}
+
 static void print_measurements(FILE *f, const struct pipe_result *r, const struct pm_meas *m,
                                const char *const *names)
 {
@@ -53,6 +68,7 @@ static void print_measurements(FILE *f, const struct pipe_result *r, const struc
 	fprintf(f, "  CG, n threads at once, ms per item:");
 	for (unsigned n = 1; n <= pm_max_threads(&m->sh); n++)
 		fprintf(f, "  %u: %.3f", n, m->t_cgn[n] * 1e3);
+	print_cgfit(f, m, names);
 	fprintf(f, "\n  serial stages, ms per item: input %.3f, output %.3f; TDP %s\n",
 	        m->t_in * 1e3, m->t_out * 1e3, r->tdp_note);
 	if (m->sh.gpu)
