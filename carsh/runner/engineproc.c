@@ -1,6 +1,7 @@
 /* An engine's run in a child process of its own (runner/engineproc.h). */
 #include "runner/engineproc.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,30 +15,24 @@
 #include "exec/homes.h"
 #include "exec/process.h"
 #include "mpi/ranks.h"
+#include "runner/bufhost.h"
+#include "runner/enginespec.h"
 #include "runner/stats.h"
 #include "runtime/pocltemp.h"
 #include "util/alloc.h"
-
-#define WRITES_MAX 64
-#define SHM_MAX    128
-
-/* What the child tells the shell before its device work: the buffers it writes. A shared
- * mapping, so that it is there whatever way the child ends. */
-struct writes {
-	int n;
-	char shm[WRITES_MAX][SHM_MAX];
-};
 
 struct apart {
 	struct run_ctx *c;
 	engine_body body;
 	void *arg;
-	struct writes *w;
+	struct engine_writes *w;
 };
 
 /* Set in the child only (a process of its own): where engine_apart_writes records. */
-static struct writes *child_writes;
+static struct engine_writes *child_writes;
 static volatile sig_atomic_t child_interrupted;
+/* This process is the carsh program: an engine may run in a fresh copy of it. */
+static bool exec_self;
 
 static void on_child_sigint(int sig)
 {
@@ -87,13 +82,16 @@ static bool may_fork(const struct run_ctx *c)
 
 /* What the child wrote is whole after its own end; after a signal it is not. The child
  * stands in the table as a holder that ended (bit 63: never a warm worker's number). */
-static void writes_settle(struct run_ctx *c, const struct writes *w, pid_t pid, int ws,
+static void writes_settle(struct run_ctx *c, const struct engine_writes *w, pid_t pid, int ws,
                           const char *what)
 {
 	uint64_t holder = UINT64_C(1) << 63 | (uint64_t)pid;
 	char how[64], *why;
 
-	for (int i = 0; i < w->n && i < WRITES_MAX; i++) {
+	for (int i = 0; i < w->n && i < ENGINE_WRITES_MAX; i++) {
+		/* The thread executor's device copies are older than what the engine wrote. */
+		if (buffers_resident(c))
+			resident_host_wrote(buffers_resident(c), w->shm[i]);
 		if (WIFSIGNALED(ws))
 			vhome_device_wrote(c->s->homes, w->shm[i], holder, "the engine's devices");
 		else
@@ -147,6 +145,125 @@ static int wait_child(struct run_ctx *c, pid_t pid, int *ws)
 	return got;
 }
 
+/* ---- under the thread executor: the engine in a fresh carsh ---- */
+
+/* The shell's process runs OpenCL (or will): it cannot fork a copy that uses it, but it can
+ * start the program afresh, which attaches the session's buffers by their segments. */
+static bool may_exec(const struct run_ctx *c)
+{
+	return exec_self && c->argv && (c->s->thread_mode || c->s->texec) && ranks_size() == 1;
+}
+
+/* The new process reads shared memory: every buffer's newest data goes there first, from
+ * the thread executor's devices and from warm workers (a session that changed executor). */
+static int buffers_to_shm(struct run_ctx *c, struct vbuf *bufs, size_t n, struct cs_err *e)
+{
+	if (run_window_drain(c, e))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (buffers_host_current(c, &bufs[i], e))
+			return err_prefix(e, "virtual buffer '%s': ", bufs[i].name);
+	return 0;
+}
+
+/* A memfd holding the engine's description, read from its start by the new process. */
+static int spec_memfd(const struct run_ctx *c, struct vbuf *bufs, size_t n, struct cs_err *e)
+{
+	struct engine_spec sp = {c->argc, c->argv, PARAMS_INIT, c->s->device_cli,
+	                         bufs,    n,       c->profile,  c->detached};
+	struct wbuf w = WBUF_INIT;
+	int fd = memfd_create("carsh-engine-spec", MFD_CLOEXEC);
+	size_t done = 0;
+
+	if (fd < 0) {
+		err_errno(e, "cannot create the engine's description");
+		return -1;
+	}
+	scope_flatten(c->caller, &sp.vars);
+	engine_spec_encode(&sp, &w);
+	params_free(&sp.vars);
+	while (done < w.len) {
+		ssize_t k = write(fd, w.p + done, w.len - done);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			err_errno(e, "cannot write the engine's description");
+			close(fd);
+			wb_free(&w);
+			return -1;
+		}
+		done += (size_t)k;
+	}
+	wb_free(&w);
+	return fd;
+}
+
+static struct engine_report *report_memfd(int *fd, struct cs_err *e)
+{
+	struct engine_report *r;
+
+	*fd = memfd_create("carsh-engine-report", MFD_CLOEXEC);
+	if (*fd < 0 || ftruncate(*fd, sizeof(*r)) != 0) {
+		err_errno(e, "cannot create the engine's report area");
+		if (*fd >= 0)
+			close(*fd);
+		return NULL;
+	}
+	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	if (r == MAP_FAILED) {
+		err_errno(e, "cannot map the engine's report area");
+		close(*fd);
+		return NULL;
+	}
+	r->res.status = -1; /* until the new process ran the command */
+	return r;
+}
+
+/* After the new process ended: as a forked child's end, but a process that ended before it
+ * ran the command (exec failed, a damaged description) is said so. */
+static int exec_ended(struct run_ctx *c, const char *what, pid_t pid, int ws,
+                      struct engine_report *r, struct cs_err *e)
+{
+	writes_settle(c, &r->w, pid, ws, what);
+	if (WIFEXITED(ws) && r->res.status < 0) {
+		err_set(e, "%s: the engine's process did not start (exit %d)%s%s", what,
+		        WEXITSTATUS(ws), r->res.msg[0] ? ": " : "", r->res.msg);
+		return WEXITSTATUS(ws) ? WEXITSTATUS(ws) : 1;
+	}
+	return child_ended(c, what, ws, &r->res, e);
+}
+
+static int engine_exec(struct run_ctx *c, const char *what, struct cs_err *e)
+{
+	static char *const argv[] = {"carsh", "--engine-child", NULL};
+	struct child_io io = {fileno(c->in), fileno(c->out), -1};
+	struct engine_report *r = NULL;
+	struct vbuf *bufs;
+	size_t n = vbuf_list(c->s->vbufs, &bufs);
+	int spec_fd = -1, rep_fd = -1, ws, rc = 1;
+	pid_t pid;
+
+	if (buffers_to_shm(c, bufs, n, e) == 0 && (spec_fd = spec_memfd(c, bufs, n, e)) >= 0 &&
+	    (r = report_memfd(&rep_fd, e)) != NULL &&
+	    proc_start_exec(argv, c->detached, &io, rep_fd, spec_fd, &pid, e) == 0) {
+		if (wait_child(c, pid, &ws) != 1)
+			err_errno(e, "%s: waiting for the engine's process", what);
+		else
+			rc = exec_ended(c, what, pid, ws, r, e);
+	}
+	if (r)
+		munmap(r, sizeof(*r));
+	if (rep_fd >= 0)
+		close(rep_fd);
+	if (spec_fd >= 0)
+		close(spec_fd);
+	for (size_t i = 0; i < n; i++)
+		vbuf_entry_free(&bufs[i]);
+	free(bufs);
+	return rc;
+}
+
 int engine_apart(struct run_ctx *c, const char *what, engine_body body, void *arg, struct cs_err *e)
 {
 	struct child_io io = {fileno(c->in), fileno(c->out), -1};
@@ -155,6 +272,10 @@ int engine_apart(struct run_ctx *c, const char *what, engine_body body, void *ar
 	pid_t pid;
 	int ws, rc;
 
+	if (child_writes)
+		return body(c, arg, e);
+	if (may_exec(c))
+		return engine_exec(c, what, e);
 	if (!may_fork(c))
 		return body(c, arg, e);
 	/* The child reads shared memory: what warm workers hold comes back first. */
@@ -184,19 +305,31 @@ int engine_apart(struct run_ctx *c, const char *what, engine_body body, void *ar
 
 void engine_apart_writes(const struct job_plan *jp)
 {
-	struct writes *w = child_writes;
+	struct engine_writes *w = child_writes;
 
 	if (!w)
 		return;
-	for (size_t i = 0; i < jp->kp.nargs && w->n < WRITES_MAX; i++) {
+	for (size_t i = 0; i < jp->kp.nargs && w->n < ENGINE_WRITES_MAX; i++) {
 		const struct stream_bind *b = &jp->binds[i];
 
 		if (b->how == BIND_BUFFER && b->shm && arg_is_written(jp->kp.args[i].kind))
-			snprintf(w->shm[w->n++], SHM_MAX, "%s", b->shm);
+			snprintf(w->shm[w->n++], ENGINE_SHM_MAX, "%s", b->shm);
 	}
 }
 
 bool engine_apart_child(void)
 {
 	return child_writes != NULL;
+}
+
+void engine_apart_may_exec(void)
+{
+	exec_self = true;
+}
+
+volatile sig_atomic_t *engine_apart_attach(struct engine_writes *w)
+{
+	child_writes = w;
+	child_take_sigint();
+	return &child_interrupted;
 }
