@@ -102,16 +102,36 @@ static int run_command(struct engine_report *r, const struct engine_spec *sp, en
 	return rc;
 }
 
+/* Whether descriptor fd is the memfd the shell made under that name: only then is it
+ * mapped and written (a file a user put on 3 by hand is left alone). */
+static bool is_memfd(int fd, const char *name)
+{
+	char link[64], got[128], want[128];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, got, sizeof(got) - 1);
+	if (n < 0)
+		return false;
+	got[n] = '\0';
+	snprintf(want, sizeof(want), "/memfd:%s ", name);
+	return strncmp(got, want, strlen(want)) == 0;
+}
+
 void engine_child_main(engine_rerun rerun)
 {
-	struct engine_report *r =
-	        mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED, REPORT_FD, 0);
+	struct engine_report *r = MAP_FAILED;
 	struct engine_spec sp;
 	struct cs_err e = {""};
 	int rc;
 
-	if (r == MAP_FAILED)
-		_exit(127);
+	if (is_memfd(REPORT_FD, ENGINE_REPORT_NAME) && is_memfd(SPEC_FD, ENGINE_SPEC_NAME))
+		r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED, REPORT_FD, 0);
+	if (r == MAP_FAILED) {
+		fprintf(stderr, "carsh: --engine-child: no engine to run here (carsh starts it "
+		                "itself for partition and pipeline under -T)\n");
+		_exit(2);
+	}
 	close(REPORT_FD);
 	if (spec_read(&sp, &e)) {
 		snprintf(r->res.msg, sizeof(r->res.msg), "%s", e.msg);

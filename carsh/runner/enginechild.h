@@ -15,8 +15,9 @@
 /* Runs argv in c: the dispatcher's (cmd/cmd.h), handed down by the layer above. */
 typedef int (*engine_rerun)(struct run_ctx *c, int argc, char **argv, struct cs_err *e);
 
-/* The whole process: never returns (it ends with the command's status, 127 when it could
- * not read its description or report area). */
+/* The whole process: never returns. It ends with the command's status; 127 when it could
+ * not read its description (said in the report); 2, after a line on standard error, when
+ * descriptors 3 and 4 are not the shell's memfds (`carsh --engine-child` typed by hand). */
 void __attribute__((noreturn)) engine_child_main(engine_rerun rerun);
 
 #endif

@@ -172,7 +172,7 @@ static int spec_memfd(const struct run_ctx *c, struct vbuf *bufs, size_t n, stru
 	struct engine_spec sp = {c->argc, c->argv, PARAMS_INIT, c->s->device_cli,
 	                         bufs,    n,       c->profile,  c->detached};
 	struct wbuf w = WBUF_INIT;
-	int fd = memfd_create("carsh-engine-spec", MFD_CLOEXEC);
+	int fd = memfd_create(ENGINE_SPEC_NAME, MFD_CLOEXEC);
 	size_t done = 0;
 
 	if (fd < 0) {
@@ -203,7 +203,7 @@ static struct engine_report *report_memfd(int *fd, struct cs_err *e)
 {
 	struct engine_report *r;
 
-	*fd = memfd_create("carsh-engine-report", MFD_CLOEXEC);
+	*fd = memfd_create(ENGINE_REPORT_NAME, MFD_CLOEXEC);
 	if (*fd < 0 || ftruncate(*fd, sizeof(*r)) != 0) {
 		err_errno(e, "cannot create the engine's report area");
 		if (*fd >= 0)

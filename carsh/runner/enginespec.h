@@ -31,8 +31,10 @@ struct engine_spec {
 /* What an engine's process (forked or started afresh) tells the shell: the buffers it writes,
  * recorded before its device work, and its result. A shared mapping, so that it is there
  * whatever way the process ends. */
-#define ENGINE_WRITES_MAX 64
-#define ENGINE_SHM_MAX    128
+#define ENGINE_SPEC_NAME   "carsh-engine-spec"
+#define ENGINE_REPORT_NAME "carsh-engine-report"
+#define ENGINE_WRITES_MAX  64
+#define ENGINE_SHM_MAX     128
 
 struct engine_writes {
 	int n;

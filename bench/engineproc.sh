@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The cost of the engine's own process under -T (runner/engineproc.h): a small partition run
+# (tests/data/errors/partrows.xml, 256 items, the cores alone) in a fresh carsh started by
+# the shell, against a BEFORE build whose engine ran in the shell's process. Alternately in
+# one run, medians of RUNS each:
+#   - one `carsh -T partition ...` process, start to exit;
+#   - K partitions in one `carsh -T` script (the whole script's wall time / K), where the
+#     build before kept its runtime, sub-devices and programs from one run to the next.
+#
+#   BEFORE=/path/to/old/carsh bench/engineproc.sh [RUNS [K]]   (after `make`; CARSH= for
+#   another binary; CARSH_SERVER is off unless set)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+carsh=${CARSH:-$top/carsh/carsh}
+before=${BEFORE:?BEFORE=/path/to/the carsh to compare with}
+runs=${1:-9}
+k=${2:-10}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export XDG_CACHE_HOME="$work/cache" CARSH_SERVER=${CARSH_SERVER:-off}
+
+. "$top/bench/timing-lib.sh"
+run_ms() { # COMMAND...: wall time of one run in ms, output discarded
+	local t0 t1
+	t0=$(now_ms)
+	"$@" >/dev/null
+	t1=$(now_ms)
+	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }'
+}
+
+line="partition --no-progress --gpu none --threads 1 --sched cpu $top/tests/data/errors/partrows.xml y=discard"
+for ((i = 0; i < k; i++)); do echo "$line"; done >"$work/k.csh"
+# Warm PoCL's kernel cache and CarSh's, for both builds.
+"$carsh" -T $line >/dev/null
+"$before" -T $line >/dev/null
+for b in new old; do : >"$work/$b.one"; : >"$work/$b.k"; done
+for ((i = 0; i < runs; i++)); do
+	# shellcheck disable=SC2086
+	run_ms "$before" -T $line >>"$work/old.one"
+	# shellcheck disable=SC2086
+	run_ms "$carsh" -T $line >>"$work/new.one"
+	run_ms "$before" -T "$work/k.csh" >>"$work/old.k"
+	run_ms "$carsh" -T "$work/k.csh" >>"$work/new.k"
+done
+per() { awk -v t="$1" -v k="$k" 'BEGIN { printf "%.2f", t / k }'; }
+echo "runs: $runs alternating; server: $CARSH_SERVER"
+echo "one process:        before $(median <"$work/old.one") ms, now $(median <"$work/new.one") ms"
+echo "$k in one shell, a run: before $(per "$(median <"$work/old.k")") ms, now $(per "$(median <"$work/new.k")") ms"
