@@ -8,7 +8,8 @@
 #     build before kept its runtime, sub-devices and programs from one run to the next.
 #
 #   BEFORE=/path/to/old/carsh bench/engineproc.sh [RUNS [K]]   (after `make`; CARSH= for
-#   another binary; CARSH_SERVER is off unless set)
+#   another binary; CARSH_SERVER=on: each build's server, in a directory of the run's own,
+#   stopped at the end; off unless set)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 carsh=${CARSH:-$top/carsh/carsh}
@@ -16,8 +17,9 @@ before=${BEFORE:?BEFORE=/path/to/the carsh to compare with}
 runs=${1:-9}
 k=${2:-10}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME="$work/cache" CARSH_SERVER=${CARSH_SERVER:-off}
+export CARSH_SERVER_DIR="$work/srv"
+trap '"$carsh" server stop >/dev/null 2>&1; "$before" server stop >/dev/null 2>&1; rm -rf "$work"' EXIT
 
 . "$top/bench/timing-lib.sh"
 run_ms() { # COMMAND...: wall time of one run in ms, output discarded
