@@ -2,6 +2,8 @@
 #include "runner/enginechild.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio_ext.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,41 +11,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "exec/threadexec.h"
+#include "runner/enginekeep.h"
 #include "runner/engineproc.h"
 #include "runner/enginespec.h"
 #include "runner/stats.h"
 #include "util/alloc.h"
+#include "util/wire.h"
 
 #define REPORT_FD 3
-#define SPEC_FD   4
-
-/* The description, whole, from its memfd (written before this process started). */
-static int spec_read(struct engine_spec *sp, struct cs_err *e)
-{
-	struct stat st;
-	char *p;
-	size_t done = 0;
-	int rc;
-
-	if (fstat(SPEC_FD, &st) != 0 || st.st_size <= 0)
-		return err_set(e, "the engine's description is missing");
-	p = xmalloc((size_t)st.st_size);
-	while (done < (size_t)st.st_size) {
-		ssize_t k = pread(SPEC_FD, p + done, (size_t)st.st_size - done, (off_t)done);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			free(p);
-			return err_errno(e, "cannot read the engine's description");
-		}
-		done += (size_t)k;
-	}
-	close(SPEC_FD);
-	rc = engine_spec_decode(p, done, sp, e);
-	free(p);
-	return rc;
-}
+#define SOCK_FD   4
 
 /* The shell's session as far as the command sees it: its parameters, its device choice and
  * its buffers (adopted: the shell keeps and unlinks them). */
@@ -73,8 +50,10 @@ static int run_command(struct engine_report *r, const struct engine_spec *sp, en
 	struct run_ctx c;
 	int rc;
 
-	if (e->msg[0])
+	if (e->msg[0]) {
+		session_free(s);
 		return 1;
+	}
 	memset(&acc, 0, sizeof(acc));
 	scope_init(&shell);
 	scope_push(&shell, &s->vars);
@@ -98,7 +77,9 @@ static int run_command(struct engine_report *r, const struct engine_spec *sp, en
 	r->res.has_stats = acc.jobs > 0;
 	if (r->res.has_stats)
 		r->res.stats = acc.sum;
-	/* The process ends next: the buffers stay the shell's, the runtime goes with it. */
+	/* The runtime stays for the next run (texec_exit_without_teardown); the buffers stay
+	 * the shell's. */
+	session_free(s);
 	return rc;
 }
 
@@ -118,31 +99,85 @@ static bool is_memfd(int fd, const char *name)
 	return strncmp(got, want, strlen(want)) == 0;
 }
 
-void engine_child_main(engine_rerun rerun)
+static bool is_socket(int fd)
 {
-	struct engine_report *r = MAP_FAILED;
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/* Standard input, output and error: the run's (fds of m), or /dev/null between runs, so
+ * that a reader of a run's output sees its end when the run ends. */
+static int put_stdio(int in, int out, int err)
+{
+	__fpurge(stdin);
+	clearerr(stdin);
+	clearerr(stdout);
+	if (dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
+	    dup2(err, STDERR_FILENO) < 0)
+		return -1;
+	return 0;
+}
+
+static int run_one(struct engine_report *r, const struct wire_msg *m, int null, engine_rerun rerun)
+{
 	struct engine_spec sp;
 	struct cs_err e = {""};
 	int rc;
 
-	if (is_memfd(REPORT_FD, ENGINE_REPORT_NAME) && is_memfd(SPEC_FD, ENGINE_SPEC_NAME))
+	memset(&sp, 0, sizeof(sp));
+	memset(r, 0, sizeof(*r));
+	if (put_stdio(m->fds[0], m->fds[1], m->fds[2]) != 0) {
+		err_errno(&e, "the engine's standard input and output");
+		rc = 127;
+	} else if (engine_spec_decode(m->payload, m->len, &sp, &e) != 0) {
+		rc = 127;
+	} else if (chdir(sp.cwd) != 0) {
+		err_errno(&e, "the engine's directory %s", sp.cwd);
+		rc = 1;
+	} else {
+		rc = run_command(r, &sp, rerun, &e);
+	}
+	engine_spec_free(&sp);
+	snprintf(r->res.msg, sizeof(r->res.msg), "%s", rc ? e.msg : "");
+	if (fflush(NULL) != 0 && rc == 0)
+		rc = 1;
+	r->res.status = rc;
+	if (put_stdio(null, null, null) != 0 && rc == 0)
+		rc = 1;
+	return rc;
+}
+
+void engine_child_main(engine_rerun rerun)
+{
+	struct engine_report *r = MAP_FAILED;
+	struct cs_err e;
+	int null = open("/dev/null", O_RDWR);
+
+	if (is_memfd(REPORT_FD, ENGINE_REPORT_NAME) && is_socket(SOCK_FD))
 		r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED, REPORT_FD, 0);
-	if (r == MAP_FAILED) {
+	if (r == MAP_FAILED || null < 0) {
 		fprintf(stderr, "carsh: --engine-child: no engine to run here (carsh starts it "
 		                "itself for partition and pipeline under -T)\n");
 		_exit(2);
 	}
 	close(REPORT_FD);
-	if (spec_read(&sp, &e)) {
-		snprintf(r->res.msg, sizeof(r->res.msg), "%s", e.msg);
+	if (put_stdio(null, null, null) != 0)
 		_exit(127);
+	texec_exit_without_teardown();
+	for (;;) {
+		struct wire_msg m;
+		int rc, got = wire_recv(SOCK_FD, &m, &e);
+
+		if (got == 0)
+			_exit(0); /* the shell's session ended */
+		if (got < 0 || m.type != ENGINE_RUN || m.nfds != 3)
+			_exit(127);
+		rc = run_one(r, &m, null, rerun);
+		wire_msg_free(&m);
+		/* The shell reads the result when this answer comes; a run that failed (the
+		 * driver's state unknown) or was interrupted ends the process after it. */
+		if (wire_send(SOCK_FD, ENGINE_DONE, NULL, 0, NULL, 0, &e) != 0 || rc != 0)
+			_exit(rc ? rc : 1);
 	}
-	rc = run_command(r, &sp, rerun, &e);
-	snprintf(r->res.msg, sizeof(r->res.msg), "%s", rc ? e.msg : "");
-	/* Flushed here: _exit skips stdio, and the drivers' destructors have nothing to do
-	 * for a process that ends (as a forked job, exec/process.c). */
-	if (fflush(NULL) != 0 && rc == 0)
-		rc = 1;
-	r->res.status = rc;
-	_exit(rc);
 }

@@ -16,6 +16,7 @@
 #include "exec/process.h"
 #include "mpi/ranks.h"
 #include "runner/bufhost.h"
+#include "runner/enginekeep.h"
 #include "runner/enginespec.h"
 #include "runner/stats.h"
 #include "runtime/pocltemp.h"
@@ -166,98 +167,62 @@ static int buffers_to_shm(struct run_ctx *c, struct vbuf *bufs, size_t n, struct
 	return 0;
 }
 
-/* A memfd holding the engine's description, read from its start by the new process. */
-static int spec_memfd(const struct run_ctx *c, struct vbuf *bufs, size_t n, struct cs_err *e)
+/* After the process answered or ended: as a forked child's end, but a process that ended
+ * before it ran the command (exec failed) is said so. */
+static int exec_ended(struct run_ctx *c, const char *what, struct engine_answer *a,
+                      struct cs_err *e)
 {
-	struct engine_spec sp = {c->argc, c->argv, PARAMS_INIT, c->s->device_cli,
-	                         bufs,    n,       c->profile,  c->detached};
-	struct wbuf w = WBUF_INIT;
-	int fd = memfd_create(ENGINE_SPEC_NAME, MFD_CLOEXEC);
-	size_t done = 0;
+	struct engine_report *r = &a->report;
 
-	if (fd < 0) {
-		err_errno(e, "cannot create the engine's description");
-		return -1;
+	writes_settle(c, &r->w, a->pid, a->ws, what);
+	if (WIFEXITED(a->ws) && r->res.status < 0) {
+		err_set(e, "%s: the engine's process did not start (exit %d)", what,
+		        WEXITSTATUS(a->ws));
+		return WEXITSTATUS(a->ws) ? WEXITSTATUS(a->ws) : 1;
 	}
+	return child_ended(c, what, a->ws, &r->res, e);
+}
+
+/* The run's description: the command, its caller's parameters, the device choice, the
+ * working directory and the buffers. */
+static void spec_encode(const struct run_ctx *c, struct vbuf *bufs, size_t n, struct wbuf *w)
+{
+	char *cwd = getcwd(NULL, 0);
+	struct engine_spec sp = {.argc = c->argc,
+	                         .argv = c->argv,
+	                         .vars = PARAMS_INIT,
+	                         .device_cli = c->s->device_cli,
+	                         .cwd = cwd ? cwd : (char *)".",
+	                         .bufs = bufs,
+	                         .nbufs = n,
+	                         .profile = c->profile,
+	                         .detached = c->detached};
+
 	scope_flatten(c->caller, &sp.vars);
-	engine_spec_encode(&sp, &w);
+	engine_spec_encode(&sp, w);
 	params_free(&sp.vars);
-	while (done < w.len) {
-		ssize_t k = write(fd, w.p + done, w.len - done);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			err_errno(e, "cannot write the engine's description");
-			close(fd);
-			wb_free(&w);
-			return -1;
-		}
-		done += (size_t)k;
-	}
-	wb_free(&w);
-	return fd;
-}
-
-static struct engine_report *report_memfd(int *fd, struct cs_err *e)
-{
-	struct engine_report *r;
-
-	*fd = memfd_create(ENGINE_REPORT_NAME, MFD_CLOEXEC);
-	if (*fd < 0 || ftruncate(*fd, sizeof(*r)) != 0) {
-		err_errno(e, "cannot create the engine's report area");
-		if (*fd >= 0)
-			close(*fd);
-		return NULL;
-	}
-	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
-	if (r == MAP_FAILED) {
-		err_errno(e, "cannot map the engine's report area");
-		close(*fd);
-		return NULL;
-	}
-	r->res.status = -1; /* until the new process ran the command */
-	return r;
-}
-
-/* After the new process ended: as a forked child's end, but a process that ended before it
- * ran the command (exec failed, a damaged description) is said so. */
-static int exec_ended(struct run_ctx *c, const char *what, pid_t pid, int ws,
-                      struct engine_report *r, struct cs_err *e)
-{
-	writes_settle(c, &r->w, pid, ws, what);
-	if (WIFEXITED(ws) && r->res.status < 0) {
-		err_set(e, "%s: the engine's process did not start (exit %d)%s%s", what,
-		        WEXITSTATUS(ws), r->res.msg[0] ? ": " : "", r->res.msg);
-		return WEXITSTATUS(ws) ? WEXITSTATUS(ws) : 1;
-	}
-	return child_ended(c, what, ws, &r->res, e);
+	free(cwd);
 }
 
 static int engine_exec(struct run_ctx *c, const char *what, struct cs_err *e)
 {
-	static char *const argv[] = {"carsh", "--engine-child", NULL};
 	struct child_io io = {fileno(c->in), fileno(c->out), -1};
-	struct engine_report *r = NULL;
+	struct engine_answer *a = xmalloc(sizeof(*a));
+	struct wbuf w = WBUF_INIT;
 	struct vbuf *bufs;
 	size_t n = vbuf_list(c->s->vbufs, &bufs);
-	int spec_fd = -1, rep_fd = -1, ws, rc = 1;
-	pid_t pid;
+	int rc = 1;
 
-	if (buffers_to_shm(c, bufs, n, e) == 0 && (spec_fd = spec_memfd(c, bufs, n, e)) >= 0 &&
-	    (r = report_memfd(&rep_fd, e)) != NULL &&
-	    proc_start_exec(argv, c->detached, &io, rep_fd, spec_fd, &pid, e) == 0) {
-		if (wait_child(c, pid, &ws) != 1)
-			err_errno(e, "%s: waiting for the engine's process", what);
+	if (buffers_to_shm(c, bufs, n, e) == 0) {
+		spec_encode(c, bufs, n, &w);
+		fflush(c->out); /* what the shell wrote comes before the engine's output */
+		if (engine_proc_run(c->s, w.p, w.len, &io, c->detached, c->interrupted, a, e) == 0)
+			rc = exec_ended(c, what, a, e);
 		else
-			rc = exec_ended(c, what, pid, ws, r, e);
+			err_prefix(e, "%s: ", what);
 	}
-	if (r)
-		munmap(r, sizeof(*r));
-	if (rep_fd >= 0)
-		close(rep_fd);
-	if (spec_fd >= 0)
-		close(spec_fd);
+	wb_free(&w);
+	free(a);
 	for (size_t i = 0; i < n; i++)
 		vbuf_entry_free(&bufs[i]);
 	free(bufs);
@@ -330,6 +295,7 @@ void engine_apart_may_exec(void)
 volatile sig_atomic_t *engine_apart_attach(struct engine_writes *w)
 {
 	child_writes = w;
+	child_interrupted = 0;
 	child_take_sigint();
 	return &child_interrupted;
 }

@@ -23,6 +23,7 @@ void engine_spec_encode(const struct engine_spec *sp, struct wbuf *w)
 		wb_str(w, sp->vars.v[i].origin);
 	}
 	wb_str(w, sp->device_cli);
+	wb_str(w, sp->cwd);
 	wb_u64(w, sp->nbufs);
 	for (size_t i = 0; i < sp->nbufs; i++) {
 		const struct vbuf *v = &sp->bufs[i];
@@ -96,10 +97,11 @@ int engine_spec_decode(const void *p, size_t len, struct engine_spec *sp, struct
 	}
 	decode_vars(&r, &sp->vars);
 	sp->device_cli = rb_str(&r);
+	sp->cwd = rb_str(&r);
 	decode_bufs(&r, sp);
 	sp->profile = rb_u32(&r) != 0;
 	sp->detached = rb_u32(&r) != 0;
-	if (r.bad)
+	if (r.bad || !sp->cwd)
 		return err_set(e, "the engine's description is damaged");
 	return 0;
 }
@@ -111,6 +113,7 @@ void engine_spec_free(struct engine_spec *sp)
 	free(sp->argv);
 	params_free(&sp->vars);
 	free(sp->device_cli);
+	free(sp->cwd);
 	for (size_t i = 0; i < sp->nbufs; i++)
 		vbuf_entry_free(&sp->bufs[i]);
 	free(sp->bufs);

@@ -1,8 +1,8 @@
 /*
  * What an engine's process under the thread executor is told (runner/engineproc.h): the
  * command to run again there, the parameters its caller sees, the device choice and the
- * session's virtual buffers, which it adopts (data/vbuf.h) rather than copies. Written by
- * the shell into a memfd, read by the fresh carsh (`carsh --engine-child`) before it runs.
+ * session's virtual buffers, which it adopts (data/vbuf.h) rather than copies. Sent by the
+ * shell over the engine process's socket (runner/enginekeep.h), a frame per run.
  */
 #ifndef CARSH_RUNNER_ENGINESPEC_H
 #define CARSH_RUNNER_ENGINESPEC_H
@@ -22,6 +22,7 @@ struct engine_spec {
 	char **argv;        /* the command as the shell ran it, its name first */
 	struct params vars; /* every parameter the command's caller saw, flattened */
 	char *device_cli;   /* --device / CARSH_DEVICE, or NULL */
+	char *cwd;          /* the shell's working directory */
 	struct vbuf *bufs;  /* the session's virtual buffers */
 	size_t nbufs;
 	bool profile;  /* inside `time`: the OpenCL times are read */
@@ -31,7 +32,6 @@ struct engine_spec {
 /* What an engine's process (forked or started afresh) tells the shell: the buffers it writes,
  * recorded before its device work, and its result. A shared mapping, so that it is there
  * whatever way the process ends. */
-#define ENGINE_SPEC_NAME   "carsh-engine-spec"
 #define ENGINE_REPORT_NAME "carsh-engine-report"
 #define ENGINE_WRITES_MAX  64
 #define ENGINE_SHM_MAX     128
