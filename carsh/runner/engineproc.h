@@ -8,10 +8,11 @@
  * Where the shell's process has no OpenCL runtime of its own (the process executor, one MPI
  * rank), the child is forked. Forking a process whose runtime has started its threads is
  * not safe, so under the thread executor (-T, `set exec=thread`) the child is the carsh
- * program started afresh (`carsh --engine-child`, runner/enginechild.h): the shell writes
- * every buffer's newest data back to shared memory, the new process adopts the buffers'
- * segments and runs the command again there, and the buffers it wrote are newer than the
- * thread executor's device copies. Where this process is not the carsh program (the
+ * program started afresh (`carsh --engine-child`, runner/enginechild.h) and kept for the
+ * session's next run (runner/enginekeep.h): the shell writes every buffer's newest data
+ * back to shared memory, that process adopts the buffers' segments and runs the command
+ * again there, and the buffers it wrote are newer than the thread executor's device
+ * copies. Where this process is not the carsh program (the
  * library in another program) or under MPI with several ranks, the engine runs here.
  */
 #ifndef CARSH_RUNNER_ENGINEPROC_H
