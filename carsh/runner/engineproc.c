@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "data/vhome.h"
+#include "exec/hazard.h"
 #include "exec/homes.h"
 #include "exec/process.h"
 #include "mpi/ranks.h"
@@ -27,6 +28,7 @@ struct apart {
 	engine_body body;
 	void *arg;
 	struct engine_writes *w;
+	struct claim *cl; /* the shell's claim on the session's buffers (claim_all) */
 };
 
 /* Set in the child only (a process of its own): where engine_apart_writes records. */
@@ -62,6 +64,10 @@ static int child_run(void *arg, struct job_result *res)
 
 	child_writes = a->w;
 	child_take_sigint();
+	/* The shell's claim stands for this child there; in the child's copy of the table it
+	 * (and any other claim the shell had) would hold back the engine's own claims for
+	 * ever. The copy is left as it is, unused. */
+	a->c->s->hz = hazards_new();
 	memset(&st, 0, sizeof(st));
 	c.in = stdin; /* the context's streams, moved onto 0 and 1 (exec/process.h) */
 	c.out = stdout;
@@ -159,8 +165,6 @@ static bool may_exec(const struct run_ctx *c)
  * the thread executor's devices and from warm workers (a session that changed executor). */
 static int buffers_to_shm(struct run_ctx *c, struct vbuf *bufs, size_t n, struct cs_err *e)
 {
-	if (run_window_drain(c, e))
-		return -1;
 	for (size_t i = 0; i < n; i++)
 		if (buffers_host_current(c, &bufs[i], e))
 			return err_prefix(e, "virtual buffer '%s': ", bufs[i].name);
@@ -204,67 +208,116 @@ static void spec_encode(const struct run_ctx *c, struct vbuf *bufs, size_t n, st
 	free(cwd);
 }
 
-static int engine_exec(struct run_ctx *c, const char *what, struct cs_err *e)
+static void print_notice(void *ctx, const char *msg)
+{
+	FILE *f = ctx;
+
+	if (f) {
+		fprintf(f, "carsh: %s\n", msg);
+		fflush(f);
+	}
+}
+
+/* The run's claim: every buffer of the session, as written, since the shell does not plan
+ * what the engine's process will use; the session's other jobs wait for it, as they would
+ * for the engine run here. 130 when interrupted while waiting. */
+static int claim_all(struct run_ctx *c, const char *what, struct vbuf *bufs, size_t n,
+                     struct claim **cl, struct cs_err *e)
+{
+	struct exec_env env = run_exec_env(c);
+
+	*cl = claim_new(what);
+	for (size_t i = 0; i < n; i++)
+		claim_use(*cl, bufs[i].shm, bufs[i].name, true);
+	hazard_register(env.hz, *cl);
+	if (hazard_wait(env.hz, *cl, print_notice, env.notices, env.interrupted) == 0)
+		return 0;
+	hazard_release(env.hz, *cl);
+	*cl = NULL;
+	err_set(e, "%s: interrupted while waiting for its buffers", what);
+	return 130;
+}
+
+/* The run, its buffers claimed: their data to shared memory, the description to the
+ * engine's process, then its answer or end. */
+static int engine_run_claimed(struct run_ctx *c, const char *what, struct vbuf *bufs, size_t n,
+                              struct cs_err *e)
 {
 	struct child_io io = {fileno(c->in), fileno(c->out), -1};
-	struct engine_answer *a = xmalloc(sizeof(*a));
+	struct engine_answer *a;
 	struct wbuf w = WBUF_INIT;
-	struct vbuf *bufs;
-	size_t n = vbuf_list(c->s->vbufs, &bufs);
-	int rc = 1;
+	int rc;
 
-	if (buffers_to_shm(c, bufs, n, e) == 0) {
-		spec_encode(c, bufs, n, &w);
-		fflush(c->out); /* what the shell wrote comes before the engine's output */
-		if (engine_proc_run(c->s, w.p, w.len, &io, c->detached, c->interrupted, a, e) == 0)
-			rc = exec_ended(c, what, a, e);
-		else
-			err_prefix(e, "%s: ", what);
+	if (buffers_to_shm(c, bufs, n, e))
+		return 1;
+	a = xmalloc(sizeof(*a));
+	spec_encode(c, bufs, n, &w);
+	fflush(c->out); /* what the shell wrote comes before the engine's output */
+	if (engine_proc_run(c->s, w.p, w.len, &io, c->detached, c->interrupted, a, e) == 0) {
+		rc = exec_ended(c, what, a, e);
+	} else {
+		err_prefix(e, "%s: ", what);
+		rc = 1;
 	}
 	wb_free(&w);
 	free(a);
-	for (size_t i = 0; i < n; i++)
-		vbuf_entry_free(&bufs[i]);
-	free(bufs);
 	return rc;
 }
 
-int engine_apart(struct run_ctx *c, const char *what, engine_body body, void *arg, struct cs_err *e)
+/* The process executor's way: a forked child, which has no OpenCL runtime to inherit. */
+static int engine_fork(struct run_ctx *c, const char *what, struct apart *a, struct cs_err *e)
 {
 	struct child_io io = {fileno(c->in), fileno(c->out), -1};
-	struct apart a = {c, body, arg, NULL};
 	struct job_result *res;
 	pid_t pid;
 	int ws, rc;
 
-	if (child_writes)
-		return body(c, arg, e);
-	if (may_exec(c))
-		return engine_exec(c, what, e);
-	if (!may_fork(c))
-		return body(c, arg, e);
 	/* The child reads shared memory: what warm workers hold comes back first. */
 	if (homes_all_to_host(c->s->homes, c->s->workers, e))
 		return 1;
-	a.w = mmap(NULL, sizeof(*a.w), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (a.w == MAP_FAILED) {
+	a->w = mmap(NULL, sizeof(*a->w), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (a->w == MAP_FAILED) {
 		err_errno(e, "%s: cannot map the engine's report area", what);
 		return 1;
 	}
-	a.w->n = 0;
-	if (proc_start(child_run, &a, c->detached, &io, &pid, &res, e)) {
-		munmap(a.w, sizeof(*a.w));
+	a->w->n = 0;
+	if (proc_start(child_run, a, c->detached, &io, &pid, &res, e)) {
+		munmap(a->w, sizeof(*a->w));
 		return 1;
 	}
 	if (wait_child(c, pid, &ws) != 1) {
 		err_errno(e, "%s: waiting for the engine's worker", what);
 		rc = 1;
 	} else {
-		writes_settle(c, a.w, pid, ws, what);
+		writes_settle(c, a->w, pid, ws, what);
 		rc = child_ended(c, what, ws, res, e);
 	}
 	proc_result_free(res);
-	munmap(a.w, sizeof(*a.w));
+	munmap(a->w, sizeof(*a->w));
+	return rc;
+}
+
+int engine_apart(struct run_ctx *c, const char *what, engine_body body, void *arg, struct cs_err *e)
+{
+	struct apart a = {c, body, arg, NULL, NULL};
+	struct vbuf *bufs;
+	size_t n;
+	int rc;
+
+	if (child_writes || (!may_exec(c) && !may_fork(c)))
+		return body(c, arg, e);
+	n = vbuf_list(c->s->vbufs, &bufs);
+	rc = run_window_drain(c, e);
+	if (rc == 0)
+		rc = claim_all(c, what, bufs, n, &a.cl, e);
+	if (rc == 0)
+		rc = may_exec(c) ? engine_run_claimed(c, what, bufs, n, e)
+		                 : engine_fork(c, what, &a, e);
+	if (a.cl)
+		hazard_release(c->s->hz, a.cl);
+	for (size_t i = 0; i < n; i++)
+		vbuf_entry_free(&bufs[i]);
+	free(bufs);
 	return rc;
 }
 

@@ -48,6 +48,33 @@ printf '%s\n' 'virtbuf create y float 256' "$P $PR y=buffer:y > two1.txt" \
 expect 0 "" "$CARSH" two.csh
 same_file two.csv want_y "two runs through the server"
 
+# The engine's run claims the session's buffers as a job does: a background job that writes
+# y (held open by a FIFO) makes it wait, said as for a job, and it writes y after that job
+# (0..255 over the 9s), never beside it, under both executors.
+mkfifo feed
+printf '%s\n' 'virtbuf create y float 256' \
+	"run $DATA/fm/sink.xml N=256 x=- y=buffer:y < feed &" \
+	"$P $PR y=buffer:y > claim.txt" 'virtbuf dump y claim.csv' >claim.csh
+"$CARSH" claim.csh >claim.out 2>claim.err &
+cpid=$!
+exec 8>feed
+notice() { grep -q "^carsh: waiting for job \[1\] .*sink.xml, which writes 'y'$" claim.err; }
+wait_until "the engine's run to wait for the job" notice && pass "the engine's run waits for the job"
+seq 256 | sed 's/.*/9/' >&8
+exec 8>&-
+# (Before, the process executor's engine child waited for ever on its copy of the job's
+# claim: bounded here, so that such a hang fails.)
+script_done() {
+	[ ! -e "/proc/$cpid" ] || [ "$(sed 's/^.*) //' "/proc/$cpid/stat" | cut -c1)" = Z ]
+}
+if wait_until "the script to end" script_done; then
+	wait "$cpid" && pass "the script ended well" || fail "status $?: $(cat claim.err)"
+else
+	kill "$cpid"
+	wait "$cpid"
+fi
+same_file claim.csv want_y "the engine wrote after the job"
+
 # This test's engine processes: their cache in the environment names this test.
 engine_procs() {
 	for p in /proc/[0-9]*; do
