@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The cost of the engine's own process under -T (runner/engineproc.h): a small partition run
-# (tests/data/errors/partrows.xml, 256 items, the cores alone) in a fresh carsh started by
-# the shell, against a BEFORE build whose engine ran in the shell's process. Alternately in
-# one run, medians of RUNS each:
-#   - one `carsh -T partition ...` process, start to exit;
-#   - K partitions in one `carsh -T` script (the whole script's wall time / K), where the
-#     build before kept its runtime, sub-devices and programs from one run to the next.
+# The cost of the engine's own process under -T (runner/engineproc.h, runner/enginekeep.h):
+# a small partition run (tests/data/errors/partrows.xml, 256 items, the cores alone) in the
+# carsh the shell starts afresh and keeps for the session's next engine run, against a
+# BEFORE build whose engine ran in the shell's process. Alternately in one run, medians of
+# RUNS each:
+#   - one `carsh -T partition ...` process, start to exit (the engine's process starts);
+#   - K partitions in one `carsh -T` script (the whole script's wall time / K): the first
+#     starts the engine's process, the others find it kept.
 #
 #   BEFORE=/path/to/old/carsh bench/engineproc.sh [RUNS [K]]   (after `make`; CARSH= for
 #   another binary; CARSH_SERVER=on: each build's server, in a directory of the run's own,

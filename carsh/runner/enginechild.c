@@ -164,6 +164,10 @@ void engine_child_main(engine_rerun rerun)
 	close(REPORT_FD);
 	if (put_stdio(null, null, null) != 0)
 		_exit(127);
+	/* No workers nor server here, and no second warning about their settings: the shell
+	 * read them already. */
+	if (unsetenv("CARSH_WORKERS") != 0 || setenv("CARSH_SERVER", "off", 1) != 0)
+		_exit(127);
 	texec_exit_without_teardown();
 	for (;;) {
 		struct wire_msg m;
