@@ -28,7 +28,6 @@ struct apart {
 	engine_body body;
 	void *arg;
 	struct engine_writes *w;
-	struct claim *cl; /* the shell's claim on the session's buffers (claim_all) */
 };
 
 /* Set in the child only (a process of its own): where engine_apart_writes records. */
@@ -299,7 +298,8 @@ static int engine_fork(struct run_ctx *c, const char *what, struct apart *a, str
 
 int engine_apart(struct run_ctx *c, const char *what, engine_body body, void *arg, struct cs_err *e)
 {
-	struct apart a = {c, body, arg, NULL, NULL};
+	struct apart a = {c, body, arg, NULL};
+	struct claim *cl = NULL;
 	struct vbuf *bufs;
 	size_t n;
 	int rc;
@@ -309,12 +309,12 @@ int engine_apart(struct run_ctx *c, const char *what, engine_body body, void *ar
 	n = vbuf_list(c->s->vbufs, &bufs);
 	rc = run_window_drain(c, e);
 	if (rc == 0)
-		rc = claim_all(c, what, bufs, n, &a.cl, e);
+		rc = claim_all(c, what, bufs, n, &cl, e);
 	if (rc == 0)
 		rc = may_exec(c) ? engine_run_claimed(c, what, bufs, n, e)
 		                 : engine_fork(c, what, &a, e);
-	if (a.cl)
-		hazard_release(c->s->hz, a.cl);
+	if (cl)
+		hazard_release(c->s->hz, cl);
 	for (size_t i = 0; i < n; i++)
 		vbuf_entry_free(&bufs[i]);
 	free(bufs);
