@@ -183,7 +183,10 @@ int engine_proc_run(struct session *s, const void *spec, size_t len, const struc
 	answered = await_answer(p, detached ? NULL : interrupted, &a->ws);
 	a->pid = p->pid;
 	a->report = *p->r;
-	if (answered && p->r->res.status == 0 && !detached)
+	/* Only a process the main thread started outlives its run: the kernel ends a child
+	 * when the thread that forked it ends (PR_SET_PDEATHSIG), and a batch's or a
+	 * background job's thread ends with it. */
+	if (answered && p->r->res.status == 0 && !detached && gettid() == getpid())
 		keep(s, p);
 	else
 		proc_end(p);

@@ -1,9 +1,10 @@
 /*
  * The engine's process under the thread executor (runner/engineproc.h): the carsh program
  * started afresh (`carsh --engine-child`, runner/enginechild.h) and given one run at a time
- * over a socket. A process whose foreground run ended well is kept for the session's next
- * engine run, so that a script of engine runs starts the OpenCL runtime (PoCL: its LLVM)
- * once; one that failed, was interrupted or ran in the background ends after its run.
+ * over a socket. A process whose foreground run ended well, started by the main thread, is
+ * kept for the session's next engine run, so that a script of engine runs starts the OpenCL
+ * runtime (PoCL: its LLVM) once; one that failed, was interrupted or ran in the background
+ * ends after its run.
  */
 #ifndef CARSH_RUNNER_ENGINEKEEP_H
 #define CARSH_RUNNER_ENGINEKEEP_H
