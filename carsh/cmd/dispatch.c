@@ -51,8 +51,16 @@ static int run_parsed(const struct carsh_cmd *cmd, struct run_ctx *c, int argc, 
 	/* `run` decides for itself: a flow-model in the background is a process job. */
 	else if (c->background && cmd != cmd_find("run"))
 		rc = cmd_background(c, argc, argv, e);
-	else
+	else {
+		int was_argc = c->argc;
+		char **was_argv = c->argv;
+
+		c->argc = argc;
+		c->argv = argv;
 		rc = cmd->run(c, args, n, operands, e);
+		c->argc = was_argc;
+		c->argv = was_argv;
+	}
 	free(operands);
 	free(args);
 	return rc;

@@ -50,7 +50,8 @@ void vbuf_entry_free(struct vbuf *v)
 void vbuf_table_unlink_all(struct vbuf_table *t)
 {
 	for (size_t i = 0; i < t->n; i++)
-		shm_unlink(t->v[i].shm);
+		if (!t->v[i].borrowed)
+			shm_unlink(t->v[i].shm);
 }
 
 void vbuf_table_free(struct vbuf_table *t)
@@ -217,7 +218,31 @@ int vbuf_create(struct vbuf_table *t, const char *name, struct cs_type type, siz
 	}
 	t->v = xgrow(t->v, &t->cap, t->n + 1, sizeof(*t->v));
 	v = &t->v[t->n++];
-	*v = (struct vbuf){xstrdup(name), shm, type, count, bytes};
+	*v = (struct vbuf){xstrdup(name), shm, type, count, bytes, false};
+	t->total += bytes;
+	rc = 0;
+out:
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+int vbuf_adopt(struct vbuf_table *t, const char *name, const char *shm, struct cs_type type,
+               size_t count, struct cs_err *e)
+{
+	struct vbuf *v;
+	size_t bytes;
+	int rc = -1;
+
+	pthread_mutex_lock(&t->lock);
+	if (find_locked(t, name)) {
+		err_set(e, "virtual buffer '%s' exists already (delete it first)", name);
+		goto out;
+	}
+	if (check_size(t, name, type, count, &bytes, e))
+		goto out;
+	t->v = xgrow(t->v, &t->cap, t->n + 1, sizeof(*t->v));
+	v = &t->v[t->n++];
+	*v = (struct vbuf){xstrdup(name), xstrdup(shm), type, count, bytes, true};
 	t->total += bytes;
 	rc = 0;
 out:
@@ -235,7 +260,8 @@ int vbuf_delete(struct vbuf_table *t, const char *name, struct cs_err *e)
 	if (!v) {
 		rc = unknown(name, e);
 	} else {
-		shm_unlink(v->shm);
+		if (!v->borrowed)
+			shm_unlink(v->shm);
 		t->total -= v->bytes;
 		vbuf_entry_free(v);
 		*v = t->v[--t->n];

@@ -22,6 +22,7 @@ struct vbuf {
 	struct cs_type type;
 	size_t count; /* elements */
 	size_t bytes;
+	bool borrowed; /* another process's object (vbuf_adopt): never unlinked here */
 };
 
 /* Limits refused before anything is allocated; 0 means no limit of its own (the system
@@ -41,6 +42,11 @@ void vbuf_table_free(struct vbuf_table *t);
  * passes a limit, shm_open/ftruncate/posix_fallocate failing (with the reason). */
 int vbuf_create(struct vbuf_table *t, const char *name, struct cs_type type, size_t count,
                 struct cs_err *e);
+/* Enter an object another process made and keeps (an engine's process, runner/
+ * engineproc.h, works on its shell's buffers): named, typed and counted as there, mapped
+ * like any other, never unlinked by this table. Errors as vbuf_create's for the name. */
+int vbuf_adopt(struct vbuf_table *t, const char *name, const char *shm, struct cs_type type,
+               size_t count, struct cs_err *e);
 /* Remove and unlink. Error when the name is unknown. */
 int vbuf_delete(struct vbuf_table *t, const char *name, struct cs_err *e);
 /* Exchange two names (no data moves). */

@@ -274,6 +274,59 @@ int proc_start_kept(child_fn fn, void *arg, int keep_fd, pid_t *pid, struct job_
 	return 0;
 }
 
+/* A descriptor moved to 5 or above, so that the dup2s onto 0-4 cannot overwrite a source
+ * that lies there; -1 stays -1. */
+static int fd_high(int fd)
+{
+	return fd < 0 ? -1 : fcntl(fd, F_DUPFD, 5);
+}
+
+static void __attribute__((noreturn))
+exec_child_main(char *const *argv, bool background, const struct child_io *io, int fd3, int fd4,
+                pid_t parent)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGPIPE, SIGWINCH};
+	int in = fd_high(io ? io->in_fd : -1), out = fd_high(io ? io->out_fd : -1);
+	int d3 = fd_high(fd3), d4 = fd_high(fd4);
+	sigset_t none;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
+		_exit(127);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+	if (background)
+		setpgid(0, 0);
+	if (in < 0 && background)
+		in = open("/dev/null", O_RDONLY);
+	if ((in >= 0 && dup2(in, STDIN_FILENO) < 0) || (out >= 0 && dup2(out, STDOUT_FILENO) < 0) ||
+	    dup2(d3, 3) < 0 || dup2(d4, 4) < 0)
+		_exit(127);
+	if (close_range(5, ~0U, 0) != 0)
+		for (int fd = 5; fd < 1024; fd++)
+			close(fd);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execve("/proc/self/exe", argv, environ);
+	_exit(127);
+}
+
+int proc_start_exec(char *const *argv, bool background, const struct child_io *io, int fd3, int fd4,
+                    pid_t *pid, struct cs_err *e)
+{
+	pid_t p, parent = getpid();
+
+	p = fork_blocked();
+	if (p < 0)
+		return err_errno(e, "cannot start a process (fork)");
+	if (p == 0)
+		exec_child_main(argv, background, io, fd3, fd4, parent);
+	if (background)
+		setpgid(p, p);
+	live_add(p);
+	*pid = p;
+	return 0;
+}
+
 int proc_wait(pid_t pid, bool block, int *wstatus)
 {
 	for (;;) {

@@ -45,6 +45,16 @@ int proc_start(child_fn fn, void *arg, bool background, const struct child_io *i
 int proc_start_kept(child_fn fn, void *arg, int keep_fd, pid_t *pid, struct job_result **res,
                     int *res_fd, struct cs_err *e);
 
+/* Start this program afresh in a child: /proc/self/exe with argv and the environment, for
+ * work that must not share a process with the caller's OpenCL runtime yet must not end it
+ * either (an engine under the thread executor, runner/engineproc.h). Between fork and exec
+ * only async-signal-safe calls: the caller has threads. io as for proc_start (go_fd
+ * unused); fd3 and fd4 become the child's descriptors 3 and 4, and no other is kept beyond
+ * standard error. A background child gets its own process group; the child dies with the
+ * caller (PR_SET_PDEATHSIG, SIGTERM) and proc_signal_all reaches it. */
+int proc_start_exec(char *const *argv, bool background, const struct child_io *io, int fd3, int fd4,
+                    pid_t *pid, struct cs_err *e);
+
 /* Wait for a child: 1 and *wstatus when it ended, 0 when still running (block false). */
 int proc_wait(pid_t pid, bool block, int *wstatus);
 

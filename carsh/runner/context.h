@@ -55,6 +55,10 @@ struct run_ctx {
 	int rank; /* under MPI, where its jobs run: a rank (0, the shell, unless a batch step
 	             placed it) or RANK_AUTO (mpi/placement.h) */
 	struct placement *placed; /* the batch that placed its <Exec> step, or NULL */
+	/* The builtin being run, as the dispatcher got it (its name first), for an engine that
+	 * runs it again in a process of its own (runner/engineproc.h); NULL elsewhere. */
+	int argc;
+	char **argv;
 	const struct batch_frame *frames;
 	bool moves_by_caller; /* under MPI: the caller brings the data a job reads to its rank
 	                         and agrees on the outcome (mpi/graphranks.c); the job runs

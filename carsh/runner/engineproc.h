@@ -5,16 +5,24 @@
  * child, never the shell. The shell says what died and keeps its prompt; the virtual
  * buffers the engine was writing are marked lost (data/vhome.h), the others stay whole.
  *
- * Only where the shell's process has no OpenCL runtime of its own (the process executor,
- * one MPI rank): forking a process whose runtime has started its threads is not safe, so
- * under the thread executor (-T, `set exec=thread`, the API) the engine runs in the shell's
- * process as a job does there.
+ * Where the shell's process has no OpenCL runtime of its own (the process executor, one MPI
+ * rank), the child is forked. Forking a process whose runtime has started its threads is
+ * not safe, so under the thread executor (-T, `set exec=thread`) the child is the carsh
+ * program started afresh (`carsh --engine-child`, runner/enginechild.h) and kept for the
+ * session's next run (runner/enginekeep.h): the shell writes every buffer's newest data
+ * back to shared memory, that process adopts the buffers' segments and runs the command
+ * again there, and the buffers it wrote are newer than the thread executor's device
+ * copies. Where this process is not the carsh program (the
+ * library in another program) or under MPI with several ranks, the engine runs here.
  */
 #ifndef CARSH_RUNNER_ENGINEPROC_H
 #define CARSH_RUNNER_ENGINEPROC_H
 
+#include <signal.h>
+
 #include "exec/jobplan.h"
 #include "runner/context.h"
+#include "runner/enginespec.h"
 
 /* The engine's whole command: runs in the child with c's streams as its standard input and
  * output, and the child's own Ctrl-C flag. Returns the command's status, the message in e. */
@@ -32,5 +40,12 @@ int engine_apart(struct run_ctx *c, const char *what, engine_body body, void *ar
 void engine_apart_writes(const struct job_plan *jp);
 /* Whether this process is such a child. */
 bool engine_apart_child(void);
+
+/* This process is the carsh program (shell/main.c): under the thread executor an engine
+ * runs in a fresh copy of it (above). */
+void engine_apart_may_exec(void);
+/* In the fresh copy (runner/enginechild.h): record the buffers written in w, and take
+ * Ctrl-C as a request to stop; returns the flag it sets. */
+volatile sig_atomic_t *engine_apart_attach(struct engine_writes *w);
 
 #endif

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "runner/devstate.h"
+#include "runner/enginekeep.h"
 #include "runner/plancache.h"
 #include "mpi/replicas.h"
 #include "data/types.h"
@@ -89,6 +90,7 @@ void session_free(struct session *s)
 {
 	if (!s)
 		return;
+	engine_proc_end_kept(s);
 	jobs_free(s->jobs);
 	workers_free(s->workers);
 	texec_free(s->texec);

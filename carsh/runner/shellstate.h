@@ -25,6 +25,7 @@ struct plancache;
 struct vhome;
 struct placer;
 struct replicas;
+struct engine_proc;
 
 struct session {
 	struct params vars; /* `set` variables; also the weakest parameters of every run */
@@ -49,6 +50,8 @@ struct session {
 	struct placer *placer;      /* the `auto` device choice (runner/devplace.h), or NULL */
 	struct replicas *replicas;  /* where buffers' data is across MPI ranks (runner/
 	                               replicas.h); NULL with one rank */
+	struct engine_proc *engine; /* the engine's process kept for the next run under the
+	                               thread executor (runner/enginekeep.h), or NULL */
 };
 
 #define SESSION_MAX_DEPTH 64

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "carsh.h"
+#include "api/api-engine.h"
 #include "api/api-served.h"
 #include "shell/interactive.h"
 
@@ -219,6 +220,9 @@ static void keep_std_fds_taken(void)
 int main(int argc, char **argv)
 {
 	keep_std_fds_taken();
+	if (argc == 2 && strcmp(argv[1], "--engine-child") == 0)
+		carsh_engine_child();
+	carsh_engines_apart();
 	/* One session after another, while the worker may serve the next (server/served.h). */
 	if (argc == 2 && strcmp(argv[1], "--session-worker") == 0) {
 		for (;;) {

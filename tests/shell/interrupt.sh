@@ -2,7 +2,8 @@
 # Ctrl-C and Ctrl-\ typed at an interactive carsh on a real terminal (docs/architecture.md
 # "Signals"): Ctrl-C stops `sync` and the jobs it waits for (sync returns 130, as bash's
 # `wait` does); Ctrl-C while the shell waits for its jobs before exiting stops them and the
-# shell exits 130, leaving no segment; Ctrl-\ at the prompt is ignored, as in bash.
+# shell exits 130, leaving no segment; Ctrl-C in `partition` stops the engine's process (under
+# both executors) and the prompt comes back; Ctrl-\ at the prompt is ignored, as in bash.
 #
 # The terminal is a tmux pane: the keys go through its line discipline, which sends SIGINT
 # or SIGQUIT to the foreground process group, exactly as a user's terminal does. The test
@@ -138,6 +139,35 @@ wait_until "the job (pid $job) to be stopped" exited "$job" &&
 exec 8>&-
 [ -z "$(segments_of "$TPID")" ] && pass "Ctrl-C during the final wait: no segment left" ||
 	fail "Ctrl-C during the final wait: segments left: $(segments_of "$TPID")"
+tm kill-server
+
+# ---- Ctrl-C in an engine's run (partition): it runs in a process of its own under both
+# executors (runner/engineproc.h), which Ctrl-C stops; the shell keeps its prompt ----
+PR="$DATA/errors/partrows.xml"
+engine_running() {
+	[ -n "$(pgrep -P "$TPID")" ]
+}
+tty_start
+type_line "partition --no-progress --gpu none --threads 1 --sched cpu --steps 1000000000 $PR y=discard"
+wait_until "the engine's process" engine_running
+engine=$(pgrep -P "$TPID" | head -1)
+tm send-keys C-c
+if wait_until "partition to end on Ctrl-C (or the shell to end)" prompt_after_or_ended \
+	"partition .*"; then
+	if ended; then
+		fail "Ctrl-C in partition ended the shell (status $(cat "$T/tty.status"))"
+	else
+		pass "Ctrl-C in partition: the prompt is back"
+	fi
+fi
+screen_has "^carsh: partition: .*interrupted" && pass "Ctrl-C in partition: said so" ||
+	fail "Ctrl-C in partition: screen: $(screen)"
+wait_until "the engine's process (pid $engine) to end" exited "$engine" &&
+	pass "Ctrl-C in partition stopped the engine's process"
+tm send-keys C-d
+wait_until "the shell to exit" ended
+[ -z "$(segments_of "$TPID")" ] && pass "Ctrl-C in partition: no segment left" ||
+	fail "Ctrl-C in partition: segments left: $(segments_of "$TPID")"
 tm kill-server
 
 alive_or_ended() {
