@@ -144,9 +144,9 @@ static int no_room(size_t bytes, struct cs_err *e)
 /* Size the object, sparse: a new object reads as zeros, so creating one writes nothing and
  * gives its pages only where they are first used (a buffer whose data lives on a device never
  * takes them). Reserving every page at creation (posix_fallocate) cost about as much as
- * writing them, and as much again to free them at the end. A buffer larger than the room left is refused here; the pages are
- * then taken, checked, by the first mapping (map_object), so that a /dev/shm filled meanwhile
- * is an error there, never a SIGBUS at the first write. */
+ * writing them, and as much again to free them at the end. A buffer larger than the room left is
+ * refused here; the pages are then taken, checked, by the first mapping (map_object), so that a
+ * /dev/shm filled meanwhile is an error there, never a SIGBUS at the first write. */
 static int size_object(int fd, size_t bytes, struct cs_err *e)
 {
 	struct statvfs fs;
