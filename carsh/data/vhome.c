@@ -136,6 +136,7 @@ uint64_t vhome_device_wrote(struct vhome *h, const char *shm, uint64_t holder, c
 	pthread_mutex_lock(&h->lock);
 	o = find(h, shm, true);
 	set_where(h, o, VHOME_DEVICE);
+	o->st.uniform = 0; /* shared memory is stale, and written back it holds the job's data */
 	gen = ++o->st.gen;
 	set_holder(o, holder, device);
 	pthread_mutex_unlock(&h->lock);
@@ -180,8 +181,23 @@ void vhome_host_wrote(struct vhome *h, const char *shm)
 	if (o) {
 		set_where(h, o, VHOME_HOST);
 		o->st.gen++;
+		o->st.uniform = 0;
 		set_holder(o, 0, NULL);
 	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+void vhome_host_filled(struct vhome *h, const char *shm, const void *value, size_t size)
+{
+	struct home *o;
+
+	pthread_mutex_lock(&h->lock);
+	o = find(h, shm, true);
+	set_where(h, o, VHOME_HOST);
+	o->st.gen++;
+	set_holder(o, 0, NULL);
+	o->st.uniform = size <= sizeof(o->st.value) ? size : 0;
+	memcpy(o->st.value, value, o->st.uniform);
 	pthread_mutex_unlock(&h->lock);
 }
 

@@ -245,6 +245,33 @@ int resident_acquire(struct resident *r, const char *shm, size_t bytes, struct r
 	return rc;
 }
 
+int resident_acquire_filled(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
+                            const void *value, size_t vsize, cl_mem *out, struct cs_err *e)
+{
+	struct entry *en;
+	struct copy *c;
+	int rc = 0;
+
+	pthread_mutex_lock(&r->lock);
+	en = entry_of(r, shm, bytes);
+	c = copy_on(en, dev);
+	if (!c)
+		rc = new_copy(r, en, dev, &c, e);
+	if (rc == 0 && !c->valid) {
+		rc = rt_feed_fill(c->dev, c->mem, value, vsize, en->bytes, e);
+		if (rc == 0) {
+			if (c->pending)
+				(void)clReleaseEvent(c->pending);
+			c->pending = NULL;
+			c->valid = true;
+		}
+	}
+	if (rc == 0)
+		*out = c->mem;
+	pthread_mutex_unlock(&r->lock);
+	return rc;
+}
+
 void resident_store(struct resident *r, const char *shm, struct rt_dev *dev, cl_mem mem,
                     cl_event done)
 {

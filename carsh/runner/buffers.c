@@ -23,8 +23,16 @@
 int buffers_create(struct run_ctx *c, const char *name, struct cs_type type, size_t count,
                    struct cs_err *e)
 {
+	static const unsigned char zeros[4];
+	struct vbuf v;
+
 	if (vbuf_create(c->s->vbufs, name, type, count, e))
 		return err_prefix(e, "virtbuf create: ");
+	/* A new object reads as zeros: a device copy is made by a fill there. */
+	if (vbuf_lookup(c->s->vbufs, name, &v, e) == 0) {
+		buffers_host_filled(c, &v, zeros, v.bytes % 4 ? 1 : 4);
+		vbuf_entry_free(&v);
+	}
 	if (c->s->replicas)
 		replicas_add(c->s->replicas, name);
 	return 0;
@@ -130,7 +138,7 @@ static int fill_value_host(struct run_ctx *c, const struct vbuf *v, const char *
 	if (vector_parse(v->type, value, one, e) == 0 && (cl = buffers_claim_one(c, v, true, e)) &&
 	    (map = vbuf_map_lazy(v->shm, v->bytes, true, e))) {
 		fill_par(v->type, map, v->count, one);
-		buffers_host_wrote(c, v);
+		buffers_host_filled(c, v, one, type_size(v->type));
 		rc = 0;
 	}
 	vbuf_unmap(map, v->bytes);
