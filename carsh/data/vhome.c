@@ -201,6 +201,28 @@ void vhome_host_filled(struct vhome *h, const char *shm, const void *value, size
 	pthread_mutex_unlock(&h->lock);
 }
 
+static bool all_zero(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+bool vhome_holds_value(struct vhome *h, const char *shm, const void *value, size_t size)
+{
+	struct home *o;
+	bool same = false;
+
+	pthread_mutex_lock(&h->lock);
+	o = find(h, shm, false);
+	if (o && o->st.uniform && (o->st.where == VHOME_HOST || o->st.where == VHOME_BOTH))
+		same = (o->st.uniform == size && memcmp(o->st.value, value, size) == 0) ||
+		       (all_zero(o->st.value, o->st.uniform) && all_zero(value, size));
+	pthread_mutex_unlock(&h->lock);
+	return same;
+}
+
 size_t vhome_holder_ended(struct vhome *h, uint64_t holder, const char *how)
 {
 	size_t lost = 0;

@@ -69,6 +69,9 @@ void vhome_host_wrote(struct vhome *h, const char *shm);
 /* The host made shared memory value (size bytes: a power of two up to VHOME_VALUE_MAX)
  * repeated: a creation, a value fill. As vhome_host_wrote, and the table knows the value. */
 void vhome_host_filled(struct vhome *h, const char *shm, const void *value, size_t size);
+/* Whether shared memory is known to hold value (size bytes) repeated already (a fill with it
+ * would change nothing there). */
+bool vhome_holds_value(struct vhome *h, const char *shm, const void *value, size_t size);
 /* Worker holder ended (how: "killed by SIGSEGV (kernel 'k' on DEV)"): what only it held is
  * lost, what shared memory held too is there only. Returns how many buffers were lost. */
 size_t vhome_holder_ended(struct vhome *h, uint64_t holder, const char *how);

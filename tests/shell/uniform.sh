@@ -56,6 +56,28 @@ virtbuf dump y; virtbuf dump z"
 { want_after 0 0; want_after 7 2.5; want_after -3 0.5; } >want
 same_file "$OUT" want "zeros and value fills under a kernel that writes part of its buffers"
 
+# A fill with the value shared memory holds already writes nothing there; a fill after a job
+# wrote the buffer (on the device; written back; in a forked job) is a fill all the same.
+for workers in warm fresh; do
+	[ $workers = fresh ] && export CARSH_WORKERS=fresh
+	expect 0 "" "$CARSH" -c "virtbuf create x float 8; virtbuf create y float 8; virtbuf create z float 8
+virtbuf fill x x.csv; virtbuf fill y --value 0; virtbuf fill z --value 0
+run half.xml x=buffer:x y=buffer:y z=buffer:z
+virtbuf fill y --value 0
+virtbuf dump y --columns 8; virtbuf dump z --columns 8; virtbuf fill z --value 0.0
+run half.xml x=buffer:x y=buffer:z z=buffer:y
+virtbuf dump z --columns 8; virtbuf fill z --value 0
+virtbuf dump z --columns 8; virtbuf dump y --columns 8"
+	unset CARSH_WORKERS
+	printf '0,0,0,0,0,0,0,0
+1,1,1,1,0,0,0,0
+2,0,6,0,10,0,14,0
+0,0,0,0,0,0,0,0
+1,1,1,1,0,0,0,0
+' >want
+	same_file "$OUT" want "a fill with the value held already, then after jobs wrote ($workers workers)"
+done
+
 # Swaps move the value with the data: a holds 5, b zeros; after the swap b holds 5. And a
 # chain whose second job reads what the first left on the device beside a fresh buffer.
 expect 0 "" "$CARSH" -c "virtbuf create x float 8; virtbuf create a float 8; virtbuf create b float 8
