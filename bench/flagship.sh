@@ -91,6 +91,16 @@ steps() { # LABEL CARSH SERVER_DIR
 	for i in "${!step_names[@]}"; do sed -n "$((i + 1))p" one.txt >>"step-$label-$i.txt"; done
 }
 
+# Where the first run's time goes inside its jobs: the same script once more, the first run
+# under `time` with `set stats=on` (each job then waits for its work, so this run is slower
+# than the timed ones; it is printed, not counted).
+first_stats() { # CARSH SERVER_DIR
+	export CARSH_SERVER_DIR=$2
+	steps_script | sed -e '0,/time --wall run/s//set stats=on\ntime run/' >stats.csh
+	"$1" stats.csh 2>&1 >/dev/null |
+		awk '/^real/ && seen { exit } /^real/ { r = $0 } /^jobs / { seen = 1; print r } seen'
+}
+
 # ---- c. the reference ----
 cupy_ref() {
 	python3 - "$runs" "$n" "$cut" pic.pgm out-cupy.pgm <<'PY'
@@ -154,6 +164,9 @@ for _ in $(seq "$runs"); do
 	steps now "$carsh" "$work/srv"
 	[ -z "$before" ] || steps before "$before" "$work/srv-before"
 done
+
+echo "the first run of the steps in a session, inside its jobs (set stats=on):"
+first_stats "$carsh" "$work/srv" | sed 's/^/  /'
 
 ref=cupy
 if python3 -c 'import cupy' 2>/dev/null; then
