@@ -49,19 +49,9 @@ cd "$work"
 flag=("$top/batches/fft-filter/fft-filter.bat.xml" "N=$n" "CUT=$cut" IMAGE=pic.pgm OUT=out.pgm)
 
 # ---- a. whole calls ----
-calls() { # LABEL CARSH SERVER_DIR
-	local label=$1 c=$2 times=() t
-	export CARSH_SERVER_DIR=$3
-	"$c" "${flag[@]}" >/dev/null # starts the server and warms it
-	for _ in $(seq "$runs"); do
-		: >t.txt
-		timed t.txt "$c" "${flag[@]}"
-		t=$(cat t.txt)
-		times+=("$t")
-		echo "$t" >>"calls-$label.txt"
-	done
-	cp out.pgm "out-$label.pgm"
-	printf '%-28s %s ms\n' "$label, each call" "${times[*]}"
+call() { # LABEL CARSH SERVER_DIR: one call, its time appended to calls-LABEL.txt
+	CARSH_SERVER_DIR=$3 timed "calls-$1.txt" "$2" "${flag[@]}"
+	cp out.pgm "out-$1.pgm"
 }
 
 # ---- b. the steps of a call, each timed ----
@@ -155,16 +145,20 @@ host_floor() {
 
 echo "carsh: $carsh${before:+; before: $before}; device: ${device:-the default}; N=$n CUT=$cut; $runs runs"
 labels=(now)
-calls now "$carsh" "$work/srv"
-if [ -n "$before" ]; then
-	labels+=(before)
-	calls before "$before" "$work/srv-before"
-fi
+[ -z "$before" ] || labels+=(before)
+# The warm-up calls start each server; then the builds alternate, call by call and step
+# script by step script, so that a machine's changing load falls on both alike.
+CARSH_SERVER_DIR="$work/srv" "$carsh" "${flag[@]}" >/dev/null
+[ -z "$before" ] || CARSH_SERVER_DIR="$work/srv-before" "$before" "${flag[@]}" >/dev/null
+for _ in $(seq "$runs"); do
+	call now "$carsh" "$work/srv"
+	[ -z "$before" ] || call before "$before" "$work/srv-before"
+done
+for l in "${labels[@]}"; do printf '%-28s %s ms\n' "$l, each call" "$(tr '\n' ' ' <"calls-$l.txt")"; done
 for _ in $(seq "$runs"); do
 	steps now "$carsh" "$work/srv"
 	[ -z "$before" ] || steps before "$before" "$work/srv-before"
 done
-
 echo "the first run of the steps in a session, inside its jobs (set stats=on):"
 first_stats "$carsh" "$work/srv" | sed 's/^/  /'
 
