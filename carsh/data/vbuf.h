@@ -64,7 +64,8 @@ size_t vbuf_names(struct vbuf_table *t, char ***out);
  * no room. */
 void *vbuf_map(const char *shm, size_t bytes, bool writable, struct cs_err *e);
 /* The same, its pages faulted in by their first touch: for a caller that writes every page from
- * all the cores itself (a value fill), whose faults then run in parallel. */
+ * all the cores itself (a value fill), whose faults then run in parallel. A first mapping
+ * reserves the pages (the same error when there is no room) without clearing them. */
 void *vbuf_map_lazy(const char *shm, size_t bytes, bool writable, struct cs_err *e);
 void vbuf_unmap(void *p, size_t bytes);
 /* Private zeroed memory laid out as a mapping (an inaccessible page on each side), for a
