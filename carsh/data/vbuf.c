@@ -145,7 +145,7 @@ static int no_room(size_t bytes, struct cs_err *e)
  * gives its pages only where they are first used (a buffer whose data lives on a device never
  * takes them). Reserving every page at creation (posix_fallocate) cost about as much as
  * writing them, and as much again to free them at the end. A buffer larger than the room left is
- * refused here; the pages are then taken, checked, by the first mapping (map_object), so that a
+ * refused here; the pages are then reserved by the first mapping (map_object), so that a
  * /dev/shm filled meanwhile is an error there, never a SIGBUS at the first write. */
 static int size_object(int fd, size_t bytes, struct cs_err *e)
 {
@@ -362,9 +362,9 @@ static bool pages_given(int fd, size_t bytes)
 	return fstat(fd, &st) == 0 && (unsigned long long)st.st_blocks * 512 >= bytes;
 }
 
-/* The pages of a mapping whose object has not all its pages yet are taken now, checked: a
- * full /dev/shm is a message here instead of a SIGBUS in whoever touches the page. Where the
- * kernel cannot check (before Linux 5.14) the pages come on first touch, as before. */
+/* Where the pages could not be reserved (reserve_pages), they are taken now, checked: a full
+ * /dev/shm is a message here instead of a SIGBUS in whoever touches the page. Where the
+ * kernel cannot check either (before Linux 5.14) the pages come on first touch. */
 static int take_pages(void *p, size_t bytes, bool writable, struct cs_err *e)
 {
 	if (prefault_checked(p, bytes, writable) == 0 || errno == EINVAL)
@@ -374,18 +374,26 @@ static int take_pages(void *p, size_t bytes, bool writable, struct cs_err *e)
 	return err_errno(e, "cannot map the pages of %zu bytes of shared memory", bytes);
 }
 
-/* For a caller that faults the pages in itself, over the cores (a value fill): the pages are
- * reserved without being cleared or mapped (posix_fallocate), which leaves the clearing to
- * those parallel faults; populating them first took longer than the fill. */
-static int reserve_lazy(int fd, size_t bytes, struct cs_err *e)
+/* The pages of an object that has not all of them yet, reserved in one call (posix_fallocate
+ * gives them without clearing them, far faster than populating a hole page by page; the
+ * clearing is left to the mapping's population or its writer's faults): 0 reserved, 1 not
+ * (the file system cannot, or no writable descriptor), -1 with e (no room). */
+static int reserve_pages(const char *shm, int fd, bool writable, size_t bytes, struct cs_err *e)
 {
+	int rw = writable ? fd : shm_open(shm, O_RDWR, 0);
 	int rc;
 
+	if (rw < 0)
+		return 1;
 	do
-		rc = posix_fallocate(fd, 0, (off_t)bytes);
+		rc = posix_fallocate(rw, 0, (off_t)bytes);
 	while (rc == EINTR);
-	if (rc == 0 || rc == EOPNOTSUPP || rc == EINVAL)
+	if (!writable)
+		close(rw);
+	if (rc == 0)
 		return 0;
+	if (rc == EOPNOTSUPP || rc == EINVAL)
+		return 1;
 	if (rc == ENOSPC)
 		return no_room(bytes, e);
 	errno = rc;
@@ -406,12 +414,14 @@ static void *map_object(const char *shm, size_t bytes, bool writable, bool popul
 		return NULL;
 	}
 	given = pages_given(fd, bytes);
-	if (!given && !populate && writable) {
-		if (reserve_lazy(fd, bytes, e) != 0) {
+	if (!given) {
+		int rc = reserve_pages(shm, fd, writable, bytes, e);
+
+		if (rc < 0) {
 			close(fd);
 			return NULL;
 		}
-		given = true;
+		given = rc == 0;
 	}
 	area = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (area == MAP_FAILED) {

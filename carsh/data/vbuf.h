@@ -3,8 +3,8 @@
  * master creates and deletes them; jobs map the objects they were given. Object names are
  * "/carsh-<master pid>-<random>", created O_EXCL with mode 0600, sized with ftruncate (so they
  * start zero-filled, with no page given yet: a buffer larger than the room left in /dev/shm
- * is refused), their pages taken, checked, by their first mapping (so a /dev/shm that filled
- * since is an error there, never a SIGBUS at the first write). A table maps the user's names to objects;
+ * is refused), their pages reserved by their first mapping (so a /dev/shm that filled since
+ * is an error there, never a SIGBUS at the first write). A table maps the user's names to objects;
  * `virtbuf swap` exchanges two names and moves no data.
  */
 #ifndef CARSH_DATA_VBUF_H
@@ -59,13 +59,12 @@ size_t vbuf_list(struct vbuf_table *t, struct vbuf **out);
 /* Names of every entry (for `virtbuf delete -a`); free with free() each and the array. */
 size_t vbuf_names(struct vbuf_table *t, char ***out);
 
-/* Map an object of `bytes` bytes (read-only unless writable). A first mapping takes the
+/* Map an object of `bytes` bytes (read-only unless writable). A first mapping reserves the
  * object's pages: the error "N bytes do not fit in the shared memory left ..." when there is
  * no room. */
 void *vbuf_map(const char *shm, size_t bytes, bool writable, struct cs_err *e);
 /* The same, its pages faulted in by their first touch: for a caller that writes every page from
- * all the cores itself (a value fill), whose faults then run in parallel. A first mapping
- * reserves the pages (the same error when there is no room) without clearing them. */
+ * all the cores itself (a value fill), whose faults then run in parallel. */
 void *vbuf_map_lazy(const char *shm, size_t bytes, bool writable, struct cs_err *e);
 void vbuf_unmap(void *p, size_t bytes);
 /* Private zeroed memory laid out as a mapping (an inaccessible page on each side), for a
