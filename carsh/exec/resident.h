@@ -52,5 +52,7 @@ int resident_to_host(struct resident *r, const char *shm, struct cs_err *e);
 void resident_host_wrote(struct resident *r, const char *shm);
 /* The buffer was deleted. */
 void resident_forget(struct resident *r, const char *shm);
+/* Every buffer was (a session's end): the copies go, what is kept for transfers stays. */
+void resident_forget_all(struct resident *r);
 
 #endif

@@ -79,9 +79,7 @@ void wres_drop(struct wres *w, const char *shm)
 	struct held **pp;
 
 	if (!shm) {
-		resident_free(w->r);
-		w->r = resident_new();
-		resident_guard_cpu(w->r);
+		resident_forget_all(w->r);
 		held_free(w->held);
 		w->held = NULL;
 		return;
