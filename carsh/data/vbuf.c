@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -132,29 +133,31 @@ static int check_size(struct vbuf_table *t, const char *name, struct cs_type typ
 	return 0;
 }
 
-/* Size the object and reserve its pages. ftruncate alone makes a sparse object: when
- * /dev/shm has less room than the buffer, the first write past the room (a fill, a job's
- * output) raises SIGBUS, which killed the master and left its segments behind. Reserving at
- * creation refuses such a buffer with a message instead. A file system that cannot reserve
- * (EOPNOTSUPP) keeps the sparse object. */
-static int reserve(int fd, size_t bytes, struct cs_err *e)
+/* The message of a buffer that does not fit (errors.tsv), at creation or at its first use. */
+static int no_room(size_t bytes, struct cs_err *e)
 {
-	int rc;
+	return err_set(e,
+	               "%zu bytes do not fit in the shared memory left (/dev/shm: %s); "
+	               "delete buffers or make it larger",
+	               bytes, strerror(ENOSPC));
+}
+
+/* Size the object, sparse: a new object reads as zeros, so creating one writes nothing and
+ * gives its pages only where they are first used (a buffer whose data lives on a device never
+ * takes them). Reserving every page at creation (posix_fallocate) cost about as much as
+ * writing them, and as much again to free them at the end. A buffer larger than the room left is
+ * refused here; the pages are then reserved by the first mapping (map_object), so that a
+ * /dev/shm filled meanwhile is an error there, never a SIGBUS at the first write. */
+static int size_object(int fd, size_t bytes, struct cs_err *e)
+{
+	struct statvfs fs;
 
 	if (ftruncate(fd, (off_t)bytes) != 0)
 		return err_errno(e, "cannot size shared memory to %zu bytes", bytes);
-	do
-		rc = posix_fallocate(fd, 0, (off_t)bytes);
-	while (rc == EINTR);
-	if (rc == 0 || rc == EOPNOTSUPP || rc == EINVAL)
-		return 0;
-	if (rc == ENOSPC)
-		return err_set(e,
-		               "%zu bytes do not fit in the shared memory left (/dev/shm: %s); "
-		               "delete buffers or make it larger",
-		               bytes, strerror(rc));
-	errno = rc;
-	return err_errno(e, "cannot reserve %zu bytes of shared memory", bytes);
+	if (fstatvfs(fd, &fs) == 0 && fs.f_blocks > 0 &&
+	    (unsigned long long)fs.f_bavail * fs.f_frsize < bytes)
+		return no_room(bytes, e);
+	return 0;
 }
 
 static char *create_object(size_t bytes, struct cs_err *e)
@@ -172,7 +175,7 @@ static char *create_object(size_t bytes, struct cs_err *e)
 			free(shm);
 			return NULL;
 		}
-		if (reserve(fd, bytes, e) != 0) {
+		if (size_object(fd, bytes, e) != 0) {
 			close(fd);
 			shm_unlink(shm);
 			free(shm);
@@ -377,17 +380,74 @@ static size_t mapping_span(size_t bytes)
 	return g + (bytes + g - 1) / g * g + g;
 }
 
+/* Whether every page of the object has been given (a sparse object's have not). */
+static bool pages_given(int fd, size_t bytes)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && (unsigned long long)st.st_blocks * 512 >= bytes;
+}
+
+/* Where the pages could not be reserved (reserve_pages), they are taken now, checked: a full
+ * /dev/shm is a message here instead of a SIGBUS in whoever touches the page. Where the
+ * kernel cannot check either (before Linux 5.14) the pages come on first touch. */
+static int take_pages(void *p, size_t bytes, bool writable, struct cs_err *e)
+{
+	if (prefault_checked(p, bytes, writable) == 0 || errno == EINVAL)
+		return 0;
+	if (errno == EFAULT || errno == ENOMEM)
+		return no_room(bytes, e);
+	return err_errno(e, "cannot map the pages of %zu bytes of shared memory", bytes);
+}
+
+/* The pages of an object that has not all of them yet, reserved in one call (posix_fallocate
+ * gives them without clearing them, far faster than populating a hole page by page; the
+ * clearing is left to the mapping's population or its writer's faults): 0 reserved, 1 not
+ * (the file system cannot, or no writable descriptor), -1 with e (no room). */
+static int reserve_pages(const char *shm, int fd, bool writable, size_t bytes, struct cs_err *e)
+{
+	int rw = writable ? fd : shm_open(shm, O_RDWR, 0);
+	int rc;
+
+	if (rw < 0)
+		return 1;
+	do
+		rc = posix_fallocate(rw, 0, (off_t)bytes);
+	while (rc == EINTR);
+	if (!writable)
+		close(rw);
+	if (rc == 0)
+		return 0;
+	if (rc == EOPNOTSUPP || rc == EINVAL)
+		return 1;
+	if (rc == ENOSPC)
+		return no_room(bytes, e);
+	errno = rc;
+	return err_errno(e, "cannot reserve %zu bytes of shared memory", bytes);
+}
+
 static void *map_object(const char *shm, size_t bytes, bool writable, bool populate,
                         struct cs_err *e)
 {
 	int fd = shm_open(shm, writable ? O_RDWR : O_RDONLY, 0);
 	size_t span = mapping_span(bytes);
+	bool given;
 	char *area;
 	void *p;
 
 	if (fd < 0) {
 		err_errno(e, "cannot open shared memory %s", shm);
 		return NULL;
+	}
+	given = pages_given(fd, bytes);
+	if (!given) {
+		int rc = reserve_pages(shm, fd, writable, bytes, e);
+
+		if (rc < 0) {
+			close(fd);
+			return NULL;
+		}
+		given = rc == 0;
 	}
 	area = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (area == MAP_FAILED) {
@@ -403,7 +463,11 @@ static void *map_object(const char *shm, size_t bytes, bool writable, bool popul
 		munmap(area, span);
 		return NULL;
 	}
-	if (populate)
+	if (!given && take_pages(p, bytes, writable, e) != 0) {
+		munmap(area, span);
+		return NULL;
+	}
+	if (given && populate)
 		prefault(p, bytes, writable);
 	return p;
 }

@@ -2,8 +2,9 @@
  * Virtual buffers (004 §3.5, DESIGN §5): named, typed POSIX shared-memory objects. The
  * master creates and deletes them; jobs map the objects they were given. Object names are
  * "/carsh-<master pid>-<random>", created O_EXCL with mode 0600, sized with ftruncate (so they
- * start zero-filled) and reserved with posix_fallocate (so a full /dev/shm is an error at
- * creation, not a SIGBUS at the first write). A table maps the user's names to objects;
+ * start zero-filled, with no page given yet: a buffer larger than the room left in /dev/shm
+ * is refused), their pages reserved by their first mapping (so a /dev/shm that filled since
+ * is an error there, never a SIGBUS at the first write). A table maps the user's names to objects;
  * `virtbuf swap` exchanges two names and moves no data.
  */
 #ifndef CARSH_DATA_VBUF_H
@@ -38,8 +39,9 @@ struct vbuf_table *vbuf_table_new(const struct vbuf_limits *lim);
 /* Unlinks every object it still holds. */
 void vbuf_table_free(struct vbuf_table *t);
 
-/* Create a zero-filled buffer. Errors: the name is taken, a bad name, the size overflows or
- * passes a limit, shm_open/ftruncate/posix_fallocate failing (with the reason). */
+/* Create a zero-filled buffer (nothing written: see above). Errors: the name is taken, a bad
+ * name, the size overflows or passes a limit or the room left, shm_open/ftruncate failing
+ * (with the reason). */
 int vbuf_create(struct vbuf_table *t, const char *name, struct cs_type type, size_t count,
                 struct cs_err *e);
 /* Enter an object another process made and keeps (an engine's process, runner/
@@ -63,7 +65,9 @@ size_t vbuf_list(struct vbuf_table *t, struct vbuf **out);
 /* Names of every entry (for `virtbuf delete -a`); free with free() each and the array. */
 size_t vbuf_names(struct vbuf_table *t, char ***out);
 
-/* Map an object of `bytes` bytes (read-only unless writable). */
+/* Map an object of `bytes` bytes (read-only unless writable). A first mapping reserves the
+ * object's pages: the error "N bytes do not fit in the shared memory left ..." when there is
+ * no room. */
 void *vbuf_map(const char *shm, size_t bytes, bool writable, struct cs_err *e);
 /* The same, its pages faulted in by their first touch: for a caller that writes every page from
  * all the cores itself (a value fill), whose faults then run in parallel. */

@@ -136,6 +136,7 @@ uint64_t vhome_device_wrote(struct vhome *h, const char *shm, uint64_t holder, c
 	pthread_mutex_lock(&h->lock);
 	o = find(h, shm, true);
 	set_where(h, o, VHOME_DEVICE);
+	o->st.uniform = 0; /* shared memory is stale, and written back it holds the job's data */
 	gen = ++o->st.gen;
 	set_holder(o, holder, device);
 	pthread_mutex_unlock(&h->lock);
@@ -180,9 +181,46 @@ void vhome_host_wrote(struct vhome *h, const char *shm)
 	if (o) {
 		set_where(h, o, VHOME_HOST);
 		o->st.gen++;
+		o->st.uniform = 0;
 		set_holder(o, 0, NULL);
 	}
 	pthread_mutex_unlock(&h->lock);
+}
+
+void vhome_host_filled(struct vhome *h, const char *shm, const void *value, size_t size)
+{
+	struct home *o;
+
+	pthread_mutex_lock(&h->lock);
+	o = find(h, shm, true);
+	set_where(h, o, VHOME_HOST);
+	o->st.gen++;
+	set_holder(o, 0, NULL);
+	o->st.uniform = size <= sizeof(o->st.value) ? size : 0;
+	memcpy(o->st.value, value, o->st.uniform);
+	pthread_mutex_unlock(&h->lock);
+}
+
+static bool all_zero(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+bool vhome_holds_value(struct vhome *h, const char *shm, const void *value, size_t size)
+{
+	struct home *o;
+	bool same = false;
+
+	pthread_mutex_lock(&h->lock);
+	o = find(h, shm, false);
+	if (o && o->st.uniform && (o->st.where == VHOME_HOST || o->st.where == VHOME_BOTH))
+		same = (o->st.uniform == size && memcmp(o->st.value, value, size) == 0) ||
+		       (all_zero(o->st.value, o->st.uniform) && all_zero(value, size));
+	pthread_mutex_unlock(&h->lock);
+	return same;
 }
 
 size_t vhome_holder_ended(struct vhome *h, uint64_t holder, const char *how)

@@ -28,6 +28,7 @@ enum vhome_where {
 
 #define VHOME_DEVICE_MAX 160
 #define VHOME_LOST_MAX   512
+#define VHOME_VALUE_MAX  128 /* the largest element (a double16) */
 
 struct vhome_state {
 	enum vhome_where where;
@@ -35,6 +36,11 @@ struct vhome_state {
 	uint64_t holder;               /* the worker with the device copy (DEVICE, BOTH) */
 	char device[VHOME_DEVICE_MAX]; /* its device, "NAME (PLATFORM)" */
 	char lost[VHOME_LOST_MAX];     /* LOST: why ("its newest data was on ...") */
+	/* HOST or BOTH: shared memory holds value (uniform bytes) repeated, as after a creation
+	 * (zeros) or a value fill, so a device copy is made by filling it there instead of
+	 * copying; 0: any data. */
+	size_t uniform;
+	unsigned char value[VHOME_VALUE_MAX];
 };
 
 struct vhome;
@@ -60,6 +66,12 @@ void vhome_host_current(struct vhome *h, const char *shm);
 /* The host wrote shared memory (a fill, a rank's copy received): a new generation there
  * only; a lost buffer is whole again. */
 void vhome_host_wrote(struct vhome *h, const char *shm);
+/* The host made shared memory value (size bytes: a power of two up to VHOME_VALUE_MAX)
+ * repeated: a creation, a value fill. As vhome_host_wrote, and the table knows the value. */
+void vhome_host_filled(struct vhome *h, const char *shm, const void *value, size_t size);
+/* Whether shared memory is known to hold value (size bytes) repeated already (a fill with it
+ * would change nothing there). */
+bool vhome_holds_value(struct vhome *h, const char *shm, const void *value, size_t size);
 /* Worker holder ended (how: "killed by SIGSEGV (kernel 'k' on DEV)"): what only it held is
  * lost, what shared memory held too is there only. Returns how many buffers were lost. */
 size_t vhome_holder_ended(struct vhome *h, uint64_t holder, const char *how);

@@ -2,6 +2,7 @@
 #include "exec/homes.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/clock.h"
 
@@ -62,6 +63,10 @@ static int prepare_one(struct vhome *h, struct workers *w, uint64_t serial, cons
 	vhome_get(h, shm, &st);
 	home->gen = st.gen;
 	home->here = (st.where == VHOME_DEVICE || st.where == VHOME_BOTH) && st.holder == serial;
+	if (!home->here && st.where != VHOME_DEVICE && st.uniform) {
+		home->uniform = st.uniform;
+		memcpy(home->value, st.value, st.uniform);
+	}
 	if (home->here || st.where != VHOME_DEVICE || !reads)
 		return 0;
 	t0 = clock_ms();
@@ -79,7 +84,7 @@ int homes_prepare(struct vhome *h, struct workers *w, struct worker *wk, const s
 	for (size_t i = 0; i < jp->kp.nargs; i++) {
 		const struct stream_bind *b = &jp->binds[i];
 
-		homes[i] = (struct job_home){0, false};
+		homes[i] = (struct job_home){0};
 		if (!bound(jp, i))
 			continue;
 		any = true;

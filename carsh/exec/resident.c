@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "data/vbuf.h"
+#include "exec/staging.h"
 #include "runtime/feeder.h"
 #include "util/alloc.h"
 #include "util/clock.h"
@@ -31,7 +32,8 @@ struct entry {
 struct resident {
 	pthread_mutex_t lock;
 	struct entry *head;
-	bool guarded; /* CPU copies in guarded memory (resident_guard_cpu) */
+	bool guarded;            /* CPU copies in guarded memory (resident_guard_cpu) */
+	struct staging *staging; /* pinned pieces for transfers to and from GPUs */
 };
 
 struct resident *resident_new(void)
@@ -39,6 +41,7 @@ struct resident *resident_new(void)
 	struct resident *r = xcalloc(1, sizeof(*r));
 
 	pthread_mutex_init(&r->lock, NULL);
+	r->staging = staging_new();
 	return r;
 }
 
@@ -110,16 +113,28 @@ static void entry_free(struct entry *en)
 	free(en);
 }
 
+void resident_forget_all(struct resident *r)
+{
+	struct entry *head;
+
+	pthread_mutex_lock(&r->lock);
+	head = r->head;
+	r->head = NULL;
+	pthread_mutex_unlock(&r->lock);
+	while (head) {
+		struct entry *en = head;
+
+		head = en->next;
+		entry_free(en);
+	}
+}
+
 void resident_free(struct resident *r)
 {
 	if (!r)
 		return;
-	while (r->head) {
-		struct entry *en = r->head;
-
-		r->head = en->next;
-		entry_free(en);
-	}
+	resident_forget_all(r);
+	staging_free(r->staging);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
 }
@@ -159,10 +174,11 @@ static int host_map(struct entry *en, struct cs_err *e)
 }
 
 /* Bring the data to shared memory from a current device copy. */
-static int to_host_locked(struct entry *en, struct cs_err *e)
+static int to_host_locked(struct resident *r, struct entry *en, struct cs_err *e)
 {
 	struct copy *src = NULL;
 	cl_int err;
+	int rc;
 
 	if (en->host_valid)
 		return 0;
@@ -176,6 +192,13 @@ static int to_host_locked(struct entry *en, struct cs_err *e)
 		               en->shm);
 	if (host_map(en, e))
 		return -1;
+	rc = staging_read(r->staging, src->dev, src->mem, src->pending, en->map, en->bytes, e);
+	if (rc < 0)
+		return -1;
+	if (rc == 1) {
+		en->host_valid = true;
+		return 0;
+	}
 	err = clEnqueueReadBuffer(rt_dev_queue(src->dev), src->mem, CL_TRUE, 0, en->bytes, en->map,
 	                          src->pending ? 1 : 0, src->pending ? &src->pending : NULL, NULL);
 	if (err != CL_SUCCESS)
@@ -207,15 +230,21 @@ static int new_copy(struct resident *r, struct entry *en, struct rt_dev *dev, st
 	return 0;
 }
 
-static int refresh_copy(struct entry *en, struct copy *c, double *h2d_ms, struct cs_err *e)
+static int refresh_copy(struct resident *r, struct entry *en, struct copy *c, double *h2d_ms,
+                        struct cs_err *e)
 {
 	double t0 = clock_ms();
-	cl_int err;
+	cl_int err = CL_SUCCESS;
+	int rc;
 
-	if (to_host_locked(en, e) || host_map(en, e))
+	if (to_host_locked(r, en, e) || host_map(en, e))
 		return -1;
-	err = clEnqueueWriteBuffer(rt_dev_queue(c->dev), c->mem, CL_TRUE, 0, en->bytes, en->map, 0,
-	                           NULL, NULL);
+	rc = staging_write(r->staging, c->dev, c->mem, en->map, en->bytes, e);
+	if (rc < 0)
+		return -1;
+	if (rc == 0)
+		err = clEnqueueWriteBuffer(rt_dev_queue(c->dev), c->mem, CL_TRUE, 0, en->bytes,
+		                           en->map, 0, NULL, NULL);
 	if (err != CL_SUCCESS)
 		return err_set(e, "copying a virtual buffer to '%s': %s", c->dev->info->name,
 		               rt_cl_error_name(err));
@@ -238,7 +267,34 @@ int resident_acquire(struct resident *r, const char *shm, size_t bytes, struct r
 	if (!c)
 		rc = new_copy(r, en, dev, &c, e);
 	if (rc == 0 && read && !c->valid)
-		rc = refresh_copy(en, c, h2d_ms, e);
+		rc = refresh_copy(r, en, c, h2d_ms, e);
+	if (rc == 0)
+		*out = c->mem;
+	pthread_mutex_unlock(&r->lock);
+	return rc;
+}
+
+int resident_acquire_filled(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
+                            const void *value, size_t vsize, cl_mem *out, struct cs_err *e)
+{
+	struct entry *en;
+	struct copy *c;
+	int rc = 0;
+
+	pthread_mutex_lock(&r->lock);
+	en = entry_of(r, shm, bytes);
+	c = copy_on(en, dev);
+	if (!c)
+		rc = new_copy(r, en, dev, &c, e);
+	if (rc == 0 && !c->valid) {
+		rc = rt_feed_fill(c->dev, c->mem, value, vsize, en->bytes, e);
+		if (rc == 0) {
+			if (c->pending)
+				(void)clReleaseEvent(c->pending);
+			c->pending = NULL;
+			c->valid = true;
+		}
+	}
 	if (rc == 0)
 		*out = c->mem;
 	pthread_mutex_unlock(&r->lock);
@@ -320,7 +376,7 @@ int resident_to_host(struct resident *r, const char *shm, struct cs_err *e)
 	pthread_mutex_lock(&r->lock);
 	en = entry_of(r, shm, 0);
 	if (en)
-		rc = to_host_locked(en, e);
+		rc = to_host_locked(r, en, e);
 	pthread_mutex_unlock(&r->lock);
 	return rc;
 }

@@ -27,6 +27,12 @@ void resident_free(struct resident *r);
 int resident_acquire(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
                      bool read, cl_mem *out, double *h2d_ms, struct cs_err *e);
 
+/* resident_acquire with read, where shared memory holds value (vsize bytes, a power of two up
+ * to 128 that divides bytes) repeated: a device copy that is not current is filled on dev,
+ * queued in order before the job's kernels, instead of copied (shared memory is not read). */
+int resident_acquire_filled(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
+                            const void *value, size_t vsize, cl_mem *out, struct cs_err *e);
+
 /* A job on dev wrote shm's data into mem (borrowed; the copy takes a reference when mem is
  * not already its buffer): mem becomes the device copy, every other copy stale. The data is
  * complete once done has completed (it is retained; NULL when it already is, or when the
@@ -46,5 +52,7 @@ int resident_to_host(struct resident *r, const char *shm, struct cs_err *e);
 void resident_host_wrote(struct resident *r, const char *shm);
 /* The buffer was deleted. */
 void resident_forget(struct resident *r, const char *shm);
+/* Every buffer was (a session's end): the copies go, what is kept for transfers stays. */
+void resident_forget_all(struct resident *r);
 
 #endif

@@ -79,9 +79,7 @@ void wres_drop(struct wres *w, const char *shm)
 	struct held **pp;
 
 	if (!shm) {
-		resident_free(w->r);
-		w->r = resident_new();
-		resident_guard_cpu(w->r);
+		resident_forget_all(w->r);
 		held_free(w->held);
 		w->held = NULL;
 		return;
@@ -177,17 +175,34 @@ static int agree(struct wres *w, const char *shm, const struct job_home *home, s
 	return 0;
 }
 
+/* A fill pattern OpenCL takes: a power of two up to 128 bytes that divides the buffer. */
+static bool uniform_fits(const struct job_home *home, size_t bytes)
+{
+	size_t n = home->uniform;
+
+	return n && n <= 128 && (n & (n - 1)) == 0 && bytes % n == 0;
+}
+
 static int acquire(struct wjob *j, size_t i, struct cs_err *e)
 {
 	const struct kernel_arg *a = &j->jp->kp.args[i];
 	const char *shm = j->jp->binds[i].shm;
 
+	const struct job_home *home = &j->homes[i];
+
 	/* Read for an Output too: it starts as the buffer's contents (docs/formats.md), so the
-	 * elements its kernel does not write keep their values. */
-	if (agree(j->w, shm, &j->homes[i], e) ||
-	    resident_acquire(j->w->r, shm, a->bytes, j->x->dev, true, &j->x->given[i],
-	                     &j->st->h2d_ms, e))
+	 * elements its kernel does not write keep their values. Contents that are one value
+	 * repeated (a new buffer's zeros, a value fill) are made on the device: nothing moves. */
+	if (agree(j->w, shm, home, e))
 		return -1;
+	if (!home->here && uniform_fits(home, a->bytes)) {
+		if (resident_acquire_filled(j->w->r, shm, a->bytes, j->x->dev, home->value,
+		                            home->uniform, &j->x->given[i], e))
+			return -1;
+	} else if (resident_acquire(j->w->r, shm, a->bytes, j->x->dev, true, &j->x->given[i],
+	                            &j->st->h2d_ms, e)) {
+		return -1;
+	}
 	if (a->kind == ARG_INPUT && job_pair_input(&j->jp->kp, i)) {
 		if (job_private_copy(j->x->dev, &j->x->given[i], a->bytes, e))
 			return -1;

@@ -77,8 +77,11 @@ void workerwire_encode_job(const char *cwd, const struct strvec *env, const stru
 	workerwire_encode_env(env, out);
 	wb_u32(out, homes ? (uint32_t)jp->kp.nargs : 0);
 	for (size_t i = 0; homes && i < jp->kp.nargs; i++) {
+		size_t uniform = homes[i].here ? 0 : homes[i].uniform;
+
 		wb_u64(out, homes[i].gen);
-		wb_u32(out, homes[i].here ? 1 : 0);
+		wb_u32(out, (homes[i].here ? 1u : 0u) | (uint32_t)uniform << 8);
+		wb_bytes(out, homes[i].value, uniform);
 	}
 	wb_u32(out, flags);
 	planwire_encode(jp, out);
@@ -94,9 +97,16 @@ static int decode_homes(struct rbuf *r, size_t *n, struct job_home **homes)
 	if (r->bad || count > r->left / 12)
 		return -1;
 	*homes = xcalloc(count ? count : 1, sizeof(**homes));
-	for (uint32_t i = 0; i < count; i++) {
+	for (uint32_t i = 0; i < count && !r->bad; i++) {
+		uint32_t word;
+
 		(*homes)[i].gen = rb_u64(r);
-		(*homes)[i].here = rb_u32(r) != 0;
+		word = rb_u32(r);
+		(*homes)[i].here = (word & 1) != 0;
+		(*homes)[i].uniform = word >> 8;
+		if ((*homes)[i].uniform > sizeof((*homes)[i].value) ||
+		    !rb_bytes(r, (*homes)[i].value, (*homes)[i].uniform))
+			r->bad = true;
 	}
 	return r->bad ? -1 : 0;
 }

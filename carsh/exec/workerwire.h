@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "data/vhome.h"
 #include "exec/jobplan.h"
 #include "runtime/runtime.h"
 #include "util/strvec.h"
@@ -40,11 +41,14 @@ enum {
 };
 
 /* Where a job's stream bound to a virtual buffer finds its current data (data/vhome.h): on
- * this worker's device at generation gen (here), or in shared memory, generation gen there.
- * One per plan argument; ignored for other streams. */
+ * this worker's device at generation gen (here), or in shared memory, generation gen there;
+ * there, with uniform, it is value (uniform bytes) repeated, and a device copy is filled on
+ * the device instead of copied. One per plan argument; ignored for other streams. */
 struct job_home {
 	uint64_t gen;
 	bool here;
+	size_t uniform;
+	unsigned char value[VHOME_VALUE_MAX];
 };
 
 /* The most devices a device list carries (the shell's placement keeps as many). */

@@ -23,8 +23,16 @@
 int buffers_create(struct run_ctx *c, const char *name, struct cs_type type, size_t count,
                    struct cs_err *e)
 {
+	static const unsigned char zeros[4];
+	struct vbuf v;
+
 	if (vbuf_create(c->s->vbufs, name, type, count, e))
 		return err_prefix(e, "virtbuf create: ");
+	/* A new object reads as zeros: a device copy is made by a fill there. */
+	if (vbuf_lookup(c->s->vbufs, name, &v, e) == 0) {
+		buffers_host_filled(c, &v, zeros, v.bytes % 4 ? 1 : 4);
+		vbuf_entry_free(&v);
+	}
 	if (c->s->replicas)
 		replicas_add(c->s->replicas, name);
 	return 0;
@@ -117,6 +125,16 @@ static int fill_in_place(struct run_ctx *c, const struct vbuf *v, const char *fi
 	return rc;
 }
 
+/* Whether shared memory holds one already, so that a fill with it writes nothing (a new
+ * buffer's zeros filled with 0, say). Only where the table of homes sees every write: warm
+ * workers report theirs, where a forked job (CARSH_WORKERS=fresh) or the thread executor
+ * writes shared memory on its own. */
+static bool holds_already(struct run_ctx *c, const struct vbuf *v, const unsigned char *one)
+{
+	return c->s->workers && !c->s->texec &&
+	       vhome_holds_value(c->s->homes, v->shm, one, type_size(v->type));
+}
+
 /* A value fill needs no copy of the contents first: the value is parsed, then written
  * straight into the buffer over the cores. */
 static int fill_value_host(struct run_ctx *c, const struct vbuf *v, const char *value,
@@ -128,9 +146,12 @@ static int fill_value_host(struct run_ctx *c, const struct vbuf *v, const char *
 	int rc = -1;
 
 	if (vector_parse(v->type, value, one, e) == 0 && (cl = buffers_claim_one(c, v, true, e)) &&
-	    (map = vbuf_map_lazy(v->shm, v->bytes, true, e))) {
+	    holds_already(c, v, one)) {
+		buffers_host_filled(c, v, one, type_size(v->type));
+		rc = 0;
+	} else if (cl && (map = vbuf_map_lazy(v->shm, v->bytes, true, e))) {
 		fill_par(v->type, map, v->count, one);
-		buffers_host_wrote(c, v);
+		buffers_host_filled(c, v, one, type_size(v->type));
 		rc = 0;
 	}
 	vbuf_unmap(map, v->bytes);

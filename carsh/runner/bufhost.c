@@ -55,6 +55,18 @@ void buffers_host_wrote(struct run_ctx *c, const struct vbuf *v)
 	vhome_host_wrote(c->s->homes, v->shm);
 }
 
+void buffers_host_filled(struct run_ctx *c, const struct vbuf *v, const void *value, size_t size)
+{
+	/* OpenCL fills with a power of two of up to 128 bytes that divides the buffer. */
+	if (size == 0 || size > VHOME_VALUE_MAX || (size & (size - 1)) != 0 || v->bytes % size) {
+		buffers_host_wrote(c, v);
+		return;
+	}
+	if (buffers_resident(c))
+		resident_host_wrote(buffers_resident(c), v->shm);
+	vhome_host_filled(c->s->homes, v->shm, value, size);
+}
+
 /* ---- the same host access, given to the moves across MPI ranks (mpi/bufmoves.h) ---- */
 
 static struct claim *claim_for_move(void *c, const struct vbuf *v, bool writes, struct cs_err *e)

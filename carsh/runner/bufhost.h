@@ -26,5 +26,9 @@ struct claim *buffers_claim_one(struct run_ctx *c, const struct vbuf *v, bool wr
  * sent, and the device copies marked stale after the host copy was written or received. */
 int buffers_host_current(struct run_ctx *c, const struct vbuf *v, struct cs_err *e);
 void buffers_host_wrote(struct run_ctx *c, const struct vbuf *v);
+/* The host made v's shared memory value (size bytes) repeated, as a creation (zeros) or a
+ * value fill does: as buffers_host_wrote, and a warm worker makes its device copy by filling
+ * it there (data/vhome.h) instead of copying it. */
+void buffers_host_filled(struct run_ctx *c, const struct vbuf *v, const void *value, size_t size);
 
 #endif

@@ -1,5 +1,6 @@
 #include "util/prefault.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -13,26 +14,23 @@ struct part {
 	char *from;
 	size_t len;
 	int advice;
+	int err; /* the errno of a failure, or 0 */
 };
 
 static void *populate_part(void *arg)
 {
 	struct part *p = arg;
 
-	/* A failure is deliberately left to the first touch (see prefault.h). */
-	(void)madvise(p->from, p->len, p->advice);
+	p->err = madvise(p->from, p->len, p->advice) == 0 ? 0 : errno;
 	return NULL;
 }
 
-void prefault(void *p, size_t bytes, bool writable)
+/* Over the cores in parts of at least PART_MIN: 0, or the errno of a part that failed. */
+static int populate(void *p, size_t bytes, bool writable, size_t page)
 {
 	struct part parts[PARRUN_MAX];
-	long page_size = sysconf(_SC_PAGESIZE);
-	size_t page = page_size > 0 ? (size_t)page_size : 4096;
 	size_t k, each;
 
-	if (!p || bytes < PART_MIN || (uintptr_t)p % page != 0)
-		return;
 	k = par_parts(bytes, PART_MIN);
 	each = (bytes / k + page - 1) / page * page;
 	for (size_t i = 0; i < k; i++) {
@@ -41,7 +39,46 @@ void prefault(void *p, size_t bytes, bool writable)
 		size_t len = i + 1 == k || bytes - at < each ? bytes - at : each;
 
 		parts[i] = (struct part){(char *)p + at, len,
-		                         writable ? MADV_POPULATE_WRITE : MADV_POPULATE_READ};
+		                         writable ? MADV_POPULATE_WRITE : MADV_POPULATE_READ, 0};
 	}
 	par_run(populate_part, parts, sizeof(parts[0]), k);
+	for (size_t i = 0; i < k; i++)
+		if (parts[i].err)
+			return parts[i].err;
+	return 0;
+}
+
+static size_t page_size(void)
+{
+	long n = sysconf(_SC_PAGESIZE);
+
+	return n > 0 ? (size_t)n : 4096;
+}
+
+void prefault(void *p, size_t bytes, bool writable)
+{
+	size_t page = page_size();
+
+	/* A failure is deliberately left to the first touch (see prefault.h). */
+	if (p && bytes >= PART_MIN && (uintptr_t)p % page == 0)
+		(void)populate(p, bytes, writable, page);
+}
+
+int prefault_checked(void *p, size_t bytes, bool writable)
+{
+	size_t page = page_size();
+	int err;
+
+	if (!p || bytes == 0)
+		return 0;
+	if ((uintptr_t)p % page != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	err = populate(p, bytes, writable, page);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
 }

@@ -14,4 +14,9 @@
  * first touch as they would have, and any real error shows there. */
 void prefault(void *p, size_t bytes, bool writable);
 
+/* The same for every size, and checked: 0, or -1 with errno (EFAULT where a page could not be
+ * given, as when a shared-memory file system is full: the access that would have raised
+ * SIGBUS is an error here instead; EINVAL before Linux 5.14). */
+int prefault_checked(void *p, size_t bytes, bool writable);
+
 #endif

@@ -92,6 +92,19 @@ for server in off on; do
 		fail "session: $CSTATUS $(cat "$T/carsh.err")"
 done
 
+# Separate calls through the server's warm workers, which keep their built programs from one
+# client's session to the next (docs/server.md): a header edited between two calls is built
+# anew (the default executor and -T), and the earlier header's program is right again after.
+echo '#define W 2.0f' >k/sub/w.h
+for v in 1.0f 3.0f 1.0f 3.0f; do
+	echo "#define V $v" >k/inner.h
+	"$CARSH" run k/inc.xml x=x.csv y=got.csv >/dev/null 2>&1 || fail "a call of run: status $?"
+	want 2 "${v%f}"
+	same_file got.csv want "a warm worker across calls, V=$v (default executor)"
+	"$CARSH" -T run k/inc.xml x=x.csv y=got.csv >/dev/null 2>&1 || fail "a call of -T run: status $?"
+	same_file got.csv want "a warm worker across calls, V=$v (-T)"
+done
+
 # An include through a macro cannot be followed: never stored, built every time.
 printf '#define HDR "v.h"\n#include HDR\n#define W 2.0f\n' >k/macro.cl
 sed -n '3,$p' k/inc.cl >>k/macro.cl

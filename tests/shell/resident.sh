@@ -172,9 +172,12 @@ same_file "$OUT" want "two background jobs read a buffer held on a device"
 # ---- time says what moved ----
 # The second job's Output is x, current on the device since the first job read it: an Output
 # starts as its buffer's contents, so one bound to a buffer held only on the host is copied.
+# x comes from a file: the first job copies it; y and z are a new buffer's zeros, made on the
+# device by a fill (nothing moves for them).
 N=262144
+seq 1 $N >big.csv
 expect 0 "" "$CARSH" -c "virtbuf create x float $N; virtbuf create y float $N
-virtbuf create z float $N; virtbuf fill x --value 1
+virtbuf create z float $N; virtbuf fill x big.csv
 time run $ADD x=buffer:x y=buffer:y z=buffer:z N=$N
 time run $ADD x=buffer:y y=buffer:x z=buffer:z N=$N"
 grep '^h2d ' "$ERR" >h2d.txt
@@ -184,4 +187,18 @@ sed -n 2p h2d.txt | grep -q '^h2d  *0\.000 ms .* d2h 0\.000 ms$' &&
 sed -n 1p h2d.txt | grep -q '^h2d  *0\.000 ms' &&
 	fail "time, first: the copy to the device is not counted: $(cat h2d.txt)" ||
 	pass "time: the first job copied its inputs to the device"
+
+# Buffers that hold one value (a value fill, a new buffer's zeros) are filled on the device:
+# the job moves nothing to it, and its results are those of the copied values.
+expect 0 "" "$CARSH" -c "virtbuf create x float $N; virtbuf create y float $N
+virtbuf create z float $N; virtbuf fill x --value 1.5; virtbuf fill z --value 2
+time run $ADD x=buffer:x y=buffer:y z=buffer:z N=$N
+virtbuf dump y --columns $N; virtbuf dump z --columns $N"
+grep '^h2d ' "$ERR" >h2d.txt
+grep -q '^h2d  *0\.000 ms' h2d.txt &&
+	pass "time: value-filled and new buffers moved nothing to the device" ||
+	fail "time, filled on the device: $(cat h2d.txt)"
+tr ',' '\n' <"$OUT" | sort | uniq -c | awk '{ print $1, $2 }' >got
+printf '%d 2.5\n%d 3.5\n' $N $N >want
+same_file got want "values filled on the device, then computed there"
 finish

@@ -192,6 +192,42 @@ START_TEST(test_restore_undoes_jobs_counted_as_run)
 }
 END_TEST
 
+/* A value the host filled stays known while shared memory holds it, through reads on devices
+ * and a worker's end; any write, on the host or a device, forgets it. */
+START_TEST(test_a_filled_value_lasts_until_a_write)
+{
+	struct vhome *h = vhome_new();
+	const float v = 2.5f;
+	const unsigned char zeros[4] = {0};
+
+	ck_assert_uint_eq(at(h, "/a").uniform, 0);
+	vhome_host_filled(h, "/a", zeros, sizeof(zeros));
+	ck_assert_int_eq(at(h, "/a").where, VHOME_HOST);
+	ck_assert_uint_eq(at(h, "/a").gen, 1);
+	ck_assert_uint_eq(at(h, "/a").uniform, 4);
+	vhome_device_read(h, "/a", 7, "cpu");
+	ck_assert_int_eq(at(h, "/a").where, VHOME_BOTH);
+	ck_assert_uint_eq(at(h, "/a").uniform, 4);
+	vhome_holder_ended(h, 7, "killed by SIGKILL");
+	ck_assert_int_eq(at(h, "/a").where, VHOME_HOST);
+	ck_assert_uint_eq(at(h, "/a").uniform, 4);
+	vhome_host_filled(h, "/a", &v, sizeof(v));
+	ck_assert_uint_eq(at(h, "/a").gen, 2);
+	ck_assert_int_eq(memcmp(at(h, "/a").value, &v, sizeof(v)), 0);
+	/* A job's write: shared memory is stale, and written back it holds the job's data. */
+	vhome_device_wrote(h, "/a", 8, "gpu");
+	ck_assert_uint_eq(at(h, "/a").uniform, 0);
+	vhome_host_current(h, "/a");
+	ck_assert_int_eq(at(h, "/a").where, VHOME_BOTH);
+	ck_assert_uint_eq(at(h, "/a").uniform, 0);
+	vhome_host_filled(h, "/a", &v, sizeof(v));
+	vhome_host_wrote(h, "/a");
+	ck_assert_uint_eq(at(h, "/a").uniform, 0);
+	ck_assert_uint_eq(at(h, "/a").gen, 5);
+	vhome_free(h);
+}
+END_TEST
+
 Suite *suite_vhome(void)
 {
 	Suite *s = suite_create("vhome");
@@ -205,6 +241,7 @@ Suite *suite_vhome(void)
 	tcase_add_test(tc, test_a_failed_job_drops_its_outputs_copy);
 	tcase_add_test(tc, test_on_devices_and_forget);
 	tcase_add_test(tc, test_restore_undoes_jobs_counted_as_run);
+	tcase_add_test(tc, test_a_filled_value_lasts_until_a_write);
 	suite_add_tcase(s, tc);
 	return s;
 }
