@@ -8,8 +8,9 @@
 #
 #   bench/jobcost.sh [--device cpu|gpu] [RUNS]     (default: 201 runs)
 #
-# Prints, per job: the wall time, the CPU time of the shell's main thread (perf stat, where
-# perf is installed), and the CPU time of the shell and its workers together (user + system).
+# Prints, per job: the wall time, the CPU time of the shell's main thread and how often it
+# was switched out (it waited: perf stat, where perf is installed), and the CPU time of the
+# shell and its workers together (user + system).
 # BEFORE=PATH measures another carsh build too, in the same rounds (ROUNDS, default 3; the
 # medians are printed).
 set -euo pipefail
@@ -49,30 +50,31 @@ jobs=$(awk '/<Repeat/ { r = 1 } /<\/Repeat>/ { r = 0 } /<Exec/ { n += r ? 4 : 1 
 has_perf=0
 if command -v perf >/dev/null && perf stat -e task-clock true >/dev/null 2>&1; then has_perf=1; fi
 
-one() { # CARSH SCRIPT: "wall_ms main_ms cpu_ms"
-	local t0 t1 main=0 cpu
+one() { # CARSH SCRIPT: "wall_ms main_ms cpu_ms switches"
+	local t0 t1 main=0 cpu sw=0
 	TIMEFORMAT='%3U %3S'
 	t0=$(now_ms)
 	if [ $has_perf = 1 ]; then
 		# shellcheck disable=SC2086
-		{ time perf stat -x, -e task-clock --no-inherit -o "$work/perf.txt" \
+		{ time perf stat -x, -e task-clock,context-switches --no-inherit -o "$work/perf.txt" \
 			"$1" ${device:+--device $device} "$2" >/dev/null; } 2>"$work/cpu.txt"
 		main=$(awk -F, '/task-clock/ { print $1 }' "$work/perf.txt")
+		sw=$(awk -F, '/context-switches/ { print $1 }' "$work/perf.txt")
 	else
 		# shellcheck disable=SC2086
 		{ time "$1" ${device:+--device $device} "$2" >/dev/null; } 2>"$work/cpu.txt"
 	fi
 	t1=$(now_ms)
 	cpu=$(awk '{ print ($1 + $2) * 1000 }' "$work/cpu.txt")
-	echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') $main $cpu"
+	echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }') $main $cpu $sw"
 }
 
-per_job() { # CARSH: one line "wall_us main_us cpu_us" per job
+per_job() { # CARSH: one line "wall_us main_us cpu_us switches" per job
 	local a b
 	a=$(one "$1" "$work/one.csh")
 	b=$(one "$1" "$work/many.csh")
-	echo "$a $b" | awk -v j=$((jobs * (runs - 1))) '{ printf "%.1f %.1f %.1f\n",
-		($4 - $1) * 1000 / j, ($5 - $2) * 1000 / j, ($6 - $3) * 1000 / j }'
+	echo "$a $b" | awk -v j=$((jobs * (runs - 1))) '{ printf "%.1f %.1f %.1f %.2f\n",
+		($5 - $1) * 1000 / j, ($6 - $2) * 1000 / j, ($7 - $3) * 1000 / j, ($8 - $4) / j }'
 }
 
 echo "carsh: $carsh${before:+; before: $before}; device: ${device:-the default}"
@@ -84,8 +86,10 @@ for ((r = 0; r < ${ROUNDS:-3}; r++)); do
 	[ -z "$before" ] || per_job "$before" >>"$work/before.txt"
 done
 col() { awk -v c="$1" '{ print $c }' "$2" | median; }
-printf '%-8s %10s %14s %18s\n' build wall 'shell main' 'shell+workers cpu'
-printf '%-8s %10s %14s %18s\n' now "$(col 1 "$work/now.txt")" "$(col 2 "$work/now.txt")" \
-	"$(col 3 "$work/now.txt")"
-[ -z "$before" ] || printf '%-8s %10s %14s %18s\n' before "$(col 1 "$work/before.txt")" \
-	"$(col 2 "$work/before.txt")" "$(col 3 "$work/before.txt")"
+row() { # NAME FILE
+	printf '%-8s %10s %14s %18s %10s\n' "$1" "$(col 1 "$2")" "$(col 2 "$2")" "$(col 3 "$2")" \
+		"$(col 4 "$2")"
+}
+printf '%-8s %10s %14s %18s %10s\n' build wall 'shell main' 'shell+workers cpu' waits
+row now "$work/now.txt"
+[ -z "$before" ] || row before "$work/before.txt"

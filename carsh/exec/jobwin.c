@@ -174,6 +174,21 @@ int jobwin_send(const struct exec_env *env, struct job_window *w, struct job_pla
 	return 0;
 }
 
+uint64_t jobwin_host_write_group(const struct job_window *w, const char *shm)
+{
+	if (!w || !w->wk)
+		return 0;
+	for (const struct entry *en = w->head; en; en = en->next)
+		for (size_t i = 0; i < en->jp->kp.nargs; i++) {
+			const struct stream_bind *b = &en->jp->binds[i];
+
+			if (b->how == BIND_BUFFER && b->shm && strcmp(b->shm, shm) == 0 &&
+			    !en->homes[i].here)
+				return 0;
+		}
+	return w->group;
+}
+
 /* Wait for en's answer, Ctrl-C passed on to the worker as for a job run alone. */
 static void await(const struct exec_env *env, struct job_window *w, struct entry *en)
 {
