@@ -143,18 +143,9 @@ void homes_assume(struct vhome *h, struct worker *wk, const struct job_plan *jp,
 
 void homes_undo(struct vhome *h, const struct job_plan *jp, const struct vhome_state *before)
 {
-	struct vhome_state now;
-
-	for (size_t i = jp->kp.nargs; i-- > 0;) {
-		if (!bound(jp, i))
-			continue;
-		/* The job left its buffers on its worker's device: one in shared memory only was
-		 * written by the host since (a fill between the window's jobs), which is newer
-		 * than anything the job did. */
-		vhome_get(h, jp->binds[i].shm, &now);
-		if (now.where != VHOME_HOST)
+	for (size_t i = jp->kp.nargs; i-- > 0;)
+		if (bound(jp, i))
 			vhome_restore(h, jp->binds[i].shm, &before[i]);
-	}
 }
 
 int homes_check_plan(struct vhome *h, const struct job_plan *jp, struct cs_err *e)

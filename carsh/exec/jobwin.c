@@ -9,8 +9,10 @@
 #include "exec/jobstatus.h"
 #include "util/alloc.h"
 
+/* A job sent, or a host write between the jobs (jp NULL, shm its buffer's object). */
 struct entry {
 	struct job_plan *jp;
+	char *shm;
 	struct claim *claim;
 	struct job_home *homes;
 	struct vhome_state *before; /* its buffers' states before it was sent */
@@ -81,6 +83,7 @@ static void entry_free(const struct exec_env *env, struct entry *en)
 	if (en->claim)
 		hazard_release(env->hz, en->claim);
 	job_plan_free(en->jp);
+	free(en->shm);
 	free(en->homes);
 	free(en->before);
 	free(en);
@@ -174,24 +177,45 @@ int jobwin_send(const struct exec_env *env, struct job_window *w, struct job_pla
 	return 0;
 }
 
-uint64_t jobwin_host_write_group(const struct job_window *w, const char *shm)
+/* Whether a job in flight was told to take shm from shared memory. */
+static bool read_from_host(const struct job_window *w, const char *shm)
 {
-	if (!w || !w->wk)
-		return 0;
 	for (const struct entry *en = w->head; en; en = en->next)
-		for (size_t i = 0; i < en->jp->kp.nargs; i++) {
+		for (size_t i = 0; en->jp && i < en->jp->kp.nargs; i++) {
 			const struct stream_bind *b = &en->jp->binds[i];
 
 			if (b->how == BIND_BUFFER && b->shm && strcmp(b->shm, shm) == 0 &&
 			    !en->homes[i].here)
-				return 0;
+				return true;
 		}
+	return false;
+}
+
+uint64_t jobwin_host_write(const struct exec_env *env, struct job_window *w, const char *shm)
+{
+	struct vhome_state st;
+	struct entry *en;
+
+	if (!w || !w->wk || !env->homes || read_from_host(w, shm) || !make_room(env, w))
+		return 0;
+	vhome_get(env->homes, shm, &st);
+	if (st.where != VHOME_DEVICE || st.holder != worker_serial(w->wk))
+		return 0;
+	en = xcalloc(1, sizeof(*en));
+	en->shm = xstrdup(shm);
+	en->before = xmalloc(sizeof(*en->before));
+	*en->before = st;
+	*w->tail = en;
+	w->tail = &en->next;
+	w->n++;
 	return w->group;
 }
 
 /* Wait for en's answer, Ctrl-C passed on to the worker as for a job run alone. */
 static void await(const struct exec_env *env, struct job_window *w, struct entry *en)
 {
+	if (!en->jp)
+		return;
 	if (env->fg_pid)
 		*env->fg_pid = worker_pid(w->wk);
 	/* Ctrl-C that came while the shell was busy between two sends. */
@@ -208,6 +232,8 @@ static int outcome(const struct entry *en, struct cs_err *e)
 	const struct worker_answer *a = &en->ans;
 
 	err_clear(e);
+	if (!en->jp)
+		return 0;
 	if (a->skipped) {
 		err_set(e, "%s: not run: an earlier job failed", en->jp->kp.label);
 		return 1;
@@ -228,9 +254,16 @@ static void settle_failed(const struct exec_env *env, struct job_window *w, stru
 
 	for (struct entry *p = en; p && n < IN_FLIGHT_MAX; p = p->next)
 		rest[n++] = p;
-	await(env, w, rest[n - 1]);
+	for (size_t i = n; i-- > 0;)
+		if (rest[i]->jp) { /* the last job sent */
+			await(env, w, rest[i]);
+			break;
+		}
 	while (n-- > 0)
-		homes_undo(env->homes, rest[n]->jp, rest[n]->before);
+		if (rest[n]->jp)
+			homes_undo(env->homes, rest[n]->jp, rest[n]->before);
+		else
+			vhome_restore(env->homes, rest[n]->shm, rest[n]->before);
 	if (en->ans.skipped)
 		return;
 	proc_describe(en->ans.wstatus, how, sizeof(how));

@@ -38,13 +38,16 @@ void jobwin_adopt(struct job_window *w, struct worker *wk);
 int jobwin_send(const struct exec_env *env, struct job_window *w, struct job_plan *jp,
                 const struct child_io *io, const void *tag);
 
-/* A host write of the buffer whose shared-memory object is shm (a `virtbuf fill`) may go
- * between the window's jobs, without collecting them, when no job in flight was told to take
- * that buffer from shared memory (the others use their worker's device copies, which the
- * write makes stale for the jobs sent after it). Returns the window's hazard group for the
- * write's claim, or 0: collect first. A job in flight that fails later leaves the written
- * buffer as the write left it (homes_undo). */
-uint64_t jobwin_host_write_group(const struct job_window *w, const char *shm);
+/* A host write of the buffer whose shared-memory object is shm (a `virtbuf fill`) about to
+ * go between the window's jobs, without collecting them: allowed when the buffer's only
+ * current copy is on the window's worker's device and no job in flight was told to take it
+ * from shared memory (the jobs in flight use that device copy; the jobs sent after the write
+ * are told that shared memory is current). It is entered in the window like a job, so that a
+ * job before it that fails undoes it too: the table says again that the device copy is
+ * current (shared memory was stale before the write, so nothing is lost), as if the batch had
+ * stopped before the write. Returns the window's hazard group for the write's claim, or 0:
+ * collect first. */
+uint64_t jobwin_host_write(const struct exec_env *env, struct job_window *w, const char *shm);
 
 /* Wait for every job in flight, in order, and give the worker back. Returns 0, or the
  * status of the first job that failed, with its message in e and its tag in *tag; the jobs

@@ -139,17 +139,18 @@ static int step_dump(struct run *r, const struct step *s)
 	return buffers_dump(r->c, s->name, s->file, cols, r->e) ? 1 : 0;
 }
 
-/* The window's hazard group when a fill of s->name may go between its jobs in flight
- * (jobwin_host_write_group), else 0. */
+/* The window's hazard group when a fill of s->name goes between its jobs in flight
+ * (jobwin_host_write), else 0. */
 static uint64_t fill_group(const struct run *r, const struct step *s)
 {
+	struct exec_env env = run_exec_env(r->c);
 	struct cs_err ignored;
 	struct vbuf v;
 	uint64_t group;
 
 	if (!jobwin_open(r->c->window) || vbuf_lookup(r->c->s->vbufs, s->name, &v, &ignored))
 		return 0;
-	group = jobwin_host_write_group(r->c->window, v.shm);
+	group = jobwin_host_write(&env, r->c->window, v.shm);
 	vbuf_entry_free(&v);
 	return group;
 }

@@ -26,7 +26,7 @@ struct claim *buffers_claim_one(struct run_ctx *c, const struct vbuf *v, bool wr
 	struct claim *cl;
 
 	/* The jobs in flight hold claims that only their collection releases, unless the
-	 * write goes between them (jobwin_host_write_group). */
+	 * write goes between them (jobwin_host_write). */
 	if (!c->window_group && run_window_drain(c, e))
 		return NULL;
 	label = xasprintf("virtbuf %s %s", writes ? "fill" : "dump", v->name);

@@ -68,7 +68,7 @@ struct run_ctx {
 	int (*window_drain)(void *arg, struct cs_err *e);
 	void *window_arg;
 	/* Nonzero while a host write runs between the window's jobs without collecting them
-	 * (jobwin_host_write_group): its hazard claim is in that group. */
+	 * (jobwin_host_write): its hazard claim is in that group. */
 	uint64_t window_group;
 };
 
