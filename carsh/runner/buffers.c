@@ -117,6 +117,27 @@ static int fill_in_place(struct run_ctx *c, const struct vbuf *v, const char *fi
 	return rc;
 }
 
+/* Up to this size a value fill is written from a copy on the stack: setting up and tearing
+ * down a mapping of the object (and its page fault) costs more (a batch's one-int flags). */
+#define SMALL_FILL 4096
+
+static int fill_value_small(struct run_ctx *c, const struct vbuf *v, const unsigned char *one,
+                            struct cs_err *e)
+{
+	unsigned char data[SMALL_FILL];
+	size_t bytes = v->count * type_size(v->type);
+	struct claim *cl = buffers_claim_one(c, v, true, e);
+	int rc = -1;
+
+	type_fill(v->type, data, v->count, one);
+	if (cl && vbuf_write(v->shm, data, bytes, e) == 0) {
+		buffers_host_wrote(c, v);
+		rc = 0;
+	}
+	hazard_release(c->s->hz, cl);
+	return rc;
+}
+
 /* A value fill needs no copy of the contents first: the value is parsed, then written
  * straight into the buffer over the cores. */
 static int fill_value_host(struct run_ctx *c, const struct vbuf *v, const char *value,
@@ -127,7 +148,11 @@ static int fill_value_host(struct run_ctx *c, const struct vbuf *v, const char *
 	void *map = NULL;
 	int rc = -1;
 
-	if (vector_parse(v->type, value, one, e) == 0 && (cl = buffers_claim_one(c, v, true, e)) &&
+	if (vector_parse(v->type, value, one, e))
+		return -1;
+	if (v->count * type_size(v->type) <= SMALL_FILL)
+		return fill_value_small(c, v, one, e);
+	if ((cl = buffers_claim_one(c, v, true, e)) &&
 	    (map = vbuf_map_lazy(v->shm, v->bytes, true, e))) {
 		fill_par(v->type, map, v->count, one);
 		buffers_host_wrote(c, v);
