@@ -137,37 +137,62 @@ static bool make_room(const struct exec_env *env, struct job_window *w)
 	return true;
 }
 
+/* A window without a worker opens with the job's: the one workers_take gives (the holder of
+ * its buffers where it can run it). false when none can be had (the job runs as usual and
+ * says why). */
+static bool open_with(const struct exec_env *env, struct job_window *w, const struct job_plan *jp)
+{
+	struct cs_err e;
+
+	w->wk = workers_take(env->workers, jp, homes_holder(env->homes, jp), &e);
+	return w->wk != NULL;
+}
+
+/* A job that could not be sent: a window it opened gives its worker back. */
+static int not_sent(const struct exec_env *env, struct job_window *w, struct entry *en,
+                    bool opened)
+{
+	en->jp = NULL;
+	entry_free(env, en);
+	if (opened) {
+		workers_give(env->workers, w->wk);
+		w->wk = NULL;
+	}
+	return 1;
+}
+
 int jobwin_send(const struct exec_env *env, struct job_window *w, struct job_plan *jp,
                 const struct child_io *io, const void *tag)
 {
 	size_t n = jp->kp.nargs ? jp->kp.nargs : 1;
+	bool opened = !w->wk;
 	uint64_t holder;
 	struct entry *en;
 	struct cs_err e;
 
-	if (!w->wk || !jobwin_eligible(env, jp))
+	if (!jobwin_eligible(env, jp))
 		return 1;
 	holder = homes_holder(env->homes, jp);
-	if ((holder && holder != worker_serial(w->wk)) || !worker_fits(w->wk, jp) ||
-	    !make_room(env, w))
+	if (!opened && ((holder && holder != worker_serial(w->wk)) || !worker_fits(w->wk, jp) ||
+	                !make_room(env, w)))
 		return 1;
 	en = xcalloc(1, sizeof(*en));
 	en->homes = xcalloc(n, sizeof(*en->homes));
 	en->before = xcalloc(n, sizeof(*en->before));
+	/* Its claim first: a job that must wait for another's runs as usual, waiting. */
 	en->claim = ready_claim(env, w, jp);
+	if (!en->claim)
+		return not_sent(env, w, en, false);
+	if (opened && !open_with(env, w, jp))
+		return not_sent(env, w, en, false);
 	/* A buffer that cannot be had (lost, say) fails the job as usual, after the window. */
-	if (!en->claim ||
-	    homes_prepare(env->homes, env->workers, w->wk, jp, en->homes, &en->d2h_ms, &e) != 0) {
-		en->jp = NULL;
-		entry_free(env, en);
-		return 1;
-	}
+	if (homes_prepare(env->homes, env->workers, w->wk, jp, en->homes, &en->d2h_ms, &e) != 0)
+		return not_sent(env, w, en, opened);
 	homes_assume(env->homes, w->wk, jp, en->before);
-	if (worker_send(w->wk, jp, en->homes, io, env->profile, true, &en->ans, &e) != 0) {
+	/* The window's first job runs whatever the worker's last job did. */
+	if (worker_send(w->wk, jp, en->homes, io, env->profile, !opened, &en->ans, &e) != 0) {
 		homes_undo(env->homes, jp, en->before);
-		en->jp = NULL;
-		entry_free(env, en);
-		return 1;
+		return not_sent(env, w, en, opened);
 	}
 	en->jp = jp;
 	en->tag = tag;

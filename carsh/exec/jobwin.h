@@ -29,12 +29,14 @@ void jobwin_free(struct job_window *w);
 bool jobwin_eligible(const struct exec_env *env, const struct job_plan *jp);
 /* Whether the window holds a worker (jobs in flight, or the last job's worker kept). */
 bool jobwin_open(const struct job_window *w);
-/* wk ran an eligible job that succeeded: the window keeps it for the next jobs. */
+/* wk ran an eligible job that succeeded (one that could not be sent, and ran as usual): the
+ * window keeps it for the next jobs. */
 void jobwin_adopt(struct job_window *w, struct worker *wk);
 
-/* Send jp to the window's worker: 0, and jp is the window's (tag names it at collection);
- * 1 when it cannot go there (no worker kept, a worker that cannot run it, buffers held by
- * another worker or claimed by another job): collect the window and run it as usual. */
+/* Send jp to the window's worker: 0, and jp is the window's (tag names it at collection); a
+ * window without one opens with the worker workers_take gives for jp. 1 when it cannot go
+ * there (no worker to be had, a worker that cannot run it, buffers held by another worker or
+ * claimed by another job): collect the window and run it as usual. */
 int jobwin_send(const struct exec_env *env, struct job_window *w, struct job_plan *jp,
                 const struct child_io *io, const void *tag);
 

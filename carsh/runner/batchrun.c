@@ -160,6 +160,8 @@ static int step_fill(struct run *r, const struct step *s)
 	int rc;
 
 	r->c->window_group = fill_group(r, s);
+	if (!r->c->window_group && (rc = drain(r)) != 0)
+		return rc;
 	rc = s->value ? buffers_fill_value(r->c, s->name, s->value, r->e)
 	              : buffers_fill_file(r->c, s->name, s->file, r->e);
 	r->c->window_group = 0;
@@ -332,12 +334,17 @@ static int step_command(void *ctx, const struct step *s)
 	struct run *r = ctx;
 	struct session *ses = r->c->s;
 	char origin[PATH_MAX + 32];
+	struct job_window *window = r->c->window;
 	int rc = drain(r);
 
 	if (rc)
 		return rc;
 	snprintf(origin, sizeof(origin), "%s", r->b->file);
+	/* A command's jobs are its own: none of them joins the window, whose failures are
+	 * named with their <Exec> steps. */
+	r->c->window = NULL;
 	rc = ses->run_text(ses, s->text, origin, s->line, r->c, true);
+	r->c->window = window;
 	if (rc)
 		err_set(r->e, "the command above failed (status %d)", rc);
 	return rc;

@@ -83,7 +83,7 @@ $DUMPS"
 same_file "$OUT" want "a fill between a window's jobs: the job after it reads z = 100 (z = x + 102)"
 # A job before the fill fails: the batch stops there, as if the fill had not come.
 printf '%s\n' "$MAKE" "run $W/fillfail.bat.xml" 'echo status $?' "$DUMPS" | "$CARSH" -i >"$OUT" 2>"$ERR"
-grep -qF "carsh: $W/fillfail.bat.xml:6: <Exec file=\"$W/bad.exe.xml\">: " "$ERR" &&
+grep -qF "carsh: $W/fillfail.bat.xml:7: <Exec file=\"$W/bad.exe.xml\">: " "$ERR" &&
 	grep -q '^status 1$' "$OUT" && pass "a job that fails before a fill in a window is the one named" ||
 	fail "fill after a failed job: $(cat "$ERR" "$OUT")"
 grep -E '^[0-9,]+$' "$OUT" >got
@@ -91,7 +91,7 @@ grep -E '^[0-9,]+$' "$OUT" >got
 same_file got want "a fill after a job that failed is not done: z = x, as the first job left it"
 # A job before the fill kills its worker: z, on that worker only, is lost, never 100.
 printf '%s\n' "$MAKE" "run $W/fillcrash.bat.xml" "virtbuf dump z" | "$CARSH" -i >"$OUT" 2>"$ERR"
-grep -qF "carsh: $W/fillcrash.bat.xml:6: <Exec file=\"$W/crash.exe.xml\">: killed by SIGSEGV" "$ERR" &&
+grep -qF "carsh: $W/fillcrash.bat.xml:7: <Exec file=\"$W/crash.exe.xml\">: killed by SIGSEGV" "$ERR" &&
 	grep -qF "carsh: virtbuf dump z: virtual buffer 'z' was lost: its newest data was on the device of a worker that ended (killed by SIGSEGV (kernel 'crash' on " "$ERR" &&
 	! grep -q '^100' "$OUT" &&
 	pass "a fill after a crash in a window is not done: z, on the dead worker only, is lost" ||
