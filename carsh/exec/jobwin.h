@@ -47,7 +47,9 @@ int jobwin_send(const struct exec_env *env, struct job_window *w, struct job_pla
  * are told that shared memory is current). It is entered in the window like a job, so that a
  * job before it that fails undoes it too: the table says again that the device copy is
  * current (shared memory was stale before the write, so nothing is lost), as if the batch had
- * stopped before the write. Returns the window's hazard group for the write's claim, or 0:
+ * stopped before the write. Not for a buffer that shared memory holds too: its worker counts
+ * shared memory as current for that copy, and a write-back after the undo would copy
+ * nothing. Returns the window's hazard group for the write's claim, or 0:
  * collect first. */
 uint64_t jobwin_host_write(const struct exec_env *env, struct job_window *w, const char *shm);
 
