@@ -149,8 +149,7 @@ static bool open_with(const struct exec_env *env, struct job_window *w, const st
 }
 
 /* A job that could not be sent: a window it opened gives its worker back. */
-static int not_sent(const struct exec_env *env, struct job_window *w, struct entry *en,
-                    bool opened)
+static int not_sent(const struct exec_env *env, struct job_window *w, struct entry *en, bool opened)
 {
 	en->jp = NULL;
 	entry_free(env, en);

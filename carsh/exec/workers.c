@@ -40,12 +40,12 @@ struct worker {
 	 * cache (about a fifth of the shell's work for a short job). */
 	bool env_lent;
 	uint64_t env_type;
-	struct strvec built;    /* the kernels it ran (plan_key's program part), at most
-	                           BUILT_MAX: a worker that ran one has its program built */
-	bool dead;              /* ended or not to be trusted: never lend it again */
-	bool session;           /* a session worker: one session, then it ends */
-	bool reaped;            /* waited for already */
-	struct worker *next;    /* in the idle list */
+	struct strvec built; /* the kernels it ran (plan_key's program part), at most
+	                        BUILT_MAX: a worker that ran one has its program built */
+	bool dead;           /* ended or not to be trusted: never lend it again */
+	bool session;        /* a session worker: one session, then it ends */
+	bool reaped;         /* waited for already */
+	struct worker *next; /* in the idle list */
 	/* Resident buffers (data/vhome.h): a worker whose device holds buffers' data stays
 	 * this pool's, idle or lent, until the pool ends (a server's is not given back), and is
 	 * found by its serial for write-backs. */

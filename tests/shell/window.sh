@@ -83,7 +83,7 @@ $DUMPS"
 same_file "$OUT" want "a fill between a window's jobs: the job after it reads z = 100 (z = x + 102)"
 # A job before the fill fails: the batch stops there, as if the fill had not come.
 printf '%s\n' "$MAKE" "run $W/fillfail.bat.xml" 'echo status $?' "$DUMPS" | "$CARSH" -i >"$OUT" 2>"$ERR"
-grep -qF "carsh: $W/fillfail.bat.xml:8: <Exec file=\"$W/bad.exe.xml\">: " "$ERR" &&
+grep -qF "carsh: $W/fillfail.bat.xml:9: <Exec file=\"$W/bad.exe.xml\">: " "$ERR" &&
 	grep -q '^status 1$' "$OUT" && pass "a job that fails before a fill in a window is the one named" ||
 	fail "fill after a failed job: $(cat "$ERR" "$OUT")"
 grep -E '^[0-9,]+$' "$OUT" >got
