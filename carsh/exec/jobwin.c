@@ -215,12 +215,28 @@ static bool read_from_host(const struct job_window *w, const char *shm)
 	return false;
 }
 
+/* The jobs in flight up to the last that takes shm from shared memory answered, in order: its
+ * copy to the device is done then (a blocking one). false when one of them failed (the
+ * collection reports it). */
+static bool readers_done(const struct exec_env *env, struct job_window *w, const char *shm)
+{
+	struct cs_err e;
+
+	while (read_from_host(w, shm)) {
+		await(env, w, w->head);
+		if (outcome(w->head, &e) != 0)
+			return false;
+		retire_ok(env, w, w->head);
+	}
+	return true;
+}
+
 uint64_t jobwin_host_write(const struct exec_env *env, struct job_window *w, const char *shm)
 {
 	struct vhome_state st;
 	struct entry *en;
 
-	if (!w || !w->wk || !env->homes || read_from_host(w, shm) || !make_room(env, w))
+	if (!w || !w->wk || !env->homes || !readers_done(env, w, shm) || !make_room(env, w))
 		return 0;
 	vhome_get(env->homes, shm, &st);
 	if (st.where != VHOME_DEVICE || st.holder != worker_serial(w->wk))

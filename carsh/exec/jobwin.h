@@ -42,9 +42,9 @@ int jobwin_send(const struct exec_env *env, struct job_window *w, struct job_pla
 
 /* A host write of the buffer whose shared-memory object is shm (a `virtbuf fill`) about to
  * go between the window's jobs, without collecting them: allowed when the buffer's only
- * current copy is on the window's worker's device and no job in flight was told to take it
- * from shared memory (the jobs in flight use that device copy; the jobs sent after the write
- * are told that shared memory is current). It is entered in the window like a job, so that a
+ * current copy is on the window's worker's device (the jobs in flight use that device copy;
+ * the jobs sent after the write are told that shared memory is current). The jobs in flight
+ * that were told to take it from shared memory are waited for first, and those before them. It is entered in the window like a job, so that a
  * job before it that fails undoes it too: the table says again that the device copy is
  * current (shared memory was stale before the write, so nothing is lost), as if the batch had
  * stopped before the write. Not for a buffer that shared memory holds too: its worker counts

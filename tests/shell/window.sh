@@ -81,6 +81,12 @@ run $W/fill.bat.xml
 $DUMPS"
 { row 1:0; row 1:1; row 1:2; row 1:3; row 1:102; } >want
 same_file "$OUT" want "a fill between a window's jobs: the job after it reads z = 100 (z = x + 102)"
+# The first job takes z from shared memory: the fill waits for it, and the next job reads 100.
+expect 0 "" "$CARSH" -c "$MAKE
+run $W/fillread.bat.xml
+$DUMPS"
+{ row 1:0; row 1:1; row 1:2; row 0:0; row 1:101; } >want
+same_file "$OUT" want "a fill after a job that reads z from shared memory: z = 100 + q = x + 101"
 # A job before the fill fails: the batch stops there, as if the fill had not come.
 printf '%s\n' "$MAKE" "run $W/fillfail.bat.xml" 'echo status $?' "$DUMPS" | "$CARSH" -i >"$OUT" 2>"$ERR"
 grep -qF "carsh: $W/fillfail.bat.xml:9: <Exec file=\"$W/bad.exe.xml\">: " "$ERR" &&
