@@ -44,13 +44,13 @@ int jobwin_send(const struct exec_env *env, struct job_window *w, struct job_pla
  * go between the window's jobs, without collecting them: allowed when the buffer's only
  * current copy is on the window's worker's device (the jobs in flight use that device copy;
  * the jobs sent after the write are told that shared memory is current). The jobs in flight
- * that were told to take it from shared memory are waited for first, and those before them. It is entered in the window like a job, so that a
- * job before it that fails undoes it too: the table says again that the device copy is
- * current (shared memory was stale before the write, so nothing is lost), as if the batch had
- * stopped before the write. Not for a buffer that shared memory holds too: its worker counts
- * shared memory as current for that copy, and a write-back after the undo would copy
- * nothing. Returns the window's hazard group for the write's claim, or 0:
- * collect first. */
+ * that were told to take it from shared memory are waited for first, and those before them.
+ * It is entered in the window like a job, so that a job before it that fails undoes it too:
+ * the table says again that the device copy is current (shared memory was stale before the
+ * write, so nothing is lost), as if the batch had stopped before the write. Not for a buffer
+ * that shared memory holds too: its worker counts shared memory as current for that copy,
+ * and a write-back after the undo would copy nothing. Returns the window's hazard group for
+ * the write's claim, or 0: collect first. */
 uint64_t jobwin_host_write(const struct exec_env *env, struct job_window *w, const char *shm);
 
 /* Wait for every job in flight, in order, and give the worker back. Returns 0, or the
