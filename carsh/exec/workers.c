@@ -836,6 +836,8 @@ static int hand_over(struct worker *wk, const struct job_plan *jp, const struct 
 		err_errno(e, "/dev/null");
 		return 1;
 	}
+	/* A job's message is a few KiB: room for it at once, not grown from 8 bytes. */
+	msg.p = xgrow(NULL, &msg.cap, 4096, 1);
 	workerwire_encode_job(cwd, &wk->env, homes, flags, jp, &msg);
 	if (!(flags & WORKER_JOB_WINDOW)) {
 		memset(wk->res, 0, sizeof(*wk->res));
