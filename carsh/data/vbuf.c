@@ -484,6 +484,30 @@ void *vbuf_map_lazy(const char *shm, size_t bytes, bool writable, struct cs_err 
 	return map_object(shm, bytes, writable, false, e);
 }
 
+int vbuf_write(const char *shm, const void *src, size_t bytes, struct cs_err *e)
+{
+	int fd = shm_open(shm, O_RDWR, 0);
+	size_t done = 0;
+
+	if (fd < 0)
+		return err_errno(e, "cannot open shared memory %s", shm);
+	while (done < bytes) {
+		ssize_t n = pwrite(fd, (const char *)src + done, bytes - done, (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err_errno(e, "cannot write shared memory %s", shm);
+			close(fd);
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	if (close(fd) != 0)
+		return err_errno(e, "cannot write shared memory %s", shm);
+	return 0;
+}
+
 void *vbuf_guarded_alloc(size_t bytes, struct cs_err *e)
 {
 	size_t span = mapping_span(bytes);

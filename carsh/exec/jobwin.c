@@ -9,8 +9,10 @@
 #include "exec/jobstatus.h"
 #include "util/alloc.h"
 
+/* A job sent, or a host write between the jobs (jp NULL, shm its buffer's object). */
 struct entry {
 	struct job_plan *jp;
+	char *shm;
 	struct claim *claim;
 	struct job_home *homes;
 	struct vhome_state *before; /* its buffers' states before it was sent */
@@ -81,6 +83,7 @@ static void entry_free(const struct exec_env *env, struct entry *en)
 	if (en->claim)
 		hazard_release(env->hz, en->claim);
 	job_plan_free(en->jp);
+	free(en->shm);
 	free(en->homes);
 	free(en->before);
 	free(en);
@@ -134,37 +137,61 @@ static bool make_room(const struct exec_env *env, struct job_window *w)
 	return true;
 }
 
+/* A window without a worker opens with the job's: the one workers_take gives (the holder of
+ * its buffers where it can run it). false when none can be had (the job runs as usual and
+ * says why). */
+static bool open_with(const struct exec_env *env, struct job_window *w, const struct job_plan *jp)
+{
+	struct cs_err e;
+
+	w->wk = workers_take(env->workers, jp, homes_holder(env->homes, jp), &e);
+	return w->wk != NULL;
+}
+
+/* A job that could not be sent: a window it opened gives its worker back. */
+static int not_sent(const struct exec_env *env, struct job_window *w, struct entry *en, bool opened)
+{
+	en->jp = NULL;
+	entry_free(env, en);
+	if (opened) {
+		workers_give(env->workers, w->wk);
+		w->wk = NULL;
+	}
+	return 1;
+}
+
 int jobwin_send(const struct exec_env *env, struct job_window *w, struct job_plan *jp,
                 const struct child_io *io, const void *tag)
 {
 	size_t n = jp->kp.nargs ? jp->kp.nargs : 1;
+	bool opened = !w->wk;
 	uint64_t holder;
 	struct entry *en;
 	struct cs_err e;
 
-	if (!w->wk || !jobwin_eligible(env, jp))
+	if (!jobwin_eligible(env, jp))
 		return 1;
 	holder = homes_holder(env->homes, jp);
-	if ((holder && holder != worker_serial(w->wk)) || !worker_fits(w->wk, jp) ||
-	    !make_room(env, w))
+	if (!opened && ((holder && holder != worker_serial(w->wk)) || !worker_fits(w->wk, jp) ||
+	                !make_room(env, w)))
 		return 1;
 	en = xcalloc(1, sizeof(*en));
 	en->homes = xcalloc(n, sizeof(*en->homes));
 	en->before = xcalloc(n, sizeof(*en->before));
+	/* Its claim first: a job that must wait for another's runs as usual, waiting. */
 	en->claim = ready_claim(env, w, jp);
+	if (!en->claim)
+		return not_sent(env, w, en, false);
+	if (opened && !open_with(env, w, jp))
+		return not_sent(env, w, en, false);
 	/* A buffer that cannot be had (lost, say) fails the job as usual, after the window. */
-	if (!en->claim ||
-	    homes_prepare(env->homes, env->workers, w->wk, jp, en->homes, &en->d2h_ms, &e) != 0) {
-		en->jp = NULL;
-		entry_free(env, en);
-		return 1;
-	}
+	if (homes_prepare(env->homes, env->workers, w->wk, jp, en->homes, &en->d2h_ms, &e) != 0)
+		return not_sent(env, w, en, opened);
 	homes_assume(env->homes, w->wk, jp, en->before);
-	if (worker_send(w->wk, jp, en->homes, io, env->profile, true, &en->ans, &e) != 0) {
+	/* The window's first job runs whatever the worker's last job did. */
+	if (worker_send(w->wk, jp, en->homes, io, env->profile, !opened, &en->ans, &e) != 0) {
 		homes_undo(env->homes, jp, en->before);
-		en->jp = NULL;
-		entry_free(env, en);
-		return 1;
+		return not_sent(env, w, en, opened);
 	}
 	en->jp = jp;
 	en->tag = tag;
@@ -174,9 +201,61 @@ int jobwin_send(const struct exec_env *env, struct job_window *w, struct job_pla
 	return 0;
 }
 
+/* Whether a job in flight was told to take shm from shared memory. */
+static bool read_from_host(const struct job_window *w, const char *shm)
+{
+	for (const struct entry *en = w->head; en; en = en->next)
+		for (size_t i = 0; en->jp && i < en->jp->kp.nargs; i++) {
+			const struct stream_bind *b = &en->jp->binds[i];
+
+			if (b->how == BIND_BUFFER && b->shm && strcmp(b->shm, shm) == 0 &&
+			    !en->homes[i].here)
+				return true;
+		}
+	return false;
+}
+
+/* The jobs in flight up to the last that takes shm from shared memory answered, in order: its
+ * copy to the device is done then (a blocking one). false when one of them failed (the
+ * collection reports it). */
+static bool readers_done(const struct exec_env *env, struct job_window *w, const char *shm)
+{
+	struct cs_err e;
+
+	while (read_from_host(w, shm)) {
+		await(env, w, w->head);
+		if (outcome(w->head, &e) != 0)
+			return false;
+		retire_ok(env, w, w->head);
+	}
+	return true;
+}
+
+uint64_t jobwin_host_write(const struct exec_env *env, struct job_window *w, const char *shm)
+{
+	struct vhome_state st;
+	struct entry *en;
+
+	if (!w || !w->wk || !env->homes || !readers_done(env, w, shm) || !make_room(env, w))
+		return 0;
+	vhome_get(env->homes, shm, &st);
+	if (st.where != VHOME_DEVICE || st.holder != worker_serial(w->wk))
+		return 0;
+	en = xcalloc(1, sizeof(*en));
+	en->shm = xstrdup(shm);
+	en->before = xmalloc(sizeof(*en->before));
+	*en->before = st;
+	*w->tail = en;
+	w->tail = &en->next;
+	w->n++;
+	return w->group;
+}
+
 /* Wait for en's answer, Ctrl-C passed on to the worker as for a job run alone. */
 static void await(const struct exec_env *env, struct job_window *w, struct entry *en)
 {
+	if (!en->jp)
+		return;
 	if (env->fg_pid)
 		*env->fg_pid = worker_pid(w->wk);
 	/* Ctrl-C that came while the shell was busy between two sends. */
@@ -193,6 +272,8 @@ static int outcome(const struct entry *en, struct cs_err *e)
 	const struct worker_answer *a = &en->ans;
 
 	err_clear(e);
+	if (!en->jp)
+		return 0;
 	if (a->skipped) {
 		err_set(e, "%s: not run: an earlier job failed", en->jp->kp.label);
 		return 1;
@@ -213,9 +294,16 @@ static void settle_failed(const struct exec_env *env, struct job_window *w, stru
 
 	for (struct entry *p = en; p && n < IN_FLIGHT_MAX; p = p->next)
 		rest[n++] = p;
-	await(env, w, rest[n - 1]);
+	for (size_t i = n; i-- > 0;)
+		if (rest[i]->jp) { /* the last job sent */
+			await(env, w, rest[i]);
+			break;
+		}
 	while (n-- > 0)
-		homes_undo(env->homes, rest[n]->jp, rest[n]->before);
+		if (rest[n]->jp)
+			homes_undo(env->homes, rest[n]->jp, rest[n]->before);
+		else
+			vhome_restore(env->homes, rest[n]->shm, rest[n]->before);
 	if (en->ans.skipped)
 		return;
 	proc_describe(en->ans.wstatus, how, sizeof(how));

@@ -44,6 +44,27 @@ static void drop_stdio(int null, int own_err)
 		return;
 }
 
+/* The job environment last applied: the next job's, the same in a batch's jobs, is not
+ * applied again (every unsetenv and setenv of it, each job). This process's environment
+ * changes here only. */
+static struct strvec applied = STRVEC_INIT;
+static bool applied_known; /* before the first, the environment is the one it started with */
+
+static void apply_env(const struct strvec *env)
+{
+	bool same = applied_known && applied.n == env->n;
+
+	for (size_t i = 0; same && i < env->n; i++)
+		same = strcmp(applied.v[i], env->v[i]) == 0;
+	if (same)
+		return;
+	workerwire_apply_env(env->v, env->n);
+	applied_known = true;
+	sv_free(&applied);
+	for (size_t i = 0; i < env->n; i++)
+		sv_push(&applied, env->v[i]);
+}
+
 static int fail(struct job_result *res, const char *what, const char *detail)
 {
 	snprintf(res->msg, sizeof(res->msg), "worker: %s%.1024s", what, detail);
@@ -76,7 +97,7 @@ static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *
 		sv_free(&env);
 		return (int)(WORKER_DONE_SKIPPED | 1u);
 	}
-	workerwire_apply_env(env.v, env.n);
+	apply_env(&env);
 	sv_free(&env);
 	if (chdir(cwd) != 0)
 		status = fail(res, "cannot enter the shell's directory ", cwd);
@@ -157,7 +178,7 @@ static bool answer_devices(struct rt_session *s, int sock, const struct wire_msg
 	memset(res, 0, sizeof(*res));
 	ok = workerwire_decode_env(m->payload, m->len, &env, &e) == 0;
 	if (ok) {
-		workerwire_apply_env(env.v, env.n);
+		apply_env(&env);
 		ok = rt_session_devices(s, &devs, &n, &e) == 0;
 	}
 	sv_free(&env);

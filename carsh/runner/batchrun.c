@@ -140,20 +140,49 @@ static int step_dump(struct run *r, const struct step *s)
 	return buffers_dump(r->c, s->name, s->file, cols, r->e) ? 1 : 0;
 }
 
+/* The window's hazard group when a fill of s->name goes between its jobs in flight
+ * (jobwin_host_write), else 0. */
+static uint64_t fill_group(const struct run *r, const struct step *s)
+{
+	struct exec_env env = run_exec_env(r->c);
+	struct cs_err ignored;
+	struct vbuf v;
+	uint64_t group;
+
+	if (!jobwin_open(r->c->window) || vbuf_lookup(r->c->s->vbufs, s->name, &v, &ignored))
+		return 0;
+	group = jobwin_host_write(&env, r->c->window, v.shm);
+	vbuf_entry_free(&v);
+	return group;
+}
+
+static int step_fill(struct run *r, const struct step *s)
+{
+	int rc;
+
+	r->c->window_group = fill_group(r, s);
+	if (!r->c->window_group && (rc = drain(r)) != 0)
+		return rc;
+	rc = s->value ? buffers_fill_value(r->c, s->name, s->value, r->e)
+	              : buffers_fill_file(r->c, s->name, s->file, r->e);
+	r->c->window_group = 0;
+	return rc;
+}
+
 static int step_virtbuf(void *ctx, const struct step *s)
 {
 	struct run *r = ctx;
 	int rc = 0;
 
-	/* A swap exchanges names: the jobs in flight use the objects they were sent with. */
-	if (s->op != VB_SWAP && (rc = drain(r)) != 0)
+	/* A swap exchanges names: the jobs in flight use the objects they were sent with. A
+	 * fill may go between them too (step_fill). */
+	if (s->op != VB_SWAP && s->op != VB_FILL && (rc = drain(r)) != 0)
 		return rc;
 	switch (s->op) {
 	case VB_CREATE:
 		return step_create(r, s);
 	case VB_FILL:
-		rc = s->value ? buffers_fill_value(r->c, s->name, s->value, r->e)
-		              : buffers_fill_file(r->c, s->name, s->file, r->e);
+		rc = step_fill(r, s);
 		break;
 	case VB_DUMP:
 		return step_dump(r, s);
@@ -306,12 +335,17 @@ static int step_command(void *ctx, const struct step *s)
 	struct run *r = ctx;
 	struct session *ses = r->c->s;
 	char origin[PATH_MAX + 32];
+	struct job_window *window = r->c->window;
 	int rc = drain(r);
 
 	if (rc)
 		return rc;
 	snprintf(origin, sizeof(origin), "%s", r->b->file);
+	/* A command's jobs are its own: none of them joins the window, whose failures are
+	 * named with their <Exec> steps. */
+	r->c->window = NULL;
 	rc = ses->run_text(ses, s->text, origin, s->line, r->c, true);
+	r->c->window = window;
 	if (rc)
 		err_set(r->e, "the command above failed (status %d)", rc);
 	return rc;

@@ -135,26 +135,49 @@ static bool holds_already(struct run_ctx *c, const struct vbuf *v, const unsigne
 	       vhome_holds_value(c->s->homes, v->shm, one, type_size(v->type));
 }
 
+/* Up to this size a value fill is written from a copy on the stack: setting up and tearing
+ * down a mapping of the object (and its page fault) costs more (a batch's one-int flags). */
+#define SMALL_FILL 4096
+
+static int fill_value_small(const struct vbuf *v, const unsigned char *one, struct cs_err *e)
+{
+	unsigned char data[SMALL_FILL];
+
+	type_fill(v->type, data, v->count, one);
+	return vbuf_write(v->shm, data, v->count * type_size(v->type), e);
+}
+
+/* The value over the cores, straight into the mapped buffer. */
+static int fill_value_large(const struct vbuf *v, const unsigned char *one, struct cs_err *e)
+{
+	void *map = vbuf_map_lazy(v->shm, v->bytes, true, e);
+
+	if (!map)
+		return -1;
+	fill_par(v->type, map, v->count, one);
+	vbuf_unmap(map, v->bytes);
+	return 0;
+}
+
 /* A value fill needs no copy of the contents first: the value is parsed, then written
  * straight into the buffer over the cores. */
 static int fill_value_host(struct run_ctx *c, const struct vbuf *v, const char *value,
                            struct cs_err *e)
 {
 	unsigned char one[TYPE_MAX_BYTES];
-	struct claim *cl = NULL;
-	void *map = NULL;
-	int rc = -1;
+	struct claim *cl;
+	int rc;
 
-	if (vector_parse(v->type, value, one, e) == 0 && (cl = buffers_claim_one(c, v, true, e)) &&
-	    holds_already(c, v, one)) {
-		buffers_host_filled(c, v, one, type_size(v->type));
+	if (vector_parse(v->type, value, one, e) || !(cl = buffers_claim_one(c, v, true, e)))
+		return -1;
+	if (holds_already(c, v, one))
 		rc = 0;
-	} else if (cl && (map = vbuf_map_lazy(v->shm, v->bytes, true, e))) {
-		fill_par(v->type, map, v->count, one);
+	else if (v->count * type_size(v->type) <= SMALL_FILL)
+		rc = fill_value_small(v, one, e);
+	else
+		rc = fill_value_large(v, one, e);
+	if (rc == 0)
 		buffers_host_filled(c, v, one, type_size(v->type));
-		rc = 0;
-	}
-	vbuf_unmap(map, v->bytes);
 	hazard_release(c->s->hz, cl);
 	return rc;
 }

@@ -25,14 +25,16 @@ struct claim *buffers_claim_one(struct run_ctx *c, const struct vbuf *v, bool wr
 	char *label;
 	struct claim *cl;
 
-	/* The jobs in flight hold claims that only their collection releases. */
-	if (run_window_drain(c, e))
+	/* The jobs in flight hold claims that only their collection releases, unless the
+	 * write goes between them (jobwin_host_write). */
+	if (!c->window_group && run_window_drain(c, e))
 		return NULL;
 	label = xasprintf("virtbuf %s %s", writes ? "fill" : "dump", v->name);
 	cl = claim_new(label);
 
 	free(label);
 	claim_use(cl, v->shm, v->name, writes);
+	claim_set_group(cl, c->window_group);
 	hazard_register(env.hz, cl);
 	if (hazard_wait(env.hz, cl, NULL, NULL, env.interrupted) == 0)
 		return cl;

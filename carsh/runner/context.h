@@ -71,6 +71,9 @@ struct run_ctx {
 	const void *window_tag;
 	int (*window_drain)(void *arg, struct cs_err *e);
 	void *window_arg;
+	/* Nonzero while a host write runs between the window's jobs without collecting them
+	 * (jobwin_host_write): its hazard claim is in that group. */
+	uint64_t window_group;
 };
 
 /* Collect c's window, if it has one in use: 0, or the status of a job in it that failed

@@ -11,7 +11,8 @@ void wb_bytes(struct wbuf *w, const void *p, size_t len)
 {
 	if (len == 0)
 		return;
-	w->p = xgrow(w->p, &w->cap, w->len + len, 1);
+	if (w->len + len > w->cap)
+		w->p = xgrow(w->p, &w->cap, w->len + len, 1);
 	memcpy(w->p + w->len, p, len);
 	w->len += len;
 }

@@ -4,8 +4,8 @@
 # them. A chain's results are those of jobs run one by one; a job that fails or crashes in
 # the middle is the one named, the jobs after it do not run, and what the earlier ones left
 # only on the dead worker is lost, its readers told; a host reader, a background job and an
-# until= condition in the middle of a window see current data; Ctrl-C stops the job that
-# runs, and the ones after it do not run.
+# until= condition in the middle of a window see current data; a fill goes between its jobs
+# and is undone with them; Ctrl-C stops the job that runs, and the ones after it do not run.
 . "$TOP_SRCDIR/tests/shell/lib.sh"
 cd "$T" || exit 1
 if ! process_executor; then
@@ -72,6 +72,36 @@ grep -q '^status 1$' "$OUT" && pass "the batch fails with the job's status" ||
 grep -E '^[0-9,]+$' "$OUT" >got
 { row 1:0; row 1:1; row 1:2; row 0:0; row 2:1; } >want
 same_file got want "a failed job: the earlier jobs' results are kept, the later jobs did not run"
+
+# ---- a fill between the jobs of a window ----
+# z is on the worker's device only when the fill comes: it goes between the jobs in flight,
+# and the job after it reads the filled value, not the device copy the jobs before it left.
+expect 0 "" "$CARSH" -c "$MAKE
+run $W/fill.bat.xml
+$DUMPS"
+{ row 1:0; row 1:1; row 1:2; row 1:3; row 1:102; } >want
+same_file "$OUT" want "a fill between a window's jobs: the job after it reads z = 100 (z = x + 102)"
+# The first job takes z from shared memory: the fill waits for it, and the next job reads 100.
+expect 0 "" "$CARSH" -c "$MAKE
+run $W/fillread.bat.xml
+$DUMPS"
+{ row 1:0; row 1:1; row 1:2; row 0:0; row 1:101; } >want
+same_file "$OUT" want "a fill after a job that reads z from shared memory: z = 100 + q = x + 101"
+# A job before the fill fails: the batch stops there, as if the fill had not come.
+printf '%s\n' "$MAKE" "run $W/fillfail.bat.xml" 'echo status $?' "$DUMPS" | "$CARSH" -i >"$OUT" 2>"$ERR"
+grep -qF "carsh: $W/fillfail.bat.xml:9: <Exec file=\"$W/bad.exe.xml\">: " "$ERR" &&
+	grep -q '^status 1$' "$OUT" && pass "a job that fails before a fill in a window is the one named" ||
+	fail "fill after a failed job: $(cat "$ERR" "$OUT")"
+grep -E '^[0-9,]+$' "$OUT" >got
+{ row 1:0; row 1:1; row 0:0; row 0:0; row 1:0; } >want
+same_file got want "a fill after a job that failed is not done: z = x, as the first job left it"
+# A job before the fill kills its worker: z, on that worker only, is lost, never 100.
+printf '%s\n' "$MAKE" "run $W/fillcrash.bat.xml" "virtbuf dump z" | "$CARSH" -i >"$OUT" 2>"$ERR"
+grep -qF "carsh: $W/fillcrash.bat.xml:7: <Exec file=\"$W/crash.exe.xml\">: killed by SIGSEGV" "$ERR" &&
+	grep -qF "carsh: virtbuf dump z: virtual buffer 'z' was lost: its newest data was on the device of a worker that ended (killed by SIGSEGV (kernel 'crash' on " "$ERR" &&
+	! grep -q '^100' "$OUT" &&
+	pass "a fill after a crash in a window is not done: z, on the dead worker only, is lost" ||
+	fail "fill after a crash: $(cat "$ERR" "$OUT")"
 
 # ---- readers in the middle of a window ----
 expect 0 "" "$CARSH" -c "$MAKE
