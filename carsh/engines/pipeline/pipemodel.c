@@ -6,6 +6,7 @@
 
 #include "engines/pipeline/pipechain.h"
 #include "engines/pipeline/pipefit.h"
+#include "engines/pipeline/pipemove.h"
 #include "util/alloc.h"
 
 static struct pm_energy e_add(struct pm_energy a, struct pm_energy b)
@@ -60,12 +61,14 @@ static double gpu_to_cpu(const struct pm_meas *m, unsigned k)
 	return back;
 }
 
-/* The queues of the GPU stages: their kernels, plus 000 §V-C's transfers at the two ends of
- * every run of consecutive GPU stages. One GPU serves them all, so their times add up into
- * one service rate (docs/pipeline.md: where 000 takes the minimum over the queues). */
+/* The queues of the GPU stages: their kernels, plus 000 §V-C's transfers: every buffer's move
+ * where the training knows which stage reads and writes which (pipemove.h), else the moves at
+ * the two ends of every run of consecutive GPU stages. One GPU serves them all, so their times add
+ * up into one service rate (docs/pipeline.md: where 000 takes the minimum over the queues). */
 static double gpu_time(const struct pm_meas *m, const struct pm_config *c, struct pm_energy *eps)
 {
-	double t = 0;
+	double t = 0, moves;
+	bool by_buffer = pmove_gpu_time(m, c->mask, &moves);
 
 	*eps = (struct pm_energy){0, 0, 0};
 	for (unsigned k = 0; k < m->sh.s; k++) {
@@ -73,12 +76,14 @@ static double gpu_time(const struct pm_meas *m, const struct pm_config *c, struc
 			continue;
 		t += m->st[k].t_g;
 		*eps = e_add(*eps, m->st[k].e_g);
+		if (by_buffer)
+			continue; /* every buffer's move, below */
 		if (k == 0 || !on_gpu(c, k - 1))
 			t += m->st[k].h2d_g;
 		if (k + 1 == m->sh.s || !on_gpu(c, k + 1))
 			t += gpu_to_cpu(m, k);
 	}
-	return t;
+	return by_buffer ? t + moves : t;
 }
 
 /* How much longer stage k takes on a core beside n - 1 other threads than alone, as the CG
