@@ -718,6 +718,26 @@ START_TEST(test_one_timing_of_two_buffers_is_shared_by_size)
 }
 END_TEST
 
+/* MG's stages hold a lock each, so items in different stages overlap: the fixture's stages
+ * all ran faster on the whole CPU than on one core (they hold every core), so the CPU takes an
+ * item per 16 + 6 + 10 ms, as 000 has it. Stage 1 at 12 ms on the whole CPU against 10 on one
+ * core ran on one core, beside the others: an item per 16 + 10 ms; stage 0 too, at 40 ms: an
+ * item per 40 ms, its lock. */
+START_TEST(test_mg_stages_overlap_under_their_locks)
+{
+	struct pm_meas m;
+
+	fixture(&m);
+	ck_assert_double_eq_tol(predict(&m, false, true, 3, 0).lambda, 1 / 0.032, TOL);
+	m.st[1].t_mg = 0.012;
+	ck_assert_double_eq_tol(predict(&m, false, true, 3, 0).lambda, 1 / 0.026, TOL);
+	m.st[0].t_mg = 0.040;
+	ck_assert_double_eq_tol(predict(&m, false, true, 3, 0).lambda, 1 / 0.040, TOL);
+	/* DP-MG's CPU path beside the GPU's (Σ T_k^G = 24 ms), the GPU's thread keeping no core. */
+	ck_assert_double_eq_tol(predict(&m, true, true, 3, 7).lambda, 1 / 0.024 + 1 / 0.040, TOL);
+}
+END_TEST
+
 /* ---- equation 8 and the serial stages ---- */
 
 /* E_e = min(TDP/λ, E_eC + E_eG + E_eU): DP-CG:3 at λ = 70.238 and TDP = 10 W: the cap is
@@ -1118,6 +1138,7 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_transfers_count_at_the_ends_of_a_gpu_run);
 	tcase_add_test(t, test_gpu_run_pays_the_faster_timing_of_its_outputs_back);
 	tcase_add_test(t, test_every_buffer_a_gpu_stage_reads_moves_in);
+	tcase_add_test(t, test_mg_stages_overlap_under_their_locks);
 	tcase_add_test(t, test_one_timing_of_two_buffers_is_shared_by_size);
 	tcase_add_test(t, test_cpu_moves_count_where_cpu_stages_meet_gpu_stages);
 	tcase_add_test(t, test_gpu_cpu_stages_take_their_time_beside_the_other_threads);

@@ -99,6 +99,28 @@ static double cg_crowding(const struct pm_meas *m, const struct pm_cgfit *f, uns
 	return n > 1 && alone > 0 && crowded > 0 ? crowded / alone : 1;
 }
 
+/* MG's stages in a stream: each holds a lock of its own (How items run), so items in different
+ * stages overlap. A stage that ran faster on the whole CPU than on one core spread its
+ * work-groups over every core and holds them all while it runs; one that did not ran on one
+ * core and leaves the others to the other stages. The CPU then takes one item per the longest
+ * stage (its lock) or per the time of the stages that hold every core, whichever is longer;
+ * 000's μ_CPU^MG = 1 / Σ_k T_k^MG has every stage hold the CPU (docs/pipeline.md). */
+struct mg_cyc {
+	double longest, whole;
+};
+
+static void mg_add(struct mg_cyc *c, double t, bool spreads)
+{
+	c->longest = fmax(c->longest, t);
+	if (spreads)
+		c->whole += t;
+}
+
+static double mg_cycle(const struct mg_cyc *c)
+{
+	return fmax(c->longest, c->whole);
+}
+
 /* The CPU stages of the GPU-CPU path (Q_CPUA, Table IV), under CG or MG, with the moves of
  * their data from and to the GPU's stages (a CarSh extension, docs/pipeline.md: a discrete
  * GPU shares no memory with the CPU's contexts). Under CG, a stage and its moves take as
@@ -107,6 +129,7 @@ static double cpua_time(const struct pm_meas *m, const struct pm_cgfit *f,
                         const struct pm_config *c, struct pm_energy *eps)
 {
 	double t = 0;
+	struct mg_cyc cyc = {0, 0};
 
 	*eps = (struct pm_energy){0, 0, 0};
 	for (unsigned k = 0; k < m->sh.s; k++) {
@@ -121,9 +144,12 @@ static double cpua_time(const struct pm_meas *m, const struct pm_cgfit *f,
 			tk += c->mg ? st->h2d_mg : st->h2d_cg;
 		if (k + 1 < m->sh.s && on_gpu(c, k + 1))
 			tk += c->mg ? st->d2h_mg : st->d2h_cg;
-		t += c->mg ? tk : tk * cg_crowding(m, f, k, c->threads);
+		if (c->mg)
+			mg_add(&cyc, tk, st->t_cg > st->t_mg);
+		else
+			t += tk * cg_crowding(m, f, k, c->threads);
 	}
-	return t;
+	return c->mg ? mg_cycle(&cyc) : t;
 }
 
 /* The rates 1/T^CG(n), n = 1 .. last (each the faster of the measured one and the contention
