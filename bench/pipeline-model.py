@@ -123,9 +123,11 @@ def meas_lines(meas):
             for k, st in enumerate(meas["stages"])]
     out += ["cgn %d %s" % (n, " ".join("%.9g" % x for x in row))
             for n, row in enumerate(meas["cgn"], 1)]
+    # The flow before the serial line: a report's replay lines end with "serial".
+    out += meas.get("flow") or []
     out.append("gpu_host %.9g" % meas["gpu_host"])
     out.append("serial %.9g %.9g" % tuple(meas["serial"]))
-    return out + (meas.get("flow") or [])
+    return out
 
 
 def meas_of_lines(lines):
