@@ -1,7 +1,6 @@
 /* The item's moves between the host and the GPU, buffer by buffer (engines/pipeline/pipemove.h). */
 #include "engines/pipeline/pipemove.h"
 
-#include <math.h>
 #include <string.h>
 
 static double bytes_of(const struct pm_flow *f, uint64_t set)
