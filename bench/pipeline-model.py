@@ -34,7 +34,9 @@ SOURCE is one of
                          recorded predictions only, no training, no noise
 
 --replay may be given more than once (a build before and after a change): each is a
-column, named LABEL. --print-training prints a JSON's training in pipereplay's format (what
+column, named LABEL. --flow INSTANCE=FILE gives the buffers and which stage reads and
+writes which (pipereplay's buffer, flow and sink lines; bench/results/pipeline-*.flow) to
+the sources whose name holds INSTANCE and whose training predates them. --print-training prints a JSON's training in pipereplay's format (what
 bench/pipeline.sh puts in its report as "replay:" lines).
 """
 import argparse
@@ -93,7 +95,24 @@ def meas_of_json(doc):
                 for t, row in zip(m["cg_threads_ms"], m["cg_threads_stage_ms"])],
         "gpu_host": m["gpu_host"] or 0,
         "serial": [m["input_ms"], m["output_ms"]],
+        "flow": flow_of_json(m.get("flow")),
     }
+
+
+def mask(bufs):
+    return sum(1 << b for b in bufs)
+
+
+def flow_of_json(fl):
+    """The training's buffers and which stage reads and writes which, as pipereplay's lines
+    (None where the JSON predates them)."""
+    if not fl:
+        return None
+    out = ["buffer %d %d" % (b, n) for b, n in enumerate(fl["bytes"])]
+    out += ["flow %d %d %d" % (k, mask(r), mask(w))
+            for k, (r, w) in enumerate(zip(fl["reads"], fl["writes"]))]
+    out.append("sink %d" % mask(fl["sink"]))
+    return out
 
 
 def meas_lines(meas):
@@ -104,6 +123,8 @@ def meas_lines(meas):
             for k, st in enumerate(meas["stages"])]
     out += ["cgn %d %s" % (n, " ".join("%.9g" % x for x in row))
             for n, row in enumerate(meas["cgn"], 1)]
+    # The flow before the serial line: a report's replay lines end with "serial".
+    out += meas.get("flow") or []
     out.append("gpu_host %.9g" % meas["gpu_host"])
     out.append("serial %.9g %.9g" % tuple(meas["serial"]))
     return out
@@ -125,7 +146,15 @@ def meas_of_lines(lines):
             meas["gpu_host"] = v[0]
         elif w[0] == "serial":
             meas["serial"] = v
+        elif w[0] in ("buffer", "flow", "sink"):
+            meas.setdefault("flow", []).append(line)
     return meas
+
+
+def read_flow(path):
+    """A file of pipereplay's buffer, flow and sink lines ('#' lines ignored)."""
+    with open(path) as f:
+        return [l.strip() for l in f if l.strip() and not l.startswith("#")]
 
 
 def from_json(path):
@@ -464,6 +493,10 @@ def main():
     ap.add_argument("--cpu-from-stream", action="store_true",
                     help="also replay each JSON's training with the CG experiments replaced "
                     "by the stream's homogeneous CPU runs")
+    ap.add_argument("--flow", action="append", default=[], metavar="INSTANCE=FILE",
+                    help="the buffers and their readers and writers (pipereplay's buffer, "
+                    "flow and sink lines) for a source whose name holds INSTANCE and whose "
+                    "training does not record them")
     ap.add_argument("--print-training", metavar="JSON",
                     help="print the JSON's training in pipereplay's format and stop")
     ap.add_argument("sources", nargs="*")
@@ -477,6 +510,10 @@ def main():
     totals = {}
     for spec in a.sources:
         for src in load(spec, a.gpu_host):
+            for fl in a.flow:
+                inst, _, path = fl.partition("=")
+                if src.meas and not src.meas.get("flow") and inst in src.name:
+                    src.meas["flow"] = read_flow(path)
             models = [("recorded", src.recorded, None)]
             choices = [("recorded", src.chosen, src.recorded)]
             for b in a.replay:

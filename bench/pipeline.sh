@@ -37,7 +37,8 @@
 #              training run's report (plan-NAME.txt), the validation's JSON (NAME.json) and
 #              a CSV of it (NAME.csv: config,strict,predicted,measured,error,items,ms,
 #              gpu_items,gpu_item_ms,cpu_items,cpu_item_ms: each run's items on the GPU (or
-#              GPU-CPU) path and on the CPU path, and their mean time); summary.csv
+#              GPU-CPU) path and on the CPU path, and their mean time); summary.csv;
+#              and all of them again in results.tgz
 #   PIPEREPLAY tests/tools/pipereplay (default: next to CARSH, then the build tree): with
 #              python3, the report ends with bench/pipeline-model.py over the validations
 #              (the model replayed on each one's training; docs/pipeline.md), and each
@@ -57,7 +58,7 @@ plot=
 case ${1:-} in
 --plot) plot=$2 ;;
 --plot=*) plot=${1#*=} ;;
--h | --help) sed -n '2,40p' "$0"; exit 0 ;;
+-h | --help) sed -n '2,49p' "$0"; exit 0 ;;
 "") ;;
 *) echo "pipeline.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 esac
@@ -305,3 +306,8 @@ awk -F, 'NR > 1 { printf "%-9s N %3d: max error %6.1f %%, mean %5.1f %%, %3d/%-3
                   r += $14; c += $22; k++; o += $3; ow += $19 }
          END { if (k) printf "average chosen/baseline: %.3f, checked/baseline: %.3f (000 §VI-B: +20 %% on average; the issue asks >= 1.15); within 10 %% or the noise, %d of %d (%.0f %%; the issue asks >= 80 %%)\n", r / k, c / k, ow, o, o ? 100 * ow / o : 0 }' \
 	"$out/summary.csv"
+
+# Every raw result in one file: a machine that hands back only a few files returns them all.
+(cd "$out" && tar czf results.tgz --exclude=results.tgz -- *) &&
+	echo "raw results packed in $out/results.tgz" ||
+	echo "(packing $out/results.tgz failed)"

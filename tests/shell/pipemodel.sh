@@ -3,7 +3,8 @@
 # tests/tools/pipereplay, given the training a validation's --json reports, predicts exactly
 # what the engine predicted and chooses what it chose; bench/pipeline-model.py's figures
 # (within 10 %, within 10 % or the noise, mean and max error, per family) equal those worked out by
-# hand on a small CSV; a malformed training is refused with its line.
+# hand on a small CSV; the training keeps its buffers and which stage reads and writes which;
+# a malformed training is refused with its line.
 . "$TOP_SRCDIR/tests/shell/lib.sh"
 cd "$T" || exit 1
 command -v python3 >/dev/null || {
@@ -24,10 +25,11 @@ grep -q "^  this against the recorded predictions: 24 of 24 within 0.1 %" "$OUT"
 	pass "the replay predicts what the engine predicted" || fail "replay: $(head -5 "$OUT")"
 
 # The training's CG experiments replaced by the stream's homogeneous CPU runs: those runs
-# (one thread, and two: nC + 1 with the stand-in) are then predicted exactly.
+# (one thread, and two: nC + 1 with the stand-in) are then predicted exactly (an error of
+# -0.0 % is a rounding of the same).
 expect 0 "" python3 "$MODEL" --residuals --cpu-from-stream --replay "this=$REPLAY" v.json || true
-grep -q "^  CPU only  *1  *this, stream CPU  *1/1  *+0.0  *0.0$" "$OUT" &&
-	grep -q "^  CPU only  *2-8  *this, stream CPU  *1/1  *+0.0  *0.0$" "$OUT" &&
+grep -q "^  CPU only  *1  *this, stream CPU  *1/1  *[-+]0.0  *0.0$" "$OUT" &&
+	grep -q "^  CPU only  *2-8  *this, stream CPU  *1/1  *[-+]0.0  *0.0$" "$OUT" &&
 	pass "the stream's CPU runs in place of the training's" || fail "stream CPU: $(cat "$OUT")"
 
 # The choice: the engine's, from the same training.
@@ -77,7 +79,21 @@ grep -q "^  all  *recorded  *3/4  *4/4  *8.8 " "$OUT" &&
 grep -q "^  recorded  *chose DP-CG:2  *100.0 items/s: /best (DP-CG:1) 1.000, /baseline 1.111; checked DP-CG:2: /best 1.000, /baseline 1.111$" "$OUT" &&
 	pass "the choice and what the check keeps" || fail "choice: $(cat "$OUT")"
 
+# The training keeps which stage reads and writes which buffer, and their sizes (W=64 H=48:
+# frame and resp 12288 bytes, hist 384, cls 48), as the replay's buffer, flow and sink lines.
+grep -q "^buffer 0 12288$" meas.txt && grep -q "^buffer 2 384$" meas.txt &&
+	grep -q "^flow 0 1 2$" meas.txt && grep -q "^flow 2 4 8$" meas.txt &&
+	grep -q "^sink 8$" meas.txt && pass "the training's buffers and flow" ||
+	fail "flow: $(grep -E '^(buffer|flow|sink)' meas.txt)"
+
 # A malformed training is refused, with its line.
 printf 'shape 3 1 1 7\nstage 0 1 2\n' >bad.txt
+expect 2 "pipereplay: bad.txt:2: not a record of the format" "$REPLAY" bad.txt || true
+# Buffers in order from 0, a flow of a stage the shape has, masks as integers.
+printf 'shape 3 1 1 7\nbuffer 1 100\n' >bad.txt
+expect 2 "pipereplay: bad.txt:2: not a record of the format" "$REPLAY" bad.txt || true
+printf 'shape 3 1 1 7\nbuffer 0 100\nflow 3 1 2\n' >bad.txt
+expect 2 "pipereplay: bad.txt:3: not a record of the format" "$REPLAY" bad.txt || true
+printf 'shape 3 1 1 7\nsink 0x8\n' >bad.txt
 expect 2 "pipereplay: bad.txt:2: not a record of the format" "$REPLAY" bad.txt || true
 finish

@@ -15,6 +15,10 @@
  *   cgn N T [STAGE_0 .. STAGE_S-1] T^CG(N) and, where measured, each stage's mean time in it
  *   gpu_host U                     the share of a core the GPU's thread keeps busy
  *   serial IN OUT                  the serial stages' times per item
+ *   buffer B BYTES                 item buffer B's size (B from 0, in order)
+ *   flow K READS WRITES            the buffers stage K reads and writes, bit b for buffer b
+ *   sink MASK                      the buffer the Output stage reads, as a bit
+ * Without buffer lines the moves are charged per stage (engines/pipeline/pipemove.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +82,35 @@ static int put_cgn(struct pm_meas *m, const double *v, int n)
 	return 0;
 }
 
+/* The buffer, flow and sink records: sizes in bytes and masks of buffers, not times. */
+static int put_flow(struct pm_meas *m, const char *key, char *rest)
+{
+	struct pm_flow *f = &m->flow;
+	unsigned long long v[3];
+	int n = 0;
+	char *end;
+
+	for (char *tok = strtok(rest, " \t\n"); tok && n < 3; tok = strtok(NULL, " \t\n")) {
+		v[n++] = strtoull(tok, &end, 10);
+		if (*end)
+			return -1;
+	}
+	if (strcmp(key, "buffer") == 0 && n == 2 && v[0] == f->nb && v[0] < PIPE_MAX_BUFFERS) {
+		f->bytes[f->nb++] = (double)v[1];
+		return 0;
+	}
+	if (strcmp(key, "flow") == 0 && n == 3 && v[0] < m->sh.s) {
+		f->rd[v[0]] = v[1];
+		f->wr[v[0]] = v[2];
+		return 0;
+	}
+	if (strcmp(key, "sink") == 0 && n == 1) {
+		f->sink = v[0];
+		return 0;
+	}
+	return -1;
+}
+
 static int record(struct pm_meas *m, char *line)
 {
 	double v[2 + PIPE_MAX_STAGES + 1];
@@ -96,6 +129,8 @@ static int record(struct pm_meas *m, char *line)
 	}
 	if (m->sh.s == 0)
 		return -1; /* the shape comes first */
+	if (strcmp(key, "buffer") == 0 || strcmp(key, "flow") == 0 || strcmp(key, "sink") == 0)
+		return put_flow(m, key, rest);
 	n = numbers(rest, v, (int)(sizeof(v) / sizeof(v[0])), true);
 	if (n < 0)
 		return -1;

@@ -19,6 +19,7 @@
 #include "engines/pipeline/pipefit.h"
 #include "engines/pipeline/pipemodel.h"
 #include "engines/pipeline/pipemon.h"
+#include "engines/pipeline/pipemove.h"
 #include "engines/pipeline/pipetrain.h"
 
 #define TOL 1e-9
@@ -643,6 +644,100 @@ START_TEST(test_gpu_run_pays_the_faster_timing_of_its_outputs_back)
 }
 END_TEST
 
+/* The fixture's three stages with their buffers: stage 0 reads the source (buffer 0, 100 B)
+ * and writes buffer 1 (300 B), stage 1 reads 1 and writes 2 (100 B), stage 2 reads 1 and 2 and
+ * writes the sink, 3 (100 B). The GPU experiment moved buffer 0 in before stage 0 (1 ms),
+ * buffer 1 back after it (6 ms) and in again before stage 1 (3 ms), buffer 2 back (1 ms) and
+ * in (2 ms), the sink back (0.5 ms); buffer 1 was still on the GPU for stage 2. */
+static void fixture_flow(struct pm_meas *m)
+{
+	struct pm_flow *f = &m->flow;
+	static const double h2d[3] = {0.001, 0.003, 0.002}, d2h[3] = {0.006, 0.001, 0.0005};
+
+	fixture(m);
+	f->nb = 4;
+	f->bytes[0] = 100;
+	f->bytes[1] = 300;
+	f->bytes[2] = 100;
+	f->bytes[3] = 100;
+	f->rd[0] = 1;
+	f->wr[0] = 2;
+	f->rd[1] = 2;
+	f->wr[1] = 4;
+	f->rd[2] = 6;
+	f->wr[2] = 8;
+	f->sink = 8;
+	for (int k = 0; k < 3; k++) {
+		m->st[k].h2d_g = h2d[k];
+		m->st[k].d2h_g = d2h[k];
+	}
+}
+
+/* Stage 2 alone on the GPU reads buffer 1, which stage 0 wrote on a core two stages before:
+ * it moves in (3 ms, as stage 1's inputs did in the experiment) beside buffer 2 (2 ms), and
+ * the sink comes back (0.5 ms): 4 + 5.5 ms on the GPU, then stages 0 and 1 on the core, 40 ms,
+ * in turn with one thread. Per stage, stage 2's moves were 2 + 0.5 ms only. */
+START_TEST(test_every_buffer_a_gpu_stage_reads_moves_in)
+{
+	struct pm_meas m;
+	double in[PIPE_MAX_BUFFERS], back[PIPE_MAX_BUFFERS], t;
+
+	fixture_flow(&m);
+	pmove_buffer_times(&m, in, back);
+	ck_assert_double_eq_tol(in[1], 0.003, TOL);
+	ck_assert_double_eq_tol(back[1], 0.006, TOL);
+	ck_assert_double_eq_tol(in[3], 0, TOL);
+	ck_assert(pmove_gpu_time(&m, 4, &t));
+	ck_assert_double_eq_tol(t, 0.0055, TOL);
+	ck_assert_double_eq_tol(predict(&m, false, false, 1, 4).lambda, 1 / 0.0495, TOL);
+	/* Stage 0 on the GPU: buffer 0 in, buffer 1 back at the faster of its two timings (3 ms),
+	 * as per stage; all on the GPU: buffer 0 in and the sink back. */
+	ck_assert_double_eq_tol(predict(&m, false, false, 1, 1).lambda, 1 / 0.039, TOL);
+	ck_assert_double_eq_tol(predict(&m, true, false, 1, 7).lambda, 1 / 0.0255, TOL);
+	m.flow.nb = 0;
+	ck_assert(!pmove_gpu_time(&m, 4, &t));
+	ck_assert_double_eq_tol(predict(&m, false, false, 1, 4).lambda, 1 / 0.0465, TOL);
+}
+END_TEST
+
+/* Two buffers moved by one timing share it by size. */
+START_TEST(test_one_timing_of_two_buffers_is_shared_by_size)
+{
+	struct pm_meas m;
+	double in[PIPE_MAX_BUFFERS], back[PIPE_MAX_BUFFERS];
+
+	fixture_flow(&m);
+	m.flow.wr[0] = 6; /* stage 0 writes buffers 1 and 2 (400 B) in 6 ms */
+	m.flow.wr[1] = 0;
+	m.flow.rd[1] = 6; /* stage 1 moves both in, 3 ms */
+	pmove_buffer_times(&m, in, back);
+	ck_assert_double_eq_tol(back[1], 0.0045, TOL);
+	ck_assert_double_eq_tol(back[2], 0.0015, TOL);
+	ck_assert_double_eq_tol(in[1], 0.00225, TOL);
+	ck_assert_double_eq_tol(in[2], 0.00075, TOL);
+}
+END_TEST
+
+/* MG's stages hold a lock each, so items in different stages overlap: the fixture's stages
+ * all ran faster on the whole CPU than on one core (they hold every core), so the CPU takes an
+ * item per 16 + 6 + 10 ms, as 000 has it. Stage 1 at 12 ms on the whole CPU against 10 on one
+ * core ran on one core, beside the others: an item per 16 + 10 ms; stage 0 too, at 40 ms: an
+ * item per 40 ms, its lock. */
+START_TEST(test_mg_stages_overlap_under_their_locks)
+{
+	struct pm_meas m;
+
+	fixture(&m);
+	ck_assert_double_eq_tol(predict(&m, false, true, 3, 0).lambda, 1 / 0.032, TOL);
+	m.st[1].t_mg = 0.012;
+	ck_assert_double_eq_tol(predict(&m, false, true, 3, 0).lambda, 1 / 0.026, TOL);
+	m.st[0].t_mg = 0.040;
+	ck_assert_double_eq_tol(predict(&m, false, true, 3, 0).lambda, 1 / 0.040, TOL);
+	/* DP-MG's CPU path beside the GPU's (Σ T_k^G = 24 ms), the GPU's thread keeping no core. */
+	ck_assert_double_eq_tol(predict(&m, true, true, 3, 7).lambda, 1 / 0.024 + 1 / 0.040, TOL);
+}
+END_TEST
+
 /* ---- equation 8 and the serial stages ---- */
 
 /* E_e = min(TDP/λ, E_eC + E_eG + E_eU): DP-CG:3 at λ = 70.238 and TDP = 10 W: the cap is
@@ -1042,6 +1137,9 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_pool_of_the_most_threads_stays_finite);
 	tcase_add_test(t, test_transfers_count_at_the_ends_of_a_gpu_run);
 	tcase_add_test(t, test_gpu_run_pays_the_faster_timing_of_its_outputs_back);
+	tcase_add_test(t, test_every_buffer_a_gpu_stage_reads_moves_in);
+	tcase_add_test(t, test_mg_stages_overlap_under_their_locks);
+	tcase_add_test(t, test_one_timing_of_two_buffers_is_shared_by_size);
 	tcase_add_test(t, test_cpu_moves_count_where_cpu_stages_meet_gpu_stages);
 	tcase_add_test(t, test_gpu_cpu_stages_take_their_time_beside_the_other_threads);
 	tcase_add_test(t, test_tdp_caps_the_energy_per_item);

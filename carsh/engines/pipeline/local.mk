@@ -4,6 +4,7 @@ carsh_libcarsh_la_SOURCES += \
 	carsh/engines/pipeline/pipemodel.c carsh/engines/pipeline/pipemodel.h \
 	carsh/engines/pipeline/pipechain.c carsh/engines/pipeline/pipechain.h \
 	carsh/engines/pipeline/pipefit.c carsh/engines/pipeline/pipefit.h \
+	carsh/engines/pipeline/pipemove.c carsh/engines/pipeline/pipemove.h \
 	carsh/engines/pipeline/pipeconf.c carsh/engines/pipeline/pipeconf.h \
 	carsh/engines/pipeline/pipemon.c carsh/engines/pipeline/pipemon.h \
 	carsh/engines/pipeline/pipecheck.c carsh/engines/pipeline/pipecheck.h \

@@ -11,6 +11,7 @@
 #include "engines/pipeline/pipeknow.h"
 #include "engines/pipeline/pipemon.h"
 #include "engines/pipeline/pipetrain.h"
+#include "runtime/plan.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 
@@ -24,7 +25,8 @@ struct engine {
 	struct prun_env re;
 	struct energy_meter *meter; /* NULL unless every counter taking part reads */
 	struct pm_shape sh;
-	size_t ns; /* N_s */
+	struct pm_flow flow; /* which stage reads and writes which buffer (pipemove.h) */
+	size_t ns;           /* N_s */
 	struct pknow *know;
 	/* The test hook CARSH_PIPELINE_SKEW=CONFIG*FACTOR[+MS]: that configuration's predictions
 	 * are multiplied by FACTOR and, in a stream, each of its items takes MS more
@@ -67,6 +69,33 @@ static void on_label(void *arg, const char *what)
 
 /* ---- setup ---- */
 
+/* Each stage's reads and writes from its kernel's arguments, and the buffers' sizes. */
+static void make_flow(struct engine *g)
+{
+	struct pm_flow *f = &g->flow;
+
+	memset(f, 0, sizeof(*f));
+	f->nb = (unsigned)g->pp->nbufs;
+	for (unsigned b = 0; b < f->nb; b++)
+		f->bytes[b] = (double)g->pp->bufs[b].bytes;
+	for (size_t k = 0; k < g->pp->nstages; k++) {
+		const struct pipe_stage_plan *sp = &g->pp->stages[k];
+
+		for (size_t a = 0; a < sp->jp->kp.nargs; a++) {
+			enum arg_kind kind = sp->jp->kp.args[a].kind;
+
+			if (sp->buf[a] < 0)
+				continue;
+			if (arg_is_read(kind))
+				f->rd[k] |= (uint64_t)1 << sp->buf[a];
+			if (arg_is_written(kind))
+				f->wr[k] |= (uint64_t)1 << sp->buf[a];
+		}
+	}
+	if (g->pp->sink_buf >= 0)
+		f->sink = (uint64_t)1 << g->pp->sink_buf;
+}
+
 static void make_shape(struct engine *g)
 {
 	g->sh.s = (unsigned)g->pp->nstages;
@@ -77,6 +106,7 @@ static void make_shape(struct engine *g)
 		if (g->pp->stages[k].gpu)
 			g->sh.gpu_ok |= 1u << k;
 	g->ns = ptrain_items(&g->sh);
+	make_flow(g);
 }
 
 static int open_workers(struct engine *g, struct cs_err *e)
@@ -328,6 +358,7 @@ static int train(struct engine *g, size_t first, struct pipe_training **out, str
 	t->ms = pt.ms;
 	t->complete = pt.complete;
 	t->m = pt.m;
+	t->m.flow = g->flow;
 	if (rc || !t->complete)
 		return rc;
 	t->ncfg = pm_enumerate(&g->sh, &t->cfg);

@@ -6,6 +6,7 @@
 
 #include "engines/pipeline/pipechain.h"
 #include "engines/pipeline/pipefit.h"
+#include "engines/pipeline/pipemove.h"
 #include "util/alloc.h"
 
 static struct pm_energy e_add(struct pm_energy a, struct pm_energy b)
@@ -60,12 +61,14 @@ static double gpu_to_cpu(const struct pm_meas *m, unsigned k)
 	return back;
 }
 
-/* The queues of the GPU stages: their kernels, plus 000 §V-C's transfers at the two ends of
- * every run of consecutive GPU stages. One GPU serves them all, so their times add up into
- * one service rate (docs/pipeline.md: where 000 takes the minimum over the queues). */
+/* The queues of the GPU stages: their kernels, plus 000 §V-C's transfers: every buffer's move
+ * where the training knows which stage reads and writes which (pipemove.h), else the moves at
+ * the two ends of every run of consecutive GPU stages. One GPU serves them all, so their times add
+ * up into one service rate (docs/pipeline.md: where 000 takes the minimum over the queues). */
 static double gpu_time(const struct pm_meas *m, const struct pm_config *c, struct pm_energy *eps)
 {
-	double t = 0;
+	double t = 0, moves;
+	bool by_buffer = pmove_gpu_time(m, c->mask, &moves);
 
 	*eps = (struct pm_energy){0, 0, 0};
 	for (unsigned k = 0; k < m->sh.s; k++) {
@@ -73,12 +76,14 @@ static double gpu_time(const struct pm_meas *m, const struct pm_config *c, struc
 			continue;
 		t += m->st[k].t_g;
 		*eps = e_add(*eps, m->st[k].e_g);
+		if (by_buffer)
+			continue; /* every buffer's move, below */
 		if (k == 0 || !on_gpu(c, k - 1))
 			t += m->st[k].h2d_g;
 		if (k + 1 == m->sh.s || !on_gpu(c, k + 1))
 			t += gpu_to_cpu(m, k);
 	}
-	return t;
+	return by_buffer ? t + moves : t;
 }
 
 /* How much longer stage k takes on a core beside n - 1 other threads than alone, as the CG
@@ -94,6 +99,28 @@ static double cg_crowding(const struct pm_meas *m, const struct pm_cgfit *f, uns
 	return n > 1 && alone > 0 && crowded > 0 ? crowded / alone : 1;
 }
 
+/* MG's stages in a stream: each holds a lock of its own (How items run), so items in different
+ * stages overlap. A stage that ran faster on the whole CPU than on one core spread its
+ * work-groups over every core and holds them all while it runs; one that did not ran on one
+ * core and leaves the others to the other stages. The CPU then takes one item per the longest
+ * stage (its lock) or per the time of the stages that hold every core, whichever is longer;
+ * 000's μ_CPU^MG = 1 / Σ_k T_k^MG has every stage hold the CPU (docs/pipeline.md). */
+struct mg_cyc {
+	double longest, whole;
+};
+
+static void mg_add(struct mg_cyc *c, double t, bool spreads)
+{
+	c->longest = fmax(c->longest, t);
+	if (spreads)
+		c->whole += t;
+}
+
+static double mg_cycle(const struct mg_cyc *c)
+{
+	return fmax(c->longest, c->whole);
+}
+
 /* The CPU stages of the GPU-CPU path (Q_CPUA, Table IV), under CG or MG, with the moves of
  * their data from and to the GPU's stages (a CarSh extension, docs/pipeline.md: a discrete
  * GPU shares no memory with the CPU's contexts). Under CG, a stage and its moves take as
@@ -102,6 +129,7 @@ static double cpua_time(const struct pm_meas *m, const struct pm_cgfit *f,
                         const struct pm_config *c, struct pm_energy *eps)
 {
 	double t = 0;
+	struct mg_cyc cyc = {0, 0};
 
 	*eps = (struct pm_energy){0, 0, 0};
 	for (unsigned k = 0; k < m->sh.s; k++) {
@@ -116,9 +144,12 @@ static double cpua_time(const struct pm_meas *m, const struct pm_cgfit *f,
 			tk += c->mg ? st->h2d_mg : st->h2d_cg;
 		if (k + 1 < m->sh.s && on_gpu(c, k + 1))
 			tk += c->mg ? st->d2h_mg : st->d2h_cg;
-		t += c->mg ? tk : tk * cg_crowding(m, f, k, c->threads);
+		if (c->mg)
+			mg_add(&cyc, tk, st->t_cg > st->t_mg);
+		else
+			t += tk * cg_crowding(m, f, k, c->threads);
 	}
-	return t;
+	return c->mg ? mg_cycle(&cyc) : t;
 }
 
 /* The rates 1/T^CG(n), n = 1 .. last (each the faster of the measured one and the contention

@@ -42,9 +42,21 @@ struct pm_shape {
 	uint32_t gpu_ok; /* stages that may run on the GPU (gpu="no" clears a bit) */
 };
 
+/* Which item buffers each stage reads and writes, and their sizes: what an item moves
+ * between the host and the GPU where a mapping splits its stages (engines/pipeline/pipemove.h).
+ * nb = 0: not known; the moves are then charged per stage, as the GPU experiment timed them. */
+struct pm_flow {
+	unsigned nb;                    /* item buffers */
+	double bytes[PIPE_MAX_BUFFERS]; /* each buffer's size */
+	uint64_t rd[PIPE_MAX_STAGES];   /* bit b: stage k reads buffer b */
+	uint64_t wr[PIPE_MAX_STAGES];   /* bit b: stage k writes buffer b */
+	uint64_t sink;                  /* the buffer the Output stage reads on the host */
+};
+
 /* What the training phase measured. */
 struct pm_meas {
 	struct pm_shape sh;
+	struct pm_flow flow;
 	bool energy; /* the energy fields hold measurements */
 	struct pm_stage st[PIPE_MAX_STAGES];
 	/* T^CG(n) and E^CG(n), n = 1 .. nC+1 (nC without a GPU): time and energy per item when n

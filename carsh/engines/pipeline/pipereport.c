@@ -279,6 +279,43 @@ static void json_energy(FILE *f, double v)
 	json_num(f, v >= 0 ? v : NAN);
 }
 
+/* The buffers of set, as a list of their numbers. */
+static void json_buffers(FILE *f, uint64_t set, unsigned nb)
+{
+	bool first = true;
+
+	fputc('[', f);
+	for (unsigned b = 0; b < nb; b++)
+		if ((set >> b) & 1u) {
+			fprintf(f, "%s%u", first ? "" : ",", b);
+			first = false;
+		}
+	fputc(']', f);
+}
+
+/* Which stage reads and writes which buffer, and their sizes (pipemove.h). */
+static void json_flow(FILE *f, const struct pm_meas *m)
+{
+	const struct pm_flow *fl = &m->flow;
+
+	fputs(",\"flow\":{\"bytes\":[", f);
+	for (unsigned b = 0; b < fl->nb; b++)
+		fprintf(f, "%s%.17g", b ? "," : "", fl->bytes[b]);
+	fputs("],\"reads\":[", f);
+	for (unsigned k = 0; k < m->sh.s; k++) {
+		fputs(k ? "," : "", f);
+		json_buffers(f, fl->rd[k], fl->nb);
+	}
+	fputs("],\"writes\":[", f);
+	for (unsigned k = 0; k < m->sh.s; k++) {
+		fputs(k ? "," : "", f);
+		json_buffers(f, fl->wr[k], fl->nb);
+	}
+	fputs("],\"sink\":", f);
+	json_buffers(f, fl->sink, fl->nb);
+	fputc('}', f);
+}
+
 static void json_meas(FILE *f, const struct pipe_result *r, const struct pm_meas *m)
 {
 	fputs("{\"stages\":[", f);
@@ -322,6 +359,7 @@ static void json_meas(FILE *f, const struct pipe_result *r, const struct pm_meas
 	json_num(f, m->tdp > 0 ? m->tdp : NAN);
 	fputs(",\"gpu_host\":", f);
 	json_num(f, m->sh.gpu ? m->gpu_host : NAN);
+	json_flow(f, m);
 	fputc('}', f);
 }
 

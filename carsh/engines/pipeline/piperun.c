@@ -480,3 +480,19 @@ int prun_warm_up(struct prun_env *env, size_t index, struct cs_err *e)
 	pitem_put(env->pool, it);
 	return rc ? err_prefix(e, "warm-up: ") : 0;
 }
+
+int prun_warm_gpu(struct prun_env *env, size_t index, unsigned n, struct cs_err *e)
+{
+	static const struct prun_policy gpu = {.c = {false, false, 1, 0}, .gpu_all = true};
+	struct pitem *it = pitem_get(env->pool);
+	struct pworker w;
+	struct prun_item rec;
+	int rc = 0;
+
+	memset(&rec, 0, sizeof(rec));
+	pworker_init(&w, env, &gpu, &env->slots[0], 0);
+	for (unsigned i = 0; i < n && rc == 0; i++)
+		rc = pstage_read(env->pp, it, index, e) || pstage_item(&w, it, &rec, e) ? -1 : 0;
+	pitem_put(env->pool, it);
+	return rc ? err_prefix(e, "warming the GPU up: ") : 0;
+}

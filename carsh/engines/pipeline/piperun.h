@@ -78,6 +78,11 @@ int prun_stream(struct prun_env *env, const struct prun_policy *pol, size_t firs
  * for its work-group size at its first launch, and a queue's first launches cost more. */
 int prun_warm_up(struct prun_env *env, size_t index, struct cs_err *e);
 
+/* Run item index through every stage on the GPU n times with the first slot's queues and throw
+ * the results away: the GPU that the CG experiments left idle for a while runs its first
+ * items below its clocks, and the GPU experiment times items of a GPU that streams. */
+int prun_warm_gpu(struct prun_env *env, size_t index, unsigned n, struct cs_err *e);
+
 /* The number of worker threads of a policy. */
 unsigned prun_threads(const struct prun_env *env, const struct prun_policy *pol);
 

@@ -149,6 +149,9 @@ static int experiment(struct prun_env *env, struct ptrain *t, const struct exper
 	struct prun_batch b;
 	int rc;
 
+	/* The GPU streams in a running phase; after the CG experiments it has been idle. */
+	if (x->dom == PD_GPU && prun_warm_gpu(env, first, PTRAIN_REPEAT, e))
+		return 1;
 	/* n items at once; a one-item experiment's items one right after the other. */
 	if (x->n > 1)
 		rc = prun_batch(env, &x->pol, first, x->n, meter, &b, e);
