@@ -28,4 +28,10 @@ size_t csvfast_room(size_t len);
  * general parser or memory ran short (nothing allocated, no error set). */
 int csvfast_all(enum scalar s, const char *text, size_t len, void **dst, size_t *n);
 
+/* The same into dst, which has room for `room` scalars: 0 with *n values stored and *lines
+ * set to the newlines of the text, 1 when it holds more than room values (nothing stored),
+ * -1 as for csvfast_all. */
+int csvfast_into(enum scalar s, const char *text, size_t len, void *dst, size_t room, size_t *n,
+                 size_t *lines);
+
 #endif
