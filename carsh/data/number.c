@@ -385,13 +385,36 @@ static int layout_fixed(const struct shortest *sh, char *out)
 	return (int)(o - out);
 }
 
+/* Below these an integral float or double is its own shortest form: its neighbours are at
+ * most 2 (1 for a double) apart, so every other decimal that reads back to it lies within 1
+ * of it, and no multiple of 10 but itself does (at a distance of exactly 1 it would be odd);
+ * its digits are laid out in full (the exponent is under FIXED_MAX_EXP). */
+#define INTEGRAL_FLOAT_MAX  33554432.0        /* 2^25 */
+#define INTEGRAL_DOUBLE_MAX 9007199254740992.0 /* 2^53 */
+
+/* v's integer digits when v is integral below the limit (not -0): the commonest value in
+ * the CSV of scripts, printed without the shortest-digit search. 0 when not. */
+static int format_integral(double v, double limit, char *out)
+{
+	int64_t i;
+
+	if (!(v > -limit && v < limit))
+		return 0;
+	i = (int64_t)v;
+	if ((double)i != v || (i == 0 && signbit(v)))
+		return 0;
+	return numconv_int64_text(i, out);
+}
+
 /* out holds NUMBER_BUF bytes; returns the length, no NUL written. */
 static int format_shortest(double v, bool is_float, char *out)
 {
 	char sci[40];
 	struct shortest sh;
-	int len;
+	int len = format_integral(v, is_float ? INTEGRAL_FLOAT_MAX : INTEGRAL_DOUBLE_MAX, out);
 
+	if (len > 0)
+		return len;
 	if (isnan(v)) {
 		memcpy(out, "nan", 3);
 		return 3;
