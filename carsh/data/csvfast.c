@@ -53,7 +53,8 @@ static long line_values(enum scalar s, const char **pp, const char *end, char *d
 			p++;
 		if (p > tok) {
 			if ((size_t)count == room || (size_t)(p - tok) > CSVFAST_TOKEN_MAX ||
-			    number_parse_fast(s, tok, (size_t)(p - tok), dst + (size_t)count * size))
+			    number_parse_fast(s, tok, (size_t)(p - tok),
+			                      dst + (size_t)count * size))
 				return -1;
 			count++;
 			field_has_value = true;

@@ -1,18 +1,21 @@
 /*
- * Numeric CSV. A regular file is mapped and parsed over the cores by the fast path
- * (data/csvfast.c); where it declines (a quote, an empty field, a bad value, another count),
- * the file is read again as a stream. A stream is read in fixed-size chunks cut at newlines:
+ * Numeric CSV. A regular file (standard input too) is mapped from where its stream stands
+ * and parsed over the cores by the fast path (data/csvfast.c), straight into the values'
+ * array; where it declines (a quote, an empty field, a bad value, another count), the file is
+ * read again as a stream. A stream is read in fixed-size chunks cut at newlines:
  * each plain line goes through the fast path, any other through libcsv, so that an error in
  * a field names its line; memory stays bounded whatever the input (a NUL byte or an endless
  * field is refused where it starts, a stream with a value too many is read no further).
  * Values within a field may be separated by blanks (numpy.savetxt). Output is formatted
- * over the cores and goes to a temporary file renamed over the target.
+ * over the cores, one round of blocks while a thread writes the round before, to a
+ * temporary file renamed over the target.
  */
 #include "data/csvio.h"
 
 #include <csv.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -574,43 +577,84 @@ static void *format_part(void *arg)
 	return NULL;
 }
 
-/* Rounds of one block a thread: formatted together, then written in order. */
+/* One round's texts written in order, on a thread of its own while the next round is
+ * formatted; errno of a failed write kept for the caller's message. */
+struct write_round {
+	FILE *f;
+	struct write_part *parts;
+	size_t used;
+	int err; /* 0, or the failed write's errno */
+	pthread_t th;
+	bool started;
+};
+
+static void *write_round(void *arg)
+{
+	struct write_round *w = arg;
+
+	for (size_t i = 0; i < w->used && !w->err; i++)
+		if (fwrite(w->parts[i].buf, 1, w->parts[i].len, w->f) != w->parts[i].len)
+			w->err = errno ? errno : EIO;
+	return NULL;
+}
+
+/* The round written (waited for where its thread runs): 0, or -1 with e. */
+static int round_done(struct write_round *w, const char *name, struct cs_err *e)
+{
+	if (w->started)
+		pthread_join(w->th, NULL);
+	w->started = false;
+	if (!w->err)
+		return 0;
+	errno = w->err;
+	return err_errno(e, "%s", name);
+}
+
+/* Rounds of one block a thread, formatted together; a round is written while the next is
+ * formatted (into the other half of parts: 2 * k of them). */
 static int write_rounds(FILE *f, const char *name, struct write_part *parts, size_t k, size_t block,
                         struct cs_err *e)
 {
-	size_t n = parts[0].n;
+	size_t n = parts[0].n, half = 0;
+	struct write_round w = {.f = f};
+	int rc = 0;
 
-	for (size_t at = 0; at < n; at += k * block) {
+	for (size_t at = 0; at < n && rc == 0; at += k * block, half ^= 1) {
+		struct write_part *p = parts + half * k;
 		size_t used = 0;
 
 		for (size_t i = 0; i < k && at + i * block < n; i++, used++) {
-			parts[i].from = at + i * block;
-			parts[i].to = parts[i].from + block < n ? parts[i].from + block : n;
+			p[i].from = at + i * block;
+			p[i].to = p[i].from + block < n ? p[i].from + block : n;
 		}
-		par_run(format_part, parts, sizeof(parts[0]), used);
-		for (size_t i = 0; i < used; i++)
-			if (fwrite(parts[i].buf, 1, parts[i].len, f) != parts[i].len)
-				return err_errno(e, "%s", name);
+		par_run(format_part, p, sizeof(p[0]), used);
+		rc = round_done(&w, name, e);
+		w.parts = p;
+		w.used = used;
+		/* one thread formats a small output: it writes too, as a thread costs more */
+		w.started = rc == 0 && k > 1 && pthread_create(&w.th, NULL, write_round, &w) == 0;
+		if (rc == 0 && !w.started)
+			write_round(&w);
 	}
-	return 0;
+	return round_done(&w, name, e) ? -1 : rc;
 }
 
 int csvio_write_stream(FILE *f, const char *name, enum scalar s, const void *src, size_t n,
                        size_t columns, struct cs_err *e)
 {
-	struct write_part parts[PARRUN_MAX];
+	struct write_part parts[2 * PARRUN_MAX];
 	size_t k = n >= 2 * WRITE_THREAD ? par_parts(n, WRITE_THREAD) : 1;
 	size_t block = k > 1 ? WRITE_THREAD / 4 : WRITE_BLOCK;
 	int rc;
 
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; i < 2 * k; i++)
 		parts[i] = (struct write_part){.s = s,
 		                               .src = src,
 		                               .n = n,
 		                               .columns = columns ? columns : 1,
 		                               .buf = xmalloc(block * (NUMBER_BUF + 1))};
 	rc = n ? write_rounds(f, name, parts, k, block, e) : 0;
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; i < 2 * k; i++)
 		free(parts[i].buf);
 	return rc ? rc : file_flush(f, name, e);
 }

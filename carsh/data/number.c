@@ -389,7 +389,7 @@ static int layout_fixed(const struct shortest *sh, char *out)
  * most 2 (1 for a double) apart, so every other decimal that reads back to it lies within 1
  * of it, and no multiple of 10 but itself does (at a distance of exactly 1 it would be odd);
  * its digits are laid out in full (the exponent is under FIXED_MAX_EXP). */
-#define INTEGRAL_FLOAT_MAX  33554432.0        /* 2^25 */
+#define INTEGRAL_FLOAT_MAX  33554432.0         /* 2^25 */
 #define INTEGRAL_DOUBLE_MAX 9007199254740992.0 /* 2^53 */
 
 /* v's integer digits when v is integral below the limit (not -0): the commonest value in
