@@ -6,6 +6,7 @@
  */
 #include "data/csvfast.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,14 +34,46 @@ size_t csvfast_room(size_t len)
 	return len / 2 + 1;
 }
 
+/* At most this many digits make an integer exact in int64 (as number_parse_fast() reads). */
+#define SHORT_DIGITS 18
+
+/* A short integer token ("42", "-7") of a float or double, read in the pass that finds its
+ * end, with the bits number_parse_fast() gives (the int64 rounded once to the nearest): its
+ * length, or 0 for any other token (left to number_parse_fast). */
+static size_t short_integral(enum scalar s, const char *p, const char *end, char *dst)
+{
+	const char *q = p + (*p == '-');
+	const char *first = q;
+	int64_t v = 0;
+	unsigned digit;
+	float f;
+	double d;
+
+	while (q < end && q - first < SHORT_DIGITS && (digit = (unsigned char)*q - '0') <= 9) {
+		v = v * 10 + (int64_t)digit;
+		q++;
+	}
+	/* a 19th digit, a '.', an 'e' ... is another token */
+	if (q == first || (q < end && class_of(*q) == B_VALUE))
+		return 0;
+	if (s == SC_FLOAT) {
+		f = *p == '-' ? -(float)v : (float)v;
+		memcpy(dst, &f, sizeof(f));
+	} else {
+		d = *p == '-' ? -(double)v : (double)v;
+		memcpy(dst, &d, sizeof(d));
+	}
+	return (size_t)(q - p);
+}
+
 /* One line from *pp (which is before end): its values stored at dst, *pp moved past its
  * newline (or to end). -1 when the general parser must read it: an empty line or field, a
  * byte of B_OTHER, more than room values, a value number_parse_fast() declines. */
 static long line_values(enum scalar s, const char **pp, const char *end, char *dst, size_t room)
 {
 	const char *p = *pp;
-	size_t size = scalar_size(s);
-	bool field_has_value = false;
+	size_t size = scalar_size(s), len;
+	bool field_has_value = false, floats = s == SC_FLOAT || s == SC_DOUBLE;
 	long count = 0;
 
 	for (;;) {
@@ -49,6 +82,13 @@ static long line_values(enum scalar s, const char **pp, const char *end, char *d
 		while (p < end && class_of(*p) == B_BLANK)
 			p++;
 		tok = p;
+		if (floats && p < end && (size_t)count < room &&
+		    (len = short_integral(s, p, end, dst + (size_t)count * size)) > 0) {
+			p += len;
+			count++;
+			field_has_value = true;
+			continue;
+		}
 		while (p < end && class_of(*p) == B_VALUE)
 			p++;
 		if (p > tok) {
