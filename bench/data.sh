@@ -15,6 +15,8 @@
 #   value     virtbuf fill --value 0 of 64 MiB (16,777,216 floats) against dd writing 64 MiB
 #             from /dev/zero (target <= 10 ms)
 #   npy fill  virtbuf fill of 64 MiB from a .npy file against cat of the file (<= 15 ms)
+#   create    virtbuf create of 64 MiB (its pages reserved), no reference: the flagship
+#             creates five such buffers
 #   flagship  batches/fft-filter at 4096x4096 (pic.pgm in, a PGM out), default executor, a warm
 #             server (one call first), whole calls; against bench/flagship_cupy.py (CuPy's
 #             fft2/ifft2, the same low-pass; its calls timed inside one warm Python process)
@@ -54,11 +56,13 @@ for r in $(seq 1 "$runs"); do
 	timed t.awk sh -c "awk '{print \$1*2}' <seq.csv >awk.csv"
 	timed t.scalelen sh -c "\"$carsh\" run \"$top/flowmodels/scale.xml\" x=- y=- <seq.csv >outlen.csv"
 	"$carsh" -c "virtbuf create f float 4194304; virtbuf create p float 16777216
-virtbuf create v float 16777216
+time virtbuf create v float 16777216
 time virtbuf fill f f4m.csv; time virtbuf dump f dump.csv
 time virtbuf fill p pic.pgm; time virtbuf dump p out.pgm --columns 4096
 time virtbuf fill v --value 0; time virtbuf fill v big.npy
 virtbuf delete f p v" 2>&1 | reals >times
+	sed -n 1p times >>t.create
+	sed -i 1d times
 	sed -n 1p times >>t.csvfill
 	sed -n 2p times >>t.csvdump
 	sed -n 3p times >>t.pgmfill
@@ -73,6 +77,9 @@ virtbuf delete f p v" 2>&1 | reals >times
 	timed t.catnpy cat big.npy
 	timed t.flag "$carsh" "${flag[@]}" OUT=flag.pgm
 done
+# Where scale's time goes: the job's files in (read, parse) and out (print, write), its
+# transfers and kernel, and the rest of the call (the builtin time of one more run)
+"$carsh" -c "time run \"$top/flowmodels/scale.xml\" x=- y=- N=10000000" <seq.csv 2>phases.txt >/dev/null
 # CuPy's calls are timed inside its process (a warm one, as the server is warm for carsh)
 cupy_rc=0
 python3 "$top/bench/flagship_cupy.py" pic.pgm cupy.pgm 16 "$runs" >t.cupy 2>cupy.err || cupy_rc=$?
@@ -109,3 +116,6 @@ printf '%-10s %10s ms %11s ms %9sx  %s\n' "npy fill" "$(m t.npyfill)" "$(m t.cat
 	"$(ratio "$(m t.npyfill)" "$(m t.catnpy)")" "<= 15 ms (ratio: carsh / cat)"
 printf '%-10s %10s ms %14s %9s   %s\n' flagship "$(m t.flag)" "$cupy" "" \
 	"<= 60 ms (4096², PGM in and out; reference: CuPy${cupy_diff:+, $cupy_diff pixels of its picture differ})"
+printf '%-10s %10s ms %14s %9s   %s\n' create "$(m t.create)" "" "" "virtbuf create of 64 MiB (the flagship makes five)"
+echo "scale's phases (time of one more run; files: the job's read+parse in, print+write out):"
+sed 's/^/    /' phases.txt

@@ -224,7 +224,16 @@ static size_t total_values(const struct part *parts, size_t k)
 	return n;
 }
 
-int csvfast_all(enum scalar s, const char *text, size_t len, void **dst, size_t *n)
+static size_t total_lines(const struct part *parts, size_t k)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < k; i++)
+		n += parts[i].lines;
+	return n;
+}
+
+int csvfast_all(enum scalar s, const char *text, size_t len, void **dst, size_t *n, size_t *lines)
 {
 	struct part parts[PARRUN_MAX];
 	size_t k = parse_parts(parts, s, text, len), total;
@@ -233,6 +242,8 @@ int csvfast_all(enum scalar s, const char *text, size_t len, void **dst, size_t 
 	if (k == 0)
 		return -1;
 	total = total_values(parts, k);
+	if (lines)
+		*lines = total_lines(parts, k);
 	all = malloc(total ? total * scalar_size(s) : 1);
 	if (!all) {
 		free_parts(parts, k);
@@ -257,9 +268,7 @@ int csvfast_into(enum scalar s, const char *text, size_t len, void *dst, size_t 
 		free_parts(parts, k);
 		return 1;
 	}
-	*lines = 0;
-	for (size_t i = 0; i < k; i++)
-		*lines += parts[i].lines;
+	*lines = total_lines(parts, k);
 	place_parts(parts, k, dst);
 	*n = total;
 	return 0;

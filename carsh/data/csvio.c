@@ -447,7 +447,7 @@ static int read_mapped(FILE *f, enum scalar s, void **vals, size_t *n)
 
 	if (map_rest(f, &r))
 		return -1;
-	rc = csvfast_all(s, r.text, r.len, vals, n);
+	rc = csvfast_all(s, r.text, r.len, vals, n, NULL);
 	unmap_rest(f, &r, rc == 0);
 	return rc;
 }

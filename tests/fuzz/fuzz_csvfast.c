@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		        rb ? eb.msg : "");
 		abort();
 	}
-	if (csvfast_all(s, (const char *)data, size, &all, &all_n) == 0) {
+	if (csvfast_all(s, (const char *)data, size, &all, &all_n, NULL) == 0) {
 		if (rb != 0 ? all_n == n : all_n != n || memcmp(all, b, bytes) != 0) {
 			fprintf(stderr, "whole-text fast path: %zu values, general: %d\n", all_n,
 			        rb);
