@@ -525,7 +525,9 @@ static int copy_out(const char *out, int len, char *buf, size_t n)
 
 int number_format(enum scalar s, const void *src, char *buf, size_t n)
 {
-	char out[NUMBER_BUF];
+	char tmp[NUMBER_BUF];
+	/* no form is as long as NUMBER_BUF: a buffer that large is written directly */
+	char *out = n >= NUMBER_BUF ? buf : tmp;
 	float f;
 	double d;
 	int len;
@@ -541,7 +543,10 @@ int number_format(enum scalar s, const void *src, char *buf, size_t n)
 	} else {
 		len = numconv_uint64_text(load_unsigned(s, src), out);
 	}
-	return copy_out(out, len, buf, n);
+	if (out == tmp)
+		return copy_out(out, len, buf, n);
+	buf[len] = '\0';
+	return len;
 }
 
 static int vector_count_error(struct cs_type t, const char *text, size_t count, struct cs_err *e)
