@@ -349,6 +349,10 @@ START_TEST(test_number_format_integral_values)
 	ck_assert_str_eq(fmt_float(33554432.0f, b), "33554432");
 	ck_assert_str_eq(fmt_float(33554448.0f, b), "33554450");
 	ck_assert_str_eq(fmt_float(-7.0f, b), "-7");
+	ck_assert_str_eq(fmt_float(10.0f, b), "10");
+	ck_assert_str_eq(fmt_float(100.0f, b), "100");
+	ck_assert_str_eq(fmt_float(-12345.0f, b), "-12345");
+	ck_assert_str_eq(fmt_double(1234567.0, b), "1234567");
 	ck_assert_str_eq(fmt_float(0.0f, b), "0");
 	ck_assert_str_eq(fmt_double(9007199254740991.0, b), "9007199254740991");
 	ck_assert_str_eq(fmt_double(-9007199254740990.0, b), "-9007199254740990");
