@@ -17,7 +17,7 @@ static int stage_in_hook(void *arg, struct cs_err *e)
 	double t0 = clock_ms();
 	int rc = stage_in(g->jp, e);
 
-	g->st->in_ms += clock_ms() - t0;
+	g->st->in_ms += stage_files_ms(g->jp, t0);
 	return rc;
 }
 
@@ -37,7 +37,7 @@ int plan_run_in(struct rt_session *s, struct job_plan *jp, struct job_result *re
 		res->has_stats = true;
 		t_out = clock_ms();
 		rc = stage_out(jp, &e);
-		res->stats.out_ms += clock_ms() - t_out;
+		res->stats.out_ms += stage_files_ms(jp, t_out);
 		if (rc)
 			err_prefix(&e, "%s: ", jp->kp.label);
 	}

@@ -12,6 +12,7 @@
 #include "data/vbuf.h"
 #include "util/alloc.h"
 #include "util/atomicfile.h"
+#include "util/clock.h"
 #include "util/path.h"
 
 /* Inputs are mapped read-only: a kernel run gone wrong cannot change a buffer it only
@@ -237,4 +238,12 @@ void stage_release(struct job_plan *jp)
 		binio_unmap(&b->file_map);
 		b->host_owned = b->host_mapped = false;
 	}
+}
+
+double stage_files_ms(const struct job_plan *jp, double t0)
+{
+	for (size_t i = 0; i < jp->kp.nargs; i++)
+		if (jp->binds[i].how == BIND_FILE)
+			return clock_ms() - t0;
+	return 0;
 }

@@ -217,7 +217,7 @@ static int execute(struct texec *t, struct job_plan *jp, struct rt_exec *x, void
 		queue_pending(t, tag, x->pending, x->unfinished);
 	t0 = clock_ms();
 	rc = stage_out(jp, e) ? err_prefix(e, "%s: ", jp->kp.label) : 0;
-	st->out_ms += clock_ms() - t0;
+	st->out_ms += stage_files_ms(jp, t0);
 	return rc;
 }
 
@@ -238,7 +238,7 @@ static int stage_hook(void *arg, struct cs_err *e)
 	double t0 = clock_ms();
 
 	rc = rc || stage_in_files(g->jp, e);
-	g->st->in_ms += clock_ms() - t0;
+	g->st->in_ms += stage_files_ms(g->jp, t0);
 
 	/* The feeder borrows the buffers it is given, and a private copy ends with the job. */
 	for (size_t i = 0; i < g->jp->kp.nargs; i++)

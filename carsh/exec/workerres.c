@@ -209,7 +209,7 @@ static int stage_hook(void *arg, struct cs_err *e)
 			return err_prefix(e, "stream '%s': ", j->jp->kp.args[i].name);
 	t0 = clock_ms();
 	rc = stage_in_files(j->jp, e);
-	j->st->in_ms += clock_ms() - t0;
+	j->st->in_ms += stage_files_ms(j->jp, t0);
 	return rc;
 }
 
@@ -279,7 +279,7 @@ static int run_on_device(struct rt_session *s, struct wjob *j, struct cs_err *e)
 	store(j, j->x->final);
 	t0 = clock_ms();
 	rc = stage_out(jp, e) ? err_prefix(e, "%s: ", jp->kp.label) : 0;
-	j->st->out_ms += clock_ms() - t0;
+	j->st->out_ms += stage_files_ms(jp, t0);
 	return rc;
 }
 
