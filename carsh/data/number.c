@@ -392,16 +392,41 @@ static int layout_fixed(const struct shortest *sh, char *out)
 #define INTEGRAL_FLOAT_MAX  33554432.0         /* 2^25 */
 #define INTEGRAL_DOUBLE_MAX 9007199254740992.0 /* 2^53 */
 
+/* How many decimal digits u has, in a few steps of a halving size. */
+static int digit_count(uint64_t u)
+{
+	int n = 1;
+
+	if (u >= 10000000000000000ULL) {
+		n += 16;
+		u /= 10000000000000000ULL;
+	}
+	if (u >= 100000000) {
+		n += 8;
+		u /= 100000000;
+	}
+	if (u >= 10000) {
+		n += 4;
+		u /= 10000;
+	}
+	if (u >= 100) {
+		n += 2;
+		u /= 100;
+	}
+	return u >= 10 ? n + 1 : n;
+}
+
 /* The decimal digits of u, two at a time from a table, from the last: half the time of
- * std::to_chars (which counts the digits first, a chain of multiplies) for the integral
- * floats of a large output; checked against printf for every integral float below 2^25. */
+ * std::to_chars (which counts the digits one multiply at a time) for the integral floats
+ * of a large output; checked against printf for every integral float below 2^25. */
 static int u64_digits(uint64_t u, char *out)
 {
 	static const char pairs[] = "000102030405060708091011121314151617181920212223242526272829"
 	                            "303132333435363738394041424344454647484950515253545556575859"
 	                            "606162636465666768697071727374757677787980818283848586878889"
 	                            "90919293949596979899";
-	char tmp[20], *p = tmp + sizeof(tmp); /* from the last digit: no count first */
+	int len = digit_count(u);
+	char *p = out + len;
 
 	while (u >= 100) {
 		p -= 2;
@@ -414,8 +439,7 @@ static int u64_digits(uint64_t u, char *out)
 	} else {
 		*--p = (char)('0' + u);
 	}
-	memcpy(out, p, (size_t)(tmp + sizeof(tmp) - p));
-	return (int)(tmp + sizeof(tmp) - p);
+	return len;
 }
 
 /* v's integer digits when v is integral below the limit (not -0): the commonest value in
