@@ -18,6 +18,7 @@
 #include "util/alloc.h"
 #include "util/atomicfile.h"
 #include "util/parcopy.h"
+#include "util/prefault.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "binary streams assume a little-endian host"
@@ -64,14 +65,17 @@ static int locate(const unsigned char *p, size_t len, enum bin_kind k, enum scal
 	return 0;
 }
 
-/* The file's pages mapped private and writable, populated while read-only: MAP_POPULATE on
- * a writable private mapping would take every page's copy-on-write up front (a copy of the
+/* The file's pages mapped private and writable, populated while read-only: populating a
+ * writable private mapping would take every page's copy-on-write up front (a copy of the
  * whole file before anyone writes), where read-only it maps the page cache as it is and a
- * page is copied only when a kernel's InOut writes it. */
+ * page is copied only when a kernel's InOut writes it. A large file is populated over the
+ * cores (prefault), not by MAP_POPULATE on this thread. */
 static void *map_pages(int fd, size_t len)
 {
-	void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
 
+	if (p != MAP_FAILED)
+		prefault(p, len, false);
 	if (p != MAP_FAILED && mprotect(p, len, PROT_READ | PROT_WRITE) != 0) {
 		int saved = errno;
 

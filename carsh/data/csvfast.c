@@ -1,28 +1,32 @@
 /*
  * Plain numeric lines without libcsv: commas and blanks split them, number_parse_fast()
  * (std::from_chars) reads each value. A large text is cut at line boundaries into one part a
- * core; each part is parsed into its own array and the arrays are joined in order.
+ * core; each part is parsed into its own array in one pass over its bytes (a table says what
+ * each byte is), and each array is then copied to its place by its own thread.
  */
 #include "data/csvfast.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/parcopy.h"
 #include "util/parrun.h"
 
 /* A part smaller than this is not worth a thread. */
 #define PART_MIN ((size_t)1 << 20)
 
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
+/* What a byte is to the fast path: part of a value, a separator, or a byte the general
+ * parser treats its own way (a quote, a CR, a NUL). */
+enum byte_class { B_VALUE, B_BLANK, B_COMMA, B_NEWLINE, B_OTHER };
 
-/* The bytes the general parser treats its own way: quotes, CRs, NULs. */
-static bool plain_line(const char *line, size_t len)
+static const unsigned char byte_class[256] = {
+        ['\0'] = B_OTHER, ['\t'] = B_BLANK, ['\n'] = B_NEWLINE, ['\r'] = B_OTHER,
+        [' '] = B_BLANK,  ['"'] = B_OTHER,  [','] = B_COMMA,
+};
+
+static enum byte_class class_of(char c)
 {
-	return !memchr(line, '"', len) && !memchr(line, '\r', len) && !memchr(line, '\0', len);
+	return (enum byte_class)byte_class[(unsigned char)c];
 }
 
 size_t csvfast_room(size_t len)
@@ -30,90 +34,155 @@ size_t csvfast_room(size_t len)
 	return len / 2 + 1;
 }
 
-/* One comma-separated field: its blank-separated values. -1 for an empty field. */
-static long field_values(enum scalar s, const char *p, const char *end, char *dst, size_t room)
+/* At most this many digits make an integer exact in int64 (as number_parse_fast() reads). */
+#define SHORT_DIGITS 18
+
+/* A short integer token ("42", "-7") of a float or double, read in the pass that finds its
+ * end, with the bits number_parse_fast() gives (the int64 rounded once to the nearest): its
+ * length, or 0 for any other token (left to number_parse_fast). */
+static size_t short_integral(enum scalar s, const char *p, const char *end, char *dst)
 {
-	size_t size = scalar_size(s);
+	const char *q = p + (*p == '-');
+	const char *first = q;
+	int64_t v = 0;
+	unsigned digit;
+	float f;
+	double d;
+
+	while (q < end && q - first < SHORT_DIGITS && (digit = (unsigned char)*q - '0') <= 9) {
+		v = v * 10 + (int64_t)digit;
+		q++;
+	}
+	/* a 19th digit, a '.', an 'e' ... is another token */
+	if (q == first || (q < end && class_of(*q) == B_VALUE))
+		return 0;
+	if (s == SC_FLOAT) {
+		f = *p == '-' ? -(float)v : (float)v;
+		memcpy(dst, &f, sizeof(f));
+	} else {
+		d = *p == '-' ? -(double)v : (double)v;
+		memcpy(dst, &d, sizeof(d));
+	}
+	return (size_t)(q - p);
+}
+
+/* One line from *pp (which is before end): its values stored at dst, *pp moved past its
+ * newline (or to end). -1 when the general parser must read it: an empty line or field, a
+ * byte of B_OTHER, more than room values, a value number_parse_fast() declines. */
+static long line_values(enum scalar s, const char **pp, const char *end, char *dst, size_t room)
+{
+	const char *p = *pp;
+	size_t size = scalar_size(s), len;
+	bool field_has_value = false, floats = s == SC_FLOAT || s == SC_DOUBLE;
 	long count = 0;
 
 	for (;;) {
 		const char *tok;
 
-		while (p < end && is_blank(*p))
+		while (p < end && class_of(*p) == B_BLANK)
 			p++;
-		if (p == end)
-			return count ? count : -1;
 		tok = p;
-		while (p < end && !is_blank(*p))
+		if (floats && p < end && (size_t)count < room &&
+		    (len = short_integral(s, p, end, dst + (size_t)count * size)) > 0) {
+			p += len;
+			count++;
+			field_has_value = true;
+			continue;
+		}
+		while (p < end && class_of(*p) == B_VALUE)
 			p++;
-		if ((size_t)count == room || (size_t)(p - tok) > CSVFAST_TOKEN_MAX ||
-		    number_parse_fast(s, tok, (size_t)(p - tok), dst + (size_t)count * size))
+		if (p > tok) {
+			if ((size_t)count == room || (size_t)(p - tok) > CSVFAST_TOKEN_MAX ||
+			    number_parse_fast(s, tok, (size_t)(p - tok),
+			                      dst + (size_t)count * size))
+				return -1;
+			count++;
+			field_has_value = true;
+			continue;
+		}
+		if (!field_has_value || (p < end && class_of(*p) == B_OTHER))
 			return -1;
-		count++;
-	}
-}
-
-/* csvfast_line() of a line already known plain. */
-static long plain_values(enum scalar s, const char *line, size_t len, char *dst, size_t room)
-{
-	const char *p = line, *end = line + len;
-	size_t size = scalar_size(s);
-	long count = 0;
-
-	if (len == 0)
-		return -1;
-	for (;;) {
-		const char *comma = memchr(p, ',', (size_t)(end - p));
-		const char *field_end = comma ? comma : end;
-		long got = field_values(s, p, field_end, dst + (size_t)count * size,
-		                        room - (size_t)count);
-
-		if (got < 0)
-			return -1;
-		count += got;
-		if (!comma)
-			return count;
-		p = comma + 1;
+		if (p < end && *p == ',') {
+			p++;
+			field_has_value = false;
+			continue;
+		}
+		*pp = p < end ? p + 1 : end;
+		return count;
 	}
 }
 
 long csvfast_line(enum scalar s, const char *line, size_t len, char *dst, size_t room)
 {
-	return plain_line(line, len) ? plain_values(s, line, len, dst, room) : -1;
+	const char *p = line, *end = line + len;
+	long got = len ? line_values(s, &p, end, dst, room) : -1;
+
+	return p == end ? got : -1; /* a newline inside is not one line */
 }
 
 struct part {
 	enum scalar s;
 	const char *text;
 	size_t len;
-	char *dst;
-	size_t n;
+	char *vals;   /* the part's values: its own array, or its place in the caller's */
+	bool own;     /* vals allocated by parse_part (room: csvfast_room), else room given */
+	size_t room;  /* values vals can hold */
+	size_t n;     /* how many */
+	size_t lines; /* newlines passed */
+	char *dst;    /* place_part: where its values go */
 	bool failed;
 };
+
+/* A line that is one short integer and its newline (what `seq` writes), read as a float or
+ * double into dst: the bytes taken, or 0 for any other line (line_values reads it; dst may
+ * have been written). */
+static size_t integer_line(enum scalar s, const char *p, const char *end, char *dst)
+{
+	size_t len = short_integral(s, p, end, dst);
+
+	return len && (size_t)(end - p) > len && p[len] == '\n' ? len + 1 : 0;
+}
 
 static void *parse_part(void *arg)
 {
 	struct part *pt = arg;
 	const char *p = pt->text, *end = pt->text + pt->len;
-	size_t size = scalar_size(pt->s);
+	size_t size = scalar_size(pt->s), room, took;
+	bool floats = pt->s == SC_FLOAT || pt->s == SC_DOUBLE;
 
-	/* The whole part checked plain in three scans, not three calls a line. */
-	if (!plain_line(pt->text, pt->len)) {
-		pt->failed = true;
-		return NULL;
+	if (pt->own) {
+		pt->room = csvfast_room(pt->len);
+		pt->vals = malloc(pt->room * size);
 	}
-	pt->dst = malloc(csvfast_room(pt->len) * size);
-	pt->failed = pt->dst == NULL;
+	room = pt->room;
+	pt->failed = pt->vals == NULL;
 	while (!pt->failed && p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *line_end = nl ? nl : end;
-		long got = plain_values(pt->s, p, (size_t)(line_end - p), pt->dst + pt->n * size,
-		                        csvfast_room(pt->len) - pt->n);
+		long got;
 
-		pt->failed = got < 0;
-		pt->n += got < 0 ? 0 : (size_t)got;
-		p = nl ? nl + 1 : end;
+		if (floats && pt->n < room &&
+		    (took = integer_line(pt->s, p, end, pt->vals + pt->n * size)) > 0) {
+			p += took;
+			pt->n++;
+			pt->lines++;
+			continue;
+		}
+		got = line_values(pt->s, &p, end, pt->vals + pt->n * size, room - pt->n);
+		if (got < 0) {
+			pt->failed = true;
+			break;
+		}
+		pt->n += (size_t)got;
+		pt->lines += p[-1] == '\n'; /* a line was read: p moved */
 	}
+	return NULL;
+}
+
+static void *place_part(void *arg)
+{
+	struct part *pt = arg;
+
+	if (pt->n)
+		memcpy(pt->dst, pt->vals, pt->n * scalar_size(pt->s));
 	return NULL;
 }
 
@@ -132,43 +201,164 @@ static void cut(struct part *parts, size_t k, enum scalar s, const char *text, s
 		} else if (i + 1 < k) {
 			to = at;
 		}
-		parts[i] = (struct part){.s = s, .text = text + at, .len = to - at};
+		parts[i] = (struct part){.s = s, .text = text + at, .len = to - at, .own = true};
 		at = to;
 	}
 }
 
-static int join(struct part *parts, size_t k, size_t size, void **dst, size_t *n)
+static void free_parts(struct part *parts, size_t k)
 {
-	size_t total = 0, at = 0;
-	char *all;
+	for (size_t i = 0; i < k; i++)
+		if (parts[i].own)
+			free(parts[i].vals);
+}
+
+/* Every part parsed: the number of parts, or 0 when one failed (their arrays freed). */
+static size_t parse_parts(struct part *parts, enum scalar s, const char *text, size_t len)
+{
+	size_t k = par_parts(len, PART_MIN);
+	bool failed = false;
+
+	cut(parts, k, s, text, len);
+	par_run(parse_part, parts, sizeof(parts[0]), k);
+	for (size_t i = 0; i < k; i++)
+		failed = failed || parts[i].failed;
+	if (!failed)
+		return k;
+	free_parts(parts, k);
+	return 0;
+}
+
+/* The parts' values copied in order to dst (over the parts' threads); their arrays freed. */
+static void place_parts(struct part *parts, size_t k, char *dst)
+{
+	size_t size = scalar_size(parts[0].s), at = 0;
 
 	for (size_t i = 0; i < k; i++) {
-		if (parts[i].failed)
-			return -1;
-		total += parts[i].n;
-	}
-	all = malloc(total ? total * size : 1);
-	if (!all)
-		return -1;
-	for (size_t i = 0; i < k; i++) {
-		par_memcpy(all + at * size, parts[i].dst, parts[i].n * size, 0);
+		parts[i].dst = dst + at * size;
 		at += parts[i].n;
 	}
+	par_run(place_part, parts, sizeof(parts[0]), k);
+	free_parts(parts, k);
+}
+
+static size_t total_values(const struct part *parts, size_t k)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < k; i++)
+		n += parts[i].n;
+	return n;
+}
+
+static size_t total_lines(const struct part *parts, size_t k)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < k; i++)
+		n += parts[i].lines;
+	return n;
+}
+
+int csvfast_all(enum scalar s, const char *text, size_t len, void **dst, size_t *n, size_t *lines)
+{
+	struct part parts[PARRUN_MAX];
+	size_t k = parse_parts(parts, s, text, len), total;
+	char *all;
+
+	if (k == 0)
+		return -1;
+	total = total_values(parts, k);
+	if (lines)
+		*lines = total_lines(parts, k);
+	all = malloc(total ? total * scalar_size(s) : 1);
+	if (!all) {
+		free_parts(parts, k);
+		return -1;
+	}
+	place_parts(parts, k, all);
 	*dst = all;
 	*n = total;
 	return 0;
 }
 
-int csvfast_all(enum scalar s, const char *text, size_t len, void **dst, size_t *n)
+/* Bytes counted a block at a time: GCC's -O2 vectorises a loop of a fixed count (a memchr
+ * a line cost more than the parse it saved). */
+#define COUNT_BLOCK 64
+
+static size_t newlines(const char *restrict p, size_t len)
+{
+	size_t n = 0, i = 0;
+
+	for (; len - i >= COUNT_BLOCK; i += COUNT_BLOCK) {
+		unsigned char c = 0;
+
+		for (size_t j = 0; j < COUNT_BLOCK; j++)
+			c += p[i + j] == '\n';
+		n += c;
+	}
+	for (; i < len; i++)
+		n += p[i] == '\n';
+	return n;
+}
+
+/* The lines of a part: its newlines, and a last line without one. */
+static void *count_part(void *arg)
+{
+	struct part *pt = arg;
+
+	pt->room = newlines(pt->text, pt->len) + (pt->len && pt->text[pt->len - 1] != '\n');
+	return NULL;
+}
+
+/* The commonest text, one value a line, parsed straight into dst: each part's place is
+ * where its lines say, so no array of its own and no copy. 0 when every line held one
+ * value, -1 otherwise (dst may have been written). */
+static int parse_in_place(enum scalar s, const char *text, size_t len, char *dst, size_t room,
+                          size_t *n, size_t *lines)
 {
 	struct part parts[PARRUN_MAX];
-	size_t k = par_parts(len, PART_MIN);
-	int rc;
+	size_t k = par_parts(len, PART_MIN), at = 0;
 
 	cut(parts, k, s, text, len);
+	par_run(count_part, parts, sizeof(parts[0]), k);
+	for (size_t i = 0; i < k; i++) {
+		parts[i].own = false;
+		parts[i].vals = dst + at * scalar_size(s);
+		at += parts[i].room;
+	}
+	if (at > room)
+		return -1;
 	par_run(parse_part, parts, sizeof(parts[0]), k);
-	rc = join(parts, k, scalar_size(s), dst, n);
-	for (size_t i = 0; i < k; i++)
-		free(parts[i].dst);
-	return rc;
+	*lines = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (parts[i].failed || parts[i].n != parts[i].room)
+			return -1;
+		*lines += parts[i].lines;
+	}
+	*n = at;
+	return 0;
+}
+
+int csvfast_into(enum scalar s, const char *text, size_t len, void *dst, size_t room, size_t *n,
+                 size_t *lines)
+{
+	struct part parts[PARRUN_MAX];
+	size_t k, total;
+
+	if (parse_in_place(s, text, len, dst, room, n, lines) == 0)
+		return 0;
+	k = parse_parts(parts, s, text, len);
+
+	if (k == 0)
+		return -1;
+	total = total_values(parts, k);
+	if (total > room) {
+		free_parts(parts, k);
+		return 1;
+	}
+	*lines = total_lines(parts, k);
+	place_parts(parts, k, dst);
+	*n = total;
+	return 0;
 }

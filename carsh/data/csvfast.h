@@ -24,8 +24,15 @@ long csvfast_line(enum scalar s, const char *line, size_t len, char *dst, size_t
 size_t csvfast_room(size_t len);
 
 /* Every value of the text (whole lines; the last may lack its newline), over the cores for a
- * large text: 0 with *dst allocated (free() it) and *n set, or -1 when some line needs the
- * general parser or memory ran short (nothing allocated, no error set). */
-int csvfast_all(enum scalar s, const char *text, size_t len, void **dst, size_t *n);
+ * large text: 0 with *dst allocated (free() it), *n set and *lines (when not NULL) set to the
+ * newlines of the text, or -1 when some line needs the general parser or memory ran short
+ * (nothing allocated, no error set). */
+int csvfast_all(enum scalar s, const char *text, size_t len, void **dst, size_t *n, size_t *lines);
+
+/* The same into dst, which has room for `room` scalars: 0 with *n values stored and *lines
+ * set to the newlines of the text, 1 when it holds more than room values (nothing stored),
+ * -1 as for csvfast_all. */
+int csvfast_into(enum scalar s, const char *text, size_t len, void *dst, size_t room, size_t *n,
+                 size_t *lines);
 
 #endif

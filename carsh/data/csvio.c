@@ -1,18 +1,21 @@
 /*
- * Numeric CSV. A regular file is mapped and parsed over the cores by the fast path
- * (data/csvfast.c); where it declines (a quote, an empty field, a bad value, another count),
- * the file is read again as a stream. A stream is read in fixed-size chunks cut at newlines:
+ * Numeric CSV. A regular file (standard input too) is mapped from where its stream stands
+ * and parsed over the cores by the fast path (data/csvfast.c), straight into the values'
+ * array; where it declines (a quote, an empty field, a bad value, another count), the file is
+ * read again as a stream. A stream is read in fixed-size chunks cut at newlines:
  * each plain line goes through the fast path, any other through libcsv, so that an error in
  * a field names its line; memory stays bounded whatever the input (a NUL byte or an endless
  * field is refused where it starts, a stream with a value too many is read no further).
  * Values within a field may be separated by blanks (numpy.savetxt). Output is formatted
- * over the cores and goes to a temporary file renamed over the target.
+ * over the cores, one round of blocks while a thread writes the round before, to a
+ * temporary file renamed over the target.
  */
 #include "data/csvio.h"
 
 #include <csv.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -236,27 +239,19 @@ static bool fast_piece(struct csv_reader *r, const char *s, size_t len, bool who
 	return true;
 }
 
-/* Whole lines of a stream parsed over the cores (csvfast_all) when they are all plain and
+/* Whole lines of a stream parsed over the cores (csvfast_into) when they are all plain and
  * fit: true when done, with the line count moved on as feed_chunk would. */
 static bool fast_chunk(struct csv_reader *r, const char *s, size_t len)
 {
-	size_t lines = 0, got;
-	void *vals;
+	size_t lines, got, room;
 
-	if (r->quoted || r->mid_record || r->general || !r->line_ended || len < READ_CHUNK / 4 ||
-	    csvfast_all(r->scalar, s, len, &vals, &got))
+	if (r->quoted || r->mid_record || r->general || !r->line_ended || len < READ_CHUNK / 4)
 		return false;
-	if (r->grow)
-		line_room(r, 2 * got); /* room for at least got values */
-	if (r->count + got > r->cap) {
-		free(vals); /* too many: the line-by-line reader counts them and says so */
+	room = line_room(r, len);
+	/* Too many values: the line-by-line reader counts them and says so. */
+	if (csvfast_into(r->scalar, s, len, r->dst + r->count * r->size, room, &got, &lines) != 0)
 		return false;
-	}
-	par_memcpy(r->dst + r->count * r->size, vals, got * r->size, 0);
-	free(vals);
 	r->count += got;
-	for (const char *p = s; (p = memchr(p, '\n', (size_t)(s + len - p))); p++)
-		lines++;
 	r->line += lines + (s[len - 1] != '\n');
 	r->line_ended = s[len - 1] == '\n';
 	r->field_len = 0;
@@ -378,12 +373,6 @@ static int read_stream(FILE *f, const char *name, enum scalar s, void *dst, size
 	return 0;
 }
 
-int csvio_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_t n,
-                      struct cs_err *e)
-{
-	return read_stream(f, name, s, dst, n, false, e);
-}
-
 int csvio_read_general(FILE *f, const char *name, enum scalar s, void *dst, size_t n,
                        struct cs_err *e)
 {
@@ -407,24 +396,73 @@ static int with_input(const char *path, int (*fn)(FILE *f, const char *name, voi
 	return rc;
 }
 
-/* A regular file mapped and parsed over the cores: 0 with *vals allocated, or -1 when the
- * general reader must read it (it is not a regular file, cannot be mapped, or some line is
- * not plain). The file position is left alone. */
+/* The rest of a regular file from the stream's position, mapped. */
+struct file_rest {
+	void *map;
+	size_t map_len;
+	const char *text;
+	size_t len;
+	off_t end; /* the file's size */
+};
+
+/* 0 with r mapped, or -1 when f is not a regular file with bytes left, or cannot be mapped. */
+static int map_rest(FILE *f, struct file_rest *r)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	int fd = fileno(f);
+	struct stat st;
+	off_t at, base;
+
+	if (fd < 0 || page <= 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return -1;
+	at = ftello(f); /* where the stream is, whatever its buffer holds */
+	if (at < 0 || st.st_size <= at || (uintmax_t)(st.st_size - at) > SIZE_MAX / 2)
+		return -1;
+	base = at - at % page;
+	r->map_len = (size_t)(st.st_size - base);
+	r->map = mmap(NULL, r->map_len, PROT_READ, MAP_PRIVATE, fd, base);
+	if (r->map == MAP_FAILED)
+		return -1;
+	r->text = (const char *)r->map + (at - base);
+	r->len = (size_t)(st.st_size - at);
+	r->end = st.st_size;
+	return 0;
+}
+
+/* The stream moved past what was parsed from its mapping, as reading it would have. */
+static void unmap_rest(FILE *f, struct file_rest *r, bool consumed)
+{
+	munmap(r->map, r->map_len);
+	if (consumed)
+		fseeko(f, r->end, SEEK_SET);
+}
+
+/* The rest of a regular file (standard input too) mapped and parsed over the cores: 0 with
+ * *vals allocated, or -1 when the general reader must read it (it is not a regular file,
+ * cannot be mapped, or some line is not plain); then the stream's position is left alone. */
 static int read_mapped(FILE *f, enum scalar s, void **vals, size_t *n)
 {
-	struct stat st;
-	int fd = fileno(f);
-	void *map;
+	struct file_rest r;
 	int rc;
 
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    (uintmax_t)st.st_size > SIZE_MAX)
+	if (map_rest(f, &r))
 		return -1;
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED)
+	rc = csvfast_all(s, r.text, r.len, vals, n, NULL);
+	unmap_rest(f, &r, rc == 0);
+	return rc;
+}
+
+/* The same straight into dst when the rest holds exactly n values: 0 when done. */
+static int read_mapped_exact(FILE *f, enum scalar s, void *dst, size_t n)
+{
+	struct file_rest r;
+	size_t got, lines;
+	int rc;
+
+	if (map_rest(f, &r))
 		return -1;
-	rc = csvfast_all(s, map, (size_t)st.st_size, vals, n);
-	munmap(map, (size_t)st.st_size);
+	rc = csvfast_into(s, r.text, r.len, dst, n, &got, &lines) == 0 && got == n ? 0 : -1;
+	unmap_rest(f, &r, rc == 0);
 	return rc;
 }
 
@@ -436,23 +474,22 @@ struct read_args {
 	size_t lines_before; /* read_growing: lines of the input before this text */
 };
 
+/* Another count falls to the stream reader, which says how many in its own words. */
 static int read_fixed(FILE *f, const char *name, void *arg)
 {
 	struct read_args *a = arg;
-	void *vals;
-	size_t n;
 
-	if (read_mapped(f, a->scalar, &vals, &n) == 0) {
-		bool fits = n == a->n;
+	if (read_mapped_exact(f, a->scalar, a->dst, a->n) == 0)
+		return 0;
+	return read_stream(f, name, a->scalar, a->dst, a->n, false, a->e);
+}
 
-		/* Another count: the stream reader says how many in its own words. */
-		if (fits)
-			par_memcpy(a->dst, vals, n * scalar_size(a->scalar), 0);
-		free(vals);
-		if (fits)
-			return 0;
-	}
-	return csvio_read_stream(f, name, a->scalar, a->dst, a->n, a->e);
+int csvio_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_t n,
+                      struct cs_err *e)
+{
+	struct read_args a = {s, dst, n, e, 0};
+
+	return read_fixed(f, name, &a);
 }
 
 int csvio_read(const char *path, enum scalar s, void *dst, size_t n, struct cs_err *e)
@@ -540,43 +577,84 @@ static void *format_part(void *arg)
 	return NULL;
 }
 
-/* Rounds of one block a thread: formatted together, then written in order. */
+/* One round's texts written in order, on a thread of its own while the next round is
+ * formatted; errno of a failed write kept for the caller's message. */
+struct write_round {
+	FILE *f;
+	struct write_part *parts;
+	size_t used;
+	int err; /* 0, or the failed write's errno */
+	pthread_t th;
+	bool started;
+};
+
+static void *write_round(void *arg)
+{
+	struct write_round *w = arg;
+
+	for (size_t i = 0; i < w->used && !w->err; i++)
+		if (fwrite(w->parts[i].buf, 1, w->parts[i].len, w->f) != w->parts[i].len)
+			w->err = errno ? errno : EIO;
+	return NULL;
+}
+
+/* The round written (waited for where its thread runs): 0, or -1 with e. */
+static int round_done(struct write_round *w, const char *name, struct cs_err *e)
+{
+	if (w->started)
+		pthread_join(w->th, NULL);
+	w->started = false;
+	if (!w->err)
+		return 0;
+	errno = w->err;
+	return err_errno(e, "%s", name);
+}
+
+/* Rounds of one block a thread, formatted together; a round is written while the next is
+ * formatted (into the other half of parts: 2 * k of them). */
 static int write_rounds(FILE *f, const char *name, struct write_part *parts, size_t k, size_t block,
                         struct cs_err *e)
 {
-	size_t n = parts[0].n;
+	size_t n = parts[0].n, half = 0;
+	struct write_round w = {.f = f};
+	int rc = 0;
 
-	for (size_t at = 0; at < n; at += k * block) {
+	for (size_t at = 0; at < n && rc == 0; at += k * block, half ^= 1) {
+		struct write_part *p = parts + half * k;
 		size_t used = 0;
 
 		for (size_t i = 0; i < k && at + i * block < n; i++, used++) {
-			parts[i].from = at + i * block;
-			parts[i].to = parts[i].from + block < n ? parts[i].from + block : n;
+			p[i].from = at + i * block;
+			p[i].to = p[i].from + block < n ? p[i].from + block : n;
 		}
-		par_run(format_part, parts, sizeof(parts[0]), used);
-		for (size_t i = 0; i < used; i++)
-			if (fwrite(parts[i].buf, 1, parts[i].len, f) != parts[i].len)
-				return err_errno(e, "%s", name);
+		par_run(format_part, p, sizeof(p[0]), used);
+		rc = round_done(&w, name, e);
+		w.parts = p;
+		w.used = used;
+		/* one thread formats a small output: it writes too, as a thread costs more */
+		w.started = rc == 0 && k > 1 && pthread_create(&w.th, NULL, write_round, &w) == 0;
+		if (rc == 0 && !w.started)
+			write_round(&w);
 	}
-	return 0;
+	return round_done(&w, name, e) ? -1 : rc;
 }
 
 int csvio_write_stream(FILE *f, const char *name, enum scalar s, const void *src, size_t n,
                        size_t columns, struct cs_err *e)
 {
-	struct write_part parts[PARRUN_MAX];
+	struct write_part parts[2 * PARRUN_MAX];
 	size_t k = n >= 2 * WRITE_THREAD ? par_parts(n, WRITE_THREAD) : 1;
 	size_t block = k > 1 ? WRITE_THREAD / 4 : WRITE_BLOCK;
 	int rc;
 
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; i < 2 * k; i++)
 		parts[i] = (struct write_part){.s = s,
 		                               .src = src,
 		                               .n = n,
 		                               .columns = columns ? columns : 1,
 		                               .buf = xmalloc(block * (NUMBER_BUF + 1))};
 	rc = n ? write_rounds(f, name, parts, k, block, e) : 0;
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; i < 2 * k; i++)
 		free(parts[i].buf);
 	return rc ? rc : file_flush(f, name, e);
 }

@@ -385,13 +385,89 @@ static int layout_fixed(const struct shortest *sh, char *out)
 	return (int)(o - out);
 }
 
+/* Below these an integral float or double is its own shortest form: its neighbours are at
+ * most 2 (1 for a double) apart, so every other decimal that reads back to it lies within 1
+ * of it, and no multiple of 10 but itself does (at a distance of exactly 1 it would be odd);
+ * its digits are laid out in full (the exponent is under FIXED_MAX_EXP). */
+#define INTEGRAL_FLOAT_MAX  33554432.0         /* 2^25 */
+#define INTEGRAL_DOUBLE_MAX 9007199254740992.0 /* 2^53 */
+
+/* How many decimal digits u has, in a few steps of a halving size. */
+static int digit_count(uint64_t u)
+{
+	int n = 1;
+
+	if (u >= 10000000000000000ULL) {
+		n += 16;
+		u /= 10000000000000000ULL;
+	}
+	if (u >= 100000000) {
+		n += 8;
+		u /= 100000000;
+	}
+	if (u >= 10000) {
+		n += 4;
+		u /= 10000;
+	}
+	if (u >= 100) {
+		n += 2;
+		u /= 100;
+	}
+	return u >= 10 ? n + 1 : n;
+}
+
+/* The decimal digits of u, two at a time from a table, from the last: half the time of
+ * std::to_chars (which counts the digits one multiply at a time) for the integral floats
+ * of a large output; checked against printf for every integral float below 2^25. */
+static int u64_digits(uint64_t u, char *out)
+{
+	static const char pairs[] = "000102030405060708091011121314151617181920212223242526272829"
+	                            "303132333435363738394041424344454647484950515253545556575859"
+	                            "606162636465666768697071727374757677787980818283848586878889"
+	                            "90919293949596979899";
+	int len = digit_count(u);
+	char *p = out + len;
+
+	while (u >= 100) {
+		p -= 2;
+		memcpy(p, pairs + 2 * (u % 100), 2);
+		u /= 100;
+	}
+	if (u >= 10) {
+		p -= 2;
+		memcpy(p, pairs + 2 * u, 2);
+	} else {
+		*--p = (char)('0' + u);
+	}
+	return len;
+}
+
+/* v's integer digits when v is integral below the limit (not -0): the commonest value in
+ * the CSV of scripts, printed without the shortest-digit search. 0 when not. */
+static int format_integral(double v, double limit, char *out)
+{
+	int64_t i;
+
+	if (!(v > -limit && v < limit))
+		return 0;
+	i = (int64_t)v;
+	if ((double)i != v || (i == 0 && signbit(v)))
+		return 0;
+	if (i >= 0)
+		return u64_digits((uint64_t)i, out);
+	*out = '-';
+	return 1 + u64_digits((uint64_t)-i, out + 1);
+}
+
 /* out holds NUMBER_BUF bytes; returns the length, no NUL written. */
 static int format_shortest(double v, bool is_float, char *out)
 {
 	char sci[40];
 	struct shortest sh;
-	int len;
+	int len = format_integral(v, is_float ? INTEGRAL_FLOAT_MAX : INTEGRAL_DOUBLE_MAX, out);
 
+	if (len > 0)
+		return len;
 	if (isnan(v)) {
 		memcpy(out, "nan", 3);
 		return 3;
@@ -502,7 +578,9 @@ static int copy_out(const char *out, int len, char *buf, size_t n)
 
 int number_format(enum scalar s, const void *src, char *buf, size_t n)
 {
-	char out[NUMBER_BUF];
+	char tmp[NUMBER_BUF];
+	/* no form is as long as NUMBER_BUF: a buffer that large is written directly */
+	char *out = n >= NUMBER_BUF ? buf : tmp;
 	float f;
 	double d;
 	int len;
@@ -518,7 +596,10 @@ int number_format(enum scalar s, const void *src, char *buf, size_t n)
 	} else {
 		len = numconv_uint64_text(load_unsigned(s, src), out);
 	}
-	return copy_out(out, len, buf, n);
+	if (out == tmp)
+		return copy_out(out, len, buf, n);
+	buf[len] = '\0';
+	return len;
 }
 
 static int vector_count_error(struct cs_type t, const char *text, size_t count, struct cs_err *e)

@@ -166,7 +166,11 @@ size_t pixels_first_above(const unsigned char *src, size_t bps, size_t n, long l
 {
 	struct part parts[PARRUN_MAX];
 	struct part proto = {.src = src, .bps = bps, .limit = limit};
-	size_t k = split(parts, &proto, n);
+	size_t k;
+
+	if (limit >= (bps == 1 ? UINT8_MAX : UINT16_MAX))
+		return n; /* no sample can be above it: nothing to read */
+	k = split(parts, &proto, n);
 
 	par_run(check_part, parts, sizeof(parts[0]), k);
 	for (size_t i = 0; i < k; i++)

@@ -16,6 +16,11 @@ int stage_in_files(struct job_plan *jp, struct cs_err *e);
 /* Write Output and InOut data to their files (atomically) or leave it in their buffers. */
 int stage_out(struct job_plan *jp, struct cs_err *e);
 
+/* The time since t0 (clock_ms) when the job reads or writes a file (standard input and output
+ * included), else 0: what `time` shows as its files' time, without the checks of a job that
+ * binds only buffers. */
+double stage_files_ms(const struct job_plan *jp, double t0);
+
 /* Release host buffers (also after a failure). */
 void stage_release(struct job_plan *jp);
 

@@ -200,6 +200,7 @@ static int execute(struct texec *t, struct job_plan *jp, struct rt_exec *x, void
 {
 	cl_event done;
 	int rc = rt_execute(x, st, e);
+	double t0;
 
 	if (rc)
 		return rc;
@@ -214,7 +215,10 @@ static int execute(struct texec *t, struct job_plan *jp, struct rt_exec *x, void
 		(void)clReleaseEvent(done);
 	if (x->pending || x->unfinished)
 		queue_pending(t, tag, x->pending, x->unfinished);
-	return stage_out(jp, e) ? err_prefix(e, "%s: ", jp->kp.label) : 0;
+	t0 = clock_ms();
+	rc = stage_out(jp, e) ? err_prefix(e, "%s: ", jp->kp.label) : 0;
+	st->out_ms += stage_files_ms(jp, t0);
+	return rc;
 }
 
 struct staging {
@@ -230,8 +234,11 @@ struct staging {
 static int stage_hook(void *arg, struct cs_err *e)
 {
 	struct staging *g = arg;
-	int rc = acquire_buffers(g->t, g->jp, g->x->dev, g->x->given, g->own, g->st, e) ||
-	         stage_in_files(g->jp, e);
+	int rc = acquire_buffers(g->t, g->jp, g->x->dev, g->x->given, g->own, g->st, e);
+	double t0 = clock_ms();
+
+	rc = rc || stage_in_files(g->jp, e);
+	g->st->in_ms += stage_files_ms(g->jp, t0);
 
 	/* The feeder borrows the buffers it is given, and a private copy ends with the job. */
 	for (size_t i = 0; i < g->jp->kp.nargs; i++)

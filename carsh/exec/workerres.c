@@ -216,11 +216,16 @@ static int acquire(struct wjob *j, size_t i, struct cs_err *e)
 static int stage_hook(void *arg, struct cs_err *e)
 {
 	struct wjob *j = arg;
+	double t0;
+	int rc;
 
 	for (size_t i = 0; i < j->jp->kp.nargs; i++)
 		if (job_bound_to_buffer(j->jp, i) && acquire(j, i, e))
 			return err_prefix(e, "stream '%s': ", j->jp->kp.args[i].name);
-	return stage_in_files(j->jp, e);
+	t0 = clock_ms();
+	rc = stage_in_files(j->jp, e);
+	j->st->in_ms += stage_files_ms(j->jp, t0);
+	return rc;
 }
 
 static bool among(cl_mem m, const cl_mem *set, size_t n)
@@ -277,6 +282,7 @@ static int run_on_device(struct rt_session *s, struct wjob *j, struct cs_err *e)
 	struct job_plan *jp = j->jp;
 	int rc = rt_session_device(s, &jp->kp, &j->x->dev, j->st, e) ||
 	         rt_session_kernel(s, j->x->dev, &jp->kp, &j->x->kern, j->st, e);
+	double t0;
 
 	if (rc) {
 		kernel_plan_err_label(&jp->kp, e);
@@ -286,7 +292,10 @@ static int run_on_device(struct rt_session *s, struct wjob *j, struct cs_err *e)
 	if (rt_execute(j->x, j->st, e))
 		return -1;
 	store(j, j->x->final);
-	return stage_out(jp, e) ? err_prefix(e, "%s: ", jp->kp.label) : 0;
+	t0 = clock_ms();
+	rc = stage_out(jp, e) ? err_prefix(e, "%s: ", jp->kp.label) : 0;
+	j->st->out_ms += stage_files_ms(jp, t0);
+	return rc;
 }
 
 /* After the job's device work: what it left queued is noted; a job that waited (an

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "data/csvfast.h"
 #include "data/csvio.h"
 #include "data/datafile.h"
 #include "runner/datalen.h"
@@ -233,19 +234,34 @@ static int fill(struct feed *f, struct cs_err *e)
 	return 0;
 }
 
-/* The first len bytes of the buffer (whole lines) parsed into s: 0, or -1 with e. */
-static int parse_chunk(struct feed *f, struct slot *s, size_t len, struct cs_err *e)
+/* The chunk's values, parsed over the cores where every line is plain, else by the stream
+ * reader, whose errors name the line counted from the input's start: 0, or -1 with e. */
+static int chunk_values(struct feed *f, size_t len, void **values, size_t *n, struct cs_err *e)
 {
-	FILE *m = fmemopen(f->buf, len, "r");
-	void *values = NULL;
+	FILE *m;
+	size_t lines;
 	int rc;
 
+	if (csvfast_all(f->type.scalar, f->buf, len, values, n, &lines) == 0) {
+		f->lines += lines;
+		return 0;
+	}
+	m = fmemopen(f->buf, len, "r");
 	if (!m)
 		return err_errno(e, "<stdin>: while reading a chunk");
-	rc = csvio_read_all_after(m, "<stdin>", f->lines, f->type.scalar, &values, &s->n, e);
+	rc = csvio_read_all_after(m, "<stdin>", f->lines, f->type.scalar, values, n, e);
 	fclose(m);
 	for (const char *p = f->buf; (p = memchr(p, '\n', (size_t)(f->buf + len - p))); p++)
 		f->lines++;
+	return rc;
+}
+
+/* The first len bytes of the buffer (whole lines) parsed into s: 0, or -1 with e. */
+static int parse_chunk(struct feed *f, struct slot *s, size_t len, struct cs_err *e)
+{
+	void *values = NULL;
+	int rc = chunk_values(f, len, &values, &s->n, e);
+
 	if (rc)
 		rc = err_prefix(e, "stream '%s': ", f->stream);
 	else if (s->n % f->type.width)

@@ -61,6 +61,8 @@ void stats_add(struct stats_acc *acc, const struct run_stats *st)
 	s->kernel_ms += st->kernel_ms;
 	s->swap_ms += st->swap_ms;
 	s->d2h_ms += st->d2h_ms;
+	s->in_ms += st->in_ms;
+	s->out_ms += st->out_ms;
 	s->launches += st->launches;
 }
 
@@ -89,6 +91,7 @@ void stats_print(FILE *f, const struct stats_acc *acc, double wall_ms, bool prof
 	fprintf(f,
 	        "h2d      %10.3f ms  kernel %.3f ms (%lld launches)  swap %.3f ms  d2h %.3f ms\n",
 	        s->h2d_ms, s->kernel_ms, s->launches, s->swap_ms, s->d2h_ms);
+	fprintf(f, "files    %10.3f ms in  %.3f ms out\n", s->in_ms, s->out_ms);
 	fflush(f);
 }
 
@@ -106,9 +109,9 @@ void stats_print_json(FILE *f, const struct stats_acc *acc, double wall_ms, bool
 		fprintf(f,
 		        ", \"platform_ms\": %.3f, \"context_ms\": %.3f, \"build_ms\": %.3f, "
 		        "\"h2d_ms\": %.3f, \"kernel_ms\": %.3f, \"launches\": %lld, "
-		        "\"swap_ms\": %.3f, \"d2h_ms\": %.3f",
+		        "\"swap_ms\": %.3f, \"d2h_ms\": %.3f, \"in_ms\": %.3f, \"out_ms\": %.3f",
 		        s->platform_ms, s->context_ms, s->build_ms, s->h2d_ms, s->kernel_ms,
-		        s->launches, s->swap_ms, s->d2h_ms);
+		        s->launches, s->swap_ms, s->d2h_ms, s->in_ms, s->out_ms);
 	if (acc->placed) {
 		fprintf(f, ", \"placed\": %d, \"placement\": ", acc->placed);
 		json_put_string(f, acc->place);

@@ -25,6 +25,8 @@ struct run_stats {
 	double kernel_ms; /* all kernel launches (profiling events) */
 	double swap_ms;   /* swap re-binding, device copies or host round trips */
 	double d2h_ms;    /* device-to-host reads (profiling events) */
+	double in_ms;     /* the job's input files read (and parsed) into its host arrays */
+	double out_ms;    /* its output files written from them */
 	long long launches;
 	char device[160]; /* "NAME (PLATFORM)" */
 };

@@ -2,7 +2,8 @@
  * the scalar type and the next two the value count expected; the rest is the file. The
  * stream reader (fast path for plain lines) and the libcsv-only reader must give the same
  * values or the same error; where the whole-text fast path (the one run over the cores on a
- * mapped file) accepts the text, it must give the same values too. */
+ * mapped file) accepts the text, it must give the same values too, whether into an array of
+ * its own or straight into the caller's (csvfast_into). */
 #include <stdio.h>
 #include <string.h>
 
@@ -28,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cs_err ea, eb;
 	enum scalar s;
-	size_t n, bytes, all_n;
+	size_t n, bytes, all_n, lines;
 	void *a, *b, *all;
 	int ra, rb;
 
@@ -50,13 +51,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		        rb ? eb.msg : "");
 		abort();
 	}
-	if (csvfast_all(s, (const char *)data, size, &all, &all_n) == 0) {
+	if (csvfast_all(s, (const char *)data, size, &all, &all_n, NULL) == 0) {
 		if (rb != 0 ? all_n == n : all_n != n || memcmp(all, b, bytes) != 0) {
 			fprintf(stderr, "whole-text fast path: %zu values, general: %d\n", all_n,
 			        rb);
 			abort();
 		}
 		free(all);
+	}
+	/* Straight into an array of n values (one value a line in place, else through the
+	 * parts' arrays): accepted only with exactly the general reader's values. */
+	memset(a, 0, bytes);
+	if (csvfast_into(s, (const char *)data, size, a, n, &all_n, &lines) == 0 && all_n == n &&
+	    (rb != 0 || memcmp(a, b, bytes) != 0)) {
+		fprintf(stderr, "fast path into an array: %zu values, general: %d\n", all_n, rb);
+		abort();
 	}
 	free(a);
 	free(b);

@@ -187,6 +187,8 @@ sed -n 2p h2d.txt | grep -q '^h2d  *0\.000 ms .* d2h 0\.000 ms$' &&
 sed -n 1p h2d.txt | grep -q '^h2d  *0\.000 ms' &&
 	fail "time, first: the copy to the device is not counted: $(cat h2d.txt)" ||
 	pass "time: the first job copied its inputs to the device"
+[ "$(grep -c '^files  *0\.000 ms in  0\.000 ms out$' "$ERR")" = 2 ] &&
+	pass "time: jobs on buffers read and wrote no files" || fail "time, files: $(cat "$ERR")"
 
 # Buffers that hold one value (a value fill, a new buffer's zeros) are filled on the device:
 # the job moves nothing to it, and its results are those of the copied values.
@@ -201,4 +203,18 @@ grep -q '^h2d  *0\.000 ms' h2d.txt &&
 tr ',' '\n' <"$OUT" | sort | uniq -c | awk '{ print $1, $2 }' >got
 printf '%d 2.5\n%d 3.5\n' $N $N >want
 same_file got want "values filled on the device, then computed there"
+
+# ---- time says how long a job's files took ----
+seq 1 $N >big.csv
+cp big.csv sum.csv
+expect 0 "" "$CARSH" -c "time run $ADD x=big.csv y=y.csv z=sum.csv N=$N"
+grep '^files ' "$ERR" | grep -q '^files  *0\.000 ms in' &&
+	fail "time: the job's CSV input not counted: $(cat "$ERR")" ||
+	pass "time: a job's input files are counted"
+grep '^files ' "$ERR" | grep -q ' 0\.000 ms out$' &&
+	fail "time: the job's CSV output not counted: $(cat "$ERR")" ||
+	pass "time: a job's output files are counted"
+expect 0 "" "$CARSH" -c "time --json run $ADD x=big.csv y=y.csv z=sum.csv N=$N"
+grep -q '"in_ms": [0-9.]*, "out_ms": [0-9.]*' "$ERR" && pass "time --json: in_ms and out_ms" ||
+	fail "time --json: $(cat "$ERR")"
 finish

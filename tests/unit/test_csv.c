@@ -565,15 +565,85 @@ START_TEST(test_csv_large_file_over_cores)
 			fprintf(f, "%.9g%s", (double)want[i], i % 5 == 4 ? "\n" : ",");
 	fputs("1 2 zz\n", f);
 	ck_assert_int_eq(fclose(f), 0);
-	f = fopen(at("big2.csv"), "r");
 	free(got);
 	got = malloc((2 * N + 3) * sizeof(float));
-	ck_assert_int_eq(csvio_read_stream(f, "<big2>", SC_FLOAT, got, 2 * N + 3, &e), -1);
-	fclose(f);
-	ck_assert_str_eq(e.msg, "<big2>:240001:3: 'zz' is not a number");
+	for (int piped = 0; piped < 2; piped++) { /* a file is mapped, a pipe read in chunks */
+		char cmd[4200];
+
+		snprintf(cmd, sizeof(cmd), "cat '%s'", at("big2.csv"));
+		f = piped ? popen(cmd, "r") : fopen(at("big2.csv"), "r");
+		ck_assert_int_eq(csvio_read_stream(f, "<big2>", SC_FLOAT, got, 2 * N + 3, &e), -1);
+		if (piped)
+			pclose(f);
+		else
+			fclose(f);
+		ck_assert_str_eq(e.msg, "<big2>:240001:3: 'zz' is not a number");
+	}
 	ck_assert_int_eq(memcmp(got + N, want, N * sizeof(float)), 0);
 	free(want);
 	free(got);
+}
+END_TEST
+
+/* A stream that is a regular file is parsed from where it stands (what stdio has read ahead
+ * included), and left at its end as reading it would. */
+START_TEST(test_csv_stream_from_its_position)
+{
+	enum { N = 400000 };
+	float *got = malloc(N * sizeof(float));
+	FILE *f = fopen(at("rest.csv"), "w");
+	char head[16];
+	struct cs_err e;
+	void *all;
+	size_t n;
+
+	ck_assert_ptr_nonnull(f);
+	fputs("99\n", f);
+	for (int i = 0; i < N; i++)
+		fprintf(f, "%d\n", i - 7);
+	ck_assert_int_eq(fclose(f), 0);
+	f = fopen(at("rest.csv"), "r");
+	ck_assert_ptr_nonnull(fgets(head, sizeof(head), f));
+	ck_assert_int_eq(csvio_read_stream(f, "<rest>", SC_FLOAT, got, N, &e), 0);
+	for (int i = 0; i < N; i++)
+		ck_assert_float_eq(got[i], (float)(i - 7));
+	ck_assert_int_eq(fgetc(f), EOF);
+	rewind(f);
+	ck_assert_ptr_nonnull(fgets(head, sizeof(head), f));
+	ck_assert_int_eq(csvio_read_all_stream(f, "<rest>", SC_FLOAT, &all, &n, &e), 0);
+	ck_assert_uint_eq(n, N);
+	ck_assert_float_eq(((float *)all)[0], -7.0f);
+	ck_assert_int_eq(fgetc(f), EOF);
+	free(all);
+	rewind(f);
+	ck_assert_ptr_nonnull(fgets(head, sizeof(head), f));
+	ck_assert_int_eq(csvio_read_stream(f, "<rest>", SC_FLOAT, got, N - 1, &e), -1);
+	ck_assert_str_eq(e.msg, "<rest>: 400000 values, expected 399999");
+	rewind(f);
+	ck_assert_int_eq(csvio_read_stream(f, "<rest>", SC_FLOAT, got, N, &e), -1);
+	ck_assert_str_eq(e.msg, "<rest>: 400001 values, expected 400000");
+	fclose(f);
+	free(got);
+}
+END_TEST
+
+/* A large output's write error is reported (its rounds are written on a thread of their own). */
+START_TEST(test_csv_large_write_error)
+{
+	enum { N = 700000 };
+	int32_t *v = calloc(N, sizeof(int32_t));
+	struct cs_err e;
+	FILE *f;
+
+	if (access("/dev/full", W_OK) != 0) {
+		free(v);
+		return;
+	}
+	f = fopen("/dev/full", "w");
+	ck_assert_int_eq(csvio_write_stream(f, "full", SC_INT, v, N, 1, &e), -1);
+	ck_assert_str_eq(e.msg, "full: No space left on device");
+	fclose(f);
+	free(v);
 }
 END_TEST
 
@@ -608,6 +678,8 @@ Suite *suite_csv(void)
 	tcase_add_test(tc, test_csv_fast_and_general_paths_agree);
 	tcase_add_test(tc, test_csv_large_file_over_cores);
 	tcase_add_test(tc, test_csv_large_write_in_order);
+	tcase_add_test(tc, test_csv_stream_from_its_position);
+	tcase_add_test(tc, test_csv_large_write_error);
 	tcase_add_test(tc, test_csv_read_all_grows_its_array);
 	tcase_add_test(tc, test_csv_write_puts_columns_values_per_row);
 	tcase_add_test(tc, test_csv_bad_value_names_line_and_field);

@@ -335,6 +335,32 @@ START_TEST(test_number_format_known_values)
 }
 END_TEST
 
+/* Integral values print as their integer digits below 2^25 (float) and 2^53 (double) without
+ * the shortest-digit search; the digits are those of the search (checked for every integral
+ * float below 2^25 once, by hand). Just past 2^25 a float has a shorter form. */
+START_TEST(test_number_format_integral_values)
+{
+	char b[NUMBER_BUF];
+
+	ck_assert_str_eq(fmt_float(16777215.0f, b), "16777215");
+	ck_assert_str_eq(fmt_float(16777216.0f, b), "16777216");
+	ck_assert_str_eq(fmt_float(16777218.0f, b), "16777218");
+	ck_assert_str_eq(fmt_float(-33554430.0f, b), "-33554430");
+	ck_assert_str_eq(fmt_float(33554432.0f, b), "33554432");
+	ck_assert_str_eq(fmt_float(33554448.0f, b), "33554450");
+	ck_assert_str_eq(fmt_float(-7.0f, b), "-7");
+	ck_assert_str_eq(fmt_float(10.0f, b), "10");
+	ck_assert_str_eq(fmt_float(100.0f, b), "100");
+	ck_assert_str_eq(fmt_float(-12345.0f, b), "-12345");
+	ck_assert_str_eq(fmt_double(1234567.0, b), "1234567");
+	ck_assert_str_eq(fmt_float(0.0f, b), "0");
+	ck_assert_str_eq(fmt_double(9007199254740991.0, b), "9007199254740991");
+	ck_assert_str_eq(fmt_double(-9007199254740990.0, b), "-9007199254740990");
+	ck_assert_str_eq(fmt_double(9007199254740992.0, b), "9007199254740992");
+	ck_assert_str_eq(fmt_double(-0.0, b), "-0");
+}
+END_TEST
+
 START_TEST(test_number_format_integers_exactly)
 {
 	int8_t c = INT8_MIN;
@@ -718,6 +744,7 @@ Suite *suite_types(void)
 	tcase_add_test(tc, test_number_parse_float_rounds_once);
 	tcase_add_test(tc, test_number_parse_float_range_and_specials);
 	tcase_add_test(tc, test_number_format_known_values);
+	tcase_add_test(tc, test_number_format_integral_values);
 	tcase_add_test(tc, test_number_format_integers_exactly);
 	tcase_add_test(tc, test_number_format_reports_length_and_truncates);
 	tcase_add_test(tc, test_numbers_ignore_the_locale);
