@@ -15,12 +15,10 @@
 #   value     virtbuf fill --value 0 of 64 MiB (16,777,216 floats) against dd writing 64 MiB
 #             from /dev/zero (target <= 10 ms)
 #   npy fill  virtbuf fill of 64 MiB from a .npy file against cat of the file (<= 15 ms)
-#   create    virtbuf create of 64 MiB (its pages reserved), no reference: the flagship
-#             creates five such buffers
-#   flagship  batches/fft-filter at 4096x4096 (pic.pgm in, a PGM out), default executor, a warm
-#             server (one call first), whole calls; against bench/flagship_cupy.py (CuPy's
-#             fft2/ifft2, the same low-pass; its calls timed inside one warm Python process)
-#             where python3 imports cupy (target <= 60 ms)
+#   create    virtbuf create of 64 MiB, no reference: the flagship creates five such buffers
+#
+# The flagship at 4096² end to end (target <= 60 ms), with where its time goes and CuPy's
+# filter as the reference, is bench/flagship.sh.
 #
 # carsh's own figures are the builtin `time`'s wall times of each command inside one carsh
 # session (no process start); the references are whole processes (their start included).
@@ -45,8 +43,7 @@ awk 'BEGIN { srand(1); for (i = 0; i < 4194304; i++) printf "%.9g\n", rand() * 2
 	head -c 67108864 /dev/zero
 } >big.npy
 csv_bytes=$(wc -c <f4m.csv)
-flag=("$top/batches/fft-filter/fft-filter.bat.xml" N=4096 IMAGE=pic.pgm)
-"$carsh" "${flag[@]}" OUT=flag.pgm >/dev/null # warms the server: device, programs
+"$carsh" -c 'echo' >/dev/null # starts the server
 
 # The wall times `time` printed, in the order of the commands: "real 912.721 ms".
 reals() { awk '$1 == "real" { print $2 }'; }
@@ -75,22 +72,10 @@ virtbuf delete f p v" 2>&1 | reals >times
 	timed t.ddpgm dd if=/dev/zero of=dd.out bs=1M count=16 status=none
 	timed t.dd64 dd if=/dev/zero of=dd.out bs=1M count=64 status=none
 	timed t.catnpy cat big.npy
-	timed t.flag "$carsh" "${flag[@]}" OUT=flag.pgm
 done
 # Where scale's time goes: the job's files in (read, parse) and out (print, write), its
 # transfers and kernel, and the rest of the call (the builtin time of one more run)
 "$carsh" -c "time run \"$top/flowmodels/scale.xml\" x=- y=- N=10000000" <seq.csv 2>phases.txt >/dev/null
-# CuPy's calls are timed inside its process (a warm one, as the server is warm for carsh)
-cupy_rc=0
-python3 "$top/bench/flagship_cupy.py" pic.pgm cupy.pgm 16 "$runs" >t.cupy 2>cupy.err || cupy_rc=$?
-case $cupy_rc in
-0)
-	cupy="$(median <t.cupy) ms"
-	# pixels that differ (float rounding of two FFTs), the headers left out
-	cupy_diff=$(cmp -l <(tail -c 16777216 flag.pgm) <(tail -c 16777216 cupy.pgm) | wc -l || true) ;;
-3) cupy="skipped: no cupy" ;;
-*) cupy="failed: $(head -c 60 cupy.err)" ;;
-esac
 dump_bytes=$(wc -c <dump.csv)
 m() { median <"$1"; }
 mbs() { awk -v b="$1" -v ms="$2" 'BEGIN { printf "%.0f", b / 1e6 / (ms / 1e3) }'; }
@@ -114,8 +99,6 @@ printf '%-10s %10s ms %11s ms %9sx  %s\n' value "$(m t.value)" "$(m t.dd64)" \
 	"$(ratio "$(m t.value)" "$(m t.dd64)")" "<= 10 ms (ratio: carsh / dd)"
 printf '%-10s %10s ms %11s ms %9sx  %s\n' "npy fill" "$(m t.npyfill)" "$(m t.catnpy)" \
 	"$(ratio "$(m t.npyfill)" "$(m t.catnpy)")" "<= 15 ms (ratio: carsh / cat)"
-printf '%-10s %10s ms %14s %9s   %s\n' flagship "$(m t.flag)" "$cupy" "" \
-	"<= 60 ms (4096², PGM in and out; reference: CuPy${cupy_diff:+, $cupy_diff pixels of its picture differ})"
 printf '%-10s %10s ms %14s %9s   %s\n' create "$(m t.create)" "" "" "virtbuf create of 64 MiB (the flagship makes five)"
 echo "scale's phases (time of one more run; files: the job's read+parse in, print+write out):"
 sed 's/^/    /' phases.txt

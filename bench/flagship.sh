@@ -92,49 +92,8 @@ first_stats() { # CARSH SERVER_DIR
 }
 
 # ---- c. the reference ----
-cupy_ref() {
-	python3 - "$runs" "$n" "$cut" pic.pgm out-cupy.pgm <<'PY'
-import sys, time
-import numpy as np
-import cupy as cp
-runs, n, cut = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-src, dst = sys.argv[4], sys.argv[5]
-
-def read_pgm(path):
-    with open(path, 'rb') as f:
-        data = f.read()
-    fields, pos = [], 0
-    while len(fields) < 4:  # magic, width, height, maxval
-        while data[pos:pos + 1].isspace():
-            pos += 1
-        if data[pos:pos + 1] == b'#':
-            pos = data.index(b'\n', pos)
-            continue
-        end = pos
-        while not data[end:end + 1].isspace():
-            end += 1
-        fields.append(data[pos:end])
-        pos = end
-    w, h = int(fields[1]), int(fields[2])
-    return np.frombuffer(data, np.uint8, w * h, pos + 1).reshape(h, w)
-
-f = cp.fft.fftfreq(n) * n
-mask = (f[:, None] ** 2 + f[None, :] ** 2) <= cut * cut
-
-def once():
-    img = cp.asarray(read_pgm(src), dtype=cp.float32)
-    out = cp.real(cp.fft.ifft2(cp.fft.fft2(img) * mask))
-    pix = cp.clip(cp.rint(out), 0, 255).astype(cp.uint8).get()
-    with open(dst, 'wb') as g:
-        g.write(b'P5\n%d %d\n255\n' % (n, n))
-        g.write(pix.tobytes())
-
-once()  # warm-up: CUDA context, cuFFT plan
-for _ in range(runs):
-    t0 = time.perf_counter()
-    once()
-    print('%.3f' % ((time.perf_counter() - t0) * 1000))
-PY
+cupy_ref() { # bench/flagship_cupy.py: one warm-up call, then each call's ms
+	python3 "$top/bench/flagship_cupy.py" pic.pgm out-cupy.pgm "$cut" "$runs"
 }
 
 host_floor() {
