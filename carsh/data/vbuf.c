@@ -188,10 +188,27 @@ static char *create_object(size_t bytes, struct cs_err *e)
 	return NULL;
 }
 
+/* Whether a buffer of that name and size may join the table; the caller holds t->lock. */
+static int room_for(struct vbuf_table *t, const char *name, struct cs_type type, size_t count,
+                    size_t *bytes, struct cs_err *e)
+{
+	if (find_locked(t, name))
+		return err_set(e, "virtual buffer '%s' exists already (delete it first)", name);
+	return check_size(t, name, type, count, bytes, e);
+}
+
+/* The table takes shm (owned); the caller holds t->lock. */
+static void add_locked(struct vbuf_table *t, const char *name, char *shm, struct cs_type type,
+                       size_t count, size_t bytes, bool borrowed)
+{
+	t->v = xgrow(t->v, &t->cap, t->n + 1, sizeof(*t->v));
+	t->v[t->n++] = (struct vbuf){xstrdup(name), shm, type, count, bytes, borrowed};
+	t->total += bytes;
+}
+
 int vbuf_create(struct vbuf_table *t, const char *name, struct cs_type type, size_t count,
                 struct cs_err *e)
 {
-	struct vbuf *v;
 	size_t bytes;
 	char *shm;
 	int rc = -1;
@@ -208,23 +225,15 @@ int vbuf_create(struct vbuf_table *t, const char *name, struct cs_type type, siz
 		               "'-'; at most %d)",
 		               name, NAME_MAX_LEN);
 	pthread_mutex_lock(&t->lock);
-	if (find_locked(t, name)) {
-		err_set(e, "virtual buffer '%s' exists already (delete it first)", name);
-		goto out;
+	if (room_for(t, name, type, count, &bytes, e) == 0) {
+		shm = create_object(bytes, e);
+		if (shm) {
+			add_locked(t, name, shm, type, count, bytes, false);
+			rc = 0;
+		} else {
+			err_prefix(e, "virtual buffer '%s': ", name);
+		}
 	}
-	if (check_size(t, name, type, count, &bytes, e))
-		goto out;
-	shm = create_object(bytes, e);
-	if (!shm) {
-		err_prefix(e, "virtual buffer '%s': ", name);
-		goto out;
-	}
-	t->v = xgrow(t->v, &t->cap, t->n + 1, sizeof(*t->v));
-	v = &t->v[t->n++];
-	*v = (struct vbuf){xstrdup(name), shm, type, count, bytes, false};
-	t->total += bytes;
-	rc = 0;
-out:
 	pthread_mutex_unlock(&t->lock);
 	return rc;
 }
@@ -232,23 +241,14 @@ out:
 int vbuf_adopt(struct vbuf_table *t, const char *name, const char *shm, struct cs_type type,
                size_t count, struct cs_err *e)
 {
-	struct vbuf *v;
 	size_t bytes;
 	int rc = -1;
 
 	pthread_mutex_lock(&t->lock);
-	if (find_locked(t, name)) {
-		err_set(e, "virtual buffer '%s' exists already (delete it first)", name);
-		goto out;
+	if (room_for(t, name, type, count, &bytes, e) == 0) {
+		add_locked(t, name, xstrdup(shm), type, count, bytes, true);
+		rc = 0;
 	}
-	if (check_size(t, name, type, count, &bytes, e))
-		goto out;
-	t->v = xgrow(t->v, &t->cap, t->n + 1, sizeof(*t->v));
-	v = &t->v[t->n++];
-	*v = (struct vbuf){xstrdup(name), xstrdup(shm), type, count, bytes, true};
-	t->total += bytes;
-	rc = 0;
-out:
 	pthread_mutex_unlock(&t->lock);
 	return rc;
 }

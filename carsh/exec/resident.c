@@ -254,18 +254,24 @@ static int refresh_copy(struct resident *r, struct entry *en, struct copy *c, do
 	return 0;
 }
 
+/* The buffer's copy on dev, made (not filled) where it has none; the caller holds r->lock. */
+static int copy_for(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
+                    struct entry **en, struct copy **c, struct cs_err *e)
+{
+	*en = entry_of(r, shm, bytes);
+	*c = copy_on(*en, dev);
+	return *c ? 0 : new_copy(r, *en, dev, c, e);
+}
+
 int resident_acquire(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
                      bool read, cl_mem *out, double *h2d_ms, struct cs_err *e)
 {
 	struct entry *en;
 	struct copy *c;
-	int rc = 0;
+	int rc;
 
 	pthread_mutex_lock(&r->lock);
-	en = entry_of(r, shm, bytes);
-	c = copy_on(en, dev);
-	if (!c)
-		rc = new_copy(r, en, dev, &c, e);
+	rc = copy_for(r, shm, bytes, dev, &en, &c, e);
 	if (rc == 0 && read && !c->valid)
 		rc = refresh_copy(r, en, c, h2d_ms, e);
 	if (rc == 0)
@@ -279,13 +285,10 @@ int resident_acquire_filled(struct resident *r, const char *shm, size_t bytes, s
 {
 	struct entry *en;
 	struct copy *c;
-	int rc = 0;
+	int rc;
 
 	pthread_mutex_lock(&r->lock);
-	en = entry_of(r, shm, bytes);
-	c = copy_on(en, dev);
-	if (!c)
-		rc = new_copy(r, en, dev, &c, e);
+	rc = copy_for(r, shm, bytes, dev, &en, &c, e);
 	if (rc == 0 && !c->valid) {
 		rc = rt_feed_fill(c->dev, c->mem, value, vsize, en->bytes, e);
 		if (rc == 0) {
