@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdio_ext.h>
@@ -71,11 +72,53 @@ static int fail(struct job_result *res, const char *what, const char *detail)
 	return 1;
 }
 
+/* What the worker keeps from one message to the next. */
+struct wstate {
+	int sock;
+	int null;       /* /dev/null, standard input and output between jobs */
+	int own_err;    /* the worker's own standard error (a server's log), or -1 */
+	bool chain;     /* the last job failed */
+	uint32_t place; /* the last window job's place in its window (job_result.taken) */
+	bool io_kept;   /* that job's directory and standard input, output and error still here */
+};
+
+/* The job's message is taken: the result area is its own, and the shell learns it by
+ * WORKER_TAKEN, or for a window's job by its place written there (the one the worker dies
+ * in is the one that was taken last). */
+static int take(struct wstate *ws, const struct wire_msg *m, struct job_result *res)
+{
+	uint32_t flags = workerwire_job_flags(m->payload, m->len);
+	struct cs_err e;
+
+	memset(res, 0, sizeof(*res));
+	res->status = -1;
+	if (!(flags & WORKER_JOB_WINDOW))
+		return wire_send(ws->sock, WORKER_TAKEN, NULL, 0, NULL, 0, &e);
+	ws->place = (flags & WORKER_JOB_AFTER) ? ws->place + 1 : 1;
+	__atomic_store_n(&res->taken, ws->place, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void release_io(struct wstate *ws)
+{
+	if (ws->io_kept)
+		drop_stdio(ws->null, ws->own_err);
+	ws->io_kept = false;
+}
+
+/* Whether the shell's next message is already here (a window's next job, most often). */
+static bool next_waiting(int sock)
+{
+	struct pollfd p = {sock, POLLIN, 0};
+
+	return poll(&p, 1, 0) > 0;
+}
+
 /* A window's job sent with WORKER_JOB_AFTER does not run after one that failed: the shell
  * stops there (a batch stops at its first failing step), and has sent the rest already.
- * *chain: whether the last job failed; *flags: the job's. */
+ * *flags: the job's. */
 static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *m,
-                   struct job_result *res, int null, int own_err, bool *chain, uint32_t *flags)
+                   struct job_result *res, struct wstate *ws, uint32_t *flags)
 {
 	struct job_plan *jp = NULL;
 	struct job_home *homes = NULL;
@@ -84,12 +127,15 @@ static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *
 	char *cwd = NULL;
 	int status;
 
-	memset(res, 0, sizeof(*res));
-	res->status = -1;
 	*flags = 0;
-	if (workerwire_decode_job(m->payload, m->len, &cwd, &env, &homes, flags, &jp, &e))
+	if (workerwire_decode_job(m->payload, m->len, &cwd, &env, &homes, flags, &jp, &e)) {
+		release_io(ws);
 		return fail(res, "", e.msg);
-	if ((*flags & WORKER_JOB_AFTER) && *chain) {
+	}
+	if (!(*flags & WORKER_JOB_SAME_IO))
+		release_io(ws);
+	if ((*flags & WORKER_JOB_AFTER) && ws->chain) {
+		release_io(ws);
 		res->status = 1;
 		job_plan_free(jp);
 		free(homes);
@@ -99,16 +145,19 @@ static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *
 	}
 	apply_env(&env);
 	sv_free(&env);
-	if (chdir(cwd) != 0)
+	if (!ws->io_kept && chdir(cwd) != 0)
 		status = fail(res, "cannot enter the shell's directory ", cwd);
-	else if (take_stdio(m) != 0)
+	else if (!ws->io_kept && take_stdio(m) != 0)
 		status = fail(res, "the job's standard input, output or error is missing", "");
 	else
 		status = wres_run(w, s, jp, homes, (*flags & WORKER_JOB_PROFILE) != 0, res);
 	/* As a forked job's _exit after fflush(NULL): an output that cannot be written fails. */
 	if (fflush(stdout) != 0 && status == 0)
 		status = 1;
-	drop_stdio(null, own_err);
+	/* A window's next job, already sent, most likely has the same (WORKER_JOB_SAME_IO). */
+	ws->io_kept = (*flags & WORKER_JOB_WINDOW) && next_waiting(ws->sock);
+	if (!ws->io_kept)
+		drop_stdio(ws->null, ws->own_err);
 	res->status = status;
 	job_plan_free(jp);
 	free(homes);
@@ -141,15 +190,16 @@ static uint32_t buffer_request(struct wres *w, const struct wire_msg *m, struct 
 
 /* *flags: a job's (WORKER_JOB_*), else 0. */
 static uint32_t answer(struct rt_session *s, struct wres *w, const struct wire_msg *m,
-                       struct job_result *res, int null, int own_err, bool *chain, uint32_t *flags)
+                       struct job_result *res, struct wstate *ws, uint32_t *flags)
 {
 	*flags = 0;
 	if (m->type == WORKER_JOB) {
-		int status = run_job(s, w, m, res, null, own_err, chain, flags);
+		int status = run_job(s, w, m, res, ws, flags);
 
-		*chain = status != 0;
+		ws->chain = status != 0;
 		return (uint32_t)status;
 	}
+	release_io(ws);
 	if (m->type == WORKER_WRITEBACK || m->type == WORKER_DROP)
 		return buffer_request(w, m, res);
 	if (m->type == WORKER_FINISH) {
@@ -212,12 +262,11 @@ static int send_done(int sock, uint32_t status, uint32_t flags, const struct job
 
 void worker_main(int sock, struct job_result *res)
 {
-	bool chain = false;
-
+	struct wstate ws = {.sock = sock,
+	                    .null = open("/dev/null", O_RDWR | O_CLOEXEC),
+	                    .own_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)};
 	struct rt_session *s = rt_session_new();
 	struct wres *w = wres_new();
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	int own_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
 
 	for (;;) {
 		struct wire_msg m;
@@ -226,16 +275,18 @@ void worker_main(int sock, struct job_result *res)
 
 		if (wire_recv(sock, &m, &e) <= 0)
 			break;
-		if (m.type == WORKER_DEVICES && answer_devices(s, sock, &m, res)) {
-			wire_msg_free(&m);
-			continue;
+		if (m.type == WORKER_DEVICES) {
+			release_io(&ws);
+			if (answer_devices(s, sock, &m, res)) {
+				wire_msg_free(&m);
+				continue;
+			}
 		}
-		if (m.type == WORKER_JOB &&
-		    wire_send(sock, WORKER_TAKEN, NULL, 0, NULL, 0, &e) != 0) {
+		if (m.type == WORKER_JOB && take(&ws, &m, res) != 0) {
 			wire_msg_free(&m);
 			break;
 		}
-		status = answer(s, w, &m, res, null, own_err, &chain, &flags);
+		status = answer(s, w, &m, res, &ws, &flags);
 		wire_msg_free(&m);
 		if (send_done(sock, status, flags, res, &e) != 0 || wres_faulted(w))
 			break;
