@@ -80,7 +80,16 @@ struct wstate {
 	bool chain;     /* the last job failed */
 	uint32_t place; /* the last window job's place in its window (job_result.taken) */
 	bool io_kept;   /* that job's directory and standard input, output and error still here */
+	bool more;      /* the shell's next message was waiting when the last job ended */
+	/* Answers (WORKER_DONE frames) to window jobs that succeeded, held back while the next
+	 * job was already waiting, at most ANSWERS_HELD: sent together, they wake the shell
+	 * once. Only successes wait: where the worker dies, the shell counts a job it went past
+	 * (job_result.taken) as one that succeeded; its statistics are lost with it. */
+	struct wbuf held;
+	unsigned nheld;
 };
+
+#define ANSWERS_HELD 8
 
 /* The job's message is taken: the result area is its own, and the shell learns it by
  * WORKER_TAKEN, or for a window's job by its place written there (the one the worker dies
@@ -92,6 +101,7 @@ static int take(struct wstate *ws, const struct wire_msg *m, struct job_result *
 
 	memset(res, 0, sizeof(*res));
 	res->status = -1;
+	ws->more = false;
 	if (!(flags & WORKER_JOB_WINDOW))
 		return wire_send(ws->sock, WORKER_TAKEN, NULL, 0, NULL, 0, &e);
 	ws->place = (flags & WORKER_JOB_AFTER) ? ws->place + 1 : 1;
@@ -155,7 +165,8 @@ static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *
 	if (fflush(stdout) != 0 && status == 0)
 		status = 1;
 	/* A window's next job, already sent, most likely has the same (WORKER_JOB_SAME_IO). */
-	ws->io_kept = (*flags & WORKER_JOB_WINDOW) && next_waiting(ws->sock);
+	ws->more = (*flags & WORKER_JOB_WINDOW) && next_waiting(ws->sock);
+	ws->io_kept = ws->more;
 	if (!ws->io_kept)
 		drop_stdio(ws->null, ws->own_err);
 	res->status = status;
@@ -242,22 +253,38 @@ static bool answer_devices(struct rt_session *s, int sock, const struct wire_msg
 	return ok;
 }
 
+/* The answers held back, sent. */
+static int send_held(struct wstate *ws, struct cs_err *e)
+{
+	int rc = ws->nheld ? wire_send_frames(ws->sock, &ws->held, e) : 0;
+
+	ws->held.len = 0;
+	ws->nheld = 0;
+	return rc;
+}
+
 /* WORKER_DONE: the status, and for a window's job its result (the result area is the next
- * job's already), its message cut at its end (workerwire.h). */
-static int send_done(int sock, uint32_t status, uint32_t flags, const struct job_result *res,
-                     struct cs_err *e)
+ * job's already), its message cut at its end (workerwire.h). A window's job that succeeded
+ * unprofiled (`time` and `set stats=on` wait for each job's answer), with the next job
+ * waiting, is held back (struct wstate). */
+static int send_done(struct wstate *ws, uint32_t status, uint32_t flags,
+                     const struct job_result *res, struct cs_err *e)
 {
 	unsigned char buf[sizeof(status) + sizeof(*res)];
 	size_t head = offsetof(struct job_result, msg);
 	size_t msg = strnlen(res->msg, sizeof(res->msg) - 1);
 
 	if (!(flags & WORKER_JOB_WINDOW))
-		return wire_send(sock, WORKER_DONE, &status, sizeof(status), NULL, 0, e);
+		return wire_send(ws->sock, WORKER_DONE, &status, sizeof(status), NULL, 0, e);
 	memcpy(buf, &status, sizeof(status));
 	memcpy(buf + sizeof(status), res, head);
 	memcpy(buf + sizeof(status) + head, res->msg, msg);
 	buf[sizeof(status) + head + msg] = '\0';
-	return wire_send(sock, WORKER_DONE, buf, sizeof(status) + head + msg + 1, NULL, 0, e);
+	wire_frame(&ws->held, WORKER_DONE, buf, sizeof(status) + head + msg + 1);
+	ws->nheld++;
+	if (status == 0 && !(flags & WORKER_JOB_PROFILE) && ws->more && ws->nheld < ANSWERS_HELD)
+		return 0;
+	return send_held(ws, e);
 }
 
 void worker_main(int sock, struct job_result *res)
@@ -267,6 +294,7 @@ void worker_main(int sock, struct job_result *res)
 	                    .own_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)};
 	struct rt_session *s = rt_session_new();
 	struct wres *w = wres_new();
+	struct cs_err ignored;
 
 	for (;;) {
 		struct wire_msg m;
@@ -275,6 +303,13 @@ void worker_main(int sock, struct job_result *res)
 
 		if (wire_recv(sock, &m, &e) <= 0)
 			break;
+		/* Held answers go before any other answer. */
+		if (!(m.type == WORKER_JOB &&
+		      (workerwire_job_flags(m.payload, m.len) & WORKER_JOB_WINDOW)) &&
+		    send_held(&ws, &e) != 0) {
+			wire_msg_free(&m);
+			break;
+		}
 		if (m.type == WORKER_DEVICES) {
 			release_io(&ws);
 			if (answer_devices(s, sock, &m, res)) {
@@ -288,9 +323,11 @@ void worker_main(int sock, struct job_result *res)
 		}
 		status = answer(s, w, &m, res, &ws, &flags);
 		wire_msg_free(&m);
-		if (send_done(sock, status, flags, res, &e) != 0 || wres_faulted(w))
+		if (send_done(&ws, status, flags, res, &e) != 0 || wres_faulted(w))
 			break;
 	}
+	send_held(&ws, &ignored);
+	wb_free(&ws.held);
 	/* _exit: the OpenCL drivers' destructors are not meant to run in a forked copy. */
 	fflush(NULL);
 	_exit(0);

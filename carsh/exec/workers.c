@@ -997,12 +997,14 @@ int worker_run(struct worker *wk, const struct job_plan *jp, const struct job_ho
  * taken or not, gets how it ended — one that exited, or that could not be waited for (a
  * server that ended), fails with a message as in await_answer — and every job after it
  * never reached a worker that could run it. sent: whether the oldest job's message went
- * whole; it was taken if the worker wrote its place (window_place) before it ended. */
+ * whole; it was taken if the worker wrote its place (window_place) before it ended, and the
+ * jobs before the last one it took ran to their end. */
 static void window_lost(struct worker *wk, bool sent)
 {
 	struct worker_answer *a = wk->pending;
 	struct cs_err e;
 	int ws = W_EXITCODE(1, 0);
+	uint32_t last;
 	bool taken;
 
 	if (!wk->end_known) {
@@ -1014,7 +1016,20 @@ static void window_lost(struct worker *wk, bool sent)
 		wk->end_status = ws;
 		wk->end_known = true;
 	}
-	taken = sent && __atomic_load_n(&wk->res->taken, __ATOMIC_ACQUIRE) >= a->place;
+	last = sent ? __atomic_load_n(&wk->res->taken, __ATOMIC_ACQUIRE) : 0;
+	/* The jobs it went past succeeded: it holds back only successful answers (worker.c). */
+	while (a && a->place < last) {
+		a->rc = 0;
+		a->wstatus = W_EXITCODE(0, 0);
+		memset(&a->res, 0, sizeof(a->res));
+		a->done = true;
+		a = wk->pending = a->next;
+	}
+	if (!a) {
+		wk->ptail = &wk->pending;
+		return;
+	}
+	taken = sent && last >= a->place;
 	ws = wk->end_status;
 	a->rc = taken ? 0 : WORKER_NOT_TAKEN;
 	a->wstatus = ws;

@@ -96,6 +96,32 @@ int wire_send(int sock, uint32_t type, const void *payload, size_t len, const in
 	return 0;
 }
 
+void wire_frame(struct wbuf *out, uint32_t type, const void *payload, size_t len)
+{
+	struct wire_header h = {.type = type, .len = (uint32_t)len, .nfds = 0};
+
+	memcpy(h.magic, WIRE_MAGIC, sizeof(h.magic));
+	wb_bytes(out, &h, sizeof(h));
+	if (len)
+		wb_bytes(out, payload, len);
+}
+
+int wire_send_frames(int sock, const struct wbuf *frames, struct cs_err *e)
+{
+	size_t done = 0;
+
+	while (done < frames->len) {
+		ssize_t n = send(sock, frames->p + done, frames->len - done, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return err_errno(e, "wire: send");
+		done += (size_t)n;
+	}
+	return 0;
+}
+
 /* Keep the fds one recvmsg brought; past WIRE_MAX_FDS they are closed at once. */
 static void take_fds(struct wire_reader *rd, struct msghdr *mh)
 {

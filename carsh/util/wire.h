@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "util/error.h"
+#include "util/wirebuf.h"
 
 #define WIRE_MAGIC       "CSW1"
 #define WIRE_MAX_FDS     4
@@ -36,6 +37,12 @@ struct wire_msg {
  * the caller's (the peer gets duplicates). Returns 0, or -1 with e. */
 int wire_send(int sock, uint32_t type, const void *payload, size_t len, const int *fds, size_t nfds,
               struct cs_err *e);
+
+/* Append a frame without fds to out: frames gathered so, sent by one wire_send_frames, cost
+ * the peer one wake-up instead of one each (a worker's answers to several jobs). */
+void wire_frame(struct wbuf *out, uint32_t type, const void *payload, size_t len);
+/* Send what wire_frame gathered in frames, whole, as wire_send sends one. 0, or -1 with e. */
+int wire_send_frames(int sock, const struct wbuf *frames, struct cs_err *e);
 
 /* Receive one frame into m (which the caller frees with wire_msg_free). Returns 1 with a
  * message; 0 when the peer closed the stream between frames; -1 with e for a truncated

@@ -104,6 +104,48 @@ START_TEST(test_wire_frame_without_fds_round_trips)
 }
 END_TEST
 
+/* Frames gathered and sent in one write arrive as the same frames one by one, and the
+ * bytes on the socket are those of wire_send's frames (a forged header, written here). */
+START_TEST(test_wire_frames_sent_together_arrive_one_by_one)
+{
+	struct wbuf frames = WBUF_INIT;
+	struct forged_header h;
+	struct cs_err e;
+	struct wire_msg m;
+	int sv[2];
+
+	pair(sv);
+	wire_frame(&frames, 2, "first", 5);
+	wire_frame(&frames, 3, NULL, 0);
+	wire_frame(&frames, 4, "third\0", 6);
+	ck_assert_uint_eq(frames.len, 3 * sizeof(h) + 5 + 6);
+	memcpy(&h, frames.p, sizeof(h));
+	ck_assert_int_eq(memcmp(h.magic, "CSW1", 4), 0);
+	ck_assert_uint_eq(h.type, 2);
+	ck_assert_uint_eq(h.len, 5);
+	ck_assert_uint_eq(h.nfds, 0);
+	ck_assert_int_eq(wire_send_frames(sv[0], &frames, &e), 0);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 1);
+	ck_assert_uint_eq(m.type, 2);
+	ck_assert_uint_eq(m.len, 5);
+	ck_assert_int_eq(memcmp(m.payload, "first", 5), 0);
+	wire_msg_free(&m);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 1);
+	ck_assert_uint_eq(m.type, 3);
+	ck_assert_uint_eq(m.len, 0);
+	wire_msg_free(&m);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 1);
+	ck_assert_uint_eq(m.type, 4);
+	ck_assert_uint_eq(m.len, 6);
+	ck_assert_str_eq((char *)m.payload, "third");
+	wire_msg_free(&m);
+	close(sv[0]);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 0);
+	close(sv[1]);
+	wb_free(&frames);
+}
+END_TEST
+
 /* A file and a pipe's write end: what arrives refers to the same objects. */
 START_TEST(test_wire_fds_arrive_as_the_same_files_close_on_exec)
 {
@@ -808,6 +850,7 @@ Suite *suite_wire(void)
 	TCase *tp = tcase_create("planwire");
 
 	tcase_add_test(tc, test_wire_frame_without_fds_round_trips);
+	tcase_add_test(tc, test_wire_frames_sent_together_arrive_one_by_one);
 	tcase_add_test(tc, test_wire_fds_arrive_as_the_same_files_close_on_exec);
 	tcase_add_test(tc, test_wire_large_payload_in_pieces);
 	tcase_add_test(tc, test_wire_recv_retries_after_a_signal);
