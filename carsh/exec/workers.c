@@ -68,6 +68,8 @@ struct worker {
 	uint32_t place;
 	char *io_cwd;
 	int io_fds[3];
+	/* The window's answers, read several at a time (the worker sends them so: worker.c) */
+	struct wire_ahead ahead;
 };
 
 /* A worker asked of the spawner thread. */
@@ -159,6 +161,7 @@ static void worker_end(struct worker *wk)
 		close(wk->res_fd);
 	free(wk->key);
 	free(wk->io_cwd);
+	wire_ahead_free(&wk->ahead);
 	sv_free(&wk->env);
 	sv_free(&wk->built);
 	pthread_mutex_destroy(&wk->xlock);
@@ -1027,6 +1030,7 @@ static void window_lost(struct worker *wk, bool sent)
 	}
 	if (!a) {
 		wk->ptail = &wk->pending;
+		wire_ahead_free(&wk->ahead);
 		return;
 	}
 	taken = sent && last >= a->place;
@@ -1051,6 +1055,7 @@ static void window_lost(struct worker *wk, bool sent)
 	}
 	wk->pending = NULL;
 	wk->ptail = &wk->pending;
+	wire_ahead_free(&wk->ahead);
 }
 
 /* A window job's WORKER_DONE (exec/workerwire.h): the status, then the result up to its
@@ -1060,7 +1065,7 @@ static bool window_done(struct worker *wk, uint32_t *status, struct job_result *
 	size_t head = sizeof(*status) + offsetof(struct job_result, msg);
 	struct wire_msg m;
 	struct cs_err e;
-	int r = wire_recv(wk->sock, &m, &e);
+	int r = wire_recv_ahead(wk->sock, &wk->ahead, &m, &e);
 	bool ok = r == 1 && m.type == WORKER_DONE && m.len > head &&
 	          m.len <= head + sizeof(res->msg) && m.payload[m.len - 1] == '\0';
 
@@ -1093,6 +1098,9 @@ static void read_answer(struct worker *wk)
 	wk->pending = a->next;
 	if (!wk->pending)
 		wk->ptail = &wk->pending;
+	/* More than the answers awaited: a worker not to be trusted. */
+	if (!wk->pending && wire_ahead_left(&wk->ahead))
+		wk->dead = true;
 }
 
 /* Every answer in flight read; xlock held. */

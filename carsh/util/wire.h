@@ -51,6 +51,21 @@ int wire_send_frames(int sock, const struct wbuf *frames, struct cs_err *e);
  * m holds nothing to free and every fd that arrived is closed. */
 int wire_recv(int sock, struct wire_msg *m, struct cs_err *e);
 
+/* Frames read ahead from a socket whose peer sends no fds (a worker's answers to a window's
+ * jobs): one recv takes all the frames that have arrived, and the next ones are read from
+ * here. Only for a stream on which nothing comes that is not awaited: what it read ahead
+ * is no one else's. Zeroed to start. */
+struct wire_ahead {
+	unsigned char *buf;
+	size_t off, len, cap; /* the frames read, not yet taken: buf[off, len) */
+};
+/* As wire_recv, from a and the socket behind it. Fds that come anyway are closed (the
+ * kernel's doing: recv takes no control data) and the frame is refused. */
+int wire_recv_ahead(int sock, struct wire_ahead *a, struct wire_msg *m, struct cs_err *e);
+/* Bytes read ahead and not taken: 0 where every frame read was taken. */
+size_t wire_ahead_left(const struct wire_ahead *a);
+void wire_ahead_free(struct wire_ahead *a);
+
 /* Free the payload and close the fds still in m; one who keeps an fd sets m->fds[i] = -1. */
 void wire_msg_free(struct wire_msg *m);
 
