@@ -299,8 +299,15 @@ static int run_on_device(struct rt_session *s, struct wjob *j, struct cs_err *e)
 		return -1;
 	}
 	j->x->wait = j->x->profile || !may_queue(j->x->dev);
-	if (rt_execute(j->x, j->st, e))
+	if (rt_execute(j->x, j->st, e)) {
+		/* With launches fed (a feeder on the device), a failure may be an earlier job's,
+		 * found only now, and the launches handed over after it were dropped: those jobs
+		 * answered, so nothing on the device is to be trusted, as after queued work that
+		 * failed (the worker ends after this answer; what it held is lost). */
+		if (__atomic_load_n(&j->x->dev->feeder, __ATOMIC_ACQUIRE))
+			j->w->faulted = true;
 		return -1;
+	}
 	store(j, j->x->final);
 	return stage_out(jp, e) ? err_prefix(e, "%s: ", jp->kp.label) : 0;
 }
