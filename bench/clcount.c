@@ -16,29 +16,29 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#define CALLS(X)                                                                                  \
-	X(0, clCreateKernel)                                                                      \
-	X(1, clSetKernelArg)                                                                      \
-	X(2, clCreateBuffer)                                                                      \
-	X(3, clFlush)                                                                             \
-	X(4, clFinish)                                                                            \
-	X(5, clGetEventInfo)                                                                      \
-	X(6, clWaitForEvents)                                                                     \
-	X(7, clRetainMemObject)                                                                   \
-	X(8, clReleaseMemObject)                                                                  \
-	X(9, clRetainEvent)                                                                       \
-	X(10, clReleaseEvent)                                                                     \
-	X(11, clRetainKernel)                                                                     \
-	X(12, clReleaseKernel)                                                                    \
-	X(13, clEnqueueNDRangeKernel)                                                             \
-	X(14, clEnqueueWriteBuffer)                                                               \
-	X(15, clEnqueueReadBuffer)                                                                \
-	X(16, clEnqueueCopyBuffer)                                                                \
-	X(17, clEnqueueFillBuffer)                                                                \
-	X(18, clGetEventProfilingInfo)                                                            \
-	X(19, clEnqueueMarkerWithWaitList)                                                        \
-	X(20, clGetKernelWorkGroupInfo)                                                           \
-	X(21, clEnqueueMapBuffer)                                                                 \
+#define CALLS(X)                           \
+	X(0, clCreateKernel)               \
+	X(1, clSetKernelArg)               \
+	X(2, clCreateBuffer)               \
+	X(3, clFlush)                      \
+	X(4, clFinish)                     \
+	X(5, clGetEventInfo)               \
+	X(6, clWaitForEvents)              \
+	X(7, clRetainMemObject)            \
+	X(8, clReleaseMemObject)           \
+	X(9, clRetainEvent)                \
+	X(10, clReleaseEvent)              \
+	X(11, clRetainKernel)              \
+	X(12, clReleaseKernel)             \
+	X(13, clEnqueueNDRangeKernel)      \
+	X(14, clEnqueueWriteBuffer)        \
+	X(15, clEnqueueReadBuffer)         \
+	X(16, clEnqueueCopyBuffer)         \
+	X(17, clEnqueueFillBuffer)         \
+	X(18, clGetEventProfilingInfo)     \
+	X(19, clEnqueueMarkerWithWaitList) \
+	X(20, clGetKernelWorkGroupInfo)    \
+	X(21, clEnqueueMapBuffer)          \
 	X(22, clEnqueueUnmapMemObject)
 
 typedef long (*fn12)(long, long, long, long, long, long, long, long, long, long, long, long);
@@ -72,7 +72,7 @@ static void counts_open(void)
 }
 
 #define WRAP(I, NAME)                                                                             \
-	long NAME(long a, long b, long c, long d, long e, long f, long g, long h, long i, long j,  \
+	long NAME(long a, long b, long c, long d, long e, long f, long g, long h, long i, long j, \
 	          long k, long l)                                                                 \
 	{                                                                                         \
 		static fn12 real;                                                                 \
@@ -84,4 +84,3 @@ static void counts_open(void)
 		return real(a, b, c, d, e, f, g, h, i, j, k, l);                                  \
 	}
 CALLS(WRAP)
-
