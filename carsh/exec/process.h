@@ -18,6 +18,10 @@ struct job_result {
 	bool has_stats;
 	struct run_stats stats;
 	char msg[CS_ERR_MAX]; /* its error message; "" when none */
+	/* A warm worker's window job (exec/workerwire.h): its place in the window, counted
+	 * from 1, set when the worker takes it. The shell reads it when the worker died: the
+	 * job it ran then, and the ones after it that it never took. */
+	uint32_t taken;
 };
 
 /* Runs in the child; returns its exit status and fills res. */

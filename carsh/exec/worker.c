@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdio_ext.h>
@@ -71,11 +72,63 @@ static int fail(struct job_result *res, const char *what, const char *detail)
 	return 1;
 }
 
+/* What the worker keeps from one message to the next. */
+struct wstate {
+	int sock;
+	int null;       /* /dev/null, standard input and output between jobs */
+	int own_err;    /* the worker's own standard error (a server's log), or -1 */
+	bool chain;     /* the last job failed */
+	uint32_t place; /* the last window job's place in its window (job_result.taken) */
+	bool io_kept;   /* that job's directory and standard input, output and error still here */
+	bool more;      /* the shell's next message was waiting when the last job ended */
+	/* Answers (WORKER_DONE frames) to window jobs that succeeded, held back while the next
+	 * job was already waiting, at most ANSWERS_HELD: sent together, they wake the shell
+	 * once. Only successes wait: where the worker dies, the shell counts a job it went past
+	 * (job_result.taken) as one that succeeded; its statistics are lost with it. */
+	struct wbuf held;
+	unsigned nheld;
+};
+
+#define ANSWERS_HELD 8
+
+/* The job's message is taken: the result area is its own, and the shell learns it by
+ * WORKER_TAKEN, or for a window's job by its place written there (the one the worker dies
+ * in is the one that was taken last). */
+static int take(struct wstate *ws, const struct wire_msg *m, struct job_result *res)
+{
+	uint32_t flags = workerwire_job_flags(m->payload, m->len);
+	struct cs_err e;
+
+	memset(res, 0, sizeof(*res));
+	res->status = -1;
+	ws->more = false;
+	if (!(flags & WORKER_JOB_WINDOW))
+		return wire_send(ws->sock, WORKER_TAKEN, NULL, 0, NULL, 0, &e);
+	ws->place = (flags & WORKER_JOB_AFTER) ? ws->place + 1 : 1;
+	__atomic_store_n(&res->taken, ws->place, __ATOMIC_RELEASE);
+	return 0;
+}
+
+static void release_io(struct wstate *ws)
+{
+	if (ws->io_kept)
+		drop_stdio(ws->null, ws->own_err);
+	ws->io_kept = false;
+}
+
+/* Whether the shell's next message is already here (a window's next job, most often). */
+static bool next_waiting(int sock)
+{
+	struct pollfd p = {sock, POLLIN, 0};
+
+	return poll(&p, 1, 0) > 0;
+}
+
 /* A window's job sent with WORKER_JOB_AFTER does not run after one that failed: the shell
  * stops there (a batch stops at its first failing step), and has sent the rest already.
- * *chain: whether the last job failed; *flags: the job's. */
+ * *flags: the job's. */
 static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *m,
-                   struct job_result *res, int null, int own_err, bool *chain, uint32_t *flags)
+                   struct job_result *res, struct wstate *ws, uint32_t *flags)
 {
 	struct job_plan *jp = NULL;
 	struct job_home *homes = NULL;
@@ -84,12 +137,15 @@ static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *
 	char *cwd = NULL;
 	int status;
 
-	memset(res, 0, sizeof(*res));
-	res->status = -1;
 	*flags = 0;
-	if (workerwire_decode_job(m->payload, m->len, &cwd, &env, &homes, flags, &jp, &e))
+	if (workerwire_decode_job(m->payload, m->len, &cwd, &env, &homes, flags, &jp, &e)) {
+		release_io(ws);
 		return fail(res, "", e.msg);
-	if ((*flags & WORKER_JOB_AFTER) && *chain) {
+	}
+	if (!(*flags & WORKER_JOB_SAME_IO))
+		release_io(ws);
+	if ((*flags & WORKER_JOB_AFTER) && ws->chain) {
+		release_io(ws);
 		res->status = 1;
 		job_plan_free(jp);
 		free(homes);
@@ -99,16 +155,20 @@ static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *
 	}
 	apply_env(&env);
 	sv_free(&env);
-	if (chdir(cwd) != 0)
+	if (!ws->io_kept && chdir(cwd) != 0)
 		status = fail(res, "cannot enter the shell's directory ", cwd);
-	else if (take_stdio(m) != 0)
+	else if (!ws->io_kept && take_stdio(m) != 0)
 		status = fail(res, "the job's standard input, output or error is missing", "");
 	else
 		status = wres_run(w, s, jp, homes, (*flags & WORKER_JOB_PROFILE) != 0, res);
 	/* As a forked job's _exit after fflush(NULL): an output that cannot be written fails. */
 	if (fflush(stdout) != 0 && status == 0)
 		status = 1;
-	drop_stdio(null, own_err);
+	/* A window's next job, already sent, most likely has the same (WORKER_JOB_SAME_IO). */
+	ws->more = (*flags & WORKER_JOB_WINDOW) && next_waiting(ws->sock);
+	ws->io_kept = ws->more;
+	if (!ws->io_kept)
+		drop_stdio(ws->null, ws->own_err);
 	res->status = status;
 	job_plan_free(jp);
 	free(homes);
@@ -141,15 +201,16 @@ static uint32_t buffer_request(struct wres *w, const struct wire_msg *m, struct 
 
 /* *flags: a job's (WORKER_JOB_*), else 0. */
 static uint32_t answer(struct rt_session *s, struct wres *w, const struct wire_msg *m,
-                       struct job_result *res, int null, int own_err, bool *chain, uint32_t *flags)
+                       struct job_result *res, struct wstate *ws, uint32_t *flags)
 {
 	*flags = 0;
 	if (m->type == WORKER_JOB) {
-		int status = run_job(s, w, m, res, null, own_err, chain, flags);
+		int status = run_job(s, w, m, res, ws, flags);
 
-		*chain = status != 0;
+		ws->chain = status != 0;
 		return (uint32_t)status;
 	}
+	release_io(ws);
 	if (m->type == WORKER_WRITEBACK || m->type == WORKER_DROP)
 		return buffer_request(w, m, res);
 	if (m->type == WORKER_FINISH) {
@@ -192,32 +253,48 @@ static bool answer_devices(struct rt_session *s, int sock, const struct wire_msg
 	return ok;
 }
 
+/* The answers held back, sent. */
+static int send_held(struct wstate *ws, struct cs_err *e)
+{
+	int rc = ws->nheld ? wire_send_frames(ws->sock, &ws->held, e) : 0;
+
+	ws->held.len = 0;
+	ws->nheld = 0;
+	return rc;
+}
+
 /* WORKER_DONE: the status, and for a window's job its result (the result area is the next
- * job's already), its message cut at its end (workerwire.h). */
-static int send_done(int sock, uint32_t status, uint32_t flags, const struct job_result *res,
-                     struct cs_err *e)
+ * job's already), its message cut at its end (workerwire.h). A window's job that succeeded
+ * unprofiled (`time` and `set stats=on` wait for each job's answer), with the next job
+ * waiting, is held back (struct wstate). */
+static int send_done(struct wstate *ws, uint32_t status, uint32_t flags,
+                     const struct job_result *res, struct cs_err *e)
 {
 	unsigned char buf[sizeof(status) + sizeof(*res)];
 	size_t head = offsetof(struct job_result, msg);
 	size_t msg = strnlen(res->msg, sizeof(res->msg) - 1);
 
 	if (!(flags & WORKER_JOB_WINDOW))
-		return wire_send(sock, WORKER_DONE, &status, sizeof(status), NULL, 0, e);
+		return wire_send(ws->sock, WORKER_DONE, &status, sizeof(status), NULL, 0, e);
 	memcpy(buf, &status, sizeof(status));
 	memcpy(buf + sizeof(status), res, head);
 	memcpy(buf + sizeof(status) + head, res->msg, msg);
 	buf[sizeof(status) + head + msg] = '\0';
-	return wire_send(sock, WORKER_DONE, buf, sizeof(status) + head + msg + 1, NULL, 0, e);
+	wire_frame(&ws->held, WORKER_DONE, buf, sizeof(status) + head + msg + 1);
+	ws->nheld++;
+	if (status == 0 && !(flags & WORKER_JOB_PROFILE) && ws->more && ws->nheld < ANSWERS_HELD)
+		return 0;
+	return send_held(ws, e);
 }
 
 void worker_main(int sock, struct job_result *res)
 {
-	bool chain = false;
-
+	struct wstate ws = {.sock = sock,
+	                    .null = open("/dev/null", O_RDWR | O_CLOEXEC),
+	                    .own_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)};
 	struct rt_session *s = rt_session_new();
 	struct wres *w = wres_new();
-	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	int own_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	struct cs_err ignored;
 
 	for (;;) {
 		struct wire_msg m;
@@ -226,20 +303,31 @@ void worker_main(int sock, struct job_result *res)
 
 		if (wire_recv(sock, &m, &e) <= 0)
 			break;
-		if (m.type == WORKER_DEVICES && answer_devices(s, sock, &m, res)) {
-			wire_msg_free(&m);
-			continue;
-		}
-		if (m.type == WORKER_JOB &&
-		    wire_send(sock, WORKER_TAKEN, NULL, 0, NULL, 0, &e) != 0) {
+		/* Held answers go before any other answer. */
+		if (!(m.type == WORKER_JOB &&
+		      (workerwire_job_flags(m.payload, m.len) & WORKER_JOB_WINDOW)) &&
+		    send_held(&ws, &e) != 0) {
 			wire_msg_free(&m);
 			break;
 		}
-		status = answer(s, w, &m, res, null, own_err, &chain, &flags);
+		if (m.type == WORKER_DEVICES) {
+			release_io(&ws);
+			if (answer_devices(s, sock, &m, res)) {
+				wire_msg_free(&m);
+				continue;
+			}
+		}
+		if (m.type == WORKER_JOB && take(&ws, &m, res) != 0) {
+			wire_msg_free(&m);
+			break;
+		}
+		status = answer(s, w, &m, res, &ws, &flags);
 		wire_msg_free(&m);
-		if (send_done(sock, status, flags, res, &e) != 0 || wres_faulted(w))
+		if (send_done(&ws, status, flags, res, &e) != 0 || wres_faulted(w))
 			break;
 	}
+	send_held(&ws, &ignored);
+	wb_free(&ws.held);
 	/* _exit: the OpenCL drivers' destructors are not meant to run in a forked copy. */
 	fflush(NULL);
 	_exit(0);

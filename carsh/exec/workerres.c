@@ -207,6 +207,9 @@ static int acquire(struct wjob *j, size_t i, struct cs_err *e)
 		if (job_private_copy(j->x->dev, &j->x->given[i], a->bytes, e))
 			return -1;
 		j->own[i] = j->x->given[i];
+		/* The feeder borrows the buffers it is given, and a private copy ends with the
+		 * job. */
+		j->x->feed = false;
 	}
 	return 0;
 }
@@ -236,15 +239,27 @@ static bool among(cl_mem m, const cl_mem *set, size_t n)
 	return false;
 }
 
+/* Whether every argument ends on the buffer it was given (no swaps moved them). */
+static bool finals_given(const cl_mem *final, const cl_mem *given, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (final[i] && final[i] != given[i])
+			return false;
+	return true;
+}
+
 /* What the job wrote becomes the buffers' copies here, one generation on; what it read is
  * current here at its generation. After swaps a buffer's old copy may be another's new
- * one: every final buffer is held until each copy has its new one. */
+ * one: every final buffer is held until each copy has its new one. Without swaps each copy
+ * keeps its buffer, and nothing is held: no reference counting per job, which NVIDIA's
+ * driver serialises with the feeder's launches. */
 static void store(struct wjob *j, cl_mem *final)
 {
 	struct job_plan *jp = j->jp;
 	size_t n = jp->kp.nargs;
+	bool hold = !finals_given(final, j->x->given, n);
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; hold && i < n; i++)
 		if (final[i])
 			(void)clRetainMemObject(final[i]);
 	for (size_t i = 0; i < n; i++) {
@@ -259,7 +274,8 @@ static void store(struct wjob *j, cl_mem *final)
 	for (size_t i = 0; i < n; i++) {
 		if (!final[i])
 			continue;
-		(void)clReleaseMemObject(final[i]);
+		if (hold)
+			(void)clReleaseMemObject(final[i]);
 		if (!among(final[i], j->x->given, n))
 			(void)clReleaseMemObject(final[i]);
 		final[i] = NULL;
@@ -289,8 +305,15 @@ static int run_on_device(struct rt_session *s, struct wjob *j, struct cs_err *e)
 		return -1;
 	}
 	j->x->wait = j->x->profile || !may_queue(j->x->dev);
-	if (rt_execute(j->x, j->st, e))
+	if (rt_execute(j->x, j->st, e)) {
+		/* With launches fed (a feeder on the device), a failure may be an earlier job's,
+		 * found only now, and the launches handed over after it were dropped: those jobs
+		 * answered, so nothing on the device is to be trusted, as after queued work that
+		 * failed (the worker ends after this answer; what it held is lost). */
+		if (__atomic_load_n(&j->x->dev->feeder, __ATOMIC_ACQUIRE))
+			j->w->faulted = true;
 		return -1;
+	}
 	store(j, j->x->final);
 	t0 = clock_ms();
 	rc = stage_out(jp, e) ? err_prefix(e, "%s: ", jp->kp.label) : 0;
@@ -320,10 +343,14 @@ int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp,
 {
 	size_t n = jp->kp.nargs ? jp->kp.nargs : 1;
 	cl_mem *given = xcalloc(3 * n, sizeof(cl_mem)); /* given, final, own side by side */
-	/* Profiled work is waited for: its times are the job's answer. */
+	/* Profiled work is waited for: its times are the job's answer. Unprofiled, a launch
+	 * that need not be waited for goes to the device's feeder (runtime/feeder.h), as the
+	 * thread executor's do: this thread goes on to the next job while it is queued, and
+	 * the feeder sets only the values that changed. */
 	struct rt_exec x = {.kp = &jp->kp,
 	                    .wait = true,
 	                    .profile = profile,
+	                    .feed = !profile,
 	                    .given = given,
 	                    .final = given + n,
 	                    .stage = stage_hook};

@@ -62,6 +62,14 @@ struct worker {
 	int end_status;           /* how it ended, once a window's reader found it dead */
 	bool end_known;           /* end_status is set */
 	char end_msg[CS_ERR_MAX]; /* why it could not be waited for, or "" */
+	/* The window's last job sent (xlock): its place (job_result.taken), and its directory
+	 * and standard input, output and error, which the next one may share
+	 * (WORKER_JOB_SAME_IO); io_cwd NULL after any other message. */
+	uint32_t place;
+	char *io_cwd;
+	int io_fds[3];
+	/* The window's answers, read several at a time (the worker sends them so: worker.c) */
+	struct wire_ahead ahead;
 };
 
 /* A worker asked of the spawner thread. */
@@ -152,6 +160,8 @@ static void worker_end(struct worker *wk)
 	if (wk->res_fd >= 0)
 		close(wk->res_fd);
 	free(wk->key);
+	free(wk->io_cwd);
+	wire_ahead_free(&wk->ahead);
 	sv_free(&wk->env);
 	sv_free(&wk->built);
 	pthread_mutex_destroy(&wk->xlock);
@@ -815,6 +825,37 @@ static int job_stdin(const struct child_io *io, bool background, int *opened)
 	return *opened;
 }
 
+/* A window's job after another (WORKER_JOB_AFTER) with the same directory and standard
+ * input, output and error says so (WORKER_JOB_SAME_IO); what this one has is remembered for
+ * the next. Any other message forgets it. */
+static uint32_t same_io(struct worker *wk, const char *cwd, const int *fds, uint32_t flags)
+{
+	bool same = (flags & WORKER_JOB_AFTER) && wk->io_cwd && strcmp(wk->io_cwd, cwd) == 0 &&
+	            memcmp(wk->io_fds, fds, sizeof(wk->io_fds)) == 0;
+
+	if (!(flags & WORKER_JOB_WINDOW)) {
+		free(wk->io_cwd);
+		wk->io_cwd = NULL;
+		return flags;
+	}
+	if (!same) {
+		free(wk->io_cwd);
+		wk->io_cwd = xstrdup(cwd);
+		memcpy(wk->io_fds, fds, sizeof(wk->io_fds));
+	}
+	return same ? flags | WORKER_JOB_SAME_IO : flags;
+}
+
+/* A window's job is given its place there; the first one's starts the count afresh (the
+ * worker is idle: nothing else writes its result area now). */
+static void window_place(struct worker *wk, uint32_t flags, struct worker_answer *a)
+{
+	wk->place = (flags & WORKER_JOB_AFTER) ? wk->place + 1 : 1;
+	if (!(flags & WORKER_JOB_AFTER))
+		__atomic_store_n(&wk->res->taken, 0, __ATOMIC_RELAXED);
+	a->place = wk->place;
+}
+
 /* -1 with e when the job could not be sent; 1 when it could not be put together (nothing
  * went to the worker). A window's job (WORKER_JOB_WINDOW) leaves the result area to the job
  * the worker runs now. */
@@ -836,6 +877,9 @@ static int hand_over(struct worker *wk, const struct job_plan *jp, const struct 
 		err_errno(e, "/dev/null");
 		return 1;
 	}
+	flags = same_io(wk, cwd, fds, flags);
+	if (opened >= 0) /* a /dev/null of its own each time */
+		flags &= ~WORKER_JOB_SAME_IO;
 	/* A job's message is a few KiB: room for it at once, not grown from 8 bytes. */
 	msg.p = xgrow(NULL, &msg.cap, 4096, 1);
 	workerwire_encode_job(cwd, &wk->env, homes, flags, jp, &msg);
@@ -955,12 +999,16 @@ int worker_run(struct worker *wk, const struct job_plan *jp, const struct job_ho
 /* The worker ended (or answered garbage) with the oldest job in flight unanswered: that job,
  * taken or not, gets how it ended — one that exited, or that could not be waited for (a
  * server that ended), fails with a message as in await_answer — and every job after it
- * never reached a worker that could run it. */
-static void window_lost(struct worker *wk, bool taken)
+ * never reached a worker that could run it. sent: whether the oldest job's message went
+ * whole; it was taken if the worker wrote its place (window_place) before it ended, and the
+ * jobs before the last one it took ran to their end. */
+static void window_lost(struct worker *wk, bool sent)
 {
 	struct worker_answer *a = wk->pending;
 	struct cs_err e;
 	int ws = W_EXITCODE(1, 0);
+	uint32_t last;
+	bool taken;
 
 	if (!wk->end_known) {
 		wk->end_msg[0] = '\0';
@@ -971,6 +1019,21 @@ static void window_lost(struct worker *wk, bool taken)
 		wk->end_status = ws;
 		wk->end_known = true;
 	}
+	last = sent ? __atomic_load_n(&wk->res->taken, __ATOMIC_ACQUIRE) : 0;
+	/* The jobs it went past succeeded: it holds back only successful answers (worker.c). */
+	while (a && a->place < last) {
+		a->rc = 0;
+		a->wstatus = W_EXITCODE(0, 0);
+		memset(&a->res, 0, sizeof(a->res));
+		a->done = true;
+		a = wk->pending = a->next;
+	}
+	if (!a) {
+		wk->ptail = &wk->pending;
+		wire_ahead_free(&wk->ahead);
+		return;
+	}
+	taken = sent && last >= a->place;
 	ws = wk->end_status;
 	a->rc = taken ? 0 : WORKER_NOT_TAKEN;
 	a->wstatus = ws;
@@ -992,6 +1055,7 @@ static void window_lost(struct worker *wk, bool taken)
 	}
 	wk->pending = NULL;
 	wk->ptail = &wk->pending;
+	wire_ahead_free(&wk->ahead);
 }
 
 /* A window job's WORKER_DONE (exec/workerwire.h): the status, then the result up to its
@@ -1001,7 +1065,7 @@ static bool window_done(struct worker *wk, uint32_t *status, struct job_result *
 	size_t head = sizeof(*status) + offsetof(struct job_result, msg);
 	struct wire_msg m;
 	struct cs_err e;
-	int r = wire_recv(wk->sock, &m, &e);
+	int r = wire_recv_ahead(wk->sock, &wk->ahead, &m, &e);
 	bool ok = r == 1 && m.type == WORKER_DONE && m.len > head &&
 	          m.len <= head + sizeof(res->msg) && m.payload[m.len - 1] == '\0';
 
@@ -1016,16 +1080,15 @@ static bool window_done(struct worker *wk, uint32_t *status, struct job_result *
 	return ok;
 }
 
-/* The answer of the oldest job in flight; xlock held. */
+/* The answer of the oldest job in flight; xlock held. A window's job sends no WORKER_TAKEN:
+ * where the worker ended, its result area says which job it had taken last. */
 static void read_answer(struct worker *wk)
 {
 	struct worker_answer *a = wk->pending;
 	uint32_t status;
-	struct cs_err e;
-	bool taken = !wk->dead && answered(wk, WORKER_TAKEN, NULL, 0, &e);
 
-	if (!taken || !window_done(wk, &status, &a->res)) {
-		window_lost(wk, taken);
+	if (wk->dead || !window_done(wk, &status, &a->res)) {
+		window_lost(wk, true);
 		return;
 	}
 	a->rc = 0;
@@ -1035,6 +1098,9 @@ static void read_answer(struct worker *wk)
 	wk->pending = a->next;
 	if (!wk->pending)
 		wk->ptail = &wk->pending;
+	/* More than the answers awaited: a worker not to be trusted. */
+	if (!wk->pending && wire_ahead_left(&wk->ahead))
+		wk->dead = true;
 }
 
 /* Every answer in flight read; xlock held. */
@@ -1054,8 +1120,10 @@ int worker_send(struct worker *wk, const struct job_plan *jp, const struct job_h
 
 	*a = (struct worker_answer){0};
 	pthread_mutex_lock(&wk->xlock);
+	window_place(wk, flags, a);
 	rc = wk->dead ? -1 : hand_over(wk, jp, homes, io, false, flags, e);
 	if (rc > 0) {
+		wk->place = a->place - 1; /* nothing went: the worker's count stays */
 		pthread_mutex_unlock(&wk->xlock);
 		return -1;
 	}

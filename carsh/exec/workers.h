@@ -96,9 +96,10 @@ int worker_run(struct worker *wk, const struct job_plan *jp, const struct job_ho
  * answers in flight first.
  */
 struct worker_answer {
-	int rc;       /* 0: wstatus and res are the job's; WORKER_NOT_TAKEN: it never ran */
-	int wstatus;  /* as from waitpid: the job's exit status, or how the worker ended */
-	bool skipped; /* not run: the job before it failed */
+	int rc;         /* 0: wstatus and res are the job's; WORKER_NOT_TAKEN: it never ran */
+	int wstatus;    /* as from waitpid: the job's exit status, or how the worker ended */
+	bool skipped;   /* not run: the job before it failed */
+	uint32_t place; /* its place in its window (job_result.taken) */
 	struct job_result res;
 	bool done;
 	struct worker_answer *next;

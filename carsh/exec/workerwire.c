@@ -73,6 +73,7 @@ void workerwire_apply_env(char *const *env, size_t n)
 void workerwire_encode_job(const char *cwd, const struct strvec *env, const struct job_home *homes,
                            uint32_t flags, const struct job_plan *jp, struct wbuf *out)
 {
+	wb_u32(out, flags); /* first: workerwire_job_flags reads it from any message */
 	wb_str(out, cwd);
 	workerwire_encode_env(env, out);
 	wb_u32(out, homes ? (uint32_t)jp->kp.nargs : 0);
@@ -83,7 +84,6 @@ void workerwire_encode_job(const char *cwd, const struct strvec *env, const stru
 		wb_u32(out, (homes[i].here ? 1u : 0u) | (uint32_t)uniform << 8);
 		wb_bytes(out, homes[i].value, uniform);
 	}
-	wb_u32(out, flags);
 	planwire_encode(jp, out);
 }
 
@@ -125,10 +125,12 @@ static int decode_env(struct rbuf *r, struct strvec *env)
 	return r->bad ? -1 : 0;
 }
 
-static int decode_flags(struct rbuf *r, uint32_t *flags)
+uint32_t workerwire_job_flags(const void *buf, size_t len)
 {
-	*flags = rb_u32(r);
-	return r->bad ? -1 : 0;
+	struct rbuf r = rb_init(buf, len);
+	uint32_t flags = rb_u32(&r);
+
+	return r.bad ? 0 : flags;
 }
 
 static void job_parts_free(char **cwd, struct strvec *env, struct job_home **homes)
@@ -149,9 +151,9 @@ int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct strvec
 
 	*jp = NULL;
 	*homes = NULL;
+	*flags = rb_u32(&r);
 	*cwd = rb_str(&r);
-	if (r.bad || !*cwd || decode_env(&r, env) || decode_homes(&r, &nhomes, homes) ||
-	    decode_flags(&r, flags)) {
+	if (r.bad || !*cwd || decode_env(&r, env) || decode_homes(&r, &nhomes, homes)) {
 		job_parts_free(cwd, env, homes);
 		return err_set(e, "job message: no directory, environment, buffer homes or flags");
 	}

@@ -26,7 +26,9 @@ enum {
 	 * that cannot list them answers WORKER_DONE 1 with the reason in its result area */
 	WORKER_DEVLIST = 5,
 	/* worker -> shell: the job of a WORKER_JOB reached the worker and starts (no payload),
-	 * sent before WORKER_DONE: a worker that ends before it sent this never ran the job */
+	 * sent before WORKER_DONE: a worker that ends before it sent this never ran the job.
+	 * Not for a window's job: the worker writes its place in the window to the result
+	 * area's taken instead (one message less each way per job) */
 	WORKER_TAKEN = 6,
 	/* shell -> worker: write a buffer's device copy back to its shared memory (str shm, u64
 	 * generation); answered by WORKER_DONE, the reason of a failure in the result area */
@@ -88,8 +90,16 @@ void workerwire_apply_env(char *const *env, size_t n);
  * job's struct job_result (the next job in flight overwrites the result area): its bytes
  * up to msg, then msg up to its NUL and the NUL. */
 #define WORKER_JOB_WINDOW 2u
-/* Run only if the worker's previous job succeeded; else answered WORKER_DONE_SKIPPED. */
+/* Run only if the worker's previous job succeeded; else answered WORKER_DONE_SKIPPED. A
+ * window's job without it is the window's first: its place there (job_result.taken) is 1,
+ * each next one's one more. */
 #define WORKER_JOB_AFTER 4u
+/* A window's job with the directory and the standard input, output and error of the job
+ * before it (the same files, still sent): a worker that still holds that job's keeps them,
+ * and neither enters the directory nor moves descriptors again. It holds them after a
+ * window's job only while the next message is already waiting, so that a reader of a job's
+ * output sees its end when the window's last job has ended. */
+#define WORKER_JOB_SAME_IO 8u
 /* In the status of a WORKER_JOB_AFTER job's WORKER_DONE: it did not run (low byte 1). */
 #define WORKER_DONE_SKIPPED 0x200u
 
@@ -97,6 +107,9 @@ void workerwire_apply_env(char *const *env, size_t n);
  * flags: WORKER_JOB_*. */
 void workerwire_encode_job(const char *cwd, const struct strvec *env, const struct job_home *homes,
                            uint32_t flags, const struct job_plan *jp, struct wbuf *out);
+/* A job message's flags, or 0 where it is too short to hold them: read before the rest,
+ * which a worker decodes only after it took the job. */
+uint32_t workerwire_job_flags(const void *buf, size_t len);
 /* A new *cwd, *env (sv_free), *homes (free; one per argument of *jp) and *jp
  * (job_plan_free), the flags in *flags, or -1 with e. */
 int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct strvec *env,

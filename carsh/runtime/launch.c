@@ -38,6 +38,7 @@ struct launch {
 	bool blocking_writes;     /* host data may be freed as soon as we return */
 	bool profile;             /* an event for every command, for run_stats */
 	bool args_kept;           /* the kernel holds its arguments already (rt_exec) */
+	bool drained;             /* the queue was finished after the last command of ours */
 	struct feed_launch *feed; /* the launch for the feeder, when it takes this one */
 	size_t feed_used;         /* bytes of its value storage filled */
 	cl_mem *in_place;         /* per argument: the buffer made on its host memory, or NULL */
@@ -659,6 +660,7 @@ static int launch_read_back(struct launch *L, struct cs_err *e)
 	err = clFinish(L->q);
 	if (err != CL_SUCCESS)
 		return cl_fail(L, e, err, "clFinish");
+	L->drained = true;
 	return events_flush(L, e);
 }
 
@@ -676,7 +678,7 @@ static bool is_given(const struct launch *L, cl_mem m)
 static void launch_release(struct launch *L, bool wait)
 {
 	feed_launch_free(L->feed);
-	if (wait && L->q)
+	if (wait && L->q && !L->drained)
 		(void)clFinish(L->q);
 	for (size_t i = 0; i < L->nev; i++)
 		(void)clReleaseEvent(L->ev[i]);

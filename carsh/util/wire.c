@@ -96,6 +96,32 @@ int wire_send(int sock, uint32_t type, const void *payload, size_t len, const in
 	return 0;
 }
 
+void wire_frame(struct wbuf *out, uint32_t type, const void *payload, size_t len)
+{
+	struct wire_header h = {.type = type, .len = (uint32_t)len, .nfds = 0};
+
+	memcpy(h.magic, WIRE_MAGIC, sizeof(h.magic));
+	wb_bytes(out, &h, sizeof(h));
+	if (len)
+		wb_bytes(out, payload, len);
+}
+
+int wire_send_frames(int sock, const struct wbuf *frames, struct cs_err *e)
+{
+	size_t done = 0;
+
+	while (done < frames->len) {
+		ssize_t n = send(sock, frames->p + done, frames->len - done, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return err_errno(e, "wire: send");
+		done += (size_t)n;
+	}
+	return 0;
+}
+
 /* Keep the fds one recvmsg brought; past WIRE_MAX_FDS they are closed at once. */
 static void take_fds(struct wire_reader *rd, struct msghdr *mh)
 {
@@ -224,6 +250,81 @@ int wire_recv(int sock, struct wire_msg *m, struct cs_err *e)
 	m->payload = NULL;
 	m->len = 0;
 	return -1;
+}
+
+/* At least want bytes in a: 1, or 0 when the peer closed first, -1 with e. */
+static int ahead_fill(int sock, struct wire_ahead *a, size_t want, struct cs_err *e)
+{
+	if (a->off) {
+		memmove(a->buf, a->buf + a->off, a->len - a->off);
+		a->len -= a->off;
+		a->off = 0;
+	}
+	if (a->cap < want) {
+		size_t cap = want < 65536 ? 65536 : want;
+
+		a->buf = xgrow(a->buf, &a->cap, cap, 1);
+	}
+	while (a->len < want) {
+		ssize_t n = recv(sock, a->buf + a->len, a->cap - a->len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return err_errno(e, "wire: receive");
+		if (n == 0)
+			return 0;
+		a->len += (size_t)n;
+	}
+	return 1;
+}
+
+int wire_recv_ahead(int sock, struct wire_ahead *a, struct wire_msg *m, struct cs_err *e)
+{
+	struct wire_header h;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	for (size_t i = 0; i < WIRE_MAX_FDS; i++)
+		m->fds[i] = -1;
+	r = a->len - a->off >= sizeof(h) ? 1 : ahead_fill(sock, a, sizeof(h), e);
+	if (r <= 0) {
+		if (r == 0 && a->len != a->off)
+			return truncated((ssize_t)(a->len - a->off), sizeof(h), "header", e);
+		return r;
+	}
+	memcpy(&h, a->buf + a->off, sizeof(h));
+	if (check_header(&h, e))
+		return -1;
+	if (h.nfds)
+		return err_set(e, "wire: %u file descriptors announced where none come", h.nfds);
+	if (a->len - a->off < sizeof(h) + h.len) {
+		r = ahead_fill(sock, a, sizeof(h) + h.len, e);
+		if (r == 0)
+			return truncated((ssize_t)(a->len - sizeof(h)), h.len, "payload", e);
+		if (r < 0)
+			return -1;
+	}
+	m->payload = data_alloc((size_t)h.len + 1, 1, "wire: payload", e);
+	if (!m->payload)
+		return -1;
+	memcpy(m->payload, a->buf + a->off + sizeof(h), h.len);
+	m->payload[h.len] = '\0';
+	m->len = h.len;
+	m->type = h.type;
+	a->off += sizeof(h) + h.len;
+	return 1;
+}
+
+size_t wire_ahead_left(const struct wire_ahead *a)
+{
+	return a->len - a->off;
+}
+
+void wire_ahead_free(struct wire_ahead *a)
+{
+	free(a->buf);
+	*a = (struct wire_ahead){0};
 }
 
 void wire_msg_free(struct wire_msg *m)

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "util/error.h"
+#include "util/wirebuf.h"
 
 #define WIRE_MAGIC       "CSW1"
 #define WIRE_MAX_FDS     4
@@ -37,12 +38,33 @@ struct wire_msg {
 int wire_send(int sock, uint32_t type, const void *payload, size_t len, const int *fds, size_t nfds,
               struct cs_err *e);
 
+/* Append a frame without fds to out: frames gathered so, sent by one wire_send_frames, cost
+ * the peer one wake-up instead of one each (a worker's answers to several jobs). */
+void wire_frame(struct wbuf *out, uint32_t type, const void *payload, size_t len);
+/* Send what wire_frame gathered in frames, whole, as wire_send sends one. 0, or -1 with e. */
+int wire_send_frames(int sock, const struct wbuf *frames, struct cs_err *e);
+
 /* Receive one frame into m (which the caller frees with wire_msg_free). Returns 1 with a
  * message; 0 when the peer closed the stream between frames; -1 with e for a truncated
  * frame, a bad magic, a payload over WIRE_MAX_PAYLOAD (refused before allocating), fds other
  * than announced or over WIRE_MAX_FDS, or control data cut short (MSG_CTRUNC). On 0 and -1
  * m holds nothing to free and every fd that arrived is closed. */
 int wire_recv(int sock, struct wire_msg *m, struct cs_err *e);
+
+/* Frames read ahead from a socket whose peer sends no fds (a worker's answers to a window's
+ * jobs): one recv takes all the frames that have arrived, and the next ones are read from
+ * here. Only for a stream on which nothing comes that is not awaited: what it read ahead
+ * is no one else's. Zeroed to start. */
+struct wire_ahead {
+	unsigned char *buf;
+	size_t off, len, cap; /* the frames read, not yet taken: buf[off, len) */
+};
+/* As wire_recv, from a and the socket behind it. Fds that come anyway are closed (the
+ * kernel's doing: recv takes no control data) and the frame is refused. */
+int wire_recv_ahead(int sock, struct wire_ahead *a, struct wire_msg *m, struct cs_err *e);
+/* Bytes read ahead and not taken: 0 where every frame read was taken. */
+size_t wire_ahead_left(const struct wire_ahead *a);
+void wire_ahead_free(struct wire_ahead *a);
 
 /* Free the payload and close the fds still in m; one who keeps an fd sets m->fds[i] = -1. */
 void wire_msg_free(struct wire_msg *m);

@@ -5,7 +5,8 @@
 # the middle is the one named, the jobs after it do not run, and what the earlier ones left
 # only on the dead worker is lost, its readers told; a host reader, a background job and an
 # until= condition in the middle of a window see current data; a fill goes between its jobs
-# and is undone with them; Ctrl-C stops the job that runs, and the ones after it do not run.
+# and is undone with them; a reader of its output sees the end when its last job has ended;
+# Ctrl-C stops the job that runs, and the ones after it do not run.
 . "$TOP_SRCDIR/tests/shell/lib.sh"
 cd "$T" || exit 1
 if ! process_executor; then
@@ -136,6 +137,28 @@ stop_carsh
 grep -E '^[0-9,]+$' "$T/carsh.out" >got
 { row 1:0; row 1:1; row 1:2; row 1:3; row 3:3; } >want
 same_file got want "the batch's job that writes w ran after the background job that did"
+
+# ---- a window's output: its reader sees the end when the window's last job has ended ----
+# The worker keeps a window job's standard input, output and error for the next job only
+# while that job is already waiting: after the last one nothing of the batch's stays open
+# there, while the shell and its worker go on.
+gone() { ! kill -0 "$1" 2>/dev/null; }
+mkfifo winout
+cat winout >winout.txt &
+reader=$!
+start_carsh -i
+send "$(echo "$MAKE" | tr '\n' ';')"
+send "run $W/chain.bat.xml STEPS=40 > $T/winout"
+if wait_until "the reader to see the end of the window's output" gone "$reader"; then
+	pass "a reader of a window's output sees its end when the window's last job has ended"
+else
+	kill "$reader" 2>/dev/null
+fi
+send "$(echo "$DUMPS" | tr '\n' ';')"
+stop_carsh
+grep -E '^[0-9,]+$' carsh.out >got
+{ row 1:40; row 1:39; row 0:0; row 0:0; row 40:780; } >want
+same_file got want "the window's chain of forty jobs, its output redirected: p = x + 40, z = 40x + 780"
 
 # ---- Ctrl-C while the second job of a window runs ----
 # The terminal is a tmux pane, as in interrupt.sh: Ctrl-C goes through its line discipline.

@@ -104,6 +104,114 @@ START_TEST(test_wire_frame_without_fds_round_trips)
 }
 END_TEST
 
+/* Frames gathered and sent in one write arrive as the same frames one by one, and the
+ * bytes on the socket are those of wire_send's frames (a forged header, written here). */
+START_TEST(test_wire_frames_sent_together_arrive_one_by_one)
+{
+	struct wbuf frames = WBUF_INIT;
+	struct forged_header h;
+	struct cs_err e;
+	struct wire_msg m;
+	int sv[2];
+
+	pair(sv);
+	wire_frame(&frames, 2, "first", 5);
+	wire_frame(&frames, 3, NULL, 0);
+	wire_frame(&frames, 4, "third\0", 6);
+	ck_assert_uint_eq(frames.len, 3 * sizeof(h) + 5 + 6);
+	memcpy(&h, frames.p, sizeof(h));
+	ck_assert_int_eq(memcmp(h.magic, "CSW1", 4), 0);
+	ck_assert_uint_eq(h.type, 2);
+	ck_assert_uint_eq(h.len, 5);
+	ck_assert_uint_eq(h.nfds, 0);
+	ck_assert_int_eq(wire_send_frames(sv[0], &frames, &e), 0);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 1);
+	ck_assert_uint_eq(m.type, 2);
+	ck_assert_uint_eq(m.len, 5);
+	ck_assert_int_eq(memcmp(m.payload, "first", 5), 0);
+	wire_msg_free(&m);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 1);
+	ck_assert_uint_eq(m.type, 3);
+	ck_assert_uint_eq(m.len, 0);
+	wire_msg_free(&m);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 1);
+	ck_assert_uint_eq(m.type, 4);
+	ck_assert_uint_eq(m.len, 6);
+	ck_assert_str_eq((char *)m.payload, "third");
+	wire_msg_free(&m);
+	close(sv[0]);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 0);
+	close(sv[1]);
+	wb_free(&frames);
+}
+END_TEST
+
+/* Frames read ahead: one recv takes all three, each is handed out whole and in order, and
+ * the end of the stream after the last is 0, as wire_recv's. */
+START_TEST(test_wire_recv_ahead_takes_arrived_frames_in_order)
+{
+	struct wire_ahead ahead = {0};
+	char big[100000];
+	struct cs_err e;
+	struct wire_msg m;
+	int sv[2];
+
+	pair(sv);
+	memset(big, 'x', sizeof(big));
+	ck_assert_int_eq(wire_send(sv[0], 5, "one", 3, NULL, 0, &e), 0);
+	ck_assert_int_eq(wire_send(sv[0], 6, NULL, 0, NULL, 0, &e), 0);
+	ck_assert_int_eq(wire_send(sv[0], 7, "three", 5, NULL, 0, &e), 0);
+	ck_assert_int_eq(wire_recv_ahead(sv[1], &ahead, &m, &e), 1);
+	ck_assert_uint_eq(m.type, 5);
+	ck_assert_str_eq((char *)m.payload, "one");
+	wire_msg_free(&m);
+	ck_assert_uint_eq(wire_ahead_left(&ahead), 2 * sizeof(struct forged_header) + 5);
+	ck_assert_int_eq(wire_recv_ahead(sv[1], &ahead, &m, &e), 1);
+	ck_assert_uint_eq(m.type, 6);
+	ck_assert_uint_eq(m.len, 0);
+	wire_msg_free(&m);
+	ck_assert_int_eq(wire_recv_ahead(sv[1], &ahead, &m, &e), 1);
+	ck_assert_uint_eq(m.type, 7);
+	ck_assert_str_eq((char *)m.payload, "three");
+	wire_msg_free(&m);
+	ck_assert_uint_eq(wire_ahead_left(&ahead), 0);
+	/* Larger than what one read takes: read on until the payload is whole. */
+	if (fork() == 0) {
+		_exit(wire_send(sv[0], 8, big, sizeof(big), NULL, 0, &e) ? 1 : 0);
+	}
+	ck_assert_int_eq(wire_recv_ahead(sv[1], &ahead, &m, &e), 1);
+	ck_assert_uint_eq(m.type, 8);
+	ck_assert_uint_eq(m.len, sizeof(big));
+	ck_assert_int_eq(memcmp(m.payload, big, sizeof(big)), 0);
+	wire_msg_free(&m);
+	ck_assert_int_eq(wait(NULL) > 0, 1);
+	close(sv[0]);
+	ck_assert_int_eq(wire_recv_ahead(sv[1], &ahead, &m, &e), 0);
+	close(sv[1]);
+	wire_ahead_free(&ahead);
+}
+END_TEST
+
+/* A frame cut short by the peer's end is refused as wire_recv refuses it. */
+START_TEST(test_wire_recv_ahead_truncated_frame_refused)
+{
+	struct wire_ahead ahead = {0};
+	struct cs_err e;
+	struct wire_msg m;
+	int sv[2];
+
+	pair(sv);
+	forge(sv[0], "CSW1", 2, 10, 0);
+	write_all(sv[0], "abc", 3);
+	close(sv[0]);
+	ck_assert_int_eq(wire_recv_ahead(sv[1], &ahead, &m, &e), -1);
+	ck_assert_str_eq(e.msg,
+	                 "wire: truncated frame (the peer closed after 3 of 10 payload bytes)");
+	close(sv[1]);
+	wire_ahead_free(&ahead);
+}
+END_TEST
+
 /* A file and a pipe's write end: what arrives refers to the same objects. */
 START_TEST(test_wire_fds_arrive_as_the_same_files_close_on_exec)
 {
@@ -808,6 +916,9 @@ Suite *suite_wire(void)
 	TCase *tp = tcase_create("planwire");
 
 	tcase_add_test(tc, test_wire_frame_without_fds_round_trips);
+	tcase_add_test(tc, test_wire_frames_sent_together_arrive_one_by_one);
+	tcase_add_test(tc, test_wire_recv_ahead_takes_arrived_frames_in_order);
+	tcase_add_test(tc, test_wire_recv_ahead_truncated_frame_refused);
 	tcase_add_test(tc, test_wire_fds_arrive_as_the_same_files_close_on_exec);
 	tcase_add_test(tc, test_wire_large_payload_in_pieces);
 	tcase_add_test(tc, test_wire_recv_retries_after_a_signal);
