@@ -343,14 +343,14 @@ int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp,
 {
 	size_t n = jp->kp.nargs ? jp->kp.nargs : 1;
 	cl_mem *given = xcalloc(3 * n, sizeof(cl_mem)); /* given, final, own side by side */
-	/* Profiled work is waited for: its times are the job's answer. Unprofiled, a launch
-	 * that need not be waited for goes to the device's feeder (runtime/feeder.h), as the
-	 * thread executor's do: this thread goes on to the next job while it is queued, and
-	 * the feeder sets only the values that changed. */
+	/* Profiled work is waited for: its times are the job's answer. A worker's launches stay
+	 * on its own thread, not the device's feeder (runtime/feeder.h): fed from a worker,
+	 * a background batch's buffer read stale values on NVIDIA (tests/shell/batch.sh there;
+	 * never on PoCL), for a cause not yet found (docs/executors.md, "The wire"). */
 	struct rt_exec x = {.kp = &jp->kp,
 	                    .wait = true,
 	                    .profile = profile,
-	                    .feed = !profile,
+	                    .feed = false,
 	                    .given = given,
 	                    .final = given + n,
 	                    .stage = stage_hook};

@@ -1,9 +1,9 @@
 #!/bin/sh
-# A window's jobs fed to the device as on a GPU (CARSH_QUEUE_CPU=1 lets a job on the CPU
-# device return with its kernel queued, CARSH_FEEDER=on hands its launch to the device's
-# feeder, which keeps a kernel object per program and sets only the values that changed):
-# a value argument changed between two jobs of the same kernel, a buffer bound in another
-# place, and a kernel edited between two batches in one session are each seen.
+# A window's jobs queued as on a GPU (CARSH_QUEUE_CPU=1 lets a job on the CPU device return
+# with its kernel queued; CARSH_FEEDER=on would hand launches to the device's feeder, which
+# a worker does not use: docs/executors.md, "The wire"): a value argument changed between
+# two jobs of the same kernel, a buffer bound in another place, and a kernel edited between
+# two batches in one session are each seen.
 . "$TOP_SRCDIR/tests/shell/lib.sh"
 cd "$T" || exit 1
 if ! process_executor; then
