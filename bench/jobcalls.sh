@@ -25,21 +25,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export XDG_CACHE_HOME="$work/cache" CARSH_SERVER=off
 
-"$fftref" picture 16 "$work/pic.pgm"
-sed -e "s|file=\"|file=\"$top/batches/fft-filter/|" -e "s|\${BATCH_DIR}|$top/batches/fft-filter|g" \
-	"$top/batches/fft-filter/filter-steps.bat.xml" >"$work/steps.bat.xml"
-script() { # RUNS
-	for b in re im re_next im_next result; do echo "virtbuf create $b float 256"; done
-	echo "virtbuf create stage int 1"
-	echo "virtbuf create stage_next int 1"
-	echo "virtbuf fill re $work/pic.pgm"
-	for ((i = 0; i < $1; i++)); do echo "run $work/steps.bat.xml N=16 CUT=2"; done
-	echo "virtbuf dump result $work/result.csv"
-}
-script 1 >"$work/one.csh"
-script "$runs" >"$work/many.csh"
-jobs=$(awk '/<Repeat/ { r = 1 } /<\/Repeat>/ { r = 0 } /<Exec/ { n += r ? 4 : 1 }
-	/<Command>run/ { n++ } END { print n }' "$work/steps.bat.xml")
+. "$top/bench/jobcost-lib.sh"
 per=$((jobs * (runs - 1)))
 # shellcheck disable=SC2086
 run() { "$carsh" ${device:+--device $device} "$@" >/dev/null; }
