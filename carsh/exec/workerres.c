@@ -207,9 +207,6 @@ static int acquire(struct wjob *j, size_t i, struct cs_err *e)
 		if (job_private_copy(j->x->dev, &j->x->given[i], a->bytes, e))
 			return -1;
 		j->own[i] = j->x->given[i];
-		/* The feeder borrows the buffers it is given, and a private copy ends with the
-		 * job. */
-		j->x->feed = false;
 	}
 	return 0;
 }
@@ -252,7 +249,7 @@ static bool finals_given(const cl_mem *final, const cl_mem *given, size_t n)
  * current here at its generation. After swaps a buffer's old copy may be another's new
  * one: every final buffer is held until each copy has its new one. Without swaps each copy
  * keeps its buffer, and nothing is held: no reference counting per job, which NVIDIA's
- * driver serialises with the feeder's launches. */
+ * driver serialises with launches. */
 static void store(struct wjob *j, cl_mem *final)
 {
 	struct job_plan *jp = j->jp;
@@ -305,15 +302,8 @@ static int run_on_device(struct rt_session *s, struct wjob *j, struct cs_err *e)
 		return -1;
 	}
 	j->x->wait = j->x->profile || !may_queue(j->x->dev);
-	if (rt_execute(j->x, j->st, e)) {
-		/* With launches fed (a feeder on the device), a failure may be an earlier job's,
-		 * found only now, and the launches handed over after it were dropped: those jobs
-		 * answered, so nothing on the device is to be trusted, as after queued work that
-		 * failed (the worker ends after this answer; what it held is lost). */
-		if (__atomic_load_n(&j->x->dev->feeder, __ATOMIC_ACQUIRE))
-			j->w->faulted = true;
+	if (rt_execute(j->x, j->st, e))
 		return -1;
-	}
 	store(j, j->x->final);
 	t0 = clock_ms();
 	rc = stage_out(jp, e) ? err_prefix(e, "%s: ", jp->kp.label) : 0;
