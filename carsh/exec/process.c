@@ -15,6 +15,7 @@
 
 #include "util/atomicfile.h"
 #include "util/fork.h"
+#include "util/memfdarea.h"
 
 /* Children not yet waited for, so that a master told to stop can stop them too. A fixed
  * table of atomically updated slots: proc_signal_all must work whatever other threads hold. */
@@ -98,6 +99,17 @@ static void child_redirect(const struct child_io *io, bool background)
 		dup2(io->out_fd, STDOUT_FILENO);
 }
 
+/* Every descriptor from first up closed (one by one where close_range is missing). */
+static void close_from(int first)
+{
+	if (close_range((unsigned)first, ~0U, 0) != 0) {
+		long max = sysconf(_SC_OPEN_MAX);
+
+		for (int fd = first; fd < (max > 0 && max < 65536 ? max : 1024); fd++)
+			close(fd);
+	}
+}
+
 /* A forked child keeps only standard input, output and error (and go_fd, moved to 3): it
  * must not hold other jobs' go sockets open, or a job waiting for its go would never see the
  * master's end. */
@@ -108,12 +120,7 @@ static int child_close_fds(int go_fd)
 			return -1;
 		go_fd = 3;
 	}
-	if (close_range(go_fd >= 0 ? 4 : 3, ~0U, 0) != 0) {
-		long max = sysconf(_SC_OPEN_MAX);
-
-		for (int fd = go_fd >= 0 ? 4 : 3; fd < (max > 0 && max < 65536 ? max : 1024); fd++)
-			close(fd);
-	}
+	close_from(go_fd >= 0 ? 4 : 3);
 	return go_fd;
 }
 
@@ -230,32 +237,13 @@ kept_child_main(child_fn fn, void *arg, int keep_fd, pid_t master, struct job_re
 	_exit(fn(arg, res));
 }
 
-/* The result area of a worker is a memfd, so that a server can lend it to a client with the
- * worker's socket (docs/server.md); mapped before the fork, it is shared with the worker. */
-static struct job_result *result_memfd(int *fd, struct cs_err *e)
-{
-	struct job_result *r;
-
-	*fd = memfd_create("carsh-worker-result", MFD_CLOEXEC);
-	if (*fd < 0 || ftruncate(*fd, sizeof(*r)) != 0) {
-		err_errno(e, "cannot create a worker's result area");
-		if (*fd >= 0)
-			close(*fd);
-		return NULL;
-	}
-	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
-	if (r == MAP_FAILED) {
-		err_errno(e, "cannot map a worker's result area");
-		close(*fd);
-		return NULL;
-	}
-	return r;
-}
-
 int proc_start_kept(child_fn fn, void *arg, int keep_fd, pid_t *pid, struct job_result **res,
                     int *res_fd, struct cs_err *e)
 {
-	struct job_result *r = result_memfd(res_fd, e);
+	/* A memfd, so that a server can lend it to a client with the worker's socket
+	 * (docs/server.md); mapped before the fork, it is shared with the worker. */
+	struct job_result *r =
+	        memfd_area("carsh-worker-result", sizeof(*r), "a worker's result area", res_fd, e);
 	pid_t master = getpid(), p;
 
 	if (!r)
@@ -285,15 +273,11 @@ static void __attribute__((noreturn))
 exec_child_main(char *const *argv, bool background, const struct child_io *io, int fd3, int fd4,
                 pid_t parent)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGPIPE, SIGWINCH};
 	int in = fd_high(io ? io->in_fd : -1), out = fd_high(io ? io->out_fd : -1);
 	int d3 = fd_high(fd3), d4 = fd_high(fd4);
-	sigset_t none;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent)
 		_exit(127);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		signal(sigs[i], SIG_DFL);
 	if (background)
 		setpgid(0, 0);
 	if (in < 0 && background)
@@ -301,11 +285,8 @@ exec_child_main(char *const *argv, bool background, const struct child_io *io, i
 	if ((in >= 0 && dup2(in, STDIN_FILENO) < 0) || (out >= 0 && dup2(out, STDOUT_FILENO) < 0) ||
 	    dup2(d3, 3) < 0 || dup2(d4, 4) < 0)
 		_exit(127);
-	if (close_range(5, ~0U, 0) != 0)
-		for (int fd = 5; fd < 1024; fd++)
-			close(fd);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	close_from(5);
+	child_signals_default();
 	execve("/proc/self/exe", argv, environ);
 	_exit(127);
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/memfdarea.h"
 #include "util/wire.h"
 
 struct engine_proc {
@@ -21,26 +22,6 @@ struct engine_proc {
 	int rep_fd;
 	struct engine_report *r;
 };
-
-static struct engine_report *report_memfd(int *fd, struct cs_err *e)
-{
-	struct engine_report *r;
-
-	*fd = memfd_create(ENGINE_REPORT_NAME, MFD_CLOEXEC);
-	if (*fd < 0 || ftruncate(*fd, sizeof(*r)) != 0) {
-		err_errno(e, "cannot create the engine's report area");
-		if (*fd >= 0)
-			close(*fd);
-		return NULL;
-	}
-	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
-	if (r == MAP_FAILED) {
-		err_errno(e, "cannot map the engine's report area");
-		close(*fd);
-		return NULL;
-	}
-	return r;
-}
 
 /* Closing its socket ends an idle process (its next read sees the end). */
 static void proc_end(struct engine_proc *p)
@@ -63,7 +44,8 @@ static struct engine_proc *proc_new(bool detached, struct cs_err *e)
 	struct engine_proc *p = xcalloc(1, sizeof(*p));
 	int sv[2];
 
-	p->r = report_memfd(&p->rep_fd, e);
+	p->r = memfd_area(ENGINE_REPORT_NAME, sizeof(*p->r), "the engine's report area", &p->rep_fd,
+	                  e);
 	if (!p->r) {
 		free(p);
 		return NULL;
