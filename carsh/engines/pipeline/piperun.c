@@ -454,11 +454,19 @@ int prun_stream(struct prun_env *env, const struct prun_policy *pol, size_t firs
 
 /* ---- warm-up ---- */
 
+static const struct prun_policy warm_gpu = {.c = {false, false, 1, 0}, .gpu_all = true};
+
+/* Item index once through w, untimed (rec is scratch). */
+static int warm_once(struct pworker *w, struct pitem *it, size_t index, struct prun_item *rec,
+                     struct cs_err *e)
+{
+	return pstage_read(w->env->pp, it, index, e) || pstage_item(w, it, rec, e) ? -1 : 0;
+}
+
 int prun_warm_up(struct prun_env *env, size_t index, struct cs_err *e)
 {
 	static const struct prun_policy cg = {.c = {false, false, 1, 0}};
 	static const struct prun_policy mg = {.c = {false, true, 1, 0}};
-	static const struct prun_policy gpu = {.c = {false, false, 1, 0}, .gpu_all = true};
 	struct pitem *it = pitem_get(env->pool);
 	struct pworker w;
 	struct prun_item rec;
@@ -469,13 +477,12 @@ int prun_warm_up(struct prun_env *env, size_t index, struct cs_err *e)
 	for (unsigned c = 0; c < env->dv->nc && rc == 0; c++) {
 		pworker_init(&w, env, &cg, &env->slots[0], c);
 		w.pin = (int)c;
-		rc = pstage_read(env->pp, it, index, e) || pstage_item(&w, it, &rec, e) ? -1 : 0;
+		rc = warm_once(&w, it, index, &rec, e);
 	}
 	for (unsigned sl = 0; sl < env->nslots && rc == 0; sl++)
 		for (int p = 0; p < (env->dv->has_gpu ? 2 : 1) && rc == 0; p++) {
-			pworker_init(&w, env, p ? &gpu : &mg, &env->slots[sl], sl);
-			rc = pstage_read(env->pp, it, index, e) || pstage_item(&w, it, &rec, e) ? -1
-			                                                                        : 0;
+			pworker_init(&w, env, p ? &warm_gpu : &mg, &env->slots[sl], sl);
+			rc = warm_once(&w, it, index, &rec, e);
 		}
 	pitem_put(env->pool, it);
 	return rc ? err_prefix(e, "warm-up: ") : 0;
@@ -483,16 +490,15 @@ int prun_warm_up(struct prun_env *env, size_t index, struct cs_err *e)
 
 int prun_warm_gpu(struct prun_env *env, size_t index, unsigned n, struct cs_err *e)
 {
-	static const struct prun_policy gpu = {.c = {false, false, 1, 0}, .gpu_all = true};
 	struct pitem *it = pitem_get(env->pool);
 	struct pworker w;
 	struct prun_item rec;
 	int rc = 0;
 
 	memset(&rec, 0, sizeof(rec));
-	pworker_init(&w, env, &gpu, &env->slots[0], 0);
+	pworker_init(&w, env, &warm_gpu, &env->slots[0], 0);
 	for (unsigned i = 0; i < n && rc == 0; i++)
-		rc = pstage_read(env->pp, it, index, e) || pstage_item(&w, it, &rec, e) ? -1 : 0;
+		rc = warm_once(&w, it, index, &rec, e);
 	pitem_put(env->pool, it);
 	return rc ? err_prefix(e, "warming the GPU up: ") : 0;
 }
