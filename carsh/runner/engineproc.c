@@ -181,10 +181,8 @@ static int exec_ended(struct run_ctx *c, const char *what, struct engine_answer 
 	if (WIFEXITED(a->ws) && r->res.status < 0) {
 		err_set(e,
 		        "%s: the engine's process did not start (exit %d; it is carsh started "
-		        "again "
-		        "from /proc/self/exe: check that /proc is mounted and that carsh's file "
-		        "was "
-		        "not replaced while it ran)",
+		        "again from /proc/self/exe: check that /proc is mounted and that "
+		        "carsh's file was not replaced while it ran)",
 		        what, WEXITSTATUS(a->ws));
 		return WEXITSTATUS(a->ws) ? WEXITSTATUS(a->ws) : 1;
 	}
