@@ -49,20 +49,27 @@ static int npy_checked(const unsigned char *p, size_t have, enum scalar s, size_
 	return 0;
 }
 
-/* The data's place in a whole file of len bytes: checked against n scalars of kind s. */
-static int locate(const unsigned char *p, size_t len, enum bin_kind k, enum scalar s, size_t n,
-                  size_t *offset, struct cs_err *e)
+/* The data's place in a whole file of len bytes, whose first `have` bytes are at p: checked
+ * against n scalars of kind s. */
+static int locate_in(const unsigned char *p, size_t have, size_t len, enum bin_kind k,
+                     enum scalar s, size_t n, size_t *offset, struct cs_err *e)
 {
 	size_t want = n * scalar_size(s);
 	char what[64];
 
 	*offset = 0;
-	if (k == BIN_NPY && npy_checked(p, len, s, n, offset, e))
+	if (k == BIN_NPY && npy_checked(p, have, s, n, offset, e))
 		return -1;
 	if (len - *offset != want)
 		return err_set(e, "%s%zu bytes, expected %zu (%s)", k == BIN_NPY ? "data of " : "",
 		               len - *offset, want, values_text(s, n, what, sizeof(what)));
 	return 0;
+}
+
+static int locate(const unsigned char *p, size_t len, enum bin_kind k, enum scalar s, size_t n,
+                  size_t *offset, struct cs_err *e)
+{
+	return locate_in(p, len, len, k, s, n, offset, e);
 }
 
 /* The file's pages mapped private and writable, populated while read-only: populating a
@@ -138,6 +145,74 @@ void binio_unmap(struct bin_map *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* The header's bytes (a .npy's, at most its largest size; none for raw) read and checked:
+ * *offset at the data. */
+static int check_head(int fd, size_t len, enum bin_kind k, enum scalar s, size_t n, size_t *offset,
+                      struct cs_err *e)
+{
+	size_t have = k == BIN_NPY ? len : 0;
+	unsigned char *head;
+	int rc;
+
+	if (have > NPY_PRELUDE_MAX + NPY_DICT_MAX)
+		have = NPY_PRELUDE_MAX + NPY_DICT_MAX;
+	head = xmalloc(have ? have : 1);
+	if (have && par_pread(fd, head, have, 0, 1) != 0)
+		rc = errno ? err_errno(e, "read") : err_set(e, "the file ended while read");
+	else
+		rc = locate_in(head, have, len, k, s, n, offset, e);
+	free(head);
+	return rc;
+}
+
+int binio_open(const char *path, enum bin_kind k, enum scalar s, size_t n, struct bin_file *bf,
+               struct cs_err *e)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	memset(bf, 0, sizeof(*bf));
+	bf->fd = -1;
+	if (fd < 0)
+		return err_errno(e, "%s", path);
+	if (fstat(fd, &st) != 0) {
+		err_errno(e, "%s", path);
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	if (check_head(fd, (size_t)st.st_size, k, s, n, &bf->offset, e)) {
+		close(fd);
+		return err_prefix(e, "%s: ", path);
+	}
+	bf->fd = fd;
+	bf->bytes = n * scalar_size(s);
+	bf->path = xstrdup(path);
+	return 1;
+}
+
+int binio_read_into(const struct bin_file *bf, void *dst, struct cs_err *e)
+{
+	if (par_pread(bf->fd, dst, bf->bytes, (off_t)bf->offset, 0) == 0)
+		return 0;
+	if (errno)
+		return err_errno(e, "%s", bf->path);
+	return err_set(e, "%s: the file ended while it was read (changed since it was checked?)",
+	               bf->path);
+}
+
+void binio_close(struct bin_file *bf)
+{
+	if (bf->fd >= 0)
+		close(bf->fd);
+	free(bf->path);
+	memset(bf, 0, sizeof(*bf));
+	bf->fd = -1;
+}
+
 /* Exactly want bytes from a stream, and then its end. */
 static int read_exact(FILE *f, const char *name, void *dst, size_t want, const char *what,
                       struct cs_err *e)
@@ -198,19 +273,19 @@ static int read_stream(FILE *f, const char *name, enum bin_kind k, enum scalar s
 int binio_read(const char *path, FILE *in, const char *name, enum bin_kind k, enum scalar s,
                void *dst, size_t n, struct cs_err *e)
 {
-	struct bin_map m;
+	struct bin_file bf;
 	FILE *f;
 	int rc;
 
 	if (!path)
 		return read_stream(in, name, k, s, dst, n, e);
-	rc = binio_map(path, k, s, n, &m, e);
+	rc = binio_open(path, k, s, n, &bf, e);
 	if (rc < 0)
 		return -1;
 	if (rc == 1) {
-		par_memcpy(dst, m.data, n * scalar_size(s), 0);
-		binio_unmap(&m);
-		return 0;
+		rc = binio_read_into(&bf, dst, e);
+		binio_close(&bf);
+		return rc;
 	}
 	f = fopen(path, "rbe");
 	if (!f)

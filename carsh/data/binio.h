@@ -36,6 +36,23 @@ int binio_map(const char *path, enum bin_kind k, enum scalar s, size_t n, struct
               struct cs_err *e);
 void binio_unmap(struct bin_map *m);
 
+/* A regular file whose data is checked to hold exactly n scalars of kind s, open to be
+ * read (binio_read_into), for a copy into memory that is not mapped from the file. */
+struct bin_file {
+	int fd;
+	size_t offset, bytes;
+	char *path;
+};
+
+/* 1 with bf open, 0 when path is not a regular file, -1 with the error binio_read gives. */
+int binio_open(const char *path, enum bin_kind k, enum scalar s, size_t n, struct bin_file *bf,
+               struct cs_err *e);
+/* The data into dst (bf->bytes) over the cores: the copy out of the page cache and the
+ * taking of dst's pages where they are new go over the cores together, with no mapping of
+ * the file. -1 when a read failed or the file ended early: dst may then hold part of it. */
+int binio_read_into(const struct bin_file *bf, void *dst, struct cs_err *e);
+void binio_close(struct bin_file *bf);
+
 /* How many scalars of kind s a regular file holds (read from its start, rewound after): a
  * .npy's shape (its dtype checked), a raw file's size over the scalar's. Errors: "x.raw:
  * 1001 bytes are not a whole number of float values (4 bytes each)", the .npy header's. */

@@ -145,6 +145,15 @@ int datafile_map(const char *path, enum scalar s, size_t n, struct bin_map *m, s
 	return binio_map(path, bin_kind(f), s, n, m, e);
 }
 
+int datafile_open(const char *path, enum scalar s, size_t n, struct bin_file *bf, struct cs_err *e)
+{
+	enum data_format f;
+
+	if (path_is_stdio(path) || datafile_format(path, &f, e) || (f != DF_NPY && f != DF_RAW))
+		return 0;
+	return binio_open(path, bin_kind(f), s, n, bf, e);
+}
+
 int datafile_write(const char *path, FILE *out, enum scalar s, const void *src, size_t n,
                    size_t columns, struct cs_err *e)
 {

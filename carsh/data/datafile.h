@@ -40,6 +40,9 @@ int datafile_count_values(const char *path, FILE *in, enum scalar s, size_t *n, 
 /* A regular .npy or raw file's data in place (binio_map): 1 mapped, 0 when it must be read
  * (another format, standard input, not a regular file), -1 on an error in the file. */
 int datafile_map(const char *path, enum scalar s, size_t n, struct bin_map *m, struct cs_err *e);
+/* The same checks, the file open to be read into memory of the caller's (binio_read_into):
+ * 1 open, 0 when it must be read otherwise, -1 on an error in the file. */
+int datafile_open(const char *path, enum scalar s, size_t n, struct bin_file *bf, struct cs_err *e);
 
 /* Write n scalars, `columns` per row (CSV), as the image width (PGM, which needs it) or as a
  * .npy's second dimension; standard output is `out` (stdout when NULL). */

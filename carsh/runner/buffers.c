@@ -78,27 +78,30 @@ static int fill_on_device(struct run_ctx *c, const struct vbuf *v, const char *v
 	return 0;
 }
 
-/* A .npy or raw file checked and mapped first, then copied straight into the buffer: 1 done,
- * 0 not such a file, -1 error. */
-static int fill_mapped(struct run_ctx *c, const struct vbuf *v, const char *file, struct cs_err *e)
+/* A .npy or raw file checked first, then read straight into the buffer over the cores: 1
+ * done, 0 not such a file, -1 error. */
+static int fill_binary(struct run_ctx *c, const struct vbuf *v, const char *file, struct cs_err *e)
 {
-	struct bin_map m;
+	struct bin_file bf;
 	struct claim *cl = NULL;
 	void *map = NULL;
-	int rc = datafile_map(file, v->type.scalar, v->count * v->type.width, &m, e);
+	int rc = datafile_open(file, v->type.scalar, v->count * v->type.width, &bf, e);
 
 	if (rc != 1)
 		return rc;
 	rc = -1;
+	/* Mapped lazily: the reading threads take the pages as they copy, which is faster than
+	 * populating them first and copying after (64 MiB on 16 cores: 13 ms against 18). */
 	if ((cl = buffers_claim_one(c, v, true, e)) &&
-	    (map = vbuf_map(v->shm, v->bytes, true, e))) {
-		par_memcpy(map, m.data, v->bytes, 0);
+	    (map = vbuf_map_lazy(v->shm, v->bytes, true, e))) {
+		rc = binio_read_into(&bf, map, e) ? -1 : 1;
+		/* Written, also by a read that failed part way: the table must not say that an
+		 * older copy elsewhere is still the same as shared memory. */
 		buffers_host_wrote(c, v);
-		rc = 1;
 	}
 	vbuf_unmap(map, v->bytes);
 	hazard_release(c->s->hz, cl);
-	binio_unmap(&m);
+	binio_close(&bf);
 	return rc;
 }
 
@@ -194,7 +197,7 @@ static int fill_host(struct run_ctx *c, const struct vbuf *v, const char *file, 
 
 	if (value)
 		return fill_value_host(c, v, value, e);
-	rc = fill_mapped(c, v, file, e);
+	rc = fill_binary(c, v, file, e);
 	if (rc == 0)
 		rc = fill_in_place(c, v, file, e);
 	if (rc != 0)
