@@ -99,6 +99,43 @@ static double cg_crowding(const struct pm_meas *m, const struct pm_cgfit *f, uns
 	return n > 1 && alone > 0 && crowded > 0 ? crowded / alone : 1;
 }
 
+/* How much longer stage k takes on a core in a coupled run of n threads than beside as many
+ * threads of a homogeneous run: the CG experiment beside the GPU (beside_n CPU threads and the
+ * GPU's thread, a coupled run of beside_n + 1 threads) over the CG experiment with as many
+ * threads, both batches started together. Between n = 1 (no CPU thread beside the GPU's) and
+ * beside_n + 1 it grows in proportion to the CPU threads beside the GPU's, n - 1: the coupled
+ * runs on the H200 measured their CPU items within a few percent of the homogeneous ones at
+ * 2-8 threads and 10-30 % slower at 12-17. 1 where not measured. */
+static double coupled_slowdown(const struct pm_meas *m, unsigned k, unsigned n)
+{
+	unsigned b = m->beside_n, ref = b + 1;
+	double plain, rho;
+
+	if (b == 0 || n <= 1 || ref > PM_MAX_CORES + 1)
+		return 1;
+	plain = m->t_cgn_stage[ref][k];
+	if (!(plain > 0) || !(m->t_beside_stage[k] > 0))
+		return 1;
+	rho = m->t_beside_stage[k] / plain;
+	return 1 + (rho - 1) * fmin(1.0, (double)(n - 1) / b);
+}
+
+/* A coupled CG run's CPU-path item: n · T^CG(n), its stages each as much longer as
+ * coupled_slowdown has them, in proportion to their share of the item beside n - 1 threads. */
+static double coupled_item(const struct pm_meas *m, const struct pm_cgfit *f, unsigned n,
+                           double item)
+{
+	double plain = 0, slow = 0;
+
+	for (unsigned k = 0; k < m->sh.s; k++) {
+		double t = m->st[k].t_cg * cg_crowding(m, f, k, n);
+
+		plain += t;
+		slow += t * coupled_slowdown(m, k, n);
+	}
+	return plain > 0 ? item * slow / plain : item;
+}
+
 /* MG's stages in a stream: each holds a lock of its own (How items run), so items in different
  * stages overlap. A stage that ran faster on the whole CPU than on one core spread its
  * work-groups over every core and holds them all while it runs; one that did not ran on one
@@ -147,7 +184,8 @@ static double cpua_time(const struct pm_meas *m, const struct pm_cgfit *f,
 		if (c->mg)
 			mg_add(&cyc, tk, st->t_cg > st->t_mg);
 		else
-			t += tk * cg_crowding(m, f, k, c->threads);
+			t += tk * cg_crowding(m, f, k, c->threads) *
+			     coupled_slowdown(m, k, c->threads);
 	}
 	return c->mg ? mg_cycle(&cyc) : t;
 }
@@ -231,7 +269,10 @@ static void predict_dp(const struct pm_meas *m, const struct pm_cgfit *f, const 
 		mu_c = rate(cpua_time(m, f, &(struct pm_config){false, true, 0, 0}, &eps_c));
 		mu_c = cores_bound(mu_c, m->sh.nc, m->gpu_host, m->sh.nc);
 	} else {
-		mu_c = c->threads > 1 ? rate(t_cg(m, f, c->threads - 1)) : 0;
+		/* Its n - 1 CPU threads run beside the GPU's, as in a coupled run of n. */
+		mu_c = c->threads > 1
+		               ? rate(coupled_item(m, f, c->threads, t_cg(m, f, c->threads - 1)))
+		               : 0;
 		mu_c = cores_bound(mu_c, c->threads - 1, m->gpu_host, m->sh.nc);
 		eps_c = e_cg(m, c->threads - 1);
 	}
@@ -248,11 +289,11 @@ static void predict_dp(const struct pm_meas *m, const struct pm_cgfit *f, const 
 static double pool_cg(const struct pm_meas *m, const struct pm_cgfit *f, const struct pm_config *c,
                       double t_g, double t_a, double *lambda_gc)
 {
-	double x = pchain_throughput(c->threads, false, t_g, t_a,
-	                             c->threads * t_cg(m, f, c->threads), lambda_gc);
+	double item = coupled_item(m, f, c->threads, c->threads * t_cg(m, f, c->threads));
+	double x = pchain_throughput(c->threads, false, t_g, t_a, item, lambda_gc);
 
 	return fmin(fmax(0.0, x - *lambda_gc),
-	            cores_bound(rate(t_cg(m, f, c->threads)), c->threads,
+	            cores_bound(c->threads / item, c->threads,
 	                        *lambda_gc * (t_a + m->gpu_host * t_g), m->sh.nc));
 }
 
