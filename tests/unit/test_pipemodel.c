@@ -493,8 +493,9 @@ END_TEST
 /* The CG experiment beside the GPU: one CPU thread beside the GPU's (a coupled run of two)
  * took stage 1 in 0.060 and stage 2 in 0.020 where the CG experiment with two threads took
  * 0.030 and 0.010: twice as long; stage 3 as long (0.020). CP-CG:2 with stage 1 on the GPU:
- * its CPU stages 2·0.010 + 0.020 = 0.040 (0.030 without), its CPU item 2·T^CG(2) = 0.070
- * times (0.060 + 0.020 + 0.020) / 0.060 = 0.11667. The homogeneous CPU is left as it is. */
+ * its CPU-path item 2·T^CG(2) = 0.070 becomes 0.070 · (0.060 + 0.020 + 0.020) / 0.060 =
+ * 0.11667; the GPU-CPU path's CPU stages stay 0.010 + 0.020. The homogeneous CPU is left as
+ * it is. */
 START_TEST(test_coupled_cpu_stages_take_their_time_beside_the_gpu)
 {
 	struct pm_meas m;
@@ -511,9 +512,9 @@ START_TEST(test_coupled_cpu_stages_take_their_time_beside_the_gpu)
 	m.t_beside_stage[0] = 0.060;
 	m.t_beside_stage[1] = 0.020;
 	m.t_beside_stage[2] = 0.020;
-	x = pool_of_two(0.005, 0.040, item, &gc);
+	x = pool_of_two(0.005, 0.030, item, &gc);
 	ck_assert_double_eq_tol(predict(&m, false, false, 2, 1).lambda,
-	                        gc + fmin(x - gc, 2 / item / 2 * (2 - gc * 0.040)), 1e-9);
+	                        gc + fmin(x - gc, 1 / 0.035 / 2 * (2 - gc * 0.030)), 1e-9);
 	ck_assert_double_eq_tol(predict(&m, false, false, 2, 0).lambda, 1 / 0.035, TOL);
 	/* One thread has no CPU thread beside the GPU's: its stages as trained. */
 	ck_assert_double_eq_tol(predict(&m, false, false, 1, 1).lambda, 1 / 0.035, TOL);
@@ -524,7 +525,8 @@ END_TEST
  * with one CPU thread beside it (ρ = 2, 2, 1 as above) gives the slowdown from one CPU thread
  * on: T^CG(2) = 0.035 becomes 0.035 · 0.100 / 0.060, λ = 41.6667 + 17.142857. With two CPU
  * threads in the experiment (against the CG experiment with three), one CPU thread beside the
- * GPU's is half of it: CP-CG:2:001's stages 2 and 3 take 1.5 · 0.010 + 0.020 = 0.035. */
+ * GPU's is half of it: CP-CG:2's CPU-path item takes 0.070 · (1.5 · 0.030 + 1.5 · 0.010 +
+ * 0.020) / 0.060. */
 START_TEST(test_beside_slowdown_grows_with_the_cpu_threads)
 {
 	struct pm_meas m;
@@ -548,7 +550,7 @@ START_TEST(test_beside_slowdown_grows_with_the_cpu_threads)
 	m.t_beside_stage[0] = 0.060;
 	m.t_beside_stage[1] = 0.020;
 	m.t_beside_stage[2] = 0.020;
-	x = pool_of_two(0.005, 0.035, 0.070 * (0.030 * 1.5 + 0.010 * 1.5 + 0.020) / 0.060, &gc);
+	x = pool_of_two(0.005, 0.030, 0.070 * (0.030 * 1.5 + 0.010 * 1.5 + 0.020) / 0.060, &gc);
 	ck_assert_double_eq_tol(predict(&m, false, false, 2, 1).lambda, x, 1e-9);
 }
 END_TEST

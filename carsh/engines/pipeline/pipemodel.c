@@ -99,13 +99,15 @@ static double cg_crowding(const struct pm_meas *m, const struct pm_cgfit *f, uns
 	return n > 1 && alone > 0 && crowded > 0 ? crowded / alone : 1;
 }
 
-/* How much longer stage k takes on a core in a coupled run of n threads than beside as many
- * threads of a homogeneous run: the CG experiment beside the GPU (beside_n CPU threads and the
- * GPU's thread, a coupled run of beside_n + 1 threads) over the CG experiment with as many
- * threads, both batches started together. Between n = 1 (no CPU thread beside the GPU's) and
- * beside_n + 1 it grows in proportion to the CPU threads beside the GPU's, n - 1: the coupled
- * runs on the H200 measured their CPU items within a few percent of the homogeneous ones at
- * 2-8 threads and 10-30 % slower at 12-17. 1 where not measured. */
+/* How much longer stage k of a CPU-path item takes on a core in a run of n threads beside the
+ * GPU's than beside as many threads of a homogeneous run: the CG experiment beside the GPU
+ * (beside_n CPU threads and the GPU's thread, a coupled run of beside_n + 1 threads) over the
+ * CG experiment with as many threads, both batches started together. Between n = 1 (no CPU
+ * thread beside the GPU's) and beside_n + 1 it grows in proportion to the CPU threads beside
+ * the GPU's, n - 1: the coupled runs on the H200 measured their CPU-path items within a few
+ * percent of the homogeneous ones at 2-8 threads and 10-30 % slower at 12-17. 1 where not
+ * measured. The GPU-CPU path's CPU stages keep the contention line's time (docs/pipeline.md:
+ * slowed too, SRAD's best mappings, one short CPU stage each, were predicted 15-30 % low). */
 static double coupled_slowdown(const struct pm_meas *m, unsigned k, unsigned n)
 {
 	unsigned b = m->beside_n, ref = b + 1;
@@ -184,8 +186,7 @@ static double cpua_time(const struct pm_meas *m, const struct pm_cgfit *f,
 		if (c->mg)
 			mg_add(&cyc, tk, st->t_cg > st->t_mg);
 		else
-			t += tk * cg_crowding(m, f, k, c->threads) *
-			     coupled_slowdown(m, k, c->threads);
+			t += tk * cg_crowding(m, f, k, c->threads);
 	}
 	return c->mg ? mg_cycle(&cyc) : t;
 }
@@ -269,11 +270,15 @@ static void predict_dp(const struct pm_meas *m, const struct pm_cgfit *f, const 
 		mu_c = rate(cpua_time(m, f, &(struct pm_config){false, true, 0, 0}, &eps_c));
 		mu_c = cores_bound(mu_c, m->sh.nc, m->gpu_host, m->sh.nc);
 	} else {
-		/* Its n - 1 CPU threads run beside the GPU's, as in a coupled run of n. */
+		/* Its n - 1 CPU threads run beside the GPU's, as in a coupled run of n; the
+		 * experiment that measured that left them a core each, the cores' bound is what
+		 * binds where there are none to spare (not both at once). */
+		double t = c->threads > 1 ? t_cg(m, f, c->threads - 1) : INFINITY;
+
 		mu_c = c->threads > 1
-		               ? rate(coupled_item(m, f, c->threads, t_cg(m, f, c->threads - 1)))
+		               ? fmin(rate(coupled_item(m, f, c->threads, t)),
+		                      cores_bound(rate(t), c->threads - 1, m->gpu_host, m->sh.nc))
 		               : 0;
-		mu_c = cores_bound(mu_c, c->threads - 1, m->gpu_host, m->sh.nc);
 		eps_c = e_cg(m, c->threads - 1);
 	}
 	p->lambda_q = mu_g + mu_c;                             /* eq. 3, ρ = 1 (eq. 6) */
@@ -292,8 +297,10 @@ static double pool_cg(const struct pm_meas *m, const struct pm_cgfit *f, const s
 	double item = coupled_item(m, f, c->threads, c->threads * t_cg(m, f, c->threads));
 	double x = pchain_throughput(c->threads, false, t_g, t_a, item, lambda_gc);
 
+	/* The cores' bound on the homogeneous rate: the slowdown beside the GPU was measured with
+	 * a core for each thread (coupled_slowdown), the bound is what binds without. */
 	return fmin(fmax(0.0, x - *lambda_gc),
-	            cores_bound(c->threads / item, c->threads,
+	            cores_bound(rate(t_cg(m, f, c->threads)), c->threads,
 	                        *lambda_gc * (t_a + m->gpu_host * t_g), m->sh.nc));
 }
 
