@@ -149,6 +149,8 @@ def meas_of_lines(lines):
             meas["cgn"].append(v[1:])
         elif w[0] == "gpu_host":
             meas["gpu_host"] = v[0]
+        elif w[0] == "beside":
+            meas["beside"] = [int(v[0])] + v[1:]
         elif w[0] == "serial":
             meas["serial"] = v
         elif w[0] in ("buffer", "flow", "sink"):

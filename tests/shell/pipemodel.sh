@@ -86,6 +86,31 @@ grep -q "^buffer 0 12288$" meas.txt && grep -q "^buffer 2 384$" meas.txt &&
 	grep -q "^sink 8$" meas.txt && pass "the training's buffers and flow" ||
 	fail "flow: $(grep -E '^(buffer|flow|sink)' meas.txt)"
 
+# The CG experiment beside the GPU (one CPU thread beside the GPU's, nC = 1), each stage
+# twice as long as the CG experiment with two threads had it: CP-CG:2's CPU-path items then
+# take twice as long, so the 6 coupled CP-CG:2 are predicted slower; one thread
+# (no CPU thread beside the GPU's) and the homogeneous CPU are left as they were. A beside
+# line with too few stages, or more threads than cores, is refused.
+"$REPLAY" meas.txt >plain.csv
+sed -n 's/^cgn 2 [^ ]* //p' meas.txt | awk '{ printf "beside 1"; for (i = 1; i <= NF; i++) printf " %.9g", 2 * $i; print "" }' >beside.txt
+grep "^beside 1 " beside.txt >/dev/null && grep -v '^serial' meas.txt >slow.txt &&
+	cat beside.txt >>slow.txt && grep '^serial' meas.txt >>slow.txt
+expect 0 "" "$REPLAY" slow.txt || true
+cp "$OUT" slow.csv
+sort plain.csv >a.csv
+sort slow.csv >b.csv
+join -t, a.csv b.csv >ab.csv
+slower=$(awk -F, '$1 ~ /^CP-CG:2:/ && $1 !~ /:000$/ && $4 < $2 { n++ } END { print n + 0 }' ab.csv)
+same=$(awk -F, '($1 ~ /^CP-CG:1:/ || $1 ~ /:000$/) && $4 == $2 { n++ } END { print n + 0 }' ab.csv)
+[ "$slower" = 6 ] && pass "beside the GPU: the 6 coupled CP-CG:2 predicted slower" ||
+	fail "beside: $slower of 6 slower: $(cat beside.txt)"
+[ "$same" = 9 ] && pass "beside the GPU: one thread and the homogeneous CPU (CG and MG) as they were" ||
+	fail "beside: $same of 9 the same"
+printf 'shape 3 1 1 7\nbeside 1 0.5 0.5\n' >bad.txt
+expect 2 "pipereplay: bad.txt:2: not a record of the format" "$REPLAY" bad.txt || true
+printf 'shape 3 1 1 7\nbeside 2 0.5 0.5 0.5\n' >bad.txt
+expect 2 "pipereplay: bad.txt:2: not a record of the format" "$REPLAY" bad.txt || true
+
 # A malformed training is refused, with its line.
 printf 'shape 3 1 1 7\nstage 0 1 2\n' >bad.txt
 expect 2 "pipereplay: bad.txt:2: not a record of the format" "$REPLAY" bad.txt || true
