@@ -104,10 +104,10 @@ static double cg_crowding(const struct pm_meas *m, const struct pm_cgfit *f, uns
  * (beside_n CPU threads and the GPU's thread, a coupled run of beside_n + 1 threads) over the
  * CG experiment with as many threads, both batches started together. Between n = 1 (no CPU
  * thread beside the GPU's) and beside_n + 1 it grows in proportion to the CPU threads beside
- * the GPU's, n - 1: the coupled runs on the H200 measured their CPU-path items within a few
- * percent of the homogeneous ones at 2-8 threads and 10-30 % slower at 12-17. 1 where not
- * measured. The GPU-CPU path's CPU stages keep the contention line's time (docs/pipeline.md:
- * slowed too, SRAD's best mappings, one short CPU stage each, were predicted 15-30 % low). */
+ * the GPU's, n - 1: the coupled runs on the H200 measured their CPU-path items 0-13 % slower
+ * than the homogeneous ones at 2-8 threads and 4-32 % at 9-17. 1 where not measured. The
+ * GPU-CPU path's CPU stages keep the contention line's time (docs/pipeline.md: slowed too,
+ * SRAD's best mappings, one CPU stage each, came out 10-30 % below the stream). */
 static double coupled_slowdown(const struct pm_meas *m, unsigned k, unsigned n)
 {
 	unsigned b = m->beside_n, ref = b + 1;
