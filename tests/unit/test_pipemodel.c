@@ -1182,6 +1182,19 @@ START_TEST(test_cg_time_per_item_adds_the_threads_rates)
 }
 END_TEST
 
+/* N_s: 16 cores and a GPU, (18·17)/2 + 2 + 3·2 = 161, and 15 items beside the GPU: 176; one
+ * core and a GPU has no CPU thread to put beside it: 3·2/2 + 2 + 6 = 11; without a GPU,
+ * 16·17/2 + 1 + 2·2 = 141. */
+START_TEST(test_training_items_count_the_experiment_beside_the_gpu)
+{
+	ck_assert_uint_eq(ptrain_items(&(struct pm_shape){5, 16, true, 31}), 176);
+	ck_assert_uint_eq(ptrain_beside(&(struct pm_shape){5, 16, true, 31}), 15);
+	ck_assert_uint_eq(ptrain_items(&(struct pm_shape){3, 1, true, 7}), 11);
+	ck_assert_uint_eq(ptrain_items(&(struct pm_shape){3, 16, false, 0}), 141);
+	ck_assert_uint_eq(ptrain_beside(&(struct pm_shape){3, 16, false, 0}), 0);
+}
+END_TEST
+
 static Suite *suite_pipeline(void)
 {
 	Suite *s = suite_create("pipeline");
@@ -1241,6 +1254,7 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_monitor_sees_a_rise);
 	tcase_add_test(t, test_steady_throughput_counts_each_items_share_of_the_fed_time);
 	tcase_add_test(t, test_cg_time_per_item_adds_the_threads_rates);
+	tcase_add_test(t, test_training_items_count_the_experiment_beside_the_gpu);
 	suite_add_tcase(s, t);
 	return s;
 }
