@@ -98,6 +98,7 @@ def meas_of_json(doc):
         "flow": flow_of_json(m.get("flow")),
         "beside": ([m["beside_threads"]] + m["beside_stage_ms"]
                    if m.get("beside_threads") else None),
+        "beside_gpu": m.get("beside_gpu_item_ms") or 0,
     }
 
 
@@ -130,6 +131,8 @@ def meas_lines(meas):
     if meas.get("beside"):
         out.append("beside %d %s" % (meas["beside"][0],
                                      " ".join("%.9g" % x for x in meas["beside"][1:])))
+    if meas.get("beside_gpu"):
+        out.append("beside_gpu %.9g" % meas["beside_gpu"])
     out.append("gpu_host %.9g" % meas["gpu_host"])
     out.append("serial %.9g %.9g" % tuple(meas["serial"]))
     return out
@@ -151,6 +154,8 @@ def meas_of_lines(lines):
             meas["gpu_host"] = v[0]
         elif w[0] == "beside":
             meas["beside"] = [int(v[0])] + v[1:]
+        elif w[0] == "beside_gpu":
+            meas["beside_gpu"] = v[0]
         elif w[0] == "serial":
             meas["serial"] = v
         elif w[0] in ("buffer", "flow", "sink"):
@@ -299,9 +304,9 @@ def cpu_from_stream(src):
 def beside_from_stream(src):
     """src's training with the CG experiment beside the GPU made up from the stream: with nC
     threads, each stage's median time on the CPU path of the coupled CP-CG runs over the
-    homogeneous run's, times the CG experiment with nC threads — what the experiment would
-    give if it measured what the validation's coupled runs met (a JSON only; None where a
-    run is missing). An upper bound of what the experiment can bring, fitted on the same
+    homogeneous run's, times the CG experiment with nC threads, and the feeder's GPU item the
+    median GPU-path item of the DP-CG runs — what the experiment would give if it measured
+    what the validation's runs met (a JSON only; None where a run is missing). An upper bound of what the experiment can bring, fitted on the same
     runs it is scored against."""
     if not src.meas or not src.runs or not src.meas["gpu"]:
         return None
@@ -322,6 +327,9 @@ def beside_from_stream(src):
     if not ratios[0]:
         return None
     meas["beside"] = [nc - 1] + [statistics.median(r) * p for r, p in zip(ratios, plain)]
+    dp = [run["gpu_item_ms"] for c, run in src.runs.items()
+          if c.startswith("DP-CG:") and run["gpu_item_ms"]]
+    meas["beside_gpu"] = statistics.median(dp) if dp else 0
     return meas
 
 

@@ -24,6 +24,23 @@ expect 0 "" python3 "$MODEL" --replay "this=$REPLAY" v.json || true
 grep -q "^  this against the recorded predictions: 24 of 24 within 0.1 %" "$OUT" &&
 	pass "the replay predicts what the engine predicted" || fail "replay: $(head -5 "$OUT")"
 
+# With 4 cores (3 and the stand-in) the training has the CG experiment beside the GPU; the
+# replay reads it from the JSON and predicts again what the engine predicted.
+if [ "$(POCL_MAX_PTHREAD_COUNT=4 "$CARSH" devices | awk '$2 == "cpu" { print $(NF-4); exit }')" = 4 ]; then
+	expect 0 "" env POCL_MAX_PTHREAD_COUNT=4 $CARSH pipeline --no-progress --gpu cpu --validate \
+		--validate-items 6 --json vivid.xml W=32 H=32 COUNT=30 || true
+	cp "$OUT" v4.json
+	expect 0 "" python3 "$MODEL" --print-training v4.json || true
+	grep -q "^beside 2 [0-9.e-]* [0-9.e-]* [0-9.e-]*$" "$OUT" && grep -q "^beside_gpu [0-9.e-]*$" "$OUT" &&
+		pass "4 cores: the training's CG experiment beside the GPU" ||
+		fail "4 cores: $(grep beside "$OUT")"
+	expect 0 "" python3 "$MODEL" --replay "this=$REPLAY" v4.json || true
+	grep -q "^  this against the recorded predictions: 40 of 40 within 0.1 %" "$OUT" &&
+		pass "4 cores: the replay predicts what the engine predicted" ||
+		fail "4 cores: replay: $(head -5 "$OUT")"
+	rm -f out/*
+fi
+
 # The training's CG experiments replaced by the stream's homogeneous CPU runs: those runs
 # (one thread, and two: nC + 1 with the stand-in) are then predicted exactly (an error of
 # -0.0 % is a rounding of the same).

@@ -16,6 +16,7 @@
  *   gpu_host U                     the share of a core the GPU's thread keeps busy
  *   beside N STAGE_0 .. STAGE_S-1  the CG experiment beside the GPU: N CPU threads, each
  *                                  stage's mean time
+ *   beside_gpu T                   the GPU's feeder's mean item in it
  *   serial IN OUT                  the serial stages' times per item
  *   buffer B BYTES                 item buffer B's size (B from 0, in order)
  *   flow K READS WRITES            the buffers stage K reads and writes, bit b for buffer b
@@ -154,6 +155,10 @@ static int record(struct pm_meas *m, char *line)
 		return put_cgn(m, v, n);
 	if (strcmp(key, "beside") == 0)
 		return put_beside(m, v, n);
+	if (strcmp(key, "beside_gpu") == 0 && n == 1) {
+		m->t_gpu_fed = v[0];
+		return 0;
+	}
 	if (strcmp(key, "gpu_host") == 0 && n == 1) {
 		m->gpu_host = v[0] * 1e3;
 		return 0;

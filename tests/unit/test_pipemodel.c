@@ -555,6 +555,22 @@ START_TEST(test_beside_slowdown_grows_with_the_cpu_threads)
 }
 END_TEST
 
+/* The GPU's feeder beside the CG experiment ran the whole item on the GPU in 0.020 s where the
+ * GPU experiment's figures add up to 0.024: DP's GPU path takes 0.020 (DP-CG:1 λ = 50, DP-MG
+ * 50 + 1/0.032); a coupled mapping keeps the GPU experiment's figures (CP-CG:1 with stage 1 on
+ * the GPU: 1/(0.005 + 0.030)). */
+START_TEST(test_dp_gpu_path_takes_the_feeders_item)
+{
+	struct pm_meas m;
+
+	fixture(&m);
+	m.t_gpu_fed = 0.020;
+	ck_assert_double_eq_tol(predict(&m, true, false, 1, 7).lambda, 50, TOL);
+	ck_assert_double_eq_tol(predict(&m, true, true, 3, 7).lambda, 50 + 1 / 0.032, TOL);
+	ck_assert_double_eq_tol(predict(&m, false, false, 1, 1).lambda, 1 / 0.035, TOL);
+}
+END_TEST
+
 /* With no stage on the GPU, CP-CG with n threads is the homogeneous CG run: λ = 1/T^CG(n);
  * CP-MG is 1/Σ T^MG. */
 START_TEST(test_no_stage_on_the_gpu_is_the_homogeneous_cpu)
@@ -1222,6 +1238,7 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_gpu_cpu_stages_take_their_time_beside_the_other_threads);
 	tcase_add_test(t, test_coupled_cpu_stages_take_their_time_beside_the_gpu);
 	tcase_add_test(t, test_beside_slowdown_grows_with_the_cpu_threads);
+	tcase_add_test(t, test_dp_gpu_path_takes_the_feeders_item);
 	tcase_add_test(t, test_tdp_caps_the_energy_per_item);
 	tcase_add_test(t, test_energy_balance_takes_each_components_maximum);
 	tcase_add_test(t, test_serial_stages_bound_the_throughput);

@@ -79,6 +79,11 @@ struct pm_meas {
 	 * thread, its moves and its launches beside them (docs/pipeline.md, "The model"). */
 	unsigned beside_n;
 	double t_beside_stage[PIPE_MAX_STAGES];
+	/* In the same experiment, the feeding thread's mean item through every stage on the GPU,
+	 * one right after the other as a stream's GPU path runs them (0: not measured): the GPU
+	 * experiment waits for each stage and transfer apart to time it, which the stream does
+	 * not (docs/pipeline.md, "The model"). */
+	double t_gpu_fed;
 	/* The serial stages per item (an extension, docs/pipeline.md); 0: no bound. */
 	double t_in, t_out;
 	double tdp; /* watts; 0: unknown (E_e is not capped) */

@@ -82,6 +82,8 @@ static void print_measurements(FILE *f, const struct pipe_result *r, const struc
 		for (unsigned k = 0; k < m->sh.s; k++)
 			fprintf(f, "%s %s %.3f", k ? "," : "", names[k],
 			        m->t_beside_stage[k] * 1e3);
+		if (m->t_gpu_fed > 0)
+			fprintf(f, "; the GPU's feeder, ms per item: %.3f", m->t_gpu_fed * 1e3);
 		fputc('\n', f);
 	}
 }
@@ -370,7 +372,8 @@ static void json_meas(FILE *f, const struct pipe_result *r, const struct pm_meas
 	fprintf(f, ",\"beside_threads\":%u,\"beside_stage_ms\":[", m->beside_n);
 	for (unsigned k = 0; m->beside_n && k < m->sh.s; k++)
 		fprintf(f, "%s%.9g", k ? "," : "", m->t_beside_stage[k] * 1e3);
-	fputc(']', f);
+	fputs("],\"beside_gpu_item_ms\":", f);
+	json_num(f, m->t_gpu_fed > 0 ? m->t_gpu_fed * 1e3 : NAN);
 	json_flow(f, m);
 	fputc('}', f);
 }

@@ -146,6 +146,7 @@ struct feeder {
 	pthread_cond_t cond;
 	bool fed, stop; /* fed: its first item is done (the batch may start) */
 	size_t items;
+	double wall; /* the items' wall times in pstage_item after the first, summed */
 	int rc;
 	struct cs_err err;
 	pthread_t th;
@@ -168,6 +169,8 @@ static void *feeder_thread(void *arg)
 
 		pthread_mutex_lock(&f->lock);
 		f->rc = rc;
+		if (f->fed)
+			f->wall += rec.wall; /* the first ran before the batch's threads started */
 		f->items++;
 		f->fed = true;
 		stop = f->stop || rc;
@@ -260,7 +263,8 @@ int prun_batch(struct prun_env *env, const struct prun_policy *pol, size_t first
 }
 
 int prun_batch_beside(struct prun_env *env, const struct prun_policy *pol, size_t first, size_t n,
-                      struct energy_meter *m, struct prun_batch *out, size_t *fed, struct cs_err *e)
+                      struct energy_meter *m, struct prun_batch *out, double *gpu_item,
+                      struct cs_err *e)
 {
 	struct feeder f;
 	int rc;
@@ -269,7 +273,7 @@ int prun_batch_beside(struct prun_env *env, const struct prun_policy *pol, size_
 	if (!env->dv->has_gpu)
 		return err_set(e, "internal error: a batch beside the GPU without one");
 	rc = batch_run(env, pol, first, n, false, &f, m, out, e);
-	*fed = f.items;
+	*gpu_item = f.items > 1 ? f.wall / (double)(f.items - 1) : 0;
 	return rc;
 }
 
