@@ -187,12 +187,8 @@ static int feeder_start(struct feeder *f, struct prun_env *env, unsigned slot, s
 	pworker_init(&f->w, env, &warm_gpu, &env->slots[slot], slot);
 	f->it = pitem_get(env->pool);
 	f->index = index;
-	pthread_mutex_init(&f->lock, NULL);
-	pthread_cond_init(&f->cond, NULL);
 	if (pthread_create(&f->th, NULL, feeder_thread, f) != 0) {
 		pitem_put(env->pool, f->it);
-		pthread_mutex_destroy(&f->lock);
-		pthread_cond_destroy(&f->cond);
 		return err_set(e, "cannot start the GPU's feeder thread");
 	}
 	pthread_mutex_lock(&f->lock);
@@ -210,8 +206,6 @@ static int feeder_stop(struct feeder *f, struct prun_env *env, int rc, struct cs
 	pthread_mutex_unlock(&f->lock);
 	pthread_join(f->th, NULL);
 	pitem_put(env->pool, f->it);
-	pthread_mutex_destroy(&f->lock);
-	pthread_cond_destroy(&f->cond);
 	if (f->rc && rc == 0)
 		rc = err_set(e, "the GPU's feeder: %s", f->err.msg);
 	return rc;
@@ -266,14 +260,16 @@ int prun_batch_beside(struct prun_env *env, const struct prun_policy *pol, size_
                       struct energy_meter *m, struct prun_batch *out, double *gpu_item,
                       struct cs_err *e)
 {
-	struct feeder f;
+	struct feeder f = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 	int rc;
 
-	memset(&f, 0, sizeof(f));
+	*gpu_item = 0;
 	if (!env->dv->has_gpu)
 		return err_set(e, "internal error: a batch beside the GPU without one");
 	rc = batch_run(env, pol, first, n, false, &f, m, out, e);
 	*gpu_item = f.items > 1 ? f.wall / (double)(f.items - 1) : 0;
+	pthread_mutex_destroy(&f.lock);
+	pthread_cond_destroy(&f.cond);
 	return rc;
 }
 

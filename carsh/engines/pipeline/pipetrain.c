@@ -155,7 +155,7 @@ static void account(struct ptrain *t, const struct prun_batch *b, size_t n)
 static int beside(struct prun_env *env, struct ptrain *t, const struct experiment *x,
                   struct cs_err *e)
 {
-	struct prun_batch b;
+	struct prun_batch b = {0};
 	double gpu_item = 0;
 	int rc = prun_batch_beside(env, &x->pol, t->first + t->items, x->n, NULL, &b, &gpu_item, e);
 
