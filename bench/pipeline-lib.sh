@@ -23,7 +23,8 @@ params() { # params INSTANCE: its NAME=VALUE words
 
 # pipe_machine CARSH GPU: sets devs (`carsh devices`), cores (nC), has_gpu, maxt (most
 # threads) and ns (N_s, as engines/pipeline/pipetrain.c's ptrain_items counts it: 000's, plus 2 for
-# each one-item experiment, run 3 times for the median). GPU as `pipeline --gpu` takes it.
+# each one-item experiment, run 3 times for the median, plus nC - 1 for the CG experiment beside
+# the GPU). GPU as `pipeline --gpu` takes it.
 pipe_machine() {
 	devs=$("$1" devices)
 	cores=$(awk '$2 == "cpu" { print $(NF-4); exit }' <<<"$devs")
@@ -35,7 +36,7 @@ pipe_machine() {
 	*) has_gpu=1 ;;
 	esac
 	if [ "$has_gpu" = 1 ]; then
-		maxt=$((cores + 1)) ns=$(((cores + 2) * (cores + 1) / 2 + 2 + 6))
+		maxt=$((cores + 1)) ns=$(((cores + 2) * (cores + 1) / 2 + 2 + 6 + (cores >= 2 ? cores - 1 : 0)))
 	else
 		maxt=$cores ns=$((cores * (cores + 1) / 2 + 1 + 4))
 	fi

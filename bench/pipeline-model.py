@@ -96,6 +96,9 @@ def meas_of_json(doc):
         "gpu_host": m["gpu_host"] or 0,
         "serial": [m["input_ms"], m["output_ms"]],
         "flow": flow_of_json(m.get("flow")),
+        "beside": ([m["beside_threads"]] + m["beside_stage_ms"]
+                   if m.get("beside_threads") else None),
+        "beside_gpu": m.get("beside_gpu_item_ms") or 0,
     }
 
 
@@ -125,6 +128,11 @@ def meas_lines(meas):
             for n, row in enumerate(meas["cgn"], 1)]
     # The flow before the serial line: a report's replay lines end with "serial".
     out += meas.get("flow") or []
+    if meas.get("beside"):
+        out.append("beside %d %s" % (meas["beside"][0],
+                                     " ".join("%.9g" % x for x in meas["beside"][1:])))
+    if meas.get("beside_gpu"):
+        out.append("beside_gpu %.9g" % meas["beside_gpu"])
     out.append("gpu_host %.9g" % meas["gpu_host"])
     out.append("serial %.9g %.9g" % tuple(meas["serial"]))
     return out
@@ -144,6 +152,10 @@ def meas_of_lines(lines):
             meas["cgn"].append(v[1:])
         elif w[0] == "gpu_host":
             meas["gpu_host"] = v[0]
+        elif w[0] == "beside":
+            meas["beside"] = [int(v[0])] + v[1:]
+        elif w[0] == "beside_gpu":
+            meas["beside_gpu"] = v[0]
         elif w[0] == "serial":
             meas["serial"] = v
         elif w[0] in ("buffer", "flow", "sink"):
@@ -286,6 +298,38 @@ def cpu_from_stream(src):
         if not run or not run["throughput"] or None in run["cpu_stage_ms"]:
             return None
         meas["cgn"][n - 1] = [1e3 / run["throughput"]] + run["cpu_stage_ms"]
+    return meas
+
+
+def beside_from_stream(src):
+    """src's training with the CG experiment beside the GPU made up from the stream: with nC
+    threads, each stage's median time on the CPU path of the coupled CP-CG runs over the
+    homogeneous run's, times the CG experiment with nC threads, and the feeder's GPU item the
+    median GPU-path item of the DP-CG runs — what the experiment would give if it measured
+    what the validation's runs met (a JSON only; None where a run is missing). An upper bound of what the experiment can bring, fitted on the same
+    runs it is scored against."""
+    if not src.meas or not src.runs or not src.meas["gpu"]:
+        return None
+    meas = json.loads(json.dumps(src.meas))
+    nc, nst = meas["nc"], meas["s"]
+    homo = src.runs.get("CP-CG:%d:%s" % (nc, "0" * nst))
+    plain = meas["cgn"][nc - 1][1:] if len(meas["cgn"]) >= nc else []
+    if not homo or None in homo["cpu_stage_ms"] or len(plain) != nst:
+        return None
+    ratios = [[] for _ in range(nst)]
+    for c, run in src.runs.items():
+        w = c.split(":")
+        if (w[0] != "CP-CG" or w[1] != str(nc) or set(w[2]) == {"0"} or not run["cpu_items"]
+                or None in run["cpu_stage_ms"]):
+            continue
+        for k in range(nst):
+            ratios[k].append(run["cpu_stage_ms"][k] / homo["cpu_stage_ms"][k])
+    if not ratios[0]:
+        return None
+    meas["beside"] = [nc - 1] + [statistics.median(r) * p for r, p in zip(ratios, plain)]
+    dp = [run["gpu_item_ms"] for c, run in src.runs.items()
+          if c.startswith("DP-CG:") and run["gpu_item_ms"]]
+    meas["beside_gpu"] = statistics.median(dp) if dp else 0
     return meas
 
 
@@ -493,6 +537,9 @@ def main():
     ap.add_argument("--cpu-from-stream", action="store_true",
                     help="also replay each JSON's training with the CG experiments replaced "
                     "by the stream's homogeneous CPU runs")
+    ap.add_argument("--beside-from-stream", action="store_true",
+                    help="also replay each JSON's training with the CG experiment beside the "
+                    "GPU made up from the stream's coupled and homogeneous runs with nC threads")
     ap.add_argument("--flow", action="append", default=[], metavar="INSTANCE=FILE",
                     help="the buffers and their readers and writers (pipereplay's buffer, "
                     "flow and sink lines) for a source whose name holds INSTANCE and whose "
@@ -522,6 +569,9 @@ def main():
                 if a.cpu_from_stream:
                     trainings.append(((label or "replayed") + ", stream CPU",
                                       cpu_from_stream(src)))
+                if a.beside_from_stream:
+                    trainings.append(((label or "replayed") + ", beside from stream",
+                                      beside_from_stream(src)))
                 for name, meas in trainings:
                     if meas is None:
                         continue

@@ -287,15 +287,18 @@ GP
 fi
 
 # The model replayed offline over each validation: within 10 % and errors per configuration
-# family, and each path's rate against the model's split (bench/pipeline-model.py).
+# family and thread band, each path's rate against the model's split, and the model again with
+# the CG experiment beside the GPU made up from the validation's own coupled runs (what the
+# experiment would give if it measured what they met; bench/pipeline-model.py).
 jsons=()
 for inst in "${instances[@]}"; do
 	[ -s "$out/$inst.csv" ] && jsons+=("$out/$inst.json")
 done
 if [ -n "$replay" ] && [ ${#jsons[@]} -gt 0 ]; then
 	echo
-	echo "== the model offline (bench/pipeline-model.py --paths, $replay)"
-	python3 "$top/bench/pipeline-model.py" --paths --replay "this build=$replay" "${jsons[@]}" ||
+	echo "== the model offline (bench/pipeline-model.py --paths --residuals --beside-from-stream, $replay)"
+	python3 "$top/bench/pipeline-model.py" --paths --residuals --beside-from-stream \
+		--replay "this build=$replay" "${jsons[@]}" ||
 		echo "(bench/pipeline-model.py failed)"
 fi
 

@@ -163,16 +163,24 @@ rm -f out/*
 # that threads lease different cores and the oversubscribed nC+1 shares one; every
 # configuration of 2^3 x (3+2) runs and gives the reference's results.
 if [ "$(POCL_MAX_PTHREAD_COUNT=4 "$CARSH" devices | awk '$2 == "cpu" { print $(NF-4); exit }')" = 4 ]; then
-	for i in $(seq 0 17); do
+	for i in $(seq 0 19); do
 		"$PREF" vivid 32 32 16 "$i" "ref/vivid-$i.csv"
 	done
 	expect 0 "" env POCL_MAX_PTHREAD_COUNT=4 $P --gpu cpu --validate --validate-items 6 \
-		vivid.xml W=32 H=32 COUNT=18 || true
+		vivid.xml W=32 H=32 COUNT=20 || true
 	check_outputs vivid 6 "4 cores, --validate"
 	n=$(grep -c -E '^  (DP|CP)-' "$OUT")
 	[ "$n" = 40 ] && pass "4 cores: 40 configurations measured" || fail "4 cores: $n configurations"
-	grep -q "^training 1: items 0-17 (18 items" "$OUT" && pass "4 cores: N_s = 5*4/2+2+3*2 = 18" ||
+	grep -q "^training 1: items 0-19 (20 items" "$OUT" &&
+		pass "4 cores: N_s = 5*4/2+2+3*2 + nC-1 = 2 beside the GPU = 20" ||
 		fail "4 cores: $(grep training "$OUT")"
+	# The CG experiment beside the GPU: nC - 1 = 2 threads, a time for each of the 3 stages, and
+	# the feeder's items on the GPU (the stand-in) beside them.
+	expect 0 "" env POCL_MAX_PTHREAD_COUNT=4 $P --gpu cpu --explain vivid.xml W=32 H=32 COUNT=20 ||
+		true
+	grep -q "^  CG, 2 threads beside the GPU's, ms per stage: filter [0-9.]*, histogram [0-9.]*, classify [0-9.]*; the GPU's feeder, ms per item: [0-9.]*$" "$OUT" &&
+		pass "4 cores: the CG experiment beside the GPU" || fail "beside: $(grep beside "$OUT")"
+	check_outputs vivid 20 "4 cores, with the experiment beside the GPU"
 	for i in $(seq 0 17); do
 		"$PREF" vivid $W $H 16 "$i" "ref/vivid-$i.csv"
 	done

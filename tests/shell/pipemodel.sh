@@ -24,6 +24,23 @@ expect 0 "" python3 "$MODEL" --replay "this=$REPLAY" v.json || true
 grep -q "^  this against the recorded predictions: 24 of 24 within 0.1 %" "$OUT" &&
 	pass "the replay predicts what the engine predicted" || fail "replay: $(head -5 "$OUT")"
 
+# With 4 cores (3 and the stand-in) the training has the CG experiment beside the GPU; the
+# replay reads it from the JSON and predicts again what the engine predicted.
+if [ "$(POCL_MAX_PTHREAD_COUNT=4 "$CARSH" devices | awk '$2 == "cpu" { print $(NF-4); exit }')" = 4 ]; then
+	expect 0 "" env POCL_MAX_PTHREAD_COUNT=4 $CARSH pipeline --no-progress --gpu cpu --validate \
+		--validate-items 6 --json vivid.xml W=32 H=32 COUNT=30 || true
+	cp "$OUT" v4.json
+	expect 0 "" python3 "$MODEL" --print-training v4.json || true
+	grep -q "^beside 2 [0-9.e-]* [0-9.e-]* [0-9.e-]*$" "$OUT" && grep -q "^beside_gpu [0-9.e-]*$" "$OUT" &&
+		pass "4 cores: the training's CG experiment beside the GPU" ||
+		fail "4 cores: $(grep beside "$OUT")"
+	expect 0 "" python3 "$MODEL" --replay "this=$REPLAY" v4.json || true
+	grep -q "^  this against the recorded predictions: 40 of 40 within 0.1 %" "$OUT" &&
+		pass "4 cores: the replay predicts what the engine predicted" ||
+		fail "4 cores: replay: $(head -5 "$OUT")"
+	rm -f out/*
+fi
+
 # The training's CG experiments replaced by the stream's homogeneous CPU runs: those runs
 # (one thread, and two: nC + 1 with the stand-in) are then predicted exactly (an error of
 # -0.0 % is a rounding of the same).
@@ -85,6 +102,31 @@ grep -q "^buffer 0 12288$" meas.txt && grep -q "^buffer 2 384$" meas.txt &&
 	grep -q "^flow 0 1 2$" meas.txt && grep -q "^flow 2 4 8$" meas.txt &&
 	grep -q "^sink 8$" meas.txt && pass "the training's buffers and flow" ||
 	fail "flow: $(grep -E '^(buffer|flow|sink)' meas.txt)"
+
+# The CG experiment beside the GPU (one CPU thread beside the GPU's, nC = 1), each stage
+# twice as long as the CG experiment with two threads had it: CP-CG:2's CPU-path items then
+# take twice as long, so the 6 coupled CP-CG:2 are predicted slower; one thread
+# (no CPU thread beside the GPU's) and the homogeneous CPU are left as they were. A beside
+# line with too few stages, or more threads than cores, is refused.
+"$REPLAY" meas.txt >plain.csv
+sed -n 's/^cgn 2 [^ ]* //p' meas.txt | awk '{ printf "beside 1"; for (i = 1; i <= NF; i++) printf " %.9g", 2 * $i; print "" }' >beside.txt
+grep "^beside 1 " beside.txt >/dev/null && grep -v '^serial' meas.txt >slow.txt &&
+	cat beside.txt >>slow.txt && grep '^serial' meas.txt >>slow.txt
+expect 0 "" "$REPLAY" slow.txt || true
+cp "$OUT" slow.csv
+sort plain.csv >a.csv
+sort slow.csv >b.csv
+join -t, a.csv b.csv >ab.csv
+slower=$(awk -F, '$1 ~ /^CP-CG:2:/ && $1 !~ /:000$/ && $4 < $2 { n++ } END { print n + 0 }' ab.csv)
+same=$(awk -F, '($1 ~ /^CP-CG:1:/ || $1 ~ /:000$/) && $4 == $2 { n++ } END { print n + 0 }' ab.csv)
+[ "$slower" = 6 ] && pass "beside the GPU: the 6 coupled CP-CG:2 predicted slower" ||
+	fail "beside: $slower of 6 slower: $(cat beside.txt)"
+[ "$same" = 9 ] && pass "beside the GPU: one thread and the homogeneous CPU (CG and MG) as they were" ||
+	fail "beside: $same of 9 the same"
+printf 'shape 3 1 1 7\nbeside 1 0.5 0.5\n' >bad.txt
+expect 2 "pipereplay: bad.txt:2: not a record of the format" "$REPLAY" bad.txt || true
+printf 'shape 3 1 1 7\nbeside 2 0.5 0.5 0.5\n' >bad.txt
+expect 2 "pipereplay: bad.txt:2: not a record of the format" "$REPLAY" bad.txt || true
 
 # A malformed training is refused, with its line.
 printf 'shape 3 1 1 7\nstage 0 1 2\n' >bad.txt

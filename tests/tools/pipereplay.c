@@ -14,6 +14,9 @@
  *   stage K CG MG GPU H2D D2H CG_IN CG_OUT MG_IN MG_OUT     Tables I and II, stage K from 0
  *   cgn N T [STAGE_0 .. STAGE_S-1] T^CG(N) and, where measured, each stage's mean time in it
  *   gpu_host U                     the share of a core the GPU's thread keeps busy
+ *   beside N STAGE_0 .. STAGE_S-1  the CG experiment beside the GPU: N CPU threads, each
+ *                                  stage's mean time
+ *   beside_gpu T                   the GPU's feeder's mean item in it
  *   serial IN OUT                  the serial stages' times per item
  *   buffer B BYTES                 item buffer B's size (B from 0, in order)
  *   flow K READS WRITES            the buffers stage K reads and writes, bit b for buffer b
@@ -82,6 +85,18 @@ static int put_cgn(struct pm_meas *m, const double *v, int n)
 	return 0;
 }
 
+static int put_beside(struct pm_meas *m, const double *v, int n)
+{
+	unsigned t = (unsigned)(v[0] * 1e3 + 0.5);
+
+	if (n != 1 + (int)m->sh.s || t < 1 || t > m->sh.nc)
+		return -1;
+	m->beside_n = t;
+	for (int k = 1; k < n; k++)
+		m->t_beside_stage[k - 1] = v[k];
+	return 0;
+}
+
 /* The buffer, flow and sink records: sizes in bytes and masks of buffers, not times. */
 static int put_flow(struct pm_meas *m, const char *key, char *rest)
 {
@@ -138,6 +153,12 @@ static int record(struct pm_meas *m, char *line)
 		return put_stage(m, v, n);
 	if (strcmp(key, "cgn") == 0)
 		return put_cgn(m, v, n);
+	if (strcmp(key, "beside") == 0)
+		return put_beside(m, v, n);
+	if (strcmp(key, "beside_gpu") == 0 && n == 1) {
+		m->t_gpu_fed = v[0];
+		return 0;
+	}
 	if (strcmp(key, "gpu_host") == 0 && n == 1) {
 		m->gpu_host = v[0] * 1e3;
 		return 0;

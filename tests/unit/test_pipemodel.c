@@ -490,6 +490,87 @@ START_TEST(test_gpu_cpu_stages_take_their_time_beside_the_other_threads)
 }
 END_TEST
 
+/* The CG experiment beside the GPU: one CPU thread beside the GPU's (a coupled run of two)
+ * took stage 1 in 0.060 and stage 2 in 0.020 where the CG experiment with two threads took
+ * 0.030 and 0.010: twice as long; stage 3 as long (0.020). CP-CG:2 with stage 1 on the GPU:
+ * its CPU-path item 2·T^CG(2) = 0.070 becomes 0.070 · (0.060 + 0.020 + 0.020) / 0.060 =
+ * 0.11667; the GPU-CPU path's CPU stages stay 0.010 + 0.020. The homogeneous CPU is left as
+ * it is. */
+START_TEST(test_coupled_cpu_stages_take_their_time_beside_the_gpu)
+{
+	struct pm_meas m;
+	double gc, x, item = 0.070 * 0.100 / 0.060;
+
+	fixture(&m);
+	m.t_cgn_stage[2][0] = 0.030;
+	m.t_cgn_stage[2][1] = 0.010;
+	m.t_cgn_stage[2][2] = 0.020;
+	x = pool_of_two(0.005, 0.030, 0.070, &gc);
+	ck_assert_double_eq_tol(predict(&m, false, false, 2, 1).lambda,
+	                        gc + fmin(x - gc, 2 / 0.070 / 2 * (2 - gc * 0.030)), 1e-9);
+	m.beside_n = 1;
+	m.t_beside_stage[0] = 0.060;
+	m.t_beside_stage[1] = 0.020;
+	m.t_beside_stage[2] = 0.020;
+	x = pool_of_two(0.005, 0.030, item, &gc);
+	ck_assert_double_eq_tol(predict(&m, false, false, 2, 1).lambda,
+	                        gc + fmin(x - gc, 1 / 0.035 / 2 * (2 - gc * 0.030)), 1e-9);
+	ck_assert_double_eq_tol(predict(&m, false, false, 2, 0).lambda, 1 / 0.035, TOL);
+	/* One thread has no CPU thread beside the GPU's: its stages as trained. */
+	ck_assert_double_eq_tol(predict(&m, false, false, 1, 1).lambda, 1 / 0.035, TOL);
+}
+END_TEST
+
+/* DP-CG:3: its two CPU threads run beside the GPU's, a coupled run of three; the experiment
+ * with one CPU thread beside it (ρ = 2, 2, 1 as above) gives the slowdown from one CPU thread
+ * on: T^CG(2) = 0.035 becomes 0.035 · 0.100 / 0.060, λ = 41.6667 + 17.142857. With two CPU
+ * threads in the experiment (against the CG experiment with three), one CPU thread beside the
+ * GPU's is half of it: CP-CG:2's CPU-path item takes 0.070 · (1.5 · 0.030 + 1.5 · 0.010 +
+ * 0.020) / 0.060. */
+START_TEST(test_beside_slowdown_grows_with_the_cpu_threads)
+{
+	struct pm_meas m;
+	double gc, x;
+
+	fixture(&m);
+	m.t_cgn_stage[2][0] = 0.030;
+	m.t_cgn_stage[2][1] = 0.010;
+	m.t_cgn_stage[2][2] = 0.020;
+	m.beside_n = 1;
+	m.t_beside_stage[0] = 0.060;
+	m.t_beside_stage[1] = 0.020;
+	m.t_beside_stage[2] = 0.020;
+	ck_assert_double_eq_tol(predict(&m, true, false, 3, 7).lambda,
+	                        1 / 0.024 + 1 / (0.035 * 0.100 / 0.060), 1e-9);
+	fixture(&m);
+	m.t_cgn_stage[3][0] = 0.030;
+	m.t_cgn_stage[3][1] = 0.010;
+	m.t_cgn_stage[3][2] = 0.020;
+	m.beside_n = 2;
+	m.t_beside_stage[0] = 0.060;
+	m.t_beside_stage[1] = 0.020;
+	m.t_beside_stage[2] = 0.020;
+	x = pool_of_two(0.005, 0.030, 0.070 * (0.030 * 1.5 + 0.010 * 1.5 + 0.020) / 0.060, &gc);
+	ck_assert_double_eq_tol(predict(&m, false, false, 2, 1).lambda, x, 1e-9);
+}
+END_TEST
+
+/* The GPU's feeder beside the CG experiment ran the whole item on the GPU in 0.020 s where the
+ * GPU experiment's figures add up to 0.024: DP's GPU path takes 0.020 (DP-CG:1 λ = 50, DP-MG
+ * 50 + 1/0.032); a coupled mapping keeps the GPU experiment's figures (CP-CG:1 with stage 1 on
+ * the GPU: 1/(0.005 + 0.030)). */
+START_TEST(test_dp_gpu_path_takes_the_feeders_item)
+{
+	struct pm_meas m;
+
+	fixture(&m);
+	m.t_gpu_fed = 0.020;
+	ck_assert_double_eq_tol(predict(&m, true, false, 1, 7).lambda, 50, TOL);
+	ck_assert_double_eq_tol(predict(&m, true, true, 3, 7).lambda, 50 + 1 / 0.032, TOL);
+	ck_assert_double_eq_tol(predict(&m, false, false, 1, 1).lambda, 1 / 0.035, TOL);
+}
+END_TEST
+
 /* With no stage on the GPU, CP-CG with n threads is the homogeneous CG run: λ = 1/T^CG(n);
  * CP-MG is 1/Σ T^MG. */
 START_TEST(test_no_stage_on_the_gpu_is_the_homogeneous_cpu)
@@ -1117,6 +1198,19 @@ START_TEST(test_cg_time_per_item_adds_the_threads_rates)
 }
 END_TEST
 
+/* N_s: 16 cores and a GPU, (18·17)/2 + 2 + 3·2 = 161, and 15 items beside the GPU: 176; one
+ * core and a GPU has no CPU thread to put beside it: 3·2/2 + 2 + 6 = 11; without a GPU,
+ * 16·17/2 + 1 + 2·2 = 141. */
+START_TEST(test_training_items_count_the_experiment_beside_the_gpu)
+{
+	ck_assert_uint_eq(ptrain_items(&(struct pm_shape){5, 16, true, 31}), 176);
+	ck_assert_uint_eq(ptrain_beside(&(struct pm_shape){5, 16, true, 31}), 15);
+	ck_assert_uint_eq(ptrain_items(&(struct pm_shape){3, 1, true, 7}), 11);
+	ck_assert_uint_eq(ptrain_items(&(struct pm_shape){3, 16, false, 0}), 141);
+	ck_assert_uint_eq(ptrain_beside(&(struct pm_shape){3, 16, false, 0}), 0);
+}
+END_TEST
+
 static Suite *suite_pipeline(void)
 {
 	Suite *s = suite_create("pipeline");
@@ -1142,6 +1236,9 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_one_timing_of_two_buffers_is_shared_by_size);
 	tcase_add_test(t, test_cpu_moves_count_where_cpu_stages_meet_gpu_stages);
 	tcase_add_test(t, test_gpu_cpu_stages_take_their_time_beside_the_other_threads);
+	tcase_add_test(t, test_coupled_cpu_stages_take_their_time_beside_the_gpu);
+	tcase_add_test(t, test_beside_slowdown_grows_with_the_cpu_threads);
+	tcase_add_test(t, test_dp_gpu_path_takes_the_feeders_item);
 	tcase_add_test(t, test_tdp_caps_the_energy_per_item);
 	tcase_add_test(t, test_energy_balance_takes_each_components_maximum);
 	tcase_add_test(t, test_serial_stages_bound_the_throughput);
@@ -1174,6 +1271,7 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_monitor_sees_a_rise);
 	tcase_add_test(t, test_steady_throughput_counts_each_items_share_of_the_fed_time);
 	tcase_add_test(t, test_cg_time_per_item_adds_the_threads_rates);
+	tcase_add_test(t, test_training_items_count_the_experiment_beside_the_gpu);
 	suite_add_tcase(s, t);
 	return s;
 }

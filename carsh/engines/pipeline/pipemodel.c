@@ -65,10 +65,11 @@ static double gpu_to_cpu(const struct pm_meas *m, unsigned k)
  * where the training knows which stage reads and writes which (pipemove.h), else the moves at
  * the two ends of every run of consecutive GPU stages. One GPU serves them all, so their times add
  * up into one service rate (docs/pipeline.md: where 000 takes the minimum over the queues). */
-static double gpu_time(const struct pm_meas *m, const struct pm_config *c, struct pm_energy *eps)
+static double gpu_time_timed(const struct pm_meas *m, uint32_t mask, struct pm_energy *eps)
 {
 	double t = 0, moves;
-	bool by_buffer = pmove_gpu_time(m, c->mask, &moves);
+	bool by_buffer = pmove_gpu_time(m, mask, &moves);
+	struct pm_config one = {false, false, 1, mask}, *c = &one;
 
 	*eps = (struct pm_energy){0, 0, 0};
 	for (unsigned k = 0; k < m->sh.s; k++) {
@@ -86,6 +87,21 @@ static double gpu_time(const struct pm_meas *m, const struct pm_config *c, struc
 	return by_buffer ? t + moves : t;
 }
 
+/* The GPU stages' time. The GPU path of a DP configuration (every stage on the GPU) runs the
+ * item the feeder beside the CG experiment ran, one right after the other as a stream does:
+ * its mean item where measured. The GPU experiment waits for each stage and transfer apart to
+ * time it, which a stream does not (ViVid LD on the H200: 0.080-0.089 ms an item in the DP-CG
+ * runs, 0.115 from the GPU experiment's figures). Coupled mappings keep the GPU experiment's
+ * figures: scaled by the feeder's ratio they moved SRAD's choice to worse mappings
+ * (docs/pipeline.md). */
+static double gpu_time(const struct pm_meas *m, const struct pm_config *c, struct pm_energy *eps)
+{
+	uint32_t all = m->sh.s >= 32 ? UINT32_MAX : (1u << m->sh.s) - 1;
+	double t = gpu_time_timed(m, c->mask, eps);
+
+	return m->t_gpu_fed > 0 && c->mask == all ? m->t_gpu_fed : t;
+}
+
 /* How much longer stage k takes on a core beside n - 1 other threads than alone, as the CG
  * experiments' contention line has it (pipefit.h), else as the CG experiment with n threads
  * measured it (1 where it did not). */
@@ -97,6 +113,45 @@ static double cg_crowding(const struct pm_meas *m, const struct pm_cgfit *f, uns
 		crowded = pm_cgfit_stage(f, k, n);
 
 	return n > 1 && alone > 0 && crowded > 0 ? crowded / alone : 1;
+}
+
+/* How much longer stage k of a CPU-path item takes on a core in a run of n threads beside the
+ * GPU's than beside as many threads of a homogeneous run: the CG experiment beside the GPU
+ * (beside_n CPU threads and the GPU's thread, a coupled run of beside_n + 1 threads) over the
+ * CG experiment with as many threads, both batches started together. Between n = 1 (no CPU
+ * thread beside the GPU's) and beside_n + 1 it grows in proportion to the CPU threads beside
+ * the GPU's, n - 1: the coupled runs on the H200 measured their CPU-path items 0-13 % slower
+ * than the homogeneous ones at 2-8 threads and 4-32 % at 9-17. 1 where not measured. The
+ * GPU-CPU path's CPU stages keep the contention line's time (docs/pipeline.md: slowed too,
+ * SRAD's best mappings, one CPU stage each, came out 10-30 % below the stream). */
+static double coupled_slowdown(const struct pm_meas *m, unsigned k, unsigned n)
+{
+	unsigned b = m->beside_n, ref = b + 1;
+	double plain, rho;
+
+	if (b == 0 || n <= 1 || ref > PM_MAX_CORES + 1)
+		return 1;
+	plain = m->t_cgn_stage[ref][k];
+	if (!(plain > 0) || !(m->t_beside_stage[k] > 0))
+		return 1;
+	rho = m->t_beside_stage[k] / plain;
+	return 1 + (rho - 1) * fmin(1.0, (double)(n - 1) / b);
+}
+
+/* A coupled CG run's CPU-path item: n · T^CG(n), its stages each as much longer as
+ * coupled_slowdown has them, in proportion to their share of the item beside n - 1 threads. */
+static double coupled_item(const struct pm_meas *m, const struct pm_cgfit *f, unsigned n,
+                           double item)
+{
+	double plain = 0, slow = 0;
+
+	for (unsigned k = 0; k < m->sh.s; k++) {
+		double t = m->st[k].t_cg * cg_crowding(m, f, k, n);
+
+		plain += t;
+		slow += t * coupled_slowdown(m, k, n);
+	}
+	return plain > 0 ? item * slow / plain : item;
 }
 
 /* MG's stages in a stream: each holds a lock of its own (How items run), so items in different
@@ -231,8 +286,15 @@ static void predict_dp(const struct pm_meas *m, const struct pm_cgfit *f, const 
 		mu_c = rate(cpua_time(m, f, &(struct pm_config){false, true, 0, 0}, &eps_c));
 		mu_c = cores_bound(mu_c, m->sh.nc, m->gpu_host, m->sh.nc);
 	} else {
-		mu_c = c->threads > 1 ? rate(t_cg(m, f, c->threads - 1)) : 0;
-		mu_c = cores_bound(mu_c, c->threads - 1, m->gpu_host, m->sh.nc);
+		/* Its n - 1 CPU threads run beside the GPU's, as in a coupled run of n; the
+		 * experiment that measured that left them a core each, the cores' bound is what
+		 * binds where there are none to spare (not both at once). */
+		double t = c->threads > 1 ? t_cg(m, f, c->threads - 1) : INFINITY;
+
+		mu_c = c->threads > 1
+		               ? fmin(rate(coupled_item(m, f, c->threads, t)),
+		                      cores_bound(rate(t), c->threads - 1, m->gpu_host, m->sh.nc))
+		               : 0;
 		eps_c = e_cg(m, c->threads - 1);
 	}
 	p->lambda_q = mu_g + mu_c;                             /* eq. 3, ρ = 1 (eq. 6) */
@@ -248,9 +310,11 @@ static void predict_dp(const struct pm_meas *m, const struct pm_cgfit *f, const 
 static double pool_cg(const struct pm_meas *m, const struct pm_cgfit *f, const struct pm_config *c,
                       double t_g, double t_a, double *lambda_gc)
 {
-	double x = pchain_throughput(c->threads, false, t_g, t_a,
-	                             c->threads * t_cg(m, f, c->threads), lambda_gc);
+	double item = coupled_item(m, f, c->threads, c->threads * t_cg(m, f, c->threads));
+	double x = pchain_throughput(c->threads, false, t_g, t_a, item, lambda_gc);
 
+	/* The cores' bound on the homogeneous rate: the slowdown beside the GPU was measured with
+	 * a core for each thread (coupled_slowdown), the bound is what binds without. */
 	return fmin(fmax(0.0, x - *lambda_gc),
 	            cores_bound(rate(t_cg(m, f, c->threads)), c->threads,
 	                        *lambda_gc * (t_a + m->gpu_host * t_g), m->sh.nc));

@@ -72,6 +72,18 @@ struct pm_meas {
 	 * spins while it waits for the GPU keeps a whole core). The cores' bound of the CPU path
 	 * (docs/pipeline.md) leaves it to that thread. */
 	double gpu_host;
+	/* The CG experiment beside the GPU: beside_n threads' items on cores, started together
+	 * while one more thread fed the GPU item after item, and each stage's mean time in it; 0:
+	 * not measured (the model then takes a coupled run's cores as a homogeneous run's). What
+	 * a coupled run's CPU stages meet that no homogeneous experiment has: the GPU path's
+	 * thread, its moves and its launches beside them (docs/pipeline.md, "The model"). */
+	unsigned beside_n;
+	double t_beside_stage[PIPE_MAX_STAGES];
+	/* In the same experiment, the feeding thread's mean item through every stage on the GPU,
+	 * one right after the other as a stream's GPU path runs them (0: not measured): the GPU
+	 * experiment waits for each stage and transfer apart to time it, which the stream does
+	 * not (docs/pipeline.md, "The model"). */
+	double t_gpu_fed;
 	/* The serial stages per item (an extension, docs/pipeline.md); 0: no bound. */
 	double t_in, t_out;
 	double tdp; /* watts; 0: unknown (E_e is not capped) */

@@ -76,6 +76,16 @@ static void print_measurements(FILE *f, const struct pipe_result *r, const struc
 		        "  the GPU's thread keeps %.2f of a core busy while its item is on the "
 		        "GPU\n",
 		        m->gpu_host);
+	if (m->beside_n) {
+		fprintf(f, "  CG, %u thread%s beside the GPU's, ms per stage:", m->beside_n,
+		        m->beside_n == 1 ? "" : "s");
+		for (unsigned k = 0; k < m->sh.s; k++)
+			fprintf(f, "%s %s %.3f", k ? "," : "", names[k],
+			        m->t_beside_stage[k] * 1e3);
+		if (m->t_gpu_fed > 0)
+			fprintf(f, "; the GPU's feeder, ms per item: %.3f", m->t_gpu_fed * 1e3);
+		fputc('\n', f);
+	}
 }
 
 static void print_predictions(FILE *f, const struct pipe_result *r, const struct pipe_training *t)
@@ -359,6 +369,11 @@ static void json_meas(FILE *f, const struct pipe_result *r, const struct pm_meas
 	json_num(f, m->tdp > 0 ? m->tdp : NAN);
 	fputs(",\"gpu_host\":", f);
 	json_num(f, m->sh.gpu ? m->gpu_host : NAN);
+	fprintf(f, ",\"beside_threads\":%u,\"beside_stage_ms\":[", m->beside_n);
+	for (unsigned k = 0; m->beside_n && k < m->sh.s; k++)
+		fprintf(f, "%s%.9g", k ? "," : "", m->t_beside_stage[k] * 1e3);
+	fputs("],\"beside_gpu_item_ms\":", f);
+	json_num(f, m->t_gpu_fed > 0 ? m->t_gpu_fed * 1e3 : NAN);
 	json_flow(f, m);
 	fputc('}', f);
 }

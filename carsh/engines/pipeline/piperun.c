@@ -135,16 +135,93 @@ static int batch_serial(struct bjob *j, size_t n, size_t first, bool in, struct 
 	return 0;
 }
 
+/* The GPU's feeder beside a batch: one more thread that runs an item through every stage on
+ * the GPU again and again, its results thrown away, from before the batch's threads start
+ * until they are done — the GPU path of a coupled run beside its CPU threads. */
+struct feeder {
+	struct pworker w;
+	struct pitem *it;
+	size_t index;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool fed, stop; /* fed: its first item is done (the batch may start) */
+	size_t items;
+	double wall; /* the items' wall times in pstage_item after the first, summed */
+	int rc;
+	struct cs_err err;
+	pthread_t th;
+};
+
+static const struct prun_policy warm_gpu = {.c = {false, false, 1, 0}, .gpu_all = true};
+
+static int warm_once(struct pworker *w, struct pitem *it, size_t index, struct prun_item *rec,
+                     struct cs_err *e);
+
+static void *feeder_thread(void *arg)
+{
+	struct feeder *f = arg;
+	struct prun_item rec;
+	bool stop = false;
+
+	memset(&rec, 0, sizeof(rec));
+	while (!stop) {
+		int rc = warm_once(&f->w, f->it, f->index, &rec, &f->err);
+
+		pthread_mutex_lock(&f->lock);
+		f->rc = rc;
+		if (f->fed)
+			f->wall += rec.wall; /* the first ran before the batch's threads started */
+		f->items++;
+		f->fed = true;
+		stop = f->stop || rc;
+		pthread_cond_broadcast(&f->cond);
+		pthread_mutex_unlock(&f->lock);
+	}
+	return NULL;
+}
+
+/* Start the feeder on slot `slot` and wait for its first item; 0, or -1 with e set. */
+static int feeder_start(struct feeder *f, struct prun_env *env, unsigned slot, size_t index,
+                        struct cs_err *e)
+{
+	pworker_init(&f->w, env, &warm_gpu, &env->slots[slot], slot);
+	f->it = pitem_get(env->pool);
+	f->index = index;
+	if (pthread_create(&f->th, NULL, feeder_thread, f) != 0) {
+		pitem_put(env->pool, f->it);
+		return err_set(e, "cannot start the GPU's feeder thread");
+	}
+	pthread_mutex_lock(&f->lock);
+	while (!f->fed)
+		pthread_cond_wait(&f->cond, &f->lock);
+	pthread_mutex_unlock(&f->lock);
+	return 0;
+}
+
+/* Stop the feeder after its current item; its error, if any, into e (rc is the batch's). */
+static int feeder_stop(struct feeder *f, struct prun_env *env, int rc, struct cs_err *e)
+{
+	pthread_mutex_lock(&f->lock);
+	f->stop = true;
+	pthread_mutex_unlock(&f->lock);
+	pthread_join(f->th, NULL);
+	pitem_put(env->pool, f->it);
+	if (f->rc && rc == 0)
+		rc = err_set(e, "the GPU's feeder: %s", f->err.msg);
+	return rc;
+}
+
 static int batch_run(struct prun_env *env, const struct prun_policy *pol, size_t first, size_t n,
-                     bool one_thread, struct energy_meter *m, struct prun_batch *out,
-                     struct cs_err *e)
+                     bool one_thread, struct feeder *fd, struct energy_meter *m,
+                     struct prun_batch *out, struct cs_err *e)
 {
 	struct bjob *j;
 	double t = now_s();
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (n == 0 || (!one_thread && n > env->nslots) || n > env->pool->n)
+	if (n == 0 || (!one_thread && n + (fd ? 1 : 0) > env->nslots) ||
+	    n + (fd ? 1 : 0) > env->pool->n)
 		return err_set(e, "internal error: a batch of %zu items", n);
 	out->rec = xcalloc(n, sizeof(*out->rec));
 	j = xcalloc(n, sizeof(*j));
@@ -157,8 +234,13 @@ static int batch_run(struct prun_env *env, const struct prun_policy *pol, size_t
 		j[i].seq = one_thread ? n - i : 1;
 	}
 	rc = batch_serial(j, n, first, true, out, e);
-	if (rc == 0)
+	if (rc == 0 && fd)
+		rc = feeder_start(fd, env, (unsigned)n, first, e);
+	if (rc == 0) {
 		rc = batch_go(j, n, m, out, e);
+		if (fd)
+			rc = feeder_stop(fd, env, rc, e);
+	}
 	if (rc == 0)
 		rc = batch_serial(j, n, first, false, out, e);
 	for (size_t i = 0; i < n; i++)
@@ -171,13 +253,30 @@ static int batch_run(struct prun_env *env, const struct prun_policy *pol, size_t
 int prun_batch(struct prun_env *env, const struct prun_policy *pol, size_t first, size_t n,
                struct energy_meter *m, struct prun_batch *out, struct cs_err *e)
 {
-	return batch_run(env, pol, first, n, false, m, out, e);
+	return batch_run(env, pol, first, n, false, NULL, m, out, e);
+}
+
+int prun_batch_beside(struct prun_env *env, const struct prun_policy *pol, size_t first, size_t n,
+                      struct energy_meter *m, struct prun_batch *out, double *gpu_item,
+                      struct cs_err *e)
+{
+	struct feeder f = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+	int rc;
+
+	*gpu_item = 0;
+	if (!env->dv->has_gpu)
+		return err_set(e, "internal error: a batch beside the GPU without one");
+	rc = batch_run(env, pol, first, n, false, &f, m, out, e);
+	*gpu_item = f.items > 1 ? f.wall / (double)(f.items - 1) : 0;
+	pthread_mutex_destroy(&f.lock);
+	pthread_cond_destroy(&f.cond);
+	return rc;
 }
 
 int prun_sequence(struct prun_env *env, const struct prun_policy *pol, size_t first, size_t n,
                   struct energy_meter *m, struct prun_batch *out, struct cs_err *e)
 {
-	return batch_run(env, pol, first, n, true, m, out, e);
+	return batch_run(env, pol, first, n, true, NULL, m, out, e);
 }
 
 /* ---- a stream of items (the running phase) ---- */
@@ -453,8 +552,6 @@ int prun_stream(struct prun_env *env, const struct prun_policy *pol, size_t firs
 }
 
 /* ---- warm-up ---- */
-
-static const struct prun_policy warm_gpu = {.c = {false, false, 1, 0}, .gpu_all = true};
 
 /* Item index once through w, untimed (rec is scratch). */
 static int warm_once(struct pworker *w, struct pitem *it, size_t index, struct prun_item *rec,

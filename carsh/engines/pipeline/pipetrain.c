@@ -12,8 +12,14 @@ size_t ptrain_items(const struct pm_shape *sh)
 {
 	size_t nmax = pm_max_threads(sh);
 
-	/* CG with 1 .. nmax threads, the one-item experiments PTRAIN_REPEAT times. */
-	return nmax * (nmax + 1) / 2 - 1 + PTRAIN_REPEAT * (sh->gpu ? 3 : 2);
+	/* CG with 1 .. nmax threads, the one-item experiments PTRAIN_REPEAT times, CG beside the
+	 * GPU. */
+	return nmax * (nmax + 1) / 2 - 1 + PTRAIN_REPEAT * (sh->gpu ? 3 : 2) + ptrain_beside(sh);
+}
+
+size_t ptrain_beside(const struct pm_shape *sh)
+{
+	return sh->gpu && sh->nc >= 2 ? sh->nc - 1 : 0;
 }
 
 /* The run's energy in 000's domains: RAPL's packages as C, NVML's GPU as G. The uncore has
@@ -110,6 +116,7 @@ struct experiment {
 	size_t n;        /* items at once */
 	size_t runs;     /* one-item experiments: PTRAIN_REPEAT runs, one after the other */
 	enum pd_dom dom; /* per-stage figures of a one-item run: CG, MG or GPU */
+	bool beside;     /* n CG items beside the GPU's feeder (prun_batch_beside) */
 	char what[48];
 };
 
@@ -142,6 +149,27 @@ static void account(struct ptrain *t, const struct prun_batch *b, size_t n)
 	t->m.t_out += b->t_out;
 }
 
+/* The CG experiment beside the GPU: x->n items on cores while another thread feeds the GPU;
+ * each stage's mean time in it, and the feeder's mean GPU item (docs/pipeline.md, "Training").
+ * Its energy is not kept: the feeder's GPU items are in it. */
+static int beside(struct prun_env *env, struct ptrain *t, const struct experiment *x,
+                  struct cs_err *e)
+{
+	struct prun_batch b = {0};
+	double gpu_item = 0;
+	int rc = prun_batch_beside(env, &x->pol, t->first + t->items, x->n, NULL, &b, &gpu_item, e);
+
+	if (rc == 0) {
+		account(t, &b, x->n);
+		t->m.beside_n = (unsigned)x->n;
+		t->m.t_gpu_fed = gpu_item;
+		for (unsigned k = 0; k < t->m.sh.s; k++)
+			t->m.t_beside_stage[k] = mean_stage(b.rec, x->n, k);
+	}
+	free(b.rec);
+	return rc;
+}
+
 static int experiment(struct prun_env *env, struct ptrain *t, const struct experiment *x,
                       struct energy_meter *meter, struct cs_err *e)
 {
@@ -153,6 +181,8 @@ static int experiment(struct prun_env *env, struct ptrain *t, const struct exper
 	if (x->dom == PD_GPU && prun_warm_gpu(env, first, PTRAIN_REPEAT, e))
 		return 1;
 	/* n items at once; a one-item experiment's items one right after the other. */
+	if (x->beside)
+		return beside(env, t, x, e);
 	if (x->n > 1)
 		rc = prun_batch(env, &x->pol, first, x->n, meter, &b, e);
 	else
@@ -196,6 +226,17 @@ static size_t plan_experiments(const struct pm_shape *sh, struct experiment *x)
 		        .runs = PTRAIN_REPEAT,
 		        .dom = PD_GPU};
 		snprintf(x[n++].what, sizeof(x[0].what), "training: GPU");
+	}
+	if (ptrain_beside(sh)) {
+		unsigned b = (unsigned)ptrain_beside(sh);
+
+		x[n] = (struct experiment){.pol = {.c = {false, false, b, 0}},
+		                           .n = b,
+		                           .runs = 1,
+		                           .dom = PD_CG,
+		                           .beside = true};
+		snprintf(x[n++].what, sizeof(x[0].what), "training: CG, %u thread%s beside the GPU",
+		         b, b == 1 ? "" : "s");
 	}
 	x[n] = (struct experiment){.pol = {.c = {false, true, 1, 0}, .xfer = true},
 	                           .n = 1,

@@ -3,7 +3,8 @@
  * homogeneous experiments on the stream's own items — CG with 1 thread (time and energy per
  * stage), CG with n = 2 .. nC+1 threads processing n items at once (time and energy per
  * item), one item on the GPU and one item MG on the whole CPU (per stage; each one-item
- * experiment three times, for the median) — and the serial stages' times on the way.
+ * experiment three times, for the median), nC - 1 CG items beside a thread that feeds the GPU
+ * (per stage) — and the serial stages' times on the way.
  * Without a GPU: CG with 1 .. nC threads and MG.
  */
 #ifndef CARSH_ENGINES_PIPELINE_PIPETRAIN_H
@@ -27,6 +28,10 @@ struct ptrain {
 /* N_s: the items a complete training processes: 000 §IV-B's (nC+2)(nC+1)/2 + 2 with a GPU,
  * nC(nC+1)/2 + 1 without, plus PTRAIN_REPEAT - 1 for each one-item experiment. */
 size_t ptrain_items(const struct pm_shape *sh);
+
+/* The items of the CG experiment beside the GPU: nC - 1 threads on cores while one more feeds
+ * the GPU (a coupled run of nC threads); none without a GPU or with one core. */
+size_t ptrain_beside(const struct pm_shape *sh);
 
 /* T^CG(n) from n items started together: the time per item of n threads that go on taking
  * items, 1 / Σ 1/R_i, where R_i is item i's wall time. Not the batch's wall time over n:
