@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include "data/types.h"
 #include "runtime/session.h"
 
 struct resident;
@@ -32,6 +33,17 @@ int resident_acquire(struct resident *r, const char *shm, size_t bytes, struct r
  * queued in order before the job's kernels, instead of copied (shared memory is not read). */
 int resident_acquire_filled(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
                             const void *value, size_t vsize, cl_mem *out, struct cs_err *e);
+
+/* resident_acquire with read, where the buffer's data is its pixels (data/vpixels.h) widened
+ * to kind s (devpixels_widens(s)): a device copy that is not current is made from them on dev
+ * (their transfer's time goes to *h2d_ms); shared memory is not read, and is stale. */
+int resident_acquire_widened(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
+                             enum scalar s, cl_mem *out, double *h2d_ms, struct cs_err *e);
+
+/* The current device copy of shm, a float buffer, narrowed on its device into the buffer's
+ * pixels (data/vpixels.h: made or resized), as pixels_to_bytes() would; shared memory is not
+ * touched. */
+int resident_narrow(struct resident *r, const char *shm, struct cs_err *e);
 
 /* A job on dev wrote shm's data into mem (borrowed; the copy takes a reference when mem is
  * not already its buffer): mem becomes the device copy, every other copy stale. The data is

@@ -1,0 +1,137 @@
+/* Pictures converted on a device (exec/devpixels.h). */
+#include "exec/devpixels.h"
+
+#include <stdlib.h>
+
+#include "runtime/feeder.h"
+#include "util/alloc.h"
+
+/* One kernel a kind; narrow_float is data/pixels.c's float_byte_bits() on each element:
+ * the bits as an unsigned number clamp a non-negative float at 255.0f, truncation and the
+ * fraction's bits round halves up, a sign bit or a NaN (bits above +inf's) gives 0. Only
+ * integer operations and exact float ones, so a device that flushes denormals to zero
+ * gives the same bytes. */
+static const char source[] =
+        "#define WIDEN(T) __kernel void widen_##T(__global const uchar *s, __global T *d)"
+        " { size_t i = get_global_id(0); d[i] = (T)s[i]; }\n"
+        "WIDEN(char) WIDEN(uchar) WIDEN(short) WIDEN(ushort) WIDEN(int) WIDEN(uint)"
+        " WIDEN(long) WIDEN(ulong) WIDEN(float)\n"
+        "__kernel void narrow_float(__global const float *x, __global uchar *o)\n"
+        "{\n"
+        "	size_t i = get_global_id(0);\n"
+        "	uint u = as_uint(x[i]);\n"
+        "	float v = as_float(u > 0x437f0000u ? 0x437f0000u : u);\n"
+        "	int r = (int)v;\n"
+        "	int fb = as_int(v - (float)r);\n"
+        "	o[i] = (uchar)((r + (fb >= 0x3f000000 ? 1 : 0)) & (u <= 0x7f800000u ? 0xff : 0));\n"
+        "}\n";
+
+static const char *const kernel_names[] = {
+        [SC_CHAR] = "widen_char",     [SC_UCHAR] = "widen_uchar", [SC_SHORT] = "widen_short",
+        [SC_USHORT] = "widen_ushort", [SC_INT] = "widen_int",     [SC_UINT] = "widen_uint",
+        [SC_LONG] = "widen_long",     [SC_ULONG] = "widen_ulong", [SC_FLOAT] = "widen_float",
+};
+
+/* A device's program, built on first need. */
+struct devprog {
+	cl_context ctx;
+	cl_device_id dev;
+	cl_program prog;
+	struct devprog *next;
+};
+
+struct devpixels {
+	struct devprog *progs;
+};
+
+struct devpixels *devpixels_new(void)
+{
+	return xcalloc(1, sizeof(struct devpixels));
+}
+
+void devpixels_free(struct devpixels *p)
+{
+	if (!p)
+		return;
+	while (p->progs) {
+		struct devprog *d = p->progs;
+
+		p->progs = d->next;
+		(void)clReleaseProgram(d->prog);
+		free(d);
+	}
+	free(p);
+}
+
+bool devpixels_widens(enum scalar s)
+{
+	return s < SC_DOUBLE;
+}
+
+static int built(struct devpixels *p, struct rt_dev *dev, cl_program *out, struct cs_err *e)
+{
+	const char *text = source;
+	struct devprog *d;
+	cl_program prog;
+	cl_int err;
+
+	for (d = p->progs; d; d = d->next)
+		if (d->ctx == dev->ctx && d->dev == dev->info->device) {
+			*out = d->prog;
+			return 0;
+		}
+	prog = clCreateProgramWithSource(dev->ctx, 1, &text, NULL, &err);
+	if (err != CL_SUCCESS)
+		return err_set(e, "the picture kernels on '%s': %s", dev->info->name,
+		               rt_cl_error_name(err));
+	err = clBuildProgram(prog, 1, &dev->info->device, "", NULL, NULL);
+	if (err != CL_SUCCESS) {
+		(void)clReleaseProgram(prog);
+		return err_set(e, "building the picture kernels on '%s': %s", dev->info->name,
+		               rt_cl_error_name(err));
+	}
+	d = xcalloc(1, sizeof(*d));
+	*d = (struct devprog){dev->ctx, dev->info->device, prog, p->progs};
+	p->progs = d;
+	*out = prog;
+	return 0;
+}
+
+/* kernel(a, b) over n items on dev, after wait (when not NULL), queued. */
+static int convert(struct devpixels *p, struct rt_dev *dev, const char *kernel, cl_mem a, cl_mem b,
+                   size_t n, cl_event wait, struct cs_err *e)
+{
+	cl_program prog = NULL;
+	cl_kernel k;
+	cl_int err;
+
+	if (built(p, dev, &prog, e))
+		return -1;
+	k = clCreateKernel(prog, kernel, &err);
+	if (err == CL_SUCCESS) {
+		err = clSetKernelArg(k, 0, sizeof(a), &a);
+		if (err == CL_SUCCESS)
+			err = clSetKernelArg(k, 1, sizeof(b), &b);
+		if (err == CL_SUCCESS)
+			err = clEnqueueNDRangeKernel(rt_dev_queue(dev), k, 1, NULL, &n, NULL,
+			                             wait ? 1 : 0, wait ? &wait : NULL, NULL);
+		(void)clReleaseKernel(k);
+	}
+	if (err != CL_SUCCESS)
+		return err_set(e, "%s on '%s': %s", kernel, dev->info->name, rt_cl_error_name(err));
+	return 0;
+}
+
+int devpixels_widen(struct devpixels *p, struct rt_dev *dev, cl_mem pixels, size_t n, enum scalar s,
+                    cl_mem dst, struct cs_err *e)
+{
+	if (!devpixels_widens(s))
+		return err_set(e, "no picture kernel widens to %s", scalar_name(s));
+	return convert(p, dev, kernel_names[s], pixels, dst, n, NULL, e);
+}
+
+int devpixels_narrow(struct devpixels *p, struct rt_dev *dev, cl_mem src, cl_event wait, size_t n,
+                     cl_mem pixels, struct cs_err *e)
+{
+	return convert(p, dev, "narrow_float", src, pixels, n, wait, e);
+}
