@@ -58,6 +58,7 @@ void devpixels_free(struct devpixels *p)
 
 		p->progs = d->next;
 		(void)clReleaseProgram(d->prog);
+		(void)clReleaseContext(d->ctx);
 		free(d);
 	}
 	free(p);
@@ -90,6 +91,8 @@ static int built(struct devpixels *p, struct rt_dev *dev, cl_program *out, struc
 		return err_set(e, "building the picture kernels on '%s': %s", dev->info->name,
 		               rt_cl_error_name(err));
 	}
+	/* Kept while the program is: a context made later never takes its address. */
+	(void)clRetainContext(dev->ctx);
 	d = xcalloc(1, sizeof(*d));
 	*d = (struct devprog){dev->ctx, dev->info->device, prog, p->progs};
 	p->progs = d;

@@ -15,6 +15,7 @@ N=851                      # 37 x 23
 tail -c $N pic.pgm | od -An -v -tu1 | tr -s ' ' '\n' | grep -v '^$' >pic.values
 [ "$(wc -l <pic.values)" = $N ] || fail "pic.values has $(wc -l <pic.values) values"
 awk '{ print $1 + 1 }' pic.values >plus1.values
+awk '{ print 2 * $1 }' pic.values >twice.values
 MAKE="virtbuf create x float $N; virtbuf create y float $N; virtbuf create z float $N
 virtbuf fill x pic.pgm"
 # values FILE: a CSV dump's values, one a line.
@@ -64,6 +65,33 @@ awk '{ print $1 + 1 }' other.values >other1.values
 values o.csv | same_file - other1.values "a second PGM fill replaces the first on the device"
 values c.csv | same_file - pic.values "a CSV fill after a PGM fill replaces it"
 
+# ---- integer buffers: widened on the device to each kind ----
+for t in uchar short int ulong; do
+	cat >to-$t.xml <<XML
+<FlowModel name="to_$t">
+  <Param name="N" value="8"/>
+  <Program>
+    <Source>__kernel void to_$t(__global const $t *x, __global float *y)
+{
+	size_t i = get_global_id(0);
+	y[i] = (float)x[i] * 2.0f;
+}</Source>
+    <Kernel name="to_$t"/>
+  </Program>
+  <WorkSize global="N"/>
+  <Arguments>
+    <Input  name="x" type="$t" count="N"/>
+    <Output name="y" type="float" count="N"/>
+  </Arguments>
+</FlowModel>
+XML
+	expect 0 "" "$CARSH" -c "virtbuf create i $t $N; virtbuf create y float $N
+virtbuf fill i pic.pgm
+run to-$t.xml N=$N x=buffer:i y=buffer:y
+virtbuf dump y int-$t.csv --columns 37"
+	values int-$t.csv | same_file - twice.values "a PGM fill of a $t buffer, read by a device job"
+done
+
 # ---- other executors and processes: the same values ----
 CARSH_WORKERS=fresh expect 0 "" "$CARSH" -c "$MAKE
 run $ADD N=$N x=buffer:x y=buffer:y z=buffer:z
@@ -76,7 +104,6 @@ run $ADD N=$N x=buffer:x y=buffer:y z=buffer:z
 set exec=thread
 run $ADD N=$N x=buffer:x y=buffer:y z=buffer:z
 virtbuf dump y t.csv --columns 37; virtbuf dump z t2.csv --columns 37"
-awk '{ print 2 * $1 }' pic.values >twice.values
 values t.csv | same_file - plus1.values "the thread executor taking over after a PGM fill: y = x + 1"
 values t2.csv | same_file - twice.values "the thread executor taking over after a PGM fill: z = x + x"
 
