@@ -26,6 +26,10 @@ struct entry {
 	size_t bytes;
 	void *map; /* the master's mapping, made on first need */
 	bool host_valid;
+	/* The host side's data is the buffer's pixels (data/vpixels.h) widened to kind scalar
+	 * (resident_host_pixels): shared memory is widened from them when it is not current. */
+	bool pixels;
+	enum scalar scalar;
 	struct copy copies[COPIES_MAX];
 	size_t ncopies;
 	struct entry *next;
@@ -187,6 +191,12 @@ static int to_host_locked(struct resident *r, struct entry *en, struct cs_err *e
 
 	if (en->host_valid)
 		return 0;
+	if (en->pixels) {
+		if (vpixels_widen(en->shm, en->scalar, e))
+			return -1;
+		en->host_valid = true;
+		return 0;
+	}
 	for (size_t i = 0; i < en->ncopies && !src; i++)
 		if (en->copies[i].valid)
 			src = &en->copies[i];
@@ -259,56 +269,6 @@ static int refresh_copy(struct resident *r, struct entry *en, struct copy *c, do
 	return 0;
 }
 
-/* The buffer's copy on dev, made (not filled) where it has none; the caller holds r->lock. */
-static int copy_for(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
-                    struct entry **en, struct copy **c, struct cs_err *e)
-{
-	*en = entry_of(r, shm, bytes);
-	*c = copy_on(*en, dev);
-	return *c ? 0 : new_copy(r, *en, dev, c, e);
-}
-
-int resident_acquire(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
-                     bool read, cl_mem *out, double *h2d_ms, struct cs_err *e)
-{
-	struct entry *en;
-	struct copy *c;
-	int rc;
-
-	pthread_mutex_lock(&r->lock);
-	rc = copy_for(r, shm, bytes, dev, &en, &c, e);
-	if (rc == 0 && read && !c->valid)
-		rc = refresh_copy(r, en, c, h2d_ms, e);
-	if (rc == 0)
-		*out = c->mem;
-	pthread_mutex_unlock(&r->lock);
-	return rc;
-}
-
-int resident_acquire_filled(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
-                            const void *value, size_t vsize, cl_mem *out, struct cs_err *e)
-{
-	struct entry *en;
-	struct copy *c;
-	int rc;
-
-	pthread_mutex_lock(&r->lock);
-	rc = copy_for(r, shm, bytes, dev, &en, &c, e);
-	if (rc == 0 && !c->valid) {
-		rc = rt_feed_fill(c->dev, c->mem, value, vsize, en->bytes, e);
-		if (rc == 0) {
-			if (c->pending)
-				(void)clReleaseEvent(c->pending);
-			c->pending = NULL;
-			c->valid = true;
-		}
-	}
-	if (rc == 0)
-		*out = c->mem;
-	pthread_mutex_unlock(&r->lock);
-	return rc;
-}
-
 /* n bytes between host memory and a device buffer of pixels, waited for: through the
  * staging areas where they help. */
 static int pixels_write(struct resident *r, struct rt_dev *dev, cl_mem mem, const void *src,
@@ -379,8 +339,58 @@ static int widen_copy(struct resident *r, struct entry *en, struct copy *c, enum
 	c->pending = NULL;
 	for (size_t i = 0; i < en->ncopies; i++)
 		en->copies[i].valid = &en->copies[i] == c;
-	en->host_valid = false;
 	return 0;
+}
+
+/* The buffer's copy on dev, made (not filled) where it has none; the caller holds r->lock. */
+static int copy_for(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
+                    struct entry **en, struct copy **c, struct cs_err *e)
+{
+	*en = entry_of(r, shm, bytes);
+	*c = copy_on(*en, dev);
+	return *c ? 0 : new_copy(r, *en, dev, c, e);
+}
+
+int resident_acquire(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
+                     bool read, cl_mem *out, double *h2d_ms, struct cs_err *e)
+{
+	struct entry *en;
+	struct copy *c;
+	int rc;
+
+	pthread_mutex_lock(&r->lock);
+	rc = copy_for(r, shm, bytes, dev, &en, &c, e);
+	if (rc == 0 && read && !c->valid)
+		rc = en->pixels ? widen_copy(r, en, c, en->scalar, h2d_ms, e)
+		                : refresh_copy(r, en, c, h2d_ms, e);
+	if (rc == 0)
+		*out = c->mem;
+	pthread_mutex_unlock(&r->lock);
+	return rc;
+}
+
+int resident_acquire_filled(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
+                            const void *value, size_t vsize, cl_mem *out, struct cs_err *e)
+{
+	struct entry *en;
+	struct copy *c;
+	int rc;
+
+	pthread_mutex_lock(&r->lock);
+	rc = copy_for(r, shm, bytes, dev, &en, &c, e);
+	if (rc == 0 && !c->valid) {
+		rc = rt_feed_fill(c->dev, c->mem, value, vsize, en->bytes, e);
+		if (rc == 0) {
+			if (c->pending)
+				(void)clReleaseEvent(c->pending);
+			c->pending = NULL;
+			c->valid = true;
+		}
+	}
+	if (rc == 0)
+		*out = c->mem;
+	pthread_mutex_unlock(&r->lock);
+	return rc;
 }
 
 int resident_acquire_widened(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
@@ -392,8 +402,10 @@ int resident_acquire_widened(struct resident *r, const char *shm, size_t bytes, 
 
 	pthread_mutex_lock(&r->lock);
 	rc = copy_for(r, shm, bytes, dev, &en, &c, e);
-	if (rc == 0 && !c->valid)
+	if (rc == 0 && !c->valid) {
 		rc = widen_copy(r, en, c, s, h2d_ms, e);
+		en->host_valid = false; /* the shell's word: shared memory is stale */
+	}
 	if (rc == 0)
 		*out = c->mem;
 	pthread_mutex_unlock(&r->lock);
@@ -464,6 +476,7 @@ void resident_store(struct resident *r, const char *shm, struct rt_dev *dev, cl_
 	for (size_t i = 0; i < en->ncopies; i++)
 		en->copies[i].valid = &en->copies[i] == c;
 	en->host_valid = false;
+	en->pixels = false;
 	pthread_mutex_unlock(&r->lock);
 }
 
@@ -497,6 +510,7 @@ int resident_fill(struct resident *r, const char *shm, const void *pattern, size
 			for (size_t i = 0; i < en->ncopies; i++)
 				en->copies[i].valid = &en->copies[i] == c;
 			en->host_valid = false;
+			en->pixels = false;
 			rc = 1;
 		}
 	}
@@ -525,10 +539,40 @@ void resident_host_wrote(struct resident *r, const char *shm)
 	en = entry_of(r, shm, 0);
 	if (en) {
 		en->host_valid = true;
+		en->pixels = false;
 		for (size_t i = 0; i < en->ncopies; i++)
 			en->copies[i].valid = false;
 	}
 	pthread_mutex_unlock(&r->lock);
+}
+
+void resident_host_pixels(struct resident *r, const char *shm, size_t bytes, enum scalar s)
+{
+	struct entry *en;
+
+	pthread_mutex_lock(&r->lock);
+	en = entry_of(r, shm, bytes);
+	en->host_valid = false;
+	en->pixels = true;
+	en->scalar = s;
+	for (size_t i = 0; i < en->ncopies; i++)
+		en->copies[i].valid = false;
+	pthread_mutex_unlock(&r->lock);
+}
+
+int resident_dump_pixels(struct resident *r, const char *shm, bool narrow, struct cs_err *e)
+{
+	struct entry *en;
+	int rc = 0;
+
+	pthread_mutex_lock(&r->lock);
+	en = entry_of(r, shm, 0);
+	if (en && en->pixels)
+		rc = 1;
+	else if (en && narrow && !en->host_valid)
+		rc = narrow_locked(r, en, e) == 0 ? 1 : 0; /* else: through shared memory */
+	pthread_mutex_unlock(&r->lock);
+	return rc;
 }
 
 void resident_forget(struct resident *r, const char *shm)

@@ -62,6 +62,14 @@ int resident_fill(struct resident *r, const char *shm, const void *pattern, size
 int resident_to_host(struct resident *r, const char *shm, struct cs_err *e);
 /* The host changed the shared-memory copy: every device copy is stale. */
 void resident_host_wrote(struct resident *r, const char *shm);
+/* The host put a PGM fill's samples in shm's pixels (data/vpixels.h), as widened to kind s
+ * (devpixels_widens(s)) its new data, leaving shared memory as it was: every copy is stale; a
+ * device copy is widened from them on its device, shared memory on the host when read. */
+void resident_host_pixels(struct resident *r, const char *shm, size_t bytes, enum scalar s);
+/* For a PGM dump: 1 when shm's pixels hold its data narrowed (a PGM fill's samples, or, with
+ * narrow (a float buffer) and its only current copy on a device, narrowed there now); 0 not
+ * so (make shared memory current and convert it). */
+int resident_dump_pixels(struct resident *r, const char *shm, bool narrow, struct cs_err *e);
 /* The buffer was deleted. */
 void resident_forget(struct resident *r, const char *shm);
 /* Every buffer was (a session's end): the copies go, what is kept for transfers stays. */

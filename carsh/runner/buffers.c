@@ -125,20 +125,32 @@ static unsigned char *pixels_target(void *arg, struct cs_err *e)
 	return t->map;
 }
 
-/* Where warm workers run the jobs (they widen the samples on their devices, and the table of
- * homes sees every write), an 8-bit P5 picture's samples are kept as they are, beside the
- * buffer (data/vpixels.h): its own pages are not written until a host reader needs them.
- * 1 done, 0 not so (fill it in place), -1 error. */
+/* The buffer's new data is its pixels, widened: for the thread executor's copies, or else
+ * for the table of homes. */
+static void host_pixels(struct run_ctx *c, const struct vbuf *v)
+{
+	if (buffers_resident(c)) {
+		resident_host_pixels(buffers_resident(c), v->shm, v->bytes, v->type.scalar);
+		vhome_host_wrote(c->s->homes, v->shm);
+	} else {
+		vhome_host_pixels(c->s->homes, v->shm, v->type.scalar);
+	}
+}
+
+/* Where warm workers or the thread executor run the jobs (both widen the samples on their
+ * devices, and see every write), an 8-bit P5 picture's samples are kept as they are, beside
+ * the buffer (data/vpixels.h): its own pages are not written until a host reader needs
+ * them. 1 done, 0 not so (fill it in place), -1 error. */
 static int fill_pixels(struct run_ctx *c, const struct vbuf *v, const char *file, struct cs_err *e)
 {
 	struct pixels_target t = {c, v, v->count * v->type.width, NULL, NULL};
 	int rc;
 
-	if (!c->s->workers || c->s->texec || !devpixels_widens(v->type.scalar))
+	if ((!c->s->workers && !buffers_resident(c)) || !devpixels_widens(v->type.scalar))
 		return 0;
 	rc = pgm_read_samples(file, v->type.scalar, t.n, pixels_target, &t, e);
 	if (rc == 0)
-		vhome_host_pixels(c->s->homes, v->shm, v->type.scalar);
+		host_pixels(c, v);
 	vbuf_unmap(t.map, t.n);
 	hazard_release(c->s->hz, t.cl);
 	return rc == 0 ? 1 : rc == 1 ? 0 : -1;
@@ -328,11 +340,15 @@ static int dump_pixels(struct run_ctx *c, const struct vbuf *v, const char *file
 	unsigned char *px;
 	int rc;
 
-	if (!file || !columns || !c->s->workers || c->s->texec || path_is_stdio(file) ||
+	if (!file || !columns || (!c->s->workers && !buffers_resident(c)) || path_is_stdio(file) ||
 	    datafile_format(file, &f, e) || f != DF_PGM)
 		return 0;
-	rc = homes_pixels(c->s->homes, c->s->workers, v->shm, v->name, v->type.scalar == SC_FLOAT,
-	                  e);
+	if (buffers_resident(c))
+		rc = resident_dump_pixels(buffers_resident(c), v->shm, v->type.scalar == SC_FLOAT,
+		                          e);
+	else
+		rc = homes_pixels(c->s->homes, c->s->workers, v->shm, v->name,
+		                  v->type.scalar == SC_FLOAT, e);
 	if (rc != 1)
 		return rc;
 	px = vpixels_map(v->shm, n, false, false, e);
