@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "runtime/feeder.h"
+#include "runtime/runtime.h"
 #include "util/alloc.h"
 
 /* One kernel a kind; narrow_float is data/pixels.c's float_byte_bits() on each element:
@@ -69,28 +70,33 @@ bool devpixels_widens(enum scalar s)
 	return s < SC_DOUBLE;
 }
 
+/* Built as a flow-model's program is (runtime/program.h): under the build lock, which PoCL's
+ * own cache needs across processes, and through the binary cache, so that a thread
+ * executor's fresh process loads the binary instead of compiling the source again. */
+static int build(struct rt_dev *dev, cl_program *out, struct cs_err *e)
+{
+	struct kernel_plan kp = {0};
+	bool hit;
+
+	kp.label = "carsh";
+	kp.source = (char *)source;
+	kp.source_name = "the picture kernels";
+	kp.build_options = "";
+	return rt_program_build(dev->ctx, dev->info, &kp, out, &hit, e);
+}
+
 static int built(struct devpixels *p, struct rt_dev *dev, cl_program *out, struct cs_err *e)
 {
-	const char *text = source;
 	struct devprog *d;
 	cl_program prog;
-	cl_int err;
 
 	for (d = p->progs; d; d = d->next)
 		if (d->ctx == dev->ctx && d->dev == dev->info->device) {
 			*out = d->prog;
 			return 0;
 		}
-	prog = clCreateProgramWithSource(dev->ctx, 1, &text, NULL, &err);
-	if (err != CL_SUCCESS)
-		return err_set(e, "the picture kernels on '%s': %s", dev->info->name,
-		               rt_cl_error_name(err));
-	err = clBuildProgram(prog, 1, &dev->info->device, "", NULL, NULL);
-	if (err != CL_SUCCESS) {
-		(void)clReleaseProgram(prog);
-		return err_set(e, "building the picture kernels on '%s': %s", dev->info->name,
-		               rt_cl_error_name(err));
-	}
+	if (build(dev, &prog, e))
+		return -1;
 	/* Kept while the program is: a context made later never takes its address. */
 	(void)clRetainContext(dev->ctx);
 	d = xcalloc(1, sizeof(*d));

@@ -342,6 +342,17 @@ static int widen_copy(struct resident *r, struct entry *en, struct copy *c, enum
 	return 0;
 }
 
+/* Whether the thread executor converts a picture on dev: not on a CPU device, whose copy is
+ * host memory already (the conversion would cost the picture program's load in each fresh
+ * process, and save no transfer), unless CARSH_PIXELS_CPU=1 (a test hook). A warm worker
+ * converts where the shell tells it to: its program is built once. */
+static bool pixels_on(const struct rt_dev *dev)
+{
+	const char *hook = getenv("CARSH_PIXELS_CPU");
+
+	return !(dev->info->type & CL_DEVICE_TYPE_CPU) || (hook && strcmp(hook, "1") == 0);
+}
+
 /* The buffer's copy on dev, made (not filled) where it has none; the caller holds r->lock. */
 static int copy_for(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
                     struct entry **en, struct copy **c, struct cs_err *e)
@@ -361,8 +372,8 @@ int resident_acquire(struct resident *r, const char *shm, size_t bytes, struct r
 	pthread_mutex_lock(&r->lock);
 	rc = copy_for(r, shm, bytes, dev, &en, &c, e);
 	if (rc == 0 && read && !c->valid)
-		rc = en->pixels ? widen_copy(r, en, c, en->scalar, h2d_ms, e)
-		                : refresh_copy(r, en, c, h2d_ms, e);
+		rc = en->pixels && pixels_on(dev) ? widen_copy(r, en, c, en->scalar, h2d_ms, e)
+		                                  : refresh_copy(r, en, c, h2d_ms, e);
 	if (rc == 0)
 		*out = c->mem;
 	pthread_mutex_unlock(&r->lock);
@@ -412,18 +423,23 @@ int resident_acquire_widened(struct resident *r, const char *shm, size_t bytes, 
 	return rc;
 }
 
+static struct copy *current_copy(struct entry *en)
+{
+	for (size_t i = 0; i < en->ncopies; i++)
+		if (en->copies[i].valid)
+			return &en->copies[i];
+	return NULL;
+}
+
 /* The current copy of en narrowed into its pixels object; the caller holds r->lock. */
 static int narrow_locked(struct resident *r, struct entry *en, struct cs_err *e)
 {
 	size_t n = en->bytes / sizeof(float);
-	struct copy *src = NULL;
+	struct copy *src = current_copy(en);
 	unsigned char *px;
 	cl_mem mem;
 	int rc;
 
-	for (size_t i = 0; i < en->ncopies && !src; i++)
-		if (en->copies[i].valid)
-			src = &en->copies[i];
 	if (!src)
 		return err_set(e, "worker: no current copy of buffer %s here", en->shm);
 	if (!(mem = pixels_buffer(src->dev, n, e)))
@@ -569,7 +585,8 @@ int resident_dump_pixels(struct resident *r, const char *shm, bool narrow, struc
 	en = entry_of(r, shm, 0);
 	if (en && en->pixels)
 		rc = 1;
-	else if (en && narrow && !en->host_valid)
+	else if (en && narrow && !en->host_valid && current_copy(en) &&
+	         pixels_on(current_copy(en)->dev))
 		rc = narrow_locked(r, en, e) == 0 ? 1 : 0; /* else: through shared memory */
 	pthread_mutex_unlock(&r->lock);
 	return rc;

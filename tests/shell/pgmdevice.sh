@@ -107,21 +107,26 @@ virtbuf dump y t.csv --columns 37; virtbuf dump z t2.csv --columns 37"
 values t.csv | same_file - plus1.values "the thread executor taking over after a PGM fill: y = x + 1"
 values t2.csv | same_file - twice.values "the thread executor taking over after a PGM fill: z = x + x"
 
-# ---- the thread executor, once started, keeps the bytes and converts on its devices too ----
-expect 0 "" "$CARSH" -T -c "virtbuf create x float $N; virtbuf create y float $N
-virtbuf create z float $N
+# ---- the thread executor, once started, keeps the bytes too ----
+# On a GPU it converts them on the device; on a CPU device on the host, unless the test hook
+# CARSH_PIXELS_CPU=1 makes it use the device's kernels there too: both are checked.
+for hook in 0 1; do
+	CARSH_PIXELS_CPU=$hook expect 0 "" "$CARSH" -T -c "virtbuf create x float $N
+virtbuf create y float $N; virtbuf create z float $N
 run $ADD N=$N x=buffer:y y=buffer:z z=buffer:x
 virtbuf fill x pic.pgm
 virtbuf dump x tx.pgm --columns 37
 run $ADD N=$N x=buffer:x y=buffer:y z=buffer:z
 virtbuf dump y ty.pgm --columns 37; virtbuf dump y ty.csv --columns 37
 virtbuf dump x tx.csv --columns 37; virtbuf dump z tz.csv --columns 37"
-cmp -s tx.pgm pic.pgm && pass "-T: a PGM-filled buffer dumped as PGM is the picture" ||
-	fail "tx.pgm differs from pic.pgm"
-cmp -s ty.pgm y.want && pass "-T: y = x + 1 on the device, narrowed there" || fail "ty.pgm differs from y.want"
-values ty.csv | same_file - plus1.values "-T: y = x + 1, dumped as CSV"
-values tx.csv | same_file - pic.values "-T: the picture, dumped as CSV"
-values tz.csv | same_file - plus1.values "-T: z = 1 + x (the first job made z 1)"
+	cmp -s tx.pgm pic.pgm && pass "-T ($hook): a PGM-filled buffer dumped as PGM is the picture" ||
+		fail "-T ($hook): tx.pgm differs from pic.pgm"
+	cmp -s ty.pgm y.want && pass "-T ($hook): y = x + 1, dumped as PGM" ||
+		fail "-T ($hook): ty.pgm differs from y.want"
+	values ty.csv | same_file - plus1.values "-T ($hook): y = x + 1, dumped as CSV"
+	values tx.csv | same_file - pic.values "-T ($hook): the picture, dumped as CSV"
+	values tz.csv | same_file - plus1.values "-T ($hook): z = 1 + x (the first job made z 1)"
+done
 
 # ---- a crash after a PGM fill: the picture is still whole ----
 if process_executor; then
@@ -191,7 +196,7 @@ virtbuf dump y host.pgm --columns 20"
 	cmp -s host.pgm dev.pgm && pass "the host's conversion gives the same bytes" ||
 		fail "host.pgm: $(od -An -tu1 host.pgm | tr -s ' ' | tail -2)"
 fi
-expect 0 "" "$CARSH" -T -c "$BITS
+CARSH_PIXELS_CPU=1 expect 0 "" "$CARSH" -T -c "$BITS
 virtbuf dump y thread.pgm --columns 20"
 cmp -s thread.pgm bits.want && pass "the same narrowed on the thread executor's device" ||
 	fail "thread.pgm: $(od -An -tu1 thread.pgm | tr -s ' ' | tail -2)"
