@@ -29,6 +29,7 @@
 #include "data/pixels.h"
 #include "util/alloc.h"
 #include "util/atomicfile.h"
+#include "util/parcopy.h"
 #include "util/path.h"
 
 /* Larger dimensions than this are refused before anything is allocated or multiplied. */
@@ -220,7 +221,7 @@ static const unsigned char *map_raster(struct pgm_reader *r, size_t want, void *
  * reported as check_pixel() words it, before a truncation after it, and dst is written only
  * when the whole raster is good. */
 static int check_convert(struct pgm_reader *r, const unsigned char *buf, size_t bps, size_t got,
-                         size_t n)
+                         size_t n, bool convert)
 {
 	long limit =
 	        r->maxval < scalar_pixel_max(r->scalar) ? r->maxval : scalar_pixel_max(r->scalar);
@@ -233,7 +234,8 @@ static int check_convert(struct pgm_reader *r, const unsigned char *buf, size_t 
 		return err_errno(r->e, "%s", r->name);
 	if (got < n)
 		return err_set(r->e, "%s: truncated: %zu of %zu pixels", r->name, got, n);
-	pixels_from_samples(r->scalar, buf, bps, n, r->dst);
+	if (convert)
+		pixels_from_samples(r->scalar, buf, bps, n, r->dst);
 	return 0;
 }
 
@@ -247,28 +249,28 @@ static int read_raw(struct pgm_reader *r, size_t n)
 	int rc;
 
 	if (mapped) {
-		rc = check_convert(r, mapped, bps, n, n);
+		rc = check_convert(r, mapped, bps, n, n, true);
 		munmap(base, len);
 		return rc;
 	}
 	buf = data_alloc(n, bps, r->name, r->e);
 	if (!buf)
 		return -1;
-	rc = check_convert(r, buf, bps, fread(buf, bps, n, r->f), n);
+	rc = check_convert(r, buf, bps, fread(buf, bps, n, r->f), n, true);
 	free(buf);
 	return rc;
 }
 
-static int read_image(struct pgm_reader *r, size_t n, size_t *width, size_t *height)
+/* The header up to the raster: *raw for P5; the image must have n pixels. */
+static int read_header(struct pgm_reader *r, size_t n, bool *raw, size_t *width, size_t *height)
 {
-	bool raw = false;
 	size_t pixels;
 
-	if (read_magic(r, &raw))
+	if (read_magic(r, raw))
 		return -1;
 	if (read_number(r, "the width", PGM_DIM_MAX, false, &r->width) ||
 	    read_number(r, "the height", PGM_DIM_MAX, false, &r->height) ||
-	    read_number(r, "the maxval", PGM_MAXVAL, !raw, &r->maxval))
+	    read_number(r, "the maxval", PGM_MAXVAL, !*raw, &r->maxval))
 		return -1;
 	if (width)
 		*width = (size_t)r->width;
@@ -282,7 +284,63 @@ static int read_image(struct pgm_reader *r, size_t n, size_t *width, size_t *hei
 	if (size_mul((size_t)r->width, (size_t)r->height, &pixels) || pixels != n)
 		return err_set(r->e, "%s: %ldx%ld = %.0f pixels, expected %zu", r->name, r->width,
 		               r->height, (double)r->width * (double)r->height, n);
+	return 0;
+}
+
+static int read_image(struct pgm_reader *r, size_t n, size_t *width, size_t *height)
+{
+	bool raw = false;
+
+	if (read_header(r, n, &raw, width, height))
+		return -1;
 	return raw ? read_raw(r, n) : read_plain(r, n);
+}
+
+/* The checked 8-bit raster copied as it is: mapped when the file holds it all, else read. */
+static int copy_samples(struct pgm_reader *r, size_t n,
+                        unsigned char *(*dst)(void *, struct cs_err *), void *arg)
+{
+	void *base = NULL;
+	size_t len = 0;
+	const unsigned char *mapped = map_raster(r, n, &base, &len);
+	unsigned char *buf = mapped ? NULL : data_alloc(n, 1, r->name, r->e);
+	size_t got = n;
+	int rc = -1;
+
+	if (!mapped && buf)
+		got = fread(buf, 1, n, r->f);
+	if ((mapped || buf) && check_convert(r, mapped ? mapped : buf, 1, got, n, false) == 0) {
+		unsigned char *to = dst(arg, r->e);
+
+		if (to) {
+			par_memcpy(to, mapped ? mapped : buf, n, 0);
+			rc = 0;
+		}
+	}
+	if (mapped)
+		munmap(base, len);
+	free(buf);
+	return rc;
+}
+
+int pgm_read_samples(const char *path, enum scalar s, size_t n,
+                     unsigned char *(*dst)(void *arg, struct cs_err *e), void *arg,
+                     struct cs_err *e)
+{
+	struct pgm_reader r = {.name = path, .scalar = s, .size = scalar_size(s), .e = e};
+	bool raw = false;
+	int rc;
+
+	r.f = fopen(path, "rbe");
+	if (!r.f)
+		return err_errno(e, "%s", path);
+	rc = read_header(&r, n, &raw, NULL, NULL);
+	if (rc == 0 && (!raw || r.maxval > 255))
+		rc = 1;
+	else if (rc == 0)
+		rc = copy_samples(&r, n, dst, arg);
+	fclose(r.f);
+	return rc;
 }
 
 int pgm_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_t n, size_t *width,
@@ -346,20 +404,27 @@ int pgm_size(const char *path, size_t *width, size_t *height, struct cs_err *e)
 
 /* ---- writing ---- */
 
+static int write_bytes(FILE *f, const char *name, const unsigned char *bytes, size_t n,
+                       size_t width, struct cs_err *e)
+{
+	if (fprintf(f, "P5\n%zu %zu\n255\n", width, n / width) < 0 || fwrite(bytes, 1, n, f) != n)
+		return err_errno(e, "%s", name);
+	return file_flush(f, name, e);
+}
+
 /* The pixels are converted over the cores, then written at once. */
 static int write_stream(FILE *f, const char *name, enum scalar s, const void *src, size_t n,
                         size_t width, struct cs_err *e)
 {
 	unsigned char *buf = data_alloc(n, 1, name, e);
-	int rc = 0;
+	int rc;
 
 	if (!buf)
 		return -1;
 	pixels_to_bytes(s, src, n, buf);
-	if (fprintf(f, "P5\n%zu %zu\n255\n", width, n / width) < 0 || fwrite(buf, 1, n, f) != n)
-		rc = err_errno(e, "%s", name);
+	rc = write_bytes(f, name, buf, n, width, e);
 	free(buf);
-	return rc ? rc : file_flush(f, name, e);
+	return rc;
 }
 
 struct pgm_out {
@@ -367,12 +432,15 @@ struct pgm_out {
 	const void *src;
 	size_t n;
 	size_t width;
+	bool bytes; /* src holds the pixels already */
 };
 
 static int write_image(FILE *f, const char *name, void *arg, struct cs_err *e)
 {
 	const struct pgm_out *o = arg;
 
+	if (o->bytes)
+		return write_bytes(f, name, o->src, o->n, o->width, e);
 	return write_stream(f, name, o->s, o->src, o->n, o->width, e);
 }
 
@@ -387,7 +455,17 @@ static int check_width(const char *name, size_t n, size_t width, struct cs_err *
 int pgm_write(const char *path, enum scalar s, const void *src, size_t n, size_t width,
               struct cs_err *e)
 {
-	struct pgm_out o = {s, src, n, width};
+	struct pgm_out o = {s, src, n, width, false};
+
+	if (check_width(path, n, width, e))
+		return -1;
+	return atomic_write(path, write_image, &o, e);
+}
+
+int pgm_write_pixels(const char *path, const unsigned char *pixels, size_t n, size_t width,
+                     struct cs_err *e)
+{
+	struct pgm_out o = {SC_UCHAR, pixels, n, width, true};
 
 	if (check_width(path, n, width, e))
 		return -1;

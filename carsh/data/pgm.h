@@ -24,6 +24,13 @@ bool pgm_path(const char *path);
 int pgm_read(const char *path, enum scalar s, void *dst, size_t n, size_t *width, size_t *height,
              struct cs_err *e);
 
+/* An 8-bit P5 file's n samples as they are (checked as pgm_read checks them for kind s),
+ * copied into the n bytes dst(arg, e) gives once the whole raster is good: 0. 1 when the file
+ * is a P2 or 16-bit image (read it with pgm_read), -1 with e as pgm_read's. */
+int pgm_read_samples(const char *path, enum scalar s, size_t n,
+                     unsigned char *(*dst)(void *arg, struct cs_err *e), void *arg,
+                     struct cs_err *e);
+
 /* The width and height a PGM file's header gives, reading nothing more (an image stream's
  * size from its data). Errors as pgm_read's for the header. */
 int pgm_size(const char *path, size_t *width, size_t *height, struct cs_err *e);
@@ -38,6 +45,10 @@ int pgm_read_stream(FILE *f, const char *name, enum scalar s, void *dst, size_t 
  * is standard output. */
 int pgm_write(const char *path, enum scalar s, const void *src, size_t n, size_t width,
               struct cs_err *e);
+
+/* pgm_write of n pixels already narrowed to bytes (as pixels_to_bytes does). */
+int pgm_write_pixels(const char *path, const unsigned char *pixels, size_t n, size_t width,
+                     struct cs_err *e);
 
 /* The same to an open stream; name is used in messages. */
 int pgm_write_stream(FILE *f, const char *name, enum scalar s, const void *src, size_t n,

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "data/vpixels.h"
 #include "util/prefault.h"
 #include "util/alloc.h"
 
@@ -51,8 +52,10 @@ void vbuf_entry_free(struct vbuf *v)
 void vbuf_table_unlink_all(struct vbuf_table *t)
 {
 	for (size_t i = 0; i < t->n; i++)
-		if (!t->v[i].borrowed)
+		if (!t->v[i].borrowed) {
 			shm_unlink(t->v[i].shm);
+			vpixels_unlink(t->v[i].shm);
+		}
 }
 
 void vbuf_table_free(struct vbuf_table *t)
@@ -263,8 +266,10 @@ int vbuf_delete(struct vbuf_table *t, const char *name, struct cs_err *e)
 	if (!v) {
 		rc = unknown(name, e);
 	} else {
-		if (!v->borrowed)
+		if (!v->borrowed) {
 			shm_unlink(v->shm);
+			vpixels_unlink(v->shm);
+		}
 		t->total -= v->bytes;
 		vbuf_entry_free(v);
 		*v = t->v[--t->n];

@@ -137,6 +137,7 @@ uint64_t vhome_device_wrote(struct vhome *h, const char *shm, uint64_t holder, c
 	o = find(h, shm, true);
 	set_where(h, o, VHOME_DEVICE);
 	o->st.uniform = 0; /* shared memory is stale, and written back it holds the job's data */
+	o->st.pixels = false;
 	gen = ++o->st.gen;
 	set_holder(o, holder, device);
 	pthread_mutex_unlock(&h->lock);
@@ -182,8 +183,35 @@ void vhome_host_wrote(struct vhome *h, const char *shm)
 		set_where(h, o, VHOME_HOST);
 		o->st.gen++;
 		o->st.uniform = 0;
+		o->st.pixels = false;
 		set_holder(o, 0, NULL);
 	}
+	pthread_mutex_unlock(&h->lock);
+}
+
+void vhome_host_pixels(struct vhome *h, const char *shm, enum scalar s)
+{
+	struct home *o;
+
+	pthread_mutex_lock(&h->lock);
+	o = find(h, shm, true);
+	set_where(h, o, VHOME_HOST);
+	o->st.gen++;
+	o->st.uniform = 0;
+	o->st.pixels = true;
+	o->st.scalar = s;
+	set_holder(o, 0, NULL);
+	pthread_mutex_unlock(&h->lock);
+}
+
+void vhome_host_widened(struct vhome *h, const char *shm)
+{
+	struct home *o;
+
+	pthread_mutex_lock(&h->lock);
+	o = find(h, shm, false);
+	if (o)
+		o->st.pixels = false;
 	pthread_mutex_unlock(&h->lock);
 }
 
@@ -196,6 +224,7 @@ void vhome_host_filled(struct vhome *h, const char *shm, const void *value, size
 	set_where(h, o, VHOME_HOST);
 	o->st.gen++;
 	set_holder(o, 0, NULL);
+	o->st.pixels = false;
 	o->st.uniform = size <= sizeof(o->st.value) ? size : 0;
 	memcpy(o->st.value, value, o->st.uniform);
 	pthread_mutex_unlock(&h->lock);
@@ -284,7 +313,7 @@ size_t vhome_on_devices(struct vhome *h, char ***shms)
 	*shms = NULL;
 	pthread_mutex_lock(&h->lock);
 	for (struct home *o = h->head; o; o = o->next) {
-		if (o->st.where != VHOME_DEVICE)
+		if (o->st.where != VHOME_DEVICE && !o->st.pixels)
 			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 8;

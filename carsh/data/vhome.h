@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "data/types.h"
 #include "util/error.h"
 
 enum vhome_where {
@@ -41,6 +42,11 @@ struct vhome_state {
 	 * copying; 0: any data. */
 	size_t uniform;
 	unsigned char value[VHOME_VALUE_MAX];
+	/* HOST or BOTH: shared memory's own pages are stale; the buffer's data is its pixels
+	 * (data/vpixels.h: 8-bit samples of a PGM fill) widened to scalars of kind scalar. A
+	 * worker widens them on its device, a host reader into shared memory first. */
+	bool pixels;
+	enum scalar scalar;
 };
 
 struct vhome;
@@ -69,6 +75,12 @@ void vhome_host_wrote(struct vhome *h, const char *shm);
 /* The host made shared memory value (size bytes: a power of two up to VHOME_VALUE_MAX)
  * repeated: a creation, a value fill. As vhome_host_wrote, and the table knows the value. */
 void vhome_host_filled(struct vhome *h, const char *shm, const void *value, size_t size);
+/* The host put a PGM fill's samples in shm's pixels (data/vpixels.h), leaving its shared
+ * memory as it was: as vhome_host_wrote, and the data is the pixels widened to kind s. */
+void vhome_host_pixels(struct vhome *h, const char *shm, enum scalar s);
+/* The host widened shm's pixels into its shared memory: that is current again (the same
+ * data: the generation stays). */
+void vhome_host_widened(struct vhome *h, const char *shm);
 /* Whether shared memory is known to hold value (size bytes) repeated already (a fill with it
  * would change nothing there). */
 bool vhome_holds_value(struct vhome *h, const char *shm, const void *value, size_t size);
@@ -80,7 +92,8 @@ size_t vhome_holder_ended(struct vhome *h, uint64_t holder, const char *how);
 void vhome_restore(struct vhome *h, const char *shm, const struct vhome_state *st);
 /* The buffer was deleted. */
 void vhome_forget(struct vhome *h, const char *shm);
-/* The objects whose only current copy is on a device (free each and the array). */
+/* The objects whose shared memory is not current: their only current copy is on a device,
+ * or their data is their pixels (free each and the array). */
 size_t vhome_on_devices(struct vhome *h, char ***shms);
 
 #endif

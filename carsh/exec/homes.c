@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/vpixels.h"
 #include "util/clock.h"
 
 static bool bound(const struct job_plan *jp, size_t i)
@@ -66,6 +67,10 @@ static int prepare_one(struct vhome *h, struct workers *w, uint64_t serial, cons
 	if (!home->here && st.where != VHOME_DEVICE && st.uniform) {
 		home->uniform = st.uniform;
 		memcpy(home->value, st.value, st.uniform);
+	}
+	if (!home->here && st.where != VHOME_DEVICE && st.pixels) {
+		home->pixels = true;
+		home->scalar = st.scalar;
 	}
 	if (home->here || st.where != VHOME_DEVICE || !reads)
 		return 0;
@@ -172,9 +177,39 @@ int homes_to_host(struct vhome *h, struct workers *w, const char *shm, const cha
 	if (vhome_check(h, shm, name, e))
 		return -1;
 	vhome_get(h, shm, &st);
+	if (st.pixels) {
+		if (vpixels_widen(shm, st.scalar, e))
+			return err_prefix(e, "virtual buffer '%s': ", name);
+		vhome_host_widened(h, shm);
+		return 0;
+	}
 	if (st.where != VHOME_DEVICE)
 		return 0;
 	return write_back(h, w, shm, name, &st, e);
+}
+
+int homes_pixels(struct vhome *h, struct workers *w, const char *shm, const char *name, bool narrow,
+                 struct cs_err *e)
+{
+	struct vhome_state st;
+	struct cs_err why;
+	int rc;
+
+	if (!h)
+		return 0;
+	if (vhome_check(h, shm, name, e))
+		return -1;
+	vhome_get(h, shm, &st);
+	if (st.pixels)
+		return 1;
+	if (!narrow || st.where != VHOME_DEVICE)
+		return 0;
+	/* A worker that could not (its device has no use for the kernels, say) still holds
+	 * the copy, and writes it back as usual; one that ended took it. */
+	rc = workers_narrow(w, st.holder, shm, st.gen, &why);
+	if (rc == -1)
+		vhome_holder_ended(h, st.holder, why.msg);
+	return rc == 0 ? 1 : 0;
 }
 
 int homes_all_to_host(struct vhome *h, struct workers *w, struct cs_err *e)

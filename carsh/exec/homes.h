@@ -41,11 +41,19 @@ void homes_undo(struct vhome *h, const struct job_plan *jp, const struct vhome_s
  * executor's check: it reads shared memory, where a lost buffer's old data still is). */
 int homes_check_plan(struct vhome *h, const struct job_plan *jp, struct cs_err *e);
 
-/* Make shared memory current for a host reader of shm (named name in messages). */
+/* Make shared memory current for a host reader of shm (named name in messages): written back
+ * from a device, or its pixels widened into it. */
 int homes_to_host(struct vhome *h, struct workers *w, const char *shm, const char *name,
                   struct cs_err *e);
-/* The same for every buffer whose data is only on a device (before the thread executor,
- * which reads shared memory, takes over). */
+/* For a dump as a PGM picture: 1 when shm's pixels (data/vpixels.h) hold its data narrowed as
+ * pixels_to_bytes() does: they hold a PGM fill's samples (widened exactly, they narrow back
+ * to themselves), or, with narrow (a float buffer) and its data only on a worker's device,
+ * that worker narrowed them there. 0: not so (make shared memory current and convert it);
+ * -1 with e when the buffer was lost. Shared memory and the table stay as they were. */
+int homes_pixels(struct vhome *h, struct workers *w, const char *shm, const char *name, bool narrow,
+                 struct cs_err *e);
+/* homes_to_host for every buffer whose shared memory is stale (its data only on a device,
+ * or its pixels), before the thread executor, which reads shared memory, takes over. */
 int homes_all_to_host(struct vhome *h, struct workers *w, struct cs_err *e);
 
 #endif

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "data/vbuf.h"
+#include "data/vpixels.h"
+#include "exec/devpixels.h"
 #include "exec/staging.h"
 #include "runtime/feeder.h"
 #include "util/alloc.h"
@@ -24,6 +26,10 @@ struct entry {
 	size_t bytes;
 	void *map; /* the master's mapping, made on first need */
 	bool host_valid;
+	/* The host side's data is the buffer's pixels (data/vpixels.h) widened to kind scalar
+	 * (resident_host_pixels): shared memory is widened from them when it is not current. */
+	bool pixels;
+	enum scalar scalar;
 	struct copy copies[COPIES_MAX];
 	size_t ncopies;
 	struct entry *next;
@@ -34,6 +40,7 @@ struct resident {
 	struct entry *head;
 	bool guarded;            /* CPU copies in guarded memory (resident_guard_cpu) */
 	struct staging *staging; /* pinned pieces for transfers to and from GPUs */
+	struct devpixels *px;    /* the picture kernels, built on first need */
 };
 
 struct resident *resident_new(void)
@@ -42,6 +49,7 @@ struct resident *resident_new(void)
 
 	pthread_mutex_init(&r->lock, NULL);
 	r->staging = staging_new();
+	r->px = devpixels_new();
 	return r;
 }
 
@@ -135,6 +143,7 @@ void resident_free(struct resident *r)
 		return;
 	resident_forget_all(r);
 	staging_free(r->staging);
+	devpixels_free(r->px);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
 }
@@ -182,6 +191,12 @@ static int to_host_locked(struct resident *r, struct entry *en, struct cs_err *e
 
 	if (en->host_valid)
 		return 0;
+	if (en->pixels) {
+		if (vpixels_widen(en->shm, en->scalar, e))
+			return -1;
+		en->host_valid = true;
+		return 0;
+	}
 	for (size_t i = 0; i < en->ncopies && !src; i++)
 		if (en->copies[i].valid)
 			src = &en->copies[i];
@@ -254,6 +269,90 @@ static int refresh_copy(struct resident *r, struct entry *en, struct copy *c, do
 	return 0;
 }
 
+/* n bytes between host memory and a device buffer of pixels, waited for: through the
+ * staging areas where they help. */
+static int pixels_write(struct resident *r, struct rt_dev *dev, cl_mem mem, const void *src,
+                        size_t n, struct cs_err *e)
+{
+	int rc = staging_write(r->staging, dev, mem, src, n, e);
+	cl_int err;
+
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	err = clEnqueueWriteBuffer(rt_dev_queue(dev), mem, CL_TRUE, 0, n, src, 0, NULL, NULL);
+	if (err != CL_SUCCESS)
+		return err_set(e, "copying a picture to '%s': %s", dev->info->name,
+		               rt_cl_error_name(err));
+	return 0;
+}
+
+static int pixels_read(struct resident *r, struct rt_dev *dev, cl_mem mem, void *dst, size_t n,
+                       struct cs_err *e)
+{
+	int rc = staging_read(r->staging, dev, mem, NULL, dst, n, e);
+	cl_int err;
+
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	err = clEnqueueReadBuffer(rt_dev_queue(dev), mem, CL_TRUE, 0, n, dst, 0, NULL, NULL);
+	if (err != CL_SUCCESS)
+		return err_set(e, "reading a picture back from '%s': %s", dev->info->name,
+		               rt_cl_error_name(err));
+	return 0;
+}
+
+/* A device buffer of n bytes of pixels on dev, or NULL with e. */
+static cl_mem pixels_buffer(struct rt_dev *dev, size_t n, struct cs_err *e)
+{
+	cl_int err;
+	cl_mem m = clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE, n, NULL, &err);
+
+	if (err != CL_SUCCESS) {
+		err_set(e, "a device buffer of %zu bytes on '%s': %s", n, dev->info->name,
+		        rt_cl_error_name(err));
+		return NULL;
+	}
+	return m;
+}
+
+/* c made current from the buffer's pixels; its shared memory is stale. */
+static int widen_copy(struct resident *r, struct entry *en, struct copy *c, enum scalar s,
+                      double *h2d_ms, struct cs_err *e)
+{
+	size_t n = en->bytes / scalar_size(s);
+	double t0 = clock_ms();
+	unsigned char *px = vpixels_map(en->shm, n, false, false, e);
+	cl_mem mem = px ? pixels_buffer(c->dev, n, e) : NULL;
+	int rc = mem ? pixels_write(r, c->dev, mem, px, n, e) : -1;
+
+	if (h2d_ms)
+		*h2d_ms += clock_ms() - t0;
+	if (rc == 0)
+		rc = devpixels_widen(r->px, c->dev, mem, n, s, c->mem, e);
+	if (mem)
+		(void)clReleaseMemObject(mem); /* the queue keeps it for the kernel */
+	vbuf_unmap(px, n);
+	if (rc)
+		return -1;
+	if (c->pending)
+		(void)clReleaseEvent(c->pending);
+	c->pending = NULL;
+	for (size_t i = 0; i < en->ncopies; i++)
+		en->copies[i].valid = &en->copies[i] == c;
+	return 0;
+}
+
+/* Whether the thread executor converts a picture on dev: not on a CPU device, whose copy is
+ * host memory already (the conversion would cost the picture program's load in each fresh
+ * process, and save no transfer), unless CARSH_PIXELS_CPU=1 (a test hook). A warm worker
+ * converts where the shell tells it to: its program is built once. */
+static bool pixels_on(const struct rt_dev *dev)
+{
+	const char *hook = getenv("CARSH_PIXELS_CPU");
+
+	return !(dev->info->type & CL_DEVICE_TYPE_CPU) || (hook && strcmp(hook, "1") == 0);
+}
+
 /* The buffer's copy on dev, made (not filled) where it has none; the caller holds r->lock. */
 static int copy_for(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
                     struct entry **en, struct copy **c, struct cs_err *e)
@@ -273,7 +372,8 @@ int resident_acquire(struct resident *r, const char *shm, size_t bytes, struct r
 	pthread_mutex_lock(&r->lock);
 	rc = copy_for(r, shm, bytes, dev, &en, &c, e);
 	if (rc == 0 && read && !c->valid)
-		rc = refresh_copy(r, en, c, h2d_ms, e);
+		rc = en->pixels && pixels_on(dev) ? widen_copy(r, en, c, en->scalar, h2d_ms, e)
+		                                  : refresh_copy(r, en, c, h2d_ms, e);
 	if (rc == 0)
 		*out = c->mem;
 	pthread_mutex_unlock(&r->lock);
@@ -300,6 +400,67 @@ int resident_acquire_filled(struct resident *r, const char *shm, size_t bytes, s
 	}
 	if (rc == 0)
 		*out = c->mem;
+	pthread_mutex_unlock(&r->lock);
+	return rc;
+}
+
+int resident_acquire_widened(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
+                             enum scalar s, cl_mem *out, double *h2d_ms, struct cs_err *e)
+{
+	struct entry *en;
+	struct copy *c;
+	int rc;
+
+	pthread_mutex_lock(&r->lock);
+	rc = copy_for(r, shm, bytes, dev, &en, &c, e);
+	if (rc == 0 && !c->valid) {
+		rc = widen_copy(r, en, c, s, h2d_ms, e);
+		en->host_valid = false; /* the shell's word: shared memory is stale */
+	}
+	if (rc == 0)
+		*out = c->mem;
+	pthread_mutex_unlock(&r->lock);
+	return rc;
+}
+
+static struct copy *current_copy(struct entry *en)
+{
+	for (size_t i = 0; i < en->ncopies; i++)
+		if (en->copies[i].valid)
+			return &en->copies[i];
+	return NULL;
+}
+
+/* The current copy of en narrowed into its pixels object; the caller holds r->lock. */
+static int narrow_locked(struct resident *r, struct entry *en, struct cs_err *e)
+{
+	size_t n = en->bytes / sizeof(float);
+	struct copy *src = current_copy(en);
+	unsigned char *px;
+	cl_mem mem;
+	int rc;
+
+	if (!src)
+		return err_set(e, "worker: no current copy of buffer %s here", en->shm);
+	if (!(mem = pixels_buffer(src->dev, n, e)))
+		return -1;
+	px = vpixels_map(en->shm, n, true, true, e);
+	rc = px ? devpixels_narrow(r->px, src->dev, src->mem, src->pending, n, mem, e) : -1;
+	if (rc == 0)
+		rc = pixels_read(r, src->dev, mem, px, n, e);
+	vbuf_unmap(px, n);
+	(void)clReleaseMemObject(mem);
+	return rc;
+}
+
+int resident_narrow(struct resident *r, const char *shm, struct cs_err *e)
+{
+	struct entry *en;
+	int rc;
+
+	pthread_mutex_lock(&r->lock);
+	en = entry_of(r, shm, 0);
+	rc = en ? narrow_locked(r, en, e) : err_set(e, "worker: no copy of buffer %s here", shm);
 	pthread_mutex_unlock(&r->lock);
 	return rc;
 }
@@ -331,6 +492,7 @@ void resident_store(struct resident *r, const char *shm, struct rt_dev *dev, cl_
 	for (size_t i = 0; i < en->ncopies; i++)
 		en->copies[i].valid = &en->copies[i] == c;
 	en->host_valid = false;
+	en->pixels = false;
 	pthread_mutex_unlock(&r->lock);
 }
 
@@ -364,6 +526,7 @@ int resident_fill(struct resident *r, const char *shm, const void *pattern, size
 			for (size_t i = 0; i < en->ncopies; i++)
 				en->copies[i].valid = &en->copies[i] == c;
 			en->host_valid = false;
+			en->pixels = false;
 			rc = 1;
 		}
 	}
@@ -392,10 +555,41 @@ void resident_host_wrote(struct resident *r, const char *shm)
 	en = entry_of(r, shm, 0);
 	if (en) {
 		en->host_valid = true;
+		en->pixels = false;
 		for (size_t i = 0; i < en->ncopies; i++)
 			en->copies[i].valid = false;
 	}
 	pthread_mutex_unlock(&r->lock);
+}
+
+void resident_host_pixels(struct resident *r, const char *shm, size_t bytes, enum scalar s)
+{
+	struct entry *en;
+
+	pthread_mutex_lock(&r->lock);
+	en = entry_of(r, shm, bytes);
+	en->host_valid = false;
+	en->pixels = true;
+	en->scalar = s;
+	for (size_t i = 0; i < en->ncopies; i++)
+		en->copies[i].valid = false;
+	pthread_mutex_unlock(&r->lock);
+}
+
+int resident_dump_pixels(struct resident *r, const char *shm, bool narrow, struct cs_err *e)
+{
+	struct entry *en;
+	int rc = 0;
+
+	pthread_mutex_lock(&r->lock);
+	en = entry_of(r, shm, 0);
+	if (en && en->pixels)
+		rc = 1;
+	else if (en && narrow && !en->host_valid && current_copy(en) &&
+	         pixels_on(current_copy(en)->dev))
+		rc = narrow_locked(r, en, e) == 0 ? 1 : 0; /* else: through shared memory */
+	pthread_mutex_unlock(&r->lock);
+	return rc;
 }
 
 void resident_forget(struct resident *r, const char *shm)

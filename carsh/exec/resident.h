@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 
+#include "data/types.h"
 #include "runtime/session.h"
 
 struct resident;
@@ -33,6 +34,17 @@ int resident_acquire(struct resident *r, const char *shm, size_t bytes, struct r
 int resident_acquire_filled(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
                             const void *value, size_t vsize, cl_mem *out, struct cs_err *e);
 
+/* resident_acquire with read, where the buffer's data is its pixels (data/vpixels.h) widened
+ * to kind s (devpixels_widens(s)): a device copy that is not current is made from them on dev
+ * (their transfer's time goes to *h2d_ms); shared memory is not read, and is stale. */
+int resident_acquire_widened(struct resident *r, const char *shm, size_t bytes, struct rt_dev *dev,
+                             enum scalar s, cl_mem *out, double *h2d_ms, struct cs_err *e);
+
+/* The current device copy of shm, a float buffer, narrowed on its device into the buffer's
+ * pixels (data/vpixels.h: made or resized), as pixels_to_bytes() would; shared memory is not
+ * touched. */
+int resident_narrow(struct resident *r, const char *shm, struct cs_err *e);
+
 /* A job on dev wrote shm's data into mem (borrowed; the copy takes a reference when mem is
  * not already its buffer): mem becomes the device copy, every other copy stale. The data is
  * complete once done has completed (it is retained; NULL when it already is, or when the
@@ -50,6 +62,14 @@ int resident_fill(struct resident *r, const char *shm, const void *pattern, size
 int resident_to_host(struct resident *r, const char *shm, struct cs_err *e);
 /* The host changed the shared-memory copy: every device copy is stale. */
 void resident_host_wrote(struct resident *r, const char *shm);
+/* The host put a PGM fill's samples in shm's pixels (data/vpixels.h), as widened to kind s
+ * (devpixels_widens(s)) its new data, leaving shared memory as it was: every copy is stale; a
+ * device copy is widened from them on its device, shared memory on the host when read. */
+void resident_host_pixels(struct resident *r, const char *shm, size_t bytes, enum scalar s);
+/* For a PGM dump: 1 when shm's pixels hold its data narrowed (a PGM fill's samples, or, with
+ * narrow (a float buffer) and its only current copy on a device, narrowed there now); 0 not
+ * so (make shared memory current and convert it). */
+int resident_dump_pixels(struct resident *r, const char *shm, bool narrow, struct cs_err *e);
 /* The buffer was deleted. */
 void resident_forget(struct resident *r, const char *shm);
 /* Every buffer was (a session's end): the copies go, what is kept for transfers stays. */

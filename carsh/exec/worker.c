@@ -176,7 +176,8 @@ static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *
 	return status;
 }
 
-/* WORKER_WRITEBACK and WORKER_DROP: the exit status of the request, its reason in res. */
+/* WORKER_WRITEBACK, WORKER_NARROW and WORKER_DROP: the exit status of the request, its
+ * reason in res. */
 static uint32_t buffer_request(struct wres *w, const struct wire_msg *m, struct job_result *res)
 {
 	struct cs_err e;
@@ -191,7 +192,8 @@ static uint32_t buffer_request(struct wres *w, const struct wire_msg *m, struct 
 		wres_drop(w, shm[0] ? shm : NULL);
 		rc = 0;
 	} else {
-		rc = wres_write_back(w, shm, gen, &e);
+		rc = m->type == WORKER_NARROW ? wres_narrow(w, shm, gen, &e)
+		                              : wres_write_back(w, shm, gen, &e);
 		if (rc)
 			fail(res, "", e.msg);
 	}
@@ -211,7 +213,7 @@ static uint32_t answer(struct rt_session *s, struct wres *w, const struct wire_m
 		return (uint32_t)status;
 	}
 	release_io(ws);
-	if (m->type == WORKER_WRITEBACK || m->type == WORKER_DROP)
+	if (m->type == WORKER_WRITEBACK || m->type == WORKER_NARROW || m->type == WORKER_DROP)
 		return buffer_request(w, m, res);
 	if (m->type == WORKER_FINISH) {
 		struct cs_err e;

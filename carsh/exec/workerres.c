@@ -148,6 +148,18 @@ int wres_write_back(struct wres *w, const char *shm, uint64_t gen, struct cs_err
 	return resident_to_host(w->r, shm, e);
 }
 
+int wres_narrow(struct wres *w, const char *shm, uint64_t gen, struct cs_err *e)
+{
+	struct held *h = held_of(w, shm, false);
+
+	if (finish_queued(w, e))
+		return -1;
+	if (!h || h->gen != gen)
+		return err_set(e, "worker: no copy of buffer %s at generation %llu here", shm,
+		               (unsigned long long)gen);
+	return resident_narrow(w->r, shm, e);
+}
+
 /* ---- one job ---- */
 
 struct wjob {
@@ -195,7 +207,11 @@ static int acquire(struct wjob *j, size_t i, struct cs_err *e)
 	 * repeated (a new buffer's zeros, a value fill) are made on the device: nothing moves. */
 	if (agree(j->w, shm, home, e))
 		return -1;
-	if (!home->here && uniform_fits(home, a->bytes)) {
+	if (!home->here && home->pixels) {
+		if (resident_acquire_widened(j->w->r, shm, a->bytes, j->x->dev, home->scalar,
+		                             &j->x->given[i], &j->st->h2d_ms, e))
+			return -1;
+	} else if (!home->here && uniform_fits(home, a->bytes)) {
 		if (resident_acquire_filled(j->w->r, shm, a->bytes, j->x->dev, home->value,
 		                            home->uniform, &j->x->given[i], e))
 			return -1;

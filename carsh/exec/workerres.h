@@ -33,6 +33,10 @@ int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp,
  * queued for it. */
 int wres_write_back(struct wres *w, const char *shm, uint64_t gen, struct cs_err *e);
 
+/* Narrow the copy of shm (a float buffer) at generation gen into its pixels
+ * (data/vpixels.h) on its device, after the work queued for it. */
+int wres_narrow(struct wres *w, const char *shm, uint64_t gen, struct cs_err *e);
+
 /* Wait for the work jobs left queued: -1 with e when it failed (wres_faulted is then true). */
 int wres_finish(struct wres *w, struct cs_err *e);
 

@@ -1200,8 +1200,8 @@ void worker_hold(struct worker *wk)
 	pthread_mutex_unlock(&w->lock);
 }
 
-/* One buffer request (WORKER_WRITEBACK, WORKER_DROP) and its answer; xlock held. A worker
- * that does not answer is not to be trusted again. */
+/* One buffer request (WORKER_WRITEBACK, WORKER_NARROW, WORKER_DROP) and its answer; xlock held. A
+ * worker that does not answer is not to be trusted again. */
 static int buffer_request(struct worker *wk, uint32_t type, const char *shm, uint64_t gen,
                           struct cs_err *e)
 {
@@ -1273,6 +1273,21 @@ int workers_write_back(struct workers *w, uint64_t serial, const char *shm, uint
 		return err_set(e, "the worker ended while idle");
 	pthread_mutex_lock(&wk->xlock);
 	rc = buffer_request(wk, WORKER_WRITEBACK, shm, gen, e);
+	pthread_mutex_unlock(&wk->xlock);
+	holder_unref(w, wk);
+	return rc;
+}
+
+int workers_narrow(struct workers *w, uint64_t serial, const char *shm, uint64_t gen,
+                   struct cs_err *e)
+{
+	struct worker *wk = holder_ref(w, serial);
+	int rc;
+
+	if (!wk)
+		return err_set(e, "the worker ended while idle");
+	pthread_mutex_lock(&wk->xlock);
+	rc = buffer_request(wk, WORKER_NARROW, shm, gen, e);
 	pthread_mutex_unlock(&wk->xlock);
 	holder_unref(w, wk);
 	return rc;

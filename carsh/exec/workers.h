@@ -135,6 +135,10 @@ int worker_drop(struct worker *wk, const char *shm, struct cs_err *e);
  * with the worker's reason when it could not (it lives on). */
 int workers_write_back(struct workers *w, uint64_t serial, const char *shm, uint64_t gen,
                        struct cs_err *e);
+/* The same for a narrowing of a float buffer's copy into its pixels (data/vpixels.h) on the
+ * holder's device; the same returns. */
+int workers_narrow(struct workers *w, uint64_t serial, const char *shm, uint64_t gen,
+                   struct cs_err *e);
 /* Every holder releases its copies of shm (the buffer was deleted). */
 void workers_drop_everywhere(struct workers *w, const char *shm);
 /* Wait, on every worker that holds buffers, for the work its jobs left queued (a kernel's

@@ -81,7 +81,10 @@ void workerwire_encode_job(const char *cwd, const struct strvec *env, const stru
 		size_t uniform = homes[i].here ? 0 : homes[i].uniform;
 
 		wb_u64(out, homes[i].gen);
-		wb_u32(out, (homes[i].here ? 1u : 0u) | (uint32_t)uniform << 8);
+		bool pixels = !homes[i].here && homes[i].pixels;
+
+		wb_u32(out, (homes[i].here ? 1u : 0u) | (uint32_t)uniform << 8 |
+		                    (pixels ? (uint32_t)homes[i].scalar + 1 : 0u) << 16);
 		wb_bytes(out, homes[i].value, uniform);
 	}
 	planwire_encode(jp, out);
@@ -103,8 +106,11 @@ static int decode_homes(struct rbuf *r, size_t *n, struct job_home **homes)
 		(*homes)[i].gen = rb_u64(r);
 		word = rb_u32(r);
 		(*homes)[i].here = (word & 1) != 0;
-		(*homes)[i].uniform = word >> 8;
-		if ((*homes)[i].uniform > sizeof((*homes)[i].value) ||
+		(*homes)[i].uniform = word >> 8 & 0xffu;
+		(*homes)[i].pixels = (word >> 16) != 0;
+		if ((*homes)[i].pixels)
+			(*homes)[i].scalar = (enum scalar)((word >> 16) - 1);
+		if ((*homes)[i].uniform > sizeof((*homes)[i].value) || (word >> 16) > SC_COUNT ||
 		    !rb_bytes(r, (*homes)[i].value, (*homes)[i].uniform))
 			r->bad = true;
 	}

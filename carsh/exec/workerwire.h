@@ -40,6 +40,10 @@ enum {
 	 * WORKER_DONE, 1 with the reason in the result area when that work failed (the worker
 	 * then ends, as after any fault of queued work) */
 	WORKER_FINISH = 9,
+	/* shell -> worker: narrow a float buffer's device copy to 8-bit pixels into its pixels
+	 * object (data/vpixels.h) on the device (str shm, u64 generation), as pixels_to_bytes()
+	 * does; answered as WORKER_WRITEBACK */
+	WORKER_NARROW = 10,
 };
 
 /* Where a job's stream bound to a virtual buffer finds its current data (data/vhome.h): on
@@ -51,6 +55,10 @@ struct job_home {
 	bool here;
 	size_t uniform;
 	unsigned char value[VHOME_VALUE_MAX];
+	/* In shared memory, the data is the buffer's pixels (data/vpixels.h) widened to kind
+	 * scalar: the worker widens them on its device (shared memory's pages are stale). */
+	bool pixels;
+	enum scalar scalar;
 };
 
 /* The most devices a device list carries (the shell's placement keeps as many). */
@@ -116,8 +124,8 @@ int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct strvec
                           struct job_home **homes, uint32_t *flags, struct job_plan **jp,
                           struct cs_err *e);
 
-/* WORKER_WRITEBACK's and WORKER_DROP's payload (gen unused by a drop); decode: a new *shm
- * (free), or -1 with e. */
+/* WORKER_WRITEBACK's, WORKER_NARROW's and WORKER_DROP's payload (gen unused by a drop); decode: a
+ * new *shm (free), or -1 with e. */
 void workerwire_encode_buffer(const char *shm, uint64_t gen, struct wbuf *out);
 int workerwire_decode_buffer(const void *buf, size_t len, char **shm, uint64_t *gen,
                              struct cs_err *e);

@@ -11,6 +11,10 @@
 
 #include "data/datafile.h"
 #include "data/fill.h"
+#include "data/pgm.h"
+#include "data/vpixels.h"
+#include "exec/devpixels.h"
+#include "exec/homes.h"
 #include "exec/executor.h"
 #include "data/vhome.h"
 #include "exec/hazard.h"
@@ -105,6 +109,56 @@ static int fill_binary(struct run_ctx *c, const struct vbuf *v, const char *file
 	return rc;
 }
 
+struct pixels_target {
+	struct run_ctx *c;
+	const struct vbuf *v;
+	size_t n;
+	struct claim *cl;
+	unsigned char *map;
+};
+
+/* The buffer's pixels, claimed once the whole raster is good. */
+static unsigned char *pixels_target(void *arg, struct cs_err *e)
+{
+	struct pixels_target *t = arg;
+
+	t->cl = buffers_claim_one(t->c, t->v, true, e);
+	if (t->cl)
+		t->map = vpixels_map(t->v->shm, t->n, true, true, e);
+	return t->map;
+}
+
+/* The buffer's new data is its pixels, widened: for the thread executor's copies, or else
+ * for the table of homes. */
+static void host_pixels(struct run_ctx *c, const struct vbuf *v)
+{
+	if (buffers_resident(c)) {
+		resident_host_pixels(buffers_resident(c), v->shm, v->bytes, v->type.scalar);
+		vhome_host_wrote(c->s->homes, v->shm);
+	} else {
+		vhome_host_pixels(c->s->homes, v->shm, v->type.scalar);
+	}
+}
+
+/* Where warm workers or the thread executor run the jobs (both widen the samples on their
+ * devices, and see every write), an 8-bit P5 picture's samples are kept as they are, beside
+ * the buffer (data/vpixels.h): its own pages are not written until a host reader needs
+ * them. 1 done, 0 not so (fill it in place), -1 error. */
+static int fill_pixels(struct run_ctx *c, const struct vbuf *v, const char *file, struct cs_err *e)
+{
+	struct pixels_target t = {c, v, v->count * v->type.width, NULL, NULL};
+	int rc;
+
+	if ((!c->s->workers && !buffers_resident(c)) || !devpixels_widens(v->type.scalar))
+		return 0;
+	rc = pgm_read_samples(file, v->type.scalar, t.n, pixels_target, &t, e);
+	if (rc == 0)
+		host_pixels(c, v);
+	vbuf_unmap(t.map, t.n);
+	hazard_release(c->s->hz, t.cl);
+	return rc == 0 ? 1 : rc == 1 ? 0 : -1;
+}
+
 /* A PGM file is read straight into the buffer (pgm_read writes its destination only when
  * the whole image is good): 1 done, 0 not a PGM file, -1 error. The buffer's mapping is
  * populated first: its pages faulted one at a time by the conversion's threads took longer
@@ -119,6 +173,10 @@ static int fill_in_place(struct run_ctx *c, const struct vbuf *v, const char *fi
 
 	if (path_is_stdio(file) || datafile_format(file, &f, e) || f != DF_PGM)
 		return 0;
+	rc = fill_pixels(c, v, file, e);
+	if (rc != 0)
+		return rc;
+	rc = -1;
 	if ((cl = buffers_claim_one(c, v, true, e)) &&
 	    (map = vbuf_map(v->shm, v->bytes, true, e)) &&
 	    datafile_read(file, NULL, v->type.scalar, map, v->count * v->type.width, e) == 0) {
@@ -274,6 +332,34 @@ static int write_values(struct run_ctx *c, const char *file, const struct vbuf *
 	return datafile_write(file ? file : "-", c->out, v->type.scalar, src, scalars, cols, e);
 }
 
+/* A PGM dump from the buffer's pixels, where they hold its data narrowed (exec/homes.h):
+ * then neither its shared memory nor a float copy on the host is needed. 1 done, 0 not so,
+ * -1 error. */
+static int dump_pixels(struct run_ctx *c, const struct vbuf *v, const char *file, size_t columns,
+                       struct cs_err *e)
+{
+	size_t n = v->count * v->type.width;
+	enum data_format f;
+	unsigned char *px;
+	int rc;
+
+	if (!file || !columns || (!c->s->workers && !buffers_resident(c)) || path_is_stdio(file) ||
+	    datafile_format(file, &f, e) || f != DF_PGM)
+		return 0;
+	if (buffers_resident(c))
+		rc = resident_dump_pixels(buffers_resident(c), v->shm, v->type.scalar == SC_FLOAT,
+		                          e);
+	else
+		rc = homes_pixels(c->s->homes, c->s->workers, v->shm, v->name,
+		                  v->type.scalar == SC_FLOAT, e);
+	if (rc != 1)
+		return rc;
+	px = vpixels_map(v->shm, n, false, false, e);
+	rc = px && pgm_write_pixels(file, px, n, columns, e) == 0 ? 1 : -1;
+	vbuf_unmap(px, n);
+	return rc;
+}
+
 static int dump(struct run_ctx *c, const char *name, const char *file, size_t columns,
                 struct cs_err *e)
 {
@@ -284,10 +370,16 @@ static int dump(struct run_ctx *c, const char *name, const char *file, size_t co
 
 	if (vbuf_lookup(c->s->vbufs, name, &v, e))
 		return err_prefix(e, "virtbuf dump: ");
-	if ((cl = buffers_claim_one(c, &v, false, e)) && buffers_host_current(c, &v, e) == 0 &&
-	    (map = vbuf_map(v.shm, v.bytes, false, e)) &&
-	    write_values(c, file, &v, map, columns, e) == 0)
+	if ((cl = buffers_claim_one(c, &v, false, e)) &&
+	    (rc = dump_pixels(c, &v, file, columns, e)) == 0) {
+		rc = -1;
+		if (buffers_host_current(c, &v, e) == 0 &&
+		    (map = vbuf_map(v.shm, v.bytes, false, e)) &&
+		    write_values(c, file, &v, map, columns, e) == 0)
+			rc = 0;
+	} else if (rc == 1) {
 		rc = 0;
+	}
 	if (rc)
 		err_prefix(e, "virtbuf dump %s: ", v.name);
 	vbuf_unmap(map, v.bytes);

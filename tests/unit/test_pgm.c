@@ -602,6 +602,68 @@ START_TEST(test_pgm_bad_image_leaves_dst_untouched)
 }
 END_TEST
 
+struct samples_dst {
+	unsigned char bytes[8];
+	int calls;
+};
+
+static unsigned char *samples_dst(void *arg, struct cs_err *e)
+{
+	struct samples_dst *d = arg;
+
+	(void)e;
+	d->calls++;
+	return d->bytes;
+}
+
+START_TEST(test_pgm_samples_are_the_raster_as_it_is)
+{
+	struct samples_dst d = {{0}, 0};
+	struct cs_err e;
+
+	WRITE_LITERAL(at("a.pgm"), "P5\n# c\n3 2\n255\n\x00\x01\x7f\x80\xfe\xff");
+	ck_assert_int_eq(pgm_read_samples(at("a.pgm"), SC_FLOAT, 6, samples_dst, &d, &e), 0);
+	ck_assert_int_eq(d.calls, 1);
+	ck_assert_int_eq(memcmp(d.bytes, "\x00\x01\x7f\x80\xfe\xff", 6), 0);
+	/* Plain and 16-bit pictures are pgm_read's: nothing is asked for. */
+	WRITE_LITERAL(at("p.pgm"), "P2 2 1 255 1 2");
+	ck_assert_int_eq(pgm_read_samples(at("p.pgm"), SC_FLOAT, 2, samples_dst, &d, &e), 1);
+	WRITE_LITERAL(at("w.pgm"), "P5 1 1 300\n\x01\x00");
+	ck_assert_int_eq(pgm_read_samples(at("w.pgm"), SC_FLOAT, 1, samples_dst, &d, &e), 1);
+	ck_assert_int_eq(d.calls, 1);
+	/* Errors as pgm_read's, before anything is asked for. */
+	WRITE_LITERAL(at("t.pgm"), "P5 2 2 255\n\x01\x02\x03");
+	ck_assert_int_eq(pgm_read_samples(at("t.pgm"), SC_FLOAT, 4, samples_dst, &d, &e), -1);
+	assert_error(e.msg, "t.pgm", ": truncated: 3 of 4 pixels");
+	WRITE_LITERAL(at("m.pgm"), "P5 2 1 100\n\x01\x65");
+	ck_assert_int_eq(pgm_read_samples(at("m.pgm"), SC_FLOAT, 2, samples_dst, &d, &e), -1);
+	assert_error(e.msg, "m.pgm", ": pixel 1 (row 0, column 1) is 101, above the maxval 100");
+	WRITE_LITERAL(at("c.pgm"), "P5 1 1 255\n\x80");
+	ck_assert_int_eq(pgm_read_samples(at("c.pgm"), SC_CHAR, 1, samples_dst, &d, &e), -1);
+	assert_error(e.msg, "c.pgm", ": pixel 0 is 128, which does not fit in char");
+	ck_assert_int_eq(pgm_read_samples(at("a.pgm"), SC_FLOAT, 5, samples_dst, &d, &e), -1);
+	assert_error(e.msg, "a.pgm", ": 3x2 = 6 pixels, expected 5");
+	ck_assert_int_eq(d.calls, 1);
+}
+END_TEST
+
+START_TEST(test_pgm_write_pixels_as_they_are)
+{
+	const unsigned char px[4] = {0, 1, 254, 255};
+	unsigned char *got;
+	size_t len;
+	struct cs_err e;
+
+	ck_assert_int_eq(pgm_write_pixels(at("o.pgm"), px, 4, 2, &e), 0);
+	got = slurp(at("o.pgm"), &len);
+	ck_assert_uint_eq(len, 11 + 4);
+	ck_assert_int_eq(memcmp(got, "P5\n2 2\n255\n\x00\x01\xfe\xff", len), 0);
+	free(got);
+	ck_assert_int_eq(pgm_write_pixels(at("o.pgm"), px, 4, 3, &e), -1);
+	assert_error(e.msg, "o.pgm", ": 4 values do not make an image 3 pixels wide");
+}
+END_TEST
+
 static Suite *suite_pgm(void)
 {
 	Suite *s = suite_create("pgm");
@@ -633,6 +695,8 @@ static Suite *suite_pgm(void)
 	tcase_add_test(tc, test_pgm_write_keeps_permissions_and_follows_links);
 	tcase_add_test(tc, test_pgm_dash_is_standard_input_and_output);
 	tcase_add_test(tc, test_pgm_write_to_devices_in_place);
+	tcase_add_test(tc, test_pgm_samples_are_the_raster_as_it_is);
+	tcase_add_test(tc, test_pgm_write_pixels_as_they_are);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -228,6 +228,48 @@ START_TEST(test_a_filled_value_lasts_until_a_write)
 }
 END_TEST
 
+START_TEST(test_pictures_bytes_last_until_a_write)
+{
+	struct vhome *h = vhome_new();
+	char **shms;
+
+	vhome_host_pixels(h, "/a", SC_FLOAT);
+	ck_assert_int_eq(at(h, "/a").where, VHOME_HOST);
+	ck_assert(at(h, "/a").pixels);
+	ck_assert_int_eq(at(h, "/a").scalar, SC_FLOAT);
+	ck_assert_uint_eq(at(h, "/a").gen, 1);
+	/* Shared memory is stale: the thread executor's start widens it. */
+	ck_assert_uint_eq(vhome_on_devices(h, &shms), 1);
+	ck_assert_str_eq(shms[0], "/a");
+	free(shms[0]);
+	free(shms);
+	/* A worker widened them on its device; it dies: the bytes are still whole. */
+	vhome_device_read(h, "/a", 7, "gpu");
+	ck_assert_int_eq(at(h, "/a").where, VHOME_BOTH);
+	ck_assert(at(h, "/a").pixels);
+	ck_assert_uint_eq(vhome_holder_ended(h, 7, "killed by SIGKILL"), 0);
+	ck_assert_int_eq(at(h, "/a").where, VHOME_HOST);
+	ck_assert(at(h, "/a").pixels);
+	/* The host widened them: the same data, the same generation. */
+	vhome_host_widened(h, "/a");
+	ck_assert(!at(h, "/a").pixels);
+	ck_assert_uint_eq(at(h, "/a").gen, 1);
+	ck_assert_uint_eq(vhome_on_devices(h, &shms), 0);
+	/* Any write forgets them. */
+	vhome_host_pixels(h, "/a", SC_INT);
+	vhome_device_wrote(h, "/a", 8, "gpu");
+	ck_assert(!at(h, "/a").pixels);
+	vhome_host_pixels(h, "/a", SC_INT);
+	vhome_host_wrote(h, "/a");
+	ck_assert(!at(h, "/a").pixels);
+	vhome_host_pixels(h, "/a", SC_INT);
+	vhome_host_filled(h, "/a", "\0\0\0\0", 4);
+	ck_assert(!at(h, "/a").pixels);
+	ck_assert_uint_eq(at(h, "/a").gen, 7);
+	vhome_free(h);
+}
+END_TEST
+
 Suite *suite_vhome(void)
 {
 	Suite *s = suite_create("vhome");
@@ -242,6 +284,7 @@ Suite *suite_vhome(void)
 	tcase_add_test(tc, test_on_devices_and_forget);
 	tcase_add_test(tc, test_restore_undoes_jobs_counted_as_run);
 	tcase_add_test(tc, test_a_filled_value_lasts_until_a_write);
+	tcase_add_test(tc, test_pictures_bytes_last_until_a_write);
 	suite_add_tcase(s, tc);
 	return s;
 }
