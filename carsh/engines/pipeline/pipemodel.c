@@ -127,23 +127,49 @@ static double cg_crowding(const struct pm_meas *m, const struct pm_cgfit *f, uns
  * stream bears out (docs/pipeline.md, "The model"). Between n = 1 (no CPU thread beside the
  * GPU's) and beside_n + 1 it grows in proportion to the CPU threads beside the GPU's, n - 1.
  * 1 where not measured. */
-static double coupled_slowdown(const struct pm_meas *m, const struct pm_cgfit *f, unsigned n)
+static double beside_ratio(const struct pm_meas *m, const struct pm_cgfit *f)
 {
-	unsigned b = m->beside_n, ref = b + 1;
-	double beside = 0, plain = 0, rho;
+	unsigned ref = m->beside_n + 1;
+	double beside = 0, plain = 0;
 
-	if (b == 0 || n <= 1 || ref > PM_MAX_CORES + 1)
-		return 1;
+	if (m->beside_n == 0 || ref > PM_MAX_CORES + 1)
+		return 0;
 	for (unsigned k = 0; k < m->sh.s; k++) {
 		double p = f->ok ? pm_cgfit_stage(f, k, ref) : m->t_cgn_stage[ref][k];
 
 		if (!(p > 0) || !(m->t_beside_stage[k] > 0))
-			return 1;
+			return 0;
 		beside += m->t_beside_stage[k];
 		plain += p;
 	}
-	rho = fmin(PM_BESIDE_MAX, fmax(1.0, beside / plain));
-	return 1 + (rho - 1) * fmin(1.0, (double)(n - 1) / b);
+	return beside / plain;
+}
+
+/* The ratio as the model takes it: 1 where not measured. */
+static double bounded(double ratio)
+{
+	return ratio > 0 ? fmin(PM_BESIDE_MAX, fmax(1.0, ratio)) : 1;
+}
+
+double pm_beside_ratio(const struct pm_meas *m, double *used)
+{
+	struct pm_cgfit f;
+	double ratio;
+
+	pm_cgfit(m, &f);
+	ratio = beside_ratio(m, &f);
+	*used = bounded(ratio);
+	return ratio;
+}
+
+/* The slowdown of a CPU-path item beside the GPU's thread and n - 1 threads (above). */
+static double coupled_slowdown(const struct pm_meas *m, const struct pm_cgfit *f, unsigned n)
+{
+	double rho = bounded(beside_ratio(m, f));
+
+	if (m->beside_n == 0 || n <= 1)
+		return 1;
+	return 1 + (rho - 1) * fmin(1.0, (double)(n - 1) / m->beside_n);
 }
 
 /* A coupled CG run's CPU-path item: n · T^CG(n), as much longer as coupled_slowdown has it.

@@ -99,6 +99,11 @@ struct pm_meas {
  * to 1.43 (docs/pipeline.md, "The model"). */
 #define PM_BESIDE_MAX 1.30
 
+/* The CG experiment beside the GPU's item over the homogeneous one with as many threads (0:
+ * not measured); *used: what the model slows a coupled CPU path by, within 1 .. PM_BESIDE_MAX
+ * (1 where not measured). */
+double pm_beside_ratio(const struct pm_meas *m, double *used);
+
 /* A configuration of 000 §II. */
 struct pm_config {
 	bool dp;          /* decoupled: an item goes all GPU or all CPU; else coupled */
