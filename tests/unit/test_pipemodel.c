@@ -491,15 +491,15 @@ START_TEST(test_gpu_cpu_stages_take_their_time_beside_the_other_threads)
 END_TEST
 
 /* The CG experiment beside the GPU: one CPU thread beside the GPU's (a coupled run of two)
- * took stage 1 in 0.060 and stage 2 in 0.020 where the CG experiment with two threads took
- * 0.030 and 0.010: twice as long; stage 3 as long (0.020). CP-CG:2 with stage 1 on the GPU:
- * its CPU-path item 2·T^CG(2) = 0.070 becomes 0.070 · (0.060 + 0.020 + 0.020) / 0.060 =
- * 0.11667; the GPU-CPU path's CPU stages stay 0.010 + 0.020. The homogeneous CPU is left as
- * it is. */
+ * took stage 1 in 0.036, stage 2 in 0.004 and stage 3 in 0.032 where the CG experiment with
+ * two threads took 0.030, 0.010 and 0.020: the item 0.072 against 0.060, 1.2 times as long
+ * (stage 2 faster, stage 3 1.6 times as long: the item's ratio, not each stage's). CP-CG:2
+ * with stage 1 on the GPU: its CPU-path item 2·T^CG(2) = 0.070 becomes 0.070 · 1.2 = 0.084;
+ * the GPU-CPU path's CPU stages stay 0.010 + 0.020. The homogeneous CPU is left as it is. */
 START_TEST(test_coupled_cpu_stages_take_their_time_beside_the_gpu)
 {
 	struct pm_meas m;
-	double gc, x, item = 0.070 * 0.100 / 0.060;
+	double gc, x;
 
 	fixture(&m);
 	m.t_cgn_stage[2][0] = 0.030;
@@ -509,10 +509,10 @@ START_TEST(test_coupled_cpu_stages_take_their_time_beside_the_gpu)
 	ck_assert_double_eq_tol(predict(&m, false, false, 2, 1).lambda,
 	                        gc + fmin(x - gc, 2 / 0.070 / 2 * (2 - gc * 0.030)), 1e-9);
 	m.beside_n = 1;
-	m.t_beside_stage[0] = 0.060;
-	m.t_beside_stage[1] = 0.020;
-	m.t_beside_stage[2] = 0.020;
-	x = pool_of_two(0.005, 0.030, item, &gc);
+	m.t_beside_stage[0] = 0.036;
+	m.t_beside_stage[1] = 0.004;
+	m.t_beside_stage[2] = 0.032;
+	x = pool_of_two(0.005, 0.030, 0.084, &gc);
 	ck_assert_double_eq_tol(predict(&m, false, false, 2, 1).lambda,
 	                        gc + fmin(x - gc, 1 / 0.035 / 2 * (2 - gc * 0.030)), 1e-9);
 	ck_assert_double_eq_tol(predict(&m, false, false, 2, 0).lambda, 1 / 0.035, TOL);
@@ -522,11 +522,10 @@ START_TEST(test_coupled_cpu_stages_take_their_time_beside_the_gpu)
 END_TEST
 
 /* DP-CG:3: its two CPU threads run beside the GPU's, a coupled run of three; the experiment
- * with one CPU thread beside it (ρ = 2, 2, 1 as above) gives the slowdown from one CPU thread
- * on: T^CG(2) = 0.035 becomes 0.035 · 0.100 / 0.060, λ = 41.6667 + 17.142857. With two CPU
- * threads in the experiment (against the CG experiment with three), one CPU thread beside the
- * GPU's is half of it: CP-CG:2's CPU-path item takes 0.070 · (1.5 · 0.030 + 1.5 · 0.010 +
- * 0.020) / 0.060. */
+ * with one CPU thread beside it (1.2 as above) gives the slowdown from one CPU thread on:
+ * T^CG(2) = 0.035 becomes 0.042, λ = 1/0.024 + 1/0.042. With two CPU threads in the
+ * experiment (against the CG experiment with three), one CPU thread beside the GPU's is half
+ * of it: CP-CG:2's CPU-path item takes 0.070 · 1.1. */
 START_TEST(test_beside_slowdown_grows_with_the_cpu_threads)
 {
 	struct pm_meas m;
@@ -537,21 +536,59 @@ START_TEST(test_beside_slowdown_grows_with_the_cpu_threads)
 	m.t_cgn_stage[2][1] = 0.010;
 	m.t_cgn_stage[2][2] = 0.020;
 	m.beside_n = 1;
-	m.t_beside_stage[0] = 0.060;
-	m.t_beside_stage[1] = 0.020;
-	m.t_beside_stage[2] = 0.020;
-	ck_assert_double_eq_tol(predict(&m, true, false, 3, 7).lambda,
-	                        1 / 0.024 + 1 / (0.035 * 0.100 / 0.060), 1e-9);
+	m.t_beside_stage[0] = 0.036;
+	m.t_beside_stage[1] = 0.012;
+	m.t_beside_stage[2] = 0.024;
+	ck_assert_double_eq_tol(predict(&m, true, false, 3, 7).lambda, 1 / 0.024 + 1 / 0.042, 1e-9);
 	fixture(&m);
 	m.t_cgn_stage[3][0] = 0.030;
 	m.t_cgn_stage[3][1] = 0.010;
 	m.t_cgn_stage[3][2] = 0.020;
 	m.beside_n = 2;
-	m.t_beside_stage[0] = 0.060;
-	m.t_beside_stage[1] = 0.020;
-	m.t_beside_stage[2] = 0.020;
-	x = pool_of_two(0.005, 0.030, 0.070 * (0.030 * 1.5 + 0.010 * 1.5 + 0.020) / 0.060, &gc);
+	m.t_beside_stage[0] = 0.036;
+	m.t_beside_stage[1] = 0.012;
+	m.t_beside_stage[2] = 0.024;
+	x = pool_of_two(0.005, 0.030, 0.070 * 1.1, &gc);
 	ck_assert_double_eq_tol(predict(&m, false, false, 2, 1).lambda, x, 1e-9);
+}
+END_TEST
+
+/* Five cores: stage k beside n - 1 threads took c_k·(0.9 + 0.1 n), c = (0.030, 0.010, 0.020),
+ * in the CG experiments with 1 .. 4 threads, and half as long again with 5 (a batch of cold
+ * items: 0.063, 0.021, 0.042). The contention line, refitted on the points below its first
+ * fit (2, 3 and 4 threads), has 0.042, 0.014, 0.028 at 5 threads, 0.084 an item: the
+ * experiment beside the GPU (4 CPU threads) is taken against that. 1.2 times the line
+ * (0.1008) slows DP-CG:5's CPU path 1.2 times, where against the cold batch (0.126) it read
+ * 0.8 (faster beside the GPU than without); twice the line stops at PM_BESIDE_MAX; 0.9 times
+ * it leaves the homogeneous rate (never faster). DP-CG:5's GPU path: 1/0.024. */
+START_TEST(test_beside_slowdown_against_the_line_and_bounded)
+{
+	static const double c[3] = {0.030, 0.010, 0.020}, k_beside[3] = {1.2, 2.0, 0.9},
+	                    want[3] = {1.2, PM_BESIDE_MAX, 1.0};
+	struct pm_meas m;
+	double mu_g = 1 / 0.024, plain;
+
+	fixture(&m);
+	m.sh.nc = 5;
+	for (unsigned n = 1; n <= 6; n++) {
+		double item = 0;
+
+		for (unsigned k = 0; k < 3; k++) {
+			double t = c[k] * (0.9 + 0.1 * (n < 5 ? n : 5)) * (n >= 5 ? 1.5 : 1);
+
+			m.t_cgn_stage[n][k] = t;
+			item += t;
+		}
+		m.t_cgn[n] = item / n;
+	}
+	plain = predict(&m, true, false, 5, 7).lambda - mu_g;
+	for (unsigned i = 0; i < 3; i++) {
+		m.beside_n = 4;
+		for (unsigned k = 0; k < 3; k++)
+			m.t_beside_stage[k] = k_beside[i] * c[k] * 1.4;
+		ck_assert_double_eq_tol(plain / (predict(&m, true, false, 5, 7).lambda - mu_g),
+		                        want[i], 1e-9);
+	}
 }
 END_TEST
 
@@ -1238,6 +1275,7 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_gpu_cpu_stages_take_their_time_beside_the_other_threads);
 	tcase_add_test(t, test_coupled_cpu_stages_take_their_time_beside_the_gpu);
 	tcase_add_test(t, test_beside_slowdown_grows_with_the_cpu_threads);
+	tcase_add_test(t, test_beside_slowdown_against_the_line_and_bounded);
 	tcase_add_test(t, test_dp_gpu_path_takes_the_feeders_item);
 	tcase_add_test(t, test_tdp_caps_the_energy_per_item);
 	tcase_add_test(t, test_energy_balance_takes_each_components_maximum);

@@ -115,43 +115,69 @@ static double cg_crowding(const struct pm_meas *m, const struct pm_cgfit *f, uns
 	return n > 1 && alone > 0 && crowded > 0 ? crowded / alone : 1;
 }
 
-/* How much longer stage k of a CPU-path item takes on a core in a run of n threads beside the
- * GPU's than beside as many threads of a homogeneous run: the CG experiment beside the GPU
- * (beside_n CPU threads and the GPU's thread, a coupled run of beside_n + 1 threads) over the
- * CG experiment with as many threads, both batches started together. Between n = 1 (no CPU
- * thread beside the GPU's) and beside_n + 1 it grows in proportion to the CPU threads beside
- * the GPU's, n - 1: the coupled runs on the H200 measured their CPU-path items 0-13 % slower
- * than the homogeneous ones at 2-8 threads and 4-32 % at 9-17. 1 where not measured. The
- * GPU-CPU path's CPU stages keep the contention line's time (docs/pipeline.md: slowed too,
- * SRAD's best mappings, one CPU stage each, came out 10-30 % below the stream). */
-static double coupled_slowdown(const struct pm_meas *m, unsigned k, unsigned n)
+/* How much longer a CPU-path item takes on a core in a run of n threads beside the GPU's than
+ * beside as many threads of a homogeneous run. The CG experiment beside the GPU (beside_n CPU
+ * threads and the GPU's thread, a coupled run of beside_n + 1 threads) gives the whole item's
+ * ratio to the homogeneous time with as many threads — the contention line's where it is
+ * fitted, else the CG experiment's — kept between 1 and PM_BESIDE_MAX. Each of its threads
+ * times one item, its first, as the CG experiment with as many threads does: per stage, the
+ * two disagreed with the stream by up to fivefold on a short stage (SRAD's `stats` on the
+ * H200: 1.27-1.60 ms beside the GPU, 1.81 in the 16-thread batch, 0.26 in the stream's
+ * homogeneous run, 0.46 on DP-CG:16's CPU path); the item as a whole, bounded, is what the
+ * stream bears out (docs/pipeline.md, "The model"). Between n = 1 (no CPU thread beside the
+ * GPU's) and beside_n + 1 it grows in proportion to the CPU threads beside the GPU's, n - 1.
+ * 1 where not measured. */
+static double beside_ratio(const struct pm_meas *m, const struct pm_cgfit *f)
 {
-	unsigned b = m->beside_n, ref = b + 1;
-	double plain, rho;
+	unsigned ref = m->beside_n + 1;
+	double beside = 0, plain = 0;
 
-	if (b == 0 || n <= 1 || ref > PM_MAX_CORES + 1)
-		return 1;
-	plain = m->t_cgn_stage[ref][k];
-	if (!(plain > 0) || !(m->t_beside_stage[k] > 0))
-		return 1;
-	rho = m->t_beside_stage[k] / plain;
-	return 1 + (rho - 1) * fmin(1.0, (double)(n - 1) / b);
+	if (m->beside_n == 0 || ref > PM_MAX_CORES + 1)
+		return 0;
+	for (unsigned k = 0; k < m->sh.s; k++) {
+		double p = f->ok ? pm_cgfit_stage(f, k, ref) : m->t_cgn_stage[ref][k];
+
+		if (!(p > 0) || !(m->t_beside_stage[k] > 0))
+			return 0;
+		beside += m->t_beside_stage[k];
+		plain += p;
+	}
+	return beside / plain;
 }
 
-/* A coupled CG run's CPU-path item: n · T^CG(n), its stages each as much longer as
- * coupled_slowdown has them, in proportion to their share of the item beside n - 1 threads. */
+/* The ratio as the model takes it: 1 where not measured. */
+static double bounded(double ratio)
+{
+	return ratio > 0 ? fmin(PM_BESIDE_MAX, fmax(1.0, ratio)) : 1;
+}
+
+double pm_beside_ratio(const struct pm_meas *m, double *used)
+{
+	struct pm_cgfit f;
+	double ratio;
+
+	pm_cgfit(m, &f);
+	ratio = beside_ratio(m, &f);
+	*used = bounded(ratio);
+	return ratio;
+}
+
+/* The slowdown of a CPU-path item beside the GPU's thread and n - 1 threads (above). */
+static double coupled_slowdown(const struct pm_meas *m, const struct pm_cgfit *f, unsigned n)
+{
+	double rho = bounded(beside_ratio(m, f));
+
+	if (m->beside_n == 0 || n <= 1)
+		return 1;
+	return 1 + (rho - 1) * fmin(1.0, (double)(n - 1) / m->beside_n);
+}
+
+/* A coupled CG run's CPU-path item: n · T^CG(n), as much longer as coupled_slowdown has it.
+ * The GPU-CPU path's CPU stages keep the contention line's time (docs/pipeline.md). */
 static double coupled_item(const struct pm_meas *m, const struct pm_cgfit *f, unsigned n,
                            double item)
 {
-	double plain = 0, slow = 0;
-
-	for (unsigned k = 0; k < m->sh.s; k++) {
-		double t = m->st[k].t_cg * cg_crowding(m, f, k, n);
-
-		plain += t;
-		slow += t * coupled_slowdown(m, k, n);
-	}
-	return plain > 0 ? item * slow / plain : item;
+	return item * coupled_slowdown(m, f, n);
 }
 
 /* MG's stages in a stream: each holds a lock of its own (How items run), so items in different

@@ -92,6 +92,18 @@ struct pm_meas {
 	size_t n_collect;
 };
 
+/* The most the model slows a coupled run's CPU-path item for the GPU's thread beside it (the
+ * CG experiment beside the GPU over the homogeneous time): the coupled runs on the H200
+ * measured their CPU-path items 1.04-1.32 times the homogeneous run's at 9-17 threads (SRAD,
+ * two validations; ViVid LD 1.07-1.29), where the experiment, one cold item a thread, read up
+ * to 1.43 (docs/pipeline.md, "The model"). */
+#define PM_BESIDE_MAX 1.30
+
+/* The CG experiment beside the GPU's item over the homogeneous one with as many threads (0:
+ * not measured); *used: what the model slows a coupled CPU path by, within 1 .. PM_BESIDE_MAX
+ * (1 where not measured). */
+double pm_beside_ratio(const struct pm_meas *m, double *used);
+
 /* A configuration of 000 §II. */
 struct pm_config {
 	bool dp;          /* decoupled: an item goes all GPU or all CPU; else coupled */

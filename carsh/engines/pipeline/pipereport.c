@@ -48,6 +48,18 @@ static void print_cgfit(FILE *f, const struct pm_meas *m, const char *const *nam
 		        fit.b[k] < 0 ? '-' : '+', fabs(fit.b[k]) * 1e3);
 }
 
+/* The experiment beside the GPU as the model takes it (pipemodel.h). */
+static void print_beside_ratio(FILE *f, const struct pm_meas *m)
+{
+	double used, ratio = pm_beside_ratio(m, &used);
+
+	if (ratio > 0)
+		fprintf(f,
+		        "\n  CG beside the GPU's over the homogeneous, the item: %.3f; the model "
+		        "slows the coupled CPU path by %.3f",
+		        ratio, used);
+}
+
 static void print_measurements(FILE *f, const struct pipe_result *r, const struct pm_meas *m,
                                const char *const *names)
 {
@@ -84,6 +96,7 @@ static void print_measurements(FILE *f, const struct pipe_result *r, const struc
 			        m->t_beside_stage[k] * 1e3);
 		if (m->t_gpu_fed > 0)
 			fprintf(f, "; the GPU's feeder, ms per item: %.3f", m->t_gpu_fed * 1e3);
+		print_beside_ratio(f, m);
 		fputc('\n', f);
 	}
 }
