@@ -105,7 +105,9 @@ grep -q "^buffer 0 12288$" meas.txt && grep -q "^buffer 2 384$" meas.txt &&
 
 # The CG experiment beside the GPU (one CPU thread beside the GPU's, nC = 1), each stage
 # twice as long as the CG experiment with two threads had it: CP-CG:2's CPU-path items then
-# take twice as long, so the 6 coupled CP-CG:2 are predicted slower; one thread
+# take longer (the model bounds the slow-down), so no coupled CP-CG:2 is predicted faster
+# and those whose CPU path bounds them slower (which ones depends on the measured stage
+# times: at least one, each run); one thread
 # (no CPU thread beside the GPU's) and the homogeneous CPU are left as they were. A beside
 # line with too few stages, or more threads than cores, is refused.
 "$REPLAY" meas.txt >plain.csv
@@ -118,9 +120,11 @@ sort plain.csv >a.csv
 sort slow.csv >b.csv
 join -t, a.csv b.csv >ab.csv
 slower=$(awk -F, '$1 ~ /^CP-CG:2:/ && $1 !~ /:000$/ && $4 < $2 { n++ } END { print n + 0 }' ab.csv)
+faster=$(awk -F, '$1 ~ /^CP-CG:2:/ && $1 !~ /:000$/ && $4 > $2 { n++ } END { print n + 0 }' ab.csv)
 same=$(awk -F, '($1 ~ /^CP-CG:1:/ || $1 ~ /:000$/) && $4 == $2 { n++ } END { print n + 0 }' ab.csv)
-[ "$slower" = 6 ] && pass "beside the GPU: the 6 coupled CP-CG:2 predicted slower" ||
-	fail "beside: $slower of 6 slower: $(cat beside.txt)"
+[ "$slower" -ge 1 ] && [ "$faster" = 0 ] &&
+	pass "beside the GPU: coupled CP-CG:2 predicted slower ($slower of 6), none faster" ||
+	fail "beside: $slower of 6 slower, $faster faster: $(cat beside.txt)"
 [ "$same" = 9 ] && pass "beside the GPU: one thread and the homogeneous CPU (CG and MG) as they were" ||
 	fail "beside: $same of 9 the same"
 printf 'shape 3 1 1 7\nbeside 1 0.5 0.5\n' >bad.txt
