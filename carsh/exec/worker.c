@@ -164,8 +164,10 @@ static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *
 	/* As a forked job's _exit after fflush(NULL): an output that cannot be written fails. */
 	if (fflush(stdout) != 0 && status == 0)
 		status = 1;
-	/* A window's next job, already sent, most likely has the same (WORKER_JOB_SAME_IO). */
-	ws->more = (*flags & WORKER_JOB_WINDOW) && next_waiting(ws->sock);
+	/* A window's next job, already sent, most likely has the same (WORKER_JOB_SAME_IO); the
+	 * next of a run has them, and comes in the same write (WORKER_JOB_MORE). */
+	ws->more = (*flags & WORKER_JOB_WINDOW) &&
+	           ((*flags & WORKER_JOB_MORE) || next_waiting(ws->sock));
 	ws->io_kept = ws->more;
 	if (!ws->io_kept)
 		drop_stdio(ws->null, ws->own_err);

@@ -70,6 +70,16 @@ struct worker {
 	int io_fds[3];
 	/* The window's answers, read several at a time (the worker sends them so: worker.c) */
 	struct wire_ahead ahead;
+	/* A run of the window's jobs not sent yet (xlock; docs/executors.md "The wire"): their
+	 * frames, the first announcing run_fds, each next one with the same directory and
+	 * files (WORKER_JOB_SAME_IO, no fds); run_last is where the last one's flags are, for
+	 * WORKER_JOB_MORE when another joins it. sent_place: the place of the last job sent. */
+	struct wbuf run;
+	struct wbuf scratch; /* a job's message, encoded before it joins the run */
+	size_t run_jobs;
+	size_t run_last;
+	int run_fds[3];
+	uint32_t sent_place;
 };
 
 /* A worker asked of the spawner thread. */
@@ -162,6 +172,8 @@ static void worker_end(struct worker *wk)
 	free(wk->key);
 	free(wk->io_cwd);
 	wire_ahead_free(&wk->ahead);
+	wb_free(&wk->run);
+	wb_free(&wk->scratch);
 	sv_free(&wk->env);
 	sv_free(&wk->built);
 	pthread_mutex_destroy(&wk->xlock);
@@ -1080,6 +1092,94 @@ static bool window_done(struct worker *wk, uint32_t *status, struct job_result *
 	return ok;
 }
 
+/* The most jobs of a run: as many as the worker holds answers back for (worker.c), so that
+ * a run is answered in one write. CARSH_JOB_RUN=1 sends every job alone; CARSH_JOB_RUN=N (2
+ * to 8) makes every run wait for N jobs or for the shell's next wait on the worker (a test
+ * hook: runs of a known length). */
+#define RUN_MAX 8
+
+/* 0: a run goes as soon as the worker has taken every job sent before it (it would idle
+ * otherwise), or at RUN_MAX; else the run's fixed length. */
+static size_t run_fixed(void)
+{
+	static int fixed = -1;
+
+	if (fixed < 0) {
+		const char *v = getenv("CARSH_JOB_RUN");
+		long n = v && *v ? strtol(v, NULL, 10) : 0;
+
+		fixed = n < 1 ? 0 : n > RUN_MAX ? RUN_MAX : (int)n;
+	}
+	return (size_t)fixed;
+}
+
+/* The run sent, whole; xlock held. A run that could not be sent (the worker ended) closes
+ * the shell's side for writing: the worker reads what came, ends, and the answers read
+ * after tell which of the run's jobs it took (window_lost). */
+static void run_flush(struct worker *wk)
+{
+	struct cs_err e;
+
+	if (!wk->run_jobs)
+		return;
+	if (wire_send_frames_fds(wk->sock, &wk->run, wk->run_fds, 3, &e) == 0)
+		wk->sent_place = wk->place;
+	else
+		shutdown(wk->sock, SHUT_WR);
+	wk->run.len = 0;
+	wk->run_jobs = 0;
+}
+
+/* Whether the run goes now: at its length, or before the worker idles. */
+static bool run_due(struct worker *wk)
+{
+	size_t fixed = run_fixed();
+
+	if (fixed)
+		return wk->run_jobs >= fixed;
+	return wk->run_jobs >= RUN_MAX ||
+	       __atomic_load_n(&wk->res->taken, __ATOMIC_ACQUIRE) >= wk->sent_place;
+}
+
+/* A window's job joins the run (a new one where its directory or files are not the run's):
+ * 1 when it could not be put together (nothing joined). xlock held. */
+static int run_add(struct worker *wk, const struct job_plan *jp, const struct job_home *homes,
+                   const struct child_io *io, uint32_t flags, struct cs_err *e)
+{
+	char cwd[4096];
+	int fds[3], opened;
+
+	if (!getcwd(cwd, sizeof(cwd))) {
+		err_errno(e, "cannot hand a job to a worker: the current directory");
+		return 1;
+	}
+	fds[0] = job_stdin(io, false, &opened); /* a foreground job's: never opened here */
+	fds[1] = io && io->out_fd >= 0 ? io->out_fd : STDOUT_FILENO;
+	fds[2] = STDERR_FILENO;
+	flags = same_io(wk, cwd, fds, flags);
+	if (!(flags & WORKER_JOB_SAME_IO))
+		run_flush(wk);
+	if (wk->run_jobs) { /* the job before it in the run: another follows in this write */
+		uint32_t before;
+
+		memcpy(&before, wk->run.p + wk->run_last, sizeof(before));
+		before |= WORKER_JOB_MORE;
+		memcpy(wk->run.p + wk->run_last, &before, sizeof(before));
+	} else {
+		memcpy(wk->run_fds, fds, sizeof(fds));
+	}
+	wk->scratch.len = 0;
+	if (!wk->scratch.p)
+		wk->scratch.p = xgrow(NULL, &wk->scratch.cap, 4096, 1);
+	workerwire_encode_job(cwd, &wk->env, homes, flags, jp, &wk->scratch);
+	wire_frame_fds(&wk->run, WORKER_JOB, wk->scratch.p, wk->scratch.len,
+	               wk->run_jobs ? 0 : 3);
+	/* The flags are the payload's first word (workerwire_encode_job). */
+	wk->run_last = wk->run.len - wk->scratch.len;
+	wk->run_jobs++;
+	return 0;
+}
+
 /* The answer of the oldest job in flight; xlock held. A window's job sends no WORKER_TAKEN:
  * where the worker ended, its result area says which job it had taken last. */
 static void read_answer(struct worker *wk)
@@ -1087,6 +1187,7 @@ static void read_answer(struct worker *wk)
 	struct worker_answer *a = wk->pending;
 	uint32_t status;
 
+	run_flush(wk);
 	if (wk->dead || !window_done(wk, &status, &a->res)) {
 		window_lost(wk, true);
 		return;
@@ -1116,27 +1217,36 @@ int worker_send(struct worker *wk, const struct job_plan *jp, const struct job_h
 {
 	uint32_t flags = WORKER_JOB_WINDOW | (profile ? WORKER_JOB_PROFILE : 0) |
 	                 (after ? WORKER_JOB_AFTER : 0);
-	int rc = 0;
 
 	*a = (struct worker_answer){0};
 	pthread_mutex_lock(&wk->xlock);
 	window_place(wk, flags, a);
-	rc = wk->dead ? -1 : hand_over(wk, jp, homes, io, false, flags, e);
-	if (rc > 0) {
+	if (!after)
+		wk->sent_place = 0;
+	if (!wk->dead && run_add(wk, jp, homes, io, flags, e) > 0) {
 		wk->place = a->place - 1; /* nothing went: the worker's count stays */
 		pthread_mutex_unlock(&wk->xlock);
 		return -1;
 	}
 	*wk->ptail = a;
 	wk->ptail = &a->next;
-	/* Not sent whole (the worker died, or will not read the rest): the answers to what
-	 * went before are read, and then it is not to be trusted; the job never ran. */
-	while (rc < 0 && wk->pending && wk->pending != a)
-		read_answer(wk);
-	if (rc < 0 && wk->pending == a)
-		window_lost(wk, false);
+	if (wk->dead) { /* the answers to what went before are read; this one never ran */
+		while (wk->pending && wk->pending != a)
+			read_answer(wk);
+		if (wk->pending == a)
+			window_lost(wk, false);
+	} else if (run_due(wk)) {
+		run_flush(wk);
+	}
 	pthread_mutex_unlock(&wk->xlock);
 	return 0;
+}
+
+void worker_flush(struct worker *wk)
+{
+	pthread_mutex_lock(&wk->xlock);
+	run_flush(wk);
+	pthread_mutex_unlock(&wk->xlock);
 }
 
 void worker_collect(struct worker *wk, struct worker_answer *a)

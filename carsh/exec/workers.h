@@ -110,8 +110,11 @@ struct worker_answer {
 int worker_send(struct worker *wk, const struct job_plan *jp, const struct job_home *homes,
                 const struct child_io *io, bool profile, bool after, struct worker_answer *a,
                 struct cs_err *e);
-/* Wait until *a is answered (the answers before it are read too). */
+/* Wait until *a is answered (the answers before it are read too). The window's jobs go in
+ * runs (docs/executors.md "The wire"): one not sent yet is sent before any wait. */
 void worker_collect(struct worker *wk, struct worker_answer *a);
+/* Send the window's jobs that wait in a run now (before a signal to the worker, say). */
+void worker_flush(struct worker *wk);
 /* Whether wk, lent already, can run jp too (its job environment is jp's): it is then lent
  * for jp (as workers_take would). */
 bool worker_fits(struct worker *wk, const struct job_plan *jp);

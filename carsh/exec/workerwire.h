@@ -100,6 +100,10 @@ void workerwire_apply_env(char *const *env, size_t n);
  * window's job only while the next message is already waiting, so that a reader of a job's
  * output sees its end when the window's last job has ended. */
 #define WORKER_JOB_SAME_IO 8u
+/* A window's job followed, in the same write, by the next job of its run (sent with
+ * WORKER_JOB_SAME_IO and no fds): the worker keeps its directory and files for that one and
+ * holds its answer back (docs/executors.md "The wire"). */
+#define WORKER_JOB_MORE 16u
 /* In the status of a WORKER_JOB_AFTER job's WORKER_DONE: it did not run (low byte 1). */
 #define WORKER_DONE_SKIPPED 0x200u
 
