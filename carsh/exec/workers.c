@@ -77,6 +77,7 @@ struct worker {
 	struct wbuf run;
 	struct wbuf scratch; /* a job's message, encoded before it joins the run */
 	size_t run_jobs;
+	uint32_t run_first; /* the place of the run's first job */
 	size_t run_last;
 	int run_fds[3];
 	uint32_t sent_place;
@@ -1032,6 +1033,9 @@ static void window_lost(struct worker *wk, bool sent)
 		wk->end_known = true;
 	}
 	last = sent ? __atomic_load_n(&wk->res->taken, __ATOMIC_ACQUIRE) : 0;
+	/* A run not sent yet never will be: its jobs never reached the worker. */
+	wk->run.len = 0;
+	wk->run_jobs = 0;
 	/* The jobs it went past succeeded: it holds back only successful answers (worker.c). */
 	while (a && a->place < last) {
 		a->rc = 0;
@@ -1167,6 +1171,7 @@ static int run_add(struct worker *wk, const struct job_plan *jp, const struct jo
 		memcpy(wk->run.p + wk->run_last, &before, sizeof(before));
 	} else {
 		memcpy(wk->run_fds, fds, sizeof(fds));
+		wk->run_first = wk->place;
 	}
 	wk->scratch.len = 0;
 	if (!wk->scratch.p)
@@ -1187,7 +1192,9 @@ static void read_answer(struct worker *wk)
 	struct worker_answer *a = wk->pending;
 	uint32_t status;
 
-	run_flush(wk);
+	/* The answers to the jobs sent before the run come without it. */
+	if (wk->run_jobs && a->place >= wk->run_first)
+		run_flush(wk);
 	if (wk->dead || !window_done(wk, &status, &a->res)) {
 		window_lost(wk, true);
 		return;
