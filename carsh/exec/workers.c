@@ -1177,8 +1177,7 @@ static int run_add(struct worker *wk, const struct job_plan *jp, const struct jo
 	if (!wk->scratch.p)
 		wk->scratch.p = xgrow(NULL, &wk->scratch.cap, 4096, 1);
 	workerwire_encode_job(cwd, &wk->env, homes, flags, jp, &wk->scratch);
-	wire_frame_fds(&wk->run, WORKER_JOB, wk->scratch.p, wk->scratch.len,
-	               wk->run_jobs ? 0 : 3);
+	wire_frame_fds(&wk->run, WORKER_JOB, wk->scratch.p, wk->scratch.len, wk->run_jobs ? 0 : 3);
 	/* The flags are the payload's first word (workerwire_encode_job). */
 	wk->run_last = wk->run.len - wk->scratch.len;
 	wk->run_jobs++;
