@@ -146,6 +146,47 @@ START_TEST(test_wire_frames_sent_together_arrive_one_by_one)
 }
 END_TEST
 
+/* A run of frames in one write, the first announcing fds (a window's run of jobs): the fds
+ * arrive with the first frame, which refers to the pipe sent; the next frames come whole,
+ * without fds. */
+START_TEST(test_wire_frames_with_fds_arrive_with_the_first)
+{
+	struct wbuf frames = WBUF_INIT;
+	struct forged_header h;
+	struct cs_err e;
+	struct wire_msg m;
+	int sv[2], p[2];
+	char got[4] = "";
+
+	pair(sv);
+	ck_assert_int_eq(pipe(p), 0);
+	wire_frame_fds(&frames, 1, "one", 3, 1);
+	wire_frame(&frames, 1, "two", 3);
+	memcpy(&h, frames.p, sizeof(h));
+	ck_assert_uint_eq(h.nfds, 1);
+	memcpy(&h, frames.p + sizeof(h) + 3, sizeof(h));
+	ck_assert_uint_eq(h.nfds, 0);
+	ck_assert_int_eq(wire_send_frames_fds(sv[0], &frames, &p[1], 1, &e), 0);
+	close(p[1]);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 1);
+	ck_assert_uint_eq(m.nfds, 1);
+	ck_assert_int_eq(memcmp(m.payload, "one", 3), 0);
+	ck_assert_int_eq(write(m.fds[0], "abc", 3), 3);
+	wire_msg_free(&m);
+	ck_assert_int_eq(read(p[0], got, 3), 3);
+	ck_assert_str_eq(got, "abc");
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 1);
+	ck_assert_uint_eq(m.nfds, 0);
+	ck_assert_int_eq(memcmp(m.payload, "two", 3), 0);
+	wire_msg_free(&m);
+	close(sv[0]);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 0);
+	close(sv[1]);
+	close(p[0]);
+	wb_free(&frames);
+}
+END_TEST
+
 /* Frames read ahead: one recv takes all three, each is handed out whole and in order, and
  * the end of the stream after the last is 0, as wire_recv's. */
 START_TEST(test_wire_recv_ahead_takes_arrived_frames_in_order)
@@ -917,6 +958,7 @@ Suite *suite_wire(void)
 
 	tcase_add_test(tc, test_wire_frame_without_fds_round_trips);
 	tcase_add_test(tc, test_wire_frames_sent_together_arrive_one_by_one);
+	tcase_add_test(tc, test_wire_frames_with_fds_arrive_with_the_first);
 	tcase_add_test(tc, test_wire_recv_ahead_takes_arrived_frames_in_order);
 	tcase_add_test(tc, test_wire_recv_ahead_truncated_frame_refused);
 	tcase_add_test(tc, test_wire_fds_arrive_as_the_same_files_close_on_exec);
