@@ -119,6 +119,12 @@ uint32_t workerwire_job_flags(const void *buf, size_t len);
 int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct strvec *env,
                           struct job_home **homes, uint32_t *flags, struct job_plan **jp,
                           struct cs_err *e);
+/* As workerwire_decode_job, the plan taken from memo (exec/planmemo.h): *jp is the memo's,
+ * never freed by the caller. */
+struct plan_memo;
+int workerwire_decode_job_memo(const void *buf, size_t len, struct plan_memo *memo, char **cwd,
+                               struct strvec *env, struct job_home **homes, uint32_t *flags,
+                               struct job_plan **jp, struct cs_err *e);
 
 /* WORKER_WRITEBACK's and WORKER_DROP's payload (gen unused by a drop); decode: a new *shm
  * (free), or -1 with e. */

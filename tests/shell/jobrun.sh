@@ -84,4 +84,75 @@ run $W/fill.bat.xml
 $DUMPS"
 { row 1:0; row 1:1; row 1:2; row 1:3; row 1:102; } >want
 same_file "$OUT" want "a fill between a run's jobs, launches queued: z = 100 + w = x + 102"
+# ---- the worker's decoded plans, kept by their bytes, never stale ----
+# One interactive carsh, one warm worker: a chain y = x + k (swapping p and q), run again
+# with another K, with the kernel edited, and with another buffer bound. Each run must give
+# what its own plan says. From x = 1..8: K=1, two passes: p = x + 2, z = x + (x + 1) = 2x + 1;
+# K=5: p = x + 12, z += (x + 2) + (x + 7): 4x + 10; kernel y = x + 2k, K=5: p = x + 32,
+# z += (x + 12) + (x + 22): 6x + 44; then w bound instead of z, one pass: w = p = x + 32.
+cat >addk.xml <<'XML'
+<?xml version="1.0"?>
+<FlowModel name="addk">
+  <Param name="N" value="8"/>
+  <Param name="K" value="1"/>
+  <Program>
+    <Source><![CDATA[
+      __kernel void addk(__global const float *x, __global float *y, __global float *z,
+                         float k)
+      {
+              size_t i = get_global_id(0);
+              y[i] = x[i] + k;
+              z[i] = z[i] + x[i];
+      }
+    ]]></Source>
+    <Kernel name="addk"/>
+  </Program>
+  <WorkSize global="N"/>
+  <Arguments>
+    <Input  name="x" type="float" count="N"/>
+    <Output name="y" type="float" count="N"/>
+    <InOut  name="z" type="float" count="N"/>
+    <Constant name="k" type="float" value="K"/>
+  </Arguments>
+</FlowModel>
+XML
+for acc in z w; do
+	cat >"k$acc.exe.xml" <<XML
+<?xml version="1.0"?>
+<CarshExe>
+  <FlowModel file="addk.xml"/>
+  <Input name="x"><Buffer>p</Buffer></Input>
+  <Output name="y"><Buffer>q</Buffer></Output>
+  <InOut name="z"><Buffer>$acc</Buffer></InOut>
+</CarshExe>
+XML
+	cat >"k$acc.bat.xml" <<XML
+<?xml version="1.0"?>
+<CarshBat>
+  <Param name="STEPS" value="2"/>
+  <Repeat count="STEPS">
+    <Exec file="$T/k$acc.exe.xml"/>
+    <Virtbuf op="swap" name="p" with="q"/>
+  </Repeat>
+</CarshBat>
+XML
+done
+start_carsh -i
+send "$MAKE"
+send "run $T/kz.bat.xml K=1"
+send "virtbuf dump p --columns 8; virtbuf dump z --columns 8"
+send "run $T/kz.bat.xml K=5"
+send "virtbuf dump p --columns 8; virtbuf dump z --columns 8; echo edit"
+wait_until "the second run" grep -q '^edit$' "$T/carsh.out"
+sed -i 's|y\[i\] = x\[i\] + k;|y[i] = x[i] + 2.0f * k;|' addk.xml
+send "run $T/kz.bat.xml K=5"
+send "virtbuf dump p --columns 8; virtbuf dump z --columns 8"
+send "run $T/kw.bat.xml K=5 STEPS=1"
+send "virtbuf dump w --columns 8"
+stop_carsh
+grep -E '^[0-9,]+$' "$T/carsh.out" >got
+{ row 1:2; row 2:1; row 1:12; row 4:10; row 1:32; row 6:44; row 1:32; } >want
+[ "$CSTATUS" = 0 ] && same_file got want "a kept plan is used only for its own bytes: a new K, an edited kernel, another buffer bound are each seen" ||
+	fail "kept plans: status $CSTATUS, $(cat "$T/carsh.err")"
+
 finish
