@@ -84,7 +84,8 @@ run $W/fill.bat.xml
 $DUMPS"
 { row 1:0; row 1:1; row 1:2; row 1:3; row 1:102; } >want
 same_file "$OUT" want "a fill between a run's jobs, launches queued: z = 100 + w = x + 102"
-# ---- the worker's decoded plans, kept by their bytes, never stale ----
+# ---- plans kept, never stale: the shell's (runner/plancache.h, lent to a window's jobs)
+# and the worker's decoded ones (exec/planmemo.h, kept by their bytes) ----
 # One interactive carsh, one warm worker: a chain y = x + k (swapping p and q), run again
 # with another K, with the kernel edited, and with another buffer bound. Each run must give
 # what its own plan says. From x = 1..8: K=1, two passes: p = x + 2, z = x + (x + 1) = 2x + 1;
@@ -152,7 +153,7 @@ send "virtbuf dump w --columns 8"
 stop_carsh
 grep -E '^[0-9,]+$' "$T/carsh.out" >got
 { row 1:2; row 2:1; row 1:12; row 4:10; row 1:32; row 6:44; row 1:32; } >want
-[ "$CSTATUS" = 0 ] && same_file got want "a kept plan is used only for its own bytes: a new K, an edited kernel, another buffer bound are each seen" ||
+[ "$CSTATUS" = 0 ] && same_file got want "kept plans: a new K, an edited kernel, another buffer bound are each seen" ||
 	fail "kept plans: status $CSTATUS, $(cat "$T/carsh.err")"
 
 finish
