@@ -162,7 +162,8 @@ static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *
 		sv_free(&env);
 		return (int)(WORKER_DONE_SKIPPED | 1u);
 	}
-	apply_env(&env);
+	if (!(*flags & WORKER_JOB_SAME_ENV))
+		apply_env(&env);
 	sv_free(&env);
 	if (!ws->io_kept && chdir(cwd) != 0)
 		status = fail(res, "cannot enter the shell's directory ", cwd);

@@ -1221,8 +1221,11 @@ int worker_send(struct worker *wk, const struct job_plan *jp, const struct job_h
                 const struct child_io *io, bool profile, bool after, struct worker_answer *a,
                 struct cs_err *e)
 {
+	/* A window's jobs after its first have the first's environment: the worker's while it
+	 * is lent (workers_take), and nothing else goes to the worker between them that
+	 * applies one. */
 	uint32_t flags = WORKER_JOB_WINDOW | (profile ? WORKER_JOB_PROFILE : 0) |
-	                 (after ? WORKER_JOB_AFTER : 0);
+	                 (after ? WORKER_JOB_AFTER | WORKER_JOB_SAME_ENV : 0);
 
 	*a = (struct worker_answer){0};
 	pthread_mutex_lock(&wk->xlock);

@@ -76,7 +76,10 @@ void workerwire_encode_job(const char *cwd, const struct strvec *env, const stru
 {
 	wb_u32(out, flags); /* first: workerwire_job_flags reads it from any message */
 	wb_str(out, cwd);
-	workerwire_encode_env(env, out);
+	if (flags & WORKER_JOB_SAME_ENV)
+		wb_u32(out, 0);
+	else
+		workerwire_encode_env(env, out);
 	wb_u32(out, homes ? (uint32_t)jp->kp.nargs : 0);
 	for (size_t i = 0; homes && i < jp->kp.nargs; i++) {
 		size_t uniform = homes[i].here ? 0 : homes[i].uniform;

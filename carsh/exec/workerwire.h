@@ -104,6 +104,10 @@ void workerwire_apply_env(char *const *env, size_t n);
  * WORKER_JOB_SAME_IO and no fds): the worker keeps its directory and files for that one and
  * holds its answer back (docs/executors.md "The wire"). */
 #define WORKER_JOB_MORE 16u
+/* A window's job after another (WORKER_JOB_AFTER) in the job environment of the one before
+ * it: the environment is not sent (an empty one is), and the worker keeps the one it
+ * applied. */
+#define WORKER_JOB_SAME_ENV 32u
 /* In the status of a WORKER_JOB_AFTER job's WORKER_DONE: it did not run (low byte 1). */
 #define WORKER_DONE_SKIPPED 0x200u
 
