@@ -117,7 +117,17 @@ struct workers {
 	void (*warn)(const char *msg);
 	pthread_mutex_t srv_lock;
 	struct worker *holders; /* the workers that hold buffers (pool lock) */
+	/* The job environments worked out in this command (workers_new_command), one per
+	 * device type (plan_env_type), at most ENVS_KEPT (pool lock). */
+	unsigned command;
+	struct kept_env {
+		unsigned command; /* 0: empty */
+		uint64_t type;
+		struct strvec env;
+	} envs[4];
 };
+
+#define ENVS_KEPT 4
 
 static uint64_t next_serial(void)
 {
@@ -222,6 +232,8 @@ void workers_free(struct workers *w)
 	}
 	if (w->server >= 0)
 		close(w->server);
+	for (size_t i = 0; i < ENVS_KEPT; i++)
+		sv_free(&w->envs[i].env);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	pthread_mutex_destroy(&w->srv_lock);
@@ -648,9 +660,46 @@ static void fall_back(struct workers *w, bool quiet, const struct cs_err *e)
 	pthread_mutex_unlock(&w->srv_lock);
 }
 
-/* The job environment is worked out once per job (the loader's narrowing reads the
- * vendors' directory and the cache): for the worker's key here, and kept on the worker for
- * hand_over. */
+void workers_new_command(struct workers *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->command++;
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* jp's job environment (workerwire_plan_env) into env: worked out once per command and
+ * device type (the loader's narrowing reads the vendors' directory and the cache), as the
+ * parsed files are checked once per command. Before the first workers_new_command, every
+ * time. */
+static void plan_env(struct workers *w, const struct job_plan *jp, struct strvec *env)
+{
+	uint64_t type = plan_env_type(jp);
+	struct kept_env *k = NULL;
+
+	pthread_mutex_lock(&w->lock);
+	for (size_t i = 0; w->command && i < ENVS_KEPT; i++)
+		if (w->envs[i].command == w->command && w->envs[i].type == type) {
+			sv_copy(env, &w->envs[i].env);
+			pthread_mutex_unlock(&w->lock);
+			return;
+		}
+	pthread_mutex_unlock(&w->lock);
+	workerwire_plan_env(&jp->kp, env);
+	pthread_mutex_lock(&w->lock);
+	for (size_t i = 0; w->command && i < ENVS_KEPT && !k; i++)
+		if (w->envs[i].command != w->command)
+			k = &w->envs[i];
+	if (k) {
+		sv_free(&k->env);
+		sv_copy(&k->env, env);
+		k->type = type;
+		k->command = w->command;
+	}
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* The job environment is worked out once per command and device type (plan_env): for the
+ * worker's key here, and kept on the worker for hand_over. */
 struct worker *workers_take(struct workers *w, const struct job_plan *jp, uint64_t prefer,
                             struct cs_err *e)
 {
@@ -659,7 +708,7 @@ struct worker *workers_take(struct workers *w, const struct job_plan *jp, uint64
 	struct worker *wk = NULL;
 	bool fallback = false, quiet = false;
 
-	workerwire_plan_env(&jp->kp, &env);
+	plan_env(w, jp, &env);
 	key = plan_key(jp, &env);
 	/* A served pool's own idle workers are those that hold buffers: they come first. */
 	if (__atomic_load_n(&w->served, __ATOMIC_ACQUIRE) && (wk = take_local(w, key, prefer)))
@@ -1281,7 +1330,7 @@ bool worker_fits(struct worker *wk, const struct job_plan *jp)
 		free(key);
 		return true;
 	}
-	workerwire_plan_env(&jp->kp, &env);
+	plan_env(wk->pool, jp, &env);
 	key = plan_key(jp, &env);
 	fits = !wk->dead && !wk->session && same_env(wk->key, key);
 	if (fits) {

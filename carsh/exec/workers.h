@@ -43,6 +43,10 @@ struct workers *workers_new(unsigned keep_idle);
 struct workers *workers_new_served(unsigned keep_idle, void (*warn)(const char *msg));
 /* Ends every idle worker and waits for it; workers lent out must have come back. */
 void workers_free(struct workers *w);
+/* A new command starts: a job's environment, which the loader's narrowing works out from
+ * the vendors' directory and the cache (exec/workerwire.h), is worked out again, once per
+ * command and device type (the parsed files are checked so too: model/filecache.h). */
+void workers_new_command(struct workers *w);
 
 /* A worker for one job: the idle one with serial prefer (the holder of the job's buffers,
  * data/vhome.h; 0: none) where it can run the job, else one that last ran a plan with the
