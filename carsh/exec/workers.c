@@ -342,14 +342,20 @@ static struct worker *spawn(struct workers *w, char *const *envp, struct cs_err 
 
 /* Workers that ran the same device selectors, in the same job environment (the loader's
  * and the drivers' settings, exec/workerwire.h), hold that device's context already. */
-static char *plan_key(const struct job_plan *jp, const struct strvec *env)
+static void plan_key_head(const struct job_plan *jp, struct strbuf *sb)
 {
 	const struct kernel_plan *kp = &jp->kp;
-	struct strbuf sb = STRBUF_INIT;
 
-	sb_addf(&sb, "%s|%s|%s\t%s@%s", kp->device_exe ? kp->device_exe : "",
+	sb_addf(sb, "%s|%s|%s\t%s@%s", kp->device_exe ? kp->device_exe : "",
 	        kp->device_cli ? kp->device_cli : "", kp->device_fm ? kp->device_fm : "",
 	        kp->kernel ? kp->kernel : "", kp->source_name ? kp->source_name : "");
+}
+
+static char *plan_key(const struct job_plan *jp, const struct strvec *env)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	plan_key_head(jp, &sb);
 	for (size_t i = 0; i < env->n; i++)
 		sb_addf(&sb, "\n%s", env->v[i]);
 	return sb_detach(&sb);
@@ -1323,8 +1329,18 @@ bool worker_fits(struct worker *wk, const struct job_plan *jp)
 	bool fits;
 
 	if (wk->env_lent && type == wk->env_type) {
+		struct strbuf head = STRBUF_INIT;
+		bool same;
+
 		if (wk->dead || wk->session)
 			return false;
+		/* The kernel of its last job (a batch's repeated step): lent for it already. */
+		plan_key_head(jp, &head);
+		same = wk->key && strncmp(wk->key, sb_str(&head), head.len) == 0 &&
+		       (wk->key[head.len] == '\n' || wk->key[head.len] == '\0');
+		sb_free(&head);
+		if (same)
+			return true;
 		key = plan_key(jp, &wk->env);
 		lend_for(wk->pool, wk, key);
 		free(key);
