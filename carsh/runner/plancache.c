@@ -198,24 +198,21 @@ int plancache_plan(struct plancache *pc, struct vbuf_table *vbufs, const struct 
 	return 0;
 }
 
-/* job_plan_free of a lent copy: it is free again. */
+/* job_plan_free of a lent copy: it is free again. arg: its entry's out flag (an entry
+ * cleared while the copy was out took the copy's give_back away first). */
 static void give_back(void *arg, struct job_plan *jp)
 {
-	struct plancache *pc = arg;
+	bool *out = arg;
 
-	for (size_t k = 0; k < PLANS_MAX; k++)
-		for (size_t i = 0; i < COPIES_MAX && pc->e[k].jp[i]; i++)
-			if (pc->e[k].jp[i] == jp) {
-				pc->e[k].out[i] = false;
-				return;
-			}
+	(void)jp;
+	*out = false;
 }
 
-static void lend(struct plancache *pc, struct plan_entry *en, int i, struct job_plan **jp)
+static void lend(struct plan_entry *en, int i, struct job_plan **jp)
 {
 	en->out[i] = true;
 	en->jp[i]->give_back = give_back;
-	en->jp[i]->give_back_arg = pc;
+	en->jp[i]->give_back_arg = &en->out[i];
 	*jp = en->jp[i];
 }
 
@@ -227,7 +224,7 @@ int plancache_lend(struct plancache *pc, struct vbuf_table *vbufs, const struct 
 	int i = en ? free_copy(en, vbufs, env, &stale) : -1, n = 0;
 
 	if (i >= 0) {
-		lend(pc, en, i, jp);
+		lend(en, i, jp);
 		return 0;
 	}
 	if (en && stale) { /* planned again, for plan_exe's message */
@@ -239,7 +236,7 @@ int plancache_lend(struct plancache *pc, struct vbuf_table *vbufs, const struct 
 	if (!all_buffers(*jp))
 		return 0;
 	if (!en) {
-		lend(pc, keep_new(pc, exe, env, *jp), 0, jp);
+		lend(keep_new(pc, exe, env, *jp), 0, jp);
 		return 0;
 	}
 	while (n < COPIES_MAX && en->jp[n])
@@ -247,6 +244,6 @@ int plancache_lend(struct plancache *pc, struct vbuf_table *vbufs, const struct 
 	if (n == COPIES_MAX) /* every copy out: this one is the job's own */
 		return 0;
 	en->jp[n] = *jp;
-	lend(pc, en, n, jp);
+	lend(en, n, jp);
 	return 0;
 }
