@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "exec/workers.h"
 #include "model/filecache.h"
 #include "util/alloc.h"
 #include "util/strbuf.h"
@@ -160,6 +161,8 @@ int command_run(struct session *s, const struct command *cmd, const struct run_c
 	} else {
 		top_context(s, &c, &shell);
 		filecache_new_generation(); /* files edited since the last command are read again */
+		if (s->workers)
+			workers_new_command(s->workers); /* and the vendors' ICD files */
 	}
 	c.origin = cmd->origin;
 	c.background = cmd->background;

@@ -13,17 +13,34 @@ void job_plan_ended(struct job_plan *jp, int status, const struct run_stats *st)
 		fn(jp->on_end_arg, status, st);
 }
 
+/* What staging left in the plan (host copies, mappings) released. */
+static void unstage(struct job_plan *jp)
+{
+	for (size_t i = 0; i < jp->kp.nargs && jp->binds; i++) {
+		struct stream_bind *b = &jp->binds[i];
+
+		if (b->host_owned)
+			free(jp->kp.args[i].host);
+		else if (b->host_mapped)
+			vbuf_unmap(jp->kp.args[i].host, jp->kp.args[i].bytes);
+		if (b->host_owned || b->host_mapped || b->file_map.base)
+			jp->kp.args[i].host = NULL;
+		b->host_owned = b->host_mapped = false;
+		binio_unmap(&b->file_map);
+	}
+}
+
 void job_plan_free(struct job_plan *jp)
 {
 	if (!jp)
 		return;
 	job_plan_ended(jp, -1, NULL);
+	unstage(jp);
+	if (jp->give_back) {
+		jp->give_back(jp->give_back_arg, jp);
+		return;
+	}
 	for (size_t i = 0; i < jp->kp.nargs && jp->binds; i++) {
-		if (jp->binds[i].host_owned)
-			free(jp->kp.args[i].host);
-		else if (jp->binds[i].host_mapped)
-			vbuf_unmap(jp->kp.args[i].host, jp->kp.args[i].bytes);
-		binio_unmap(&jp->binds[i].file_map);
 		free(jp->binds[i].path);
 		free(jp->binds[i].buffer);
 		free(jp->binds[i].shm);

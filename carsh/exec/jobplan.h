@@ -43,10 +43,15 @@ struct job_plan {
 	void *on_end_arg;
 	/* Seconds the job may run in its worker (`set timeout=S`); 0: no limit. */
 	unsigned timeout_s;
+	/* A plan lent by a keeper (runner/plancache.h) for one job: job_plan_free hands it
+	 * back to give_back instead of freeing it. NULL: the plan is its holder's. */
+	void (*give_back)(void *arg, struct job_plan *jp);
+	void *give_back_arg;
 };
 
 /* Call jp->on_end once (see above); nothing when it is not set. */
 void job_plan_ended(struct job_plan *jp, int status, const struct run_stats *st);
+/* A lent plan (give_back set) goes back to its keeper, on_end called as for any. */
 void job_plan_free(struct job_plan *jp);
 const char *bind_kind_name(enum bind_kind k);
 

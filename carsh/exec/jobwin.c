@@ -258,9 +258,12 @@ static void await(const struct exec_env *env, struct job_window *w, struct entry
 		return;
 	if (env->fg_pid)
 		*env->fg_pid = worker_pid(w->wk);
-	/* Ctrl-C that came while the shell was busy between two sends. */
-	if (env->interrupted && *env->interrupted && !en->ans.done)
+	/* Ctrl-C that came while the shell was busy between two sends: the jobs of a run not
+	 * sent yet go first, so that the worker sees them as if they had been. */
+	if (env->interrupted && *env->interrupted && !en->ans.done) {
+		worker_flush(w->wk);
 		kill(worker_pid(w->wk), SIGINT);
+	}
 	worker_collect(w->wk, &en->ans);
 	if (env->fg_pid)
 		*env->fg_pid = 0;

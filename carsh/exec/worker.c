@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exec/planmemo.h"
 #include "exec/planwire.h"
 #include "exec/workerres.h"
 #include "exec/workerwire.h"
@@ -80,7 +81,10 @@ struct wstate {
 	bool chain;     /* the last job failed */
 	uint32_t place; /* the last window job's place in its window (job_result.taken) */
 	bool io_kept;   /* that job's directory and standard input, output and error still here */
-	bool more;      /* the shell's next message was waiting when the last job ended */
+	/* The window jobs' plans, decoded once each (a window's job has no file and no standard
+	 * stream: staging changes nothing in its plan, which comes back from a job as it came) */
+	struct plan_memo *memo;
+	bool more; /* the shell's next message was waiting when the last job ended */
 	/* Answers (WORKER_DONE frames) to window jobs that succeeded, held back while the next
 	 * job was already waiting, at most ANSWERS_HELD: sent together, they wake the shell
 	 * once. Only successes wait: where the worker dies, the shell counts a job it went past
@@ -137,8 +141,12 @@ static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *
 	char *cwd = NULL;
 	int status;
 
+	struct plan_memo *memo =
+	        (workerwire_job_flags(m->payload, m->len) & WORKER_JOB_WINDOW) ? ws->memo : NULL;
+
 	*flags = 0;
-	if (workerwire_decode_job(m->payload, m->len, &cwd, &env, &homes, flags, &jp, &e)) {
+	if (workerwire_decode_job_memo(m->payload, m->len, memo, &cwd, &env, &homes, flags, &jp,
+	                               &e)) {
 		release_io(ws);
 		return fail(res, "", e.msg);
 	}
@@ -147,13 +155,15 @@ static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *
 	if ((*flags & WORKER_JOB_AFTER) && ws->chain) {
 		release_io(ws);
 		res->status = 1;
-		job_plan_free(jp);
+		if (!memo)
+			job_plan_free(jp);
 		free(homes);
 		free(cwd);
 		sv_free(&env);
 		return (int)(WORKER_DONE_SKIPPED | 1u);
 	}
-	apply_env(&env);
+	if (!(*flags & WORKER_JOB_SAME_ENV))
+		apply_env(&env);
 	sv_free(&env);
 	if (!ws->io_kept && chdir(cwd) != 0)
 		status = fail(res, "cannot enter the shell's directory ", cwd);
@@ -164,13 +174,16 @@ static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *
 	/* As a forked job's _exit after fflush(NULL): an output that cannot be written fails. */
 	if (fflush(stdout) != 0 && status == 0)
 		status = 1;
-	/* A window's next job, already sent, most likely has the same (WORKER_JOB_SAME_IO). */
-	ws->more = (*flags & WORKER_JOB_WINDOW) && next_waiting(ws->sock);
+	/* A window's next job, already sent, most likely has the same (WORKER_JOB_SAME_IO); the
+	 * next of a run has them, and comes in the same write (WORKER_JOB_MORE). */
+	ws->more = (*flags & WORKER_JOB_WINDOW) &&
+	           ((*flags & WORKER_JOB_MORE) || next_waiting(ws->sock));
 	ws->io_kept = ws->more;
 	if (!ws->io_kept)
 		drop_stdio(ws->null, ws->own_err);
 	res->status = status;
-	job_plan_free(jp);
+	if (!memo)
+		job_plan_free(jp);
 	free(homes);
 	free(cwd);
 	return status;
@@ -293,7 +306,8 @@ void worker_main(int sock, struct job_result *res)
 {
 	struct wstate ws = {.sock = sock,
 	                    .null = open("/dev/null", O_RDWR | O_CLOEXEC),
-	                    .own_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)};
+	                    .own_err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3),
+	                    .memo = planmemo_new()};
 	struct rt_session *s = rt_session_new();
 	struct wres *w = wres_new();
 	struct cs_err ignored;
@@ -330,6 +344,7 @@ void worker_main(int sock, struct job_result *res)
 	}
 	send_held(&ws, &ignored);
 	wb_free(&ws.held);
+	planmemo_free(ws.memo);
 	/* _exit: the OpenCL drivers' destructors are not meant to run in a forked copy. */
 	fflush(NULL);
 	_exit(0);

@@ -70,6 +70,17 @@ struct worker {
 	int io_fds[3];
 	/* The window's answers, read several at a time (the worker sends them so: worker.c) */
 	struct wire_ahead ahead;
+	/* A run of the window's jobs not sent yet (xlock; docs/executors.md "The wire"): their
+	 * frames, the first announcing run_fds, each next one with the same directory and
+	 * files (WORKER_JOB_SAME_IO, no fds); run_last is where the last one's flags are, for
+	 * WORKER_JOB_MORE when another joins it. sent_place: the place of the last job sent. */
+	struct wbuf run;
+	struct wbuf scratch; /* a job's message, encoded before it joins the run */
+	size_t run_jobs;
+	uint32_t run_first; /* the place of the run's first job */
+	size_t run_last;
+	int run_fds[3];
+	uint32_t sent_place;
 };
 
 /* A worker asked of the spawner thread. */
@@ -106,7 +117,17 @@ struct workers {
 	void (*warn)(const char *msg);
 	pthread_mutex_t srv_lock;
 	struct worker *holders; /* the workers that hold buffers (pool lock) */
+	/* The job environments worked out in this command (workers_new_command), one per
+	 * device type (plan_env_type), at most ENVS_KEPT (pool lock). */
+	unsigned command;
+	struct kept_env {
+		unsigned command; /* 0: empty */
+		uint64_t type;
+		struct strvec env;
+	} envs[4];
 };
+
+#define ENVS_KEPT 4
 
 static uint64_t next_serial(void)
 {
@@ -162,6 +183,8 @@ static void worker_end(struct worker *wk)
 	free(wk->key);
 	free(wk->io_cwd);
 	wire_ahead_free(&wk->ahead);
+	wb_free(&wk->run);
+	wb_free(&wk->scratch);
 	sv_free(&wk->env);
 	sv_free(&wk->built);
 	pthread_mutex_destroy(&wk->xlock);
@@ -209,6 +232,8 @@ void workers_free(struct workers *w)
 	}
 	if (w->server >= 0)
 		close(w->server);
+	for (size_t i = 0; i < ENVS_KEPT; i++)
+		sv_free(&w->envs[i].env);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	pthread_mutex_destroy(&w->srv_lock);
@@ -317,14 +342,20 @@ static struct worker *spawn(struct workers *w, char *const *envp, struct cs_err 
 
 /* Workers that ran the same device selectors, in the same job environment (the loader's
  * and the drivers' settings, exec/workerwire.h), hold that device's context already. */
-static char *plan_key(const struct job_plan *jp, const struct strvec *env)
+static void plan_key_head(const struct job_plan *jp, struct strbuf *sb)
 {
 	const struct kernel_plan *kp = &jp->kp;
-	struct strbuf sb = STRBUF_INIT;
 
-	sb_addf(&sb, "%s|%s|%s\t%s@%s", kp->device_exe ? kp->device_exe : "",
+	sb_addf(sb, "%s|%s|%s\t%s@%s", kp->device_exe ? kp->device_exe : "",
 	        kp->device_cli ? kp->device_cli : "", kp->device_fm ? kp->device_fm : "",
 	        kp->kernel ? kp->kernel : "", kp->source_name ? kp->source_name : "");
+}
+
+static char *plan_key(const struct job_plan *jp, const struct strvec *env)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	plan_key_head(jp, &sb);
 	for (size_t i = 0; i < env->n; i++)
 		sb_addf(&sb, "\n%s", env->v[i]);
 	return sb_detach(&sb);
@@ -635,9 +666,46 @@ static void fall_back(struct workers *w, bool quiet, const struct cs_err *e)
 	pthread_mutex_unlock(&w->srv_lock);
 }
 
-/* The job environment is worked out once per job (the loader's narrowing reads the
- * vendors' directory and the cache): for the worker's key here, and kept on the worker for
- * hand_over. */
+void workers_new_command(struct workers *w)
+{
+	pthread_mutex_lock(&w->lock);
+	w->command++;
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* jp's job environment (workerwire_plan_env) into env: worked out once per command and
+ * device type (the loader's narrowing reads the vendors' directory and the cache), as the
+ * parsed files are checked once per command. Before the first workers_new_command, every
+ * time. */
+static void plan_env(struct workers *w, const struct job_plan *jp, struct strvec *env)
+{
+	uint64_t type = plan_env_type(jp);
+	struct kept_env *k = NULL;
+
+	pthread_mutex_lock(&w->lock);
+	for (size_t i = 0; w->command && i < ENVS_KEPT; i++)
+		if (w->envs[i].command == w->command && w->envs[i].type == type) {
+			sv_copy(env, &w->envs[i].env);
+			pthread_mutex_unlock(&w->lock);
+			return;
+		}
+	pthread_mutex_unlock(&w->lock);
+	workerwire_plan_env(&jp->kp, env);
+	pthread_mutex_lock(&w->lock);
+	for (size_t i = 0; w->command && i < ENVS_KEPT && !k; i++)
+		if (w->envs[i].command != w->command)
+			k = &w->envs[i];
+	if (k) {
+		sv_free(&k->env);
+		sv_copy(&k->env, env);
+		k->type = type;
+		k->command = w->command;
+	}
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* The job environment is worked out once per command and device type (plan_env): for the
+ * worker's key here, and kept on the worker for hand_over. */
 struct worker *workers_take(struct workers *w, const struct job_plan *jp, uint64_t prefer,
                             struct cs_err *e)
 {
@@ -646,7 +714,7 @@ struct worker *workers_take(struct workers *w, const struct job_plan *jp, uint64
 	struct worker *wk = NULL;
 	bool fallback = false, quiet = false;
 
-	workerwire_plan_env(&jp->kp, &env);
+	plan_env(w, jp, &env);
 	key = plan_key(jp, &env);
 	/* A served pool's own idle workers are those that hold buffers: they come first. */
 	if (__atomic_load_n(&w->served, __ATOMIC_ACQUIRE) && (wk = take_local(w, key, prefer)))
@@ -1020,6 +1088,9 @@ static void window_lost(struct worker *wk, bool sent)
 		wk->end_known = true;
 	}
 	last = sent ? __atomic_load_n(&wk->res->taken, __ATOMIC_ACQUIRE) : 0;
+	/* A run not sent yet never will be: its jobs never reached the worker. */
+	wk->run.len = 0;
+	wk->run_jobs = 0;
 	/* The jobs it went past succeeded: it holds back only successful answers (worker.c). */
 	while (a && a->place < last) {
 		a->rc = 0;
@@ -1080,6 +1151,94 @@ static bool window_done(struct worker *wk, uint32_t *status, struct job_result *
 	return ok;
 }
 
+/* The most jobs of a run: as many as the worker holds answers back for (worker.c), so that
+ * a run is answered in one write. CARSH_JOB_RUN=1 sends every job alone; CARSH_JOB_RUN=N (2
+ * to 8) makes every run wait for N jobs or for the shell's next wait on the worker (a test
+ * hook: runs of a known length). */
+#define RUN_MAX 8
+
+/* 0: a run goes as soon as the worker has taken every job sent before it (it would idle
+ * otherwise), or at RUN_MAX; else the run's fixed length. */
+static size_t run_fixed(void)
+{
+	static int fixed = -1;
+
+	if (fixed < 0) {
+		const char *v = getenv("CARSH_JOB_RUN");
+		long n = v && *v ? strtol(v, NULL, 10) : 0;
+
+		fixed = n < 1 ? 0 : n > RUN_MAX ? RUN_MAX : (int)n;
+	}
+	return (size_t)fixed;
+}
+
+/* The run sent, whole; xlock held. A run that could not be sent (the worker ended) closes
+ * the shell's side for writing: the worker reads what came, ends, and the answers read
+ * after tell which of the run's jobs it took (window_lost). */
+static void run_flush(struct worker *wk)
+{
+	struct cs_err e;
+
+	if (!wk->run_jobs)
+		return;
+	if (wire_send_frames_fds(wk->sock, &wk->run, wk->run_fds, 3, &e) == 0)
+		wk->sent_place = wk->place;
+	else
+		shutdown(wk->sock, SHUT_WR);
+	wk->run.len = 0;
+	wk->run_jobs = 0;
+}
+
+/* Whether the run goes now: at its length, or before the worker idles. */
+static bool run_due(struct worker *wk)
+{
+	size_t fixed = run_fixed();
+
+	if (fixed)
+		return wk->run_jobs >= fixed;
+	return wk->run_jobs >= RUN_MAX ||
+	       __atomic_load_n(&wk->res->taken, __ATOMIC_ACQUIRE) >= wk->sent_place;
+}
+
+/* A window's job joins the run (a new one where its directory or files are not the run's):
+ * 1 when it could not be put together (nothing joined). xlock held. */
+static int run_add(struct worker *wk, const struct job_plan *jp, const struct job_home *homes,
+                   const struct child_io *io, uint32_t flags, struct cs_err *e)
+{
+	char cwd[4096];
+	int fds[3], opened;
+
+	if (!getcwd(cwd, sizeof(cwd))) {
+		err_errno(e, "cannot hand a job to a worker: the current directory");
+		return 1;
+	}
+	fds[0] = job_stdin(io, false, &opened); /* a foreground job's: never opened here */
+	fds[1] = io && io->out_fd >= 0 ? io->out_fd : STDOUT_FILENO;
+	fds[2] = STDERR_FILENO;
+	flags = same_io(wk, cwd, fds, flags);
+	if (!(flags & WORKER_JOB_SAME_IO))
+		run_flush(wk);
+	if (wk->run_jobs) { /* the job before it in the run: another follows in this write */
+		uint32_t before;
+
+		memcpy(&before, wk->run.p + wk->run_last, sizeof(before));
+		before |= WORKER_JOB_MORE;
+		memcpy(wk->run.p + wk->run_last, &before, sizeof(before));
+	} else {
+		memcpy(wk->run_fds, fds, sizeof(fds));
+		wk->run_first = wk->place;
+	}
+	wk->scratch.len = 0;
+	if (!wk->scratch.p)
+		wk->scratch.p = xgrow(NULL, &wk->scratch.cap, 4096, 1);
+	workerwire_encode_job(cwd, &wk->env, homes, flags, jp, &wk->scratch);
+	wire_frame_fds(&wk->run, WORKER_JOB, wk->scratch.p, wk->scratch.len, wk->run_jobs ? 0 : 3);
+	/* The flags are the payload's first word (workerwire_encode_job). */
+	wk->run_last = wk->run.len - wk->scratch.len;
+	wk->run_jobs++;
+	return 0;
+}
+
 /* The answer of the oldest job in flight; xlock held. A window's job sends no WORKER_TAKEN:
  * where the worker ended, its result area says which job it had taken last. */
 static void read_answer(struct worker *wk)
@@ -1087,6 +1246,9 @@ static void read_answer(struct worker *wk)
 	struct worker_answer *a = wk->pending;
 	uint32_t status;
 
+	/* The answers to the jobs sent before the run come without it. */
+	if (wk->run_jobs && a->place >= wk->run_first)
+		run_flush(wk);
 	if (wk->dead || !window_done(wk, &status, &a->res)) {
 		window_lost(wk, true);
 		return;
@@ -1114,29 +1276,41 @@ int worker_send(struct worker *wk, const struct job_plan *jp, const struct job_h
                 const struct child_io *io, bool profile, bool after, struct worker_answer *a,
                 struct cs_err *e)
 {
+	/* A window's jobs after its first have the first's environment: the worker's while it
+	 * is lent (workers_take), and nothing else goes to the worker between them that
+	 * applies one. */
 	uint32_t flags = WORKER_JOB_WINDOW | (profile ? WORKER_JOB_PROFILE : 0) |
-	                 (after ? WORKER_JOB_AFTER : 0);
-	int rc = 0;
+	                 (after ? WORKER_JOB_AFTER | WORKER_JOB_SAME_ENV : 0);
 
 	*a = (struct worker_answer){0};
 	pthread_mutex_lock(&wk->xlock);
 	window_place(wk, flags, a);
-	rc = wk->dead ? -1 : hand_over(wk, jp, homes, io, false, flags, e);
-	if (rc > 0) {
+	if (!after)
+		wk->sent_place = 0;
+	if (!wk->dead && run_add(wk, jp, homes, io, flags, e) > 0) {
 		wk->place = a->place - 1; /* nothing went: the worker's count stays */
 		pthread_mutex_unlock(&wk->xlock);
 		return -1;
 	}
 	*wk->ptail = a;
 	wk->ptail = &a->next;
-	/* Not sent whole (the worker died, or will not read the rest): the answers to what
-	 * went before are read, and then it is not to be trusted; the job never ran. */
-	while (rc < 0 && wk->pending && wk->pending != a)
-		read_answer(wk);
-	if (rc < 0 && wk->pending == a)
-		window_lost(wk, false);
+	if (wk->dead) { /* the answers to what went before are read; this one never ran */
+		while (wk->pending && wk->pending != a)
+			read_answer(wk);
+		if (wk->pending == a)
+			window_lost(wk, false);
+	} else if (run_due(wk)) {
+		run_flush(wk);
+	}
 	pthread_mutex_unlock(&wk->xlock);
 	return 0;
+}
+
+void worker_flush(struct worker *wk)
+{
+	pthread_mutex_lock(&wk->xlock);
+	run_flush(wk);
+	pthread_mutex_unlock(&wk->xlock);
 }
 
 void worker_collect(struct worker *wk, struct worker_answer *a)
@@ -1155,14 +1329,24 @@ bool worker_fits(struct worker *wk, const struct job_plan *jp)
 	bool fits;
 
 	if (wk->env_lent && type == wk->env_type) {
+		struct strbuf head = STRBUF_INIT;
+		bool same;
+
 		if (wk->dead || wk->session)
 			return false;
+		/* The kernel of its last job (a batch's repeated step): lent for it already. */
+		plan_key_head(jp, &head);
+		same = wk->key && strncmp(wk->key, sb_str(&head), head.len) == 0 &&
+		       (wk->key[head.len] == '\n' || wk->key[head.len] == '\0');
+		sb_free(&head);
+		if (same)
+			return true;
 		key = plan_key(jp, &wk->env);
 		lend_for(wk->pool, wk, key);
 		free(key);
 		return true;
 	}
-	workerwire_plan_env(&jp->kp, &env);
+	plan_env(wk->pool, jp, &env);
 	key = plan_key(jp, &env);
 	fits = !wk->dead && !wk->session && same_env(wk->key, key);
 	if (fits) {

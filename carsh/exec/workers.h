@@ -43,6 +43,10 @@ struct workers *workers_new(unsigned keep_idle);
 struct workers *workers_new_served(unsigned keep_idle, void (*warn)(const char *msg));
 /* Ends every idle worker and waits for it; workers lent out must have come back. */
 void workers_free(struct workers *w);
+/* A new command starts: a job's environment, which the loader's narrowing works out from
+ * the vendors' directory and the cache (exec/workerwire.h), is worked out again, once per
+ * command and device type (the parsed files are checked so too: model/filecache.h). */
+void workers_new_command(struct workers *w);
 
 /* A worker for one job: the idle one with serial prefer (the holder of the job's buffers,
  * data/vhome.h; 0: none) where it can run the job, else one that last ran a plan with the
@@ -110,8 +114,11 @@ struct worker_answer {
 int worker_send(struct worker *wk, const struct job_plan *jp, const struct job_home *homes,
                 const struct child_io *io, bool profile, bool after, struct worker_answer *a,
                 struct cs_err *e);
-/* Wait until *a is answered (the answers before it are read too). */
+/* Wait until *a is answered (the answers before it are read too). The window's jobs go in
+ * runs (docs/executors.md "The wire"): one not sent yet is sent before any wait. */
 void worker_collect(struct worker *wk, struct worker_answer *a);
+/* Send the window's jobs that wait in a run now (before a signal to the worker, say). */
+void worker_flush(struct worker *wk);
 /* Whether wk, lent already, can run jp too (its job environment is jp's): it is then lent
  * for jp (as workers_take would). */
 bool worker_fits(struct worker *wk, const struct job_plan *jp);

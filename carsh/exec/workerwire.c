@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/planmemo.h"
 #include "exec/planwire.h"
 #include "runtime/icdtypes.h"
 #include "util/alloc.h"
@@ -75,7 +76,10 @@ void workerwire_encode_job(const char *cwd, const struct strvec *env, const stru
 {
 	wb_u32(out, flags); /* first: workerwire_job_flags reads it from any message */
 	wb_str(out, cwd);
-	workerwire_encode_env(env, out);
+	if (flags & WORKER_JOB_SAME_ENV)
+		wb_u32(out, 0);
+	else
+		workerwire_encode_env(env, out);
 	wb_u32(out, homes ? (uint32_t)jp->kp.nargs : 0);
 	for (size_t i = 0; homes && i < jp->kp.nargs; i++) {
 		size_t uniform = homes[i].here ? 0 : homes[i].uniform;
@@ -152,6 +156,13 @@ int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct strvec
                           struct job_home **homes, uint32_t *flags, struct job_plan **jp,
                           struct cs_err *e)
 {
+	return workerwire_decode_job_memo(buf, len, NULL, cwd, env, homes, flags, jp, e);
+}
+
+int workerwire_decode_job_memo(const void *buf, size_t len, struct plan_memo *memo, char **cwd,
+                               struct strvec *env, struct job_home **homes, uint32_t *flags,
+                               struct job_plan **jp, struct cs_err *e)
+{
 	struct rbuf r = rb_init(buf, len);
 	size_t nhomes = 0;
 
@@ -163,14 +174,15 @@ int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct strvec
 		job_parts_free(cwd, env, homes);
 		return err_set(e, "job message: no directory, environment, buffer homes or flags");
 	}
-	if (planwire_decode(r.p, r.left, jp, e)) {
+	if (memo ? planmemo_get(memo, r.p, r.left, jp, e) : planwire_decode(r.p, r.left, jp, e)) {
 		job_parts_free(cwd, env, homes);
 		return -1;
 	}
 	if (nhomes != 0 && nhomes != (*jp)->kp.nargs) {
 		err_set(e, "job message: %zu buffer homes for %zu arguments", nhomes,
 		        (*jp)->kp.nargs);
-		job_plan_free(*jp);
+		if (!memo)
+			job_plan_free(*jp);
 		*jp = NULL;
 		job_parts_free(cwd, env, homes);
 		return -1;

@@ -108,6 +108,14 @@ void workerwire_apply_env(char *const *env, size_t n);
  * window's job only while the next message is already waiting, so that a reader of a job's
  * output sees its end when the window's last job has ended. */
 #define WORKER_JOB_SAME_IO 8u
+/* A window's job followed, in the same write, by the next job of its run (sent with
+ * WORKER_JOB_SAME_IO and no fds): the worker keeps its directory and files for that one and
+ * holds its answer back (docs/executors.md "The wire"). */
+#define WORKER_JOB_MORE 16u
+/* A window's job after another (WORKER_JOB_AFTER) in the job environment of the one before
+ * it: the environment is not sent (an empty one is), and the worker keeps the one it
+ * applied. */
+#define WORKER_JOB_SAME_ENV 32u
 /* In the status of a WORKER_JOB_AFTER job's WORKER_DONE: it did not run (low byte 1). */
 #define WORKER_DONE_SKIPPED 0x200u
 
@@ -123,6 +131,12 @@ uint32_t workerwire_job_flags(const void *buf, size_t len);
 int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct strvec *env,
                           struct job_home **homes, uint32_t *flags, struct job_plan **jp,
                           struct cs_err *e);
+/* As workerwire_decode_job, the plan taken from memo (exec/planmemo.h): *jp is the memo's,
+ * never freed by the caller. */
+struct plan_memo;
+int workerwire_decode_job_memo(const void *buf, size_t len, struct plan_memo *memo, char **cwd,
+                               struct strvec *env, struct job_home **homes, uint32_t *flags,
+                               struct job_plan **jp, struct cs_err *e);
 
 /* WORKER_WRITEBACK's, WORKER_NARROW's and WORKER_DROP's payload (gen unused by a drop); decode: a
  * new *shm (free), or -1 with e. */

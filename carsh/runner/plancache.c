@@ -7,13 +7,17 @@
 #include "util/alloc.h"
 
 #define PLANS_MAX 64
+/* Copies of one plan lent at once: a window's jobs in flight (exec/jobwin.c keeps at most
+ * 16), and one more for the job that waits for room. */
+#define COPIES_MAX 17
 
 struct plan_entry {
 	const struct exe *exe;
 	char *device_cli;
 	char **names, **values; /* every parameter of every layer of the caller's scope */
 	size_t n;
-	struct job_plan *jp;
+	struct job_plan *jp[COPIES_MAX]; /* jp[0] first; NULL past the copies made */
+	bool out[COPIES_MAX];            /* lent (plancache_lend), not given back yet */
 };
 
 struct plancache {
@@ -35,7 +39,12 @@ static void entry_clear(struct plan_entry *en)
 	free(en->names);
 	free(en->values);
 	free(en->device_cli);
-	job_plan_free(en->jp);
+	/* A copy still lent becomes its holder's: job_plan_free frees it then. */
+	for (size_t i = 0; i < COPIES_MAX && en->jp[i]; i++) {
+		en->jp[i]->give_back = NULL;
+		if (!en->out[i])
+			job_plan_free(en->jp[i]);
+	}
 	memset(en, 0, sizeof(*en));
 }
 
@@ -130,16 +139,51 @@ static struct plan_entry *find(struct plancache *pc, const struct exe *exe,
 	return NULL;
 }
 
+/* A copy of en's plan not lent, its bindings resolved again: its index, or -1 (none free,
+ * or a binding that no longer resolves: *stale then). */
+static int free_copy(struct plan_entry *en, struct vbuf_table *vbufs, const struct plan_env *env,
+                     bool *stale)
+{
+	struct cs_err ignored;
+
+	*stale = false;
+	for (int i = 0; i < COPIES_MAX && en->jp[i]; i++) {
+		if (en->out[i])
+			continue;
+		if (rebind(en->jp[i], vbufs, env, &ignored) == 0)
+			return i;
+		*stale = true;
+		return -1;
+	}
+	return -1;
+}
+
+/* A new entry for exe under env, holding jp as its first copy. */
+static struct plan_entry *keep_new(struct plancache *pc, const struct exe *exe,
+                                   const struct plan_env *env, struct job_plan *jp)
+{
+	struct plan_entry *en = &pc->e[pc->next];
+
+	pc->next = (pc->next + 1) % PLANS_MAX;
+	entry_clear(en);
+	*en = (struct plan_entry){.exe = exe,
+	                          .device_cli = env->device_cli ? xstrdup(env->device_cli) : NULL};
+	en->jp[0] = jp;
+	keep_scope(en, env->caller);
+	return en;
+}
+
 int plancache_plan(struct plancache *pc, struct vbuf_table *vbufs, const struct exe *exe,
                    const struct plan_env *env, struct job_plan **jp, bool *kept, struct cs_err *e)
 {
 	struct plan_entry *en = find(pc, exe, env);
-	struct cs_err ignored;
+	bool stale = false;
+	int i = en ? free_copy(en, vbufs, env, &stale) : -1;
 
 	*kept = false;
 	/* A binding that no longer resolves is planned again, for plan_exe's message. */
-	if (en && rebind(en->jp, vbufs, env, &ignored) == 0) {
-		*jp = en->jp;
+	if (i >= 0) {
+		*jp = en->jp[i];
 		*kept = true;
 		return 0;
 	}
@@ -149,13 +193,57 @@ int plancache_plan(struct plancache *pc, struct vbuf_table *vbufs, const struct 
 		return -1;
 	if (!all_buffers(*jp))
 		return 0;
-	en = &pc->e[pc->next];
-	pc->next = (pc->next + 1) % PLANS_MAX;
-	entry_clear(en);
-	*en = (struct plan_entry){.exe = exe,
-	                          .device_cli = env->device_cli ? xstrdup(env->device_cli) : NULL,
-	                          .jp = *jp};
-	keep_scope(en, env->caller);
+	keep_new(pc, exe, env, *jp);
 	*kept = true;
+	return 0;
+}
+
+/* job_plan_free of a lent copy: it is free again. arg: its entry's out flag (an entry
+ * cleared while the copy was out took the copy's give_back away first). */
+static void give_back(void *arg, struct job_plan *jp)
+{
+	bool *out = arg;
+
+	(void)jp;
+	*out = false;
+}
+
+static void lend(struct plan_entry *en, int i, struct job_plan **jp)
+{
+	en->out[i] = true;
+	en->jp[i]->give_back = give_back;
+	en->jp[i]->give_back_arg = &en->out[i];
+	*jp = en->jp[i];
+}
+
+int plancache_lend(struct plancache *pc, struct vbuf_table *vbufs, const struct exe *exe,
+                   const struct plan_env *env, struct job_plan **jp, struct cs_err *e)
+{
+	struct plan_entry *en = find(pc, exe, env);
+	bool stale = false;
+	int i = en ? free_copy(en, vbufs, env, &stale) : -1, n = 0;
+
+	if (i >= 0) {
+		lend(en, i, jp);
+		return 0;
+	}
+	if (en && stale) { /* planned again, for plan_exe's message */
+		entry_clear(en);
+		en = NULL;
+	}
+	if (plan_exe(exe, env, jp, e))
+		return -1;
+	if (!all_buffers(*jp))
+		return 0;
+	if (!en) {
+		lend(keep_new(pc, exe, env, *jp), 0, jp);
+		return 0;
+	}
+	while (n < COPIES_MAX && en->jp[n])
+		n++;
+	if (n == COPIES_MAX) /* every copy out: this one is the job's own */
+		return 0;
+	en->jp[n] = *jp;
+	lend(en, n, jp);
 	return 0;
 }

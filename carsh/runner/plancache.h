@@ -7,8 +7,9 @@
  * those it was made with; its <Buffer> bindings are resolved again each time, since
  * `virtbuf swap` moves the names.
  *
- * Only the shell's own thread uses the cache (foreground jobs of the thread executor), and
- * only plans whose streams are all bound to virtual buffers are kept.
+ * Only the shell's own thread uses the cache (foreground jobs of the thread executor, and the
+ * process executor's jobs of a batch), and only plans whose streams are all bound to virtual
+ * buffers are kept.
  */
 #ifndef CARSH_RUNNER_PLANCACHE_H
 #define CARSH_RUNNER_PLANCACHE_H
@@ -28,5 +29,12 @@ void plancache_free(struct plancache *pc);
  * past the job). */
 int plancache_plan(struct plancache *pc, struct vbuf_table *vbufs, const struct exe *exe,
                    const struct plan_env *env, struct job_plan **jp, bool *kept, struct cs_err *e);
+
+/* As plancache_plan, for the process executor's jobs of a batch's window, which keep their
+ * plan while they are in flight: a plan kept is lent (several copies of one, one to each job
+ * in flight), and job_plan_free gives it back (exec/jobplan.h); a plan not kept is the
+ * caller's. Either way the caller frees *jp when the job is done with it. */
+int plancache_lend(struct plancache *pc, struct vbuf_table *vbufs, const struct exe *exe,
+                   const struct plan_env *env, struct job_plan **jp, struct cs_err *e);
 
 #endif

@@ -255,6 +255,10 @@ static int plan_and_run(struct run_ctx *c, const struct exe *exe, const struct p
 	if (reusable && c->s->thread_mode && !c->background && !c->detached) {
 		if (plancache_plan(c->s->plans, c->s->vbufs, exe, &env, &jp, &kept, e))
 			return 1;
+	} else if (reusable && c->window && !c->background && !c->detached) {
+		/* A batch's job for a window: the plan is lent, job_plan_free gives it back. */
+		if (plancache_lend(c->s->plans, c->s->vbufs, exe, &env, &jp, e))
+			return 1;
 	} else if (plan_exe(exe, &env, &jp, e)) {
 		return 1;
 	}

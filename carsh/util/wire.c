@@ -96,9 +96,9 @@ int wire_send(int sock, uint32_t type, const void *payload, size_t len, const in
 	return 0;
 }
 
-void wire_frame(struct wbuf *out, uint32_t type, const void *payload, size_t len)
+void wire_frame_fds(struct wbuf *out, uint32_t type, const void *payload, size_t len, size_t nfds)
 {
-	struct wire_header h = {.type = type, .len = (uint32_t)len, .nfds = 0};
+	struct wire_header h = {.type = type, .len = (uint32_t)len, .nfds = (uint32_t)nfds};
 
 	memcpy(h.magic, WIRE_MAGIC, sizeof(h.magic));
 	wb_bytes(out, &h, sizeof(h));
@@ -106,20 +106,43 @@ void wire_frame(struct wbuf *out, uint32_t type, const void *payload, size_t len
 		wb_bytes(out, payload, len);
 }
 
-int wire_send_frames(int sock, const struct wbuf *frames, struct cs_err *e)
+void wire_frame(struct wbuf *out, uint32_t type, const void *payload, size_t len)
 {
-	size_t done = 0;
+	wire_frame_fds(out, type, payload, len, 0);
+}
 
-	while (done < frames->len) {
-		ssize_t n = send(sock, frames->p + done, frames->len - done, MSG_NOSIGNAL);
+int wire_send_frames_fds(int sock, const struct wbuf *frames, const int *fds, size_t nfds,
+                         struct cs_err *e)
+{
+	struct iovec iov = {frames->p, frames->len};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	union wire_cmsg c;
+	size_t left = frames->len;
+
+	if (nfds > WIRE_MAX_FDS)
+		return err_set(e, "wire: %zu file descriptors to send, at most %d", nfds,
+		               WIRE_MAX_FDS);
+	if (nfds)
+		put_fds(&mh, &c, fds, nfds);
+	while (left > 0) {
+		ssize_t n = sendmsg(sock, &mh, MSG_NOSIGNAL);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return err_errno(e, "wire: send");
-		done += (size_t)n;
+		/* The fds went with the first byte; the rest goes without them. */
+		mh.msg_control = NULL;
+		mh.msg_controllen = 0;
+		iov_advance(&mh, (size_t)n);
+		left -= (size_t)n;
 	}
 	return 0;
+}
+
+int wire_send_frames(int sock, const struct wbuf *frames, struct cs_err *e)
+{
+	return wire_send_frames_fds(sock, frames, NULL, 0, e);
 }
 
 /* Keep the fds one recvmsg brought; past WIRE_MAX_FDS they are closed at once. */

@@ -43,6 +43,13 @@ int wire_send(int sock, uint32_t type, const void *payload, size_t len, const in
 void wire_frame(struct wbuf *out, uint32_t type, const void *payload, size_t len);
 /* Send what wire_frame gathered in frames, whole, as wire_send sends one. 0, or -1 with e. */
 int wire_send_frames(int sock, const struct wbuf *frames, struct cs_err *e);
+/* As wire_frame, for the first of the frames that wire_send_frames_fds sends: the frame
+ * announces nfds fds (at most WIRE_MAX_FDS), which travel with its first byte. */
+void wire_frame_fds(struct wbuf *out, uint32_t type, const void *payload, size_t len, size_t nfds);
+/* As wire_send_frames, with nfds fds (the first frame's, announced by wire_frame_fds; they
+ * stay the caller's). 0, or -1 with e. */
+int wire_send_frames_fds(int sock, const struct wbuf *frames, const int *fds, size_t nfds,
+                         struct cs_err *e);
 
 /* Receive one frame into m (which the caller frees with wire_msg_free). Returns 1 with a
  * message; 0 when the peer closed the stream between frames; -1 with e for a truncated

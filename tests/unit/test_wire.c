@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exec/planmemo.h"
 #include "exec/planwire.h"
 #include "util/alloc.h"
 #include "util/wire.h"
@@ -142,6 +143,47 @@ START_TEST(test_wire_frames_sent_together_arrive_one_by_one)
 	close(sv[0]);
 	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 0);
 	close(sv[1]);
+	wb_free(&frames);
+}
+END_TEST
+
+/* A run of frames in one write, the first announcing fds (a window's run of jobs): the fds
+ * arrive with the first frame, which refers to the pipe sent; the next frames come whole,
+ * without fds. */
+START_TEST(test_wire_frames_with_fds_arrive_with_the_first)
+{
+	struct wbuf frames = WBUF_INIT;
+	struct forged_header h;
+	struct cs_err e;
+	struct wire_msg m;
+	int sv[2], p[2];
+	char got[4] = "";
+
+	pair(sv);
+	ck_assert_int_eq(pipe(p), 0);
+	wire_frame_fds(&frames, 1, "one", 3, 1);
+	wire_frame(&frames, 1, "two", 3);
+	memcpy(&h, frames.p, sizeof(h));
+	ck_assert_uint_eq(h.nfds, 1);
+	memcpy(&h, frames.p + sizeof(h) + 3, sizeof(h));
+	ck_assert_uint_eq(h.nfds, 0);
+	ck_assert_int_eq(wire_send_frames_fds(sv[0], &frames, &p[1], 1, &e), 0);
+	close(p[1]);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 1);
+	ck_assert_uint_eq(m.nfds, 1);
+	ck_assert_int_eq(memcmp(m.payload, "one", 3), 0);
+	ck_assert_int_eq(write(m.fds[0], "abc", 3), 3);
+	wire_msg_free(&m);
+	ck_assert_int_eq(read(p[0], got, 3), 3);
+	ck_assert_str_eq(got, "abc");
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 1);
+	ck_assert_uint_eq(m.nfds, 0);
+	ck_assert_int_eq(memcmp(m.payload, "two", 3), 0);
+	wire_msg_free(&m);
+	close(sv[0]);
+	ck_assert_int_eq(wire_recv(sv[1], &m, &e), 0);
+	close(sv[1]);
+	close(p[0]);
 	wb_free(&frames);
 }
 END_TEST
@@ -766,6 +808,84 @@ START_TEST(test_planwire_plan_round_trips_field_by_field)
 }
 END_TEST
 
+/* A worker's kept plans (exec/planmemo.h): the same bytes give the plan decoded the first
+ * time; a plan that differs in one buffer's object, in an argument's value or in its kernel
+ * source is decoded afresh, with its own values; 33 other plans push the first out (it is
+ * decoded again, to the same values). */
+START_TEST(test_planmemo_same_bytes_same_plan_else_decoded)
+{
+	struct plan_memo *m = planmemo_new();
+	struct job_plan *jp = make_plan(), *a, *b, *c;
+	struct wbuf w1, w2, w3;
+	struct cs_err e;
+
+	encode(jp, &w1);
+	ck_assert_int_eq(planmemo_get(m, w1.p, w1.len, &a, &e), 0);
+	compare_plans(jp, a);
+	ck_assert_int_eq(planmemo_get(m, w1.p, w1.len, &b, &e), 0);
+	ck_assert_ptr_eq(a, b);
+	free(jp->binds[0].shm); /* the same length: only the bytes tell */
+	jp->binds[0].shm = xstrdup("/carsh-123-xt");
+	encode(jp, &w2);
+	ck_assert_uint_eq(w1.len, w2.len);
+	ck_assert_int_eq(planmemo_get(m, w2.p, w2.len, &b, &e), 0);
+	ck_assert_ptr_ne(a, b);
+	ck_assert_str_eq(b->binds[0].shm, "/carsh-123-xt");
+	ck_assert_str_eq(a->binds[0].shm, "/carsh-123-xs");
+	jp->kp.args[2].value[0] = 7;
+	encode(jp, &w3);
+	ck_assert_int_eq(planmemo_get(m, w3.p, w3.len, &c, &e), 0);
+	ck_assert_ptr_ne(c, b);
+	ck_assert_int_eq(c->kp.args[2].value[0], 7);
+	ck_assert_int_eq(b->kp.args[2].value[0], 1);
+	wb_free(&w3);
+	for (int i = 0; i < 33; i++) {
+		struct job_plan *o;
+
+		free(jp->kp.source);
+		jp->kp.source = xstrdup("__kernel void k(__global float4 *x) { x[0] *= 3; }\n");
+		jp->kp.source[40] = (char)('A' + i);
+		encode(jp, &w3);
+		ck_assert_int_eq(planmemo_get(m, w3.p, w3.len, &o, &e), 0);
+		ck_assert_int_eq(o->kp.source[40], 'A' + i);
+		wb_free(&w3);
+	}
+	ck_assert_int_eq(planmemo_get(m, w1.p, w1.len, &a, &e), 0);
+	ck_assert_str_eq(a->binds[0].shm, "/carsh-123-xs");
+	ck_assert_int_eq(a->kp.args[2].value[0], 1);
+	ck_assert_int_ne(planmemo_get(m, w1.p, w1.len - 1, &b, &e), 0);
+	wb_free(&w1);
+	wb_free(&w2);
+	job_plan_free(jp);
+	planmemo_free(m);
+}
+END_TEST
+
+static int given_back;
+static void count_give_back(void *arg, struct job_plan *jp)
+{
+	ck_assert_ptr_eq(arg, &given_back);
+	ck_assert_ptr_null(jp->on_end);
+	given_back++;
+}
+
+/* A lent plan (exec/jobplan.h) goes back to its keeper, not freed; without a keeper it is
+ * freed (the memory checkers see a leak otherwise). */
+START_TEST(test_job_plan_free_gives_a_lent_plan_back)
+{
+	struct job_plan *jp = xcalloc(1, sizeof(*jp));
+
+	jp->give_back = count_give_back;
+	jp->give_back_arg = &given_back;
+	given_back = 0;
+	job_plan_free(jp);
+	job_plan_free(jp);
+	ck_assert_int_eq(given_back, 2);
+	jp->give_back = NULL;
+	job_plan_free(jp);
+}
+END_TEST
+
 START_TEST(test_planwire_every_truncation_refused)
 {
 	struct job_plan *jp = make_plan(), *back;
@@ -917,6 +1037,9 @@ Suite *suite_wire(void)
 
 	tcase_add_test(tc, test_wire_frame_without_fds_round_trips);
 	tcase_add_test(tc, test_wire_frames_sent_together_arrive_one_by_one);
+	tcase_add_test(tc, test_wire_frames_with_fds_arrive_with_the_first);
+	tcase_add_test(tc, test_planmemo_same_bytes_same_plan_else_decoded);
+	tcase_add_test(tc, test_job_plan_free_gives_a_lent_plan_back);
 	tcase_add_test(tc, test_wire_recv_ahead_takes_arrived_frames_in_order);
 	tcase_add_test(tc, test_wire_recv_ahead_truncated_frame_refused);
 	tcase_add_test(tc, test_wire_fds_arrive_as_the_same_files_close_on_exec);

@@ -1,0 +1,28 @@
+/*
+ * A warm worker's decoded plans, kept by their bytes (exec/planwire.h): a batch sends the
+ * same few plans again and again (each step of a <Repeat>, the two sides of a swap pair), and
+ * a plan whose bytes are those of one kept is not decoded again (docs/executors.md "The
+ * wire"). Equal bytes are the same plan: the kernel, its arguments' values and every
+ * binding, the shared-memory objects included.
+ */
+#ifndef CARSH_EXEC_PLANMEMO_H
+#define CARSH_EXEC_PLANMEMO_H
+
+#include <stddef.h>
+
+#include "exec/jobplan.h"
+#include "util/error.h"
+
+struct plan_memo;
+
+struct plan_memo *planmemo_new(void);
+void planmemo_free(struct plan_memo *m);
+
+/* The plan that buf's len bytes encode: a kept one, or decoded and kept. *jp stays the
+ * memo's (never freed by the caller; valid until the next planmemo_get or planmemo_free);
+ * it must come back from a job as it came (stage_release undoes what staging set). -1 with
+ * e when the bytes are not a plan. */
+int planmemo_get(struct plan_memo *m, const void *buf, size_t len, struct job_plan **jp,
+                 struct cs_err *e);
+
+#endif
