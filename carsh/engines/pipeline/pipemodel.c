@@ -90,7 +90,7 @@ static double gpu_time_timed(const struct pm_meas *m, uint32_t mask, struct pm_e
 /* The GPU stages' time. The GPU path of a DP configuration (every stage on the GPU) runs the
  * item the feeder beside the CG experiment ran, one right after the other as a stream does:
  * its mean item where measured. The GPU experiment waits for each stage and transfer apart to
- * time it, which a stream does not (ViVid LD on the H200: 0.080-0.089 ms an item in the DP-CG
+ * time it, which a stream does not (ViVid LD, measured: 0.080-0.089 ms an item in the DP-CG
  * runs, 0.115 from the GPU experiment's figures). Coupled mappings keep the GPU experiment's
  * figures: scaled by the feeder's ratio they moved SRAD's choice to worse mappings
  * (docs/pipeline.md). */
@@ -121,8 +121,8 @@ static double cg_crowding(const struct pm_meas *m, const struct pm_cgfit *f, uns
  * ratio to the homogeneous time with as many threads — the contention line's where it is
  * fitted, else the CG experiment's — kept between 1 and PM_BESIDE_MAX. Each of its threads
  * times one item, its first, as the CG experiment with as many threads does: per stage, the
- * two disagreed with the stream by up to fivefold on a short stage (SRAD's `stats` on the
- * H200: 1.27-1.60 ms beside the GPU, 1.81 in the 16-thread batch, 0.26 in the stream's
+ * two disagreed with the stream by up to fivefold on a short stage (SRAD's `stats`, measured:
+ * 1.27-1.60 ms beside the GPU, 1.81 in the 16-thread batch, 0.26 in the stream's
  * homogeneous run, 0.46 on DP-CG:16's CPU path); the item as a whole, bounded, is what the
  * stream bears out (docs/pipeline.md, "The model"). Between n = 1 (no CPU thread beside the
  * GPU's) and beside_n + 1 it grows in proportion to the CPU threads beside the GPU's, n - 1.

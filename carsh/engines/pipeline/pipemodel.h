@@ -93,7 +93,7 @@ struct pm_meas {
 };
 
 /* The most the model slows a coupled run's CPU-path item for the GPU's thread beside it (the
- * CG experiment beside the GPU over the homogeneous time): the coupled runs on the H200
+ * CG experiment beside the GPU over the homogeneous time): the coupled runs on a GPU
  * measured their CPU-path items 1.04-1.32 times the homogeneous run's at 9-17 threads (SRAD,
  * two validations; ViVid LD 1.07-1.29), where the experiment, one cold item a thread, read up
  * to 1.43 (docs/pipeline.md, "The model"). */
