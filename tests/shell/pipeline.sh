@@ -181,16 +181,21 @@ if [ "$(POCL_MAX_PTHREAD_COUNT=4 "$CARSH" devices | awk '$2 == "cpu" { print $(N
 	grep -q "^  CG, 2 threads beside the GPU's, ms per stage: filter [0-9.]*, histogram [0-9.]*, classify [0-9.]*; the GPU's feeder, ms per item: [0-9.]*$" "$OUT" &&
 		pass "4 cores: the CG experiment beside the GPU" || fail "beside: $(grep beside "$OUT")"
 	# The model takes it as the item beside the GPU's over the contention line's at 3 threads,
-	# within 1 .. 1.30 (its stages printed to 3 decimals: within 2 %).
+	# within 1 .. 1.30 (its stages printed to 3 decimals: within 2 %). Where the training's
+	# times fit no line (a loaded machine), the model divides by the CG experiment's own stage
+	# times, which the report does not print: then only the bound is checked.
 	awk '/^  the model.s contention line/ { sub(/.*threads:/, ""); n = split($0, w, ",")
 		for (i = 1; i <= n; i++) { split(w[i], f, " "); line += f[2] + (f[3] == "-" ? -1 : 1) * f[4] * 3 } }
 	/^  CG, 2 threads beside the GPU.s/ { sub(/;.*/, ""); sub(/.*stage:/, ""); n = split($0, w, ",")
 		for (i = 1; i <= n; i++) { split(w[i], f, " "); beside += f[2] } }
 	/^  CG beside the GPU.s over the homogeneous, the item: / { r = $10 + 0; u = $NF + 0 }
-	END { want = beside / line; b = want < 1 ? 1 : want > 1.3 ? 1.3 : want
-		ok = line > 0 && r > 0 && r / want > 0.98 && r / want < 1.02 && (u - (r < 1 ? 1 : r > 1.3 ? 1.3 : r))^2 < 1e-6
-		print ok ? "ok" : "ratio " r " used " u ", want " want " and " b }' "$OUT" >ratio.txt
-	[ "$(cat ratio.txt)" = ok ] && pass "4 cores: the slowdown beside the GPU, the item over the line, bounded" ||
+	END { bound = r > 0 && (u - (r < 1 ? 1 : r > 1.3 ? 1.3 : r))^2 < 1e-6
+		if (line == 0) { print bound ? "ok: no line fitted, the bound only" : "ratio " r " used " u ", no line"; exit }
+		want = beside / line; b = want < 1 ? 1 : want > 1.3 ? 1.3 : want
+		ok = bound && r / want > 0.98 && r / want < 1.02
+		print ok ? "ok: the item over the line, bounded" : "ratio " r " used " u ", want " want " and " b }' "$OUT" >ratio.txt
+	case $(cat ratio.txt) in ok:*) true ;; *) false ;; esac &&
+		pass "4 cores: the slowdown beside the GPU, $(sed 's/^ok: //' ratio.txt)" ||
 		fail "beside ratio: $(cat ratio.txt)"
 	check_outputs vivid 20 "4 cores, with the experiment beside the GPU"
 	for i in $(seq 0 17); do
