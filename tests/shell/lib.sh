@@ -203,3 +203,34 @@ mpi_ready() {
 mpi_run() {
 	sh "$TOP_SRCDIR/tests/tools/mpi-run" "$@"
 }
+
+# How a crashing kernel shows on the device under test (docs/executors.md, the crashing
+# kernel): `signal` where the worker waits for every job and the fault kills it (a CPU
+# device: the job is named, status 139), `queue` where the fault comes back on the queue
+# after the job answered (a GPU: the next job or reader that waits fails, and the worker
+# ends). crash_form sets $CRASH_FORM to one or the other, found once per test by a
+# throw-away session that runs the crash kernel; anything else fails the test, says what
+# came, and leaves `signal` (the checks of that form then fail too).
+CRASH_FORM=
+crash_form() {
+	local st
+	[ -n "$CRASH_FORM" ] && return 0
+	env -u CARSH_QUEUE_CPU "$CARSH" -c "virtbuf create x float 8; virtbuf create y float 8
+run $DATA/fm/crash.xml x=buffer:x y=buffer:y" >"$T/crash.out" 2>"$T/crash.err"
+	st=$?
+	CRASH_FORM=signal
+	if [ "$st" = 1 ] && grep -q "^carsh: worker: the work an earlier job queued failed: " "$T/crash.err"; then
+		CRASH_FORM=queue
+	elif [ "$st" != 139 ] || ! grep -q "killed by SIGSEGV (kernel 'crash'" "$T/crash.err"; then
+		fail "the crash kernel: status $st, $(cat "$T/crash.err")"
+	fi
+	echo "crash form: $CRASH_FORM"
+}
+
+# lost_in B FILE: FILE tells a reader of buffer B that it was lost with the worker whose
+# queue failed: the reader that waited ("a job that failed wrote the only current copy") or
+# one after it (the worker had ended).
+lost_in() {
+	grep -qF -e "virtbuf dump $1: virtual buffer '$1' was lost: a job that failed wrote the only current copy, on a device (worker: the work an earlier job queued failed: " \
+		-e "virtbuf dump $1: virtual buffer '$1' was lost: its newest data was on the device of a worker that ended (" "$2"
+}
