@@ -521,6 +521,43 @@ START_TEST(test_coupled_cpu_stages_take_their_time_beside_the_gpu)
 }
 END_TEST
 
+/* A CPU-path item slowed beside the GPU never makes a configuration faster: over a grid of
+ * GPU speeds, cores, threads, mappings and measured slowdowns, every coupled prediction with
+ * the experiment is at most the prediction without it. (The pool's chain hands the GPU-CPU
+ * path more items when CPU items are slower, and where the cores' bound binds the CPU path
+ * the sum rose for some timings.) */
+START_TEST(test_beside_slowdown_never_speeds_a_configuration_up)
+{
+	static const double gpu_scale[] = {0.2, 1, 5, 25}, slow[] = {1.05, 1.15, 1.3};
+	struct pm_meas m;
+	unsigned worse = 0;
+
+	for (size_t g = 0; g < sizeof(gpu_scale) / sizeof(gpu_scale[0]); g++)
+		for (unsigned nc = 1; nc <= 3; nc++)
+			for (size_t r = 0; r < sizeof(slow) / sizeof(slow[0]); r++)
+				for (unsigned n = 2; n <= 4; n++)
+					for (uint32_t mask = 1; mask < 7; mask++) {
+						double plain, with;
+
+						fixture(&m);
+						m.sh.nc = nc;
+						m.gpu_host = 0.5;
+						for (int k = 0; k < 3; k++) {
+							m.st[k].t_g *= gpu_scale[g];
+							m.t_cgn_stage[2][k] = m.st[k].t_cg;
+						}
+						plain = predict(&m, false, false, n, mask).lambda;
+						m.beside_n = 1;
+						for (int k = 0; k < 3; k++)
+							m.t_beside_stage[k] =
+							        m.st[k].t_cg * slow[r];
+						with = predict(&m, false, false, n, mask).lambda;
+						worse += with > plain * (1 + 1e-12);
+					}
+	ck_assert_uint_eq(worse, 0);
+}
+END_TEST
+
 /* DP-CG:3: its two CPU threads run beside the GPU's, a coupled run of three; the experiment
  * with one CPU thread beside it (1.2 as above) gives the slowdown from one CPU thread on:
  * T^CG(2) = 0.035 becomes 0.042, λ = 1/0.024 + 1/0.042. With two CPU threads in the
@@ -1275,6 +1312,7 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_gpu_cpu_stages_take_their_time_beside_the_other_threads);
 	tcase_add_test(t, test_coupled_cpu_stages_take_their_time_beside_the_gpu);
 	tcase_add_test(t, test_beside_slowdown_grows_with_the_cpu_threads);
+	tcase_add_test(t, test_beside_slowdown_never_speeds_a_configuration_up);
 	tcase_add_test(t, test_beside_slowdown_against_the_line_and_bounded);
 	tcase_add_test(t, test_dp_gpu_path_takes_the_feeders_item);
 	tcase_add_test(t, test_tdp_caps_the_energy_per_item);

@@ -333,10 +333,10 @@ static void predict_dp(const struct pm_meas *m, const struct pm_cgfit *f, const 
  * thread for n · T^CG(n), a CPU item beside the n - 1 others. The GPU-CPU path keeps a core
  * busy for its CPU stages and, while its item is on the GPU, gpu_host of one: the CPU path
  * has the other cores only (what binds with more threads than cores). */
-static double pool_cg(const struct pm_meas *m, const struct pm_cgfit *f, const struct pm_config *c,
-                      double t_g, double t_a, double *lambda_gc)
+static double pool_cg_item(const struct pm_meas *m, const struct pm_cgfit *f,
+                           const struct pm_config *c, double t_g, double t_a, double item,
+                           double *lambda_gc)
 {
-	double item = coupled_item(m, f, c->threads, c->threads * t_cg(m, f, c->threads));
 	double x = pchain_throughput(c->threads, false, t_g, t_a, item, lambda_gc);
 
 	/* The cores' bound on the homogeneous rate: the slowdown beside the GPU was measured with
@@ -344,6 +344,24 @@ static double pool_cg(const struct pm_meas *m, const struct pm_cgfit *f, const s
 	return fmin(fmax(0.0, x - *lambda_gc),
 	            cores_bound(rate(t_cg(m, f, c->threads)), c->threads,
 	                        *lambda_gc * (t_a + m->gpu_host * t_g), m->sh.nc));
+}
+
+/* The pool with the CPU items slowed beside the GPU, never faster than without: slower CPU
+ * items hand the GPU-CPU path more of them in the chain, and where the cores' bound holds the
+ * CPU path, the sum of the two then rose for some timings, which no pool of threads does. */
+static double pool_cg(const struct pm_meas *m, const struct pm_cgfit *f, const struct pm_config *c,
+                      double t_g, double t_a, double *lambda_gc)
+{
+	double plain = c->threads * t_cg(m, f, c->threads), gc_plain;
+	double mu_plain = pool_cg_item(m, f, c, t_g, t_a, plain, &gc_plain);
+	double mu =
+	        pool_cg_item(m, f, c, t_g, t_a, coupled_item(m, f, c->threads, plain), lambda_gc);
+
+	if (gc_plain + mu_plain < *lambda_gc + mu) {
+		*lambda_gc = gc_plain;
+		return mu_plain;
+	}
+	return mu;
 }
 
 /* The pool under MG: an item that finds the GPU busy goes through every stage on the whole
