@@ -62,6 +62,25 @@ static void iov_advance(struct msghdr *mh, size_t n)
 	}
 }
 
+/* All `left` bytes of mh sent, its descriptors (if any) with the first. */
+static int send_all(int sock, struct msghdr *mh, size_t left, struct cs_err *e)
+{
+	while (left > 0) {
+		ssize_t n = sendmsg(sock, mh, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return err_errno(e, "wire: send");
+		/* The fds went with the first byte; the rest goes without them. */
+		mh->msg_control = NULL;
+		mh->msg_controllen = 0;
+		iov_advance(mh, (size_t)n);
+		left -= (size_t)n;
+	}
+	return 0;
+}
+
 int wire_send(int sock, uint32_t type, const void *payload, size_t len, const int *fds, size_t nfds,
               struct cs_err *e)
 {
@@ -80,20 +99,7 @@ int wire_send(int sock, uint32_t type, const void *payload, size_t len, const in
 	memcpy(h.magic, WIRE_MAGIC, sizeof(h.magic));
 	if (nfds)
 		put_fds(&mh, &c, fds, nfds);
-	while (left > 0) {
-		ssize_t n = sendmsg(sock, &mh, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return err_errno(e, "wire: send");
-		/* The fds went with the first byte; the rest goes without them. */
-		mh.msg_control = NULL;
-		mh.msg_controllen = 0;
-		iov_advance(&mh, (size_t)n);
-		left -= (size_t)n;
-	}
-	return 0;
+	return send_all(sock, &mh, left, e);
 }
 
 void wire_frame_fds(struct wbuf *out, uint32_t type, const void *payload, size_t len, size_t nfds)
@@ -124,20 +130,7 @@ int wire_send_frames_fds(int sock, const struct wbuf *frames, const int *fds, si
 		               WIRE_MAX_FDS);
 	if (nfds)
 		put_fds(&mh, &c, fds, nfds);
-	while (left > 0) {
-		ssize_t n = sendmsg(sock, &mh, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return err_errno(e, "wire: send");
-		/* The fds went with the first byte; the rest goes without them. */
-		mh.msg_control = NULL;
-		mh.msg_controllen = 0;
-		iov_advance(&mh, (size_t)n);
-		left -= (size_t)n;
-	}
-	return 0;
+	return send_all(sock, &mh, left, e);
 }
 
 int wire_send_frames(int sock, const struct wbuf *frames, struct cs_err *e)
