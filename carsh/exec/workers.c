@@ -1447,8 +1447,9 @@ static void holder_unref(struct workers *w, struct worker *wk)
 		worker_end(wk);
 }
 
-int workers_write_back(struct workers *w, uint64_t serial, const char *shm, uint64_t gen,
-                       struct cs_err *e)
+/* A buffer request to the holder with that serial, under its exchange lock. */
+static int holder_request(struct workers *w, uint64_t serial, uint32_t type, const char *shm,
+                          uint64_t gen, struct cs_err *e)
 {
 	struct worker *wk = holder_ref(w, serial);
 	int rc;
@@ -1456,25 +1457,22 @@ int workers_write_back(struct workers *w, uint64_t serial, const char *shm, uint
 	if (!wk)
 		return err_set(e, "the worker ended while idle");
 	pthread_mutex_lock(&wk->xlock);
-	rc = buffer_request(wk, WORKER_WRITEBACK, shm, gen, e);
+	rc = buffer_request(wk, type, shm, gen, e);
 	pthread_mutex_unlock(&wk->xlock);
 	holder_unref(w, wk);
 	return rc;
 }
 
+int workers_write_back(struct workers *w, uint64_t serial, const char *shm, uint64_t gen,
+                       struct cs_err *e)
+{
+	return holder_request(w, serial, WORKER_WRITEBACK, shm, gen, e);
+}
+
 int workers_narrow(struct workers *w, uint64_t serial, const char *shm, uint64_t gen,
                    struct cs_err *e)
 {
-	struct worker *wk = holder_ref(w, serial);
-	int rc;
-
-	if (!wk)
-		return err_set(e, "the worker ended while idle");
-	pthread_mutex_lock(&wk->xlock);
-	rc = buffer_request(wk, WORKER_NARROW, shm, gen, e);
-	pthread_mutex_unlock(&wk->xlock);
-	holder_unref(w, wk);
-	return rc;
+	return holder_request(w, serial, WORKER_NARROW, shm, gen, e);
 }
 
 /* The serials of the workers that hold buffers now (at most max). */
