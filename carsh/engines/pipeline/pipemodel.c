@@ -352,11 +352,13 @@ static double pool_cg_item(const struct pm_meas *m, const struct pm_cgfit *f,
 static double pool_cg(const struct pm_meas *m, const struct pm_cgfit *f, const struct pm_config *c,
                       double t_g, double t_a, double *lambda_gc)
 {
-	double plain = c->threads * t_cg(m, f, c->threads), gc_plain;
-	double mu_plain = pool_cg_item(m, f, c, t_g, t_a, plain, &gc_plain);
-	double mu =
-	        pool_cg_item(m, f, c, t_g, t_a, coupled_item(m, f, c->threads, plain), lambda_gc);
+	double plain = c->threads * t_cg(m, f, c->threads), gc_plain, mu_plain;
+	double slowed = coupled_item(m, f, c->threads, plain);
+	double mu = pool_cg_item(m, f, c, t_g, t_a, slowed, lambda_gc);
 
+	if (slowed == plain) /* nothing measured beside the GPU: no second chain */
+		return mu;
+	mu_plain = pool_cg_item(m, f, c, t_g, t_a, plain, &gc_plain);
 	if (gc_plain + mu_plain < *lambda_gc + mu) {
 		*lambda_gc = gc_plain;
 		return mu_plain;
