@@ -8,7 +8,9 @@
 #ifndef CARSH_EXEC_PLANMEMO_H
 #define CARSH_EXEC_PLANMEMO_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "exec/jobplan.h"
 #include "util/error.h"
@@ -18,11 +20,18 @@ struct plan_memo;
 struct plan_memo *planmemo_new(void);
 void planmemo_free(struct plan_memo *m);
 
-/* The plan that buf's len bytes encode: a kept one, or decoded and kept. *jp stays the
- * memo's (never freed by the caller; valid until the next planmemo_get or planmemo_free);
- * it must come back from a job as it came (stage_release undoes what staging set). -1 with
- * e when the bytes are not a plan. */
-int planmemo_get(struct plan_memo *m, const void *buf, size_t len, struct job_plan **jp,
-                 struct cs_err *e);
+/* The plan that buf's len bytes encode: a kept one, or decoded and kept. by_token: the
+ * bytes begin with the token of a source defined here (planmemo_define_source), the plan's
+ * source. *jp stays the memo's (never freed by the caller; valid until the next
+ * planmemo_get or planmemo_free); it must come back from a job as it came (stage_release
+ * undoes what staging set). -1 with e when the bytes are not a plan, or name a source not
+ * kept here. */
+int planmemo_get(struct plan_memo *m, const void *buf, size_t len, bool by_token,
+                 struct job_plan **jp, struct cs_err *e);
+
+/* A kernel source sent by reference (exec/workerwire.h, struct wire_source): kept, with the
+ * last WORKER_SOURCES_KEPT defined before it, for the plans whose bytes begin with its token
+ * (planmemo_get's by_token). The memo takes a copy of text. */
+void planmemo_define_source(struct plan_memo *m, uint64_t nonce, uint64_t addr, const char *text);
 
 #endif

@@ -25,6 +25,8 @@
 #include "util/strvec.h"
 #include "util/wire.h"
 
+#define HEAD_PARTS 5
+
 struct worker {
 	struct workers *pool;
 	pid_t pid;
@@ -33,7 +35,16 @@ struct worker {
 	int res_fd;             /* the memfd behind res; -1 in a worker lent by the server */
 	bool remote;            /* lent by the server: not this process's child */
 	char *key;              /* its last plan's device selectors and job environment */
-	struct strvec env;      /* that job environment, sent with the job (workers_take) */
+	/* The parts of key's head (plan_key_head) of the last plan it was lent for by
+	 * worker_fits, or head_known false: a batch's next job on the same kernel is checked
+	 * against them without formatting a key. */
+	char *head[HEAD_PARTS];
+	bool head_known;
+	/* The kept sources it was sent by reference (struct wire_source), in the order it keeps
+	 * them: the oldest is the next replaced (xlock). */
+	uint64_t src_sent[WORKER_SOURCES_KEPT];
+	size_t src_next;
+	struct strvec env; /* that job environment, sent with the job (workers_take) */
 	/* While it is lent, env is kept for the next plan whose device type (the part of a
 	 * plan that the environment depends on) is env_type: the shell's environment does not
 	 * change under a lent worker, and working it out reads the vendors' directory and the
@@ -168,6 +179,7 @@ struct workers *workers_new_served(unsigned keep_idle, void (*warn)(const char *
 }
 
 static void remote_give(struct workers *w, struct worker *wk);
+static void head_forget(struct worker *wk);
 
 /* Closing the socket ends an idle worker's loop; a dead one is only reaped. */
 static void worker_end(struct worker *wk)
@@ -181,6 +193,7 @@ static void worker_end(struct worker *wk)
 	if (wk->res_fd >= 0)
 		close(wk->res_fd);
 	free(wk->key);
+	head_forget(wk);
 	free(wk->io_cwd);
 	wire_ahead_free(&wk->ahead);
 	wb_free(&wk->run);
@@ -351,6 +364,49 @@ static void plan_key_head(const struct job_plan *jp, struct strbuf *sb)
 	        kp->kernel ? kp->kernel : "", kp->source_name ? kp->source_name : "");
 }
 
+static void head_parts(const struct job_plan *jp, const char *part[HEAD_PARTS])
+{
+	const struct kernel_plan *kp = &jp->kp;
+	const char *v[HEAD_PARTS] = {kp->device_exe, kp->device_cli, kp->device_fm, kp->kernel,
+	                             kp->source_name};
+
+	for (int i = 0; i < HEAD_PARTS; i++)
+		part[i] = v[i] ? v[i] : "";
+}
+
+static void head_forget(struct worker *wk)
+{
+	for (int i = 0; i < HEAD_PARTS; i++) {
+		free(wk->head[i]);
+		wk->head[i] = NULL;
+	}
+	wk->head_known = false;
+}
+
+static void head_keep(struct worker *wk, const struct job_plan *jp)
+{
+	const char *part[HEAD_PARTS];
+
+	head_forget(wk);
+	head_parts(jp, part);
+	for (int i = 0; i < HEAD_PARTS; i++)
+		wk->head[i] = xstrdup(part[i]);
+	wk->head_known = true;
+}
+
+static bool head_same(const struct worker *wk, const struct job_plan *jp)
+{
+	const char *part[HEAD_PARTS];
+
+	if (!wk->head_known)
+		return false;
+	head_parts(jp, part);
+	for (int i = 0; i < HEAD_PARTS; i++)
+		if (strcmp(wk->head[i], part[i]) != 0)
+			return false;
+	return true;
+}
+
 static char *plan_key(const struct job_plan *jp, const struct strvec *env)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -512,6 +568,7 @@ static struct worker *take_local(struct workers *w, const char *key, uint64_t pr
 
 static void lend_for(struct workers *w, struct worker *wk, const char *key)
 {
+	head_forget(wk);
 	free(wk->key);
 	wk->key = xstrdup(key);
 	note_built(wk, key);
@@ -950,7 +1007,7 @@ static int hand_over(struct worker *wk, const struct job_plan *jp, const struct 
 		flags &= ~WORKER_JOB_SAME_IO;
 	/* A job's message is a few KiB: room for it at once, not grown from 8 bytes. */
 	msg.p = xgrow(NULL, &msg.cap, 4096, 1);
-	workerwire_encode_job(cwd, &wk->env, homes, flags, jp, &msg);
+	workerwire_encode_job(cwd, &wk->env, homes, flags, jp, NULL, &msg);
 	if (!(flags & WORKER_JOB_WINDOW)) {
 		memset(wk->res, 0, sizeof(*wk->res));
 		wk->res->status = -1;
@@ -1202,9 +1259,28 @@ static bool run_due(struct worker *wk)
 
 /* A window's job joins the run (a new one where its directory or files are not the run's):
  * 1 when it could not be put together (nothing joined). xlock held. */
+/* A kept source goes by reference, its text only the first time this worker is sent it. A
+ * source not kept (a packed kernel's, say) has no token: it goes in the plan. */
+static bool source_ref(struct worker *wk, const struct kernel_plan *kp, struct wire_source *src)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)kp->source;
+
+	if (!kp->source_kept || !kp->source)
+		return false;
+	*src = (struct wire_source){workerwire_source_nonce(), addr, NULL};
+	for (size_t i = 0; i < WORKER_SOURCES_KEPT; i++)
+		if (wk->src_sent[i] == addr)
+			return true;
+	src->text = kp->source;
+	wk->src_sent[wk->src_next] = addr;
+	wk->src_next = (wk->src_next + 1) % WORKER_SOURCES_KEPT;
+	return true;
+}
+
 static int run_add(struct worker *wk, const struct job_plan *jp, const struct job_home *homes,
                    const struct child_io *io, uint32_t flags, struct cs_err *e)
 {
+	struct wire_source src;
 	char cwd[4096];
 	int fds[3], opened;
 
@@ -1231,7 +1307,8 @@ static int run_add(struct worker *wk, const struct job_plan *jp, const struct jo
 	wk->scratch.len = 0;
 	if (!wk->scratch.p)
 		wk->scratch.p = xgrow(NULL, &wk->scratch.cap, 4096, 1);
-	workerwire_encode_job(cwd, &wk->env, homes, flags, jp, &wk->scratch);
+	workerwire_encode_job(cwd, &wk->env, homes, flags, jp,
+	                      source_ref(wk, &jp->kp, &src) ? &src : NULL, &wk->scratch);
 	wire_frame_fds(&wk->run, WORKER_JOB, wk->scratch.p, wk->scratch.len, wk->run_jobs ? 0 : 3);
 	/* The flags are the payload's first word (workerwire_encode_job). */
 	wk->run_last = wk->run.len - wk->scratch.len;
@@ -1329,20 +1406,14 @@ bool worker_fits(struct worker *wk, const struct job_plan *jp)
 	bool fits;
 
 	if (wk->env_lent && type == wk->env_type) {
-		struct strbuf head = STRBUF_INIT;
-		bool same;
-
 		if (wk->dead || wk->session)
 			return false;
 		/* The kernel of its last job (a batch's repeated step): lent for it already. */
-		plan_key_head(jp, &head);
-		same = wk->key && strncmp(wk->key, sb_str(&head), head.len) == 0 &&
-		       (wk->key[head.len] == '\n' || wk->key[head.len] == '\0');
-		sb_free(&head);
-		if (same)
+		if (head_same(wk, jp))
 			return true;
 		key = plan_key(jp, &wk->env);
 		lend_for(wk->pool, wk, key);
+		head_keep(wk, jp);
 		free(key);
 		return true;
 	}

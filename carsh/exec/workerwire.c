@@ -1,14 +1,18 @@
 /* The messages between the shell and a warm worker (exec/workerwire.h). */
 #include "exec/workerwire.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #include "exec/planmemo.h"
 #include "exec/planwire.h"
 #include "runtime/icdtypes.h"
 #include "util/alloc.h"
+#include "util/clock.h"
 
 extern char **environ;
 
@@ -71,8 +75,51 @@ void workerwire_apply_env(char *const *env, size_t n)
 	}
 }
 
+/* How a job message carries its kernel's source: in the plan, by a token, or by a token with
+ * the text (its first time to this worker). */
+enum { SOURCE_INLINE, SOURCE_TOKEN, SOURCE_DEFINED };
+
+static uint64_t nonce;
+
+static void nonce_forget(void)
+{
+	nonce = 0;
+}
+
+static void nonce_watch_forks(void)
+{
+	(void)pthread_atfork(NULL, NULL, nonce_forget);
+}
+
+uint64_t workerwire_source_nonce(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, nonce_watch_forks);
+	while (nonce == 0 && getrandom(&nonce, sizeof(nonce), 0) != (ssize_t)sizeof(nonce))
+		nonce = ((uint64_t)getpid() << 32) ^ (uint64_t)clock_ms() ^ 1u;
+	return nonce;
+}
+
+/* The plan, its source left out where src names it. */
+static void encode_plan(const struct job_plan *jp, const struct wire_source *src, struct wbuf *out)
+{
+	struct job_plan bare;
+
+	if (!src) {
+		planwire_encode(jp, out);
+		return;
+	}
+	wb_u64(out, src->nonce);
+	wb_u64(out, src->addr);
+	bare = *jp;
+	bare.kp.source = "";
+	planwire_encode(&bare, out);
+}
+
 void workerwire_encode_job(const char *cwd, const struct strvec *env, const struct job_home *homes,
-                           uint32_t flags, const struct job_plan *jp, struct wbuf *out)
+                           uint32_t flags, const struct job_plan *jp, const struct wire_source *src,
+                           struct wbuf *out)
 {
 	wb_u32(out, flags); /* first: workerwire_job_flags reads it from any message */
 	wb_str(out, cwd);
@@ -91,7 +138,11 @@ void workerwire_encode_job(const char *cwd, const struct strvec *env, const stru
 		                    (pixels ? (uint32_t)homes[i].scalar + 1 : 0u) << 16);
 		wb_bytes(out, homes[i].value, uniform);
 	}
-	planwire_encode(jp, out);
+	wb_u32(out, !src ? SOURCE_INLINE : src->text ? SOURCE_DEFINED : SOURCE_TOKEN);
+	if (src && src->text)
+		wb_str(out, src->text);
+	/* From here on the bytes the worker's memo keys its plans by: the token included. */
+	encode_plan(jp, src, out);
 }
 
 /* n homes (0: none sent, all in shared memory) for nargs arguments. */
@@ -152,6 +203,32 @@ static void job_parts_free(char **cwd, struct strvec *env, struct job_home **hom
 	*homes = NULL;
 }
 
+/* The plan that ends a job message, its source by reference defined first where it came. */
+static int decode_plan(struct rbuf *r, struct plan_memo *memo, struct job_plan **jp,
+                       struct cs_err *e)
+{
+	uint32_t how = rb_u32(r);
+	char *text = how == SOURCE_DEFINED ? rb_str(r) : NULL;
+	struct rbuf token = *r;
+	uint64_t tn = rb_u64(&token), ta = rb_u64(&token);
+	int rc;
+
+	if (r->bad || how > SOURCE_DEFINED || (how == SOURCE_DEFINED && !text))
+		rc = err_set(e, "job message: no plan source");
+	else if (how == SOURCE_INLINE)
+		rc = memo ? planmemo_get(memo, r->p, r->left, false, jp, e)
+		          : planwire_decode(r->p, r->left, jp, e);
+	else if (!memo || token.bad)
+		rc = err_set(e, "job message: a kernel source by reference outside a window");
+	else {
+		if (text)
+			planmemo_define_source(memo, tn, ta, text);
+		rc = planmemo_get(memo, r->p, r->left, true, jp, e);
+	}
+	free(text);
+	return rc;
+}
+
 int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct strvec *env,
                           struct job_home **homes, uint32_t *flags, struct job_plan **jp,
                           struct cs_err *e)
@@ -174,7 +251,7 @@ int workerwire_decode_job_memo(const void *buf, size_t len, struct plan_memo *me
 		job_parts_free(cwd, env, homes);
 		return err_set(e, "job message: no directory, environment, buffer homes or flags");
 	}
-	if (memo ? planmemo_get(memo, r.p, r.left, jp, e) : planwire_decode(r.p, r.left, jp, e)) {
+	if (decode_plan(&r, memo, jp, e)) {
 		job_parts_free(cwd, env, homes);
 		return -1;
 	}

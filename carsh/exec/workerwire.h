@@ -119,10 +119,29 @@ void workerwire_apply_env(char *const *env, size_t n);
 /* In the status of a WORKER_JOB_AFTER job's WORKER_DONE: it did not run (low byte 1). */
 #define WORKER_DONE_SKIPPED 0x200u
 
+/* A window job's kernel source by reference: a kernel's source is most of a job's message
+ * (often 10 KB), and a batch sends the same few again and again. The token names a source
+ * the shell's file cache keeps (kernel_plan.source_kept): its address, never reused while
+ * that process lives, and a number the process drew (workerwire_source_nonce). text is the
+ * source the first time this worker is sent it, else NULL. The worker keeps the last
+ * WORKER_SOURCES_KEPT sources defined, in order; the shell counts them the same way. */
+struct wire_source {
+	uint64_t nonce;
+	uint64_t addr;
+	const char *text;
+};
+#define WORKER_SOURCES_KEPT 64
+
+/* The number this process names its kept sources with, drawn afresh in a forked child
+ * (whose file cache goes its own way from the fork on). */
+uint64_t workerwire_source_nonce(void);
+
 /* homes: one per argument of jp, or NULL (every buffer in shared memory, generation 0);
- * flags: WORKER_JOB_*. */
+ * flags: WORKER_JOB_*; src: jp's source by reference (a window's job), or NULL (sent in the
+ * plan). */
 void workerwire_encode_job(const char *cwd, const struct strvec *env, const struct job_home *homes,
-                           uint32_t flags, const struct job_plan *jp, struct wbuf *out);
+                           uint32_t flags, const struct job_plan *jp, const struct wire_source *src,
+                           struct wbuf *out);
 /* A job message's flags, or 0 where it is too short to hold them: read before the rest,
  * which a worker decodes only after it took the job. */
 uint32_t workerwire_job_flags(const void *buf, size_t len);
@@ -132,7 +151,8 @@ int workerwire_decode_job(const void *buf, size_t len, char **cwd, struct strvec
                           struct job_home **homes, uint32_t *flags, struct job_plan **jp,
                           struct cs_err *e);
 /* As workerwire_decode_job, the plan taken from memo (exec/planmemo.h): *jp is the memo's,
- * never freed by the caller. */
+ * never freed by the caller. A source sent by reference is kept there too; a job message
+ * that refers to one is refused without a memo. */
 struct plan_memo;
 int workerwire_decode_job_memo(const void *buf, size_t len, struct plan_memo *memo, char **cwd,
                                struct strvec *env, struct job_home **homes, uint32_t *flags,

@@ -15,6 +15,7 @@
 
 #include "exec/planmemo.h"
 #include "exec/planwire.h"
+#include "exec/workerwire.h"
 #include "util/alloc.h"
 #include "util/wire.h"
 #include "util/wirebuf.h"
@@ -820,21 +821,21 @@ START_TEST(test_planmemo_same_bytes_same_plan_else_decoded)
 	struct cs_err e;
 
 	encode(jp, &w1);
-	ck_assert_int_eq(planmemo_get(m, w1.p, w1.len, &a, &e), 0);
+	ck_assert_int_eq(planmemo_get(m, w1.p, w1.len, false, &a, &e), 0);
 	compare_plans(jp, a);
-	ck_assert_int_eq(planmemo_get(m, w1.p, w1.len, &b, &e), 0);
+	ck_assert_int_eq(planmemo_get(m, w1.p, w1.len, false, &b, &e), 0);
 	ck_assert_ptr_eq(a, b);
 	free(jp->binds[0].shm); /* the same length: only the bytes tell */
 	jp->binds[0].shm = xstrdup("/carsh-123-xt");
 	encode(jp, &w2);
 	ck_assert_uint_eq(w1.len, w2.len);
-	ck_assert_int_eq(planmemo_get(m, w2.p, w2.len, &b, &e), 0);
+	ck_assert_int_eq(planmemo_get(m, w2.p, w2.len, false, &b, &e), 0);
 	ck_assert_ptr_ne(a, b);
 	ck_assert_str_eq(b->binds[0].shm, "/carsh-123-xt");
 	ck_assert_str_eq(a->binds[0].shm, "/carsh-123-xs");
 	jp->kp.args[2].value[0] = 7;
 	encode(jp, &w3);
-	ck_assert_int_eq(planmemo_get(m, w3.p, w3.len, &c, &e), 0);
+	ck_assert_int_eq(planmemo_get(m, w3.p, w3.len, false, &c, &e), 0);
 	ck_assert_ptr_ne(c, b);
 	ck_assert_int_eq(c->kp.args[2].value[0], 7);
 	ck_assert_int_eq(b->kp.args[2].value[0], 1);
@@ -846,16 +847,74 @@ START_TEST(test_planmemo_same_bytes_same_plan_else_decoded)
 		jp->kp.source = xstrdup("__kernel void k(__global float4 *x) { x[0] *= 3; }\n");
 		jp->kp.source[40] = (char)('A' + i);
 		encode(jp, &w3);
-		ck_assert_int_eq(planmemo_get(m, w3.p, w3.len, &o, &e), 0);
+		ck_assert_int_eq(planmemo_get(m, w3.p, w3.len, false, &o, &e), 0);
 		ck_assert_int_eq(o->kp.source[40], 'A' + i);
 		wb_free(&w3);
 	}
-	ck_assert_int_eq(planmemo_get(m, w1.p, w1.len, &a, &e), 0);
+	ck_assert_int_eq(planmemo_get(m, w1.p, w1.len, false, &a, &e), 0);
 	ck_assert_str_eq(a->binds[0].shm, "/carsh-123-xs");
 	ck_assert_int_eq(a->kp.args[2].value[0], 1);
-	ck_assert_int_ne(planmemo_get(m, w1.p, w1.len - 1, &b, &e), 0);
+	ck_assert_int_ne(planmemo_get(m, w1.p, w1.len - 1, false, &b, &e), 0);
 	wb_free(&w1);
 	wb_free(&w2);
+	job_plan_free(jp);
+	planmemo_free(m);
+}
+END_TEST
+
+/* A job message of a window whose kernel source goes by reference (struct wire_source):
+ * the first message of a token carries the text and the plan decodes with it; the next has
+ * only the token and gives the plan kept; another token with the same plan otherwise is
+ * another plan with its own source; a token never defined, or defined 64 definitions
+ * before, is refused with a message, as is a reference in a message decoded without a memo. */
+static int decode_ref(struct plan_memo *m, const struct job_plan *jp, uint64_t addr,
+                      const char *text, struct job_plan **back, struct cs_err *e)
+{
+	struct wire_source src = {workerwire_source_nonce(), addr, text};
+	struct wbuf w = WBUF_INIT;
+	struct strvec env = STRVEC_INIT;
+	struct job_home *homes;
+	uint32_t flags;
+	char *cwd;
+	int rc;
+
+	workerwire_encode_job("/", &env, NULL, WORKER_JOB_WINDOW, jp, &src, &w);
+	rc = m ? workerwire_decode_job_memo(w.p, w.len, m, &cwd, &env, &homes, &flags, back, e)
+	       : workerwire_decode_job(w.p, w.len, &cwd, &env, &homes, &flags, back, e);
+	if (rc == 0) {
+		free(cwd);
+		free(homes);
+		sv_free(&env);
+	}
+	wb_free(&w);
+	return rc;
+}
+
+START_TEST(test_planmemo_source_by_reference)
+{
+	struct plan_memo *m = planmemo_new();
+	struct job_plan *jp = make_plan(), *a, *b, *c;
+	const char *text_a = "__kernel void k(__global float4 *x) { x[0] *= 5; }\n";
+	const char *text_b = "__kernel void k(__global float4 *x) { x[0] *= 6; }\n";
+	struct cs_err e;
+
+	ck_assert_int_eq(decode_ref(m, jp, 0x1000, text_a, &a, &e), 0);
+	ck_assert_str_eq(a->kp.source, text_a);
+	ck_assert_int_eq(decode_ref(m, jp, 0x1000, NULL, &b, &e), 0);
+	ck_assert_ptr_eq(a, b);
+	ck_assert_int_eq(decode_ref(m, jp, 0x2000, text_b, &c, &e), 0);
+	ck_assert_ptr_ne(c, a);
+	ck_assert_str_eq(c->kp.source, text_b);
+	ck_assert_str_eq(a->kp.source, text_a);
+	ck_assert_int_ne(decode_ref(m, jp, 0x3000, NULL, &b, &e), 0);
+	ck_assert_str_eq(e.msg, "job message: its kernel source was not sent to this worker");
+	for (uint64_t i = 0; i < WORKER_SOURCES_KEPT; i++)
+		planmemo_define_source(m, workerwire_source_nonce(), 0x10000 + i, text_b);
+	free(jp->binds[0].shm); /* a plan not kept, by the token pushed out */
+	jp->binds[0].shm = xstrdup("/carsh-123-xt");
+	ck_assert_int_ne(decode_ref(m, jp, 0x1000, NULL, &b, &e), 0);
+	ck_assert_int_ne(decode_ref(NULL, jp, 0x1000, text_a, &b, &e), 0);
+	ck_assert_str_eq(e.msg, "job message: a kernel source by reference outside a window");
 	job_plan_free(jp);
 	planmemo_free(m);
 }
@@ -1039,6 +1098,7 @@ Suite *suite_wire(void)
 	tcase_add_test(tc, test_wire_frames_sent_together_arrive_one_by_one);
 	tcase_add_test(tc, test_wire_frames_with_fds_arrive_with_the_first);
 	tcase_add_test(tc, test_planmemo_same_bytes_same_plan_else_decoded);
+	tcase_add_test(tc, test_planmemo_source_by_reference);
 	tcase_add_test(tc, test_job_plan_free_gives_a_lent_plan_back);
 	tcase_add_test(tc, test_wire_recv_ahead_takes_arrived_frames_in_order);
 	tcase_add_test(tc, test_wire_recv_ahead_truncated_frame_refused);
