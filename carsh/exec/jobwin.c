@@ -2,6 +2,7 @@
 #include "exec/jobwin.h"
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,7 +176,11 @@ int jobwin_send(const struct exec_env *env, struct job_window *w, struct job_pla
 	if (!opened && ((holder && holder != worker_serial(w->wk)) || !worker_fits(w->wk, jp) ||
 	                !make_room(env, w)))
 		return 1;
-	en = xcalloc(1, sizeof(*en));
+	/* Its answer's 16 KiB message area is cleared, not zeroed, by worker_send. */
+	en = xmalloc(sizeof(*en));
+	memset(en, 0, offsetof(struct entry, ans));
+	en->ans.done = false;
+	en->next = NULL;
 	en->homes = xcalloc(n, sizeof(*en->homes));
 	en->before = xcalloc(n, sizeof(*en->before));
 	/* Its claim first: a job that must wait for another's runs as usual, waiting. */

@@ -42,6 +42,6 @@ int plan_run_in(struct rt_session *s, struct job_plan *jp, struct job_result *re
 			err_prefix(&e, "%s: ", jp->kp.label);
 	}
 	res->stats.wall_ms = clock_ms() - t0;
-	memcpy(res->msg, e.msg, sizeof(res->msg));
+	job_result_set_msg(res, &e);
 	return rc ? 1 : 0;
 }

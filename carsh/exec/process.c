@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdio_ext.h>
 #include <stdlib.h>
@@ -342,6 +343,20 @@ int proc_wait_foreground(pid_t pid, volatile sig_atomic_t *interrupted, int *wst
 			passed_on = true;
 		}
 	}
+}
+
+void job_result_clear(struct job_result *res)
+{
+	memset(res, 0, offsetof(struct job_result, msg) + 1);
+	res->taken = 0;
+}
+
+void job_result_set_msg(struct job_result *res, const struct cs_err *e)
+{
+	size_t n = strnlen(e->msg, sizeof(res->msg) - 1);
+
+	memcpy(res->msg, e->msg, n);
+	res->msg[n] = '\0';
 }
 
 void proc_result_free(struct job_result *res)

@@ -24,6 +24,12 @@ struct job_result {
 	uint32_t taken;
 };
 
+/* Every field zero and the message empty, its 16 KiB not written: a warm worker's job
+ * clears one per job on both sides. */
+void job_result_clear(struct job_result *res);
+/* e's message as res's. */
+void job_result_set_msg(struct job_result *res, const struct cs_err *e);
+
 /* Runs in the child; returns its exit status and fills res. */
 typedef int (*child_fn)(void *arg, struct job_result *res);
 

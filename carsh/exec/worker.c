@@ -103,7 +103,7 @@ static int take(struct wstate *ws, const struct wire_msg *m, struct job_result *
 	uint32_t flags = workerwire_job_flags(m->payload, m->len);
 	struct cs_err e;
 
-	memset(res, 0, sizeof(*res));
+	job_result_clear(res);
 	res->status = -1;
 	ws->more = false;
 	if (!(flags & WORKER_JOB_WINDOW))

@@ -383,6 +383,6 @@ int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp,
 	stage_release(jp);
 	free(given);
 	res->stats.wall_ms = clock_ms() - t0;
-	memcpy(res->msg, e.msg, sizeof(res->msg));
+	job_result_set_msg(res, &e);
 	return rc ? 1 : 0;
 }

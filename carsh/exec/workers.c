@@ -1198,7 +1198,7 @@ static bool window_done(struct worker *wk, uint32_t *status, struct job_result *
 	          m.len <= head + sizeof(res->msg) && m.payload[m.len - 1] == '\0';
 
 	if (ok) {
-		memset(res, 0, sizeof(*res));
+		job_result_clear(res);
 		memcpy(status, m.payload, sizeof(*status));
 		memcpy(res, m.payload + sizeof(*status), head - sizeof(*status));
 		memcpy(res->msg, m.payload + head, m.len - head);
@@ -1359,7 +1359,11 @@ int worker_send(struct worker *wk, const struct job_plan *jp, const struct job_h
 	uint32_t flags = WORKER_JOB_WINDOW | (profile ? WORKER_JOB_PROFILE : 0) |
 	                 (after ? WORKER_JOB_AFTER | WORKER_JOB_SAME_ENV : 0);
 
-	*a = (struct worker_answer){0};
+	a->rc = a->wstatus = 0;
+	a->skipped = a->done = false;
+	a->place = 0;
+	a->next = NULL;
+	job_result_clear(&a->res);
 	pthread_mutex_lock(&wk->xlock);
 	window_place(wk, flags, a);
 	if (!after)
