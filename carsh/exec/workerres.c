@@ -223,6 +223,9 @@ static int acquire(struct wjob *j, size_t i, struct cs_err *e)
 		if (job_private_copy(j->x->dev, &j->x->given[i], a->bytes, e))
 			return -1;
 		j->own[i] = j->x->given[i];
+		/* The feeder borrows the buffers it is given, and a private copy ends with the
+		 * job. */
+		j->x->feed = false;
 	}
 	return 0;
 }
@@ -349,14 +352,14 @@ int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp,
 {
 	size_t n = jp->kp.nargs ? jp->kp.nargs : 1;
 	cl_mem *given = xcalloc(3 * n, sizeof(cl_mem)); /* given, final, own side by side */
-	/* Profiled work is waited for: its times are the job's answer. A worker's launches stay
-	 * on its own thread, not the device's feeder (runtime/feeder.h): fed from a worker,
-	 * a background batch's buffer read stale values on NVIDIA (tests/shell/batch.sh there;
-	 * never on PoCL), for a cause not yet found (docs/executors.md, "The wire"). */
+	/* Profiled work is waited for: its times are the job's answer. A plain launch goes
+	 * through the device's feeder (runtime/feeder.h), as the thread executor's: the driver's
+	 * enqueue (about 9 us a job on NVIDIA's) overlaps the worker reading and decoding the
+	 * next job. */
 	struct rt_exec x = {.kp = &jp->kp,
 	                    .wait = true,
 	                    .profile = profile,
-	                    .feed = false,
+	                    .feed = !profile,
 	                    .given = given,
 	                    .final = given + n,
 	                    .stage = stage_hook};
