@@ -490,6 +490,23 @@ def report_choice(src, choices):
         print(line)
 
 
+def report_feeder(src):
+    """The GPU's feeder beside the CG experiment (its mean item, the model's; its median; its
+    item alone) against the GPU-path item of the stream's DP-CG runs with one thread and with
+    nC, the experiment's own configuration (a JSON whose training has the feeder)."""
+    m = src.meas
+    if not m or not m.get("beside_gpu") or not src.runs:
+        return
+    item = {str(n): src.runs["DP-CG:%d" % n]["gpu_item_ms"]
+            for n in (1, m["nc"]) if "DP-CG:%d" % n in src.runs}
+    print("  the GPU's feeder, ms per item: mean %.4f, median %s, alone %s; the stream's DP-CG "
+          "GPU path: %s" % (m["beside_gpu"],
+                            "%.4f" % m["beside_gpu_median"] if m.get("beside_gpu_median") else "-",
+                            "%.4f" % m["beside_gpu_alone"] if m.get("beside_gpu_alone") else "-",
+                            ", ".join("%s thread%s %.4f" % (c, "" if c == "1" else "s", v)
+                                      for c, v in item.items() if v) or "-"))
+
+
 def report(src, models, detail, paths, residuals=False):
     noise = "%.1f %%" % (100 * src.noise) if src.noise is not None else "unknown"
     print("== %s: %d configurations, noise %s; training: %s" % (src.name, len(src.measured),
@@ -504,6 +521,8 @@ def report(src, models, detail, paths, residuals=False):
                 print("  %-16s %-26s %s" % (fam or "all", label, fmt(s)))
     if paths and src.paths and len(models) > 1:
         report_paths(src, models)
+    if paths:
+        report_feeder(src)
     if residuals:
         report_residuals(src, models)
     if detail:

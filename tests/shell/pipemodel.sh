@@ -40,6 +40,18 @@ if [ "$(POCL_MAX_PTHREAD_COUNT=4 "$CARSH" devices | awk '$2 == "cpu" { print $(N
 	grep -q "^  this against the recorded predictions: 40 of 40 within 0.1 %" "$OUT" &&
 		pass "4 cores: the replay predicts what the engine predicted" ||
 		fail "4 cores: replay: $(head -5 "$OUT")"
+	# --paths sets the feeder's three items beside the GPU-path item of DP-CG:1 and DP-CG:3
+	# (nC = 3: the experiment's own configuration), each as the JSON has it.
+	expect 0 "" python3 "$MODEL" --paths --replay "this=$REPLAY" v4.json || true
+	want=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); m = d["trainings"][0]["measurements"]
+r = {x["config"]: x["gpu_item_ms"] for x in d["validation"]["runs"]}
+print("  the GPU'"'"'s feeder, ms per item: mean %.4f, median %.4f, alone %.4f; the stream'"'"'s "
+      "DP-CG GPU path: 1 thread %.4f, 3 threads %.4f" % (m["beside_gpu_item_ms"],
+      m["beside_gpu_median_ms"], m["beside_gpu_alone_ms"], r["DP-CG:1"], r["DP-CG:3"]))' v4.json)
+	got=$(grep "^  the GPU's feeder" "$OUT")
+	[ -n "$want" ] && [ "$got" = "$want" ] && pass "4 cores: the feeder against the stream's DP-CG" ||
+		fail "4 cores: feeder: '$got', want '$want'"
 	rm -f out/*
 fi
 
