@@ -99,6 +99,8 @@ def meas_of_json(doc):
         "beside": ([m["beside_threads"]] + m["beside_stage_ms"]
                    if m.get("beside_threads") else None),
         "beside_gpu": m.get("beside_gpu_item_ms") or 0,
+        "beside_gpu_median": m.get("beside_gpu_median_ms") or 0,
+        "beside_gpu_alone": m.get("beside_gpu_alone_ms") or 0,
     }
 
 
@@ -131,7 +133,10 @@ def meas_lines(meas):
     if meas.get("beside"):
         out.append("beside %d %s" % (meas["beside"][0],
                                      " ".join("%.9g" % x for x in meas["beside"][1:])))
-    if meas.get("beside_gpu"):
+    if meas.get("beside_gpu") and meas.get("beside_gpu_median") and meas.get("beside_gpu_alone"):
+        out.append("beside_gpu %.9g %.9g %.9g" % (meas["beside_gpu"], meas["beside_gpu_median"],
+                                                  meas["beside_gpu_alone"]))
+    elif meas.get("beside_gpu"):
         out.append("beside_gpu %.9g" % meas["beside_gpu"])
     out.append("gpu_host %.9g" % meas["gpu_host"])
     out.append("serial %.9g %.9g" % tuple(meas["serial"]))
@@ -156,6 +161,8 @@ def meas_of_lines(lines):
             meas["beside"] = [int(v[0])] + v[1:]
         elif w[0] == "beside_gpu":
             meas["beside_gpu"] = v[0]
+            meas["beside_gpu_median"] = v[1] if len(v) > 2 else 0
+            meas["beside_gpu_alone"] = v[2] if len(v) > 2 else 0
         elif w[0] == "serial":
             meas["serial"] = v
         elif w[0] in ("buffer", "flow", "sink"):
@@ -483,6 +490,23 @@ def report_choice(src, choices):
         print(line)
 
 
+def report_feeder(src):
+    """The GPU's feeder beside the CG experiment (its mean item, the model's; its median; its
+    item alone) against the GPU-path item of the stream's DP-CG runs with one thread and with
+    nC, the experiment's own configuration (a JSON whose training has the feeder)."""
+    m = src.meas
+    if not m or not m.get("beside_gpu") or not src.runs:
+        return
+    item = {str(n): src.runs["DP-CG:%d" % n]["gpu_item_ms"]
+            for n in (1, m["nc"]) if "DP-CG:%d" % n in src.runs}
+    print("  the GPU's feeder, ms per item: mean %.4f, median %s, alone %s; the stream's DP-CG "
+          "GPU path: %s" % (m["beside_gpu"],
+                            "%.4f" % m["beside_gpu_median"] if m.get("beside_gpu_median") else "-",
+                            "%.4f" % m["beside_gpu_alone"] if m.get("beside_gpu_alone") else "-",
+                            ", ".join("%s thread%s %.4f" % (c, "" if c == "1" else "s", v)
+                                      for c, v in item.items() if v) or "-"))
+
+
 def report(src, models, detail, paths, residuals=False):
     noise = "%.1f %%" % (100 * src.noise) if src.noise is not None else "unknown"
     print("== %s: %d configurations, noise %s; training: %s" % (src.name, len(src.measured),
@@ -497,6 +521,8 @@ def report(src, models, detail, paths, residuals=False):
                 print("  %-16s %-26s %s" % (fam or "all", label, fmt(s)))
     if paths and src.paths and len(models) > 1:
         report_paths(src, models)
+    if paths:
+        report_feeder(src)
     if residuals:
         report_residuals(src, models)
     if detail:
@@ -575,7 +601,12 @@ def main():
                 for name, meas in trainings:
                     if meas is None:
                         continue
-                    pred, chosen = replay(binary, meas)
+                    try:
+                        pred, chosen = replay(binary, meas)
+                    except subprocess.CalledProcessError as err:
+                        # An older build refuses a record it does not know.
+                        print("  %s: not replayed: %s" % (name, err.stderr.strip()))
+                        continue
                     models.append((name, {c: v[0] for c, v in pred.items()},
                                    {c: v[1] for c, v in pred.items()}))
                     choices.append((name, chosen, models[-1][1]))

@@ -175,10 +175,11 @@ if [ "$(POCL_MAX_PTHREAD_COUNT=4 "$CARSH" devices | awk '$2 == "cpu" { print $(N
 		pass "4 cores: N_s = 5*4/2+2+3*2 + nC-1 = 2 beside the GPU = 20" ||
 		fail "4 cores: $(grep training "$OUT")"
 	# The CG experiment beside the GPU: nC - 1 = 2 threads, a time for each of the 3 stages, and
-	# the feeder's items on the GPU (the stand-in) beside them.
+	# the feeder's items on the GPU (the stand-in) beside them: their mean, their median, and
+	# the median of its three alone before them.
 	expect 0 "" env POCL_MAX_PTHREAD_COUNT=4 $P --gpu cpu --explain vivid.xml W=32 H=32 COUNT=20 ||
 		true
-	grep -q "^  CG, 2 threads beside the GPU's, ms per stage: filter [0-9.]*, histogram [0-9.]*, classify [0-9.]*; the GPU's feeder, ms per item: [0-9.]*$" "$OUT" &&
+	grep -q "^  CG, 2 threads beside the GPU's, ms per stage: filter [0-9.]*, histogram [0-9.]*, classify [0-9.]*; the GPU's feeder, ms per item: [0-9.]* (median [0-9.]*; alone before them: [0-9.]*)$" "$OUT" &&
 		pass "4 cores: the CG experiment beside the GPU" || fail "beside: $(grep beside "$OUT")"
 	# The model takes it as the item beside the GPU's over the contention line's at 3 threads,
 	# within 1 .. 1.30 (its stages printed to 3 decimals: within 2 %). Where the training's

@@ -31,13 +31,27 @@ if [ "$(POCL_MAX_PTHREAD_COUNT=4 "$CARSH" devices | awk '$2 == "cpu" { print $(N
 		--validate-items 6 --json vivid.xml W=32 H=32 COUNT=30 || true
 	cp "$OUT" v4.json
 	expect 0 "" python3 "$MODEL" --print-training v4.json || true
-	grep -q "^beside 2 [0-9.e-]* [0-9.e-]* [0-9.e-]*$" "$OUT" && grep -q "^beside_gpu [0-9.e-]*$" "$OUT" &&
-		pass "4 cores: the training's CG experiment beside the GPU" ||
+	# The feeder's mean, median and alone items, each positive.
+	grep -q "^beside 2 [0-9.e-]* [0-9.e-]* [0-9.e-]*$" "$OUT" &&
+		grep -q "^beside_gpu [0-9.]*[1-9][0-9.e-]* [0-9.]*[1-9][0-9.e-]* [0-9.]*[1-9][0-9.e-]*$" "$OUT" &&
+		pass "4 cores: the training's CG experiment beside the GPU, the feeder alone and beside" ||
 		fail "4 cores: $(grep beside "$OUT")"
 	expect 0 "" python3 "$MODEL" --replay "this=$REPLAY" v4.json || true
 	grep -q "^  this against the recorded predictions: 40 of 40 within 0.1 %" "$OUT" &&
 		pass "4 cores: the replay predicts what the engine predicted" ||
 		fail "4 cores: replay: $(head -5 "$OUT")"
+	# --paths sets the feeder's three items beside the GPU-path item of DP-CG:1 and DP-CG:3
+	# (nC = 3: the experiment's own configuration), each as the JSON has it.
+	expect 0 "" python3 "$MODEL" --paths --replay "this=$REPLAY" v4.json || true
+	want=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); m = d["trainings"][0]["measurements"]
+r = {x["config"]: x["gpu_item_ms"] for x in d["validation"]["runs"]}
+print("  the GPU'"'"'s feeder, ms per item: mean %.4f, median %.4f, alone %.4f; the stream'"'"'s "
+      "DP-CG GPU path: 1 thread %.4f, 3 threads %.4f" % (m["beside_gpu_item_ms"],
+      m["beside_gpu_median_ms"], m["beside_gpu_alone_ms"], r["DP-CG:1"], r["DP-CG:3"]))' v4.json)
+	got=$(grep "^  the GPU's feeder" "$OUT")
+	[ -n "$want" ] && [ "$got" = "$want" ] && pass "4 cores: the feeder against the stream's DP-CG" ||
+		fail "4 cores: feeder: '$got', want '$want'"
 	rm -f out/*
 fi
 
@@ -132,7 +146,10 @@ expect 2 "pipereplay: bad.txt:2: not a record of the format" "$REPLAY" bad.txt |
 printf 'shape 3 1 1 7\nbeside 2 0.5 0.5 0.5\n' >bad.txt
 expect 2 "pipereplay: bad.txt:2: not a record of the format" "$REPLAY" bad.txt || true
 
-# A malformed training is refused, with its line.
+# A malformed training is refused, with its line. The feeder's line has its mean item alone,
+# or with its median and its item alone.
+printf 'shape 3 1 1 7\nbeside_gpu 0.1 0.09\n' >bad.txt
+expect 2 "pipereplay: bad.txt:2: not a record of the format" "$REPLAY" bad.txt || true
 printf 'shape 3 1 1 7\nstage 0 1 2\n' >bad.txt
 expect 2 "pipereplay: bad.txt:2: not a record of the format" "$REPLAY" bad.txt || true
 # Buffers in order from 0, a flow of a stage the shape has, masks as integers.

@@ -16,7 +16,8 @@
  *   gpu_host U                     the share of a core the GPU's thread keeps busy
  *   beside N STAGE_0 .. STAGE_S-1  the CG experiment beside the GPU: N CPU threads, each
  *                                  stage's mean time
- *   beside_gpu T                   the GPU's feeder's mean item in it
+ *   beside_gpu T [MEDIAN ALONE]    the GPU's feeder's mean item in it, and where measured its
+ *                                  median item in it and alone before it (not in the model)
  *   serial IN OUT                  the serial stages' times per item
  *   buffer B BYTES                 item buffer B's size (B from 0, in order)
  *   flow K READS WRITES            the buffers stage K reads and writes, bit b for buffer b
@@ -155,8 +156,10 @@ static int record(struct pm_meas *m, char *line)
 		return put_cgn(m, v, n);
 	if (strcmp(key, "beside") == 0)
 		return put_beside(m, v, n);
-	if (strcmp(key, "beside_gpu") == 0 && n == 1) {
+	if (strcmp(key, "beside_gpu") == 0 && (n == 1 || n == 3)) {
 		m->t_gpu_fed = v[0];
+		m->t_gpu_fed_median = n == 3 ? v[1] : 0;
+		m->t_gpu_alone = n == 3 ? v[2] : 0;
 		return 0;
 	}
 	if (strcmp(key, "gpu_host") == 0 && n == 1) {

@@ -725,6 +725,38 @@ START_TEST(test_cg_times_follow_the_lower_contention_line)
 }
 END_TEST
 
+/*
+ * One thread keeps the time it measured: a stage on 4 cores at 0.012, 0.012, 0.014 and 0.016 s
+ * with 1 .. 4 threads. The least squares is 0.010 + 0.0014·n; only 2 and 3 threads lie at or
+ * under it, too few to fit again, so the line stays: 0.0114 s at one thread, below the 0.012
+ * that three items back to back in one thread measured, as a stream's thread runs them (no
+ * batch started together, which is what the line corrects). CP-CG:1:0 is 1/0.012, not
+ * 1/0.0114; T^CG(2), measured 0.006 under the line's 0.0064, stays; T^CG(4) is the line's
+ * 0.0156/4.
+ */
+START_TEST(test_one_thread_keeps_its_measured_time)
+{
+	static const double stage[5] = {0, 0.012, 0.012, 0.014, 0.016};
+	struct pm_meas m;
+	struct pm_cgfit f;
+
+	memset(&m, 0, sizeof(m));
+	m.sh = (struct pm_shape){1, 4, true, 0};
+	m.st[0].t_cg = stage[1];
+	for (unsigned n = 1; n <= 4; n++) {
+		m.t_cgn_stage[n][0] = stage[n];
+		m.t_cgn[n] = stage[n] / n;
+	}
+	pm_cgfit(&m, &f);
+	ck_assert(f.ok);
+	ck_assert_double_eq_tol(f.a[0], 0.010, 1e-12);
+	ck_assert_double_eq_tol(f.b[0], 0.0014, 1e-12);
+	ck_assert_double_eq_tol(predict(&m, false, false, 1, 0).lambda, 1 / 0.012, 1e-9);
+	ck_assert_double_eq_tol(predict(&m, false, false, 2, 0).lambda, 1 / 0.006, 1e-9);
+	ck_assert_double_eq_tol(predict(&m, false, false, 4, 0).lambda, 4 / 0.0156, 1e-9);
+}
+END_TEST
+
 /* The GPU stages share one GPU (docs/pipeline.md): with stages 1 and 3 on the GPU and
  * t_G = 0.025 and 0.030 they take 0.055 s of GPU per item, so one thread's item takes
  * 0.055 + T_2^CG = 0.065 s, and CP-MG's GPU-CPU path alone could not pass 1/0.055 = 18.18
@@ -1298,6 +1330,7 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_no_stage_on_the_gpu_is_the_homogeneous_cpu);
 	tcase_add_test(t, test_cg_rates_that_fall_with_more_threads_are_pooled);
 	tcase_add_test(t, test_cg_times_follow_the_lower_contention_line);
+	tcase_add_test(t, test_one_thread_keeps_its_measured_time);
 	tcase_add_test(t, test_gpu_stages_of_one_item_add_up_on_the_one_gpu);
 	tcase_add_test(t, test_one_thread_serves_gpu_and_cpu_stages_in_turn);
 	tcase_add_test(t, test_pool_of_threads_shared_by_the_two_paths);

@@ -234,7 +234,7 @@ static double cpua_time(const struct pm_meas *m, const struct pm_cgfit *f,
 }
 
 /* The rates 1/T^CG(n), n = 1 .. last (each the faster of the measured one and the contention
- * line's, pipefit.h), made non-decreasing in n (pool adjacent violators:
+ * line's, pipefit.h; T^CG(1) as measured), made non-decreasing in n (pool adjacent violators:
  * each run of rates that falls is replaced by its mean). One batch of n items measures each
  * T^CG(n), and on a machine shared with other work one late item moves it by more than
  * adding a thread does (docs/pipeline.md); more threads on as many cores never serve fewer
@@ -247,8 +247,10 @@ static void cg_rates(const struct pm_meas *m, const struct pm_cgfit *f, unsigned
 	for (unsigned n = 1; n <= last; n++) {
 		double t = m->t_cgn[n];
 
-		/* A batch faster than the line measured what the cores can do: it stays. */
-		if (f->ok && (!(t > 0) || pm_cgfit_time(f, n) < t))
+		/* A batch faster than the line measured what the cores can do: it stays. One
+		 * thread's time is no batch (three items back to back, as a stream's thread
+		 * runs them): it stays too. */
+		if (f->ok && (!(t > 0) || (n > 1 && pm_cgfit_time(f, n) < t)))
 			t = pm_cgfit_time(f, n);
 
 		sum[nb] = t > 0 ? 1.0 / t : 0;

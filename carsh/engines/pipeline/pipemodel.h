@@ -84,6 +84,11 @@ struct pm_meas {
 	 * experiment waits for each stage and transfer apart to time it, which the stream does
 	 * not (docs/pipeline.md, "The model"). */
 	double t_gpu_fed;
+	/* The same feeder's median item beside the CG threads, and its median item of three alone,
+	 * back to back, before they started (0: not measured). Reported, not used by the model: a
+	 * mean of a few dozen items moves with one late item, and which of the three a stream's GPU
+	 * path bears out is for a live run to say (docs/pipeline.md, "Training"). */
+	double t_gpu_fed_median, t_gpu_alone;
 	/* The serial stages per item (an extension, docs/pipeline.md); 0: no bound. */
 	double t_in, t_out;
 	double tdp; /* watts; 0: unknown (E_e is not capped) */

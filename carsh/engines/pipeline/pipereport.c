@@ -96,6 +96,9 @@ static void print_measurements(FILE *f, const struct pipe_result *r, const struc
 			        m->t_beside_stage[k] * 1e3);
 		if (m->t_gpu_fed > 0)
 			fprintf(f, "; the GPU's feeder, ms per item: %.3f", m->t_gpu_fed * 1e3);
+		if (m->t_gpu_fed_median > 0 && m->t_gpu_alone > 0)
+			fprintf(f, " (median %.3f; alone before them: %.3f)",
+			        m->t_gpu_fed_median * 1e3, m->t_gpu_alone * 1e3);
 		print_beside_ratio(f, m);
 		fputc('\n', f);
 	}
@@ -387,6 +390,10 @@ static void json_meas(FILE *f, const struct pipe_result *r, const struct pm_meas
 		fprintf(f, "%s%.9g", k ? "," : "", m->t_beside_stage[k] * 1e3);
 	fputs("],\"beside_gpu_item_ms\":", f);
 	json_num(f, m->t_gpu_fed > 0 ? m->t_gpu_fed * 1e3 : NAN);
+	fputs(",\"beside_gpu_median_ms\":", f);
+	json_num(f, m->t_gpu_fed_median > 0 ? m->t_gpu_fed_median * 1e3 : NAN);
+	fputs(",\"beside_gpu_alone_ms\":", f);
+	json_num(f, m->t_gpu_alone > 0 ? m->t_gpu_alone * 1e3 : NAN);
 	json_flow(f, m);
 	fputc('}', f);
 }

@@ -137,16 +137,22 @@ static int batch_serial(struct bjob *j, size_t n, size_t first, bool in, struct 
 
 /* The GPU's feeder beside a batch: one more thread that runs an item through every stage on
  * the GPU again and again, its results thrown away, from before the batch's threads start
- * until they are done — the GPU path of a coupled run beside its CPU threads. */
+ * until they are done — the GPU path of a coupled run beside its CPU threads. Its first item
+ * warms up, untimed; the next PRUN_ALONE run alone, back to back, timed (a DP run's GPU path
+ * with no CPU thread beside it); then the batch starts. */
+#define PRUN_ALONE 3
+
 struct feeder {
 	struct pworker w;
 	struct pitem *it;
 	size_t index;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	bool fed, stop; /* fed: its first item is done (the batch may start) */
+	bool fed, stop; /* fed: its items alone are done (the batch may start) */
 	size_t items;
-	double wall; /* the items' wall times in pstage_item after the first, summed */
+	double alone[PRUN_ALONE]; /* the items alone, wall time in pstage_item */
+	double *beside;           /* each item's wall time beside the batch */
+	size_t nbeside, cap;
 	int rc;
 	struct cs_err err;
 	pthread_t th;
@@ -169,10 +175,13 @@ static void *feeder_thread(void *arg)
 
 		pthread_mutex_lock(&f->lock);
 		f->rc = rc;
-		if (f->fed)
-			f->wall += rec.wall; /* the first ran before the batch's threads started */
+		if (f->fed) {
+			f->beside = xgrow(f->beside, &f->cap, f->nbeside + 1, sizeof(*f->beside));
+			f->beside[f->nbeside++] = rec.wall;
+		} else if (f->items > 0)
+			f->alone[f->items - 1] = rec.wall;
 		f->items++;
-		f->fed = true;
+		f->fed = f->fed || f->items > PRUN_ALONE || rc;
 		stop = f->stop || rc;
 		pthread_cond_broadcast(&f->cond);
 		pthread_mutex_unlock(&f->lock);
@@ -180,7 +189,7 @@ static void *feeder_thread(void *arg)
 	return NULL;
 }
 
-/* Start the feeder on slot `slot` and wait for its first item; 0, or -1 with e set. */
+/* Start the feeder on slot `slot` and wait for its items alone; 0, or -1 with e set. */
 static int feeder_start(struct feeder *f, struct prun_env *env, unsigned slot, size_t index,
                         struct cs_err *e)
 {
@@ -256,18 +265,40 @@ int prun_batch(struct prun_env *env, const struct prun_policy *pol, size_t first
 	return batch_run(env, pol, first, n, false, NULL, m, out, e);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of v[0 .. n-1] (sorted in place); 0 for none. */
+static double median_of(double *v, size_t n)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 int prun_batch_beside(struct prun_env *env, const struct prun_policy *pol, size_t first, size_t n,
-                      struct energy_meter *m, struct prun_batch *out, double *gpu_item,
+                      struct energy_meter *m, struct prun_batch *out, struct prun_fed *fed,
                       struct cs_err *e)
 {
 	struct feeder f = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+	double sum = 0;
 	int rc;
 
-	*gpu_item = 0;
+	*fed = (struct prun_fed){0, 0, 0};
 	if (!env->dv->has_gpu)
 		return err_set(e, "internal error: a batch beside the GPU without one");
 	rc = batch_run(env, pol, first, n, false, &f, m, out, e);
-	*gpu_item = f.items > 1 ? f.wall / (double)(f.items - 1) : 0;
+	for (size_t i = 0; i < f.nbeside; i++)
+		sum += f.beside[i];
+	fed->item = f.nbeside ? sum / (double)f.nbeside : 0;
+	fed->median = median_of(f.beside, f.nbeside);
+	fed->alone = f.items > PRUN_ALONE ? median_of(f.alone, PRUN_ALONE) : 0;
+	free(f.beside);
 	pthread_mutex_destroy(&f.lock);
 	pthread_cond_destroy(&f.cond);
 	return rc;

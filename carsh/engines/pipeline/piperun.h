@@ -29,14 +29,20 @@ struct prun_batch {
 int prun_batch(struct prun_env *env, const struct prun_policy *pol, size_t first, size_t n,
                struct energy_meter *m, struct prun_batch *out, struct cs_err *e);
 
+/* The GPU's feeder's items beside a batch, wall time in pstage_item, seconds (0: none). */
+struct prun_fed {
+	double item;   /* the mean item beside the batch's n threads */
+	double median; /* the median of those items */
+	double alone;  /* the median of three items alone, back to back, before the batch started */
+};
+
 /* The same n items with one more thread beside them that feeds the GPU, item after item,
  * from before the n start until they are done (the training's CG experiment beside the GPU):
  * it runs item first through every stage on the GPU again and again on slot n and throws its
- * results away, so it uses no item of the stream. *gpu_item: its items' mean wall time in
- * pstage_item beside the n (seconds; its first item, alone, not counted; 0 with none).
- * n + 1 slots needed. */
+ * results away, so it uses no item of the stream. Its first item warms up, untimed; three
+ * more run alone before the n start. n + 1 slots needed. */
 int prun_batch_beside(struct prun_env *env, const struct prun_policy *pol, size_t first, size_t n,
-                      struct energy_meter *m, struct prun_batch *out, double *gpu_item,
+                      struct energy_meter *m, struct prun_batch *out, struct prun_fed *fed,
                       struct cs_err *e);
 
 /* The same n items run by one thread, one right after the other (the training's one-item

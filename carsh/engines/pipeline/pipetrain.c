@@ -150,19 +150,22 @@ static void account(struct ptrain *t, const struct prun_batch *b, size_t n)
 }
 
 /* The CG experiment beside the GPU: x->n items on cores while another thread feeds the GPU;
- * each stage's mean time in it, and the feeder's mean GPU item (docs/pipeline.md, "Training").
+ * each stage's mean time in it, the feeder's mean GPU item beside them and its median item
+ * alone before them (docs/pipeline.md, "Training").
  * Its energy is not kept: the feeder's GPU items are in it. */
 static int beside(struct prun_env *env, struct ptrain *t, const struct experiment *x,
                   struct cs_err *e)
 {
 	struct prun_batch b = {0};
-	double gpu_item = 0;
-	int rc = prun_batch_beside(env, &x->pol, t->first + t->items, x->n, NULL, &b, &gpu_item, e);
+	struct prun_fed fed;
+	int rc = prun_batch_beside(env, &x->pol, t->first + t->items, x->n, NULL, &b, &fed, e);
 
 	if (rc == 0) {
 		account(t, &b, x->n);
 		t->m.beside_n = (unsigned)x->n;
-		t->m.t_gpu_fed = gpu_item;
+		t->m.t_gpu_fed = fed.item;
+		t->m.t_gpu_fed_median = fed.median;
+		t->m.t_gpu_alone = fed.alone;
 		for (unsigned k = 0; k < t->m.sh.s; k++)
 			t->m.t_beside_stage[k] = mean_stage(b.rec, x->n, k);
 	}
