@@ -206,7 +206,8 @@ int jobwin_send(const struct exec_env *env, struct job_window *w, struct job_pla
 	return 0;
 }
 
-/* Whether a job in flight was told to take shm from shared memory. */
+/* Whether a job in flight was told to take shm from shared memory. One told to fill its copy
+ * with the buffer's value (a batch's flag filled with 0 before each loop) reads none. */
 static bool read_from_host(const struct job_window *w, const char *shm)
 {
 	for (const struct entry *en = w->head; en; en = en->next)
@@ -214,7 +215,8 @@ static bool read_from_host(const struct job_window *w, const char *shm)
 			const struct stream_bind *b = &en->jp->binds[i];
 
 			if (b->how == BIND_BUFFER && b->shm && strcmp(b->shm, shm) == 0 &&
-			    !en->homes[i].here)
+			    !en->homes[i].here &&
+			    !job_home_filled(&en->homes[i], en->jp->kp.args[i].bytes))
 				return true;
 		}
 	return false;

@@ -187,14 +187,6 @@ static int agree(struct wres *w, const char *shm, const struct job_home *home, s
 	return 0;
 }
 
-/* A fill pattern OpenCL takes: a power of two up to 128 bytes that divides the buffer. */
-static bool uniform_fits(const struct job_home *home, size_t bytes)
-{
-	size_t n = home->uniform;
-
-	return n && n <= 128 && (n & (n - 1)) == 0 && bytes % n == 0;
-}
-
 static int acquire(struct wjob *j, size_t i, struct cs_err *e)
 {
 	const struct kernel_arg *a = &j->jp->kp.args[i];
@@ -211,7 +203,7 @@ static int acquire(struct wjob *j, size_t i, struct cs_err *e)
 		if (resident_acquire_widened(j->w->r, shm, a->bytes, j->x->dev, home->scalar,
 		                             &j->x->given[i], &j->st->h2d_ms, e))
 			return -1;
-	} else if (!home->here && uniform_fits(home, a->bytes)) {
+	} else if (job_home_filled(home, a->bytes)) {
 		if (resident_acquire_filled(j->w->r, shm, a->bytes, j->x->dev, home->value,
 		                            home->uniform, &j->x->given[i], e))
 			return -1;

@@ -87,6 +87,18 @@ grep -E '^[0-9,]+$' "$OUT" >got
 { row 1:0; row 1:1; row 1:2; row 0:0; row 2:1; } >want
 same_file got want "a failed job in a run: the earlier jobs' results are kept, the later jobs did not run"
 
+# ---- a value fill of a buffer that jobs in flight take by its value ----
+# z is 7 repeated when the first job is sent: it is filled on the worker's device from the
+# value in its message, so the fill of 100 goes between the jobs without waiting for it, and
+# each job sees its own value: q = 8, v = 101, w = 7 + 100 (docs/executors.md "The wire").
+for how in "CARSH_JOB_RUN=1" "CARSH_JOB_RUN=4 CARSH_QUEUE_CPU=1"; do
+	expect 0 "" env $how "$CARSH" -c "$MAKE
+run $W/fillvalue.bat.xml
+$DUMPS"
+	{ row 1:0; row 0:8; row 0:107; row 0:101; row 0:100; } >want
+	same_file "$OUT" want "$how: a value fill between jobs that read the value: q = 8, v = 101, w = 107"
+done
+
 # ---- a fill between the jobs of a run, the launches queued ----
 # z is on the worker's device only; the fill goes between the jobs not yet sent, and the
 # job after it reads the filled 100, never the device copy (a fill overtaken by, or
