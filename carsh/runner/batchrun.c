@@ -14,6 +14,7 @@
 #include <errno.h>
 
 #include "model/batch.h"
+#include "runner/batchcmd.h"
 #include "model/filecache.h"
 #include "exec/jobwin.h"
 #include "runner/buffers.h"
@@ -205,15 +206,16 @@ static bool is_executable(const char *file)
 	return root && (strcmp(root, "FlowModel") == 0 || strcmp(root, "CarshExe") == 0);
 }
 
-static int step_exec(void *ctx, const struct step *s)
+/* An <Exec> step, or a <Command> that is one run of an executable (runner/batchcmd.h): path
+ * and its n NAME=VALUE words, or s's own file or inline executable. */
+static int exec_step(struct run *r, const struct step *s, const char *path, int n, char **words)
 {
-	struct run *r = ctx;
 	bool bg = r->c->background;
 	int rank = r->c->rank, rc;
 	struct placement *placed = r->c->placed;
 
 	struct job_window *window = r->c->window;
-	bool joins = !s->background && (!s->file || is_executable(s->file));
+	bool joins = !s->background && (!path || is_executable(path));
 
 	/* Only a flow-model's job joins the window; the rest see every job before done, and a
 	 * graph's or a batch's jobs (its threads', say) have none. */
@@ -227,12 +229,17 @@ static int step_exec(void *ctx, const struct step *s)
 	if (s->exe)
 		rc = run_exe(r->c, s->exe, NULL, r->b->file, r->e);
 	else
-		rc = run_file(r->c, s->file, 0, NULL, NULL, r->e);
+		rc = run_file(r->c, path, n, words, NULL, r->e);
 	r->c->window = window;
 	r->c->background = bg;
 	r->c->rank = rank;
 	r->c->placed = placed;
 	return rc;
+}
+
+static int step_exec(void *ctx, const struct step *s)
+{
+	return exec_step(ctx, s, s->file, 0, NULL);
 }
 
 /* Waits for every rank's jobs: each waits for its own, then all agree (mpi/ranks.h). A
@@ -336,9 +343,15 @@ static int step_command(void *ctx, const struct step *s)
 	struct session *ses = r->c->s;
 	char origin[PATH_MAX + 32];
 	struct job_window *window = r->c->window;
-	int rc = drain(r);
+	struct command cmd = COMMAND_INIT;
+	int rc;
 
-	if (rc)
+	if (batchcmd_single_run(s->text, r->c->caller, &cmd)) {
+		rc = exec_step(r, s, cmd.argv.v[1], (int)cmd.argv.n - 2, cmd.argv.v + 2);
+		command_free(&cmd);
+		return rc;
+	}
+	if ((rc = drain(r)) != 0)
 		return rc;
 	snprintf(origin, sizeof(origin), "%s", r->b->file);
 	/* A command's jobs are its own: none of them joins the window, whose failures are

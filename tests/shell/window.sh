@@ -97,6 +97,17 @@ grep -E '^[0-9,]+$' "$OUT" >got
 { row 1:0; row 1:1; row 1:2; row 0:0; row 2:1; } >want
 same_file got want "a failed job: the earlier jobs' results are kept, the later jobs did not run"
 
+# The same with its second and third steps as <Command>s that run one executable each: they
+# join the window as <Exec>s (runner/batchcmd.h), the third is named with its own step.
+printf '%s\n' "$MAKE" "run $W/cmdfail.bat.xml" 'echo status $?' "$DUMPS" | "$CARSH" -i >"$OUT" 2>"$ERR"
+grep -qF "carsh: $W/cmdfail.bat.xml:9: <Command>: $W/bad.exe.xml: " "$ERR" && grep -qF "build failed on " "$ERR" &&
+	! grep -q "the command above failed" "$ERR" &&
+	grep -q '^status 1$' "$OUT" && pass "a failed <Command> run in the window names its own step, status 1" ||
+	fail "failed command: $(cat "$ERR" "$OUT")"
+grep -E '^[0-9,]+$' "$OUT" >got
+{ row 1:0; row 1:1; row 1:2; row 0:0; row 2:1; } >want
+same_file got want "a failed <Command> in a window: the earlier results kept, the later jobs not run"
+
 # ---- a fill between the jobs of a window ----
 # z is on the worker's device only when the fill comes: it goes between the jobs in flight,
 # and the job after it reads the filled value, not the device copy the jobs before it left.
