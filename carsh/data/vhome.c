@@ -2,6 +2,7 @@
 #include "data/vhome.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 struct home {
 	char *shm;
+	uint64_t key; /* shm's hash, compared before shm */
 	struct vhome_state st;
 	struct home *next;
 };
@@ -59,17 +61,29 @@ void vhome_free(struct vhome *h)
 }
 
 /* Lock held. With make, a buffer not seen yet gets its entry (in shared memory). */
+/* FNV-1a: the objects' names differ in their last characters only ("/carsh-PID-N"). */
+static uint64_t key_of(const char *shm)
+{
+	uint64_t k = 1469598103934665603ull;
+
+	for (const unsigned char *p = (const unsigned char *)shm; *p; p++)
+		k = (k ^ *p) * 1099511628211ull;
+	return k;
+}
+
 static struct home *find(struct vhome *h, const char *shm, bool make)
 {
+	uint64_t key = key_of(shm);
 	struct home *o;
 
 	for (o = h->head; o; o = o->next)
-		if (strcmp(o->shm, shm) == 0)
+		if (o->key == key && strcmp(o->shm, shm) == 0)
 			return o;
 	if (!make)
 		return NULL;
 	o = xcalloc(1, sizeof(*o));
 	o->shm = xstrdup(shm);
+	o->key = key;
 	o->st.where = VHOME_HOST;
 	o->next = h->head;
 	h->head = o;
@@ -82,10 +96,15 @@ void vhome_get(struct vhome *h, const char *shm, struct vhome_state *out)
 
 	pthread_mutex_lock(&h->lock);
 	o = find(h, shm, false);
-	if (o)
-		*out = o->st;
-	else
-		memset(out, 0, sizeof(*out));
+	if (o) {
+		memcpy(out, &o->st, offsetof(struct vhome_state, lost));
+		if (o->st.where == VHOME_LOST)
+			memcpy(out->lost, o->st.lost, sizeof(out->lost));
+		else
+			out->lost[0] = '\0';
+	} else {
+		memset(out, 0, offsetof(struct vhome_state, lost) + 1);
+	}
 	pthread_mutex_unlock(&h->lock);
 }
 

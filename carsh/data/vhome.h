@@ -36,7 +36,6 @@ struct vhome_state {
 	uint64_t gen;
 	uint64_t holder;               /* the worker with the device copy (DEVICE, BOTH) */
 	char device[VHOME_DEVICE_MAX]; /* its device, "NAME (PLATFORM)" */
-	char lost[VHOME_LOST_MAX];     /* LOST: why ("its newest data was on ...") */
 	/* HOST or BOTH: shared memory holds value (uniform bytes) repeated, as after a creation
 	 * (zeros) or a value fill, so a device copy is made by filling it there instead of
 	 * copying; 0: any data. */
@@ -47,6 +46,9 @@ struct vhome_state {
 	 * worker widens them on its device, a host reader into shared memory first. */
 	bool pixels;
 	enum scalar scalar;
+	/* LOST: why ("its newest data was on ..."); last, and copied out only then: a job
+	 * reads a few states of the table, every one of which would carry it. */
+	char lost[VHOME_LOST_MAX];
 };
 
 struct vhome;

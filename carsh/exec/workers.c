@@ -1284,7 +1284,11 @@ static int run_add(struct worker *wk, const struct job_plan *jp, const struct jo
 	char cwd[4096];
 	int fds[3], opened;
 
-	if (!getcwd(cwd, sizeof(cwd))) {
+	/* A window's directory is its first job's: nothing between its jobs changes it (a
+	 * <Command> that could, `cd`, collects the window first). */
+	if ((flags & WORKER_JOB_AFTER) && wk->io_cwd)
+		snprintf(cwd, sizeof(cwd), "%s", wk->io_cwd);
+	else if (!getcwd(cwd, sizeof(cwd))) {
 		err_errno(e, "cannot hand a job to a worker: the current directory");
 		return 1;
 	}

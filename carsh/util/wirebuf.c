@@ -7,34 +7,10 @@
 
 #define STR_NULL UINT64_MAX
 
-void wb_bytes(struct wbuf *w, const void *p, size_t len)
+void wb_reserve(struct wbuf *w, size_t len)
 {
-	if (len == 0)
-		return;
-	if (w->len + len > w->cap)
+	if (w->cap - w->len < len)
 		w->p = xgrow(w->p, &w->cap, w->len + len, 1);
-	memcpy(w->p + w->len, p, len);
-	w->len += len;
-}
-
-void wb_u32(struct wbuf *w, uint32_t v)
-{
-	wb_bytes(w, &v, sizeof(v));
-}
-
-void wb_u64(struct wbuf *w, uint64_t v)
-{
-	wb_bytes(w, &v, sizeof(v));
-}
-
-void wb_i64(struct wbuf *w, int64_t v)
-{
-	wb_bytes(w, &v, sizeof(v));
-}
-
-void wb_f64(struct wbuf *w, double v)
-{
-	wb_bytes(w, &v, sizeof(v));
 }
 
 void wb_str(struct wbuf *w, const char *s)
