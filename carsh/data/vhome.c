@@ -181,6 +181,20 @@ void vhome_device_failed(struct vhome *h, const char *shm, uint64_t holder, cons
 	pthread_mutex_unlock(&h->lock);
 }
 
+void vhome_host_stale(struct vhome *h, const char *shm)
+{
+	struct home *o;
+
+	pthread_mutex_lock(&h->lock);
+	o = find(h, shm, false);
+	if (o && o->st.where == VHOME_BOTH) {
+		set_where(h, o, VHOME_DEVICE);
+		o->st.uniform = 0;
+		o->st.pixels = false;
+	}
+	pthread_mutex_unlock(&h->lock);
+}
+
 void vhome_host_current(struct vhome *h, const char *shm)
 {
 	struct home *o;

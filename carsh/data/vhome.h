@@ -69,6 +69,11 @@ uint64_t vhome_device_wrote(struct vhome *h, const char *shm, uint64_t holder, c
 /* A job on holder failed while it may have written its copy of shm (how: its message): a
  * copy that shared memory also has is dropped, one that only the holder had is lost. */
 void vhome_device_failed(struct vhome *h, const char *shm, uint64_t holder, const char *how);
+/* shm is current on its holder and in shared memory (BOTH): shared memory is counted stale
+ * from now on, the holder's copy the only current one (DEVICE), at the same generation. A
+ * fill of shared memory that goes between a window's jobs does so first, so that where it is
+ * undone the holder's copy is the data again (exec/jobwin.c). */
+void vhome_host_stale(struct vhome *h, const char *shm);
 /* The holder wrote its copy back: shared memory is current too. */
 void vhome_host_current(struct vhome *h, const char *shm);
 /* The host wrote shared memory (a fill, a rank's copy received): a new generation there

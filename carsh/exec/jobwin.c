@@ -246,8 +246,15 @@ uint64_t jobwin_host_write(const struct exec_env *env, struct job_window *w, con
 	if (!w || !w->wk || !env->homes || !readers_done(env, w, shm) || !make_room(env, w))
 		return 0;
 	vhome_get(env->homes, shm, &st);
-	if (st.where != VHOME_DEVICE || st.holder != worker_serial(w->wk))
+	if (st.holder != worker_serial(w->wk) ||
+	    (st.where != VHOME_DEVICE && st.where != VHOME_BOTH))
 		return 0;
+	/* Undone, the fill leaves the holder's copy as the data: shared memory, which it
+	 * overwrites, no longer counts. */
+	if (st.where == VHOME_BOTH) {
+		vhome_host_stale(env->homes, shm);
+		vhome_get(env->homes, shm, &st);
+	}
 	en = xcalloc(1, sizeof(*en));
 	en->shm = xstrdup(shm);
 	en->before = xmalloc(sizeof(*en->before));

@@ -547,6 +547,21 @@ int resident_to_host(struct resident *r, const char *shm, struct cs_err *e)
 	return rc;
 }
 
+int resident_to_host_again(struct resident *r, const char *shm, struct cs_err *e)
+{
+	struct entry *en;
+	int rc = 0;
+
+	pthread_mutex_lock(&r->lock);
+	en = entry_of(r, shm, 0);
+	if (en && !en->pixels)
+		en->host_valid = false;
+	if (en)
+		rc = to_host_locked(r, en, e);
+	pthread_mutex_unlock(&r->lock);
+	return rc;
+}
+
 void resident_host_wrote(struct resident *r, const char *shm)
 {
 	struct entry *en;

@@ -60,6 +60,10 @@ int resident_fill(struct resident *r, const char *shm, const void *pattern, size
 
 /* Make the shared-memory copy current (before the host reads it). */
 int resident_to_host(struct resident *r, const char *shm, struct cs_err *e);
+/* As resident_to_host, copied from the device even where shared memory was current when
+ * this process last saw it: a warm worker's write-back, asked for by the shell whose table
+ * of homes says shared memory is stale (a fill there that the worker never saw). */
+int resident_to_host_again(struct resident *r, const char *shm, struct cs_err *e);
 /* The host changed the shared-memory copy: every device copy is stale. */
 void resident_host_wrote(struct resident *r, const char *shm);
 /* The host put a PGM fill's samples in shm's pixels (data/vpixels.h), as widened to kind s

@@ -145,7 +145,7 @@ int wres_write_back(struct wres *w, const char *shm, uint64_t gen, struct cs_err
 	if (!h || h->gen != gen)
 		return err_set(e, "worker: no copy of buffer %s at generation %llu here", shm,
 		               (unsigned long long)gen);
-	return resident_to_host(w->r, shm, e);
+	return resident_to_host_again(w->r, shm, e);
 }
 
 int wres_narrow(struct wres *w, const char *shm, uint64_t gen, struct cs_err *e)
