@@ -10,6 +10,7 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "exec/planmemo.h"
@@ -268,6 +269,40 @@ static bool answer_devices(struct rt_session *s, int sock, const struct wire_msg
 	return ok;
 }
 
+/* How long a worker waits for a window's next job before it sleeps, where a core is free
+ * for that: a batch's next job comes some 12 us later, and a write to a sleeping worker costs
+ * the shell, which bounds a window, 3-5 us to wake it (docs/executors.md, "Where a job's
+ * time goes"). By default on four cores or more; CARSH_WORKER_SPIN=0 turns it off, =1 on. */
+#define SPIN_NS 50000
+
+static bool spin_wanted(void)
+{
+	static int wanted = -1;
+
+	if (wanted < 0) {
+		const char *v = getenv("CARSH_WORKER_SPIN");
+
+		if (v && (strcmp(v, "0") == 0 || strcmp(v, "1") == 0))
+			wanted = v[0] == '1';
+		else
+			wanted = sysconf(_SC_NPROCESSORS_ONLN) >= 4;
+	}
+	return wanted;
+}
+
+/* Until the shell's next message is here, or SPIN_NS passed. */
+static void spin_for_next(int sock)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (next_waiting(sock))
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < SPIN_NS);
+}
+
 /* The answers held back, sent. */
 static int send_held(struct wstate *ws, struct cs_err *e)
 {
@@ -312,11 +347,15 @@ void worker_main(int sock, struct job_result *res)
 	struct wres *w = wres_new();
 	struct cs_err ignored;
 
+	bool in_window = false; /* the last message was a window's job */
+
 	for (;;) {
 		struct wire_msg m;
 		struct cs_err e;
 		uint32_t status, flags;
 
+		if (in_window && spin_wanted())
+			spin_for_next(sock);
 		if (wire_recv(sock, &m, &e) <= 0)
 			break;
 		/* Held answers go before any other answer. */
@@ -338,6 +377,7 @@ void worker_main(int sock, struct job_result *res)
 			break;
 		}
 		status = answer(s, w, &m, res, &ws, &flags);
+		in_window = (flags & WORKER_JOB_WINDOW) != 0;
 		wire_msg_free(&m);
 		if (send_done(&ws, status, flags, res, &e) != 0 || wres_faulted(w))
 			break;
