@@ -182,7 +182,8 @@ int jobwin_send(const struct exec_env *env, struct job_window *w, struct job_pla
 	en->ans.done = false;
 	en->next = NULL;
 	en->homes = xcalloc(n, sizeof(*en->homes));
-	en->before = xcalloc(n, sizeof(*en->before));
+	/* homes_assume writes the state of every bound argument, the only ones read back. */
+	en->before = xmalloc(n * sizeof(*en->before));
 	/* Its claim first: a job that must wait for another's runs as usual, waiting. */
 	en->claim = ready_claim(env, w, jp);
 	if (!en->claim)
