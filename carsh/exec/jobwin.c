@@ -35,6 +35,9 @@ struct job_window {
 	size_t n;
 	void (*stats)(void *ctx, const struct run_stats *st);
 	void *ctx;
+	struct entry *spare; /* entries done with, for the next jobs (each holds a 16 KiB answer:
+	                        allocated and freed per job, they were a tenth of its malloc's
+	                        work) */
 };
 
 struct job_window *jobwin_new(void (*stats)(void *ctx, const struct run_stats *st), void *ctx)
@@ -51,6 +54,14 @@ struct job_window *jobwin_new(void (*stats)(void *ctx, const struct run_stats *s
 
 void jobwin_free(struct job_window *w)
 {
+	if (!w)
+		return;
+	while (w->spare) {
+		struct entry *en = w->spare;
+
+		w->spare = en->next;
+		free(en);
+	}
 	free(w);
 }
 
@@ -79,7 +90,22 @@ bool jobwin_eligible(const struct exec_env *env, const struct job_plan *jp)
 	return true;
 }
 
-static void entry_free(const struct exec_env *env, struct entry *en)
+/* An entry with nothing in it; its answer is cleared by worker_send, for a job. */
+static struct entry *entry_new(struct job_window *w)
+{
+	struct entry *en = w->spare;
+
+	if (en)
+		w->spare = en->next;
+	else
+		en = xmalloc(sizeof(*en));
+	memset(en, 0, offsetof(struct entry, ans));
+	en->ans.done = false;
+	en->next = NULL;
+	return en;
+}
+
+static void entry_free(const struct exec_env *env, struct job_window *w, struct entry *en)
 {
 	if (en->claim)
 		hazard_release(env->hz, en->claim);
@@ -87,7 +113,8 @@ static void entry_free(const struct exec_env *env, struct entry *en)
 	free(en->shm);
 	free(en->homes);
 	free(en->before);
-	free(en);
+	en->next = w->spare;
+	w->spare = en;
 }
 
 /* Its claim, in the window's group; NULL when an earlier claim of another holds it up. */
@@ -120,7 +147,7 @@ static void retire_ok(const struct exec_env *env, struct job_window *w, struct e
 	if (!w->head)
 		w->tail = &w->head;
 	w->n--;
-	entry_free(env, en);
+	entry_free(env, w, en);
 }
 
 /* Room for one more job in flight: the oldest is waited for. false when it failed (the
@@ -153,7 +180,7 @@ static bool open_with(const struct exec_env *env, struct job_window *w, const st
 static int not_sent(const struct exec_env *env, struct job_window *w, struct entry *en, bool opened)
 {
 	en->jp = NULL;
-	entry_free(env, en);
+	entry_free(env, w, en);
 	if (opened) {
 		workers_give(env->workers, w->wk);
 		w->wk = NULL;
@@ -176,11 +203,7 @@ int jobwin_send(const struct exec_env *env, struct job_window *w, struct job_pla
 	if (!opened && ((holder && holder != worker_serial(w->wk)) || !worker_fits(w->wk, jp) ||
 	                !make_room(env, w)))
 		return 1;
-	/* Its answer's 16 KiB message area is cleared, not zeroed, by worker_send. */
-	en = xmalloc(sizeof(*en));
-	memset(en, 0, offsetof(struct entry, ans));
-	en->ans.done = false;
-	en->next = NULL;
+	en = entry_new(w);
 	en->homes = xcalloc(n, sizeof(*en->homes));
 	/* homes_assume writes the state of every bound argument, the only ones read back. */
 	en->before = xmalloc(n * sizeof(*en->before));
@@ -256,7 +279,7 @@ uint64_t jobwin_host_write(const struct exec_env *env, struct job_window *w, con
 		vhome_host_stale(env->homes, shm);
 		vhome_get(env->homes, shm, &st);
 	}
-	en = xcalloc(1, sizeof(*en));
+	en = entry_new(w);
 	en->shm = xstrdup(shm);
 	en->before = xmalloc(sizeof(*en->before));
 	*en->before = st;
@@ -356,7 +379,7 @@ int jobwin_collect(const struct exec_env *env, struct job_window *w, const void 
 			struct entry *p = w->head;
 
 			w->head = p->next;
-			entry_free(env, p);
+			entry_free(env, w, p);
 		}
 	}
 	w->tail = &w->head;
