@@ -305,6 +305,32 @@ alive_or_ended() {
 	screen_has '^alive$' || ended
 }
 
+# Under the thread executor a job builds in the shell's own process: Ctrl-C while its
+# program is linked leaves the shell running (PoCL's linker died of it, and PoCL's abort
+# ended the shell with status 134).
+if ! process_executor && [ -n "$REAL_LD" ]; then
+	rm -rf cache-job ld-held ld-go
+	"$REF" gen 1000 1 >a.csv
+	"$REF" gen 1000 2 >b.csv
+	tty_start XDG_CACHE_HOME="$T/cache-job" PATH="$T/bin:$PATH"
+	type_line "run $FM/vadd.xml a=a.csv b=b.csv c=c.csv N=1000"
+	wait_until "the job's link to be held" linker_waits
+	ld=$(cat ld-held 2>/dev/null)
+	tm send-keys C-c
+	wait_until "the terminal to echo ^C" screen_has '\^C'
+	wait_until "SIGINT to reach the shell and the linker" settled_all "$TPID" $ld
+	: >ld-go
+	type_line "echo alive"
+	if wait_until "the shell to answer (or end)" alive_or_ended && ! ended; then
+		pass "Ctrl-C while a job's program is linked: the shell lives on"
+	else
+		fail "Ctrl-C while a job's program is linked: status $(cat "$T/tty.status" 2>/dev/null); screen: $(screen)"
+	fi
+	tm send-keys C-d
+	wait_until "the shell to exit" ended
+	tm kill-server
+fi
+
 # ---- Ctrl-\ at the prompt ----
 tty_start
 tm send-keys 'C-\'
