@@ -219,7 +219,11 @@ settled_all() {
 }
 
 compiler_waits() {
-	ls cache-hdr/pocl/kcache 2>/dev/null | grep -q '\.preproc-.*\.tmp$' || ended
+	local f
+	for f in cache-hdr/pocl/kcache/*.preproc-*.tmp; do
+		[ -e "$f" ] && return 0
+	done
+	ended
 }
 linker_waits() {
 	[ -s ld-held ] || ended
