@@ -228,6 +228,9 @@ compiler_waits() {
 linker_waits() {
 	[ -s ld-held ] || ended
 }
+shows_or_ended() {
+	screen_has "$1" || ended
+}
 
 # build_interrupted WHAT FLOWMODEL HELD RELEASE [NAME=VALUE...]: partition of FLOWMODEL in
 # a new terminal with the variables; once HELD says the build is held, Ctrl-C, and once the
@@ -248,7 +251,7 @@ build_interrupted() {
 	engine=$(pgrep -P "$TPID" | head -1)
 	pids="$engine $(cat ld-held 2>/dev/null)"
 	tm send-keys C-c
-	wait_until "$what: the terminal to echo ^C" screen_has '\^C'
+	wait_until "$what: the terminal to echo ^C (or the shell to end)" shows_or_ended '\^C'
 	# shellcheck disable=SC2086
 	wait_until "$what: SIGINT to reach $pids" settled_all $pids
 	eval "$release"
@@ -313,15 +316,16 @@ alive_or_ended() {
 # program is linked leaves the shell running (PoCL's linker died of it, and PoCL's abort
 # ended the shell with status 134).
 if ! process_executor && [ -n "$REAL_LD" ]; then
-	rm -rf cache-job ld-held ld-go
 	"$REF" gen 1000 1 >a.csv
 	"$REF" gen 1000 2 >b.csv
+	rm -rf cache-job ld-held ld-go
 	tty_start XDG_CACHE_HOME="$T/cache-job" PATH="$T/bin:$PATH"
 	type_line "run $FM/vadd.xml a=a.csv b=b.csv c=c.csv N=1000"
 	wait_until "the job's link to be held" linker_waits
 	ld=$(cat ld-held 2>/dev/null)
 	tm send-keys C-c
-	wait_until "the terminal to echo ^C" screen_has '\^C'
+	wait_until "the terminal to echo ^C (or the shell to end)" shows_or_ended '\^C'
+	# shellcheck disable=SC2086
 	wait_until "SIGINT to reach the shell and the linker" settled_all "$TPID" $ld
 	: >ld-go
 	type_line "echo alive"
