@@ -180,7 +180,8 @@ tm kill-server
 # Each has a cache of its own, so that the build happens. ----
 REAL_LD=$(command -v ld)
 mkdir -p bin
-# In bash: dash clears the signal mask it inherits, which carsh's fix is about.
+# In bash: dash clears the signal mask it inherits, which would undo the blocked SIGINT carsh
+# hands PoCL's linker (the real ld keeps it).
 cat >bin/ld <<EOF
 #!/usr/bin/env bash
 # The linker PoCL runs, held until the test has typed Ctrl-C (at most 60 s).
@@ -289,10 +290,14 @@ cat >slowhdr.xml <<'EOF'
   </Arguments>
 </FlowModel>
 EOF
+# The header for the compiler that waits for it; bounded, should no reader come.
+release_header() {
+	timeout 60 sh -c 'printf "#define SCALE 2.0f\n" >slow.h' || fail "no compiler read slow.h"
+}
 rm -rf slow.h cache-hdr
 mkfifo slow.h
 build_interrupted "while the compiler writes its output" "$T/slowhdr.xml" compiler_waits \
-	"printf '#define SCALE 2.0f\n' >slow.h" XDG_CACHE_HOME="$T/cache-hdr"
+	release_header XDG_CACHE_HOME="$T/cache-hdr"
 
 if [ -z "$REAL_LD" ]; then
 	echo "SKIP: no ld in PATH: the checks of Ctrl-C while PoCL links did not run"
