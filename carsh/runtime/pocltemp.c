@@ -17,6 +17,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 
+#include "runtime/buildsig.h"
 #include "runtime/cache.h"
 #include "util/alloc.h"
 #include "util/strvec.h"
@@ -107,11 +108,14 @@ static void start_once(void)
 {
 	struct strvec before = STRVEC_INIT;
 	char *dir = rt_pocl_kcache_dir();
+	struct buildsig_start sigs;
 	int lock;
 
 	if (dir)
 		list_tempfiles(dir, &before);
+	buildsig_start_begin(&sigs);
 	start_drivers();
+	buildsig_start_end(&sigs);
 	lock = dir ? cache_start_lock() : -1;
 	if (lock >= 0)
 		remove_new_empty(dir, &before);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "runtime/buildsig.h"
 #include "runtime/cache.h"
 #include "runtime/cachedisk.h"
 #include "runtime/includes.h"
@@ -342,8 +343,13 @@ int rt_program_build_on(cl_context ctx, const struct rt_devinfo *info, cl_uint n
 	char *options = rt_build_options(kp->build_options);
 	unsigned char *bin;
 	size_t len;
+	sigset_t mask;
+	bool held;
 	int rc, lock = cache_build_lock();
 
+	/* The build and the binary kept (PoCL links its kernels for it) go on through Ctrl-C
+	 * where it does not end the process (runtime/buildsig.h). */
+	buildsig_hold(&mask, &held);
 	*cache_hit = false;
 	if (dir) {
 		key = cache_key(info->platform_version, info->name, info->version, info->driver,
@@ -363,6 +369,7 @@ int rt_program_build_on(cl_context ctx, const struct rt_devinfo *info, cl_uint n
 	if (rc == 0 && dir && rt_includes_unchanged(kp->includes))
 		cache_keep(dir, key, n, *out);
 out:
+	buildsig_release(&mask, held);
 	cache_build_unlock(lock);
 	free(options);
 	free(key);

@@ -28,13 +28,14 @@ tm() {
 # Whatever happens, no tmux server, carsh or job of this test stays behind.
 trap 'tm kill-server' EXIT
 
-# tty_start: carsh -i in a new terminal; its exit status goes to $T/tty.status, $TPID is its
-# pid. The wrapping sh traps (not ignores) INT and QUIT: it must outlive the keys sent to the
-# terminal's process group, while carsh starts with the default dispositions.
+# tty_start [NAME=VALUE...]: carsh -i in a new terminal, in $T, with these variables set
+# too; its exit status goes to $T/tty.status, $TPID is its pid. The wrapping sh traps (not
+# ignores) INT and QUIT: it must outlive the keys sent to the terminal's process group, while
+# carsh starts with the default dispositions.
 tty_start() {
 	rm -f "$T/tty.status"
-	CARSH_HISTFILE=/dev/null TERM=xterm tm new-session -d -x 200 -y 50 \
-		sh -c 'trap : INT QUIT; "$0" -i; echo "$?" >"$1"' "$CARSH" "$T/tty.status"
+	CARSH_HISTFILE=/dev/null TERM=xterm tm new-session -d -x 200 -y 50 -c "$T" \
+		env "$@" sh -c 'trap : INT QUIT; "$0" -i; echo "$?" >"$1"' "$CARSH" "$T/tty.status"
 	wait_until "the prompt" screen_has '^carsh>$'
 	TPID=$(pgrep -P "$(tm display -p '#{pane_pid}')" | head -1)
 }
@@ -170,9 +171,178 @@ wait_until "the shell to exit" ended
 	fail "Ctrl-C in partition: segments left: $(segments_of "$TPID")"
 tm kill-server
 
+# ---- Ctrl-C while the engine builds (runtime/buildsig.h): the build goes on through it,
+# and the engine then stops as asked. Each case holds the build at one point until the key
+# has reached the processes: the compiler reading a header (a FIFO; its output file, which
+# the compiler's own SIGINT handler used to remove, is open), the linker of the build's
+# binary (a stand-in ld first in PATH that waits for the test's word), and the linker of a
+# kernel's first launch (in PoCL's own thread: the binary cache warm, PoCL's cache empty).
+# Each has a cache of its own, so that the build happens. ----
+REAL_LD=$(command -v ld)
+mkdir -p bin
+# In bash: dash clears the signal mask it inherits, which would undo the blocked SIGINT carsh
+# hands PoCL's linker (the real ld keeps it).
+cat >bin/ld <<EOF
+#!/usr/bin/env bash
+# The linker PoCL runs, held until the test has typed Ctrl-C (at most 60 s).
+echo \$\$ >"$T/ld-held"
+i=0
+while [ ! -e "$T/ld-go" ] && [ \$i -lt 600 ]; do
+	sleep 0.1
+	i=\$((i + 1))
+done
+exec "$REAL_LD" "\$@"
+EOF
+chmod +x bin/ld
+
+# SIGINT has reached process $1: it is gone, the signal is no longer pending, or every
+# thread of it blocks the signal (it waits there, as carsh means it to). SIGINT is bit 1 of
+# a mask, in its last hexadecimal digit.
+sigint_bit() {
+	case "$1" in
+	*[2367abef]) return 0 ;;
+	esac
+	return 1
+}
+sigint_settled() {
+	local st t
+	st=$(sed -n 's/^ShdPnd:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
+	[ -n "$st" ] && sigint_bit "$st" || return 0
+	for t in /proc/"$1"/task/*; do
+		sigint_bit "$(sed -n 's/^SigBlk:[[:space:]]*//p' "$t/status" 2>/dev/null)" || return 1
+	done
+}
+settled_all() {
+	local p
+	for p in "$@"; do
+		sigint_settled "$p" || return 1
+	done
+}
+
+compiler_waits() {
+	local f
+	for f in cache-hdr/pocl/kcache/*.preproc-*.tmp; do
+		[ -e "$f" ] && return 0
+	done
+	ended
+}
+linker_waits() {
+	[ -s ld-held ] || ended
+}
+shows_or_ended() {
+	screen_has "$1" || ended
+}
+
+# build_interrupted WHAT FLOWMODEL HELD RELEASE [NAME=VALUE...]: partition of FLOWMODEL in
+# a new terminal with the variables; once HELD says the build is held, Ctrl-C, and once the
+# signal has reached the engine's process (and the linker, if one waits), RELEASE. The run
+# must end as interrupted, not as a failed build.
+build_interrupted() {
+	local what="$1" fm="$2" held="$3" release="$4" engine pids
+	shift 4
+	rm -f ld-held ld-go
+	tty_start "$@"
+	type_line "partition --no-progress --gpu none --threads 1 --sched cpu --steps 1000000000 $fm y=discard"
+	wait_until "$what: the build to be held" "$held"
+	if ended; then
+		fail "Ctrl-C $what: the shell ended (status $(cat "$T/tty.status")); screen: $(screen)"
+		tm kill-server
+		return
+	fi
+	engine=$(pgrep -P "$TPID" | head -1)
+	pids="$engine $(cat ld-held 2>/dev/null)"
+	tm send-keys C-c
+	wait_until "$what: the terminal to echo ^C (or the shell to end)" shows_or_ended '\^C'
+	# shellcheck disable=SC2086
+	wait_until "$what: SIGINT to reach $pids" settled_all $pids
+	eval "$release"
+	wait_until "$what: partition to end (or the shell)" prompt_after_or_ended "partition .*"
+	if screen_has "^carsh: partition: .*interrupted" &&
+		! screen_has "Final linking\|unable to rename\|SIGABRT\|build failed"; then
+		pass "Ctrl-C $what: the build went on and the engine stopped"
+	else
+		fail "Ctrl-C $what: screen: $(screen)"
+	fi
+	wait_until "$what: the engine's process (pid $engine) to end" exited "$engine"
+	tm send-keys C-d
+	wait_until "the shell to exit" ended
+	tm kill-server
+}
+
+cat >slowhdr.xml <<'EOF'
+<?xml version="1.0"?>
+<FlowModel name="slowhdr">
+  <Param name="N" value="256"/>
+  <Program>
+    <Source><![CDATA[
+      #define HEADER "slow.h"
+      #include HEADER
+      __kernel void slowhdr(__global float *y)
+      {
+              y[get_global_id(0)] = SCALE;
+      }
+    ]]></Source>
+    <Kernel name="slowhdr"/>
+  </Program>
+  <WorkSize global="N"/>
+  <Arguments>
+    <Output name="y" type="float" count="N" partition="block"/>
+  </Arguments>
+</FlowModel>
+EOF
+# The header for the compiler that waits for it; bounded, should no reader come.
+release_header() {
+	timeout 60 sh -c 'printf "#define SCALE 2.0f\n" >slow.h' || fail "no compiler read slow.h"
+}
+rm -rf slow.h cache-hdr
+mkfifo slow.h
+build_interrupted "while the compiler writes its output" "$T/slowhdr.xml" compiler_waits \
+	release_header XDG_CACHE_HOME="$T/cache-hdr"
+
+if [ -z "$REAL_LD" ]; then
+	echo "SKIP: no ld in PATH: the checks of Ctrl-C while PoCL links did not run"
+else
+	rm -rf cache-link cache-launch
+	build_interrupted "while the build's binary is linked" "$PR" linker_waits ": >ld-go" \
+		XDG_CACHE_HOME="$T/cache-link" PATH="$T/bin:$PATH"
+	# The binary cache filled, PoCL's emptied: the launch links the kernel.
+	expect 0 "" env XDG_CACHE_HOME="$T/cache-launch" "$CARSH" -c \
+		"partition --no-progress --gpu none --threads 1 --sched cpu --steps 1 $PR y=discard"
+	rm -rf cache-launch/pocl
+	build_interrupted "while a kernel is linked at its first launch" "$PR" linker_waits \
+		": >ld-go" XDG_CACHE_HOME="$T/cache-launch" PATH="$T/bin:$PATH"
+fi
+
 alive_or_ended() {
 	screen_has '^alive$' || ended
 }
+
+# Under the thread executor a job builds in the shell's own process: Ctrl-C while its
+# program is linked leaves the shell running (PoCL's linker died of it, and PoCL's abort
+# ended the shell with status 134).
+if ! process_executor && [ -n "$REAL_LD" ]; then
+	"$REF" gen 1000 1 >a.csv
+	"$REF" gen 1000 2 >b.csv
+	rm -rf cache-job ld-held ld-go
+	tty_start XDG_CACHE_HOME="$T/cache-job" PATH="$T/bin:$PATH"
+	type_line "run $FM/vadd.xml a=a.csv b=b.csv c=c.csv N=1000"
+	wait_until "the job's link to be held" linker_waits
+	ld=$(cat ld-held 2>/dev/null)
+	tm send-keys C-c
+	wait_until "the terminal to echo ^C (or the shell to end)" shows_or_ended '\^C'
+	# shellcheck disable=SC2086
+	wait_until "SIGINT to reach the shell and the linker" settled_all "$TPID" $ld
+	: >ld-go
+	type_line "echo alive"
+	if wait_until "the shell to answer (or end)" alive_or_ended && ! ended; then
+		pass "Ctrl-C while a job's program is linked: the shell lives on"
+	else
+		fail "Ctrl-C while a job's program is linked: status $(cat "$T/tty.status" 2>/dev/null); screen: $(screen)"
+	fi
+	tm send-keys C-d
+	wait_until "the shell to exit" ended
+	tm kill-server
+fi
 
 # ---- Ctrl-\ at the prompt ----
 tty_start
