@@ -90,7 +90,7 @@ bool jobwin_eligible(const struct exec_env *env, const struct job_plan *jp)
 	return true;
 }
 
-/* An entry with nothing in it; its answer is cleared by worker_send, for a job. */
+/* An entry with nothing in it (a host write's answer is read too: its statistics, none). */
 static struct entry *entry_new(struct job_window *w)
 {
 	struct entry *en = w->spare;
@@ -100,7 +100,7 @@ static struct entry *entry_new(struct job_window *w)
 	else
 		en = xmalloc(sizeof(*en));
 	memset(en, 0, offsetof(struct entry, ans));
-	en->ans.done = false;
+	worker_answer_clear(&en->ans);
 	en->next = NULL;
 	return en;
 }

@@ -1363,11 +1363,7 @@ int worker_send(struct worker *wk, const struct job_plan *jp, const struct job_h
 	uint32_t flags = WORKER_JOB_WINDOW | (profile ? WORKER_JOB_PROFILE : 0) |
 	                 (after ? WORKER_JOB_AFTER | WORKER_JOB_SAME_ENV : 0);
 
-	a->rc = a->wstatus = 0;
-	a->skipped = a->done = false;
-	a->place = 0;
-	a->next = NULL;
-	job_result_clear(&a->res);
+	worker_answer_clear(a);
 	pthread_mutex_lock(&wk->xlock);
 	window_place(wk, flags, a);
 	if (!after)
@@ -1389,6 +1385,15 @@ int worker_send(struct worker *wk, const struct job_plan *jp, const struct job_h
 	}
 	pthread_mutex_unlock(&wk->xlock);
 	return 0;
+}
+
+void worker_answer_clear(struct worker_answer *a)
+{
+	a->rc = a->wstatus = 0;
+	a->skipped = a->done = false;
+	a->place = 0;
+	a->next = NULL;
+	job_result_clear(&a->res);
 }
 
 void worker_flush(struct worker *wk)

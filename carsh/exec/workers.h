@@ -108,6 +108,8 @@ struct worker_answer {
 	bool done;
 	struct worker_answer *next;
 };
+/* An answer with nothing in it, its result's 16 KiB message area cleared, not zeroed. */
+void worker_answer_clear(struct worker_answer *a);
 /* Send jp to wk (a foreground job: standard input not /dev/null) and return at once; *a
  * is filled when its answer is read (it must live until then). -1 with e when the job could
  * not be put together (nothing was sent). A worker that died is found by the answer. */
