@@ -196,16 +196,10 @@ int binio_open(const char *path, enum bin_kind k, enum scalar s, size_t n, struc
 
 int binio_read_into(const struct bin_file *bf, void *dst, struct cs_err *e)
 {
-	int err;
-
 	if (par_pread(bf->fd, dst, bf->bytes, (off_t)bf->offset, 0) == 0)
 		return 0;
-	err = errno;
-	if (err) {
-		err_errno(e, "%s", bf->path);
-		errno = err; /* the caller tells a full /dev/shm (EFAULT) from the rest */
-		return -1;
-	}
+	if (errno)
+		return err_errno(e, "%s", bf->path);
 	return err_set(e, "%s: the file ended while it was read (changed since it was checked?)",
 	               bf->path);
 }

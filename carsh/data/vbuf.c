@@ -431,24 +431,7 @@ static int reserve_pages(const char *shm, int fd, bool writable, size_t bytes, s
 	return err_errno(e, "cannot reserve %zu bytes of shared memory", bytes);
 }
 
-/* How a mapping gets its pages: taken at once over the cores, on first touch (both reserved
- * first), or unreserved for the kernel's copies (vbuf_map_for_reads). */
-enum pages_how { PAGES_POPULATE, PAGES_LAZY, PAGES_KERNEL_COPY };
-
-/* Whether /dev/shm has the room for the bytes the object's pages lack. */
-static bool shm_room_for(int fd, size_t bytes)
-{
-	struct statvfs fs;
-	struct stat st;
-	size_t have;
-
-	if (fstatvfs(fd, &fs) != 0 || fs.f_blocks == 0 || fstat(fd, &st) != 0)
-		return true;
-	have = (size_t)st.st_blocks * 512;
-	return have >= bytes || (unsigned long long)fs.f_bavail * fs.f_frsize >= bytes - have;
-}
-
-static void *map_object(const char *shm, size_t bytes, bool writable, enum pages_how how,
+static void *map_object(const char *shm, size_t bytes, bool writable, bool populate,
                         struct cs_err *e)
 {
 	int fd = shm_open(shm, writable ? O_RDWR : O_RDONLY, 0);
@@ -462,14 +445,6 @@ static void *map_object(const char *shm, size_t bytes, bool writable, enum pages
 		return NULL;
 	}
 	given = pages_given(fd, bytes);
-	if (!given && how == PAGES_KERNEL_COPY) {
-		if (!shm_room_for(fd, bytes)) {
-			close(fd);
-			no_room(bytes, e);
-			return NULL;
-		}
-		given = true; /* nothing to take: the copies take them */
-	}
 	if (!given) {
 		int rc = reserve_pages(shm, fd, writable, bytes, e);
 
@@ -497,7 +472,7 @@ static void *map_object(const char *shm, size_t bytes, bool writable, enum pages
 		munmap(area, span);
 		return NULL;
 	}
-	if (given && how == PAGES_POPULATE)
+	if (given && populate)
 		prefault(p, bytes, writable);
 	return p;
 }
@@ -506,22 +481,12 @@ static void *map_object(const char *shm, size_t bytes, bool writable, enum pages
  * pages are mapped at once, over the cores, instead of one fault at a time in the copy. */
 void *vbuf_map(const char *shm, size_t bytes, bool writable, struct cs_err *e)
 {
-	return map_object(shm, bytes, writable, PAGES_POPULATE, e);
+	return map_object(shm, bytes, writable, true, e);
 }
 
 void *vbuf_map_lazy(const char *shm, size_t bytes, bool writable, struct cs_err *e)
 {
-	return map_object(shm, bytes, writable, PAGES_LAZY, e);
-}
-
-void *vbuf_map_for_reads(const char *shm, size_t bytes, struct cs_err *e)
-{
-	return map_object(shm, bytes, true, PAGES_KERNEL_COPY, e);
-}
-
-int vbuf_no_room(size_t bytes, struct cs_err *e)
-{
-	return no_room(bytes, e);
+	return map_object(shm, bytes, writable, false, e);
 }
 
 int vbuf_write(const char *shm, const void *src, size_t bytes, struct cs_err *e)

@@ -72,15 +72,6 @@ void *vbuf_map(const char *shm, size_t bytes, bool writable, struct cs_err *e);
 /* The same, its pages faulted in by their first touch: for a caller that writes every page from
  * all the cores itself (a value fill), whose faults then run in parallel. */
 void *vbuf_map_lazy(const char *shm, size_t bytes, bool writable, struct cs_err *e);
-/* Writable and lazy, its pages neither reserved nor taken first: only for the kernel's own
- * copies into it (pread), which meet a full /dev/shm as EFAULT, where a store of the
- * process's would be killed by SIGBUS. Reserving 64 MiB before a read over the cores cost
- * 2-3 ms of a 17 ms fill (bench/pagetake.c). Refused as vbuf_map is when /dev/shm has not
- * the room for the pages the object lacks. */
-void *vbuf_map_for_reads(const char *shm, size_t bytes, struct cs_err *e);
-/* "N bytes do not fit in the shared memory left ..." in e: a copy into a vbuf_map_for_reads
- * mapping that failed with EFAULT. -1. */
-int vbuf_no_room(size_t bytes, struct cs_err *e);
 void vbuf_unmap(void *p, size_t bytes);
 /* Write bytes bytes at the start of the object, without mapping it: for a small write, whose
  * mapping would cost more than the write. 0, or -1 with e. */
