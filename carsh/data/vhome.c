@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/hash.h"
 
 struct home {
 	char *shm;
@@ -61,19 +62,9 @@ void vhome_free(struct vhome *h)
 }
 
 /* Lock held. With make, a buffer not seen yet gets its entry (in shared memory). */
-/* FNV-1a: the objects' names differ in their last characters only ("/carsh-PID-N"). */
-static uint64_t key_of(const char *shm)
-{
-	uint64_t k = 1469598103934665603ull;
-
-	for (const unsigned char *p = (const unsigned char *)shm; *p; p++)
-		k = (k ^ *p) * 1099511628211ull;
-	return k;
-}
-
 static struct home *find(struct vhome *h, const char *shm, bool make)
 {
-	uint64_t key = key_of(shm);
+	uint64_t key = fnv64(FNV64_INIT, shm, strlen(shm));
 	struct home *o;
 
 	for (o = h->head; o; o = o->next)

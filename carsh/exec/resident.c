@@ -534,32 +534,30 @@ int resident_fill(struct resident *r, const char *shm, const void *pattern, size
 	return rc;
 }
 
-int resident_to_host(struct resident *r, const char *shm, struct cs_err *e)
+/* again: copied from the device even where shared memory was counted current. */
+static int to_host(struct resident *r, const char *shm, bool again, struct cs_err *e)
 {
 	struct entry *en;
 	int rc = 0;
 
 	pthread_mutex_lock(&r->lock);
 	en = entry_of(r, shm, 0);
+	if (en && again && !en->pixels)
+		en->host_valid = false;
 	if (en)
 		rc = to_host_locked(r, en, e);
 	pthread_mutex_unlock(&r->lock);
 	return rc;
 }
 
+int resident_to_host(struct resident *r, const char *shm, struct cs_err *e)
+{
+	return to_host(r, shm, false, e);
+}
+
 int resident_to_host_again(struct resident *r, const char *shm, struct cs_err *e)
 {
-	struct entry *en;
-	int rc = 0;
-
-	pthread_mutex_lock(&r->lock);
-	en = entry_of(r, shm, 0);
-	if (en && !en->pixels)
-		en->host_valid = false;
-	if (en)
-		rc = to_host_locked(r, en, e);
-	pthread_mutex_unlock(&r->lock);
-	return rc;
+	return to_host(r, shm, true, e);
 }
 
 void resident_host_wrote(struct resident *r, const char *shm)

@@ -10,7 +10,6 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "exec/planmemo.h"
@@ -18,6 +17,7 @@
 #include "exec/workerres.h"
 #include "exec/workerwire.h"
 #include "runtime/session.h"
+#include "util/clock.h"
 #include "util/wire.h"
 
 /* The job's standard input, output and error on descriptors 0, 1 and 2, read afresh. */
@@ -273,7 +273,7 @@ static bool answer_devices(struct rt_session *s, int sock, const struct wire_msg
  * for that: a batch's next job comes some 12 us later, and a write to a sleeping worker costs
  * the shell, which bounds a window, 3-5 us to wake it (docs/executors.md, "Where a job's
  * time goes"). By default on four cores or more; CARSH_WORKER_SPIN=0 turns it off, =1 on. */
-#define SPIN_NS 50000
+#define SPIN_MS 0.05
 
 static bool spin_wanted(void)
 {
@@ -290,17 +290,13 @@ static bool spin_wanted(void)
 	return wanted;
 }
 
-/* Until the shell's next message is here, or SPIN_NS passed. */
+/* Until the shell's next message is here, or SPIN_MS passed. */
 static void spin_for_next(int sock)
 {
-	struct timespec t0, t;
+	double t0 = clock_ms();
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		if (next_waiting(sock))
-			return;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < SPIN_NS);
+	while (!next_waiting(sock) && clock_ms() - t0 < SPIN_MS)
+		;
 }
 
 /* The answers held back, sent. */

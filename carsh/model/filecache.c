@@ -326,6 +326,14 @@ const char *filecache_root(const char *path, struct cs_err *e)
 	return cached(K_ROOT, path, NULL, e);
 }
 
+bool filecache_is_executable(const char *path)
+{
+	struct cs_err ignored;
+	const char *root = filecache_root(path, &ignored);
+
+	return root && (strcmp(root, "FlowModel") == 0 || strcmp(root, "CarshExe") == 0);
+}
+
 const struct flowmodel *filecache_flowmodel(const char *path, struct cs_err *e)
 {
 	return cached(K_FLOWMODEL, path, NULL, e);

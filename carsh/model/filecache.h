@@ -12,6 +12,7 @@
 #ifndef CARSH_MODEL_FILECACHE_H
 #define CARSH_MODEL_FILECACHE_H
 
+#include <stdbool.h>
 #include <sys/stat.h>
 
 #include "model/batch.h"
@@ -19,6 +20,9 @@
 
 /* The root element's name ("CarshExe", ...); owned by the cache. */
 const char *filecache_root(const char *path, struct cs_err *e);
+/* Whether path is an executable of one job: a flow-model or a CarshExe (not a batch or a
+ * graph); false also when it cannot be read. */
+bool filecache_is_executable(const char *path);
 /* A <FlowModel> file, as flowmodel_read; owned by the cache. */
 const struct flowmodel *filecache_flowmodel(const char *path, struct cs_err *e);
 /* A <CarshExe> file, as exe_read; owned by the cache. */

@@ -13,14 +13,6 @@ static const char *lookup(void *ctx, const char *name)
 	return p ? p->value : NULL;
 }
 
-static bool is_executable(const char *file)
-{
-	struct cs_err ignored;
-	const char *root = filecache_root(file, &ignored);
-
-	return root && (strcmp(root, "FlowModel") == 0 || strcmp(root, "CarshExe") == 0);
-}
-
 /* run's own options (a graph's) and $? (the session's status, which a step does not see)
  * leave the line to the shell. */
 static bool plain_words(const struct command *cmd)
@@ -47,7 +39,7 @@ bool batchcmd_single_run(const char *text, const struct scope *caller, struct co
 	command_free(&next);
 	if (single && cmd->argv.n >= 2 && strcmp(cmd->argv.v[0], "run") == 0 && !cmd->redir_in &&
 	    !cmd->redir_out && !cmd->background && plain_words(cmd) &&
-	    is_executable(cmd->argv.v[1]))
+	    filecache_is_executable(cmd->argv.v[1]))
 		return true;
 	command_free(cmd);
 	*cmd = (struct command)COMMAND_INIT;

@@ -198,14 +198,6 @@ static int step_virtbuf(void *ctx, const struct step *s)
 	return rc ? 1 : 0;
 }
 
-static bool is_executable(const char *file)
-{
-	struct cs_err ignored;
-	const char *root = filecache_root(file, &ignored);
-
-	return root && (strcmp(root, "FlowModel") == 0 || strcmp(root, "CarshExe") == 0);
-}
-
 /* An <Exec> step, or a <Command> that is one run of an executable (runner/batchcmd.h): path
  * and its n NAME=VALUE words, or s's own file or inline executable. */
 static int exec_step(struct run *r, const struct step *s, const char *path, int n, char **words)
@@ -215,7 +207,7 @@ static int exec_step(struct run *r, const struct step *s, const char *path, int 
 	struct placement *placed = r->c->placed;
 
 	struct job_window *window = r->c->window;
-	bool joins = !s->background && (!path || is_executable(path));
+	bool joins = !s->background && (!path || filecache_is_executable(path));
 
 	/* Only a flow-model's job joins the window; the rest see every job before done, and a
 	 * graph's or a batch's jobs (its threads', say) have none. */
