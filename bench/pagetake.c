@@ -3,7 +3,9 @@
  * taken and written, by the ways a fill could do it, over 1 to 16 threads: a byte written a
  * page, MADV_POPULATE_WRITE, a memcpy into the new pages, a pread of a file into them,
  * populating first and copying after, and each of the last two after a posix_fallocate of
- * the object. It chose how `virtbuf fill B x.npy` reads (docs/benchmarks.md, "Data in and
+ * the object, and the pread again where the mapping asks for huge pages (MADV_HUGEPAGE: taken
+ * only where /sys/kernel/mm/transparent_hugepage/shmem_enabled is advise, within_size or
+ * always). It chose how `virtbuf fill B x.npy` reads (docs/benchmarks.md, "Data in and
  * out"): each thread preads its part, taking its pages as it copies.
  *
  *   cc -O2 -pthread -o pagetake bench/pagetake.c && ./pagetake     (Linux 5.14 or later)
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,13 +32,14 @@
 #define RUNS    5
 #define THREADS 16
 
-enum way { TOUCH, POPULATE, COPY, PREAD, POPULATE_COPY };
+enum way { TOUCH, POPULATE, COPY, PREAD, POPULATE_COPY, PWRITE, SENDFILE };
 
 struct part {
 	enum way way;
 	char *dst;
 	const char *src; /* COPY, POPULATE_COPY: the source at the same offset */
-	int fd;          /* PREAD: the file, read at the part's offset */
+	int fd;          /* PREAD, SENDFILE: the file, read at the part's offset */
+	int obj;         /* PWRITE, SENDFILE: the object, written at the part's offset */
 	size_t offset, n;
 };
 
@@ -67,6 +71,42 @@ static void *work(void *arg)
 		if (madvise(p->dst, p->n, MADV_POPULATE_WRITE) != 0)
 			perror("madvise");
 		break;
+	case PWRITE: /* from the source (the file's mapping in a fill) into the object's pages */
+		for (size_t done = 0; done < p->n;) {
+			ssize_t put = pwrite(p->obj, p->src + done, p->n - done,
+			                     (off_t)(p->offset + done));
+
+			if (put <= 0) {
+				perror("pwrite");
+				break;
+			}
+			done += (size_t)put;
+		}
+		break;
+	case SENDFILE: {
+		char self[64];
+		int out;
+		off_t in_at = (off_t)p->offset;
+
+		/* a description of its own, so that each part writes at its own position */
+		snprintf(self, sizeof self, "/proc/self/fd/%d", p->obj);
+		out = open(self, O_WRONLY);
+		if (out < 0 || lseek(out, (off_t)p->offset, SEEK_SET) < 0) {
+			perror("open object");
+			break;
+		}
+		for (size_t done = 0; done < p->n;) {
+			ssize_t put = sendfile(out, p->fd, &in_at, p->n - done);
+
+			if (put <= 0) {
+				perror("sendfile");
+				break;
+			}
+			done += (size_t)put;
+		}
+		close(out);
+		break;
+	}
 	case PREAD:
 		for (size_t done = 0; done < p->n;) {
 			ssize_t got =
@@ -85,8 +125,8 @@ static void *work(void *arg)
 
 /* One run: a new object (reserved first when fallocate), taken the way asked by threads
  * threads; its time, and in *free_ms the time to unmap and free it. */
-static double run_once(enum way way, unsigned threads, bool reserve, const char *src, int fd,
-                       double *free_ms)
+static double run_once(enum way way, unsigned threads, bool reserve, bool huge, const char *src,
+                       int fd, double *free_ms)
 {
 	pthread_t th[THREADS];
 	bool started[THREADS];
@@ -105,9 +145,11 @@ static double run_once(enum way way, unsigned threads, bool reserve, const char 
 		perror("mmap");
 		exit(1);
 	}
+	if (huge && madvise(p, SIZE, MADV_HUGEPAGE) != 0)
+		perror("madvise MADV_HUGEPAGE");
 	for (unsigned i = 0; i < threads; i++) {
-		parts[i] = (struct part){way, p + i * each, src ? src + i * each : NULL,
-		                         fd,  i * each,     each};
+		parts[i] = (struct part){way, p + i * each, src ? src + i * each : NULL, fd, obj,
+		                         i * each, each};
 		started[i] = pthread_create(&th[i], NULL, work, &parts[i]) == 0;
 		if (!started[i])
 			work(&parts[i]);
@@ -123,7 +165,8 @@ static double run_once(enum way way, unsigned threads, bool reserve, const char 
 	return t;
 }
 
-static void measure(const char *label, enum way way, bool reserve, const char *src, int fd)
+static void measure(const char *label, enum way way, bool reserve, bool huge, const char *src,
+                    int fd)
 {
 	static const unsigned counts[] = {1, 2, 4, 8, 16};
 
@@ -131,7 +174,7 @@ static void measure(const char *label, enum way way, bool reserve, const char *s
 		double best = 1e30, sum = 0, free_ms = 0;
 
 		for (int r = 0; r < RUNS; r++) {
-			double t = run_once(way, counts[c], reserve, src, fd, &free_ms);
+			double t = run_once(way, counts[c], reserve, huge, src, fd, &free_ms);
 
 			best = t < best ? t : best;
 			sum += t;
@@ -143,7 +186,7 @@ static void measure(const char *label, enum way way, bool reserve, const char *s
 
 int main(void)
 {
-	char *src = malloc(SIZE), path[] = "/tmp/pagetake-XXXXXX";
+	char *src = malloc(SIZE), path[] = "/tmp/pagetake-XXXXXX", *map;
 	int fd = mkstemp(path);
 
 	if (!src || fd < 0) {
@@ -157,13 +200,23 @@ int main(void)
 		return 1;
 	}
 	unlink(path); /* the page cache keeps it while fd is open */
-	measure("touch a byte a page", TOUCH, false, NULL, -1);
-	measure("MADV_POPULATE_WRITE", POPULATE, false, NULL, -1);
-	measure("memcpy into new pages", COPY, false, src, -1);
-	measure("pread into new pages", PREAD, false, NULL, fd);
-	measure("populate, then memcpy", POPULATE_COPY, false, src, -1);
-	measure("fallocate, memcpy", COPY, true, src, -1);
-	measure("fallocate, pread", PREAD, true, NULL, fd);
+	map = mmap(NULL, SIZE, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+	if (map == MAP_FAILED) {
+		perror("mmap file");
+		return 1;
+	}
+	measure("touch a byte a page", TOUCH, false, false, NULL, -1);
+	measure("MADV_POPULATE_WRITE", POPULATE, false, false, NULL, -1);
+	measure("memcpy into new pages", COPY, false, false, src, -1);
+	measure("pread into new pages", PREAD, false, false, NULL, fd);
+	measure("pread into huge pages", PREAD, false, true, NULL, fd);
+	measure("memcpy into huge pages", COPY, false, true, src, -1);
+	measure("pwrite from the file's map", PWRITE, false, false, map, -1);
+	measure("sendfile, a part a thread", SENDFILE, false, false, NULL, fd);
+	measure("populate, then memcpy", POPULATE_COPY, false, false, src, -1);
+	measure("fallocate, memcpy", COPY, true, false, src, -1);
+	measure("fallocate, pread", PREAD, true, false, NULL, fd);
+	munmap(map, SIZE);
 	close(fd);
 	free(src);
 	return 0;
