@@ -19,7 +19,6 @@
 
 #include "data/vpixels.h"
 #include "util/prefault.h"
-#include "util/unmaplater.h"
 #include "util/alloc.h"
 
 #define SHM_PREFIX   "carsh-"
@@ -152,23 +151,15 @@ static int no_room(size_t bytes, struct cs_err *e)
  * writing them, and as much again to free them at the end. A buffer larger than the room left is
  * refused here; the pages are then reserved by the first mapping (map_object), so that a
  * /dev/shm filled meanwhile is an error there, never a SIGBUS at the first write. */
-static bool room_left(int fd, size_t bytes)
+static int size_object(int fd, size_t bytes, struct cs_err *e)
 {
 	struct statvfs fs;
 
-	return fstatvfs(fd, &fs) != 0 || fs.f_blocks == 0 ||
-	       (unsigned long long)fs.f_bavail * fs.f_frsize >= bytes;
-}
-
-static int size_object(int fd, size_t bytes, struct cs_err *e)
-{
 	if (ftruncate(fd, (off_t)bytes) != 0)
 		return err_errno(e, "cannot size shared memory to %zu bytes", bytes);
-	if (!room_left(fd, bytes)) {
-		unmap_wait(); /* a deleted buffer's pages are given back with its last mapping */
-		if (!room_left(fd, bytes))
-			return no_room(bytes, e);
-	}
+	if (fstatvfs(fd, &fs) == 0 && fs.f_blocks > 0 &&
+	    (unsigned long long)fs.f_bavail * fs.f_frsize < bytes)
+		return no_room(bytes, e);
 	return 0;
 }
 
@@ -409,12 +400,8 @@ static int take_pages(void *p, size_t bytes, bool writable, struct cs_err *e)
 {
 	if (prefault_checked(p, bytes, writable) == 0 || errno == EINVAL)
 		return 0;
-	if (errno == EFAULT || errno == ENOMEM) {
-		unmap_wait(); /* as in size_object */
-		if (prefault_checked(p, bytes, writable) == 0)
-			return 0;
+	if (errno == EFAULT || errno == ENOMEM)
 		return no_room(bytes, e);
-	}
 	return err_errno(e, "cannot map the pages of %zu bytes of shared memory", bytes);
 }
 
@@ -432,12 +419,6 @@ static int reserve_pages(const char *shm, int fd, bool writable, size_t bytes, s
 	do
 		rc = posix_fallocate(rw, 0, (off_t)bytes);
 	while (rc == EINTR);
-	if (rc == ENOSPC) {
-		unmap_wait(); /* as in size_object */
-		do
-			rc = posix_fallocate(rw, 0, (off_t)bytes);
-		while (rc == EINTR);
-	}
 	if (!writable)
 		close(rw);
 	if (rc == 0)
@@ -561,12 +542,6 @@ void vbuf_unmap(void *p, size_t bytes)
 {
 	if (p)
 		munmap((char *)p - guard_size(), mapping_span(bytes));
-}
-
-void vbuf_unmap_later(void *p, size_t bytes)
-{
-	if (p)
-		unmap_later((char *)p - guard_size(), mapping_span(bytes));
 }
 
 /* A segment is stale when its master is gone, or its pid now belongs to something that is

@@ -73,9 +73,6 @@ void *vbuf_map(const char *shm, size_t bytes, bool writable, struct cs_err *e);
  * all the cores itself (a value fill), whose faults then run in parallel. */
 void *vbuf_map_lazy(const char *shm, size_t bytes, bool writable, struct cs_err *e);
 void vbuf_unmap(void *p, size_t bytes);
-/* The same, done by a thread of its own where the mapping is large (util/unmaplater.h): for a
- * fill or dump of the shell, which returns without waiting for the mapping's teardown. */
-void vbuf_unmap_later(void *p, size_t bytes);
 /* Write bytes bytes at the start of the object, without mapping it: for a small write, whose
  * mapping would cost more than the write. 0, or -1 with e. */
 int vbuf_write(const char *shm, const void *src, size_t bytes, struct cs_err *e);

@@ -103,7 +103,7 @@ static int fill_binary(struct run_ctx *c, const struct vbuf *v, const char *file
 		 * older copy elsewhere is still the same as shared memory. */
 		buffers_host_wrote(c, v);
 	}
-	vbuf_unmap_later(map, v->bytes);
+	vbuf_unmap(map, v->bytes);
 	hazard_release(c->s->hz, cl);
 	binio_close(&bf);
 	return rc;
@@ -154,7 +154,7 @@ static int fill_pixels(struct run_ctx *c, const struct vbuf *v, const char *file
 	rc = pgm_read_samples(file, v->type.scalar, t.n, pixels_target, &t, e);
 	if (rc == 0)
 		host_pixels(c, v);
-	vbuf_unmap_later(t.map, t.n);
+	vbuf_unmap(t.map, t.n);
 	hazard_release(c->s->hz, t.cl);
 	return rc == 0 ? 1 : rc == 1 ? 0 : -1;
 }
@@ -183,7 +183,7 @@ static int fill_in_place(struct run_ctx *c, const struct vbuf *v, const char *fi
 		buffers_host_wrote(c, v);
 		rc = 1;
 	}
-	vbuf_unmap_later(map, v->bytes);
+	vbuf_unmap(map, v->bytes);
 	hazard_release(c->s->hz, cl);
 	return rc;
 }
@@ -218,7 +218,7 @@ static int fill_value_large(const struct vbuf *v, const unsigned char *one, stru
 	if (!map)
 		return -1;
 	fill_par(v->type, map, v->count, one);
-	vbuf_unmap_later(map, v->bytes);
+	vbuf_unmap(map, v->bytes);
 	return 0;
 }
 
@@ -268,7 +268,7 @@ static int fill_host(struct run_ctx *c, const struct vbuf *v, const char *file, 
 		buffers_host_wrote(c, v);
 		rc = 0;
 	}
-	vbuf_unmap_later(map, v->bytes);
+	vbuf_unmap(map, v->bytes);
 	hazard_release(c->s->hz, cl);
 	free(tmp);
 	return rc;
@@ -356,7 +356,7 @@ static int dump_pixels(struct run_ctx *c, const struct vbuf *v, const char *file
 		return rc;
 	px = vpixels_map(v->shm, n, false, false, e);
 	rc = px && pgm_write_pixels(file, px, n, columns, e) == 0 ? 1 : -1;
-	vbuf_unmap_later(px, n);
+	vbuf_unmap(px, n);
 	return rc;
 }
 
@@ -382,7 +382,7 @@ static int dump(struct run_ctx *c, const char *name, const char *file, size_t co
 	}
 	if (rc)
 		err_prefix(e, "virtbuf dump %s: ", v.name);
-	vbuf_unmap_later(map, v.bytes);
+	vbuf_unmap(map, v.bytes);
 	hazard_release(c->s->hz, cl);
 	vbuf_entry_free(&v);
 	return rc;

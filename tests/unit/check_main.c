@@ -11,7 +11,6 @@ int main(void)
 	        suite_kernelcheck, suite_wire,      suite_server,    suite_apiwire, suite_parcopy,
 	        suite_icdtypes,    suite_filewatch, suite_vbufstale, suite_vhome,   suite_includes,
 	        suite_rankwatch,   suite_fexpr,     suite_localsize, suite_hazard,  suite_record,
-	        suite_unmaplater,
 	};
 	SRunner *sr = srunner_create(NULL);
 	int failed;

@@ -19,7 +19,6 @@ Suite *suite_wire(void);
 Suite *suite_server(void);
 Suite *suite_apiwire(void);
 Suite *suite_parcopy(void);
-Suite *suite_unmaplater(void);
 Suite *suite_icdtypes(void);
 Suite *suite_filewatch(void);
 Suite *suite_vbufstale(void);
