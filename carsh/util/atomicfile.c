@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -246,6 +247,32 @@ static int copy_over(const char *tmp, const char *target, const char *path, stru
 	return rc;
 }
 
+/* The finished temporary file takes the target's name. Where a regular file has it, the two
+ * are exchanged (renameat2's RENAME_EXCHANGE) and the old one, now under the temporary name,
+ * unlinked: as atomic as a rename (the name never shows a partial file), but ext4 takes a
+ * rename over a file for an editor's save and writes the new file's blocks out at once
+ * (auto_da_alloc), while the replaced file's blocks are freed: a 16 MiB output replaced call
+ * after call took 15-18 ms this way against 3.4-4 exchanged (docs/formats.md). Where no
+ * regular file was there, or the exchange is not known (ENOENT: the file went meanwhile;
+ * EINVAL, ENOSYS: not on this file system or kernel), it is a rename. */
+static int put_in_place(const char *tmp, const char *target, const struct stat *old)
+{
+	if (!old || !S_ISREG(old->st_mode))
+		return rename(tmp, target);
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE) == 0) {
+		if (unlink(tmp) == 0)
+			return 0;
+		if (errno == EISDIR) { /* a directory took the name meanwhile: it goes back */
+			(void)renameat2(AT_FDCWD, tmp, AT_FDCWD, target, RENAME_EXCHANGE);
+			errno = EISDIR;
+		}
+		return -1;
+	}
+	if (errno != ENOENT && errno != EINVAL && errno != ENOSYS)
+		return -1;
+	return rename(tmp, target);
+}
+
 static int write_replace(const char *path, const struct stat *old, file_writer writer, void *arg,
                          struct cs_err *e)
 {
@@ -271,7 +298,7 @@ static int write_replace(const char *path, const struct stat *old, file_writer w
 		if (rc == 0 && old && old->st_nlink > 1) {
 			rc = copy_over(tmp, target, path, e);
 			unlink(tmp);
-		} else if (rc == 0 && rename(tmp, target) != 0)
+		} else if (rc == 0 && put_in_place(tmp, target, old) != 0)
 			rc = err_errno(e, "%s: cannot replace the file", path);
 	}
 	if (rc)

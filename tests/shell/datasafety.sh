@@ -164,6 +164,21 @@ if [ "$(id -u)" = 0 ]; then
 		fail "the file root replaced is now $(stat -c '%a %U' root.csv)"
 fi
 
+# A file that is there is replaced by exchanging it with the finished temporary file, whose
+# name then holds the old contents until they are removed: nothing of them is left beside
+# it, and a reader that had the old file open still reads the old values.
+seq 8 -1 1 >rep.csv
+seq 1 8 >x8.csv
+exec 7<rep.csv
+expect 0 "" "$CARSH" run "$SINK" x=x8.csv y=rep.csv N=8
+same_file rep.csv x8.csv "an existing output file is replaced"
+ls rep.csv.?????? >/dev/null 2>&1 && fail "the replaced file's old contents left as $(ls rep.csv.??????)" ||
+	pass "nothing left beside the replaced file"
+seq 8 -1 1 >rep.before
+cat <&7 >rep.open
+exec 7<&-
+same_file rep.open rep.before "a reader of the replaced file still reads its old contents"
+
 # ---- input read without bound ----
 # Memory stays bounded: an endless stream of NUL bytes is refused at its first byte. (A
 # build under AddressSanitizer reserves terabytes of shadow memory at start: no memory limit
