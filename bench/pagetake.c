@@ -5,7 +5,8 @@
  * populating first and copying after, and each of the last two after a posix_fallocate of
  * the object, and the pread again where the mapping asks for huge pages (MADV_HUGEPAGE: taken
  * only where /sys/kernel/mm/transparent_hugepage/shmem_enabled is advise, within_size or
- * always). It chose how `virtbuf fill B x.npy` reads (docs/benchmarks.md, "Data in and
+ * always), pwrite and sendfile into the object (no clearing of the new pages, but one writer at a
+ * time on its inode), and a quarter or so written by pwrite beside preads of the rest. It chose how `virtbuf fill B x.npy` reads (docs/benchmarks.md, "Data in and
  * out"): each thread preads its part, taking its pages as it copies.
  *
  *   cc -O2 -pthread -o pagetake bench/pagetake.c && ./pagetake     (Linux 5.14 or later)
@@ -32,7 +33,9 @@
 #define RUNS    5
 #define THREADS 16
 
-enum way { TOUCH, POPULATE, COPY, PREAD, POPULATE_COPY, PWRITE, SENDFILE };
+static double mixed_share = 0.25; /* MIXED: the share part 0 writes */
+
+enum way { TOUCH, POPULATE, COPY, PREAD, POPULATE_COPY, PWRITE, SENDFILE, MIXED };
 
 struct part {
 	enum way way;
@@ -107,6 +110,7 @@ static void *work(void *arg)
 		close(out);
 		break;
 	}
+	case MIXED: /* part 0 (by run_once) was made PWRITE; the others read */
 	case PREAD:
 		for (size_t done = 0; done < p->n;) {
 			ssize_t got =
@@ -147,9 +151,16 @@ static double run_once(enum way way, unsigned threads, bool reserve, bool huge, 
 	}
 	if (huge && madvise(p, SIZE, MADV_HUGEPAGE) != 0)
 		perror("madvise MADV_HUGEPAGE");
+	size_t first = way == MIXED && threads > 1 ? (size_t)(SIZE * mixed_share) / 4096 * 4096 : 0;
+
+	if (first)
+		each = (SIZE - first) / (threads - 1);
 	for (unsigned i = 0; i < threads; i++) {
-		parts[i] = (struct part){way, p + i * each, src ? src + i * each : NULL, fd, obj,
-		                         i * each, each};
+		size_t at = first && i ? first + (i - 1) * each : i * each;
+		size_t n = first && i == 0 ? first : i + 1 == threads ? SIZE - at : each;
+
+		parts[i] = (struct part){first && i == 0 ? PWRITE : way, p + at, src ? src + at : NULL,
+		                         fd, obj, at, n};
 		started[i] = pthread_create(&th[i], NULL, work, &parts[i]) == 0;
 		if (!started[i])
 			work(&parts[i]);
@@ -213,6 +224,12 @@ int main(void)
 	measure("memcpy into huge pages", COPY, false, true, src, -1);
 	measure("pwrite from the file's map", PWRITE, false, false, map, -1);
 	measure("sendfile, a part a thread", SENDFILE, false, false, NULL, fd);
+	for (mixed_share = 0.15; mixed_share < 0.5; mixed_share += 0.1) {
+		char label[64];
+
+		snprintf(label, sizeof label, "pwrite %.2f, pread rest", mixed_share);
+		measure(label, MIXED, false, false, map, fd);
+	}
 	measure("populate, then memcpy", POPULATE_COPY, false, false, src, -1);
 	measure("fallocate, memcpy", COPY, true, false, src, -1);
 	measure("fallocate, pread", PREAD, true, false, NULL, fd);
