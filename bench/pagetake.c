@@ -2,12 +2,13 @@
  * How fast 64 MiB of new shared memory (a memfd, as a new virtual buffer's object) can be
  * taken and written, by the ways a fill could do it, over 1 to 16 threads: a byte written a
  * page, MADV_POPULATE_WRITE, a memcpy into the new pages, a pread of a file into them,
- * populating first and copying after, and each of the last two after a posix_fallocate of
- * the object, and the pread again where the mapping asks for huge pages (MADV_HUGEPAGE: taken
- * only where /sys/kernel/mm/transparent_hugepage/shmem_enabled is advise, within_size or
- * always), pwrite and sendfile into the object (no clearing of the new pages, but one writer at a
- * time on its inode), and a quarter or so written by pwrite beside preads of the rest. It chose how `virtbuf fill B x.npy` reads (docs/benchmarks.md, "Data in and
- * out"): each thread preads its part, taking its pages as it copies.
+ * populating first and copying after, each of the last two after a posix_fallocate of the
+ * object, the pread again where the mapping asks for huge pages (MADV_HUGEPAGE: taken only
+ * where /sys/kernel/mm/transparent_hugepage/shmem_enabled is advise, within_size or always),
+ * pwrite and sendfile into the object (no clearing of the new pages, but one writer at a time
+ * on its inode), and a share written by pwrite beside preads of the rest. It chose how
+ * `virtbuf fill B x.npy` reads (docs/benchmarks.md, "Data in and out"): each thread preads
+ * its part, taking its pages as it copies.
  *
  *   cc -O2 -pthread -o pagetake bench/pagetake.c && ./pagetake     (Linux 5.14 or later)
  *
@@ -159,8 +160,13 @@ static double run_once(enum way way, unsigned threads, bool reserve, bool huge, 
 		size_t at = first && i ? first + (i - 1) * each : i * each;
 		size_t n = first && i == 0 ? first : i + 1 == threads ? SIZE - at : each;
 
-		parts[i] = (struct part){first && i == 0 ? PWRITE : way, p + at, src ? src + at : NULL,
-		                         fd, obj, at, n};
+		parts[i] = (struct part){first && i == 0 ? PWRITE : way,
+		                         p + at,
+		                         src ? src + at : NULL,
+		                         fd,
+		                         obj,
+		                         at,
+		                         n};
 		started[i] = pthread_create(&th[i], NULL, work, &parts[i]) == 0;
 		if (!started[i])
 			work(&parts[i]);
