@@ -11,6 +11,7 @@
  * its part, taking its pages as it copies.
  *
  *   cc -O2 -pthread -o pagetake bench/pagetake.c && ./pagetake     (Linux 5.14 or later)
+ *   PAGETAKE_SHM=1 ./pagetake                                        (objects in /dev/shm)
  *
  * Each line: the best and the mean of five runs, and what freeing the object took.
  */
@@ -128,6 +129,21 @@ static void *work(void *arg)
 	return NULL;
 }
 
+/* A new object: a memfd, or with PAGETAKE_SHM set a file of /dev/shm as a buffer's (a tmpfs
+ * mount takes huge pages by its own huge= option, a memfd by shmem_enabled). */
+static int new_object(void)
+{
+	char path[] = "/dev/shm/pagetake-XXXXXX";
+	int fd;
+
+	if (!getenv("PAGETAKE_SHM"))
+		return memfd_create("pagetake", MFD_CLOEXEC);
+	fd = mkstemp(path);
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
 /* One run: a new object (reserved first when fallocate), taken the way asked by threads
  * threads; its time, and in *free_ms the time to unmap and free it. */
 static double run_once(enum way way, unsigned threads, bool reserve, bool huge, const char *src,
@@ -138,7 +154,7 @@ static double run_once(enum way way, unsigned threads, bool reserve, bool huge, 
 	struct part parts[THREADS];
 	size_t each = SIZE / threads;
 	double t0 = now_ms(), t;
-	int obj = memfd_create("pagetake", MFD_CLOEXEC);
+	int obj = new_object();
 	char *p;
 
 	if (obj < 0 || ftruncate(obj, SIZE) != 0 || (reserve && posix_fallocate(obj, 0, SIZE))) {
