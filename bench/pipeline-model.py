@@ -76,7 +76,8 @@ class Source:
         self.baseline = None  # the baseline's measured items/s
         self.chosen = None  # the configuration the recorded model chose
         self.meas = None
-        self.runs = {}  # a JSON's runs, config -> run
+        self.runs = {}  # a JSON's runs, config -> run, in the validation's order
+        self.drift = []  # a JSON's CPU alone measured at the validation's start and end
         self.note = "no training recorded"
 
 
@@ -196,6 +197,7 @@ def from_json(path):
             src.paths[c] = (run["gpu_items"] / run["ms"] * 1e3,
                             run["cpu_items"] / run["ms"] * 1e3)
     src.noise = val["noise"]
+    src.drift = val.get("drift") or []
     src.chosen = val["chosen"]
     src.note = "the validation's own training"
     return src
@@ -424,6 +426,124 @@ def report_residuals(src, models):
                 100 * statistics.median(e), 100 * statistics.mean(abs(x) for x in e)))
 
 
+def scaled_cpu(meas, s):
+    """meas with every time the CPU's cores measured multiplied by s (the GPU's kernels and
+    transfers, its feeder's item and the serial stages as they were): the training of a
+    machine whose cores all ran s times as long."""
+    m = json.loads(json.dumps(meas))
+    for st in m["stages"]:
+        for i in (0, 1, 5, 6, 7, 8):  # CG, MG and the moves into and out of their contexts
+            st[i] *= s
+    m["cgn"] = [[x * s for x in row] for row in m["cgn"]]
+    if m.get("beside"):
+        m["beside"] = m["beside"][:1] + [x * s for x in m["beside"][1:]]
+    return m
+
+
+def one_thread_stages(src, cfg):
+    """The stream's one-thread stage times (ms) of CP-CG:1:MASK, stage -> time, for the CPU
+    stages that no GPU stage precedes (no move in): one core's stage as the training's
+    T_k^CG measured it."""
+    run, mask = src.runs[cfg], cfg.split(":")[2]
+    st = run["gpu_stage_ms"] if run["gpu_items"] else run["cpu_stage_ms"]
+    return {k: st[k] for k, b in enumerate(mask)
+            if st and b == "0" and (k == 0 or mask[k - 1] == "0") and st[k]}
+
+
+def over_training(src, times):
+    """Stage times (stage -> ms) summed, over the training's T_k^CG of the same stages."""
+    return sum(times.values()) / sum(src.meas["stages"][k][0] for k in times) if times else None
+
+
+def mapping_blocks(src):
+    """The validation's CG runs per mapping, in the order they ran: [(mapping, [config])]."""
+    blocks = []
+    for c in src.runs:
+        w = c.split(":")
+        if w[0] not in ("CP-CG", "DP-CG"):
+            continue
+        key = w[2] if len(w) > 2 else "DP"
+        if not blocks or blocks[-1][0] != key:
+            blocks.append((key, []))
+        blocks[-1][1].append(c)
+    return blocks
+
+
+def thirds(values):
+    """The medians of the first, middle and last third of values, formatted."""
+    n = len(values)
+    cuts = [values[:n // 3], values[n // 3:n - n // 3], values[n - n // 3:]]
+    return ", ".join("%.2f" % statistics.median(v) if v else "-" for v in cuts)
+
+
+def report_drift(src, binary):
+    """Whether the machine moved while the validation ran (a JSON only): the CPU alone
+    measured at its start and end; one thread's stages over the training's, mapping by
+    mapping; DP-CG's CPU path (the last runs) over the homogeneous run with a thread fewer
+    (the first ones); with a build, the scale of the training's CPU times that fits each
+    mapping's runs best (a fit, to read, not a model) and the model re-anchored on the one-thread
+    times measured before each run (pipereplay over the scaled training)."""
+    if not src.runs or not src.meas:
+        return
+    for d in src.drift:
+        print("  drift: %s %.1f items/s first, %.1f last (%+.1f %%)" % (
+            d["config"], d["start"], d["end"], 100 * (d["end"] - d["start"]) / d["start"]))
+    one = [over_training(src, one_thread_stages(src, c)) for c in src.runs
+           if c.startswith("CP-CG:1:")]
+    one = [r for r in one if r is not None]
+    if one:
+        print("  one thread over the training, mapping by mapping (first, middle, last third): "
+              "%s; %s" % (thirds(one), " ".join("%.2f" % r for r in one)))
+    zeros, ratio = "0" * src.meas["s"], {}
+    for c, run in src.runs.items():
+        w = c.split(":")
+        homo = src.runs.get("CP-CG:%d:%s" % (int(w[1]) - 1, zeros)) if w[0] == "DP-CG" else None
+        if homo and run["cpu_item_ms"] and homo["cpu_item_ms"]:
+            ratio[int(w[1])] = run["cpu_item_ms"] / homo["cpu_item_ms"]
+    if ratio:
+        lo = [r for n, r in ratio.items() if n <= 8]
+        hi = [r for n, r in ratio.items() if n > 8]
+        print("  DP-CG's CPU item over the homogeneous one with a thread fewer: median %s at "
+              "2-8 threads, %s at 9-%d" % ("%.2f" % statistics.median(lo) if lo else "-",
+                                           "%.2f" % statistics.median(hi) if hi else "-",
+                                           src.meas["nc"] + 1))
+    if binary:
+        report_rescaled(src, binary)
+
+
+def report_rescaled(src, binary):
+    """report_drift's part that replays the training with its CPU times scaled."""
+    cache = {}
+
+    def pred(s):
+        s = round(s, 2)
+        if s not in cache:
+            cache[s] = replay(binary, scaled_cpu(src.meas, s))[0]
+        return cache[s]
+
+    fits = []
+    for key, cfgs in mapping_blocks(src):
+        if len(cfgs) < 5:
+            continue
+        fits.append(min((statistics.median(abs(pred(s / 100)[c][0] / src.measured[c] - 1)
+                                           for c in cfgs if c in src.measured), s / 100)
+                        for s in range(60, 151, 2))[1])
+    if fits:
+        print("  the CPU's scale that fits each mapping best (first, middle, last third): %s; "
+              "spread %.2f-%.2f" % (thirds(fits), min(fits), max(fits)))
+    # Each stage's latest one-thread time before the run, the training's until measured.
+    tol, seen, within, n = tolerance(src.noise), {}, 0, 0
+    for c, m in src.measured.items():
+        within += abs(pred(over_training(src, seen) or 1.0)[c][0] - m) / m <= tol
+        n += 1
+        if c.startswith("CP-CG:1:") and c in src.runs:
+            seen.update(one_thread_stages(src, c))
+    print("  re-anchored on the one-thread times measured before each run: %d of %d within "
+          "10 %% or the noise (as trained: %d)" % (
+              within, n, sum(abs(pred(1.0)[c][0] - m) / m <= tol
+                             for c, m in src.measured.items())))
+
+
 def report_replay(src, models):
     """How far each replay lands from the recorded predictions: 0 where the recorded
     training is the validation's own and the build's model is the one that predicted."""
@@ -566,6 +686,11 @@ def main():
     ap.add_argument("--beside-from-stream", action="store_true",
                     help="also replay each JSON's training with the CG experiment beside the "
                     "GPU made up from the stream's coupled and homogeneous runs with nC threads")
+    ap.add_argument("--drift", action="store_true",
+                    help="whether the machine moved while each JSON's validation ran: the CPU "
+                    "alone at its start and end, one thread's stages mapping by mapping, "
+                    "DP-CG's CPU path over the homogeneous; with --replay, the CPU's scale "
+                    "that fits each mapping and the model re-anchored on one thread's times")
     ap.add_argument("--flow", action="append", default=[], metavar="INSTANCE=FILE",
                     help="the buffers and their readers and writers (pipereplay's buffer, "
                     "flow and sink lines) for a source whose name holds INSTANCE and whose "
@@ -611,6 +736,8 @@ def main():
                                    {c: v[1] for c, v in pred.items()}))
                     choices.append((name, chosen, models[-1][1]))
             report_choice(src, choices)
+            if a.drift:
+                report_drift(src, a.replay[0].rpartition("=")[2] if a.replay else None)
             for label, s in report(src, models, a.detail, a.paths, a.residuals):
                 t = totals.setdefault(label, [0, 0, 0])
                 for i in range(3):

@@ -63,6 +63,28 @@ grep -q "^  CPU only  *1  *this, stream CPU  *1/1  *[-+]0.0  *0.0$" "$OUT" &&
 	grep -q "^  CPU only  *2-8  *this, stream CPU  *1/1  *[-+]0.0  *0.0$" "$OUT" &&
 	pass "the stream's CPU runs in place of the training's" || fail "stream CPU: $(cat "$OUT")"
 
+# --drift: the CPU alone at the validation's start and end (one thread: nC = 1 beside the
+# stand-in), and one thread's stages over the training's (CP-CG:1:000 has every stage on the
+# core), each as the JSON has them; the
+# re-anchored model's "as trained" count is the replay's own.
+expect 0 "" python3 "$MODEL" --drift --replay "this=$REPLAY" v.json || true
+want=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); v = d["validation"]
+for x in v["drift"]:
+    print("  drift: %s %.1f items/s first, %.1f last (%+.1f %%)" % (
+        x["config"], x["start"], x["end"], 100 * (x["end"] - x["start"]) / x["start"]))
+r = {x["config"]: x for x in v["runs"]}["CP-CG:1:000"]
+st = d["trainings"][0]["measurements"]["stages"]
+print("%.2f" % (sum(r["cpu_stage_ms"]) / sum(s["cg_ms"] for s in st)))' v.json)
+got=$(grep "^  drift: " "$OUT"; sed -n 's/^  one thread over the training, mapping by mapping (first, middle, last third): [^;]*; \([0-9.]*\).*/\1/p' "$OUT")
+echo "$want" | grep -q '^  drift: CP-CG:1:000 ' && [ "$got" = "$want" ] &&
+	pass "--drift: the CPU alone first and last, one thread over the training" ||
+	fail "--drift: '$got', want '$want'"
+all=$(sed -n 's/^  all  *this  *[0-9]*\/[0-9]*  *\([0-9]*\)\/\([0-9]*\) .*/\1 of \2/p' "$OUT")
+grep -q "^  re-anchored on the one-thread times measured before each run: [0-9]* of [0-9]* within 10 % or the noise (as trained: ${all% of *})$" "$OUT" &&
+	[ -n "$all" ] && pass "--drift: the re-anchored replay against the replay as trained" ||
+	fail "--drift re-anchored: $(grep re-anchored "$OUT"), replay $all"
+
 # The choice: the engine's, from the same training.
 expect 0 "" python3 "$MODEL" --print-training v.json || true
 cp "$OUT" meas.txt
