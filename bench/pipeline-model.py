@@ -41,6 +41,7 @@ bench/pipeline.sh puts in its report as "replay:" lines).
 """
 import argparse
 import json
+import math
 import os
 import re
 import statistics
@@ -507,8 +508,28 @@ def report_drift(src, binary):
               "2-8 threads, %s at 9-%d" % ("%.2f" % statistics.median(lo) if lo else "-",
                                            "%.2f" % statistics.median(hi) if hi else "-",
                                            src.meas["nc"] + 1))
+    jag = scatter(src)
+    if jag is not None:
+        print("  scatter from one thread count to the next: %.3f (the median |e(n) - (e(n-1) + "
+              "e(n+1)) / 2| of the recorded errors, e = log(predicted / measured))" % jag)
     if binary:
         report_rescaled(src, binary)
+
+
+def scatter(src):
+    """How far each CG configuration's recorded error stands from its two neighbours' in
+    thread count (same mapping): the model is smooth in the threads, so what is left is the
+    stream's scatter from one run to the next (independent errors of s each give about
+    0.83 s). None with fewer than three thread counts."""
+    series = {}
+    for c in src.measured:
+        w = c.split(":")
+        if w[0] in ("CP-CG", "DP-CG") and src.recorded.get(c):
+            series.setdefault((w[0], w[2] if len(w) > 2 else ""), {})[int(w[1])] = math.log(
+                src.recorded[c] / src.measured[c])
+    d = [abs(e[n] - (e[n - 1] + e[n + 1]) / 2) for e in series.values() for n in e
+         if n - 1 in e and n + 1 in e]
+    return statistics.median(d) if d else None
 
 
 def report_rescaled(src, binary):

@@ -299,15 +299,16 @@ fi
 # The model replayed offline over each validation: within 10 % and errors per configuration
 # family and thread band, each path's rate against the model's split, and the model again with
 # the CG experiment beside the GPU made up from the validation's own coupled runs (what the
-# experiment would give if it measured what they met; bench/pipeline-model.py).
+# experiment would give if it measured what they met), and whether the machine moved while
+# the validation ran (--drift; bench/pipeline-model.py).
 jsons=()
 for inst in "${instances[@]}"; do
 	[ -s "$out/$inst.csv" ] && jsons+=("$out/$inst.json")
 done
 if [ -n "$replay" ] && [ ${#jsons[@]} -gt 0 ]; then
 	echo
-	echo "== the model offline (bench/pipeline-model.py --paths --residuals --beside-from-stream, $replay)"
-	python3 "$top/bench/pipeline-model.py" --paths --residuals --beside-from-stream \
+	echo "== the model offline (bench/pipeline-model.py --paths --residuals --beside-from-stream --drift, $replay)"
+	python3 "$top/bench/pipeline-model.py" --paths --residuals --beside-from-stream --drift \
 		--replay "this build=$replay" "${jsons[@]}" ||
 		echo "(bench/pipeline-model.py failed)"
 fi

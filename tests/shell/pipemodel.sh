@@ -52,6 +52,24 @@ print("  the GPU'"'"'s feeder, ms per item: mean %.4f, median %.4f, alone %.4f; 
 	got=$(grep "^  the GPU's feeder" "$OUT")
 	[ -n "$want" ] && [ "$got" = "$want" ] && pass "4 cores: the feeder against the stream's DP-CG" ||
 		fail "4 cores: feeder: '$got', want '$want'"
+	# --drift's scatter: each CG configuration's recorded error against its neighbours'
+	# in thread count, 1 .. 4 threads per mapping: the median over threads 2 and 3.
+	expect 0 "" python3 "$MODEL" --drift v4.json || true
+	want=$(python3 -c 'import json, math, statistics, sys
+runs = json.load(open(sys.argv[1]))["validation"]["runs"]
+e = {r["config"]: math.log(r["predicted"] / r["throughput"]) for r in runs
+     if not r["strict"] and r["config"].split(":")[0] in ("CP-CG", "DP-CG")}
+d = []
+for c in e:
+    w = c.split(":")
+    a = [":".join(w[:1] + [str(int(w[1]) + k)] + w[2:]) for k in (-1, 1)]
+    if a[0] in e and a[1] in e:
+        d.append(abs(e[c] - (e[a[0]] + e[a[1]]) / 2))
+print("%.3f %d" % (statistics.median(d), len(d)))' v4.json)
+	got=$(sed -n 's/^  scatter from one thread count to the next: \([0-9.]*\) .*/\1/p' "$OUT")
+	[ -n "$got" ] && [ "$got" = "${want% *}" ] && [ "${want#* }" = 16 ] &&
+		pass "4 cores: --drift's scatter over the 16 configurations between two others" ||
+		fail "4 cores: scatter '$got', want '$want'"
 	rm -f out/*
 fi
 
