@@ -565,6 +565,29 @@ def report_rescaled(src, binary):
                              for c, m in src.measured.items())))
 
 
+def report_pairs(srcs):
+    """--drift over two or more JSONs of one instance (one file name): for each two runs, each
+    mapping's median log ratio of the measured throughputs, mapping by mapping in the order they
+    ran. Where both machines stayed as they were the ratio is one constant whatever the
+    mapping; how far it moves from one mapping to the next (its standard deviation, in %) is
+    what one run's machine moved against the other's while they ran, no model involved."""
+    by_name = {}
+    for label, src in srcs:
+        if src.runs:
+            by_name.setdefault(src.name, []).append((label, src))
+    for name, runs in by_name.items():
+        for i, (la, a) in enumerate(runs):
+            for lb, b in runs[i + 1:]:
+                meds = [statistics.median(math.log(a.measured[c] / b.measured[c]) for c in cfgs
+                                          if c in b.measured)
+                        for _, cfgs in mapping_blocks(a) if any(c in b.measured for c in cfgs)]
+                if len(meds) > 1:
+                    print("  %s: %s over %s, each mapping's median log ratio x 100 (first, "
+                          "middle, last third): %s; spread %.1f" % (
+                              name, la, lb, thirds([100 * m for m in meds]),
+                              100 * statistics.pstdev(meds)))
+
+
 def report_replay(src, models):
     """How far each replay lands from the recorded predictions: 0 where the recorded
     training is the validation's own and the build's model is the one that predicted."""
@@ -726,9 +749,10 @@ def main():
         return 0
     if not a.sources:
         ap.error("no SOURCE")
-    totals = {}
+    totals, seen = {}, []
     for spec in a.sources:
         for src in load(spec, a.gpu_host):
+            seen.append((spec, src))
             for fl in a.flow:
                 inst, _, path = fl.partition("=")
                 if src.meas and not src.meas.get("flow") and inst in src.name:
@@ -764,6 +788,10 @@ def main():
                 for i in range(3):
                     t[i] += s[i] if s else 0
             print()
+    if a.drift and len(seen) > 1:
+        print("== the runs against each other (--drift)")
+        report_pairs(seen)
+        print()
     print("== all sources")
     for label, t in totals.items():
         print("  %-40s %d of %d within 10 %%; within 10 %% or the noise %d of %d (%.0f %%)"

@@ -103,6 +103,28 @@ grep -q "^  re-anchored on the one-thread times measured before each run: [0-9]*
 	[ -n "$all" ] && pass "--drift: the re-anchored replay against the replay as trained" ||
 	fail "--drift re-anchored: $(grep re-anchored "$OUT"), replay $all"
 
+# --drift over two runs of one instance: a copy of the validation whose last three mappings
+# (of 8, in the order they ran) measured 10 % faster: their median log ratio is
+# log(1/1.1) = -9.53 %, the others' 0; the spread over the 8 is 9.53 * sqrt(5/8 * 3/8).
+mkdir -p w
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); runs = d["validation"]["runs"]
+keys = []
+for r in runs:
+    w = r["config"].split(":")
+    if w[0] in ("CP-CG", "DP-CG"):
+        k = w[2] if len(w) > 2 else "DP"
+        keys.append(k) if k not in keys else None
+for r in runs:
+    w = r["config"].split(":")
+    if w[0] in ("CP-CG", "DP-CG") and (w[2] if len(w) > 2 else "DP") in keys[-3:]:
+        r["throughput"] *= 1.1
+json.dump(d, open(sys.argv[2], "w"))' v.json w/v.json
+expect 0 "" python3 "$MODEL" --drift v.json w/v.json || true
+grep -q "^  v.json: v.json over w/v.json, each mapping's median log ratio x 100 (first, middle, last third): 0.00, 0.00, -9.53; spread 4.6$" "$OUT" &&
+	pass "--drift: two runs against each other, mapping by mapping" ||
+	fail "--drift pairs: $(grep 'over w/v.json' "$OUT")"
+
 # The choice: the engine's, from the same training.
 expect 0 "" python3 "$MODEL" --print-training v.json || true
 cp "$OUT" meas.txt
