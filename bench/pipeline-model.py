@@ -542,18 +542,22 @@ def report_rescaled(src, binary):
             cache[s] = replay(binary, scaled_cpu(src.meas, s))[0]
         return cache[s]
 
-    fits = []
-    for key, cfgs in mapping_blocks(src):
+    tol, fits, fitted, plain = tolerance(src.noise), [], 0, 0
+    for _, cfgs in mapping_blocks(src):
+        cfgs = [c for c in cfgs if c in src.measured]
         if len(cfgs) < 5:
             continue
         fits.append(min((statistics.median(abs(pred(s / 100)[c][0] / src.measured[c] - 1)
-                                           for c in cfgs if c in src.measured), s / 100)
+                                           for c in cfgs), s / 100)
                         for s in range(60, 151, 2))[1])
+        fitted += sum(abs(pred(fits[-1])[c][0] / src.measured[c] - 1) <= tol for c in cfgs)
+        plain += sum(abs(pred(1.0)[c][0] / src.measured[c] - 1) <= tol for c in cfgs)
     if fits:
         print("  the CPU's scale that fits each mapping best (first, middle, last third): %s; "
-              "spread %.2f-%.2f" % (thirds(fits), min(fits), max(fits)))
+              "spread %.2f-%.2f; within 10 %% or the noise at it %d of their configurations "
+              "(as trained: %d)" % (thirds(fits), min(fits), max(fits), fitted, plain))
     # Each stage's latest one-thread time before the run, the training's until measured.
-    tol, seen, within, n = tolerance(src.noise), {}, 0, 0
+    seen, within, n = {}, 0, 0
     for c, m in src.measured.items():
         within += abs(pred(over_training(src, seen) or 1.0)[c][0] - m) / m <= tol
         n += 1
