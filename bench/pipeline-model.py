@@ -556,6 +556,17 @@ def report_rescaled(src, binary):
         print("  the CPU's scale that fits each mapping best (first, middle, last third): %s; "
               "spread %.2f-%.2f; within 10 %% or the noise at it %d of their configurations "
               "(as trained: %d)" % (thirds(fits), min(fits), max(fits), fitted, plain))
+    as_trained = sum(abs(pred(1.0)[c][0] - m) / m <= tol for c, m in src.measured.items())
+    if src.drift and src.drift[-1]["end"] > 0:
+        # The CPU alone with nC threads (one where nC = 1) first and last: its times at the
+        # end over those at the start, taken to have moved evenly in between.
+        d, cfgs = src.drift[-1], list(src.measured)
+        end = d["start"] / d["end"]
+        print("  the drift spread evenly over the validation (the CPU's times x 1.00 at its "
+              "start to x %.2f at its end, from %s): %d of %d within 10 %% or the noise (as "
+              "trained: %d)" % (end, d["config"], sum(
+                  abs(pred(1 + (end - 1) * i / len(cfgs))[c][0] / src.measured[c] - 1) <= tol
+                  for i, c in enumerate(cfgs)), len(cfgs), as_trained))
     # Each stage's latest one-thread time before the run, the training's until measured.
     seen, within, n = {}, 0, 0
     for c, m in src.measured.items():
@@ -564,9 +575,7 @@ def report_rescaled(src, binary):
         if c.startswith("CP-CG:1:") and c in src.runs:
             seen.update(one_thread_stages(src, c))
     print("  re-anchored on the one-thread times measured before each run: %d of %d within "
-          "10 %% or the noise (as trained: %d)" % (
-              within, n, sum(abs(pred(1.0)[c][0] - m) / m <= tol
-                             for c, m in src.measured.items())))
+          "10 %% or the noise (as trained: %d)" % (within, n, as_trained))
 
 
 def report_pairs(srcs):

@@ -103,6 +103,25 @@ grep -q "^  re-anchored on the one-thread times measured before each run: [0-9]*
 	[ -n "$all" ] && pass "--drift: the re-anchored replay against the replay as trained" ||
 	fail "--drift re-anchored: $(grep re-anchored "$OUT"), replay $all"
 
+# The drift spread over the validation: the CPU's times scaled from 1 to start/end of the CPU
+# alone's two runs; with no drift (a copy whose end equals its start) the model as trained.
+x=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["validation"]["drift"][-1]
+print("%.2f" % (d["start"] / d["end"]))' v.json)
+grep -q "^  the drift spread evenly over the validation (the CPU's times x 1.00 at its start to x $x at its end, from CP-CG:1:000): [0-9]* of 24 within 10 % or the noise (as trained: ${all% of *})$" "$OUT" &&
+	pass "--drift: the drift spread over the validation, x $x at its end" ||
+	fail "--drift spread: $(grep 'spread evenly' "$OUT"), want x $x"
+mkdir -p z
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for x in d["validation"]["drift"]:
+    x["end"] = x["start"]
+json.dump(d, open(sys.argv[2], "w"))' v.json z/v.json
+expect 0 "" python3 "$MODEL" --drift --replay "this=$REPLAY" z/v.json || true
+grep -q "^  the drift spread evenly over the validation (the CPU's times x 1.00 at its start to x 1.00 at its end, from CP-CG:1:000): ${all% of *} of 24 within 10 % or the noise (as trained: ${all% of *})$" "$OUT" &&
+	pass "--drift: no drift, the model as trained" ||
+	fail "--drift, none: $(grep 'spread evenly' "$OUT"), as trained ${all% of *}"
+
 # --drift over two runs of one instance: a copy of the validation whose last three mappings
 # (of 8, in the order they ran) measured 10 % faster: their median log ratio is
 # log(1/1.1) = -9.53 %, the others' 0; the spread over the 8 is 9.53 * sqrt(5/8 * 3/8).
