@@ -41,6 +41,7 @@ bench/pipeline.sh puts in its report as "replay:" lines).
 """
 import argparse
 import json
+import math
 import os
 import re
 import statistics
@@ -76,7 +77,8 @@ class Source:
         self.baseline = None  # the baseline's measured items/s
         self.chosen = None  # the configuration the recorded model chose
         self.meas = None
-        self.runs = {}  # a JSON's runs, config -> run
+        self.runs = {}  # a JSON's runs, config -> run, in the validation's order
+        self.drift = []  # a JSON's CPU alone measured at the validation's start and end
         self.note = "no training recorded"
 
 
@@ -196,6 +198,7 @@ def from_json(path):
             src.paths[c] = (run["gpu_items"] / run["ms"] * 1e3,
                             run["cpu_items"] / run["ms"] * 1e3)
     src.noise = val["noise"]
+    src.drift = val.get("drift") or []
     src.chosen = val["chosen"]
     src.note = "the validation's own training"
     return src
@@ -424,6 +427,180 @@ def report_residuals(src, models):
                 100 * statistics.median(e), 100 * statistics.mean(abs(x) for x in e)))
 
 
+def scaled_cpu(meas, s):
+    """meas with every time the CPU's cores measured multiplied by s (the GPU's kernels and
+    transfers, its feeder's item and the serial stages as they were): the training of a
+    machine whose cores all ran s times as long."""
+    m = json.loads(json.dumps(meas))
+    for st in m["stages"]:
+        for i in (0, 1, 5, 6, 7, 8):  # CG, MG and the moves into and out of their contexts
+            st[i] *= s
+    m["cgn"] = [[x * s for x in row] for row in m["cgn"]]
+    if m.get("beside"):
+        m["beside"] = m["beside"][:1] + [x * s for x in m["beside"][1:]]
+    return m
+
+
+def one_thread_stages(src, cfg):
+    """The stream's one-thread stage times (ms) of CP-CG:1:MASK, stage -> time, for the CPU
+    stages that no GPU stage precedes (no move in): one core's stage as the training's
+    T_k^CG measured it."""
+    run, mask = src.runs[cfg], cfg.split(":")[2]
+    st = run["gpu_stage_ms"] if run["gpu_items"] else run["cpu_stage_ms"]
+    return {k: st[k] for k, b in enumerate(mask)
+            if st and b == "0" and (k == 0 or mask[k - 1] == "0") and st[k]}
+
+
+def over_training(src, times):
+    """Stage times (stage -> ms) summed, over the training's T_k^CG of the same stages."""
+    return sum(times.values()) / sum(src.meas["stages"][k][0] for k in times) if times else None
+
+
+def mapping_blocks(src):
+    """The validation's CG runs per mapping, in the order they ran: [(mapping, [config])]."""
+    blocks = []
+    for c in src.runs:
+        w = c.split(":")
+        if w[0] not in ("CP-CG", "DP-CG"):
+            continue
+        key = w[2] if len(w) > 2 else "DP"
+        if not blocks or blocks[-1][0] != key:
+            blocks.append((key, []))
+        blocks[-1][1].append(c)
+    return blocks
+
+
+def thirds(values):
+    """The medians of the first, middle and last third of values, formatted."""
+    n = len(values)
+    cuts = [values[:n // 3], values[n // 3:n - n // 3], values[n - n // 3:]]
+    return ", ".join("%.2f" % statistics.median(v) if v else "-" for v in cuts)
+
+
+def report_drift(src, binary):
+    """Whether the machine moved while the validation ran (a JSON only): the CPU alone
+    measured at its start and end; one thread's stages over the training's, mapping by
+    mapping; DP-CG's CPU path (the last runs) over the homogeneous run with a thread fewer
+    (the first ones); with a build, the scale of the training's CPU times that fits each
+    mapping's runs best (a fit, to read, not a model) and the model re-anchored on the one-thread
+    times measured before each run (pipereplay over the scaled training)."""
+    if not src.runs or not src.meas:
+        return
+    for d in src.drift:
+        print("  drift: %s %.1f items/s first, %.1f last (%+.1f %%)" % (
+            d["config"], d["start"], d["end"], 100 * (d["end"] - d["start"]) / d["start"]))
+    one = [over_training(src, one_thread_stages(src, c)) for c in src.runs
+           if c.startswith("CP-CG:1:")]
+    one = [r for r in one if r is not None]
+    if one:
+        print("  one thread over the training, mapping by mapping (first, middle, last third): "
+              "%s; %s" % (thirds(one), " ".join("%.2f" % r for r in one)))
+    zeros, ratio = "0" * src.meas["s"], {}
+    for c, run in src.runs.items():
+        w = c.split(":")
+        homo = src.runs.get("CP-CG:%d:%s" % (int(w[1]) - 1, zeros)) if w[0] == "DP-CG" else None
+        if homo and run["cpu_item_ms"] and homo["cpu_item_ms"]:
+            ratio[int(w[1])] = run["cpu_item_ms"] / homo["cpu_item_ms"]
+    if ratio:
+        lo = [r for n, r in ratio.items() if n <= 8]
+        hi = [r for n, r in ratio.items() if n > 8]
+        print("  DP-CG's CPU item over the homogeneous one with a thread fewer: median %s at "
+              "2-8 threads, %s at 9-%d" % ("%.2f" % statistics.median(lo) if lo else "-",
+                                           "%.2f" % statistics.median(hi) if hi else "-",
+                                           src.meas["nc"] + 1))
+    jag = scatter(src)
+    if jag is not None:
+        print("  scatter from one thread count to the next: %.3f (the median |e(n) - (e(n-1) + "
+              "e(n+1)) / 2| of the recorded errors, e = log(predicted / measured))" % jag)
+    if binary:
+        report_rescaled(src, binary)
+
+
+def scatter(src):
+    """How far each CG configuration's recorded error stands from its two neighbours' in
+    thread count (same mapping): the model is smooth in the threads, so what is left is the
+    stream's scatter from one run to the next (independent errors of s each give about
+    0.83 s). None with fewer than three thread counts."""
+    series = {}
+    for c in src.measured:
+        w = c.split(":")
+        if w[0] in ("CP-CG", "DP-CG") and src.recorded.get(c):
+            series.setdefault((w[0], w[2] if len(w) > 2 else ""), {})[int(w[1])] = math.log(
+                src.recorded[c] / src.measured[c])
+    d = [abs(e[n] - (e[n - 1] + e[n + 1]) / 2) for e in series.values() for n in e
+         if n - 1 in e and n + 1 in e]
+    return statistics.median(d) if d else None
+
+
+def report_rescaled(src, binary):
+    """report_drift's part that replays the training with its CPU times scaled."""
+    cache = {}
+
+    def pred(s):
+        s = round(s, 2)
+        if s not in cache:
+            cache[s] = replay(binary, scaled_cpu(src.meas, s))[0]
+        return cache[s]
+
+    tol, fits, fitted, plain = tolerance(src.noise), [], 0, 0
+    for _, cfgs in mapping_blocks(src):
+        cfgs = [c for c in cfgs if c in src.measured]
+        if len(cfgs) < 5:
+            continue
+        fits.append(min((statistics.median(abs(pred(s / 100)[c][0] / src.measured[c] - 1)
+                                           for c in cfgs), s / 100)
+                        for s in range(60, 151, 2))[1])
+        fitted += sum(abs(pred(fits[-1])[c][0] / src.measured[c] - 1) <= tol for c in cfgs)
+        plain += sum(abs(pred(1.0)[c][0] / src.measured[c] - 1) <= tol for c in cfgs)
+    if fits:
+        print("  the CPU's scale that fits each mapping best (first, middle, last third): %s; "
+              "spread %.2f-%.2f; within 10 %% or the noise at it %d of their configurations "
+              "(as trained: %d)" % (thirds(fits), min(fits), max(fits), fitted, plain))
+    as_trained = sum(abs(pred(1.0)[c][0] - m) / m <= tol for c, m in src.measured.items())
+    if src.drift and src.drift[-1]["end"] > 0:
+        # The CPU alone with nC threads (one where nC = 1) first and last: its times at the
+        # end over those at the start, taken to have moved evenly in between.
+        d, cfgs = src.drift[-1], list(src.measured)
+        end = d["start"] / d["end"]
+        print("  the drift spread evenly over the validation (the CPU's times x 1.00 at its "
+              "start to x %.2f at its end, from %s): %d of %d within 10 %% or the noise (as "
+              "trained: %d)" % (end, d["config"], sum(
+                  abs(pred(1 + (end - 1) * i / len(cfgs))[c][0] / src.measured[c] - 1) <= tol
+                  for i, c in enumerate(cfgs)), len(cfgs), as_trained))
+    # Each stage's latest one-thread time before the run, the training's until measured.
+    seen, within, n = {}, 0, 0
+    for c, m in src.measured.items():
+        within += abs(pred(over_training(src, seen) or 1.0)[c][0] - m) / m <= tol
+        n += 1
+        if c.startswith("CP-CG:1:") and c in src.runs:
+            seen.update(one_thread_stages(src, c))
+    print("  re-anchored on the one-thread times measured before each run: %d of %d within "
+          "10 %% or the noise (as trained: %d)" % (within, n, as_trained))
+
+
+def report_pairs(srcs):
+    """--drift over two or more JSONs of one instance (one file name): for each two runs, each
+    mapping's median log ratio of the measured throughputs, mapping by mapping in the order they
+    ran. Where both machines stayed as they were the ratio is one constant whatever the
+    mapping; how far it moves from one mapping to the next (its standard deviation, in %) is
+    what one run's machine moved against the other's while they ran, no model involved."""
+    by_name = {}
+    for label, src in srcs:
+        if src.runs:
+            by_name.setdefault(src.name, []).append((label, src))
+    for name, runs in by_name.items():
+        for i, (la, a) in enumerate(runs):
+            for lb, b in runs[i + 1:]:
+                meds = [statistics.median(math.log(a.measured[c] / b.measured[c]) for c in cfgs
+                                          if c in b.measured)
+                        for _, cfgs in mapping_blocks(a) if any(c in b.measured for c in cfgs)]
+                if len(meds) > 1:
+                    print("  %s: %s over %s, each mapping's median log ratio x 100 (first, "
+                          "middle, last third): %s; spread %.1f" % (
+                              name, la, lb, thirds([100 * m for m in meds]),
+                              100 * statistics.pstdev(meds)))
+
+
 def report_replay(src, models):
     """How far each replay lands from the recorded predictions: 0 where the recorded
     training is the validation's own and the build's model is the one that predicted."""
@@ -566,6 +743,11 @@ def main():
     ap.add_argument("--beside-from-stream", action="store_true",
                     help="also replay each JSON's training with the CG experiment beside the "
                     "GPU made up from the stream's coupled and homogeneous runs with nC threads")
+    ap.add_argument("--drift", action="store_true",
+                    help="whether the machine moved while each JSON's validation ran: the CPU "
+                    "alone at its start and end, one thread's stages mapping by mapping, "
+                    "DP-CG's CPU path over the homogeneous; with --replay, the CPU's scale "
+                    "that fits each mapping and the model re-anchored on one thread's times")
     ap.add_argument("--flow", action="append", default=[], metavar="INSTANCE=FILE",
                     help="the buffers and their readers and writers (pipereplay's buffer, "
                     "flow and sink lines) for a source whose name holds INSTANCE and whose "
@@ -580,9 +762,10 @@ def main():
         return 0
     if not a.sources:
         ap.error("no SOURCE")
-    totals = {}
+    totals, seen = {}, []
     for spec in a.sources:
         for src in load(spec, a.gpu_host):
+            seen.append((spec, src))
             for fl in a.flow:
                 inst, _, path = fl.partition("=")
                 if src.meas and not src.meas.get("flow") and inst in src.name:
@@ -611,11 +794,17 @@ def main():
                                    {c: v[1] for c, v in pred.items()}))
                     choices.append((name, chosen, models[-1][1]))
             report_choice(src, choices)
+            if a.drift:
+                report_drift(src, a.replay[0].rpartition("=")[2] if a.replay else None)
             for label, s in report(src, models, a.detail, a.paths, a.residuals):
                 t = totals.setdefault(label, [0, 0, 0])
                 for i in range(3):
                     t[i] += s[i] if s else 0
             print()
+    if a.drift and len(seen) > 1:
+        print("== the runs against each other (--drift)")
+        report_pairs(seen)
+        print()
     print("== all sources")
     for label, t in totals.items():
         print("  %-40s %d of %d within 10 %%; within 10 %% or the noise %d of %d (%.0f %%)"

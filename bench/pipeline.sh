@@ -9,7 +9,9 @@
 # against the baseline (ratios of throughputs measured in the same run), the noise (the
 # chosen configuration measured a second time, last: a configuration within it of the best
 # counts as the best), the configurations within 10 % of the model or within that noise of
-# it (an error that two runs of one configuration explain is no error of the model), and what the running phase's check would keep from these
+# it (an error that two runs of one configuration explain is no error of the model), the
+# drift (the CPU alone with 1 and nC threads, measured first and again last: how far the
+# machine moved while the validation ran), and what the running phase's check would keep from these
 # measurements (chosen, the next ones by the model and the baseline; docs/pipeline.md); at
 # the end the issue's targets (chosen/baseline >= 1 per instance and 1.15 on average,
 # chosen/best >= 0.95). The first items' results are compared with the C reference.
@@ -159,9 +161,10 @@ s_for() { # s_for INSTANCE: S for it and the instances after it
 	for i in "${instances[@]}"; do
 		[ "$i" = "$inst" ] && seen=1
 		[ $seen = 1 ] && [ -n "${ncfg[$i]:-}" ] || continue
-		k=$((k + ${ncfg[$i]} + 1))
+		# Every configuration, the baseline, the chosen one again, the CPU alone twice again.
+		k=$((k + ${ncfg[$i]} + 4))
 		fix=$((fix + ${fixed[$i]}))
-		dr=$(awk -v a="$dr" -v n="${ncfg[$i]}" -v d="${drain[$i]}" 'BEGIN { print a + (n + 1) * d }')
+		dr=$(awk -v a="$dr" -v n="${ncfg[$i]}" -v d="${drain[$i]}" 'BEGIN { print a + (n + 4) * d }')
 	done
 	awk -v t="$(left)" -v x="$fix" -v d="$dr" -v k="$k" -v lo="$smin" -v hi="$smax" \
 		'BEGIN { s = (0.9 * t - x - d) / k; if (s > hi) s = hi; if (s < lo) s = lo; printf "%.3f", s }'
@@ -262,6 +265,13 @@ for inst in "${instances[@]}"; do
 			       within, chosen, lc, best, lb, base, ll, rb, rl, ck, noise, isb, tol, owithin,
 			       checked, cb, cl >> "'"$out/summary.csv"'"
 		}' "$out/$inst.csv"
+	# The drift: the CPU alone with 1 and nC threads, measured first and again last.
+	grep -o '"drift":\[[^]]*\]' "$json" | tail -1 | grep -o '{[^}]*}' |
+		sed -E 's/.*"config":"([^"]*)","start":([^,]*),"end":([^}]*).*/\1 \2 \3/' |
+		awk '{ printf "%s %s %.1f and %.1f items/s (%+.1f %%)",
+		              (NR == 1 ? "drift: the CPU alone first and last in the validation:" : ","),
+		              $1, $2, $3, ($2 > 0 ? 100 * ($3 - $2) / $2 : 0) }
+		     END { if (NR) print "" }'
 done
 
 if [ -n "$plot" ] && command -v gnuplot >/dev/null; then
@@ -289,15 +299,16 @@ fi
 # The model replayed offline over each validation: within 10 % and errors per configuration
 # family and thread band, each path's rate against the model's split, and the model again with
 # the CG experiment beside the GPU made up from the validation's own coupled runs (what the
-# experiment would give if it measured what they met; bench/pipeline-model.py).
+# experiment would give if it measured what they met), and whether the machine moved while
+# the validation ran (--drift; bench/pipeline-model.py).
 jsons=()
 for inst in "${instances[@]}"; do
 	[ -s "$out/$inst.csv" ] && jsons+=("$out/$inst.json")
 done
 if [ -n "$replay" ] && [ ${#jsons[@]} -gt 0 ]; then
 	echo
-	echo "== the model offline (bench/pipeline-model.py --paths --residuals --beside-from-stream, $replay)"
-	python3 "$top/bench/pipeline-model.py" --paths --residuals --beside-from-stream \
+	echo "== the model offline (bench/pipeline-model.py --paths --residuals --beside-from-stream --drift, $replay)"
+	python3 "$top/bench/pipeline-model.py" --paths --residuals --beside-from-stream --drift \
 		--replay "this build=$replay" "${jsons[@]}" ||
 		echo "(bench/pipeline-model.py failed)"
 fi

@@ -117,6 +117,16 @@ n=$(grep -o '"strict":' "$OUT" | wc -l)
 if command -v python3 >/dev/null; then
 	python3 -m json.tool "$OUT" >/dev/null 2>"$T/json.err" && pass "--json is valid JSON" ||
 		fail "--json: $(cat "$T/json.err")"
+	# The drift: the CPU alone with 1 and nC threads measured again after the others; each
+	# one's start is its run among the validation's, its end a measurement of its own.
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); v = d["validation"]; nc = d["cores"]
+runs = {r["config"]: r["throughput"] for r in v["runs"] if not r["strict"]}
+want = ["CP-CG:%d:000" % n for n in sorted({1, nc})]
+ok = [x["config"] for x in v["drift"]] == want and all(
+    x["start"] == runs[x["config"]] and x["end"] > 0 for x in v["drift"])
+sys.exit(0 if ok else 1)' "$OUT" && pass "--validate: the CPU alone measured again last (the drift)" ||
+		fail "--validate drift: $(grep -o '"drift":.*' "$OUT")"
 fi
 # The paths: one thread finds the GPU (a stand-in core) idle at every item's first stage, so
 # all 6 go the GPU-CPU path; each of their 3 stages took time, less than the whole item.
@@ -130,6 +140,8 @@ rm -f out/*
 expect 0 "" $P --gpu none --validate vivid.xml $G COUNT=8 || true
 grep -q "^chosen CP-.*chosen/best .*chosen/baseline" "$OUT" && pass "--validate's verdict" ||
 	fail "--validate text: $(cat "$OUT")"
+grep -qE "^drift: the CPU alone measured first and again last: CP-CG:1:000 [0-9.]+ and [0-9.]+ items/s \([-+][0-9.]+ %\)" "$OUT" &&
+	pass "--validate's drift line" || fail "--validate drift line: $(cat "$OUT")"
 rm -f out/*
 # --validate-items: every run over the first 6 items of 8 (the training takes 4).
 expect 0 "" $P --gpu none --validate --validate-items 6 --json vivid.xml $G COUNT=8 || true

@@ -52,6 +52,24 @@ print("  the GPU'"'"'s feeder, ms per item: mean %.4f, median %.4f, alone %.4f; 
 	got=$(grep "^  the GPU's feeder" "$OUT")
 	[ -n "$want" ] && [ "$got" = "$want" ] && pass "4 cores: the feeder against the stream's DP-CG" ||
 		fail "4 cores: feeder: '$got', want '$want'"
+	# --drift's scatter: each CG configuration's recorded error against its neighbours'
+	# in thread count, 1 .. 4 threads per mapping: the median over threads 2 and 3.
+	expect 0 "" python3 "$MODEL" --drift v4.json || true
+	want=$(python3 -c 'import json, math, statistics, sys
+runs = json.load(open(sys.argv[1]))["validation"]["runs"]
+e = {r["config"]: math.log(r["predicted"] / r["throughput"]) for r in runs
+     if not r["strict"] and r["config"].split(":")[0] in ("CP-CG", "DP-CG")}
+d = []
+for c in e:
+    w = c.split(":")
+    a = [":".join(w[:1] + [str(int(w[1]) + k)] + w[2:]) for k in (-1, 1)]
+    if a[0] in e and a[1] in e:
+        d.append(abs(e[c] - (e[a[0]] + e[a[1]]) / 2))
+print("%.3f %d" % (statistics.median(d), len(d)))' v4.json)
+	got=$(sed -n 's/^  scatter from one thread count to the next: \([0-9.]*\) .*/\1/p' "$OUT")
+	[ -n "$got" ] && [ "$got" = "${want% *}" ] && [ "${want#* }" = 16 ] &&
+		pass "4 cores: --drift's scatter over the 16 configurations between two others" ||
+		fail "4 cores: scatter '$got', want '$want'"
 	rm -f out/*
 fi
 
@@ -62,6 +80,69 @@ expect 0 "" python3 "$MODEL" --residuals --cpu-from-stream --replay "this=$REPLA
 grep -q "^  CPU only  *1  *this, stream CPU  *1/1  *[-+]0.0  *0.0$" "$OUT" &&
 	grep -q "^  CPU only  *2-8  *this, stream CPU  *1/1  *[-+]0.0  *0.0$" "$OUT" &&
 	pass "the stream's CPU runs in place of the training's" || fail "stream CPU: $(cat "$OUT")"
+
+# --drift: the CPU alone at the validation's start and end (one thread: nC = 1 beside the
+# stand-in), and one thread's stages over the training's (CP-CG:1:000 has every stage on the
+# core), each as the JSON has them; the
+# re-anchored model's "as trained" count is the replay's own.
+expect 0 "" python3 "$MODEL" --drift --replay "this=$REPLAY" v.json || true
+want=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); v = d["validation"]
+for x in v["drift"]:
+    print("  drift: %s %.1f items/s first, %.1f last (%+.1f %%)" % (
+        x["config"], x["start"], x["end"], 100 * (x["end"] - x["start"]) / x["start"]))
+r = {x["config"]: x for x in v["runs"]}["CP-CG:1:000"]
+st = d["trainings"][0]["measurements"]["stages"]
+print("%.2f" % (sum(r["cpu_stage_ms"]) / sum(s["cg_ms"] for s in st)))' v.json)
+got=$(grep "^  drift: " "$OUT"; sed -n 's/^  one thread over the training, mapping by mapping (first, middle, last third): [^;]*; \([0-9.]*\).*/\1/p' "$OUT")
+echo "$want" | grep -q '^  drift: CP-CG:1:000 ' && [ "$got" = "$want" ] &&
+	pass "--drift: the CPU alone first and last, one thread over the training" ||
+	fail "--drift: '$got', want '$want'"
+all=$(sed -n 's/^  all  *this  *[0-9]*\/[0-9]*  *\([0-9]*\)\/\([0-9]*\) .*/\1 of \2/p' "$OUT")
+grep -q "^  re-anchored on the one-thread times measured before each run: [0-9]* of [0-9]* within 10 % or the noise (as trained: ${all% of *})$" "$OUT" &&
+	[ -n "$all" ] && pass "--drift: the re-anchored replay against the replay as trained" ||
+	fail "--drift re-anchored: $(grep re-anchored "$OUT"), replay $all"
+
+# The drift spread over the validation: the CPU's times scaled from 1 to start/end of the CPU
+# alone's two runs; with no drift (a copy whose end equals its start) the model as trained.
+x=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["validation"]["drift"][-1]
+print("%.2f" % (d["start"] / d["end"]))' v.json)
+grep -q "^  the drift spread evenly over the validation (the CPU's times x 1.00 at its start to x $x at its end, from CP-CG:1:000): [0-9]* of 24 within 10 % or the noise (as trained: ${all% of *})$" "$OUT" &&
+	pass "--drift: the drift spread over the validation, x $x at its end" ||
+	fail "--drift spread: $(grep 'spread evenly' "$OUT"), want x $x"
+mkdir -p z
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for x in d["validation"]["drift"]:
+    x["end"] = x["start"]
+json.dump(d, open(sys.argv[2], "w"))' v.json z/v.json
+expect 0 "" python3 "$MODEL" --drift --replay "this=$REPLAY" z/v.json || true
+grep -q "^  the drift spread evenly over the validation (the CPU's times x 1.00 at its start to x 1.00 at its end, from CP-CG:1:000): ${all% of *} of 24 within 10 % or the noise (as trained: ${all% of *})$" "$OUT" &&
+	pass "--drift: no drift, the model as trained" ||
+	fail "--drift, none: $(grep 'spread evenly' "$OUT"), as trained ${all% of *}"
+
+# --drift over two runs of one instance: a copy of the validation whose last three mappings
+# (of 8, in the order they ran) measured 10 % faster: their median log ratio is
+# log(1/1.1) = -9.53 %, the others' 0; the spread over the 8 is 9.53 * sqrt(5/8 * 3/8).
+mkdir -p w
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); runs = d["validation"]["runs"]
+keys = []
+for r in runs:
+    w = r["config"].split(":")
+    if w[0] in ("CP-CG", "DP-CG"):
+        k = w[2] if len(w) > 2 else "DP"
+        keys.append(k) if k not in keys else None
+for r in runs:
+    w = r["config"].split(":")
+    if w[0] in ("CP-CG", "DP-CG") and (w[2] if len(w) > 2 else "DP") in keys[-3:]:
+        r["throughput"] *= 1.1
+json.dump(d, open(sys.argv[2], "w"))' v.json w/v.json
+expect 0 "" python3 "$MODEL" --drift v.json w/v.json || true
+grep -q "^  v.json: v.json over w/v.json, each mapping's median log ratio x 100 (first, middle, last third): 0.00, 0.00, -9.53; spread 4.6$" "$OUT" &&
+	pass "--drift: two runs against each other, mapping by mapping" ||
+	fail "--drift pairs: $(grep 'over w/v.json' "$OUT")"
 
 # The choice: the engine's, from the same training.
 expect 0 "" python3 "$MODEL" --print-training v.json || true

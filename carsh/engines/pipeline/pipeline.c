@@ -401,6 +401,30 @@ static void val_check(struct engine *g, const struct pipe_training *t)
 	r->val_kept = idx[pcheck_pick(meas, n + 1, r->val_noise)];
 }
 
+/* --validate: the CPU alone (no stage on the GPU, CG) with one thread and with nC, measured
+ * again after everything else; they ran first. The two runs of one configuration at the
+ * validation's two ends tell how far the machine moved while it ran, which the chosen
+ * configuration's two runs, both near the end, do not (docs/pipeline.md, "Measured results"). */
+static int val_drift(struct engine *g, const struct pipe_training *t, size_t n, struct cs_err *e)
+{
+	struct pipe_result *r = g->res;
+	unsigned want[2] = {1, t->m.sh.nc};
+	int rc = 0;
+
+	for (unsigned w = 0; w < 2 && rc == 0 && (w == 0 || want[1] > want[0]); w++)
+		for (size_t i = 0; i < t->ncfg; i++) {
+			const struct pm_config *c = &t->cfg[i];
+
+			if (c->dp || c->mg || c->mask != 0 || c->threads != want[w])
+				continue;
+			r->val_drift_of[r->nval_drift] = i;
+			rc = run_stretch(g, c, false, 0, n, g->o->val_secs, t, false,
+			                 &r->val_drift[r->nval_drift++], e);
+			break;
+		}
+	return rc;
+}
+
 /* --validate: every configuration, then the baseline, each over the first val_items items
  * (the whole stream by default), for val_secs at most. */
 static int validate(struct engine *g, const struct pipe_training *t, struct cs_err *e)
@@ -423,6 +447,8 @@ static int validate(struct engine *g, const struct pipe_training *t, struct cs_e
 	if (rc == 0)
 		rc = run_stretch(g, &t->cfg[t->chosen], false, 0, n, g->o->val_secs, t, false,
 		                 &r->val_again, e);
+	if (rc == 0)
+		rc = val_drift(g, t, n, e);
 	if (rc == 0)
 		val_check(g, t);
 	return rc;

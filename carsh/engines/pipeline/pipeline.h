@@ -106,8 +106,11 @@ struct pipe_result {
 	char know_note[320];            /* the knowledge file's warning, or why it was not saved */
 	struct pipe_run *val;           /* --validate: every configuration, then the baseline */
 	size_t nval;
-	struct pipe_run val_again; /* --validate: the chosen configuration measured again */
-	double val_noise;          /* pcheck_noise of its two measurements */
+	struct pipe_run val_again;    /* --validate: the chosen configuration measured again */
+	double val_noise;             /* pcheck_noise of its two measurements */
+	struct pipe_run val_drift[2]; /* --validate: the CPU alone with 1 and nC threads, again */
+	size_t val_drift_of[2];       /* their first measurements: indices into val */
+	unsigned nval_drift;
 	size_t val_kept;  /* what the running phase's check would keep from these measurements */
 	size_t val_items; /* the items each of them may take: 0 .. val_items-1 */
 	double val_secs;  /* and for how long (0: no limit) */

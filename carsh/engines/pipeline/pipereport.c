@@ -205,6 +205,23 @@ static bool chosen_is_best(const struct pipe_result *r)
 	return ch->lambda >= r->val[best_measured(r)].lambda * (1 - r->val_noise);
 }
 
+/* --validate: the CPU alone at the validation's start and at its end, and how far apart. */
+static void print_drift(FILE *f, const struct pipe_result *r)
+{
+	char a[PM_NAME_MAX];
+
+	if (r->nval_drift == 0)
+		return;
+	fputs("drift: the CPU alone measured first and again last:", f);
+	for (unsigned i = 0; i < r->nval_drift; i++) {
+		const struct pipe_run *s = &r->val[r->val_drift_of[i]], *d = &r->val_drift[i];
+
+		fprintf(f, "%s %s %.3f and %.3f items/s (%+.1f %%)", i ? "," : "",
+		        cname(r, &s->c, a), s->lambda, d->lambda, error_pct(d->lambda, s->lambda));
+	}
+	fputc('\n', f);
+}
+
 static void print_validation(FILE *f, const struct pipe_result *r)
 {
 	const struct pipe_training *t = &r->tr[0];
@@ -237,6 +254,7 @@ static void print_validation(FILE *f, const struct pipe_result *r)
 	        "best, it counts as the best: %s\n",
 	        cname(r, &ch->c, a), r->val_again.lambda, r->val_noise * 100,
 	        chosen_is_best(r) ? "yes" : "no");
+	print_drift(f, r);
 	fprintf(f, "the running phase's check would keep %s%s: %.3f items/s\n",
 	        r->val[r->val_kept].strict ? "the baseline " : "",
 	        cname(r, &r->val[r->val_kept].c, a), r->val[r->val_kept].lambda);
@@ -464,6 +482,24 @@ static void json_run(FILE *f, const struct pipe_result *r, const struct pipe_run
 	fprintf(f, ",\"retrain\":%s}", v->retrain ? "true" : "false");
 }
 
+/* --validate: the CPU alone at the validation's start and at its end (print_drift). */
+static void json_drift(FILE *f, const struct pipe_result *r)
+{
+	char name[PM_NAME_MAX];
+
+	fputs(",\"drift\":[", f);
+	for (unsigned i = 0; i < r->nval_drift; i++) {
+		fputs(i ? ",{\"config\":" : "{\"config\":", f);
+		json_put_string(f, cname(r, &r->val_drift[i].c, name));
+		fputs(",\"start\":", f);
+		json_num(f, r->val[r->val_drift_of[i]].lambda);
+		fputs(",\"end\":", f);
+		json_num(f, r->val_drift[i].lambda);
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
 static void json_validation(FILE *f, const struct pipe_result *r)
 {
 	const struct pipe_run *base = &r->val[r->nval - 1], *ch = &r->val[r->tr[0].chosen];
@@ -498,6 +534,7 @@ static void json_validation(FILE *f, const struct pipe_result *r)
 	json_num(f, r->val[r->val_kept].lambda / r->val[best].lambda);
 	fputs(",\"checked_over_baseline\":", f);
 	json_num(f, r->val[r->val_kept].lambda / base->lambda);
+	json_drift(f, r);
 	fputc('}', f);
 }
 
