@@ -66,6 +66,11 @@ int vhome_check(struct vhome *h, const char *shm, const char *name, struct cs_er
 void vhome_device_read(struct vhome *h, const char *shm, uint64_t holder, const char *device);
 /* A job on holder wrote shm: a new generation, there only. Returns it. */
 uint64_t vhome_device_wrote(struct vhome *h, const char *shm, uint64_t holder, const char *device);
+/* A window's job on holder about to be sent (exec/homes.h's homes_assume): shm's state
+ * before it into before (as vhome_get), then as vhome_device_wrote or vhome_device_read
+ * with no device name, under one look-up. */
+void vhome_device_use(struct vhome *h, const char *shm, uint64_t holder, bool wrote,
+                      struct vhome_state *before);
 /* A job on holder failed while it may have written its copy of shm (how: its message): a
  * copy that shared memory also has is dropped, one that only the holder had is lost. */
 void vhome_device_failed(struct vhome *h, const char *shm, uint64_t holder, const char *how);

@@ -138,17 +138,12 @@ void homes_assume(struct vhome *h, struct worker *wk, const struct job_plan *jp,
 {
 	uint64_t serial = worker_serial(wk);
 
+	/* A buffer bound to two streams: the second's state before is the first's after;
+	 * homes_undo restores from the last back, so it ends at the first's before. */
 	for (size_t i = 0; i < jp->kp.nargs; i++)
 		if (bound(jp, i))
-			vhome_get(h, jp->binds[i].shm, &before[i]);
-	for (size_t i = 0; i < jp->kp.nargs; i++) {
-		if (!bound(jp, i))
-			continue;
-		if (arg_is_written(jp->kp.args[i].kind))
-			vhome_device_wrote(h, jp->binds[i].shm, serial, "");
-		else
-			vhome_device_read(h, jp->binds[i].shm, serial, "");
-	}
+			vhome_device_use(h, jp->binds[i].shm, serial,
+			                 arg_is_written(jp->kp.args[i].kind), &before[i]);
 }
 
 void homes_undo(struct vhome *h, const struct job_plan *jp, const struct vhome_state *before)

@@ -26,6 +26,12 @@
 #include "util/wire.h"
 
 #define HEAD_PARTS 5
+#define HEADS_KEPT 8
+
+struct kept_head {
+	char *part[HEAD_PARTS];
+	char *key; /* plan_key's, in the worker's environment */
+};
 
 struct worker {
 	struct workers *pool;
@@ -35,11 +41,13 @@ struct worker {
 	int res_fd;             /* the memfd behind res; -1 in a worker lent by the server */
 	bool remote;            /* lent by the server: not this process's child */
 	char *key;              /* its last plan's device selectors and job environment */
-	/* The parts of key's head (plan_key_head) of the last plan it was lent for by
-	 * worker_fits, or head_known false: a batch's next job on the same kernel is checked
-	 * against them without formatting a key. */
-	char *head[HEAD_PARTS];
-	bool head_known;
+	/* The heads (plan_key_head's parts, and the whole key) of the last plans it was lent
+	 * for by worker_fits since it was taken, the one its key is now at head_cur (-1: none):
+	 * a batch's next job on a kernel of these (the FFT filter's steps cycle through five)
+	 * is checked against them without formatting a key. */
+	struct kept_head heads[HEADS_KEPT];
+	size_t nheads;
+	int head_cur;
 	/* The kept sources it was sent by reference (struct wire_source), in the order it keeps
 	 * them: the oldest is the next replaced (xlock). */
 	uint64_t src_sent[WORKER_SOURCES_KEPT];
@@ -152,6 +160,7 @@ static struct worker *worker_alloc(void)
 	struct worker *wk = xcalloc(1, sizeof(*wk));
 
 	wk->serial = next_serial();
+	wk->head_cur = -1;
 	wk->ptail = &wk->pending;
 	pthread_mutex_init(&wk->xlock, NULL);
 	return wk;
@@ -376,35 +385,55 @@ static void head_parts(const struct job_plan *jp, const char *part[HEAD_PARTS])
 
 static void head_forget(struct worker *wk)
 {
-	for (int i = 0; i < HEAD_PARTS; i++) {
-		free(wk->head[i]);
-		wk->head[i] = NULL;
+	for (size_t h = 0; h < wk->nheads; h++) {
+		for (int i = 0; i < HEAD_PARTS; i++)
+			free(wk->heads[h].part[i]);
+		free(wk->heads[h].key);
 	}
-	wk->head_known = false;
+	wk->nheads = 0;
+	wk->head_cur = -1;
 }
 
-static void head_keep(struct worker *wk, const struct job_plan *jp)
+/* The kept head of jp's plan, or -1. The kernel is compared first: it differs most. */
+static int head_find(const struct worker *wk, const struct job_plan *jp)
 {
 	const char *part[HEAD_PARTS];
 
-	head_forget(wk);
 	head_parts(jp, part);
-	for (int i = 0; i < HEAD_PARTS; i++)
-		wk->head[i] = xstrdup(part[i]);
-	wk->head_known = true;
+	for (size_t h = 0; h < wk->nheads; h++) {
+		int i = HEAD_PARTS;
+
+		while (i-- > 0 && strcmp(wk->heads[h].part[(i + 4) % HEAD_PARTS],
+		                         part[(i + 4) % HEAD_PARTS]) == 0)
+			;
+		if (i < 0)
+			return (int)h;
+	}
+	return -1;
 }
 
-static bool head_same(const struct worker *wk, const struct job_plan *jp)
+/* jp's head kept with key (taken), in a free slot or the oldest's after the first: its
+ * index. */
+static int head_keep(struct worker *wk, const struct job_plan *jp, char *key)
 {
 	const char *part[HEAD_PARTS];
+	struct kept_head *k;
+	size_t h = wk->nheads;
 
-	if (!wk->head_known)
-		return false;
+	if (h == HEADS_KEPT) { /* a batch of more kernels: the slots go round */
+		h = (size_t)(wk->head_cur + 1) % HEADS_KEPT;
+		for (int i = 0; i < HEAD_PARTS; i++)
+			free(wk->heads[h].part[i]);
+		free(wk->heads[h].key);
+	} else {
+		wk->nheads++;
+	}
+	k = &wk->heads[h];
 	head_parts(jp, part);
 	for (int i = 0; i < HEAD_PARTS; i++)
-		if (strcmp(wk->head[i], part[i]) != 0)
-			return false;
-	return true;
+		k->part[i] = xstrdup(part[i]);
+	k->key = key;
+	return (int)h;
 }
 
 static char *plan_key(const struct job_plan *jp, const struct strvec *env)
@@ -1282,12 +1311,14 @@ static int run_add(struct worker *wk, const struct job_plan *jp, const struct jo
 {
 	struct wire_source src;
 	char cwd[4096];
+	const char *dir = cwd;
 	int fds[3], opened;
 
 	/* A window's directory is its first job's: nothing between its jobs changes it (a
-	 * <Command> that could, `cd`, collects the window first). */
+	 * <Command> that could, `cd`, collects the window first). same_io keeps io_cwd when it
+	 * is the job's. */
 	if ((flags & WORKER_JOB_AFTER) && wk->io_cwd)
-		snprintf(cwd, sizeof(cwd), "%s", wk->io_cwd);
+		dir = wk->io_cwd;
 	else if (!getcwd(cwd, sizeof(cwd))) {
 		err_errno(e, "cannot hand a job to a worker: the current directory");
 		return 1;
@@ -1295,7 +1326,7 @@ static int run_add(struct worker *wk, const struct job_plan *jp, const struct jo
 	fds[0] = job_stdin(io, false, &opened); /* a foreground job's: never opened here */
 	fds[1] = io && io->out_fd >= 0 ? io->out_fd : STDOUT_FILENO;
 	fds[2] = STDERR_FILENO;
-	flags = same_io(wk, cwd, fds, flags);
+	flags = same_io(wk, dir, fds, flags);
 	if (!(flags & WORKER_JOB_SAME_IO))
 		run_flush(wk);
 	if (wk->run_jobs) { /* the job before it in the run: another follows in this write */
@@ -1311,7 +1342,7 @@ static int run_add(struct worker *wk, const struct job_plan *jp, const struct jo
 	wk->scratch.len = 0;
 	if (!wk->scratch.p)
 		wk->scratch.p = xgrow(NULL, &wk->scratch.cap, 4096, 1);
-	workerwire_encode_job(cwd, &wk->env, homes, flags, jp,
+	workerwire_encode_job(dir, &wk->env, homes, flags, jp,
 	                      source_ref(wk, &jp->kp, &src) ? &src : NULL, &wk->scratch);
 	wire_frame_fds(&wk->run, WORKER_JOB, wk->scratch.p, wk->scratch.len, wk->run_jobs ? 0 : 3);
 	/* The flags are the payload's first word (workerwire_encode_job). */
@@ -1421,13 +1452,20 @@ bool worker_fits(struct worker *wk, const struct job_plan *jp)
 	if (wk->env_lent && type == wk->env_type) {
 		if (wk->dead || wk->session)
 			return false;
-		/* The kernel of its last job (a batch's repeated step): lent for it already. */
-		if (head_same(wk, jp))
-			return true;
-		key = plan_key(jp, &wk->env);
-		lend_for(wk->pool, wk, key);
-		head_keep(wk, jp);
-		free(key);
+		/* A kernel of its last jobs (a batch's repeated steps): its program is noted
+		 * as built already, and its key was formatted once. */
+		int h = head_find(wk, jp);
+
+		if (h < 0) {
+			key = plan_key(jp, &wk->env);
+			note_built(wk, key);
+			h = head_keep(wk, jp, key);
+		}
+		if (h != wk->head_cur) {
+			free(wk->key);
+			wk->key = xstrdup(wk->heads[h].key);
+			wk->head_cur = h;
+		}
 		return true;
 	}
 	plan_env(wk->pool, jp, &env);
