@@ -467,9 +467,22 @@ static uint64_t plan_env_type(const struct job_plan *jp)
 	return (uint64_t)rt_device_type_chosen(kp->device_exe, kp->device_cli, kp->device_fm);
 }
 
-/* env (taken) is wk's job environment until it is given back. */
+static bool same_strvec(const struct strvec *a, const struct strvec *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->v[i], b->v[i]) != 0)
+			return false;
+	return true;
+}
+
+/* env (taken) is wk's job environment until it is given back. Its kept heads' keys were
+ * formatted in the environment before: they go where it changed. */
 static void keep_env(struct worker *wk, struct strvec *env, uint64_t type)
 {
+	if (!same_strvec(&wk->env, env))
+		head_forget(wk);
 	sv_free(&wk->env);
 	wk->env = *env;
 	wk->env_lent = true;
@@ -595,9 +608,10 @@ static struct worker *take_local(struct workers *w, const char *key, uint64_t pr
 	return wk;
 }
 
+/* Its kept heads stay: keep_env drops them where the environment changes. */
 static void lend_for(struct workers *w, struct worker *wk, const char *key)
 {
-	head_forget(wk);
+	wk->head_cur = -1;
 	free(wk->key);
 	wk->key = xstrdup(key);
 	note_built(wk, key);
