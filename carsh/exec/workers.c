@@ -17,6 +17,7 @@
 
 #include "exec/serverclient.h"
 #include "exec/serverwire.h"
+#include "exec/planenc.h"
 #include "exec/workerwire.h"
 #include "runtime/runtime.h"
 #include "util/alloc.h"
@@ -94,7 +95,8 @@ struct worker {
 	 * files (WORKER_JOB_SAME_IO, no fds); run_last is where the last one's flags are, for
 	 * WORKER_JOB_MORE when another joins it. sent_place: the place of the last job sent. */
 	struct wbuf run;
-	struct wbuf scratch; /* a job's message, encoded before it joins the run */
+	struct wbuf scratch;    /* a job's message, encoded before it joins the run */
+	struct plan_encs *encs; /* the plans of its windows' jobs, encoded (NULL: none yet) */
 	size_t run_jobs;
 	uint32_t run_first; /* the place of the run's first job */
 	size_t run_last;
@@ -207,6 +209,7 @@ static void worker_end(struct worker *wk)
 	wire_ahead_free(&wk->ahead);
 	wb_free(&wk->run);
 	wb_free(&wk->scratch);
+	planenc_free(wk->encs);
 	sv_free(&wk->env);
 	sv_free(&wk->built);
 	pthread_mutex_destroy(&wk->xlock);
@@ -1324,6 +1327,7 @@ static int run_add(struct worker *wk, const struct job_plan *jp, const struct jo
                    const struct child_io *io, uint32_t flags, struct cs_err *e)
 {
 	struct wire_source src;
+	const struct wire_source *sp;
 	char cwd[4096];
 	const char *dir = cwd;
 	int fds[3], opened;
@@ -1356,8 +1360,11 @@ static int run_add(struct worker *wk, const struct job_plan *jp, const struct jo
 	wk->scratch.len = 0;
 	if (!wk->scratch.p)
 		wk->scratch.p = xgrow(NULL, &wk->scratch.cap, 4096, 1);
-	workerwire_encode_job(dir, &wk->env, homes, flags, jp,
-	                      source_ref(wk, &jp->kp, &src) ? &src : NULL, &wk->scratch);
+	sp = source_ref(wk, &jp->kp, &src) ? &src : NULL;
+	if (!wk->encs)
+		wk->encs = planenc_new();
+	workerwire_encode_job_kept(dir, &wk->env, homes, flags, jp->kp.nargs, sp,
+	                           planenc_get(wk->encs, jp, sp), &wk->scratch);
 	wire_frame_fds(&wk->run, WORKER_JOB, wk->scratch.p, wk->scratch.len, wk->run_jobs ? 0 : 3);
 	/* The flags are the payload's first word (workerwire_encode_job). */
 	wk->run_last = wk->run.len - wk->scratch.len;
