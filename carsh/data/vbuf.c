@@ -513,6 +513,37 @@ int vbuf_write(const char *shm, const void *src, size_t bytes, struct cs_err *e)
 	return 0;
 }
 
+int vbuf_fill_pattern(const char *shm, const void *value, size_t size, struct cs_err *e)
+{
+	int fd = shm_open(shm, O_RDONLY, 0);
+	struct stat st;
+	size_t bytes, done;
+	unsigned char *map;
+
+	if (fd < 0)
+		return err_errno(e, "cannot open shared memory %s", shm);
+	if (fstat(fd, &st) != 0) {
+		err_errno(e, "cannot open shared memory %s", shm);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	bytes = (size_t)st.st_size;
+	if (size == 0 || bytes == 0 || bytes % size)
+		return err_set(e,
+		               "shared memory %s: %zu bytes are no whole number of %zu-byte values",
+		               shm, bytes, size);
+	map = vbuf_map_lazy(shm, bytes, true, e);
+	if (!map)
+		return -1;
+	/* The value, then what is written so far copied after itself. */
+	memcpy(map, value, size);
+	for (done = size; done < bytes; done *= 2)
+		memcpy(map + done, map, done < bytes - done ? done : bytes - done);
+	vbuf_unmap(map, bytes);
+	return 0;
+}
+
 void *vbuf_guarded_alloc(size_t bytes, struct cs_err *e)
 {
 	size_t span = mapping_span(bytes);

@@ -76,6 +76,9 @@ void vbuf_unmap(void *p, size_t bytes);
 /* Write bytes bytes at the start of the object, without mapping it: for a small write, whose
  * mapping would cost more than the write. 0, or -1 with e. */
 int vbuf_write(const char *shm, const void *src, size_t bytes, struct cs_err *e);
+/* Fill the whole object with value (size bytes, which divide its size) repeated. 0, or -1
+ * with e. */
+int vbuf_fill_pattern(const char *shm, const void *value, size_t size, struct cs_err *e);
 /* Private zeroed memory laid out as a mapping (an inaccessible page on each side), for a
  * CPU device's copy of a buffer: a kernel that writes past it faults as on the mapping
  * itself. Freed with vbuf_unmap. protect: read-only (while a job only reads it) or not. */

@@ -153,7 +153,7 @@ static uint64_t wrote_locked(struct vhome *h, struct home *o, uint64_t holder, c
 {
 	set_where(h, o, VHOME_DEVICE);
 	o->st.uniform = 0; /* shared memory is stale, and written back it holds the job's data */
-	o->st.pixels = false;
+	o->st.pixels = o->st.value_only = false;
 	set_holder(o, holder, device);
 	return ++o->st.gen;
 }
@@ -210,7 +210,7 @@ void vhome_host_stale(struct vhome *h, const char *shm)
 	if (o && o->st.where == VHOME_BOTH) {
 		set_where(h, o, VHOME_DEVICE);
 		o->st.uniform = 0;
-		o->st.pixels = false;
+		o->st.pixels = o->st.value_only = false;
 	}
 	pthread_mutex_unlock(&h->lock);
 }
@@ -236,7 +236,7 @@ void vhome_host_wrote(struct vhome *h, const char *shm)
 		set_where(h, o, VHOME_HOST);
 		o->st.gen++;
 		o->st.uniform = 0;
-		o->st.pixels = false;
+		o->st.pixels = o->st.value_only = false;
 		set_holder(o, 0, NULL);
 	}
 	pthread_mutex_unlock(&h->lock);
@@ -252,6 +252,7 @@ void vhome_host_pixels(struct vhome *h, const char *shm, enum scalar s)
 	o->st.gen++;
 	o->st.uniform = 0;
 	o->st.pixels = true;
+	o->st.value_only = false;
 	o->st.scalar = s;
 	set_holder(o, 0, NULL);
 	pthread_mutex_unlock(&h->lock);
@@ -268,7 +269,8 @@ void vhome_host_widened(struct vhome *h, const char *shm)
 	pthread_mutex_unlock(&h->lock);
 }
 
-void vhome_host_filled(struct vhome *h, const char *shm, const void *value, size_t size)
+static void filled(struct vhome *h, const char *shm, const void *value, size_t size,
+                   bool value_only)
 {
 	struct home *o;
 
@@ -279,7 +281,29 @@ void vhome_host_filled(struct vhome *h, const char *shm, const void *value, size
 	set_holder(o, 0, NULL);
 	o->st.pixels = false;
 	o->st.uniform = size <= sizeof(o->st.value) ? size : 0;
+	o->st.value_only = value_only && o->st.uniform;
 	memcpy(o->st.value, value, o->st.uniform);
+	pthread_mutex_unlock(&h->lock);
+}
+
+void vhome_host_filled(struct vhome *h, const char *shm, const void *value, size_t size)
+{
+	filled(h, shm, value, size, false);
+}
+
+void vhome_host_valued(struct vhome *h, const char *shm, const void *value, size_t size)
+{
+	filled(h, shm, value, size, true);
+}
+
+void vhome_host_value_written(struct vhome *h, const char *shm)
+{
+	struct home *o;
+
+	pthread_mutex_lock(&h->lock);
+	o = find(h, shm, false);
+	if (o)
+		o->st.value_only = false;
 	pthread_mutex_unlock(&h->lock);
 }
 
@@ -298,7 +322,8 @@ bool vhome_holds_value(struct vhome *h, const char *shm, const void *value, size
 
 	pthread_mutex_lock(&h->lock);
 	o = find(h, shm, false);
-	if (o && o->st.uniform && (o->st.where == VHOME_HOST || o->st.where == VHOME_BOTH))
+	if (o && o->st.uniform && !o->st.value_only &&
+	    (o->st.where == VHOME_HOST || o->st.where == VHOME_BOTH))
 		same = (o->st.uniform == size && memcmp(o->st.value, value, size) == 0) ||
 		       (all_zero(o->st.value, o->st.uniform) && all_zero(value, size));
 	pthread_mutex_unlock(&h->lock);
@@ -366,7 +391,7 @@ size_t vhome_on_devices(struct vhome *h, char ***shms)
 	*shms = NULL;
 	pthread_mutex_lock(&h->lock);
 	for (struct home *o = h->head; o; o = o->next) {
-		if (o->st.where != VHOME_DEVICE && !o->st.pixels)
+		if (o->st.where != VHOME_DEVICE && !o->st.pixels && !o->st.value_only)
 			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 8;

@@ -46,6 +46,11 @@ struct vhome_state {
 	 * worker widens them on its device, a host reader into shared memory first. */
 	bool pixels;
 	enum scalar scalar;
+	/* HOST or BOTH: shared memory's own pages are stale; the buffer's data is value
+	 * (uniform bytes) repeated, kept here only (a value fill between a window's jobs,
+	 * vhome_host_valued). A worker fills its device copy with it, a host reader has it
+	 * written into shared memory first (exec/homes.h). */
+	bool value_only;
 	/* LOST: why ("its newest data was on ..."); last, and copied out only then: a job
 	 * reads a few states of the table, every one of which would carry it. */
 	char lost[VHOME_LOST_MAX];
@@ -87,6 +92,12 @@ void vhome_host_wrote(struct vhome *h, const char *shm);
 /* The host made shared memory value (size bytes: a power of two up to VHOME_VALUE_MAX)
  * repeated: a creation, a value fill. As vhome_host_wrote, and the table knows the value. */
 void vhome_host_filled(struct vhome *h, const char *shm, const void *value, size_t size);
+/* As vhome_host_filled, without writing shared memory: the table keeps the value
+ * (value_only) until a host reader needs it there. */
+void vhome_host_valued(struct vhome *h, const char *shm, const void *value, size_t size);
+/* The host wrote a value_only buffer's value into its shared memory: that is current again
+ * (the same data: the generation stays). */
+void vhome_host_value_written(struct vhome *h, const char *shm);
 /* The host put a PGM fill's samples in shm's pixels (data/vpixels.h), leaving its shared
  * memory as it was: as vhome_host_wrote, and the data is the pixels widened to kind s. */
 void vhome_host_pixels(struct vhome *h, const char *shm, enum scalar s);
@@ -94,7 +105,7 @@ void vhome_host_pixels(struct vhome *h, const char *shm, enum scalar s);
  * data: the generation stays). */
 void vhome_host_widened(struct vhome *h, const char *shm);
 /* Whether shared memory is known to hold value (size bytes) repeated already (a fill with it
- * would change nothing there). */
+ * would change nothing there); not where the table alone holds it (value_only). */
 bool vhome_holds_value(struct vhome *h, const char *shm, const void *value, size_t size);
 /* Worker holder ended (how: "killed by SIGSEGV (kernel 'k' on DEV)"): what only it held is
  * lost, what shared memory held too is there only. Returns how many buffers were lost. */
@@ -105,7 +116,7 @@ void vhome_restore(struct vhome *h, const char *shm, const struct vhome_state *s
 /* The buffer was deleted. */
 void vhome_forget(struct vhome *h, const char *shm);
 /* The objects whose shared memory is not current: their only current copy is on a device,
- * or their data is their pixels (free each and the array). */
+ * or their data is their pixels or a value the table keeps (free each and the array). */
 size_t vhome_on_devices(struct vhome *h, char ***shms);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/vbuf.h"
 #include "data/vpixels.h"
 #include "util/clock.h"
 
@@ -162,6 +163,21 @@ int homes_check_plan(struct vhome *h, const struct job_plan *jp, struct cs_err *
 	return 0;
 }
 
+int homes_value_to_host(struct vhome *h, const char *shm, const char *name, struct cs_err *e)
+{
+	struct vhome_state st;
+
+	if (!h)
+		return 0;
+	vhome_get(h, shm, &st);
+	if (!st.value_only)
+		return 0;
+	if (vbuf_fill_pattern(shm, st.value, st.uniform, e))
+		return err_prefix(e, "virtual buffer '%s': ", name);
+	vhome_host_value_written(h, shm);
+	return 0;
+}
+
 int homes_to_host(struct vhome *h, struct workers *w, const char *shm, const char *name,
                   struct cs_err *e)
 {
@@ -178,6 +194,8 @@ int homes_to_host(struct vhome *h, struct workers *w, const char *shm, const cha
 		vhome_host_widened(h, shm);
 		return 0;
 	}
+	if (st.value_only)
+		return homes_value_to_host(h, shm, name, e);
 	if (st.where != VHOME_DEVICE)
 		return 0;
 	return write_back(h, w, shm, name, &st, e);
