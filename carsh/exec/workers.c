@@ -397,21 +397,26 @@ static void head_forget(struct worker *wk)
 	wk->head_cur = -1;
 }
 
-/* The kept head of jp's plan, or -1. The kernel is compared first: it differs most. */
+static bool same_head(const struct kept_head *k, const char *part[HEAD_PARTS])
+{
+	/* The kernel and its source first: they differ most between a batch's steps. */
+	static const int order[HEAD_PARTS] = {3, 4, 0, 1, 2};
+
+	for (int i = 0; i < HEAD_PARTS; i++)
+		if (strcmp(k->part[order[i]], part[order[i]]) != 0)
+			return false;
+	return true;
+}
+
+/* The kept head of jp's plan, or -1. */
 static int head_find(const struct worker *wk, const struct job_plan *jp)
 {
 	const char *part[HEAD_PARTS];
 
 	head_parts(jp, part);
-	for (size_t h = 0; h < wk->nheads; h++) {
-		int i = HEAD_PARTS;
-
-		while (i-- > 0 && strcmp(wk->heads[h].part[(i + 4) % HEAD_PARTS],
-		                         part[(i + 4) % HEAD_PARTS]) == 0)
-			;
-		if (i < 0)
+	for (size_t h = 0; h < wk->nheads; h++)
+		if (same_head(&wk->heads[h], part))
 			return (int)h;
-	}
 	return -1;
 }
 
