@@ -319,6 +319,24 @@ bool vbuf_holds(struct vbuf_table *t, const char *name, const char *shm, struct 
 	return same;
 }
 
+bool vbuf_rebind(struct vbuf_table *t, const char *name, struct cs_type type, size_t count,
+                 char **shm)
+{
+	struct vbuf *v;
+	bool same;
+
+	pthread_mutex_lock(&t->lock);
+	v = find_locked(t, name);
+	same = v && v->type.scalar == type.scalar && v->type.width == type.width &&
+	       v->count == count;
+	if (same && (!*shm || strcmp(v->shm, *shm) != 0)) {
+		free(*shm);
+		*shm = xstrdup(v->shm);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return same;
+}
+
 int vbuf_lookup(struct vbuf_table *t, const char *name, struct vbuf *out, struct cs_err *e)
 {
 	struct vbuf *v;

@@ -56,6 +56,11 @@ int vbuf_swap(struct vbuf_table *t, const char *a, const char *b, struct cs_err 
 /* Whether name is a buffer of that type and count on segment shm (no copy made). */
 bool vbuf_holds(struct vbuf_table *t, const char *name, const char *shm, struct cs_type type,
                 size_t count);
+/* When name is a buffer of that type and count: *shm (owned, NULL allowed) is its segment
+ * now, replaced only where it was another, and true; else false and *shm unchanged (a kept
+ * plan's binding resolved again under one look-up). */
+bool vbuf_rebind(struct vbuf_table *t, const char *name, struct cs_type type, size_t count,
+                 char **shm);
 /* A copy of the entry (free it with vbuf_entry_free), or -1 with "no virtual buffer 're'
  * (see 'virtbuf list')". */
 int vbuf_lookup(struct vbuf_table *t, const char *name, struct vbuf *out, struct cs_err *e);

@@ -111,8 +111,11 @@ static int rebind(struct job_plan *jp, struct vbuf_table *vbufs, const struct pl
 		struct stream_bind *b = &jp->binds[i];
 		char *shm;
 
+		/* One look-up where the name is still a buffer of the stream's type and count;
+		 * the resolver only for its message. */
 		if (!arg_is_stream(jp->kp.args[i].kind) ||
-		    vbuf_holds(vbufs, b->buffer, b->shm, jp->kp.args[i].type, jp->kp.args[i].count))
+		    vbuf_rebind(vbufs, b->buffer, jp->kp.args[i].type, jp->kp.args[i].count,
+		                &b->shm))
 			continue;
 		if (env->resolve(env->resolve_ctx, b->buffer, jp->kp.args[i].type,
 		                 jp->kp.args[i].count, &shm, e))
