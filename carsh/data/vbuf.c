@@ -319,6 +319,24 @@ bool vbuf_holds(struct vbuf_table *t, const char *name, const char *shm, struct 
 	return same;
 }
 
+bool vbuf_rebind(struct vbuf_table *t, const char *name, struct cs_type type, size_t count,
+                 char **shm)
+{
+	struct vbuf *v;
+	bool same;
+
+	pthread_mutex_lock(&t->lock);
+	v = find_locked(t, name);
+	same = v && v->type.scalar == type.scalar && v->type.width == type.width &&
+	       v->count == count;
+	if (same && (!*shm || strcmp(v->shm, *shm) != 0)) {
+		free(*shm);
+		*shm = xstrdup(v->shm);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return same;
+}
+
 int vbuf_lookup(struct vbuf_table *t, const char *name, struct vbuf *out, struct cs_err *e)
 {
 	struct vbuf *v;
@@ -510,6 +528,37 @@ int vbuf_write(const char *shm, const void *src, size_t bytes, struct cs_err *e)
 	}
 	if (close(fd) != 0)
 		return err_errno(e, "cannot write shared memory %s", shm);
+	return 0;
+}
+
+int vbuf_fill_pattern(const char *shm, const void *value, size_t size, struct cs_err *e)
+{
+	int fd = shm_open(shm, O_RDONLY, 0);
+	struct stat st;
+	size_t bytes, done;
+	unsigned char *map;
+
+	if (fd < 0)
+		return err_errno(e, "cannot open shared memory %s", shm);
+	if (fstat(fd, &st) != 0) {
+		err_errno(e, "cannot open shared memory %s", shm);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	bytes = (size_t)st.st_size;
+	if (size == 0 || bytes == 0 || bytes % size)
+		return err_set(e,
+		               "shared memory %s: %zu bytes are no whole number of %zu-byte values",
+		               shm, bytes, size);
+	map = vbuf_map_lazy(shm, bytes, true, e);
+	if (!map)
+		return -1;
+	/* The value, then what is written so far copied after itself. */
+	memcpy(map, value, size);
+	for (done = size; done < bytes; done *= 2)
+		memcpy(map + done, map, done < bytes - done ? done : bytes - done);
+	vbuf_unmap(map, bytes);
 	return 0;
 }
 

@@ -56,6 +56,11 @@ int vbuf_swap(struct vbuf_table *t, const char *a, const char *b, struct cs_err 
 /* Whether name is a buffer of that type and count on segment shm (no copy made). */
 bool vbuf_holds(struct vbuf_table *t, const char *name, const char *shm, struct cs_type type,
                 size_t count);
+/* When name is a buffer of that type and count: *shm (owned, NULL allowed) is its segment
+ * now, replaced only where it was another, and true; else false and *shm unchanged (a kept
+ * plan's binding resolved again under one look-up). */
+bool vbuf_rebind(struct vbuf_table *t, const char *name, struct cs_type type, size_t count,
+                 char **shm);
 /* A copy of the entry (free it with vbuf_entry_free), or -1 with "no virtual buffer 're'
  * (see 'virtbuf list')". */
 int vbuf_lookup(struct vbuf_table *t, const char *name, struct vbuf *out, struct cs_err *e);
@@ -76,6 +81,9 @@ void vbuf_unmap(void *p, size_t bytes);
 /* Write bytes bytes at the start of the object, without mapping it: for a small write, whose
  * mapping would cost more than the write. 0, or -1 with e. */
 int vbuf_write(const char *shm, const void *src, size_t bytes, struct cs_err *e);
+/* Fill the whole object with value (size bytes, which divide its size) repeated. 0, or -1
+ * with e. */
+int vbuf_fill_pattern(const char *shm, const void *value, size_t size, struct cs_err *e);
 /* Private zeroed memory laid out as a mapping (an inaccessible page on each side), for a
  * CPU device's copy of a buffer: a kernel that writes past it faults as on the mapping
  * itself. Freed with vbuf_unmap. protect: read-only (while a job only reads it) or not. */

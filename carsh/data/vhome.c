@@ -81,12 +81,9 @@ static struct home *find(struct vhome *h, const char *shm, bool make)
 	return o;
 }
 
-void vhome_get(struct vhome *h, const char *shm, struct vhome_state *out)
+/* Lock held: o's state (NULL: unknown, in shared memory at generation 0) into out. */
+static void get_locked(const struct home *o, struct vhome_state *out)
 {
-	struct home *o;
-
-	pthread_mutex_lock(&h->lock);
-	o = find(h, shm, false);
 	if (o) {
 		memcpy(out, &o->st, offsetof(struct vhome_state, lost));
 		if (o->st.where == VHOME_LOST)
@@ -96,6 +93,12 @@ void vhome_get(struct vhome *h, const char *shm, struct vhome_state *out)
 	} else {
 		memset(out, 0, offsetof(struct vhome_state, lost) + 1);
 	}
+}
+
+void vhome_get(struct vhome *h, const char *shm, struct vhome_state *out)
+{
+	pthread_mutex_lock(&h->lock);
+	get_locked(find(h, shm, false), out);
 	pthread_mutex_unlock(&h->lock);
 }
 
@@ -114,19 +117,20 @@ int vhome_check(struct vhome *h, const char *shm, const char *name, struct cs_er
 	               name, st.lost, name);
 }
 
+/* Called for every buffer of every job: a bounded copy, not a formatted print. */
 static void set_holder(struct home *o, uint64_t holder, const char *device)
 {
+	size_t n = device ? strnlen(device, sizeof(o->st.device) - 1) : 0;
+
 	o->st.holder = holder;
-	snprintf(o->st.device, sizeof(o->st.device), "%s", device ? device : "");
+	memcpy(o->st.device, device, n);
+	o->st.device[n] = '\0';
 	o->st.lost[0] = '\0';
 }
 
-void vhome_device_read(struct vhome *h, const char *shm, uint64_t holder, const char *device)
+/* Lock held: a job on holder read o at its current generation. */
+static void read_locked(struct vhome *h, struct home *o, uint64_t holder, const char *device)
 {
-	struct home *o;
-
-	pthread_mutex_lock(&h->lock);
-	o = find(h, shm, true);
 	/* Read at the current generation: the job had it from its holder or from shared
 	 * memory. A lost buffer is never read (vhome_check refuses the job first). */
 	if (o->st.where == VHOME_HOST || o->st.where == VHOME_BOTH)
@@ -135,23 +139,48 @@ void vhome_device_read(struct vhome *h, const char *shm, uint64_t holder, const 
 		set_where(h, o, VHOME_BOTH); /* written back for it: the caller made it so */
 	if (o->st.where != VHOME_LOST)
 		set_holder(o, holder, device);
+}
+
+void vhome_device_read(struct vhome *h, const char *shm, uint64_t holder, const char *device)
+{
+	pthread_mutex_lock(&h->lock);
+	read_locked(h, find(h, shm, true), holder, device);
 	pthread_mutex_unlock(&h->lock);
+}
+
+/* Lock held: a job on holder wrote o; its new generation. */
+static uint64_t wrote_locked(struct vhome *h, struct home *o, uint64_t holder, const char *device)
+{
+	set_where(h, o, VHOME_DEVICE);
+	o->st.uniform = 0; /* shared memory is stale, and written back it holds the job's data */
+	o->st.pixels = o->st.value_only = false;
+	set_holder(o, holder, device);
+	return ++o->st.gen;
 }
 
 uint64_t vhome_device_wrote(struct vhome *h, const char *shm, uint64_t holder, const char *device)
 {
-	struct home *o;
 	uint64_t gen;
 
 	pthread_mutex_lock(&h->lock);
-	o = find(h, shm, true);
-	set_where(h, o, VHOME_DEVICE);
-	o->st.uniform = 0; /* shared memory is stale, and written back it holds the job's data */
-	o->st.pixels = false;
-	gen = ++o->st.gen;
-	set_holder(o, holder, device);
+	gen = wrote_locked(h, find(h, shm, true), holder, device);
 	pthread_mutex_unlock(&h->lock);
 	return gen;
+}
+
+void vhome_device_use(struct vhome *h, const char *shm, uint64_t holder, bool wrote,
+                      struct vhome_state *before)
+{
+	struct home *o;
+
+	pthread_mutex_lock(&h->lock);
+	o = find(h, shm, true);
+	get_locked(o, before);
+	if (wrote)
+		(void)wrote_locked(h, o, holder, "");
+	else
+		read_locked(h, o, holder, "");
+	pthread_mutex_unlock(&h->lock);
 }
 
 void vhome_device_failed(struct vhome *h, const char *shm, uint64_t holder, const char *how)
@@ -181,7 +210,7 @@ void vhome_host_stale(struct vhome *h, const char *shm)
 	if (o && o->st.where == VHOME_BOTH) {
 		set_where(h, o, VHOME_DEVICE);
 		o->st.uniform = 0;
-		o->st.pixels = false;
+		o->st.pixels = o->st.value_only = false;
 	}
 	pthread_mutex_unlock(&h->lock);
 }
@@ -207,7 +236,7 @@ void vhome_host_wrote(struct vhome *h, const char *shm)
 		set_where(h, o, VHOME_HOST);
 		o->st.gen++;
 		o->st.uniform = 0;
-		o->st.pixels = false;
+		o->st.pixels = o->st.value_only = false;
 		set_holder(o, 0, NULL);
 	}
 	pthread_mutex_unlock(&h->lock);
@@ -223,6 +252,7 @@ void vhome_host_pixels(struct vhome *h, const char *shm, enum scalar s)
 	o->st.gen++;
 	o->st.uniform = 0;
 	o->st.pixels = true;
+	o->st.value_only = false;
 	o->st.scalar = s;
 	set_holder(o, 0, NULL);
 	pthread_mutex_unlock(&h->lock);
@@ -239,7 +269,8 @@ void vhome_host_widened(struct vhome *h, const char *shm)
 	pthread_mutex_unlock(&h->lock);
 }
 
-void vhome_host_filled(struct vhome *h, const char *shm, const void *value, size_t size)
+static void filled(struct vhome *h, const char *shm, const void *value, size_t size,
+                   bool value_only)
 {
 	struct home *o;
 
@@ -250,7 +281,29 @@ void vhome_host_filled(struct vhome *h, const char *shm, const void *value, size
 	set_holder(o, 0, NULL);
 	o->st.pixels = false;
 	o->st.uniform = size <= sizeof(o->st.value) ? size : 0;
+	o->st.value_only = value_only && o->st.uniform;
 	memcpy(o->st.value, value, o->st.uniform);
+	pthread_mutex_unlock(&h->lock);
+}
+
+void vhome_host_filled(struct vhome *h, const char *shm, const void *value, size_t size)
+{
+	filled(h, shm, value, size, false);
+}
+
+void vhome_host_valued(struct vhome *h, const char *shm, const void *value, size_t size)
+{
+	filled(h, shm, value, size, true);
+}
+
+void vhome_host_value_written(struct vhome *h, const char *shm)
+{
+	struct home *o;
+
+	pthread_mutex_lock(&h->lock);
+	o = find(h, shm, false);
+	if (o)
+		o->st.value_only = false;
 	pthread_mutex_unlock(&h->lock);
 }
 
@@ -269,7 +322,8 @@ bool vhome_holds_value(struct vhome *h, const char *shm, const void *value, size
 
 	pthread_mutex_lock(&h->lock);
 	o = find(h, shm, false);
-	if (o && o->st.uniform && (o->st.where == VHOME_HOST || o->st.where == VHOME_BOTH))
+	if (o && o->st.uniform && !o->st.value_only &&
+	    (o->st.where == VHOME_HOST || o->st.where == VHOME_BOTH))
 		same = (o->st.uniform == size && memcmp(o->st.value, value, size) == 0) ||
 		       (all_zero(o->st.value, o->st.uniform) && all_zero(value, size));
 	pthread_mutex_unlock(&h->lock);
@@ -337,7 +391,7 @@ size_t vhome_on_devices(struct vhome *h, char ***shms)
 	*shms = NULL;
 	pthread_mutex_lock(&h->lock);
 	for (struct home *o = h->head; o; o = o->next) {
-		if (o->st.where != VHOME_DEVICE && !o->st.pixels)
+		if (o->st.where != VHOME_DEVICE && !o->st.pixels && !o->st.value_only)
 			continue;
 		if (n == cap) {
 			cap = cap ? 2 * cap : 8;

@@ -46,6 +46,11 @@ struct vhome_state {
 	 * worker widens them on its device, a host reader into shared memory first. */
 	bool pixels;
 	enum scalar scalar;
+	/* HOST or BOTH: shared memory's own pages are stale; the buffer's data is value
+	 * (uniform bytes) repeated, kept here only (a value fill between a window's jobs,
+	 * vhome_host_valued). A worker fills its device copy with it, a host reader has it
+	 * written into shared memory first (exec/homes.h). */
+	bool value_only;
 	/* LOST: why ("its newest data was on ..."); last, and copied out only then: a job
 	 * reads a few states of the table, every one of which would carry it. */
 	char lost[VHOME_LOST_MAX];
@@ -66,6 +71,11 @@ int vhome_check(struct vhome *h, const char *shm, const char *name, struct cs_er
 void vhome_device_read(struct vhome *h, const char *shm, uint64_t holder, const char *device);
 /* A job on holder wrote shm: a new generation, there only. Returns it. */
 uint64_t vhome_device_wrote(struct vhome *h, const char *shm, uint64_t holder, const char *device);
+/* A window's job on holder about to be sent (exec/homes.h's homes_assume): shm's state
+ * before it into before (as vhome_get), then as vhome_device_wrote or vhome_device_read
+ * with no device name, under one look-up. */
+void vhome_device_use(struct vhome *h, const char *shm, uint64_t holder, bool wrote,
+                      struct vhome_state *before);
 /* A job on holder failed while it may have written its copy of shm (how: its message): a
  * copy that shared memory also has is dropped, one that only the holder had is lost. */
 void vhome_device_failed(struct vhome *h, const char *shm, uint64_t holder, const char *how);
@@ -82,6 +92,12 @@ void vhome_host_wrote(struct vhome *h, const char *shm);
 /* The host made shared memory value (size bytes: a power of two up to VHOME_VALUE_MAX)
  * repeated: a creation, a value fill. As vhome_host_wrote, and the table knows the value. */
 void vhome_host_filled(struct vhome *h, const char *shm, const void *value, size_t size);
+/* As vhome_host_filled, without writing shared memory: the table keeps the value
+ * (value_only) until a host reader needs it there. */
+void vhome_host_valued(struct vhome *h, const char *shm, const void *value, size_t size);
+/* The host wrote a value_only buffer's value into its shared memory: that is current again
+ * (the same data: the generation stays). */
+void vhome_host_value_written(struct vhome *h, const char *shm);
 /* The host put a PGM fill's samples in shm's pixels (data/vpixels.h), leaving its shared
  * memory as it was: as vhome_host_wrote, and the data is the pixels widened to kind s. */
 void vhome_host_pixels(struct vhome *h, const char *shm, enum scalar s);
@@ -89,7 +105,7 @@ void vhome_host_pixels(struct vhome *h, const char *shm, enum scalar s);
  * data: the generation stays). */
 void vhome_host_widened(struct vhome *h, const char *shm);
 /* Whether shared memory is known to hold value (size bytes) repeated already (a fill with it
- * would change nothing there). */
+ * would change nothing there); not where the table alone holds it (value_only). */
 bool vhome_holds_value(struct vhome *h, const char *shm, const void *value, size_t size);
 /* Worker holder ended (how: "killed by SIGSEGV (kernel 'k' on DEV)"): what only it held is
  * lost, what shared memory held too is there only. Returns how many buffers were lost. */
@@ -100,7 +116,7 @@ void vhome_restore(struct vhome *h, const char *shm, const struct vhome_state *s
 /* The buffer was deleted. */
 void vhome_forget(struct vhome *h, const char *shm);
 /* The objects whose shared memory is not current: their only current copy is on a device,
- * or their data is their pixels (free each and the array). */
+ * or their data is their pixels or a value the table keeps (free each and the array). */
 size_t vhome_on_devices(struct vhome *h, char ***shms);
 
 #endif

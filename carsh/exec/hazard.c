@@ -20,6 +20,8 @@ struct claim {
 	char *label;
 	struct use *uses;
 	size_t n, cap;
+	/* claim_new_borrowed's: the label and the uses' strings are the caller's */
+	bool label_borrowed, uses_borrowed;
 	uint64_t group;     /* 0, or the window whose jobs are ordered by their worker */
 	struct claim *next; /* registration order */
 };
@@ -41,12 +43,13 @@ struct hazards *hazards_new(void)
 
 static void claim_free(struct claim *c)
 {
-	for (size_t i = 0; i < c->n; i++) {
+	for (size_t i = 0; i < c->n && !c->uses_borrowed; i++) {
 		free(c->uses[i].shm);
 		free(c->uses[i].name);
 	}
 	free(c->uses);
-	free(c->label);
+	if (!c->label_borrowed)
+		free(c->label);
 	free(c);
 }
 
@@ -73,6 +76,16 @@ struct claim *claim_new(const char *label)
 	return c;
 }
 
+struct claim *claim_new_borrowed(const char *label, size_t uses)
+{
+	struct claim *c = xcalloc(1, sizeof(*c));
+
+	c->label = (char *)label;
+	c->label_borrowed = c->uses_borrowed = true;
+	c->uses = xgrow(NULL, &c->cap, uses ? uses : 1, sizeof(*c->uses));
+	return c;
+}
+
 void claim_use(struct claim *c, const char *shm, const char *name, bool writes)
 {
 	for (size_t i = 0; i < c->n; i++) {
@@ -82,7 +95,8 @@ void claim_use(struct claim *c, const char *shm, const char *name, bool writes)
 		}
 	}
 	c->uses = xgrow(c->uses, &c->cap, c->n + 1, sizeof(*c->uses));
-	c->uses[c->n++] = (struct use){xstrdup(shm), xstrdup(name), writes};
+	c->uses[c->n++] = c->uses_borrowed ? (struct use){(char *)shm, (char *)name, writes}
+	                                   : (struct use){xstrdup(shm), xstrdup(name), writes};
 }
 
 void claim_set_group(struct claim *c, uint64_t group)
@@ -215,8 +229,9 @@ void hazard_relabel(struct hazards *hz, struct claim *c, const char *label)
 	char *old;
 
 	pthread_mutex_lock(&hz->lock);
-	old = c->label;
+	old = c->label_borrowed ? NULL : c->label;
 	c->label = xstrdup(label);
+	c->label_borrowed = false;
 	pthread_mutex_unlock(&hz->lock);
 	free(old);
 }

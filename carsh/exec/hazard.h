@@ -26,6 +26,9 @@ void hazards_free(struct hazards *hz);
  * then hazard_register. */
 struct claim *claim_new(const char *label);
 void claim_use(struct claim *c, const char *shm, const char *name, bool writes);
+/* A claim that borrows its label and every string claim_use gives it (room for uses made at
+ * once): a window's job, whose plan holds them until its claim is released. */
+struct claim *claim_new_borrowed(const char *label, size_t uses);
 /* Claims of one nonzero group never wait for each other: their jobs run one after another
  * in one worker, in the order they were sent (a window of jobs in flight, exec/jobwin.h). */
 void claim_set_group(struct claim *c, uint64_t group);

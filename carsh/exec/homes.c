@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/vbuf.h"
 #include "data/vpixels.h"
 #include "util/clock.h"
 
@@ -138,17 +139,12 @@ void homes_assume(struct vhome *h, struct worker *wk, const struct job_plan *jp,
 {
 	uint64_t serial = worker_serial(wk);
 
+	/* A buffer bound to two streams: the second's state before is the first's after;
+	 * homes_undo restores from the last back, so it ends at the first's before. */
 	for (size_t i = 0; i < jp->kp.nargs; i++)
 		if (bound(jp, i))
-			vhome_get(h, jp->binds[i].shm, &before[i]);
-	for (size_t i = 0; i < jp->kp.nargs; i++) {
-		if (!bound(jp, i))
-			continue;
-		if (arg_is_written(jp->kp.args[i].kind))
-			vhome_device_wrote(h, jp->binds[i].shm, serial, "");
-		else
-			vhome_device_read(h, jp->binds[i].shm, serial, "");
-	}
+			vhome_device_use(h, jp->binds[i].shm, serial,
+			                 arg_is_written(jp->kp.args[i].kind), &before[i]);
 }
 
 void homes_undo(struct vhome *h, const struct job_plan *jp, const struct vhome_state *before)
@@ -164,6 +160,21 @@ int homes_check_plan(struct vhome *h, const struct job_plan *jp, struct cs_err *
 		if (bound(jp, i) && vhome_check(h, jp->binds[i].shm, jp->binds[i].buffer, e))
 			return err_prefix(e, "%s: stream '%s': ", jp->kp.label,
 			                  jp->kp.args[i].name);
+	return 0;
+}
+
+int homes_value_to_host(struct vhome *h, const char *shm, const char *name, struct cs_err *e)
+{
+	struct vhome_state st;
+
+	if (!h)
+		return 0;
+	vhome_get(h, shm, &st);
+	if (!st.value_only)
+		return 0;
+	if (vbuf_fill_pattern(shm, st.value, st.uniform, e))
+		return err_prefix(e, "virtual buffer '%s': ", name);
+	vhome_host_value_written(h, shm);
 	return 0;
 }
 
@@ -183,6 +194,8 @@ int homes_to_host(struct vhome *h, struct workers *w, const char *shm, const cha
 		vhome_host_widened(h, shm);
 		return 0;
 	}
+	if (st.value_only)
+		return homes_value_to_host(h, shm, name, e);
 	if (st.where != VHOME_DEVICE)
 		return 0;
 	return write_back(h, w, shm, name, &st, e);

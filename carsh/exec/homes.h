@@ -42,9 +42,13 @@ void homes_undo(struct vhome *h, const struct job_plan *jp, const struct vhome_s
 int homes_check_plan(struct vhome *h, const struct job_plan *jp, struct cs_err *e);
 
 /* Make shared memory current for a host reader of shm (named name in messages): written back
- * from a device, or its pixels widened into it. */
+ * from a device, its pixels widened into it, or the value the table keeps written there. */
 int homes_to_host(struct vhome *h, struct workers *w, const char *shm, const char *name,
                   struct cs_err *e);
+/* Only the last of those: the value a fill between a window's jobs left in the table alone
+ * (data/vhome.h's value_only) written into shared memory, before a host writer changes part of
+ * it (a file fill that fails part way) or a host reader reads it. 0, or -1 with e. */
+int homes_value_to_host(struct vhome *h, const char *shm, const char *name, struct cs_err *e);
 /* For a dump as a PGM picture: 1 when shm's pixels (data/vpixels.h) hold its data narrowed as
  * pixels_to_bytes() does: they hold a PGM fill's samples (widened exactly, they narrow back
  * to themselves), or, with narrow (a float buffer) and its data only on a worker's device,
@@ -53,7 +57,8 @@ int homes_to_host(struct vhome *h, struct workers *w, const char *shm, const cha
 int homes_pixels(struct vhome *h, struct workers *w, const char *shm, const char *name, bool narrow,
                  struct cs_err *e);
 /* homes_to_host for every buffer whose shared memory is stale (its data only on a device,
- * or its pixels), before the thread executor, which reads shared memory, takes over. */
+ * its pixels, or its value in the table), before the thread executor, which reads shared memory,
+ * takes over. */
 int homes_all_to_host(struct vhome *h, struct workers *w, struct cs_err *e);
 
 #endif

@@ -47,6 +47,11 @@ struct job_plan {
 	 * back to give_back instead of freeing it. NULL: the plan is its holder's. */
 	void (*give_back)(void *arg, struct job_plan *jp);
 	void *give_back_arg;
+	/* A keeper's name for the plan's content but its bound objects (binds[i].shm), never
+	 * reused in the process (runner/plancache.h): every copy it lends of one plan has the
+	 * same; 0: none. The process executor keeps a window job's encoded plan by it and the
+	 * objects (exec/workers.c). */
+	uint64_t stamp;
 };
 
 /* Call jp->on_end once (see above); nothing when it is not set. */

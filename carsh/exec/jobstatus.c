@@ -7,10 +7,8 @@
 #include "exec/process.h"
 #include "util/strbuf.h"
 
-struct claim *plan_claim(const struct job_plan *jp, const char *label)
+static void claim_binds(struct claim *c, const struct job_plan *jp)
 {
-	struct claim *c = claim_new(label);
-
 	for (size_t i = 0; i < jp->kp.nargs; i++) {
 		const struct stream_bind *b = &jp->binds[i];
 		enum arg_kind k = jp->kp.args[i].kind;
@@ -18,6 +16,21 @@ struct claim *plan_claim(const struct job_plan *jp, const char *label)
 		if (b->how == BIND_BUFFER && b->shm)
 			claim_use(c, b->shm, b->buffer, k != ARG_INPUT);
 	}
+}
+
+struct claim *plan_claim_borrowed(const struct job_plan *jp)
+{
+	struct claim *c = claim_new_borrowed(jp->kp.label, jp->kp.nargs);
+
+	claim_binds(c, jp);
+	return c;
+}
+
+struct claim *plan_claim(const struct job_plan *jp, const char *label)
+{
+	struct claim *c = claim_new(label);
+
+	claim_binds(c, jp);
 	return c;
 }
 

@@ -15,5 +15,8 @@ int exec_job_status(const struct job_plan *jp, int ws, const struct job_result *
 
 /* The hazard claim of a plan: every stream bound to a virtual buffer. */
 struct claim *plan_claim(const struct job_plan *jp, const char *label);
+/* The same, labelled jp's label, borrowing jp's strings: released before jp is freed or
+ * lent again (a window's job, exec/jobwin.c). */
+struct claim *plan_claim_borrowed(const struct job_plan *jp);
 
 #endif

@@ -15,12 +15,14 @@ struct entry {
 	struct job_plan *jp;
 	char *shm;
 	struct claim *claim;
-	struct job_home *homes;
-	struct vhome_state *before; /* its buffers' states before it was sent */
-	double d2h_ms;              /* write-backs it waited for when it was sent */
+	double d2h_ms; /* write-backs it waited for when it was sent */
 	const void *tag;
 	struct worker_answer ans;
 	struct entry *next;
+	/* Kept with a spare entry for the next jobs (entry_room): room for cap arguments. */
+	struct job_home *homes;
+	struct vhome_state *before; /* its buffers' states before it was sent */
+	size_t cap;
 };
 
 /* The most jobs in flight: their answers wait in the worker's socket, and a worker whose
@@ -60,6 +62,8 @@ void jobwin_free(struct job_window *w)
 		struct entry *en = w->spare;
 
 		w->spare = en->next;
+		free(en->homes);
+		free(en->before);
 		free(en);
 	}
 	free(w);
@@ -95,10 +99,14 @@ static struct entry *entry_new(struct job_window *w)
 {
 	struct entry *en = w->spare;
 
-	if (en)
+	if (en) {
 		w->spare = en->next;
-	else
+	} else {
 		en = xmalloc(sizeof(*en));
+		en->homes = NULL;
+		en->before = NULL;
+		en->cap = 0;
+	}
 	memset(en, 0, offsetof(struct entry, ans));
 	worker_answer_clear(&en->ans);
 	en->next = NULL;
@@ -111,17 +119,29 @@ static void entry_free(const struct exec_env *env, struct job_window *w, struct 
 		hazard_release(env->hz, en->claim);
 	job_plan_free(en->jp);
 	free(en->shm);
-	free(en->homes);
-	free(en->before);
 	en->next = w->spare;
 	w->spare = en;
+}
+
+/* Room in en for the homes (cleared) and the states before of n arguments: a spare entry's
+ * are reused (allocated per job, they were a tenth of the window's malloc work). */
+static void entry_room(struct entry *en, size_t n)
+{
+	if (en->cap < n) {
+		free(en->homes);
+		free(en->before);
+		en->homes = xmalloc(n * sizeof(*en->homes));
+		en->before = xmalloc(n * sizeof(*en->before));
+		en->cap = n;
+	}
+	memset(en->homes, 0, n * sizeof(*en->homes));
 }
 
 /* Its claim, in the window's group; NULL when an earlier claim of another holds it up. */
 static struct claim *ready_claim(const struct exec_env *env, struct job_window *w,
                                  const struct job_plan *jp)
 {
-	struct claim *c = plan_claim(jp, jp->kp.label);
+	struct claim *c = plan_claim_borrowed(jp);
 
 	claim_set_group(c, w->group);
 	hazard_register(env->hz, c);
@@ -204,9 +224,8 @@ int jobwin_send(const struct exec_env *env, struct job_window *w, struct job_pla
 	                !make_room(env, w)))
 		return 1;
 	en = entry_new(w);
-	en->homes = xcalloc(n, sizeof(*en->homes));
 	/* homes_assume writes the state of every bound argument, the only ones read back. */
-	en->before = xmalloc(n * sizeof(*en->before));
+	entry_room(en, n);
 	/* Its claim first: a job that must wait for another's runs as usual, waiting. */
 	en->claim = ready_claim(env, w, jp);
 	if (!en->claim)
@@ -281,7 +300,7 @@ uint64_t jobwin_host_write(const struct exec_env *env, struct job_window *w, con
 	}
 	en = entry_new(w);
 	en->shm = xstrdup(shm);
-	en->before = xmalloc(sizeof(*en->before));
+	entry_room(en, 1);
 	*en->before = st;
 	*w->tail = en;
 	w->tail = &en->next;

@@ -16,9 +16,9 @@ _Static_assert(sizeof(struct kernel_arg) == 264, "kernel_arg changed: update pla
 _Static_assert(sizeof(struct kernel_plan) == 216, "kernel_plan changed: update planwire");
 /* stream_bind's file_map, like host_owned, belongs to the side that staged the data. */
 _Static_assert(sizeof(struct stream_bind) == 208, "stream_bind changed: update planwire");
-/* job_plan's on_end, on_end_arg, timeout_s and give_back stay with the shell that placed the
- * job: not sent. */
-_Static_assert(sizeof(struct job_plan) == 280, "job_plan changed: update planwire");
+/* job_plan's on_end, on_end_arg, timeout_s, give_back and stamp stay with the shell that
+ * placed the job: not sent. */
+_Static_assert(sizeof(struct job_plan) == 288, "job_plan changed: update planwire");
 #endif
 
 /* A struct stream's layout: its name, size, alignment and leaves; a flag first. */

@@ -17,6 +17,7 @@
 
 #include "exec/serverclient.h"
 #include "exec/serverwire.h"
+#include "exec/planenc.h"
 #include "exec/workerwire.h"
 #include "runtime/runtime.h"
 #include "util/alloc.h"
@@ -26,6 +27,12 @@
 #include "util/wire.h"
 
 #define HEAD_PARTS 5
+#define HEADS_KEPT 8
+
+struct kept_head {
+	char *part[HEAD_PARTS];
+	char *key; /* plan_key's, in the worker's environment */
+};
 
 struct worker {
 	struct workers *pool;
@@ -35,11 +42,13 @@ struct worker {
 	int res_fd;             /* the memfd behind res; -1 in a worker lent by the server */
 	bool remote;            /* lent by the server: not this process's child */
 	char *key;              /* its last plan's device selectors and job environment */
-	/* The parts of key's head (plan_key_head) of the last plan it was lent for by
-	 * worker_fits, or head_known false: a batch's next job on the same kernel is checked
-	 * against them without formatting a key. */
-	char *head[HEAD_PARTS];
-	bool head_known;
+	/* The heads (plan_key_head's parts, and the whole key) of the last plans it was lent
+	 * for by worker_fits since it was taken, the one its key is now at head_cur (-1: none):
+	 * a batch's next job on a kernel of these (the FFT filter's steps cycle through five)
+	 * is checked against them without formatting a key. */
+	struct kept_head heads[HEADS_KEPT];
+	size_t nheads;
+	int head_cur;
 	/* The kept sources it was sent by reference (struct wire_source), in the order it keeps
 	 * them: the oldest is the next replaced (xlock). */
 	uint64_t src_sent[WORKER_SOURCES_KEPT];
@@ -86,7 +95,8 @@ struct worker {
 	 * files (WORKER_JOB_SAME_IO, no fds); run_last is where the last one's flags are, for
 	 * WORKER_JOB_MORE when another joins it. sent_place: the place of the last job sent. */
 	struct wbuf run;
-	struct wbuf scratch; /* a job's message, encoded before it joins the run */
+	struct wbuf scratch;    /* a job's message, encoded before it joins the run */
+	struct plan_encs *encs; /* the plans of its windows' jobs, encoded (NULL: none yet) */
 	size_t run_jobs;
 	uint32_t run_first; /* the place of the run's first job */
 	size_t run_last;
@@ -152,6 +162,7 @@ static struct worker *worker_alloc(void)
 	struct worker *wk = xcalloc(1, sizeof(*wk));
 
 	wk->serial = next_serial();
+	wk->head_cur = -1;
 	wk->ptail = &wk->pending;
 	pthread_mutex_init(&wk->xlock, NULL);
 	return wk;
@@ -198,6 +209,7 @@ static void worker_end(struct worker *wk)
 	wire_ahead_free(&wk->ahead);
 	wb_free(&wk->run);
 	wb_free(&wk->scratch);
+	planenc_free(wk->encs);
 	sv_free(&wk->env);
 	sv_free(&wk->built);
 	pthread_mutex_destroy(&wk->xlock);
@@ -376,35 +388,60 @@ static void head_parts(const struct job_plan *jp, const char *part[HEAD_PARTS])
 
 static void head_forget(struct worker *wk)
 {
-	for (int i = 0; i < HEAD_PARTS; i++) {
-		free(wk->head[i]);
-		wk->head[i] = NULL;
+	for (size_t h = 0; h < wk->nheads; h++) {
+		for (int i = 0; i < HEAD_PARTS; i++)
+			free(wk->heads[h].part[i]);
+		free(wk->heads[h].key);
 	}
-	wk->head_known = false;
+	wk->nheads = 0;
+	wk->head_cur = -1;
 }
 
-static void head_keep(struct worker *wk, const struct job_plan *jp)
+static bool same_head(const struct kept_head *k, const char *part[HEAD_PARTS])
 {
-	const char *part[HEAD_PARTS];
+	/* The kernel and its source first: they differ most between a batch's steps. */
+	static const int order[HEAD_PARTS] = {3, 4, 0, 1, 2};
 
-	head_forget(wk);
-	head_parts(jp, part);
 	for (int i = 0; i < HEAD_PARTS; i++)
-		wk->head[i] = xstrdup(part[i]);
-	wk->head_known = true;
-}
-
-static bool head_same(const struct worker *wk, const struct job_plan *jp)
-{
-	const char *part[HEAD_PARTS];
-
-	if (!wk->head_known)
-		return false;
-	head_parts(jp, part);
-	for (int i = 0; i < HEAD_PARTS; i++)
-		if (strcmp(wk->head[i], part[i]) != 0)
+		if (strcmp(k->part[order[i]], part[order[i]]) != 0)
 			return false;
 	return true;
+}
+
+/* The kept head of jp's plan, or -1. */
+static int head_find(const struct worker *wk, const struct job_plan *jp)
+{
+	const char *part[HEAD_PARTS];
+
+	head_parts(jp, part);
+	for (size_t h = 0; h < wk->nheads; h++)
+		if (same_head(&wk->heads[h], part))
+			return (int)h;
+	return -1;
+}
+
+/* jp's head kept with key (taken), in a free slot or the oldest's after the first: its
+ * index. */
+static int head_keep(struct worker *wk, const struct job_plan *jp, char *key)
+{
+	const char *part[HEAD_PARTS];
+	struct kept_head *k;
+	size_t h = wk->nheads;
+
+	if (h == HEADS_KEPT) { /* a batch of more kernels: the slots go round */
+		h = (size_t)(wk->head_cur + 1) % HEADS_KEPT;
+		for (int i = 0; i < HEAD_PARTS; i++)
+			free(wk->heads[h].part[i]);
+		free(wk->heads[h].key);
+	} else {
+		wk->nheads++;
+	}
+	k = &wk->heads[h];
+	head_parts(jp, part);
+	for (int i = 0; i < HEAD_PARTS; i++)
+		k->part[i] = xstrdup(part[i]);
+	k->key = key;
+	return (int)h;
 }
 
 static char *plan_key(const struct job_plan *jp, const struct strvec *env)
@@ -438,9 +475,22 @@ static uint64_t plan_env_type(const struct job_plan *jp)
 	return (uint64_t)rt_device_type_chosen(kp->device_exe, kp->device_cli, kp->device_fm);
 }
 
-/* env (taken) is wk's job environment until it is given back. */
+static bool same_strvec(const struct strvec *a, const struct strvec *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->v[i], b->v[i]) != 0)
+			return false;
+	return true;
+}
+
+/* env (taken) is wk's job environment until it is given back. Its kept heads' keys were
+ * formatted in the environment before: they go where it changed. */
 static void keep_env(struct worker *wk, struct strvec *env, uint64_t type)
 {
+	if (!same_strvec(&wk->env, env))
+		head_forget(wk);
 	sv_free(&wk->env);
 	wk->env = *env;
 	wk->env_lent = true;
@@ -566,9 +616,10 @@ static struct worker *take_local(struct workers *w, const char *key, uint64_t pr
 	return wk;
 }
 
+/* Its kept heads stay: keep_env drops them where the environment changes. */
 static void lend_for(struct workers *w, struct worker *wk, const char *key)
 {
-	head_forget(wk);
+	wk->head_cur = -1;
 	free(wk->key);
 	wk->key = xstrdup(key);
 	note_built(wk, key);
@@ -1281,13 +1332,16 @@ static int run_add(struct worker *wk, const struct job_plan *jp, const struct jo
                    const struct child_io *io, uint32_t flags, struct cs_err *e)
 {
 	struct wire_source src;
+	const struct wire_source *sp;
 	char cwd[4096];
+	const char *dir = cwd;
 	int fds[3], opened;
 
 	/* A window's directory is its first job's: nothing between its jobs changes it (a
-	 * <Command> that could, `cd`, collects the window first). */
+	 * <Command> that could, `cd`, collects the window first). same_io keeps io_cwd when it
+	 * is the job's. */
 	if ((flags & WORKER_JOB_AFTER) && wk->io_cwd)
-		snprintf(cwd, sizeof(cwd), "%s", wk->io_cwd);
+		dir = wk->io_cwd;
 	else if (!getcwd(cwd, sizeof(cwd))) {
 		err_errno(e, "cannot hand a job to a worker: the current directory");
 		return 1;
@@ -1295,7 +1349,7 @@ static int run_add(struct worker *wk, const struct job_plan *jp, const struct jo
 	fds[0] = job_stdin(io, false, &opened); /* a foreground job's: never opened here */
 	fds[1] = io && io->out_fd >= 0 ? io->out_fd : STDOUT_FILENO;
 	fds[2] = STDERR_FILENO;
-	flags = same_io(wk, cwd, fds, flags);
+	flags = same_io(wk, dir, fds, flags);
 	if (!(flags & WORKER_JOB_SAME_IO))
 		run_flush(wk);
 	if (wk->run_jobs) { /* the job before it in the run: another follows in this write */
@@ -1311,8 +1365,11 @@ static int run_add(struct worker *wk, const struct job_plan *jp, const struct jo
 	wk->scratch.len = 0;
 	if (!wk->scratch.p)
 		wk->scratch.p = xgrow(NULL, &wk->scratch.cap, 4096, 1);
-	workerwire_encode_job(cwd, &wk->env, homes, flags, jp,
-	                      source_ref(wk, &jp->kp, &src) ? &src : NULL, &wk->scratch);
+	sp = source_ref(wk, &jp->kp, &src) ? &src : NULL;
+	if (!wk->encs)
+		wk->encs = planenc_new();
+	workerwire_encode_job_kept(dir, &wk->env, homes, flags, jp->kp.nargs, sp,
+	                           planenc_get(wk->encs, jp, sp), &wk->scratch);
 	wire_frame_fds(&wk->run, WORKER_JOB, wk->scratch.p, wk->scratch.len, wk->run_jobs ? 0 : 3);
 	/* The flags are the payload's first word (workerwire_encode_job). */
 	wk->run_last = wk->run.len - wk->scratch.len;
@@ -1421,13 +1478,20 @@ bool worker_fits(struct worker *wk, const struct job_plan *jp)
 	if (wk->env_lent && type == wk->env_type) {
 		if (wk->dead || wk->session)
 			return false;
-		/* The kernel of its last job (a batch's repeated step): lent for it already. */
-		if (head_same(wk, jp))
-			return true;
-		key = plan_key(jp, &wk->env);
-		lend_for(wk->pool, wk, key);
-		head_keep(wk, jp);
-		free(key);
+		/* A kernel of its last jobs (a batch's repeated steps): its program is noted
+		 * as built already, and its key was formatted once. */
+		int h = head_find(wk, jp);
+
+		if (h < 0) {
+			key = plan_key(jp, &wk->env);
+			note_built(wk, key);
+			h = head_keep(wk, jp, key);
+		}
+		if (h != wk->head_cur) {
+			free(wk->key);
+			wk->key = xstrdup(wk->heads[h].key);
+			wk->head_cur = h;
+		}
 		return true;
 	}
 	plan_env(wk->pool, jp, &env);

@@ -117,9 +117,10 @@ static void encode_plan(const struct job_plan *jp, const struct wire_source *src
 	planwire_encode(&bare, out);
 }
 
-void workerwire_encode_job(const char *cwd, const struct strvec *env, const struct job_home *homes,
-                           uint32_t flags, const struct job_plan *jp, const struct wire_source *src,
-                           struct wbuf *out)
+/* What comes before the plan: nargs, the plan's arguments. */
+static void encode_head(const char *cwd, const struct strvec *env, const struct job_home *homes,
+                        size_t nargs, uint32_t flags, const struct wire_source *src,
+                        struct wbuf *out)
 {
 	wb_u32(out, flags); /* first: workerwire_job_flags reads it from any message */
 	wb_str(out, cwd);
@@ -127,8 +128,8 @@ void workerwire_encode_job(const char *cwd, const struct strvec *env, const stru
 		wb_u32(out, 0);
 	else
 		workerwire_encode_env(env, out);
-	wb_u32(out, homes ? (uint32_t)jp->kp.nargs : 0);
-	for (size_t i = 0; homes && i < jp->kp.nargs; i++) {
+	wb_u32(out, homes ? (uint32_t)nargs : 0);
+	for (size_t i = 0; homes && i < nargs; i++) {
 		size_t uniform = homes[i].here ? 0 : homes[i].uniform;
 
 		wb_u64(out, homes[i].gen);
@@ -141,8 +142,30 @@ void workerwire_encode_job(const char *cwd, const struct strvec *env, const stru
 	wb_u32(out, !src ? SOURCE_INLINE : src->text ? SOURCE_DEFINED : SOURCE_TOKEN);
 	if (src && src->text)
 		wb_str(out, src->text);
+}
+
+void workerwire_encode_job(const char *cwd, const struct strvec *env, const struct job_home *homes,
+                           uint32_t flags, const struct job_plan *jp, const struct wire_source *src,
+                           struct wbuf *out)
+{
+	encode_head(cwd, env, homes, jp->kp.nargs, flags, src, out);
 	/* From here on the bytes the worker's memo keys its plans by: the token included. */
 	encode_plan(jp, src, out);
+}
+
+void workerwire_encode_plan(const struct job_plan *jp, const struct wire_source *src,
+                            struct wbuf *out)
+{
+	encode_plan(jp, src, out);
+}
+
+void workerwire_encode_job_kept(const char *cwd, const struct strvec *env,
+                                const struct job_home *homes, uint32_t flags, size_t nargs,
+                                const struct wire_source *src, const struct wbuf *plan,
+                                struct wbuf *out)
+{
+	encode_head(cwd, env, homes, nargs, flags, src, out);
+	wb_bytes(out, plan->p, plan->len);
 }
 
 /* n homes (0: none sent, all in shared memory) for nargs arguments. */

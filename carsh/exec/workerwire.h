@@ -152,6 +152,16 @@ uint64_t workerwire_source_nonce(void);
 void workerwire_encode_job(const char *cwd, const struct strvec *env, const struct job_home *homes,
                            uint32_t flags, const struct job_plan *jp, const struct wire_source *src,
                            struct wbuf *out);
+/* The plan's part of a job message (what workerwire_encode_job writes last), with src as
+ * there: the same for a plan whose content and bound objects are the same. */
+void workerwire_encode_plan(const struct job_plan *jp, const struct wire_source *src,
+                            struct wbuf *out);
+/* workerwire_encode_job's message for a plan of nargs arguments whose part is plan, as
+ * workerwire_encode_plan wrote it with the same src (a window's step sent again). */
+void workerwire_encode_job_kept(const char *cwd, const struct strvec *env,
+                                const struct job_home *homes, uint32_t flags, size_t nargs,
+                                const struct wire_source *src, const struct wbuf *plan,
+                                struct wbuf *out);
 /* A job message's flags, or 0 where it is too short to hold them: read before the rest,
  * which a worker decodes only after it took the job. */
 uint32_t workerwire_job_flags(const void *buf, size_t len);

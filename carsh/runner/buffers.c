@@ -229,17 +229,22 @@ static int fill_value_host(struct run_ctx *c, const struct vbuf *v, const char *
 {
 	unsigned char one[TYPE_MAX_BYTES];
 	struct claim *cl;
+	bool kept = false;
 	int rc;
 
 	if (vector_parse(v->type, value, one, e) || !(cl = buffers_claim_one(c, v, true, e)))
 		return -1;
+	/* Between a window's jobs the table alone takes the value: the jobs after it fill
+	 * their device copies, and shared memory is written when a host reader needs it. */
 	if (holds_already(c, v, one))
+		rc = 0;
+	else if ((kept = buffers_host_valued(c, v, one, type_size(v->type))))
 		rc = 0;
 	else if (v->count * type_size(v->type) <= SMALL_FILL)
 		rc = fill_value_small(v, one, e);
 	else
 		rc = fill_value_large(v, one, e);
-	if (rc == 0)
+	if (rc == 0 && !kept)
 		buffers_host_filled(c, v, one, type_size(v->type));
 	hazard_release(c->s->hz, cl);
 	return rc;

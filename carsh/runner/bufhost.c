@@ -36,11 +36,18 @@ struct claim *buffers_claim_one(struct run_ctx *c, const struct vbuf *v, bool wr
 	claim_use(cl, v->shm, v->name, writes);
 	claim_set_group(cl, c->window_group);
 	hazard_register(env.hz, cl);
-	if (hazard_wait(env.hz, cl, NULL, NULL, env.interrupted) == 0)
-		return cl;
-	hazard_release(env.hz, cl);
-	err_set(e, "interrupted while waiting for '%s'", v->name);
-	return NULL;
+	if (hazard_wait(env.hz, cl, NULL, NULL, env.interrupted) != 0) {
+		hazard_release(env.hz, cl);
+		err_set(e, "interrupted while waiting for '%s'", v->name);
+		return NULL;
+	}
+	/* A writer may change part of it only (a file fill that fails part way): the rest must
+	 * be the value a fill between a window's jobs left in the table alone. */
+	if (writes && homes_value_to_host(c->s->homes, v->shm, v->name, e)) {
+		hazard_release(env.hz, cl);
+		return NULL;
+	}
+	return cl;
 }
 
 int buffers_host_current(struct run_ctx *c, const struct vbuf *v, struct cs_err *e)
@@ -57,10 +64,23 @@ void buffers_host_wrote(struct run_ctx *c, const struct vbuf *v)
 	vhome_host_wrote(c->s->homes, v->shm);
 }
 
+/* OpenCL fills with a power of two of up to 128 bytes that divides the buffer. */
+static bool device_fills(const struct vbuf *v, size_t size)
+{
+	return size && size <= VHOME_VALUE_MAX && (size & (size - 1)) == 0 && v->bytes % size == 0;
+}
+
+bool buffers_host_valued(struct run_ctx *c, const struct vbuf *v, const void *value, size_t size)
+{
+	if (!c->window_group || buffers_resident(c) || !device_fills(v, size))
+		return false;
+	vhome_host_valued(c->s->homes, v->shm, value, size);
+	return true;
+}
+
 void buffers_host_filled(struct run_ctx *c, const struct vbuf *v, const void *value, size_t size)
 {
-	/* OpenCL fills with a power of two of up to 128 bytes that divides the buffer. */
-	if (size == 0 || size > VHOME_VALUE_MAX || (size & (size - 1)) != 0 || v->bytes % size) {
+	if (!device_fills(v, size)) {
 		buffers_host_wrote(c, v);
 		return;
 	}

@@ -30,5 +30,10 @@ void buffers_host_wrote(struct run_ctx *c, const struct vbuf *v);
  * value fill does: as buffers_host_wrote, and a warm worker makes its device copy by filling
  * it there (data/vhome.h) instead of copying it. */
 void buffers_host_filled(struct run_ctx *c, const struct vbuf *v, const void *value, size_t size);
+/* A value fill that goes between a window's jobs (c->window_group): the table of homes keeps
+ * the value, and shared memory is written only when a host reader needs it (data/vhome.h's
+ * value_only). false where the value is none a device can be filled with (then write it and
+ * call buffers_host_filled). */
+bool buffers_host_valued(struct run_ctx *c, const struct vbuf *v, const void *value, size_t size);
 
 #endif

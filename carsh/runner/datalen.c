@@ -474,19 +474,33 @@ void datalen_keep_free(struct datalen_keep *k)
 	*k = (struct datalen_keep){NULL, 0};
 }
 
+/* Whether a stream is bound to a file: only such a stream is sized from its data (size_all). */
+static bool any_file(const struct exe *exe)
+{
+	for (size_t i = 0; i < exe->nbinds; i++)
+		if (exe->binds[i].how == BIND_FILE)
+			return true;
+	return false;
+}
+
 int datalen_apply(const struct exe *exe, const struct scope *caller, FILE *in, struct params *args,
                   volatile sig_atomic_t *interrupted, FILE **spool, const struct fm_arg **endless,
                   struct datalen_keep *keep, datalen_chunk_from chunk_from, struct cs_err *e)
 {
 	size_t np = exe->fm->nargs;
-	/* an image sizes two parameters */
-	struct sized *first = xcalloc(2 * np + 1, sizeof(*first));
-	struct parsed *kept = xcalloc(np + 1, sizeof(*kept));
+	struct sized *first;
+	struct parsed *kept;
 	size_t used = 0;
 	int rc;
 
 	*spool = NULL;
 	*endless = NULL;
+	/* A batch's step on buffers (every job of the FFT filter's) reads nothing here. */
+	if (!any_file(exe))
+		return 0;
+	/* an image sizes two parameters */
+	first = xcalloc(2 * np + 1, sizeof(*first));
+	kept = xcalloc(np + 1, sizeof(*kept));
 	rc = size_all(exe, caller, in, interrupted, args, spool, endless, first, &used, kept,
 	              chunk_from, e);
 	for (size_t i = 0; rc == 0 && i < used; i++) {

@@ -16,6 +16,7 @@ struct plan_entry {
 	char *device_cli;
 	char **names, **values; /* every parameter of every layer of the caller's scope */
 	size_t n;
+	uint64_t stamp;                  /* every copy's (job_plan.stamp) */
 	struct job_plan *jp[COPIES_MAX]; /* jp[0] first; NULL past the copies made */
 	bool out[COPIES_MAX];            /* lent (plancache_lend), not given back yet */
 };
@@ -110,8 +111,11 @@ static int rebind(struct job_plan *jp, struct vbuf_table *vbufs, const struct pl
 		struct stream_bind *b = &jp->binds[i];
 		char *shm;
 
+		/* One look-up where the name is still a buffer of the stream's type and count;
+		 * the resolver only for its message. */
 		if (!arg_is_stream(jp->kp.args[i].kind) ||
-		    vbuf_holds(vbufs, b->buffer, b->shm, jp->kp.args[i].type, jp->kp.args[i].count))
+		    vbuf_rebind(vbufs, b->buffer, jp->kp.args[i].type, jp->kp.args[i].count,
+		                &b->shm))
 			continue;
 		if (env->resolve(env->resolve_ctx, b->buffer, jp->kp.args[i].type,
 		                 jp->kp.args[i].count, &shm, e))
@@ -162,12 +166,17 @@ static int free_copy(struct plan_entry *en, struct vbuf_table *vbufs, const stru
 static struct plan_entry *keep_new(struct plancache *pc, const struct exe *exe,
                                    const struct plan_env *env, struct job_plan *jp)
 {
+	static uint64_t stamps;
 	struct plan_entry *en = &pc->e[pc->next];
 
 	pc->next = (pc->next + 1) % PLANS_MAX;
 	entry_clear(en);
 	*en = (struct plan_entry){.exe = exe,
 	                          .device_cli = env->device_cli ? xstrdup(env->device_cli) : NULL};
+	/* Its copies are planned from the same key, so they differ in their objects only
+	 * (rebind), which a keeper of their encoding compares itself. */
+	en->stamp = __atomic_add_fetch(&stamps, 1, __ATOMIC_RELAXED);
+	jp->stamp = en->stamp;
 	en->jp[0] = jp;
 	keep_scope(en, env->caller);
 	return en;
@@ -244,6 +253,7 @@ int plancache_lend(struct plancache *pc, struct vbuf_table *vbufs, const struct 
 	if (n == COPIES_MAX) /* every copy out: this one is the job's own */
 		return 0;
 	en->jp[n] = *jp;
+	(*jp)->stamp = en->stamp;
 	lend(en, n, jp);
 	return 0;
 }

@@ -70,6 +70,10 @@ char *cache_dir(void)
 		dir = xasprintf("%s/.cache/carsh", home);
 	else
 		return NULL;
+	/* Made once: asked again at every command (the ICD narrowing, exec/workers.c), an
+	 * existing one costs a stat, not a mkdir of each component. */
+	if (is_dir(dir) && access(dir, W_OK | X_OK) == 0)
+		return dir;
 	if (mkdir_p(dir) != 0 || access(dir, W_OK | X_OK) != 0) {
 		free(dir);
 		return NULL;

@@ -114,7 +114,10 @@ same_file "$OUT" want "a fill between a run's jobs, launches queued: z = 100 + w
 # with another K, with the kernel edited, and with another buffer bound. Each run must give
 # what its own plan says. From x = 1..8: K=1, two passes: p = x + 2, z = x + (x + 1) = 2x + 1;
 # K=5: p = x + 12, z += (x + 2) + (x + 7): 4x + 10; kernel y = x + 2k, K=5: p = x + 32,
-# z += (x + 12) + (x + 22): 6x + 44; then w bound instead of z, one pass: w = p = x + 32.
+# z += (x + 12) + (x + 22): 6x + 44; then w bound instead of z, one pass: w = p = x + 32
+# (p = x + 42 after it). Then z and w swapped, and the same step (its plan and the shell's
+# encoding of it kept, exec/planenc.h) run again: it must add into the object z names now
+# (w's, x + 32): z = x + 32 + (x + 42) + (x + 52) = 3x + 126, w (z's before) stays 6x + 44.
 cat >addk.xml <<'XML'
 <?xml version="1.0"?>
 <FlowModel name="addk">
@@ -174,10 +177,13 @@ send "run $T/kz.bat.xml K=5"
 send "virtbuf dump p --columns 8; virtbuf dump z --columns 8"
 send "run $T/kw.bat.xml K=5 STEPS=1"
 send "virtbuf dump w --columns 8"
+send "virtbuf swap z w"
+send "run $T/kz.bat.xml K=5"
+send "virtbuf dump z --columns 8; virtbuf dump w --columns 8"
 stop_carsh
 grep -E '^[0-9,]+$' "$T/carsh.out" >got
-{ row 1:2; row 2:1; row 1:12; row 4:10; row 1:32; row 6:44; row 1:32; } >want
-[ "$CSTATUS" = 0 ] && same_file got want "kept plans: a new K, an edited kernel, another buffer bound are each seen" ||
+{ row 1:2; row 2:1; row 1:12; row 4:10; row 1:32; row 6:44; row 1:32; row 3:126; row 6:44; } >want
+[ "$CSTATUS" = 0 ] && same_file got want "kept plans: a new K, an edited kernel, another buffer bound, a swapped buffer are each seen" ||
 	fail "kept plans: status $CSTATUS, $(cat "$T/carsh.err")"
 
 finish

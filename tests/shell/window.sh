@@ -116,6 +116,26 @@ run $W/fill.bat.xml
 $DUMPS"
 { row 1:0; row 1:1; row 1:2; row 1:3; row 1:102; } >want
 same_file "$OUT" want "a fill between a window's jobs: the job after it reads z = 100 (z = x + 102)"
+# A fill that nothing in the window reads: the table keeps z's value, shared memory gets it
+# when a reader needs it. A dump reads 100; a job alone reads 100 (zq: q = z + 1, w += z);
+# the thread executor, which reads shared memory, reads 100.
+expect 0 "" "$CARSH" -c "$MAKE
+run $W/filldump.bat.xml
+$DUMPS"
+{ row 1:0; row 1:1; row 0:0; row 0:0; row 0:100; } >want
+same_file "$OUT" want "a fill that ends a window, then a dump: z = 100"
+expect 0 "" "$CARSH" -c "$MAKE
+run $W/filldump.bat.xml
+run $W/zq.exe.xml
+$DUMPS"
+{ row 1:0; row 0:101; row 0:100; row 0:0; row 0:100; } >want
+same_file "$OUT" want "a fill that ends a window, then a job: q = z + 1 = 101, w = z = 100"
+expect 0 "" "$CARSH" -c "$MAKE
+run $W/filldump.bat.xml
+set exec=thread
+run $W/zq.exe.xml
+$DUMPS"
+same_file "$OUT" want "a fill that ends a window, then the thread executor: q = 101, w = 100"
 # The first job takes z from shared memory: the fill waits for it, and the next job reads 100.
 expect 0 "" "$CARSH" -c "$MAKE
 run $W/fillread.bat.xml

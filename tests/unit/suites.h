@@ -22,6 +22,7 @@ Suite *suite_parcopy(void);
 Suite *suite_icdtypes(void);
 Suite *suite_filewatch(void);
 Suite *suite_vbufstale(void);
+Suite *suite_vbufkept(void);
 Suite *suite_vhome(void);
 Suite *suite_hazard(void);
 Suite *suite_includes(void);

@@ -57,6 +57,34 @@ START_TEST(test_one_group_does_not_wait_for_itself)
 }
 END_TEST
 
+/* A window's claim borrows its plan's strings (plan_claim_borrowed): it conflicts, names its
+ * user and is relabelled as an owned one, and the caller's strings outlive it untouched. */
+START_TEST(test_a_borrowed_claim_orders_as_an_owned_one)
+{
+	struct hazards *hz = hazards_new();
+	char label[] = "fft_step.exe.xml", shm[] = "/a", name[] = "re";
+	struct claim *b = claim_new_borrowed(label, 2), *later;
+	char who[64];
+
+	claim_use(b, shm, name, true);
+	claim_use(b, shm, name, false);
+	hazard_register(hz, b);
+	later = claim(hz, "/a", false, 0);
+	ck_assert(!hazard_ready(hz, later));
+	ck_assert(hazard_user(hz, "/a", who, sizeof(who)));
+	ck_assert_str_eq(who, "fft_step.exe.xml");
+	hazard_relabel(hz, b, "job [1] fft_step.exe.xml");
+	ck_assert(hazard_user(hz, "/a", who, sizeof(who)));
+	ck_assert_str_eq(who, "job [1] fft_step.exe.xml");
+	hazard_release(hz, b);
+	ck_assert(hazard_ready(hz, later));
+	hazard_release(hz, later);
+	ck_assert_str_eq(label, "fft_step.exe.xml");
+	ck_assert_str_eq(shm, "/a");
+	hazards_free(hz);
+}
+END_TEST
+
 Suite *suite_hazard(void)
 {
 	Suite *s = suite_create("hazard");
@@ -64,6 +92,7 @@ Suite *suite_hazard(void)
 
 	tcase_add_test(tc, test_a_writer_waits_for_an_earlier_reader);
 	tcase_add_test(tc, test_one_group_does_not_wait_for_itself);
+	tcase_add_test(tc, test_a_borrowed_claim_orders_as_an_owned_one);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -228,6 +228,50 @@ START_TEST(test_a_filled_value_lasts_until_a_write)
 }
 END_TEST
 
+/* A value the table alone keeps (a fill between a window's jobs): shared memory counts as
+ * not holding it (no fill is skipped for it) and is listed for the host's readers until
+ * the value is written there; a job that reads it keeps it so, any write forgets it. */
+START_TEST(test_a_value_kept_in_the_table_until_written)
+{
+	struct vhome *h = vhome_new();
+	const int zero = 0, one = 1;
+	char **shms;
+
+	vhome_device_wrote(h, "/s", 3, "gpu");
+	vhome_host_valued(h, "/s", &zero, sizeof(zero));
+	ck_assert_int_eq(at(h, "/s").where, VHOME_HOST);
+	ck_assert_uint_eq(at(h, "/s").gen, 2);
+	ck_assert(at(h, "/s").value_only);
+	ck_assert_uint_eq(at(h, "/s").uniform, sizeof(zero));
+	ck_assert(!vhome_holds_value(h, "/s", &zero, sizeof(zero)));
+	ck_assert_uint_eq(vhome_on_devices(h, &shms), 1);
+	ck_assert_str_eq(shms[0], "/s");
+	free(shms[0]);
+	free(shms);
+	vhome_device_read(h, "/s", 3, "gpu");
+	ck_assert_int_eq(at(h, "/s").where, VHOME_BOTH);
+	ck_assert(at(h, "/s").value_only);
+	vhome_holder_ended(h, 3, "killed by SIGKILL");
+	ck_assert_int_eq(at(h, "/s").where, VHOME_HOST);
+	ck_assert(at(h, "/s").value_only);
+	vhome_host_value_written(h, "/s");
+	ck_assert(!at(h, "/s").value_only);
+	ck_assert_uint_eq(at(h, "/s").gen, 2);
+	ck_assert(vhome_holds_value(h, "/s", &zero, sizeof(zero)));
+	ck_assert_uint_eq(vhome_on_devices(h, &shms), 0);
+	vhome_host_valued(h, "/s", &one, sizeof(one));
+	vhome_device_wrote(h, "/s", 4, "gpu");
+	ck_assert(!at(h, "/s").value_only);
+	vhome_host_valued(h, "/s", &one, sizeof(one));
+	vhome_host_filled(h, "/s", &one, sizeof(one));
+	ck_assert(!at(h, "/s").value_only);
+	vhome_host_valued(h, "/s", &one, sizeof(one));
+	vhome_host_wrote(h, "/s");
+	ck_assert(!at(h, "/s").value_only);
+	vhome_free(h);
+}
+END_TEST
+
 START_TEST(test_pictures_bytes_last_until_a_write)
 {
 	struct vhome *h = vhome_new();
@@ -285,6 +329,7 @@ Suite *suite_vhome(void)
 	tcase_add_test(tc, test_restore_undoes_jobs_counted_as_run);
 	tcase_add_test(tc, test_a_filled_value_lasts_until_a_write);
 	tcase_add_test(tc, test_pictures_bytes_last_until_a_write);
+	tcase_add_test(tc, test_a_value_kept_in_the_table_until_written);
 	suite_add_tcase(s, tc);
 	return s;
 }

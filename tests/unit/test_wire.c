@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exec/planenc.h"
 #include "exec/planmemo.h"
 #include "exec/planwire.h"
 #include "exec/workerwire.h"
@@ -890,6 +891,66 @@ static int decode_ref(struct plan_memo *m, const struct job_plan *jp, uint64_t a
 	return rc;
 }
 
+/* A window's plan encoded once (exec/planenc.h): a job message made from the kept part is
+ * byte for byte the one encoded whole; the same stamp, token and objects give the kept
+ * bytes; another object bound (a swap), another token or another stamp (planned again)
+ * gives that plan's own bytes, never the kept ones; a plan without a stamp is encoded each
+ * time. */
+static bool same_bytes(const struct wbuf *a, const struct wbuf *b)
+{
+	return a->len == b->len && memcmp(a->p, b->p, a->len) == 0;
+}
+
+static void encode_whole(const struct job_plan *jp, const struct wire_source *src, struct wbuf *w)
+{
+	*w = (struct wbuf){NULL, 0, 0};
+	workerwire_encode_plan(jp, src, w);
+}
+
+START_TEST(test_planenc_kept_bytes_are_the_plans_own)
+{
+	struct plan_encs *c = planenc_new();
+	struct job_plan *jp = make_plan();
+	struct wire_source src = {workerwire_source_nonce(), 0x1000, NULL};
+	struct wire_source other = {workerwire_source_nonce(), 0x2000, NULL};
+	struct strvec env = STRVEC_INIT;
+	struct wbuf want = WBUF_INIT, got = WBUF_INIT, fresh;
+	const struct wbuf *k1, *k2;
+
+	jp->stamp = 7;
+	workerwire_encode_job("/d", &env, NULL, WORKER_JOB_WINDOW, jp, &src, &want);
+	k1 = planenc_get(c, jp, &src);
+	workerwire_encode_job_kept("/d", &env, NULL, WORKER_JOB_WINDOW, jp->kp.nargs, &src, k1,
+	                           &got);
+	ck_assert(same_bytes(&want, &got));
+	ck_assert_ptr_eq(planenc_get(c, jp, &src), k1);
+	free(jp->binds[0].shm); /* swapped: another object */
+	jp->binds[0].shm = xstrdup("/carsh-123-swapped");
+	k2 = planenc_get(c, jp, &src);
+	encode_whole(jp, &src, &fresh);
+	ck_assert(same_bytes(k2, &fresh));
+	wb_free(&fresh);
+	encode_whole(jp, &other, &fresh);
+	ck_assert(same_bytes(planenc_get(c, jp, &other), &fresh));
+	ck_assert(!same_bytes(planenc_get(c, jp, &src), &fresh));
+	wb_free(&fresh);
+	jp->kp.args[2].value[0] = 9; /* planned again: a new stamp */
+	jp->stamp = 8;
+	encode_whole(jp, &src, &fresh);
+	ck_assert(same_bytes(planenc_get(c, jp, &src), &fresh));
+	jp->stamp = 0;
+	jp->kp.args[2].value[0] = 10;
+	wb_free(&fresh);
+	encode_whole(jp, NULL, &fresh);
+	ck_assert(same_bytes(planenc_get(c, jp, NULL), &fresh));
+	wb_free(&fresh);
+	wb_free(&want);
+	wb_free(&got);
+	job_plan_free(jp);
+	planenc_free(c);
+}
+END_TEST
+
 START_TEST(test_planmemo_source_by_reference)
 {
 	struct plan_memo *m = planmemo_new();
@@ -1099,6 +1160,7 @@ Suite *suite_wire(void)
 	tcase_add_test(tc, test_wire_frames_with_fds_arrive_with_the_first);
 	tcase_add_test(tc, test_planmemo_same_bytes_same_plan_else_decoded);
 	tcase_add_test(tc, test_planmemo_source_by_reference);
+	tcase_add_test(tc, test_planenc_kept_bytes_are_the_plans_own);
 	tcase_add_test(tc, test_job_plan_free_gives_a_lent_plan_back);
 	tcase_add_test(tc, test_wire_recv_ahead_takes_arrived_frames_in_order);
 	tcase_add_test(tc, test_wire_recv_ahead_truncated_frame_refused);
