@@ -312,7 +312,7 @@ def cpu_from_stream(src):
     return meas
 
 
-def beside_from_stream(src, stream=None):
+def beside_from_stream(src, stream=None, cores=True):
     """src's training with the CG experiment beside the GPU made up from the stream: with nC
     threads, each stage's median time on the CPU path of the coupled CP-CG runs over the
     homogeneous run's, times the CG experiment with nC threads, and the feeder's GPU item the
@@ -320,7 +320,8 @@ def beside_from_stream(src, stream=None):
     what the validation's runs met (a JSON only; None where a run is missing). An upper bound of what the experiment can bring, fitted on the same
     runs it is scored against. With `stream` (another validation of the instance, --carry),
     that validation's runs instead of src's: what src's training would predict had the run
-    before fed what its stream measured beside the GPU back into the knowledge on disk."""
+    before fed what its stream measured beside the GPU back into the knowledge on disk.
+    Without `cores`, the feeder's item only: the CPU stages beside the GPU as src measured them."""
     stream = stream or src
     if not src.meas or not stream.runs or not src.meas["gpu"]:
         return None
@@ -340,7 +341,8 @@ def beside_from_stream(src, stream=None):
             ratios[k].append(run["cpu_stage_ms"][k] / homo["cpu_stage_ms"][k])
     if not ratios[0]:
         return None
-    meas["beside"] = [nc - 1] + [statistics.median(r) * p for r, p in zip(ratios, plain)]
+    if cores:
+        meas["beside"] = [nc - 1] + [statistics.median(r) * p for r, p in zip(ratios, plain)]
     dp = [run["gpu_item_ms"] for c, run in stream.runs.items()
           if c.startswith("DP-CG:") and run["gpu_item_ms"]]
     meas["beside_gpu"] = statistics.median(dp) if dp else 0
@@ -750,7 +752,8 @@ def main():
     ap.add_argument("--carry", action="store_true",
                     help="also replay each JSON's training with the CG experiment beside the "
                     "GPU made up as --beside-from-stream does from the stream of the JSON of "
-                    "the same name given before it: the knowledge the run before would leave")
+                    "the same name given before it (the knowledge the run before would "
+                    "leave), and with the feeder's item alone made up so")
     ap.add_argument("--drift", action="store_true",
                     help="whether the machine moved while each JSON's validation ran: the CPU "
                     "alone at its start and end, one thread's stages mapping by mapping, "
@@ -792,6 +795,8 @@ def main():
                 if a.carry and src.name in before:
                     trainings.append(((label or "replayed") + ", beside from the run before",
                                       beside_from_stream(src, before[src.name])))
+                    trainings.append(((label or "replayed") + ", feeder from the run before",
+                                      beside_from_stream(src, before[src.name], False)))
                 for name, meas in trainings:
                     if meas is None:
                         continue
