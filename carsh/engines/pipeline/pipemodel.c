@@ -234,12 +234,13 @@ static double cpua_time(const struct pm_meas *m, const struct pm_cgfit *f,
 }
 
 /* T^CG(1): one thread's item, the median of the one-thread experiment's and the two- and
- * three-thread batches' items per thread (n · T^CG(n)), where there are 3 cores or more. A
- * stream's thread ran its items about as fast with one, two or three threads on 16 cores
- * (within 1-9 % in nine of ten H200 validations), so the three experiments measure one item
- * three times; the one-thread experiment, three items of a few milliseconds back to back, read
- * 28-34 % under the median of the three in two of ten trainings, and the stream's one thread
- * 1.45-1.57 times it (docs/pipeline.md, "Checking the model offline"). */
+ * three-thread batches' items per thread (n · T^CG(n)), where there are 3 cores or more. On
+ * many cores a stream's thread runs its items about as fast with one, two or three threads
+ * (measured within 1-9 % in nine of ten validations on 16 cores), so the three experiments
+ * measure one item three times; the one-thread experiment, three items of a few milliseconds
+ * back to back, read 28-34 % under the median of the three in two of those ten trainings, and
+ * the stream's one thread 1.45-1.57 times it (docs/pipeline.md, "Checking the model
+ * offline"). */
 double pm_one_thread_item(const struct pm_meas *m)
 {
 	double a = m->t_cgn[1], b = 2 * m->t_cgn[2], c = 3 * m->t_cgn[3];
