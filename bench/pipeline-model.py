@@ -12,7 +12,8 @@ columns), --paths compares each path's rate too: the GPU (or GPU-CPU) path's ite
 second and the CPU path's, measured against the model's split.
 
   bench/pipeline-model.py [--replay [LABEL=]PIPEREPLAY]... [--gpu-host U] [--detail]
-                          [--paths] [--residuals] [--cpu-from-stream] SOURCE...
+                          [--paths] [--residuals] [--cpu-from-stream] [--beside-from-stream]
+                          [--carry] [--drift] SOURCE...
   bench/pipeline-model.py --print-training NAME.json
 
 SOURCE is one of
@@ -311,23 +312,27 @@ def cpu_from_stream(src):
     return meas
 
 
-def beside_from_stream(src):
+def beside_from_stream(src, stream=None, cores=True):
     """src's training with the CG experiment beside the GPU made up from the stream: with nC
     threads, each stage's median time on the CPU path of the coupled CP-CG runs over the
     homogeneous run's, times the CG experiment with nC threads, and the feeder's GPU item the
     median GPU-path item of the DP-CG runs — what the experiment would give if it measured
     what the validation's runs met (a JSON only; None where a run is missing). An upper bound of what the experiment can bring, fitted on the same
-    runs it is scored against."""
-    if not src.meas or not src.runs or not src.meas["gpu"]:
+    runs it is scored against. With `stream` (another validation of the instance, --carry),
+    that validation's runs instead of src's: what src's training would predict had the run
+    before fed what its stream measured beside the GPU back into the knowledge on disk.
+    Without `cores`, the feeder's item only: the CPU stages beside the GPU as src measured them."""
+    stream = stream or src
+    if not src.meas or not stream.runs or not src.meas["gpu"]:
         return None
     meas = json.loads(json.dumps(src.meas))
     nc, nst = meas["nc"], meas["s"]
-    homo = src.runs.get("CP-CG:%d:%s" % (nc, "0" * nst))
+    homo = stream.runs.get("CP-CG:%d:%s" % (nc, "0" * nst))
     plain = meas["cgn"][nc - 1][1:] if len(meas["cgn"]) >= nc else []
     if not homo or None in homo["cpu_stage_ms"] or len(plain) != nst:
         return None
     ratios = [[] for _ in range(nst)]
-    for c, run in src.runs.items():
+    for c, run in stream.runs.items():
         w = c.split(":")
         if (w[0] != "CP-CG" or w[1] != str(nc) or set(w[2]) == {"0"} or not run["cpu_items"]
                 or None in run["cpu_stage_ms"]):
@@ -336,8 +341,9 @@ def beside_from_stream(src):
             ratios[k].append(run["cpu_stage_ms"][k] / homo["cpu_stage_ms"][k])
     if not ratios[0]:
         return None
-    meas["beside"] = [nc - 1] + [statistics.median(r) * p for r, p in zip(ratios, plain)]
-    dp = [run["gpu_item_ms"] for c, run in src.runs.items()
+    if cores:
+        meas["beside"] = [nc - 1] + [statistics.median(r) * p for r, p in zip(ratios, plain)]
+    dp = [run["gpu_item_ms"] for c, run in stream.runs.items()
           if c.startswith("DP-CG:") and run["gpu_item_ms"]]
     meas["beside_gpu"] = statistics.median(dp) if dp else 0
     return meas
@@ -743,6 +749,11 @@ def main():
     ap.add_argument("--beside-from-stream", action="store_true",
                     help="also replay each JSON's training with the CG experiment beside the "
                     "GPU made up from the stream's coupled and homogeneous runs with nC threads")
+    ap.add_argument("--carry", action="store_true",
+                    help="also replay each JSON's training with the CG experiment beside the "
+                    "GPU made up as --beside-from-stream does from the stream of the JSON of "
+                    "the same name given before it (the knowledge the run before would "
+                    "leave), and with the feeder's item alone made up so")
     ap.add_argument("--drift", action="store_true",
                     help="whether the machine moved while each JSON's validation ran: the CPU "
                     "alone at its start and end, one thread's stages mapping by mapping, "
@@ -762,7 +773,7 @@ def main():
         return 0
     if not a.sources:
         ap.error("no SOURCE")
-    totals, seen = {}, []
+    totals, seen, before = {}, [], {}
     for spec in a.sources:
         for src in load(spec, a.gpu_host):
             seen.append((spec, src))
@@ -781,6 +792,11 @@ def main():
                 if a.beside_from_stream:
                     trainings.append(((label or "replayed") + ", beside from stream",
                                       beside_from_stream(src)))
+                if a.carry and src.name in before:
+                    trainings.append(((label or "replayed") + ", beside from the run before",
+                                      beside_from_stream(src, before[src.name])))
+                    trainings.append(((label or "replayed") + ", feeder from the run before",
+                                      beside_from_stream(src, before[src.name], False)))
                 for name, meas in trainings:
                     if meas is None:
                         continue
@@ -793,6 +809,8 @@ def main():
                     models.append((name, {c: v[0] for c, v in pred.items()},
                                    {c: v[1] for c, v in pred.items()}))
                     choices.append((name, chosen, models[-1][1]))
+            if src.runs:
+                before[src.name] = src
             report_choice(src, choices)
             if a.drift:
                 report_drift(src, a.replay[0].rpartition("=")[2] if a.replay else None)

@@ -193,6 +193,16 @@ if [ "$(POCL_MAX_PTHREAD_COUNT=4 "$CARSH" devices | awk '$2 == "cpu" { print $(N
 		true
 	grep -q "^  CG, 2 threads beside the GPU's, ms per stage: filter [0-9.]*, histogram [0-9.]*, classify [0-9.]*; the GPU's feeder, ms per item: [0-9.]* (median [0-9.]*; alone before them: [0-9.]*)$" "$OUT" &&
 		pass "4 cores: the CG experiment beside the GPU" || fail "beside: $(grep beside "$OUT")"
+	# One thread's item as the model takes it: the median of the CG experiments' items a
+	# thread with 1, 2 and 3 threads (n times their printed T^CG(n), to 3 decimals).
+	awk '/^  CG, n threads at once/ { for (n = 1; n <= 3; n++) { i = index($0, "  " n ": ")
+		split(substr($0, i + 5), w, " "); t[n] = n * w[1] } }
+	/^  one thread.s item, the median of 1, 2 and 3 threads.: / { got = $(NF - 1) }
+	END { a = t[1]; b = t[2]; c = t[3]; lo = a < b ? a : b; hi = a < b ? b : a
+		m = c < lo ? lo : c > hi ? hi : c
+		print (got != "" && (got - m)^2 < 0.003^2) ? "ok" : "got " got ", want " m }' "$OUT" >one.txt
+	[ "$(cat one.txt)" = ok ] && pass "4 cores: one thread's item, the median of three experiments" ||
+		fail "one thread's item: $(cat one.txt)"
 	# The model takes it as the item beside the GPU's over the contention line's at 3 threads,
 	# within 1 .. 1.30 (its stages printed to 3 decimals: within 2 %). Where the training's
 	# times fit no line (a loaded machine), the model divides by the CG experiment's own stage

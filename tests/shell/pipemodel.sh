@@ -52,6 +52,26 @@ print("  the GPU'"'"'s feeder, ms per item: mean %.4f, median %.4f, alone %.4f; 
 	got=$(grep "^  the GPU's feeder" "$OUT")
 	[ -n "$want" ] && [ "$got" = "$want" ] && pass "4 cores: the feeder against the stream's DP-CG" ||
 		fail "4 cores: feeder: '$got', want '$want'"
+	# --carry: a JSON replayed with the experiment beside the GPU made up from the stream of
+	# the one of the same name given before it. A copy whose DP-CG runs' GPU-path items took
+	# twice as long, given first: v4.json's DP-CG:1 (no CPU thread, the GPU path alone) is then
+	# predicted at 1 / (twice their median), with the CPU stages made up so or as trained (the
+	# feeder alone); the copy itself has no run before it.
+	mkdir -p w
+	want=$(python3 -c 'import json, statistics, sys
+d = json.load(open(sys.argv[1])); m = d["trainings"][0]["measurements"]
+dp = [r for r in d["validation"]["runs"] if r["config"].startswith("DP-CG:") and r["gpu_item_ms"]]
+for r in dp:
+    r["gpu_item_ms"] *= 2
+json.dump(d, open(sys.argv[2], "w"))
+lam = min([1e3 / statistics.median(r["gpu_item_ms"] for r in dp)] +
+          [1e3 / t for t in (m["input_ms"], m["output_ms"]) if t > 0])
+print("%.1f" % lam)' v4.json w/v4.json)
+	expect 0 "" python3 "$MODEL" --carry --detail --replay "this=$REPLAY" w/v4.json v4.json || true
+	got=$(awk '$1 == "DP-CG:1" { print NF == 14 ? $9 " " $12 : "none" }' "$OUT" | tr '\n' ' ')
+	[ -n "$want" ] && [ "$got" = "none $want $want " ] &&
+		pass "4 cores: --carry, the GPU-path item of the run before" ||
+		fail "4 cores: --carry: DP-CG:1 '$got', want 'none $want $want '"
 	# --drift's scatter: each CG configuration's recorded error against its neighbours'
 	# in thread count, 1 .. 4 threads per mapping: the median over threads 2 and 3.
 	expect 0 "" python3 "$MODEL" --drift v4.json || true

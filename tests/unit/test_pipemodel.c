@@ -757,6 +757,34 @@ START_TEST(test_one_thread_keeps_its_measured_time)
 }
 END_TEST
 
+/*
+ * One thread's item is the median of three measurements of it: a stage on 4 cores at 0.006,
+ * 0.010, 0.011 and 0.012 s with 1 .. 4 threads, T^CG(2) = 0.005 and T^CG(3) = 0.011/3 (0.010
+ * and 0.011 a thread). The one-thread experiment's 0.006 lies under the other two: CP-CG:1:0 is
+ * 1/0.010, not 1/0.006. The line (0.005 + 0.0019·n: only 1 and 4 threads lie at or under the
+ * least squares, too few to fit again) gives T^CG(2) = 0.0088/2. With 2 cores there is no
+ * three-thread batch on cores of its own: one thread keeps its 0.006.
+ */
+START_TEST(test_one_thread_is_the_median_of_three_experiments)
+{
+	static const double stage[5] = {0, 0.006, 0.010, 0.011, 0.012};
+	struct pm_meas m;
+
+	memset(&m, 0, sizeof(m));
+	m.sh = (struct pm_shape){1, 4, true, 0};
+	m.st[0].t_cg = stage[1];
+	for (unsigned n = 1; n <= 4; n++) {
+		m.t_cgn_stage[n][0] = stage[n];
+		m.t_cgn[n] = stage[n] / n;
+	}
+	m.t_cgn[2] = 0.005;
+	ck_assert_double_eq_tol(predict(&m, false, false, 1, 0).lambda, 1 / 0.010, 1e-9);
+	ck_assert_double_eq_tol(predict(&m, false, false, 2, 0).lambda, 2 / 0.0088, 1e-9);
+	m.sh.nc = 2;
+	ck_assert_double_eq_tol(predict(&m, false, false, 1, 0).lambda, 1 / 0.006, 1e-9);
+}
+END_TEST
+
 /* The GPU stages share one GPU (docs/pipeline.md): with stages 1 and 3 on the GPU and
  * t_G = 0.025 and 0.030 they take 0.055 s of GPU per item, so one thread's item takes
  * 0.055 + T_2^CG = 0.065 s, and CP-MG's GPU-CPU path alone could not pass 1/0.055 = 18.18
@@ -1331,6 +1359,7 @@ static Suite *suite_pipeline(void)
 	tcase_add_test(t, test_cg_rates_that_fall_with_more_threads_are_pooled);
 	tcase_add_test(t, test_cg_times_follow_the_lower_contention_line);
 	tcase_add_test(t, test_one_thread_keeps_its_measured_time);
+	tcase_add_test(t, test_one_thread_is_the_median_of_three_experiments);
 	tcase_add_test(t, test_gpu_stages_of_one_item_add_up_on_the_one_gpu);
 	tcase_add_test(t, test_one_thread_serves_gpu_and_cpu_stages_in_turn);
 	tcase_add_test(t, test_pool_of_threads_shared_by_the_two_paths);

@@ -109,6 +109,11 @@ struct pm_meas {
  * (1 where not measured). */
 double pm_beside_ratio(const struct pm_meas *m, double *used);
 
+/* T^CG(1) as the model takes it: the median of the one-thread experiment's item and the two-
+ * and three-thread batches' items per thread (n · T^CG(n)) with 3 cores or more, else the
+ * one-thread experiment's (docs/pipeline.md, "The contention line"). */
+double pm_one_thread_item(const struct pm_meas *m);
+
 /* A configuration of 000 §II. */
 struct pm_config {
 	bool dp;          /* decoupled: an item goes all GPU or all CPU; else coupled */

@@ -81,6 +81,9 @@ static void print_measurements(FILE *f, const struct pipe_result *r, const struc
 	for (unsigned n = 1; n <= pm_max_threads(&m->sh); n++)
 		fprintf(f, "  %u: %.3f", n, m->t_cgn[n] * 1e3);
 	print_cgfit(f, m, names);
+	if (m->sh.nc >= 3 && m->t_cgn[2] > 0 && m->t_cgn[3] > 0)
+		fprintf(f, "\n  one thread's item, the median of 1, 2 and 3 threads': %.3f ms",
+		        pm_one_thread_item(m) * 1e3);
 	fprintf(f, "\n  serial stages, ms per item: input %.3f, output %.3f; TDP %s\n",
 	        m->t_in * 1e3, m->t_out * 1e3, r->tdp_note);
 	if (m->sh.gpu)
