@@ -171,7 +171,8 @@ static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *
 	else if (!ws->io_kept && take_stdio(m) != 0)
 		status = fail(res, "the job's standard input, output or error is missing", "");
 	else
-		status = wres_run(w, s, jp, homes, (*flags & WORKER_JOB_PROFILE) != 0, res);
+		status = wres_run(w, s, jp, memo ? planmemo_bound(memo, jp) : NULL, homes,
+		                  (*flags & WORKER_JOB_PROFILE) != 0, res);
 	/* As a forked job's _exit after fflush(NULL): an output that cannot be written fails. */
 	if (fflush(stdout) != 0 && status == 0)
 		status = 1;

@@ -301,17 +301,39 @@ static bool may_queue(const struct rt_dev *dev)
 	return !(dev->info->type & CL_DEVICE_TYPE_CPU) || (hook && strcmp(hook, "1") == 0);
 }
 
-static int run_on_device(struct rt_session *s, struct wjob *j, struct cs_err *e)
+/* The plan's device and kernel: those kept with it, else the session's, then kept. A kept
+ * plan's program was found in the session before: the statistics say so, as the look-up
+ * would. */
+static int resolve(struct rt_session *s, struct wjob *j, struct plan_bound *bound, struct cs_err *e)
 {
 	struct job_plan *jp = j->jp;
-	int rc = rt_session_device(s, &jp->kp, &j->x->dev, j->st, e) ||
-	         rt_session_kernel(s, j->x->dev, &jp->kp, &j->x->kern, j->st, e);
-	double t0;
 
-	if (rc) {
+	if (bound && bound->dev) {
+		j->x->dev = bound->dev;
+		j->x->kern = bound->kern;
+		memcpy(j->st->device, bound->dev->label, sizeof(j->st->device));
+		j->st->cache_hit = true;
+		return 0;
+	}
+	if (rt_session_device(s, &jp->kp, &j->x->dev, j->st, e) ||
+	    rt_session_kernel(s, j->x->dev, &jp->kp, &j->x->kern, j->st, e)) {
 		kernel_plan_err_label(&jp->kp, e);
 		return -1;
 	}
+	if (bound)
+		*bound = (struct plan_bound){j->x->dev, j->x->kern};
+	return 0;
+}
+
+static int run_on_device(struct rt_session *s, struct wjob *j, struct plan_bound *bound,
+                         struct cs_err *e)
+{
+	struct job_plan *jp = j->jp;
+	double t0;
+	int rc;
+
+	if (resolve(s, j, bound, e))
+		return -1;
 	j->x->wait = j->x->profile || !may_queue(j->x->dev);
 	if (rt_execute(j->x, j->st, e))
 		return -1;
@@ -339,11 +361,13 @@ static int settle_queue(struct wres *w, struct rt_exec *x, struct run_stats *st,
 	return rc ? rc : finish_queued(w, e);
 }
 
-int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp,
+int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp, struct plan_bound *bound,
              const struct job_home *homes, bool profile, struct job_result *res)
 {
 	size_t n = jp->kp.nargs ? jp->kp.nargs : 1;
-	cl_mem *given = xcalloc(3 * n, sizeof(cl_mem)); /* given, final, own side by side */
+	/* given, final and own side by side; most kernels have few arguments: no allocation. */
+	cl_mem few[3 * 16] = {NULL};
+	cl_mem *given = n <= 16 ? few : xcalloc(3 * n, sizeof(cl_mem));
 	/* Profiled work is waited for: its times are the job's answer. A plain launch goes
 	 * through the device's feeder (runtime/feeder.h), as the thread executor's: the driver's
 	 * enqueue (about 9 us a job on NVIDIA's) overlaps the worker reading and decoding the
@@ -363,7 +387,7 @@ int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp,
 	err_clear(&e);
 	x.stage_arg = &j;
 	memset(&res->stats, 0, sizeof(res->stats));
-	rc = run_on_device(s, &j, &e);
+	rc = run_on_device(s, &j, bound, &e);
 	if (settle_queue(w, &x, &res->stats, rc ? &ignored : &e) && rc == 0)
 		rc = -1;
 	res->has_stats = rc == 0;
@@ -376,7 +400,8 @@ int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp,
 			(void)clReleaseMemObject(j.own[i]);
 	}
 	stage_release(jp);
-	free(given);
+	if (given != few)
+		free(given);
 	res->stats.wall_ms = clock_ms() - t0;
 	job_result_set_msg(res, &e);
 	return rc ? 1 : 0;

@@ -863,6 +863,55 @@ START_TEST(test_planmemo_same_bytes_same_plan_else_decoded)
 }
 END_TEST
 
+/* What a worker resolved for a kept plan (planmemo_bound): kept with that plan and no other;
+ * none for a plan the memo does not hold; gone when the plan is pushed out and decoded again
+ * (its slot may hold another plan by then). */
+START_TEST(test_planmemo_bound_kept_with_its_plan_only)
+{
+	struct plan_memo *m = planmemo_new();
+	struct job_plan *jp = make_plan(), *a, *b;
+	struct rt_dev *fake_dev = (struct rt_dev *)&m;
+	struct rt_kernel *fake_kern = (struct rt_kernel *)&jp;
+	struct plan_bound *ba, *bb;
+	struct wbuf w1, w2;
+	struct cs_err e;
+
+	ck_assert_ptr_null(planmemo_bound(m, jp));
+	encode(jp, &w1);
+	ck_assert_int_eq(planmemo_get(m, w1.p, w1.len, false, &a, &e), 0);
+	ba = planmemo_bound(m, a);
+	ck_assert_ptr_nonnull(ba);
+	ck_assert_ptr_null(ba->dev);
+	*ba = (struct plan_bound){fake_dev, fake_kern};
+	ck_assert_int_eq(planmemo_get(m, w1.p, w1.len, false, &a, &e), 0);
+	ck_assert_ptr_eq(planmemo_bound(m, a), ba);
+	ck_assert_ptr_eq(ba->dev, fake_dev);
+	ck_assert_ptr_eq(ba->kern, fake_kern);
+	jp->kp.args[2].value[0] = 7;
+	encode(jp, &w2);
+	ck_assert_int_eq(planmemo_get(m, w2.p, w2.len, false, &b, &e), 0);
+	bb = planmemo_bound(m, b);
+	ck_assert_ptr_nonnull(bb);
+	ck_assert_ptr_ne(bb, ba);
+	ck_assert_ptr_null(bb->dev);
+	wb_free(&w2);
+	for (int i = 0; i < 33; i++) {
+		struct job_plan *o;
+
+		jp->kp.args[2].value[0] = (char)(10 + i);
+		encode(jp, &w2);
+		ck_assert_int_eq(planmemo_get(m, w2.p, w2.len, false, &o, &e), 0);
+		ck_assert_ptr_null(planmemo_bound(m, o)->dev);
+		wb_free(&w2);
+	}
+	ck_assert_int_eq(planmemo_get(m, w1.p, w1.len, false, &a, &e), 0);
+	ck_assert_ptr_null(planmemo_bound(m, a)->dev);
+	wb_free(&w1);
+	job_plan_free(jp);
+	planmemo_free(m);
+}
+END_TEST
+
 /* A job message of a window whose kernel source goes by reference (struct wire_source):
  * the first message of a token carries the text and the plan decodes with it; the next has
  * only the token and gives the plan kept; another token with the same plan otherwise is
@@ -1159,6 +1208,7 @@ Suite *suite_wire(void)
 	tcase_add_test(tc, test_wire_frames_sent_together_arrive_one_by_one);
 	tcase_add_test(tc, test_wire_frames_with_fds_arrive_with_the_first);
 	tcase_add_test(tc, test_planmemo_same_bytes_same_plan_else_decoded);
+	tcase_add_test(tc, test_planmemo_bound_kept_with_its_plan_only);
 	tcase_add_test(tc, test_planmemo_source_by_reference);
 	tcase_add_test(tc, test_planenc_kept_bytes_are_the_plans_own);
 	tcase_add_test(tc, test_job_plan_free_gives_a_lent_plan_back);
