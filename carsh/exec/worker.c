@@ -92,6 +92,9 @@ struct wstate {
 	 * (job_result.taken) as one that succeeded; its statistics are lost with it. */
 	struct wbuf held;
 	unsigned nheld;
+	/* The shell's messages, read ahead: a run of jobs sent in one write is taken with one
+	 * read, and whether the next job is here is known without a system call. */
+	struct wire_inbox in;
 };
 
 #define ANSWERS_HELD 8
@@ -121,12 +124,13 @@ static void release_io(struct wstate *ws)
 	ws->io_kept = false;
 }
 
-/* Whether the shell's next message is already here (a window's next job, most often). */
-static bool next_waiting(int sock)
+/* Whether the shell's next message is already here (a window's next job, most often): read
+ * ahead, or in the socket. */
+static bool next_waiting(const struct wstate *ws)
 {
-	struct pollfd p = {sock, POLLIN, 0};
+	struct pollfd p = {ws->sock, POLLIN, 0};
 
-	return poll(&p, 1, 0) > 0;
+	return wire_inbox_left(&ws->in) > 0 || poll(&p, 1, 0) > 0;
 }
 
 /* A window's job sent with WORKER_JOB_AFTER does not run after one that failed: the shell
@@ -178,8 +182,7 @@ static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *
 		status = 1;
 	/* A window's next job, already sent, most likely has the same (WORKER_JOB_SAME_IO); the
 	 * next of a run has them, and comes in the same write (WORKER_JOB_MORE). */
-	ws->more = (*flags & WORKER_JOB_WINDOW) &&
-	           ((*flags & WORKER_JOB_MORE) || next_waiting(ws->sock));
+	ws->more = (*flags & WORKER_JOB_WINDOW) && ((*flags & WORKER_JOB_MORE) || next_waiting(ws));
 	ws->io_kept = ws->more;
 	if (!ws->io_kept)
 		drop_stdio(ws->null, ws->own_err);
@@ -292,11 +295,11 @@ static bool spin_wanted(void)
 }
 
 /* Until the shell's next message is here, or SPIN_MS passed. */
-static void spin_for_next(int sock)
+static void spin_for_next(const struct wstate *ws)
 {
 	double t0 = clock_ms();
 
-	while (!next_waiting(sock) && clock_ms() - t0 < SPIN_MS)
+	while (!next_waiting(ws) && clock_ms() - t0 < SPIN_MS)
 		;
 }
 
@@ -352,8 +355,8 @@ void worker_main(int sock, struct job_result *res)
 		uint32_t status, flags;
 
 		if (in_window && spin_wanted())
-			spin_for_next(sock);
-		if (wire_recv(sock, &m, &e) <= 0)
+			spin_for_next(&ws);
+		if (wire_inbox_recv(sock, &ws.in, &m, &e) <= 0)
 			break;
 		/* Held answers go before any other answer. */
 		if (!(m.type == WORKER_JOB &&
@@ -381,6 +384,7 @@ void worker_main(int sock, struct job_result *res)
 	}
 	send_held(&ws, &ignored);
 	wb_free(&ws.held);
+	wire_inbox_free(&ws.in);
 	planmemo_free(ws.memo);
 	/* _exit: the OpenCL drivers' destructors are not meant to run in a forked copy. */
 	fflush(NULL);
