@@ -374,6 +374,14 @@ static int batch_take(struct wire_inbox *in, struct msghdr *mh, uint64_t from, u
 	}
 	if (rd.nfds == 0)
 		return 0;
+	/* Never so: a read brings fds with a frame's first byte, and while the kept ones fill
+	 * up only the rest of a frame whose first byte came is read (inbox_fill). */
+	if (in->nbatch == WIRE_INBOX_BATCHES) {
+		for (size_t i = 0; i < rd.nfds; i++)
+			close(rd.fds[i]);
+		return err_set(e, "wire: file descriptors of more than %d frames read ahead",
+		               WIRE_INBOX_BATCHES);
+	}
 	b = &in->batch[in->nbatch++];
 	memcpy(b->fds, rd.fds, rd.nfds * sizeof(int));
 	b->n = rd.nfds;
