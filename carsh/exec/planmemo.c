@@ -19,6 +19,7 @@ struct kept {
 	unsigned char *bytes;
 	size_t len;
 	struct job_plan *jp;
+	struct plan_bound bound;
 };
 
 struct source {
@@ -144,4 +145,12 @@ int planmemo_get(struct plan_memo *m, const void *buf, size_t len, bool by_token
 	memcpy(k->bytes, buf, len);
 	k->jp = *jp;
 	return 0;
+}
+
+struct plan_bound *planmemo_bound(struct plan_memo *m, const struct job_plan *jp)
+{
+	for (size_t i = 0; i < MEMO_MAX; i++)
+		if (m->k[i].jp && m->k[i].jp == jp)
+			return &m->k[i].bound;
+	return NULL;
 }

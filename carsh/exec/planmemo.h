@@ -13,9 +13,20 @@
 #include <stdint.h>
 
 #include "exec/jobplan.h"
+#include "runtime/session.h"
 #include "util/error.h"
 
 struct plan_memo;
+
+/* What the worker's session resolved for a kept plan, kept with it: the device its
+ * selectors pick and the kernel object of its program there (both live as long as the
+ * session). Equal bytes make the same choice and the same program, so a plan run again
+ * skips the session's look-ups (the program's was a compare of its whole source). A plan
+ * decoded anew starts with none (dev NULL). */
+struct plan_bound {
+	struct rt_dev *dev;
+	struct rt_kernel *kern;
+};
 
 struct plan_memo *planmemo_new(void);
 void planmemo_free(struct plan_memo *m);
@@ -28,6 +39,10 @@ void planmemo_free(struct plan_memo *m);
  * kept here. */
 int planmemo_get(struct plan_memo *m, const void *buf, size_t len, bool by_token,
                  struct job_plan **jp, struct cs_err *e);
+
+/* The resolved device and kernel kept with jp, a plan planmemo_get returned (valid as jp
+ * is); NULL when jp is not one the memo keeps. */
+struct plan_bound *planmemo_bound(struct plan_memo *m, const struct job_plan *jp);
 
 /* A kernel source sent by reference (exec/workerwire.h, struct wire_source): kept, with the
  * last WORKER_SOURCES_KEPT defined before it, for the plans whose bytes begin with its token

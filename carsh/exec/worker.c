@@ -74,6 +74,8 @@ static int fail(struct job_result *res, const char *what, const char *detail)
 	return 1;
 }
 
+static bool spin_wanted(void);
+
 /* What the worker keeps from one message to the next. */
 struct wstate {
 	int sock;
@@ -92,6 +94,9 @@ struct wstate {
 	 * (job_result.taken) as one that succeeded; its statistics are lost with it. */
 	struct wbuf held;
 	unsigned nheld;
+	/* The shell's messages, read ahead: a run of jobs sent in one write is taken with one
+	 * read, and whether the next job is here is known without a system call. */
+	struct wire_inbox in;
 };
 
 #define ANSWERS_HELD 8
@@ -121,12 +126,13 @@ static void release_io(struct wstate *ws)
 	ws->io_kept = false;
 }
 
-/* Whether the shell's next message is already here (a window's next job, most often). */
-static bool next_waiting(int sock)
+/* Whether the shell's next message is already here (a window's next job, most often): read
+ * ahead, or in the socket. */
+static bool next_waiting(const struct wstate *ws)
 {
-	struct pollfd p = {sock, POLLIN, 0};
+	struct pollfd p = {ws->sock, POLLIN, 0};
 
-	return poll(&p, 1, 0) > 0;
+	return wire_inbox_left(&ws->in) > 0 || poll(&p, 1, 0) > 0;
 }
 
 /* A window's job sent with WORKER_JOB_AFTER does not run after one that failed: the shell
@@ -171,15 +177,18 @@ static int run_job(struct rt_session *s, struct wres *w, const struct wire_msg *
 	else if (!ws->io_kept && take_stdio(m) != 0)
 		status = fail(res, "the job's standard input, output or error is missing", "");
 	else
-		status = wres_run(w, s, jp, homes, (*flags & WORKER_JOB_PROFILE) != 0, res);
+		status = wres_run(w, s, jp, memo ? planmemo_bound(memo, jp) : NULL, homes,
+		                  (*flags & WORKER_JOB_PROFILE) != 0, res);
 	/* As a forked job's _exit after fflush(NULL): an output that cannot be written fails. */
 	if (fflush(stdout) != 0 && status == 0)
 		status = 1;
 	/* A window's next job, already sent, most likely has the same (WORKER_JOB_SAME_IO); the
 	 * next of a run has them, and comes in the same write (WORKER_JOB_MORE). */
-	ws->more = (*flags & WORKER_JOB_WINDOW) &&
-	           ((*flags & WORKER_JOB_MORE) || next_waiting(ws->sock));
-	ws->io_kept = ws->more;
+	ws->more = (*flags & WORKER_JOB_WINDOW) && ((*flags & WORKER_JOB_MORE) || next_waiting(ws));
+	/* A worker that spins for the window's next job keeps them while it spins (worker_main
+	 * lets them go before it sleeps): a job that comes then neither enters the directory nor
+	 * moves descriptors, where a drop and a take cost eight system calls. */
+	ws->io_kept = ws->more || ((*flags & WORKER_JOB_WINDOW) && spin_wanted());
 	if (!ws->io_kept)
 		drop_stdio(ws->null, ws->own_err);
 	res->status = status;
@@ -290,13 +299,15 @@ static bool spin_wanted(void)
 	return wanted;
 }
 
-/* Until the shell's next message is here, or SPIN_MS passed. */
-static void spin_for_next(int sock)
+/* Until the shell's next message is here, or SPIN_MS passed: whether it is. */
+static bool spin_for_next(const struct wstate *ws)
 {
 	double t0 = clock_ms();
 
-	while (!next_waiting(sock) && clock_ms() - t0 < SPIN_MS)
-		;
+	while (!next_waiting(ws))
+		if (clock_ms() - t0 >= SPIN_MS)
+			return false;
+	return true;
 }
 
 /* The answers held back, sent. */
@@ -350,9 +361,11 @@ void worker_main(int sock, struct job_result *res)
 		struct cs_err e;
 		uint32_t status, flags;
 
-		if (in_window && spin_wanted())
-			spin_for_next(sock);
-		if (wire_recv(sock, &m, &e) <= 0)
+		/* Before it sleeps, nothing of the window's last job stays open here: a reader of
+		 * its output sees the end. */
+		if (in_window && spin_wanted() && !spin_for_next(&ws))
+			release_io(&ws);
+		if (wire_inbox_recv(sock, &ws.in, &m, &e) <= 0)
 			break;
 		/* Held answers go before any other answer. */
 		if (!(m.type == WORKER_JOB &&
@@ -380,6 +393,7 @@ void worker_main(int sock, struct job_result *res)
 	}
 	send_held(&ws, &ignored);
 	wb_free(&ws.held);
+	wire_inbox_free(&ws.in);
 	planmemo_free(ws.memo);
 	/* _exit: the OpenCL drivers' destructors are not meant to run in a forked copy. */
 	fflush(NULL);

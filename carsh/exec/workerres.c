@@ -169,18 +169,24 @@ struct wjob {
 	struct rt_exec *x;
 	cl_mem *own; /* private copies of read-only inputs of swap pairs */
 	struct run_stats *st;
+	/* Per argument: the generation kept here for its buffer, found while acquiring it (a
+	 * copy said to be here), so that the store does not look it up again; else NULL. */
+	struct held **held;
 };
 
 /* The shell's word on where the data is: a copy said to be here must be, at that
  * generation; one said to be in shared memory makes the copies here stale. */
-static int agree(struct wres *w, const char *shm, const struct job_home *home, struct cs_err *e)
+static int agree(struct wres *w, const char *shm, const struct job_home *home, struct held **found,
+                 struct cs_err *e)
 {
-	struct held *h = held_of(w, shm, false);
+	struct held *h;
 
 	if (!home->here) {
 		resident_host_wrote(w->r, shm);
 		return 0;
 	}
+	h = held_of(w, shm, false);
+	*found = h;
 	if (!h || h->gen != home->gen)
 		return err_set(e, "worker: no copy of buffer %s at generation %llu here", shm,
 		               (unsigned long long)home->gen);
@@ -197,7 +203,7 @@ static int acquire(struct wjob *j, size_t i, struct cs_err *e)
 	/* Read for an Output too: it starts as the buffer's contents (docs/formats.md), so the
 	 * elements its kernel does not write keep their values. Contents that are one value
 	 * repeated (a new buffer's zeros, a value fill) are made on the device: nothing moves. */
-	if (agree(j->w, shm, home, e))
+	if (agree(j->w, shm, home, &j->held[i], e))
 		return -1;
 	if (!home->here && home->pixels) {
 		if (resident_acquire_widened(j->w->r, shm, a->bytes, j->x->dev, home->scalar,
@@ -277,7 +283,8 @@ static void store(struct wjob *j, cl_mem *final)
 			continue;
 		if (wrote && final[i])
 			resident_store(j->w->r, jp->binds[i].shm, j->x->dev, final[i], NULL);
-		held_of(j->w, jp->binds[i].shm, true)->gen = j->homes[i].gen + (wrote ? 1 : 0);
+		(j->held[i] ? j->held[i] : held_of(j->w, jp->binds[i].shm, true))->gen =
+		        j->homes[i].gen + (wrote ? 1 : 0);
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (!final[i])
@@ -301,17 +308,39 @@ static bool may_queue(const struct rt_dev *dev)
 	return !(dev->info->type & CL_DEVICE_TYPE_CPU) || (hook && strcmp(hook, "1") == 0);
 }
 
-static int run_on_device(struct rt_session *s, struct wjob *j, struct cs_err *e)
+/* The plan's device and kernel: those kept with it, else the session's, then kept. A kept
+ * plan's program was found in the session before: the statistics say so, as the look-up
+ * would. */
+static int resolve(struct rt_session *s, struct wjob *j, struct plan_bound *bound, struct cs_err *e)
 {
 	struct job_plan *jp = j->jp;
-	int rc = rt_session_device(s, &jp->kp, &j->x->dev, j->st, e) ||
-	         rt_session_kernel(s, j->x->dev, &jp->kp, &j->x->kern, j->st, e);
-	double t0;
 
-	if (rc) {
+	if (bound && bound->dev) {
+		j->x->dev = bound->dev;
+		j->x->kern = bound->kern;
+		memcpy(j->st->device, bound->dev->label, sizeof(j->st->device));
+		j->st->cache_hit = true;
+		return 0;
+	}
+	if (rt_session_device(s, &jp->kp, &j->x->dev, j->st, e) ||
+	    rt_session_kernel(s, j->x->dev, &jp->kp, &j->x->kern, j->st, e)) {
 		kernel_plan_err_label(&jp->kp, e);
 		return -1;
 	}
+	if (bound)
+		*bound = (struct plan_bound){j->x->dev, j->x->kern};
+	return 0;
+}
+
+static int run_on_device(struct rt_session *s, struct wjob *j, struct plan_bound *bound,
+                         struct cs_err *e)
+{
+	struct job_plan *jp = j->jp;
+	double t0;
+	int rc;
+
+	if (resolve(s, j, bound, e))
+		return -1;
 	j->x->wait = j->x->profile || !may_queue(j->x->dev);
 	if (rt_execute(j->x, j->st, e))
 		return -1;
@@ -339,11 +368,15 @@ static int settle_queue(struct wres *w, struct rt_exec *x, struct run_stats *st,
 	return rc ? rc : finish_queued(w, e);
 }
 
-int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp,
+int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp, struct plan_bound *bound,
              const struct job_home *homes, bool profile, struct job_result *res)
 {
 	size_t n = jp->kp.nargs ? jp->kp.nargs : 1;
-	cl_mem *given = xcalloc(3 * n, sizeof(cl_mem)); /* given, final, own side by side */
+	/* given, final and own side by side; most kernels have few arguments: no allocation. */
+	cl_mem few[3 * 16] = {NULL};
+	struct held *few_held[16] = {NULL};
+	cl_mem *given = n <= 16 ? few : xcalloc(3 * n, sizeof(cl_mem));
+	struct held **held = n <= 16 ? few_held : xcalloc(n, sizeof(*held));
 	/* Profiled work is waited for: its times are the job's answer. A plain launch goes
 	 * through the device's feeder (runtime/feeder.h), as the thread executor's: the driver's
 	 * enqueue (about 9 us a job on NVIDIA's) overlaps the worker reading and decoding the
@@ -355,7 +388,7 @@ int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp,
 	                    .given = given,
 	                    .final = given + n,
 	                    .stage = stage_hook};
-	struct wjob j = {w, jp, homes, &x, given + 2 * n, &res->stats};
+	struct wjob j = {w, jp, homes, &x, given + 2 * n, &res->stats, held};
 	double t0 = clock_ms();
 	struct cs_err e, ignored;
 	int rc;
@@ -363,7 +396,7 @@ int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp,
 	err_clear(&e);
 	x.stage_arg = &j;
 	memset(&res->stats, 0, sizeof(res->stats));
-	rc = run_on_device(s, &j, &e);
+	rc = run_on_device(s, &j, bound, &e);
 	if (settle_queue(w, &x, &res->stats, rc ? &ignored : &e) && rc == 0)
 		rc = -1;
 	res->has_stats = rc == 0;
@@ -376,7 +409,10 @@ int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp,
 			(void)clReleaseMemObject(j.own[i]);
 	}
 	stage_release(jp);
-	free(given);
+	if (given != few) {
+		free(given);
+		free(held);
+	}
 	res->stats.wall_ms = clock_ms() - t0;
 	job_result_set_msg(res, &e);
 	return rc ? 1 : 0;

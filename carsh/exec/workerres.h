@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "exec/jobplan.h"
+#include "exec/planmemo.h"
 #include "exec/process.h"
 #include "exec/workerwire.h"
 #include "runtime/session.h"
@@ -25,8 +26,10 @@ void wres_free(struct wres *w);
  * message go to res; returns the job's exit status, 0 or 1. Unless profile (its times are
  * read), a job whose outputs all stay on the device returns with its kernels queued: the
  * in-order queue orders the next job, and a fault is found at the next wait — the next job
- * that waits (an output on the host) or write-back fails with it. */
-int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp,
+ * that waits (an output on the host) or write-back fails with it. bound: the device and
+ * kernel kept with a kept plan (exec/planmemo.h), used when set and set when not; NULL:
+ * looked up in s. */
+int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp, struct plan_bound *bound,
              const struct job_home *homes, bool profile, struct job_result *res);
 
 /* Write the copy of shm at generation gen back to its shared memory, after the work

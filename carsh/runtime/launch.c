@@ -24,6 +24,9 @@
  * not keep as many events alive. */
 #define EVENT_BATCH 256
 
+/* Up to this many arguments a launch's per-argument arrays are its own, not allocated. */
+#define FEW_ARGS 16
+
 enum phase { PH_H2D, PH_KERNEL, PH_SWAP, PH_D2H };
 
 struct launch {
@@ -48,6 +51,10 @@ struct launch {
 	cl_event ev[EVENT_BATCH];
 	enum phase ph[EVENT_BATCH];
 	size_t nev;
+	/* mem, in_place and samplers of a kernel with few arguments (most): a job allocates
+	 * nothing for them. */
+	cl_mem few_mem[2 * FEW_ARGS];
+	cl_sampler few_samplers[FEW_ARGS];
 };
 
 /* Work queued and not waited for yet (see rt_exec.pending): its events, or without
@@ -268,7 +275,8 @@ static int check_work(struct launch *L, struct cs_err *e)
 static int check_pairs(struct launch *L, struct cs_err *e)
 {
 	const struct kernel_plan *kp = L->kp;
-	unsigned char *used = xcalloc(kp->nargs ? kp->nargs : 1, 1);
+	unsigned char few[FEW_ARGS] = {0};
+	unsigned char *used = kp->nargs <= FEW_ARGS ? few : xcalloc(kp->nargs, 1);
 	int rc = 0;
 
 	for (size_t p = 0; p < kp->npairs && rc == 0; p++) {
@@ -306,7 +314,8 @@ static int check_pairs(struct launch *L, struct cs_err *e)
 		else
 			used[in] = used[out] = 1;
 	}
-	free(used);
+	if (used != few)
+		free(used);
 	return rc;
 }
 
@@ -489,9 +498,15 @@ static int launch_buffers(struct launch *L, cl_context ctx, struct cs_err *e)
 	const struct kernel_plan *kp = L->kp;
 	size_t scratch = 0;
 
-	L->mem = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(*L->mem));
-	L->in_place = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(*L->in_place));
-	L->samplers = xcalloc(kp->nargs ? kp->nargs : 1, sizeof(*L->samplers));
+	if (kp->nargs <= FEW_ARGS) { /* zeroed with the launch */
+		L->mem = L->few_mem;
+		L->in_place = L->few_mem + FEW_ARGS;
+		L->samplers = L->few_samplers;
+	} else {
+		L->mem = xcalloc(kp->nargs, sizeof(*L->mem));
+		L->in_place = xcalloc(kp->nargs, sizeof(*L->in_place));
+		L->samplers = xcalloc(kp->nargs, sizeof(*L->samplers));
+	}
 	for (size_t i = 0; i < kp->nargs; i++) {
 		int rc = arg_is_stream(kp->args[i].kind)
 		                 ? create_stream(L, ctx, i, e) ||
@@ -690,9 +705,11 @@ static void launch_release(struct launch *L, bool wait)
 	for (size_t i = 0; L->samplers && i < L->kp->nargs; i++)
 		if (L->samplers[i])
 			(void)clReleaseSampler(L->samplers[i]);
-	free(L->mem);
-	free(L->samplers);
-	free(L->in_place);
+	if (L->mem != L->few_mem) {
+		free(L->mem);
+		free(L->samplers);
+		free(L->in_place);
+	}
 	free(L->scratch);
 }
 

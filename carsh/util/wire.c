@@ -343,6 +343,177 @@ void wire_ahead_free(struct wire_ahead *a)
 	*a = (struct wire_ahead){0};
 }
 
+/* ---- frames read ahead, with fds (struct wire_inbox) ---- */
+
+static void batch_close(struct wire_fd_batch *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		close(b->fds[i]);
+	b->n = 0;
+}
+
+static void batch_pop(struct wire_inbox *in)
+{
+	memmove(in->batch, in->batch + 1, (in->nbatch - 1) * sizeof(in->batch[0]));
+	in->nbatch--;
+}
+
+/* The fds one read brought (from..to of the stream), kept in order. */
+static int batch_take(struct wire_inbox *in, struct msghdr *mh, uint64_t from, uint64_t to,
+                      struct cs_err *e)
+{
+	struct wire_reader rd = {.sock = -1};
+	struct wire_fd_batch *b;
+
+	take_fds(&rd, mh);
+	if (rd.ctrunc || rd.extra) {
+		for (size_t i = 0; i < rd.nfds; i++)
+			close(rd.fds[i]);
+		return err_set(e, "wire: more than %d file descriptors sent with a frame",
+		               WIRE_MAX_FDS);
+	}
+	if (rd.nfds == 0)
+		return 0;
+	/* Never so: a read brings fds with a frame's first byte, and while the kept ones fill
+	 * up only the rest of a frame whose first byte came is read (inbox_fill). */
+	if (in->nbatch == WIRE_INBOX_BATCHES) {
+		for (size_t i = 0; i < rd.nfds; i++)
+			close(rd.fds[i]);
+		return err_set(e, "wire: file descriptors of more than %d frames read ahead",
+		               WIRE_INBOX_BATCHES);
+	}
+	b = &in->batch[in->nbatch++];
+	memcpy(b->fds, rd.fds, rd.nfds * sizeof(int));
+	b->n = rd.nfds;
+	b->begin = from;
+	b->end = to;
+	return 0;
+}
+
+/* One read into in, at most max bytes: 1, 0 at the end of the stream, -1 with e. */
+static int inbox_read(int sock, struct wire_inbox *in, size_t max, struct cs_err *e)
+{
+	for (;;) {
+		union wire_cmsg c;
+		struct iovec v = {in->buf + in->len, max};
+		struct msghdr mh = {.msg_iov = &v,
+		                    .msg_iovlen = 1,
+		                    .msg_control = c.buf,
+		                    .msg_controllen = sizeof(c.buf)};
+		ssize_t r = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+		uint64_t from = in->pos + in->len;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return err_errno(e, "wire: receive");
+		in->len += (size_t)r;
+		if (batch_take(in, &mh, from, from + (uint64_t)(r ? r : 1), e))
+			return -1;
+		return r > 0;
+	}
+}
+
+/* At least want bytes from in->off: 1, 0 when the stream ended first, -1 with e. While the
+ * kept fds fill up, only the bytes wanted are read: a read then brings the fds of the frame
+ * being read at most. */
+static int inbox_fill(int sock, struct wire_inbox *in, size_t want, struct cs_err *e)
+{
+	if (in->off) {
+		memmove(in->buf, in->buf + in->off, in->len - in->off);
+		in->len -= in->off;
+		in->pos += in->off;
+		in->off = 0;
+	}
+	if (in->cap < want || in->cap < 65536)
+		in->buf = xgrow(in->buf, &in->cap, want < 65536 ? 65536 : want, 1);
+	while (in->len < want) {
+		size_t max =
+		        in->nbatch + 1 < WIRE_INBOX_BATCHES ? in->cap - in->len : want - in->len;
+		int r = inbox_read(sock, in, max, e);
+
+		if (r <= 0)
+			return r;
+	}
+	return 1;
+}
+
+/* The fds of the frame that starts at stream offset at and announces n: the kept ones
+ * that came with its first byte. Fds that came before it unclaimed are refused. */
+static int inbox_fds(struct wire_inbox *in, uint64_t at, uint32_t n, struct wire_msg *m,
+                     struct cs_err *e)
+{
+	struct wire_fd_batch *b = in->nbatch ? &in->batch[0] : NULL;
+
+	if (b && b->end <= at)
+		return err_set(e, "wire: %zu file descriptors arrived, 0 announced", b->n);
+	if (n == 0)
+		return 0;
+	if (!b || b->begin > at || b->n != n)
+		return err_set(e, "wire: %zu file descriptors arrived, %u announced",
+		               b && b->begin <= at ? b->n : 0, n);
+	memcpy(m->fds, b->fds, b->n * sizeof(int));
+	m->nfds = b->n;
+	b->n = 0;
+	batch_pop(in);
+	return 0;
+}
+
+int wire_inbox_recv(int sock, struct wire_inbox *in, struct wire_msg *m, struct cs_err *e)
+{
+	struct wire_header h;
+	uint64_t at;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	for (size_t i = 0; i < WIRE_MAX_FDS; i++)
+		m->fds[i] = -1;
+	r = in->len - in->off >= sizeof(h) ? 1 : inbox_fill(sock, in, sizeof(h), e);
+	if (r <= 0) {
+		if (r == 0 && in->len != in->off)
+			return truncated((ssize_t)(in->len - in->off), sizeof(h), "header", e);
+		return r;
+	}
+	memcpy(&h, in->buf + in->off, sizeof(h));
+	if (check_header(&h, e))
+		return -1;
+	if (in->len - in->off < sizeof(h) + h.len) {
+		r = inbox_fill(sock, in, sizeof(h) + h.len, e);
+		if (r == 0)
+			return truncated((ssize_t)(in->len - in->off - sizeof(h)), h.len, "payload",
+			                 e);
+		if (r < 0)
+			return -1;
+	}
+	at = in->pos + in->off;
+	if (inbox_fds(in, at, h.nfds, m, e))
+		return -1;
+	m->payload = data_alloc((size_t)h.len + 1, 1, "wire: payload", e);
+	if (!m->payload) {
+		wire_msg_free(m);
+		return -1;
+	}
+	memcpy(m->payload, in->buf + in->off + sizeof(h), h.len);
+	m->payload[h.len] = '\0';
+	m->len = h.len;
+	m->type = h.type;
+	in->off += sizeof(h) + h.len;
+	return 1;
+}
+
+size_t wire_inbox_left(const struct wire_inbox *in)
+{
+	return in->len - in->off;
+}
+
+void wire_inbox_free(struct wire_inbox *in)
+{
+	for (size_t i = 0; i < in->nbatch; i++)
+		batch_close(&in->batch[i]);
+	free(in->buf);
+	memset(in, 0, sizeof(*in));
+}
+
 void wire_msg_free(struct wire_msg *m)
 {
 	if (!m)

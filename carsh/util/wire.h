@@ -73,6 +73,33 @@ int wire_recv_ahead(int sock, struct wire_ahead *a, struct wire_msg *m, struct c
 size_t wire_ahead_left(const struct wire_ahead *a);
 void wire_ahead_free(struct wire_ahead *a);
 
+/* Frames read ahead from a socket whose peer sends fds with some of them (a warm worker's
+ * jobs from its shell): one recvmsg takes every byte that has arrived, up to the room here,
+ * and the frames after the first are handed out without a system call. The fds of a frame
+ * come with its first byte, so the reader sees them no later than the frame; they are kept
+ * in order with the stream range of the read that brought them, and a frame that announces
+ * fds takes those of the read that brought its first byte: the fds a frame announces must
+ * be exactly those sent with it, as wire_recv checks. Only for a stream that nobody else
+ * reads. Zeroed to start. */
+#define WIRE_INBOX_BATCHES 32
+struct wire_inbox {
+	unsigned char *buf;
+	size_t off, len, cap; /* the bytes read, not yet taken: buf[off, len) */
+	uint64_t pos;         /* the stream offset of buf[0] */
+	struct wire_fd_batch {
+		int fds[WIRE_MAX_FDS];
+		size_t n;
+		uint64_t begin, end; /* the stream range of the read that brought them */
+	} batch[WIRE_INBOX_BATCHES];
+	size_t nbatch;
+};
+/* As wire_recv, from in and the socket behind it. */
+int wire_inbox_recv(int sock, struct wire_inbox *in, struct wire_msg *m, struct cs_err *e);
+/* Bytes read and not taken yet: the start of the next frame at least, when not 0. */
+size_t wire_inbox_left(const struct wire_inbox *in);
+/* Frees what in holds, closing the fds no frame took. */
+void wire_inbox_free(struct wire_inbox *in);
+
 /* Free the payload and close the fds still in m; one who keeps an fd sets m->fds[i] = -1. */
 void wire_msg_free(struct wire_msg *m);
 

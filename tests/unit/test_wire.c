@@ -256,6 +256,143 @@ START_TEST(test_wire_recv_ahead_truncated_frame_refused)
 }
 END_TEST
 
+/* Reads from the pipe p what the fd that came with a frame wrote into it. */
+static void check_pipe_fd(const struct wire_msg *m, int p, const char *text)
+{
+	char got[8] = "";
+
+	ck_assert_uint_eq(m->nfds, 1);
+	ck_assert_int_eq(write(m->fds[0], text, strlen(text)), (ssize_t)strlen(text));
+	ck_assert_int_eq(read(p, got, strlen(text)), (ssize_t)strlen(text));
+	ck_assert_str_eq(got, text);
+}
+
+/* Frames read ahead with their fds (a worker's jobs): a run of two in one write, the first
+ * with a pipe, then a frame alone with another pipe, then one without: each frame gets the
+ * fds sent with it and no other's, the second of the run comes from what was read already,
+ * and the end of the stream is 0. */
+START_TEST(test_wire_inbox_frames_get_their_own_fds)
+{
+	struct wire_inbox in = {0};
+	struct wbuf run = WBUF_INIT;
+	struct cs_err e;
+	struct wire_msg m;
+	int sv[2], p1[2], p2[2];
+	int before = open_fds();
+
+	pair(sv);
+	ck_assert_int_eq(pipe(p1), 0);
+	ck_assert_int_eq(pipe(p2), 0);
+	wire_frame_fds(&run, 1, "one", 3, 1);
+	wire_frame(&run, 2, "two", 3);
+	ck_assert_int_eq(wire_send_frames_fds(sv[0], &run, &p1[1], 1, &e), 0);
+	ck_assert_int_eq(wire_send(sv[0], 3, "three", 5, &p2[1], 1, &e), 0);
+	ck_assert_int_eq(wire_send(sv[0], 4, "four", 4, NULL, 0, &e), 0);
+	close(p1[1]);
+	close(p2[1]);
+	ck_assert_int_eq(wire_inbox_recv(sv[1], &in, &m, &e), 1);
+	ck_assert_uint_eq(m.type, 1);
+	ck_assert_str_eq((char *)m.payload, "one");
+	check_pipe_fd(&m, p1[0], "a");
+	wire_msg_free(&m);
+	ck_assert_uint_eq(wire_inbox_left(&in), sizeof(struct forged_header) + 3);
+	ck_assert_int_eq(wire_inbox_recv(sv[1], &in, &m, &e), 1);
+	ck_assert_str_eq((char *)m.payload, "two");
+	ck_assert_uint_eq(m.nfds, 0);
+	wire_msg_free(&m);
+	ck_assert_int_eq(wire_inbox_recv(sv[1], &in, &m, &e), 1);
+	ck_assert_str_eq((char *)m.payload, "three");
+	check_pipe_fd(&m, p2[0], "b");
+	wire_msg_free(&m);
+	ck_assert_int_eq(wire_inbox_recv(sv[1], &in, &m, &e), 1);
+	ck_assert_str_eq((char *)m.payload, "four");
+	ck_assert_uint_eq(m.nfds, 0);
+	wire_msg_free(&m);
+	close(sv[0]);
+	ck_assert_int_eq(wire_inbox_recv(sv[1], &in, &m, &e), 0);
+	close(sv[1]);
+	close(p1[0]);
+	close(p2[0]);
+	wire_inbox_free(&in);
+	wb_free(&run);
+	ck_assert_int_eq(open_fds(), before);
+}
+END_TEST
+
+/* More writes with fds waiting than the inbox keeps batches of fds for: read on, each
+ * frame still gets its own pipe. */
+START_TEST(test_wire_inbox_many_writes_with_fds)
+{
+	struct wire_inbox in = {0};
+	struct cs_err e;
+	struct wire_msg m;
+	int sv[2], p[2];
+	const int n = WIRE_INBOX_BATCHES + 8;
+
+	pair(sv);
+	ck_assert_int_eq(pipe(p), 0);
+	for (int i = 0; i < n; i++) {
+		char tag = (char)('A' + i);
+
+		ck_assert_int_eq(wire_send(sv[0], (uint32_t)i, &tag, 1, &p[1], 1, &e), 0);
+	}
+	close(p[1]);
+	for (int i = 0; i < n; i++) {
+		char text[2] = {(char)('A' + i), '\0'};
+
+		ck_assert_int_eq(wire_inbox_recv(sv[1], &in, &m, &e), 1);
+		ck_assert_uint_eq(m.type, (uint32_t)i);
+		ck_assert_int_eq(m.payload[0], 'A' + i);
+		check_pipe_fd(&m, p[0], text);
+		wire_msg_free(&m);
+	}
+	close(sv[0]);
+	ck_assert_int_eq(wire_inbox_recv(sv[1], &in, &m, &e), 0);
+	close(sv[1]);
+	close(p[0]);
+	wire_inbox_free(&in);
+}
+END_TEST
+
+/* Fds that no frame announces, and a frame that announces fds none came with, are refused
+ * as wire_recv refuses them; the refused fds are closed. */
+START_TEST(test_wire_inbox_refuses_fds_not_as_announced)
+{
+	struct wire_inbox in = {0};
+	struct wbuf one = WBUF_INIT;
+	struct cs_err e;
+	struct wire_msg m;
+	int sv[2], p[2];
+	int before = open_fds();
+
+	pair(sv);
+	ck_assert_int_eq(pipe(p), 0);
+	wire_frame(&one, 1, "one", 3); /* announces none, sent with one */
+	ck_assert_int_eq(wire_send_frames_fds(sv[0], &one, &p[1], 1, &e), 0);
+	ck_assert_int_eq(wire_send(sv[0], 2, "two", 3, NULL, 0, &e), 0);
+	ck_assert_int_eq(wire_inbox_recv(sv[1], &in, &m, &e), 1);
+	wire_msg_free(&m);
+	ck_assert_int_eq(wire_inbox_recv(sv[1], &in, &m, &e), -1);
+	ck_assert_str_eq(e.msg, "wire: 1 file descriptors arrived, 0 announced");
+	wire_inbox_free(&in);
+	close(sv[0]);
+	close(sv[1]);
+	pair(sv);
+	wb_free(&one);
+	wire_frame_fds(&one, 1, "one", 3, 1); /* announces one, sent with none */
+	ck_assert_int_eq(wire_send_frames(sv[0], &one, &e), 0);
+	ck_assert_int_eq(wire_inbox_recv(sv[1], &in, &m, &e), -1);
+	ck_assert_str_eq(e.msg, "wire: 0 file descriptors arrived, 1 announced");
+	wire_inbox_free(&in);
+	close(sv[0]);
+	close(sv[1]);
+	close(p[0]);
+	close(p[1]);
+	wb_free(&one);
+	ck_assert_int_eq(open_fds(), before);
+}
+END_TEST
+
 /* A file and a pipe's write end: what arrives refers to the same objects. */
 START_TEST(test_wire_fds_arrive_as_the_same_files_close_on_exec)
 {
@@ -863,6 +1000,55 @@ START_TEST(test_planmemo_same_bytes_same_plan_else_decoded)
 }
 END_TEST
 
+/* What a worker resolved for a kept plan (planmemo_bound): kept with that plan and no other;
+ * none for a plan the memo does not hold; gone when the plan is pushed out and decoded again
+ * (its slot may hold another plan by then). */
+START_TEST(test_planmemo_bound_kept_with_its_plan_only)
+{
+	struct plan_memo *m = planmemo_new();
+	struct job_plan *jp = make_plan(), *a, *b;
+	struct rt_dev *fake_dev = (struct rt_dev *)&m;
+	struct rt_kernel *fake_kern = (struct rt_kernel *)&jp;
+	struct plan_bound *ba, *bb;
+	struct wbuf w1, w2;
+	struct cs_err e;
+
+	ck_assert_ptr_null(planmemo_bound(m, jp));
+	encode(jp, &w1);
+	ck_assert_int_eq(planmemo_get(m, w1.p, w1.len, false, &a, &e), 0);
+	ba = planmemo_bound(m, a);
+	ck_assert_ptr_nonnull(ba);
+	ck_assert_ptr_null(ba->dev);
+	*ba = (struct plan_bound){fake_dev, fake_kern};
+	ck_assert_int_eq(planmemo_get(m, w1.p, w1.len, false, &a, &e), 0);
+	ck_assert_ptr_eq(planmemo_bound(m, a), ba);
+	ck_assert_ptr_eq(ba->dev, fake_dev);
+	ck_assert_ptr_eq(ba->kern, fake_kern);
+	jp->kp.args[2].value[0] = 7;
+	encode(jp, &w2);
+	ck_assert_int_eq(planmemo_get(m, w2.p, w2.len, false, &b, &e), 0);
+	bb = planmemo_bound(m, b);
+	ck_assert_ptr_nonnull(bb);
+	ck_assert_ptr_ne(bb, ba);
+	ck_assert_ptr_null(bb->dev);
+	wb_free(&w2);
+	for (int i = 0; i < 33; i++) {
+		struct job_plan *o;
+
+		jp->kp.args[2].value[0] = (char)(10 + i);
+		encode(jp, &w2);
+		ck_assert_int_eq(planmemo_get(m, w2.p, w2.len, false, &o, &e), 0);
+		ck_assert_ptr_null(planmemo_bound(m, o)->dev);
+		wb_free(&w2);
+	}
+	ck_assert_int_eq(planmemo_get(m, w1.p, w1.len, false, &a, &e), 0);
+	ck_assert_ptr_null(planmemo_bound(m, a)->dev);
+	wb_free(&w1);
+	job_plan_free(jp);
+	planmemo_free(m);
+}
+END_TEST
+
 /* A job message of a window whose kernel source goes by reference (struct wire_source):
  * the first message of a token carries the text and the plan decodes with it; the next has
  * only the token and gives the plan kept; another token with the same plan otherwise is
@@ -1159,11 +1345,15 @@ Suite *suite_wire(void)
 	tcase_add_test(tc, test_wire_frames_sent_together_arrive_one_by_one);
 	tcase_add_test(tc, test_wire_frames_with_fds_arrive_with_the_first);
 	tcase_add_test(tc, test_planmemo_same_bytes_same_plan_else_decoded);
+	tcase_add_test(tc, test_planmemo_bound_kept_with_its_plan_only);
 	tcase_add_test(tc, test_planmemo_source_by_reference);
 	tcase_add_test(tc, test_planenc_kept_bytes_are_the_plans_own);
 	tcase_add_test(tc, test_job_plan_free_gives_a_lent_plan_back);
 	tcase_add_test(tc, test_wire_recv_ahead_takes_arrived_frames_in_order);
 	tcase_add_test(tc, test_wire_recv_ahead_truncated_frame_refused);
+	tcase_add_test(tc, test_wire_inbox_frames_get_their_own_fds);
+	tcase_add_test(tc, test_wire_inbox_many_writes_with_fds);
+	tcase_add_test(tc, test_wire_inbox_refuses_fds_not_as_announced);
 	tcase_add_test(tc, test_wire_fds_arrive_as_the_same_files_close_on_exec);
 	tcase_add_test(tc, test_wire_large_payload_in_pieces);
 	tcase_add_test(tc, test_wire_recv_retries_after_a_signal);
