@@ -295,6 +295,20 @@ static int ahead_fill(int sock, struct wire_ahead *a, size_t want, struct cs_err
 	return 1;
 }
 
+/* A frame read ahead: its payload copied out of the buffer into m, with a NUL after it. */
+static int copy_payload(struct wire_msg *m, const unsigned char *at, const struct wire_header *h,
+                        struct cs_err *e)
+{
+	m->payload = data_alloc((size_t)h->len + 1, 1, "wire: payload", e);
+	if (!m->payload)
+		return -1;
+	memcpy(m->payload, at, h->len);
+	m->payload[h->len] = '\0';
+	m->len = h->len;
+	m->type = h->type;
+	return 0;
+}
+
 int wire_recv_ahead(int sock, struct wire_ahead *a, struct wire_msg *m, struct cs_err *e)
 {
 	struct wire_header h;
@@ -321,13 +335,8 @@ int wire_recv_ahead(int sock, struct wire_ahead *a, struct wire_msg *m, struct c
 		if (r < 0)
 			return -1;
 	}
-	m->payload = data_alloc((size_t)h.len + 1, 1, "wire: payload", e);
-	if (!m->payload)
+	if (copy_payload(m, a->buf + a->off + sizeof(h), &h, e))
 		return -1;
-	memcpy(m->payload, a->buf + a->off + sizeof(h), h.len);
-	m->payload[h.len] = '\0';
-	m->len = h.len;
-	m->type = h.type;
 	a->off += sizeof(h) + h.len;
 	return 1;
 }
@@ -488,15 +497,10 @@ int wire_inbox_recv(int sock, struct wire_inbox *in, struct wire_msg *m, struct 
 	at = in->pos + in->off;
 	if (inbox_fds(in, at, h.nfds, m, e))
 		return -1;
-	m->payload = data_alloc((size_t)h.len + 1, 1, "wire: payload", e);
-	if (!m->payload) {
+	if (copy_payload(m, in->buf + in->off + sizeof(h), &h, e)) {
 		wire_msg_free(m);
 		return -1;
 	}
-	memcpy(m->payload, in->buf + in->off + sizeof(h), h.len);
-	m->payload[h.len] = '\0';
-	m->len = h.len;
-	m->type = h.type;
 	in->off += sizeof(h) + h.len;
 	return 1;
 }
