@@ -123,7 +123,8 @@ static void set_holder(struct home *o, uint64_t holder, const char *device)
 	size_t n = device ? strnlen(device, sizeof(o->st.device) - 1) : 0;
 
 	o->st.holder = holder;
-	memcpy(o->st.device, device, n);
+	if (n) /* device may be NULL, and memcpy's source may not be, even for no bytes */
+		memcpy(o->st.device, device, n);
 	o->st.device[n] = '\0';
 	o->st.lost[0] = '\0';
 }
@@ -282,7 +283,8 @@ static void filled(struct vhome *h, const char *shm, const void *value, size_t s
 	o->st.pixels = false;
 	o->st.uniform = size <= sizeof(o->st.value) ? size : 0;
 	o->st.value_only = value_only && o->st.uniform;
-	memcpy(o->st.value, value, o->st.uniform);
+	if (o->st.uniform)
+		memcpy(o->st.value, value, o->st.uniform);
 	pthread_mutex_unlock(&h->lock);
 }
 
