@@ -12,7 +12,7 @@
 # was switched out (it waited: perf stat, where perf is installed), and the CPU time of the
 # shell and its workers together (user + system).
 # BEFORE=PATH measures another carsh build too, in the same rounds (ROUNDS, default 3; the
-# medians are printed).
+# medians are printed), first in every other round.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILDDIR:-$top}
@@ -65,9 +65,21 @@ echo "carsh: $carsh${before:+; before: $before}; device: ${device:-the default}"
 echo "per job (us), filter steps at N=16, $jobs jobs a run, $runs runs, median of ${ROUNDS:-3}"
 : >"$work/now.txt"
 : >"$work/before.txt"
+# One untimed call of each build first: the first call in a fresh cache builds the kernels,
+# which would make the first round's "once" the longer of its two calls.
+one "$carsh" "$work/one.csh" >/dev/null
+[ -z "$before" ] || one "$before" "$work/one.csh" >/dev/null
+# With BEFORE, the build measured first changes from round to round: on the H200 the one a
+# round measures second read about half of the first, whichever it was, so a fixed order
+# would measure the order. An even ROUNDS gives each build each place equally often.
 for ((r = 0; r < ${ROUNDS:-3}; r++)); do
-	per_job "$carsh" >>"$work/now.txt"
-	[ -z "$before" ] || per_job "$before" >>"$work/before.txt"
+	if [ -n "$before" ] && ((r % 2)); then
+		per_job "$before" >>"$work/before.txt"
+		per_job "$carsh" >>"$work/now.txt"
+	else
+		per_job "$carsh" >>"$work/now.txt"
+		[ -z "$before" ] || per_job "$before" >>"$work/before.txt"
+	fi
 done
 col() { awk -v c="$1" '{ print $c }' "$2" | median; }
 row() { # NAME FILE
