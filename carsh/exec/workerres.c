@@ -368,15 +368,18 @@ static int settle_queue(struct wres *w, struct rt_exec *x, struct run_stats *st,
 	return rc ? rc : finish_queued(w, e);
 }
 
+/* Up to this many arguments a job's per-argument arrays are on the stack. */
+#define FEW_ARGS 16
+
 int wres_run(struct wres *w, struct rt_session *s, struct job_plan *jp, struct plan_bound *bound,
              const struct job_home *homes, bool profile, struct job_result *res)
 {
 	size_t n = jp->kp.nargs ? jp->kp.nargs : 1;
 	/* given, final and own side by side; most kernels have few arguments: no allocation. */
-	cl_mem few[3 * 16] = {NULL};
-	struct held *few_held[16] = {NULL};
-	cl_mem *given = n <= 16 ? few : xcalloc(3 * n, sizeof(cl_mem));
-	struct held **held = n <= 16 ? few_held : xcalloc(n, sizeof(*held));
+	cl_mem few[3 * FEW_ARGS] = {NULL};
+	struct held *few_held[FEW_ARGS] = {NULL};
+	cl_mem *given = n <= FEW_ARGS ? few : xcalloc(3 * n, sizeof(cl_mem));
+	struct held **held = n <= FEW_ARGS ? few_held : xcalloc(n, sizeof(*held));
 	/* Profiled work is waited for: its times are the job's answer. A plain launch goes
 	 * through the device's feeder (runtime/feeder.h), as the thread executor's: the driver's
 	 * enqueue (about 9 us a job on NVIDIA's) overlaps the worker reading and decoding the

@@ -367,15 +367,7 @@ static struct worker *spawn(struct workers *w, char *const *envp, struct cs_err 
 
 /* Workers that ran the same device selectors, in the same job environment (the loader's
  * and the drivers' settings, exec/workerwire.h), hold that device's context already. */
-static void plan_key_head(const struct job_plan *jp, struct strbuf *sb)
-{
-	const struct kernel_plan *kp = &jp->kp;
-
-	sb_addf(sb, "%s|%s|%s\t%s@%s", kp->device_exe ? kp->device_exe : "",
-	        kp->device_cli ? kp->device_cli : "", kp->device_fm ? kp->device_fm : "",
-	        kp->kernel ? kp->kernel : "", kp->source_name ? kp->source_name : "");
-}
-
+/* A plan's device selectors, kernel and source name: the head of its key. */
 static void head_parts(const struct job_plan *jp, const char *part[HEAD_PARTS])
 {
 	const struct kernel_plan *kp = &jp->kp;
@@ -386,13 +378,25 @@ static void head_parts(const struct job_plan *jp, const char *part[HEAD_PARTS])
 		part[i] = v[i] ? v[i] : "";
 }
 
+static void plan_key_head(const struct job_plan *jp, struct strbuf *sb)
+{
+	const char *p[HEAD_PARTS];
+
+	head_parts(jp, p);
+	sb_addf(sb, "%s|%s|%s\t%s@%s", p[0], p[1], p[2], p[3], p[4]);
+}
+
+static void head_clear(struct kept_head *k)
+{
+	for (int i = 0; i < HEAD_PARTS; i++)
+		free(k->part[i]);
+	free(k->key);
+}
+
 static void head_forget(struct worker *wk)
 {
-	for (size_t h = 0; h < wk->nheads; h++) {
-		for (int i = 0; i < HEAD_PARTS; i++)
-			free(wk->heads[h].part[i]);
-		free(wk->heads[h].key);
-	}
+	for (size_t h = 0; h < wk->nheads; h++)
+		head_clear(&wk->heads[h]);
 	wk->nheads = 0;
 	wk->head_cur = -1;
 }
@@ -430,9 +434,7 @@ static int head_keep(struct worker *wk, const struct job_plan *jp, char *key)
 
 	if (h == HEADS_KEPT) { /* a batch of more kernels: the slots go round */
 		h = (size_t)(wk->head_cur + 1) % HEADS_KEPT;
-		for (int i = 0; i < HEAD_PARTS; i++)
-			free(wk->heads[h].part[i]);
-		free(wk->heads[h].key);
+		head_clear(&wk->heads[h]);
 	} else {
 		wk->nheads++;
 	}
