@@ -31,6 +31,13 @@ enum vhome_where {
 #define VHOME_LOST_MAX   512
 #define VHOME_VALUE_MAX  128 /* the largest element (a double16) */
 
+/* Whether bytes of one value of size bytes repeated can be made by OpenCL's fill: its pattern
+ * is a power of two of up to 128 bytes that divides the buffer. */
+static inline bool vhome_fill_fits(size_t size, size_t bytes)
+{
+	return size && size <= VHOME_VALUE_MAX && (size & (size - 1)) == 0 && bytes % size == 0;
+}
+
 struct vhome_state {
 	enum vhome_where where;
 	uint64_t gen;

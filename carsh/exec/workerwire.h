@@ -62,13 +62,10 @@ struct job_home {
 };
 
 /* Whether a stream of bytes with that home is made on the device by filling it with the
- * home's value (a fill pattern OpenCL takes: a power of two up to 128 bytes that divides
- * it), reading no shared memory. */
+ * home's value, reading no shared memory. */
 static inline bool job_home_filled(const struct job_home *home, size_t bytes)
 {
-	size_t n = home->here ? 0 : home->uniform;
-
-	return n && n <= 128 && (n & (n - 1)) == 0 && bytes % n == 0;
+	return !home->here && vhome_fill_fits(home->uniform, bytes);
 }
 
 /* The most devices a device list carries (the shell's placement keeps as many). */

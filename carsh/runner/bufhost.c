@@ -64,15 +64,9 @@ void buffers_host_wrote(struct run_ctx *c, const struct vbuf *v)
 	vhome_host_wrote(c->s->homes, v->shm);
 }
 
-/* OpenCL fills with a power of two of up to 128 bytes that divides the buffer. */
-static bool device_fills(const struct vbuf *v, size_t size)
-{
-	return size && size <= VHOME_VALUE_MAX && (size & (size - 1)) == 0 && v->bytes % size == 0;
-}
-
 bool buffers_host_valued(struct run_ctx *c, const struct vbuf *v, const void *value, size_t size)
 {
-	if (!c->window_group || buffers_resident(c) || !device_fills(v, size))
+	if (!c->window_group || buffers_resident(c) || !vhome_fill_fits(size, v->bytes))
 		return false;
 	vhome_host_valued(c->s->homes, v->shm, value, size);
 	return true;
@@ -80,7 +74,7 @@ bool buffers_host_valued(struct run_ctx *c, const struct vbuf *v, const void *va
 
 void buffers_host_filled(struct run_ctx *c, const struct vbuf *v, const void *value, size_t size)
 {
-	if (!device_fills(v, size)) {
+	if (!vhome_fill_fits(size, v->bytes)) {
 		buffers_host_wrote(c, v);
 		return;
 	}
