@@ -305,20 +305,6 @@ static void copy_entry(struct vbuf *dst, const struct vbuf *src)
 	dst->shm = xstrdup(src->shm);
 }
 
-bool vbuf_holds(struct vbuf_table *t, const char *name, const char *shm, struct cs_type type,
-                size_t count)
-{
-	struct vbuf *v;
-	bool same;
-
-	pthread_mutex_lock(&t->lock);
-	v = find_locked(t, name);
-	same = v && strcmp(v->shm, shm) == 0 && v->type.scalar == type.scalar &&
-	       v->type.width == type.width && v->count == count;
-	pthread_mutex_unlock(&t->lock);
-	return same;
-}
-
 bool vbuf_rebind(struct vbuf_table *t, const char *name, struct cs_type type, size_t count,
                  char **shm)
 {

@@ -53,9 +53,6 @@ int vbuf_adopt(struct vbuf_table *t, const char *name, const char *shm, struct c
 int vbuf_delete(struct vbuf_table *t, const char *name, struct cs_err *e);
 /* Exchange two names (no data moves). */
 int vbuf_swap(struct vbuf_table *t, const char *a, const char *b, struct cs_err *e);
-/* Whether name is a buffer of that type and count on segment shm (no copy made). */
-bool vbuf_holds(struct vbuf_table *t, const char *name, const char *shm, struct cs_type type,
-                size_t count);
 /* When name is a buffer of that type and count: *shm (owned, NULL allowed) is its segment
  * now, replaced only where it was another, and true; else false and *shm unchanged (a kept
  * plan's binding resolved again under one look-up). */
