@@ -268,33 +268,6 @@ int wire_recv(int sock, struct wire_msg *m, struct cs_err *e)
 	return -1;
 }
 
-/* At least want bytes in a: 1, or 0 when the peer closed first, -1 with e. */
-static int ahead_fill(int sock, struct wire_ahead *a, size_t want, struct cs_err *e)
-{
-	if (a->off) {
-		memmove(a->buf, a->buf + a->off, a->len - a->off);
-		a->len -= a->off;
-		a->off = 0;
-	}
-	if (a->cap < want) {
-		size_t cap = want < 65536 ? 65536 : want;
-
-		a->buf = xgrow(a->buf, &a->cap, cap, 1);
-	}
-	while (a->len < want) {
-		ssize_t n = recv(sock, a->buf + a->len, a->cap - a->len, 0);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return err_errno(e, "wire: receive");
-		if (n == 0)
-			return 0;
-		a->len += (size_t)n;
-	}
-	return 1;
-}
-
 /* A frame read ahead: its payload copied out of the buffer into m, with a NUL after it. */
 static int copy_payload(struct wire_msg *m, const unsigned char *at, const struct wire_header *h,
                         struct cs_err *e)
@@ -307,49 +280,6 @@ static int copy_payload(struct wire_msg *m, const unsigned char *at, const struc
 	m->len = h->len;
 	m->type = h->type;
 	return 0;
-}
-
-int wire_recv_ahead(int sock, struct wire_ahead *a, struct wire_msg *m, struct cs_err *e)
-{
-	struct wire_header h;
-	int r;
-
-	memset(m, 0, sizeof(*m));
-	for (size_t i = 0; i < WIRE_MAX_FDS; i++)
-		m->fds[i] = -1;
-	r = a->len - a->off >= sizeof(h) ? 1 : ahead_fill(sock, a, sizeof(h), e);
-	if (r <= 0) {
-		if (r == 0 && a->len != a->off)
-			return truncated((ssize_t)(a->len - a->off), sizeof(h), "header", e);
-		return r;
-	}
-	memcpy(&h, a->buf + a->off, sizeof(h));
-	if (check_header(&h, e))
-		return -1;
-	if (h.nfds)
-		return err_set(e, "wire: %u file descriptors announced where none come", h.nfds);
-	if (a->len - a->off < sizeof(h) + h.len) {
-		r = ahead_fill(sock, a, sizeof(h) + h.len, e);
-		if (r == 0)
-			return truncated((ssize_t)(a->len - sizeof(h)), h.len, "payload", e);
-		if (r < 0)
-			return -1;
-	}
-	if (copy_payload(m, a->buf + a->off + sizeof(h), &h, e))
-		return -1;
-	a->off += sizeof(h) + h.len;
-	return 1;
-}
-
-size_t wire_ahead_left(const struct wire_ahead *a)
-{
-	return a->len - a->off;
-}
-
-void wire_ahead_free(struct wire_ahead *a)
-{
-	free(a->buf);
-	*a = (struct wire_ahead){0};
 }
 
 /* ---- frames read ahead, with fds (struct wire_inbox) ---- */
@@ -516,6 +446,27 @@ void wire_inbox_free(struct wire_inbox *in)
 		batch_close(&in->batch[i]);
 	free(in->buf);
 	memset(in, 0, sizeof(*in));
+}
+
+int wire_recv_ahead(int sock, struct wire_ahead *a, struct wire_msg *m, struct cs_err *e)
+{
+	int r = wire_inbox_recv(sock, &a->in, m, e);
+	size_t nfds = r == 1 ? m->nfds : 0;
+
+	if (nfds == 0)
+		return r;
+	wire_msg_free(m); /* closes them */
+	return err_set(e, "wire: %zu file descriptors announced where none come", nfds);
+}
+
+size_t wire_ahead_left(const struct wire_ahead *a)
+{
+	return wire_inbox_left(&a->in);
+}
+
+void wire_ahead_free(struct wire_ahead *a)
+{
+	wire_inbox_free(&a->in);
 }
 
 void wire_msg_free(struct wire_msg *m)

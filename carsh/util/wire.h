@@ -58,21 +58,6 @@ int wire_send_frames_fds(int sock, const struct wbuf *frames, const int *fds, si
  * m holds nothing to free and every fd that arrived is closed. */
 int wire_recv(int sock, struct wire_msg *m, struct cs_err *e);
 
-/* Frames read ahead from a socket whose peer sends no fds (a worker's answers to a window's
- * jobs): one recv takes all the frames that have arrived, and the next ones are read from
- * here. Only for a stream on which nothing comes that is not awaited: what it read ahead
- * is no one else's. Zeroed to start. */
-struct wire_ahead {
-	unsigned char *buf;
-	size_t off, len, cap; /* the frames read, not yet taken: buf[off, len) */
-};
-/* As wire_recv, from a and the socket behind it. Fds that come anyway are closed (the
- * kernel's doing: recv takes no control data) and the frame is refused. */
-int wire_recv_ahead(int sock, struct wire_ahead *a, struct wire_msg *m, struct cs_err *e);
-/* Bytes read ahead and not taken: 0 where every frame read was taken. */
-size_t wire_ahead_left(const struct wire_ahead *a);
-void wire_ahead_free(struct wire_ahead *a);
-
 /* Frames read ahead from a socket whose peer sends fds with some of them (a warm worker's
  * jobs from its shell): one recvmsg takes every byte that has arrived, up to the room here,
  * and the frames after the first are handed out without a system call. The fds of a frame
@@ -99,6 +84,17 @@ int wire_inbox_recv(int sock, struct wire_inbox *in, struct wire_msg *m, struct 
 size_t wire_inbox_left(const struct wire_inbox *in);
 /* Frees what in holds, closing the fds no frame took. */
 void wire_inbox_free(struct wire_inbox *in);
+
+/* The same, for a socket whose peer sends no fds (a worker's answers to a window's jobs). A
+ * frame that comes with fds anyway is refused and its fds closed. Zeroed to start. */
+struct wire_ahead {
+	struct wire_inbox in;
+};
+/* As wire_recv, from a and the socket behind it. */
+int wire_recv_ahead(int sock, struct wire_ahead *a, struct wire_msg *m, struct cs_err *e);
+/* Bytes read ahead and not taken: 0 where every frame read was taken. */
+size_t wire_ahead_left(const struct wire_ahead *a);
+void wire_ahead_free(struct wire_ahead *a);
 
 /* Free the payload and close the fds still in m; one who keeps an fd sets m->fds[i] = -1. */
 void wire_msg_free(struct wire_msg *m);
