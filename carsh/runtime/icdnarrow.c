@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "runtime/cache.h"
+#include "runtime/icdkept.h"
 #include "runtime/icdtypes-int.h"
 #include "util/alloc.h"
 #include "util/hash.h"
@@ -253,30 +254,51 @@ static bool narrowed_env(const char *icddir, cl_device_type type, char **srcs, s
 	return dir != NULL;
 }
 
-static bool narrow(const char *dir, const char *filenames, const char *cache, cl_device_type type,
-                   struct strvec *env)
+/* The sources' types looked up (libs filled), and the narrowed variables where one vendor
+ * gives type. */
+static bool narrow_sources(const char *icddir, char **srcs, size_t n, size_t nicd, bool filenames,
+                           cl_device_type type, char (*libs)[ICD_LIB_MAX], struct strvec *env)
 {
-	char *srcs[ICDS_MAX], *icddir = xasprintf("%s/icd", cache);
+	long long *types = xcalloc(n, sizeof(*types));
+	bool narrowed = icd_sources_types(icddir, srcs, n, types, libs) &&
+	                only_giver(types, libs, n, type) &&
+	                narrowed_env(icddir, type, srcs, nicd, n, types, filenames, env);
+
+	free(types);
+	return narrowed;
+}
+
+/* key: the variables read (runtime/icdkept.h). */
+static bool narrow(const char *dir, const char *filenames, const char *cache, const char *key,
+                   cl_device_type type, struct strvec *env)
+{
+	char *srcs[ICDS_MAX], *icddir = NULL;
 	char(*libs)[ICD_LIB_MAX] = NULL;
-	long long *types = NULL;
 	size_t n = 0, nicd;
 	bool ok = add_icd_files(dir, srcs, &n), narrowed = false;
+	struct icd_read read;
 
 	nicd = n;
 	if (ok && filenames)
 		ok = add_filenames(filenames, srcs, &n);
-	if (ok && n >= 2 && (mkdir(icddir, 0700) == 0 || errno == EEXIST)) {
-		types = xcalloc(n, sizeof(*types));
-		libs = xcalloc(n, sizeof(*libs));
-		if (icd_sources_types(icddir, srcs, n, types, libs) &&
-		    only_giver(types, libs, n, type))
-			narrowed = narrowed_env(icddir, type, srcs, nicd, n, types,
-			                        filenames != NULL, env);
+	read = (struct icd_read){key, srcs, n, nicd, NULL};
+	if (ok && !icd_kept_find(type, &read, &narrowed, env)) {
+		struct strvec got = STRVEC_INIT;
+
+		icddir = xasprintf("%s/icd", cache);
+		if (n >= 2 && (mkdir(icddir, 0700) == 0 || errno == EEXIST)) {
+			libs = xcalloc(n, sizeof(*libs));
+			narrowed = narrow_sources(icddir, srcs, n, nicd, filenames != NULL, type,
+			                          libs, &got);
+		}
+		read.libs = libs;
+		icd_kept_store(type, &read, narrowed, &got);
+		sv_copy(env, &got);
+		sv_free(&got);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(srcs[i]);
 	free(libs);
-	free(types);
 	free(icddir);
 	return narrowed;
 }
@@ -284,14 +306,20 @@ static bool narrow(const char *dir, const char *filenames, const char *cache, cl
 bool rt_icd_env_for(cl_device_type type, struct strvec *env)
 {
 	const char *off = getenv("CARSH_ICD_BY_TYPE");
-	const char *dir = vendors_dir();
-	char *cache;
+	const char *dir = vendors_dir(), *filenames;
+	char *cache, *key;
 	bool narrowed;
 
 	if (!type || !dir || (off && strcmp(off, "0") == 0))
 		return false;
 	cache = cache_dir();
-	narrowed = cache && narrow(dir, getenv("OCL_ICD_FILENAMES"), cache, type, env);
+	if (!cache)
+		return false;
+	filenames = getenv("OCL_ICD_FILENAMES");
+	key = xasprintf("%s\n%s\n%s\n%016llx", dir, filenames ? filenames : "", cache,
+	                icd_driver_env());
+	narrowed = narrow(dir, filenames, cache, key, type, env);
+	free(key);
 	free(cache);
 	return narrowed;
 }

@@ -29,4 +29,8 @@
 bool icd_sources_types(const char *icddir, char **srcs, size_t nsrc, long long *types,
                        char (*libs)[ICD_LIB_MAX]);
 
+/* A sum of the drivers' settings (OCL_*, POCL_*, CUDA_*, ..., LD_LIBRARY_PATH), which decide
+ * what a source gives. */
+unsigned long long icd_driver_env(void);
+
 #endif

@@ -71,7 +71,7 @@ static bool stamp(const char *path, long long *size, long long *mtime)
 }
 
 /* The drivers' settings: a sum, so that environ's order does not matter. */
-static unsigned long long driver_env(void)
+unsigned long long icd_driver_env(void)
 {
 	static const char *const prefixes[] = {
 	        "OCL_", "POCL_", "CUDA_", "NVIDIA_",          "GPU_", "HSA_", "ROCR_",
@@ -343,7 +343,7 @@ static size_t map_learn(const char *icddir, char **icds, size_t nicd, unsigned l
 bool icd_sources_types(const char *icddir, char **srcs, size_t nsrc, long long *types,
                        char (*libs)[ICD_LIB_MAX])
 {
-	unsigned long long env = driver_env();
+	unsigned long long env = icd_driver_env();
 	struct icd_entry *ent = xcalloc(ENTRIES_MAX + 1 + ICDS_MAX, sizeof(*ent));
 	size_t n = map_learn(icddir, srcs, nsrc, env, ent);
 	bool known = true;

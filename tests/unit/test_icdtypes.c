@@ -244,6 +244,52 @@ START_TEST(test_two_names_one_vendor)
 }
 END_TEST
 
+/* An answer kept from one call to the next is given again only while what it was worked out
+ * from holds (runtime/icdkept.h): a vendor's ICD file removed and put back, an ICD file
+ * rewritten to name another library, the narrowed directory removed, each change the answer
+ * of the very next call. */
+START_TEST(test_kept_while_unchanged)
+{
+	struct strvec env = STRVEC_INIT;
+	struct icdfix f;
+	char *fake_icd, *dir;
+
+	if (!icdfix_setup(&f))
+		return;
+	fake_icd = xasprintf("%s/fake.icd", f.vendors);
+	write_line(f.vendors, "pocl.icd", f.lib);
+	write_line(f.vendors, "fake.icd", f.fake);
+	ck_assert(rt_icd_env_for(CL_DEVICE_TYPE_CPU, &env));
+	check_dir(&env, "pocl.icd");
+	sv_free(&env);
+
+	/* PoCL alone: nothing to leave out. */
+	ck_assert_int_eq(unlink(fake_icd), 0);
+	ck_assert(!rt_icd_env_for(CL_DEVICE_TYPE_CPU, &env));
+	ck_assert_uint_eq(env.n, 0);
+	write_line(f.vendors, "fake.icd", f.fake);
+	ck_assert(rt_icd_env_for(CL_DEVICE_TYPE_CPU, &env));
+	check_dir(&env, "pocl.icd");
+
+	/* The narrowed directory gone (a cleared cache): made again. */
+	dir = xstrdup(value_of(&env, "OCL_ICD_VENDORS"));
+	ck_assert_int_eq(nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	sv_free(&env);
+	ck_assert(rt_icd_env_for(CL_DEVICE_TYPE_CPU, &env));
+	check_dir(&env, "pocl.icd");
+	ck_assert_str_eq(value_of(&env, "OCL_ICD_VENDORS"), dir);
+	sv_free(&env);
+
+	/* pocl.icd now names the stand-in: no vendor gives the CPU. */
+	write_line(f.vendors, "pocl.icd", f.fake);
+	ck_assert(!rt_icd_env_for(CL_DEVICE_TYPE_CPU, &env));
+	ck_assert_uint_eq(env.n, 0);
+	free(dir);
+	free(fake_icd);
+	icdfix_teardown(&f);
+}
+END_TEST
+
 Suite *suite_icdtypes(void)
 {
 	Suite *s = suite_create("icdtypes");
@@ -254,6 +300,7 @@ Suite *suite_icdtypes(void)
 	tcase_add_test(tc, test_filenames_narrowed);
 	tcase_add_test(tc, test_filenames_only_giver);
 	tcase_add_test(tc, test_two_names_one_vendor);
+	tcase_add_test(tc, test_kept_while_unchanged);
 	suite_add_tcase(s, tc);
 	return s;
 }
