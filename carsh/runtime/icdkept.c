@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "util/alloc.h"
+#include "util/filewatch.h"
 
 #define KEPT_TYPES 3 /* CPU, GPU, accelerator */
 /* The files stamped: the ICD files, their libraries and the narrowed directory. */
@@ -23,12 +24,15 @@ struct stamp {
 
 struct kept {
 	cl_device_type type; /* 0: empty */
-	char *key;
+	char *key, *dir;
 	struct strvec srcs;
 	struct stamp stamps[STAMPS_MAX];
 	size_t nstamps;
 	bool narrowed;
 	struct strvec env;
+	/* Watched (util/filewatch.h) in watch_epoch, found unchanged at the count changes. */
+	bool watched;
+	unsigned long watch_epoch, changes;
 };
 
 static struct kept kept[KEPT_TYPES];
@@ -67,6 +71,7 @@ static void kept_clear(struct kept *k)
 	for (size_t i = 0; i < k->nstamps; i++)
 		free(k->stamps[i].path);
 	free(k->key);
+	free(k->dir);
 	sv_free(&k->srcs);
 	sv_free(&k->env);
 	memset(k, 0, sizeof(*k));
@@ -90,6 +95,52 @@ static struct kept *slot(cl_device_type type)
 	return NULL;
 }
 
+bool icd_kept_watched(cl_device_type type, const char *key, bool *narrowed, struct strvec *env)
+{
+	struct kept *k;
+	bool holds;
+
+	pthread_mutex_lock(&kept_lock);
+	k = slot(type);
+	holds = k && k->watched && strcmp(k->key, key) == 0 &&
+	        k->watch_epoch == filewatch_epoch() && k->changes == filewatch_changes();
+	if (holds) {
+		*narrowed = k->narrowed;
+		sv_copy(env, &k->env);
+	}
+	pthread_mutex_unlock(&kept_lock);
+	return holds;
+}
+
+/* The vendors directory and every file stamped watched; false where one cannot be. */
+static bool watch_all(const struct kept *k)
+{
+	if (!filewatch_add(k->dir))
+		return false;
+	for (size_t i = 0; i < k->nstamps; i++)
+		if (!filewatch_add(k->stamps[i].path))
+			return false;
+	return true;
+}
+
+/* Whether what k read is unchanged. Watched first where it was not in this epoch (tried
+ * once an epoch), so that a change after the stat calls is reported. */
+static bool unchanged(struct kept *k)
+{
+	unsigned long epoch = filewatch_epoch(), changes;
+
+	if (k->watch_epoch != epoch) {
+		k->watched = watch_all(k);
+		k->watch_epoch = filewatch_epoch();
+	}
+	changes = filewatch_changes();
+	for (size_t i = 0; i < k->nstamps; i++)
+		if (!stamp_holds(&k->stamps[i]))
+			return false;
+	k->changes = changes;
+	return true;
+}
+
 bool icd_kept_find(cl_device_type type, const struct icd_read *r, bool *narrowed,
                    struct strvec *env)
 {
@@ -98,9 +149,7 @@ bool icd_kept_find(cl_device_type type, const struct icd_read *r, bool *narrowed
 
 	pthread_mutex_lock(&kept_lock);
 	k = slot(type);
-	holds = k && strcmp(k->key, r->key) == 0 && same_sources(k, r);
-	for (size_t i = 0; holds && k && i < k->nstamps; i++)
-		holds = stamp_holds(&k->stamps[i]);
+	holds = k && strcmp(k->key, r->key) == 0 && same_sources(k, r) && unchanged(k);
 	if (holds) {
 		*narrowed = k->narrowed;
 		sv_copy(env, &k->env);
@@ -157,6 +206,7 @@ void icd_kept_store(cl_device_type type, const struct icd_read *r, bool narrowed
 	if (k) {
 		kept_clear(k);
 		k->key = xstrdup(r->key);
+		k->dir = xasprintf("%s/", r->dir);
 		for (size_t i = 0; i < r->nsrc; i++)
 			sv_push(&k->srcs, r->srcs[i]);
 		k->narrowed = narrowed;

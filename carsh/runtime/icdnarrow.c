@@ -281,7 +281,7 @@ static bool narrow(const char *dir, const char *filenames, const char *cache, co
 	nicd = n;
 	if (ok && filenames)
 		ok = add_filenames(filenames, srcs, &n);
-	read = (struct icd_read){key, srcs, n, nicd, NULL};
+	read = (struct icd_read){key, dir, srcs, n, nicd, NULL};
 	if (ok && !icd_kept_find(type, &read, &narrowed, env)) {
 		struct strvec got = STRVEC_INIT;
 
@@ -303,6 +303,22 @@ static bool narrow(const char *dir, const char *filenames, const char *cache, co
 	return narrowed;
 }
 
+/* The variables a narrowing reads, joined: the vendors, the drivers' settings and what
+ * decides the cache directory (runtime/cache.h). */
+static char *narrowing_key(const char *dir, const char *filenames)
+{
+	const char *vars[] = {"CARSH_NO_CACHE", "XDG_CACHE_HOME", "HOME"};
+	struct strbuf sb = STRBUF_INIT;
+
+	sb_addf(&sb, "%s\n%s\n%016llx", dir, filenames ? filenames : "", icd_driver_env());
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+
+		sb_addf(&sb, "\n%s", v ? v : "");
+	}
+	return sb_detach(&sb);
+}
+
 bool rt_icd_env_for(cl_device_type type, struct strvec *env)
 {
 	const char *off = getenv("CARSH_ICD_BY_TYPE");
@@ -312,15 +328,16 @@ bool rt_icd_env_for(cl_device_type type, struct strvec *env)
 
 	if (!type || !dir || (off && strcmp(off, "0") == 0))
 		return false;
-	cache = cache_dir();
-	if (!cache)
-		return false;
 	filenames = getenv("OCL_ICD_FILENAMES");
-	key = xasprintf("%s\n%s\n%s\n%016llx", dir, filenames ? filenames : "", cache,
-	                icd_driver_env());
-	narrowed = narrow(dir, filenames, cache, key, type, env);
-	free(key);
+	key = narrowing_key(dir, filenames);
+	if (icd_kept_watched(type, key, &narrowed, env)) {
+		free(key);
+		return narrowed;
+	}
+	cache = cache_dir();
+	narrowed = cache && narrow(dir, filenames, cache, key, type, env);
 	free(cache);
+	free(key);
 	return narrowed;
 }
 

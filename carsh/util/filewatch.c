@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
@@ -24,6 +25,8 @@ static int fd = -1;
 static pid_t owner;
 static bool unavailable; /* no instance could be had: nothing is watched */
 static unsigned long changes, epoch = 1;
+/* Its users are the parsed files' cache and the ICD narrowing, each under a lock of its own. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Local file systems, changed only through this kernel, which reports every change. */
 static bool trusted_fs(const char *path)
@@ -68,7 +71,7 @@ static bool instance(void)
 	return fd >= 0;
 }
 
-unsigned long filewatch_changes(void)
+static unsigned long changes_locked(void)
 {
 	/* Aligned for the events it receives. */
 	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -90,9 +93,24 @@ unsigned long filewatch_changes(void)
 	return changes;
 }
 
+unsigned long filewatch_changes(void)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&lock);
+	n = changes_locked();
+	pthread_mutex_unlock(&lock);
+	return n;
+}
+
 unsigned long filewatch_epoch(void)
 {
-	return epoch;
+	unsigned long e;
+
+	pthread_mutex_lock(&lock);
+	e = epoch;
+	pthread_mutex_unlock(&lock);
+	return e;
 }
 
 /* Watch one object of the path: lstat says what it is, so that a symbolic link is refused. */
@@ -107,7 +125,7 @@ static bool watch_one(const char *name, bool dir)
 	return inotify_add_watch(fd, name, (dir ? DIR_EVENTS : FILE_EVENTS) | IN_MASK_ADD) >= 0;
 }
 
-bool filewatch_add(const char *path)
+static bool add_locked(const char *path)
 {
 	char prefix[PATH_MAX];
 	size_t len = strlen(path);
@@ -116,7 +134,8 @@ bool filewatch_add(const char *path)
 		return false;
 	if (!watch_one(path[0] == '/' ? "/" : ".", true))
 		return false;
-	/* Every directory the name goes through, "a", "a/b", ... (".." included: it is one). */
+	/* Every directory the name goes through, "a", "a/b", ... (".." included: it is one);
+	 * for "a/b/", b too. */
 	for (size_t i = 1; i < len; i++) {
 		if (path[i] != '/' || path[i - 1] == '/')
 			continue;
@@ -125,5 +144,15 @@ bool filewatch_add(const char *path)
 		if (!watch_one(prefix, true))
 			return false;
 	}
-	return path[len - 1] != '/' && watch_one(path, false);
+	return path[len - 1] == '/' || watch_one(path, false);
+}
+
+bool filewatch_add(const char *path)
+{
+	bool ok;
+
+	pthread_mutex_lock(&lock);
+	ok = add_locked(path);
+	pthread_mutex_unlock(&lock);
+	return ok;
 }

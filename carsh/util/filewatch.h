@@ -10,7 +10,8 @@
  * symbolic link, a file system whose changes inotify may not see (NFS, FUSE, overlays: only
  * ext2/3/4, XFS, Btrfs, F2FS and tmpfs are trusted), no inotify instance or watch left.
  *
- * Not thread-safe: the caller serialises (model/filecache.c holds its lock). A forked child
+ * Thread-safe: the count is one for the process, so a change to any watched file makes every
+ * user check its own files again (model/filecache.c, runtime/icdkept.c). A forked child
  * does not share its parent's instance: its first call drops the inherited one, and what
  * was watched before counts as unwatched (filewatch_epoch changes).
  */
@@ -29,7 +30,9 @@ unsigned long filewatch_changes(void);
 unsigned long filewatch_epoch(void);
 
 /* Watch path: true when every change to what it names will now count. The caller then
- * checks the file itself (a change before the watch is not reported). */
+ * checks the file itself (a change before the watch is not reported). A path that ends in
+ * "/" names a directory: what counts there is an entry created, removed or renamed (not an
+ * edit of a file in it). */
 bool filewatch_add(const char *path);
 
 #endif

@@ -123,9 +123,32 @@ START_TEST(test_links_and_untrusted_file_systems_are_refused)
 	ck_assert(!filewatch_add("link/f.xml"));
 	ck_assert(!filewatch_add("flink.xml"));
 	ck_assert(!filewatch_add("real/absent.xml"));
-	ck_assert(!filewatch_add("real/"));
+	ck_assert(!filewatch_add("link/"));
+	ck_assert(!filewatch_add("real/f.xml/"));
 	ck_assert(!filewatch_add("/proc/version")); /* procfs: changes without notices */
 	ck_assert(filewatch_add("real/f.xml"));
+	remove_dir();
+}
+END_TEST
+
+/* A path ending in "/" watches the directory's entries: one created, renamed or removed
+ * there counts. */
+START_TEST(test_a_directory_s_entries_count)
+{
+	unsigned long c;
+
+	make_dir();
+	ck_assert_int_eq(mkdir("v", 0700), 0);
+	ck_assert(filewatch_add("v/"));
+	c = filewatch_changes();
+	write_file("v/a.icd", "x");
+	ck_assert_uint_gt(filewatch_changes(), c);
+	c = filewatch_changes();
+	ck_assert_int_eq(rename("v/a.icd", "v/b.icd"), 0);
+	ck_assert_uint_gt(filewatch_changes(), c);
+	c = filewatch_changes();
+	ck_assert_int_eq(unlink("v/b.icd"), 0);
+	ck_assert_uint_gt(filewatch_changes(), c);
 	remove_dir();
 }
 END_TEST
@@ -225,6 +248,7 @@ Suite *suite_filewatch(void)
 
 	tcase_add_test(tc, test_each_kind_of_change_counts);
 	tcase_add_test(tc, test_links_and_untrusted_file_systems_are_refused);
+	tcase_add_test(tc, test_a_directory_s_entries_count);
 	tcase_add_test(tc, test_a_child_does_not_take_its_parents_notices);
 	tcase_add_test(tc, test_the_cache_reads_an_edited_file_at_the_next_command);
 	tcase_add_test(tc, test_the_cache_checks_a_linked_path_by_stat);
