@@ -13,6 +13,7 @@
 #include "runtime/icdtypes.h"
 #include "util/alloc.h"
 #include "util/clock.h"
+#include "util/envstamp.h"
 
 extern char **environ;
 
@@ -40,15 +41,26 @@ void workerwire_job_env(struct strvec *env)
 			sv_push(env, *e);
 }
 
+/* The job's entries of environ (workerwire_job_env), kept while environ is unchanged. */
+static struct env_stamp job_env_stamp = ENV_STAMP_INIT;
+static struct strvec job_env_kept = STRVEC_INIT;
+static pthread_mutex_t job_env_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void workerwire_plan_env(const struct kernel_plan *kp, struct strvec *env)
 {
 	struct strvec loader = STRVEC_INIT;
 	bool narrowed = rt_icd_env_for_plan(kp, &loader);
 
-	for (char **e = environ; *e; e++)
-		if (workerwire_is_job_env(*e) && strchr(*e, '=') &&
-		    !(narrowed && rt_icd_loader_var(*e)))
-			sv_push(env, *e);
+	pthread_mutex_lock(&job_env_lock);
+	if (!envstamp_same(&job_env_stamp)) {
+		sv_free(&job_env_kept);
+		workerwire_job_env(&job_env_kept);
+		envstamp_take(&job_env_stamp);
+	}
+	for (size_t i = 0; i < job_env_kept.n; i++)
+		if (!(narrowed && rt_icd_loader_var(job_env_kept.v[i])))
+			sv_push(env, job_env_kept.v[i]);
+	pthread_mutex_unlock(&job_env_lock);
 	for (size_t i = 0; i < loader.n; i++)
 		sv_push(env, loader.v[i]);
 	sv_free(&loader);

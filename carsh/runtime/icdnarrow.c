@@ -1,6 +1,7 @@
 /* A job's OpenCL loader narrowed to the vendors of its device type (runtime/icdtypes.h). */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "runtime/icdkept.h"
 #include "runtime/icdtypes-int.h"
 #include "util/alloc.h"
+#include "util/envstamp.h"
 #include "util/hash.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -319,6 +321,29 @@ static char *narrowing_key(const char *dir, const char *filenames)
 	return sb_detach(&sb);
 }
 
+/* narrowing_key, made again only where environ changed (util/envstamp.h) or the vendors
+ * directory is another. */
+static struct env_stamp key_stamp = ENV_STAMP_INIT;
+static char *key_kept, *key_dir;
+static pthread_mutex_t key_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static char *kept_key(const char *dir, const char *filenames)
+{
+	char *key;
+
+	pthread_mutex_lock(&key_lock);
+	if (!key_kept || !envstamp_same(&key_stamp) || strcmp(key_dir, dir) != 0) {
+		free(key_kept);
+		free(key_dir);
+		key_kept = narrowing_key(dir, filenames);
+		key_dir = xstrdup(dir);
+		envstamp_take(&key_stamp);
+	}
+	key = xstrdup(key_kept);
+	pthread_mutex_unlock(&key_lock);
+	return key;
+}
+
 bool rt_icd_env_for(cl_device_type type, struct strvec *env)
 {
 	const char *off = getenv("CARSH_ICD_BY_TYPE");
@@ -329,7 +354,7 @@ bool rt_icd_env_for(cl_device_type type, struct strvec *env)
 	if (!type || !dir || (off && strcmp(off, "0") == 0))
 		return false;
 	filenames = getenv("OCL_ICD_FILENAMES");
-	key = narrowing_key(dir, filenames);
+	key = kept_key(dir, filenames);
 	if (icd_kept_watched(type, key, &narrowed, env)) {
 		free(key);
 		return narrowed;

@@ -28,7 +28,8 @@ static unsigned long changes, epoch = 1;
 /* Its users are the parsed files' cache and the ICD narrowing, each under a lock of its own. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Local file systems, changed only through this kernel, which reports every change. */
+/* Local file systems, changed only through this kernel, which reports every change, and
+ * read-only images. */
 static bool trusted_fs(const char *path)
 {
 	struct statfs s;
@@ -41,6 +42,10 @@ static bool trusted_fs(const char *path)
 	case BTRFS_SUPER_MAGIC:
 	case TMPFS_MAGIC:
 	case F2FS_SUPER_MAGIC:
+	/* Read-only images: nothing changes them while they are mounted (NVIDIA's container
+	 * toolkit mounts the driver's libraries from a squashfs, say). */
+	case SQUASHFS_MAGIC:
+	case EROFS_SUPER_MAGIC_V1:
 		return true;
 	default:
 		return false;

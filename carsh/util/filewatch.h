@@ -8,7 +8,8 @@
  * place, a file renamed over it, a directory renamed or removed all count as a change. What
  * cannot be watched reliably is refused, and its caller stats as before: a path through a
  * symbolic link, a file system whose changes inotify may not see (NFS, FUSE, overlays: only
- * ext2/3/4, XFS, Btrfs, F2FS and tmpfs are trusted), no inotify instance or watch left.
+ * ext2/3/4, XFS, Btrfs, F2FS and tmpfs are trusted, and the read-only images squashfs
+ * and EROFS), no inotify instance or watch left.
  *
  * Thread-safe: the count is one for the process, so a change to any watched file makes every
  * user check its own files again (model/filecache.c, runtime/icdkept.c). A forked child

@@ -6,12 +6,13 @@
 int main(void)
 {
 	Suite *(*suites[])(void) = {
-	        suite_types,       suite_expr,      suite_params,    suite_csv,       suite_cache,
-	        suite_device_pick, suite_parse,     suite_xml,       suite_feeder,    suite_options,
-	        suite_kernelcheck, suite_wire,      suite_server,    suite_apiwire,   suite_parcopy,
-	        suite_icdtypes,    suite_filewatch, suite_vbufstale, suite_vbufkept,  suite_vhome,
-	        suite_includes,    suite_rankwatch, suite_fexpr,     suite_localsize, suite_hazard,
-	        suite_record,
+	        suite_types,     suite_expr,        suite_params,      suite_csv,
+	        suite_cache,     suite_device_pick, suite_parse,       suite_xml,
+	        suite_feeder,    suite_options,     suite_kernelcheck, suite_wire,
+	        suite_server,    suite_apiwire,     suite_parcopy,     suite_icdtypes,
+	        suite_filewatch, suite_envstamp,    suite_vbufstale,   suite_vbufkept,
+	        suite_vhome,     suite_includes,    suite_rankwatch,   suite_fexpr,
+	        suite_localsize, suite_hazard,      suite_record,
 	};
 	SRunner *sr = srunner_create(NULL);
 	int failed;

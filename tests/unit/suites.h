@@ -21,6 +21,7 @@ Suite *suite_apiwire(void);
 Suite *suite_parcopy(void);
 Suite *suite_icdtypes(void);
 Suite *suite_filewatch(void);
+Suite *suite_envstamp(void);
 Suite *suite_vbufstale(void);
 Suite *suite_vbufkept(void);
 Suite *suite_vhome(void);
