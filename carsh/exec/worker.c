@@ -14,6 +14,7 @@
 
 #include "exec/planmemo.h"
 #include "exec/planwire.h"
+#include "exec/spin.h"
 #include "exec/workerres.h"
 #include "exec/workerwire.h"
 #include "runtime/session.h"
@@ -73,8 +74,6 @@ static int fail(struct job_result *res, const char *what, const char *detail)
 	snprintf(res->msg, sizeof(res->msg), "worker: %s%.1024s", what, detail);
 	return 1;
 }
-
-static bool spin_wanted(void);
 
 /* What the worker keeps from one message to the next. */
 struct wstate {
@@ -278,34 +277,21 @@ static bool answer_devices(struct rt_session *s, int sock, const struct wire_msg
 	return ok;
 }
 
-/* How long a worker waits for a window's next job before it sleeps, where a core is free
- * for that: a batch's next job comes some 12 us later, and a write to a sleeping worker costs
- * the shell, which bounds a window, 3-5 us to wake it (docs/executors.md, "Where a job's
- * time goes"). By default on four cores or more; CARSH_WORKER_SPIN=0 turns it off, =1 on. */
-#define SPIN_MS 0.05
+/* How long a worker waits for a window's next job before it sleeps (exec/spin.h): a
+ * batch's next job comes some 12 us later, and a write to a sleeping worker costs the shell,
+ * which bounds a window, 3-5 us to wake it (docs/executors.md, "Where a job's time goes").
+ * After a write-back (a dump, say), the next command's first job comes later: some 50 to
+ * 400 us on the H200 machine. */
+#define SPIN_MS       0.05
+#define SPIN_AFTER_MS 0.5
 
-static bool spin_wanted(void)
-{
-	static int wanted = -1;
-
-	if (wanted < 0) {
-		const char *v = getenv("CARSH_WORKER_SPIN");
-
-		if (v && (strcmp(v, "0") == 0 || strcmp(v, "1") == 0))
-			wanted = v[0] == '1';
-		else
-			wanted = sysconf(_SC_NPROCESSORS_ONLN) >= 4;
-	}
-	return wanted;
-}
-
-/* Until the shell's next message is here, or SPIN_MS passed: whether it is. */
-static bool spin_for_next(const struct wstate *ws)
+/* Until the shell's next message is here, or ms passed: whether it is. */
+static bool spin_for_next(const struct wstate *ws, double ms)
 {
 	double t0 = clock_ms();
 
 	while (!next_waiting(ws))
-		if (clock_ms() - t0 >= SPIN_MS)
+		if (clock_ms() - t0 >= ms)
 			return false;
 	return true;
 }
@@ -354,19 +340,25 @@ void worker_main(int sock, struct job_result *res)
 	struct wres *w = wres_new();
 	struct cs_err ignored;
 
-	bool in_window = false; /* the last message was a window's job */
+	double spin_ms = 0; /* how long to wait for the next message before sleeping */
 
 	for (;;) {
 		struct wire_msg m;
 		struct cs_err e;
 		uint32_t status, flags;
 
+		bool slept = !(spin_ms > 0 && spin_wanted() && spin_for_next(&ws, spin_ms));
+
 		/* Before it sleeps, nothing of the window's last job stays open here: a reader of
 		 * its output sees the end. */
-		if (in_window && spin_wanted() && !spin_for_next(&ws))
+		if (slept)
 			release_io(&ws);
 		if (wire_inbox_recv(sock, &ws.in, &m, &e) <= 0)
 			break;
+		/* A job after a sleep: the devices' feeders, asleep too by now, wake while it is
+		 * read, not after it is handed over. */
+		if (slept && m.type == WORKER_JOB)
+			rt_session_wake_feeders(s);
 		/* Held answers go before any other answer. */
 		if (!(m.type == WORKER_JOB &&
 		      (workerwire_job_flags(m.payload, m.len) & WORKER_JOB_WINDOW)) &&
@@ -386,7 +378,9 @@ void worker_main(int sock, struct job_result *res)
 			break;
 		}
 		status = answer(s, w, &m, res, &ws, &flags);
-		in_window = (flags & WORKER_JOB_WINDOW) != 0;
+		spin_ms = (flags & WORKER_JOB_WINDOW)  ? SPIN_MS
+		          : m.type == WORKER_WRITEBACK ? SPIN_AFTER_MS
+		                                       : 0;
 		wire_msg_free(&m);
 		if (send_done(&ws, status, flags, res, &e) != 0 || wres_faulted(w))
 			break;

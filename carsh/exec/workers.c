@@ -18,6 +18,7 @@
 #include "exec/serverclient.h"
 #include "exec/serverwire.h"
 #include "exec/planenc.h"
+#include "exec/spin.h"
 #include "exec/workerwire.h"
 #include "runtime/runtime.h"
 #include "util/alloc.h"
@@ -1534,6 +1535,10 @@ void worker_hold(struct worker *wk)
 	pthread_mutex_unlock(&w->lock);
 }
 
+/* How long the shell polls for a write-back's answer before it sleeps: the device's queue
+ * at a batch's end on the H200 machine takes 0.1-0.3 ms. */
+#define WRITEBACK_SPIN_MS 0.5
+
 /* One buffer request (WORKER_WRITEBACK, WORKER_NARROW, WORKER_DROP) and its answer; xlock held. A
  * worker that does not answer is not to be trusted again. */
 static int buffer_request(struct worker *wk, uint32_t type, const char *shm, uint64_t gen,
@@ -1548,8 +1553,11 @@ static int buffer_request(struct worker *wk, uint32_t type, const char *shm, uin
 		return err_set(e, "worker %d ended", (int)wk->pid);
 	workerwire_encode_buffer(shm ? shm : "", gen, &msg);
 	memset(wk->res, 0, sizeof(*wk->res));
-	ok = wire_send(wk->sock, type, msg.p, msg.len, NULL, 0, e) == 0 &&
-	     answered(wk, WORKER_DONE, &status, sizeof(status), e);
+	ok = wire_send(wk->sock, type, msg.p, msg.len, NULL, 0, e) == 0;
+	/* A write-back waits for the device's queue: polled first (exec/spin.h). */
+	if (ok && type == WORKER_WRITEBACK)
+		(void)spin_readable(wk->sock, WRITEBACK_SPIN_MS);
+	ok = ok && answered(wk, WORKER_DONE, &status, sizeof(status), e);
 	wb_free(&msg);
 	if (!ok) {
 		wk->dead = true;

@@ -47,6 +47,7 @@ struct rt_feeder {
 	struct feed_launch *done;
 	int has_work; /* read without the lock while polling */
 	bool busy, sleeping, stopping;
+	bool nudged; /* woken with nothing to do: it polls again (rt_feeder_wake) */
 	/* Read by the feeder without the lock: a failure not reported yet; the hand-overs up to
 	 * the last report (what was handed over before a failure was reported is dropped). */
 	bool failed;
@@ -270,11 +271,12 @@ static struct feed_launch *take_work(struct rt_feeder *f)
 		pthread_mutex_unlock(&f->lock);
 		bool soon = poll_until(f, work_handed);
 		pthread_mutex_lock(&f->lock);
-		while (!soon && !f->head && !f->stopping) {
+		while (!soon && !f->head && !f->stopping && !f->nudged) {
 			f->sleeping = true;
 			pthread_cond_wait(&f->work, &f->lock);
 			f->sleeping = false;
 		}
+		f->nudged = false;
 	}
 }
 
@@ -452,6 +454,20 @@ int rt_dev_finish(struct rt_dev *d, struct cs_err *e)
 		rc = err_set(e, "device '%s': clFinish failed: %s", d->info->name,
 		             rt_cl_error_name(err));
 	return rc;
+}
+
+void rt_feeder_wake(struct rt_dev *d)
+{
+	struct rt_feeder *f = __atomic_load_n(&d->feeder, __ATOMIC_ACQUIRE);
+
+	if (!f)
+		return;
+	pthread_mutex_lock(&f->lock);
+	if (f->sleeping) {
+		f->nudged = true;
+		pthread_cond_signal(&f->work);
+	}
+	pthread_mutex_unlock(&f->lock);
 }
 
 void rt_feeder_stop(struct rt_dev *d)

@@ -71,6 +71,10 @@ bool rt_feeder_wanted(const struct rt_devinfo *info);
  * starts (each one, a session worker's second included) rather than at its first launch. */
 void rt_feeder_read_env(void);
 
+/* A sleeping feeder of d woken to poll for work again (a launch is coming): its wake-up
+ * then overlaps the caller's work before the hand-over. */
+void rt_feeder_wake(struct rt_dev *d);
+
 /* Drain and end the feeder (the session's end). */
 void rt_feeder_stop(struct rt_dev *d);
 

@@ -77,6 +77,15 @@ void rt_session_forget_kept(struct rt_session *s)
 	pthread_mutex_unlock(&s->lock);
 }
 
+void rt_session_wake_feeders(struct rt_session *s)
+{
+	pthread_mutex_lock(&s->lock);
+	for (size_t i = 0; i < s->ndev && s->open; i++)
+		if (s->open[i])
+			rt_feeder_wake(s->open[i]);
+	pthread_mutex_unlock(&s->lock);
+}
+
 void rt_session_free(struct rt_session *s)
 {
 	if (!s)

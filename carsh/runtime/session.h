@@ -41,6 +41,8 @@ void rt_session_free(struct rt_session *s);
  * next): its programs are found by their text from now on, never by an address that a new
  * source may take. */
 void rt_session_forget_kept(struct rt_session *s);
+/* The open devices' sleeping feeders woken to poll for work (rt_feeder_wake). */
+void rt_session_wake_feeders(struct rt_session *s);
 
 /* The device a plan asks for (rt_device_pick's rules), with its context and queue created
  * on first use; discovery and creation times go to st. */
