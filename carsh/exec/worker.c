@@ -347,11 +347,12 @@ void worker_main(int sock, struct job_result *res)
 		struct cs_err e;
 		uint32_t status, flags;
 
-		bool slept = !(spin_ms > 0 && spin_wanted() && spin_for_next(&ws, spin_ms));
+		bool spin = spin_ms > 0 && spin_wanted();
+		bool slept = !(spin && spin_for_next(&ws, spin_ms));
 
-		/* Before it sleeps, nothing of the window's last job stays open here: a reader of
-		 * its output sees the end. */
-		if (slept)
+		/* Before it sleeps after a spin, nothing of the window's last job stays open here:
+		 * a reader of its output sees the end (without the spin, run_job let them go). */
+		if (spin && slept)
 			release_io(&ws);
 		if (wire_inbox_recv(sock, &ws.in, &m, &e) <= 0)
 			break;
