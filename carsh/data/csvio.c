@@ -647,6 +647,11 @@ int csvio_write_stream(FILE *f, const char *name, enum scalar s, const void *src
 	size_t block = k > 1 ? WRITE_THREAD / 4 : WRITE_BLOCK;
 	int rc;
 
+	/* A small output's buffers hold it, not a block: two of 168 KiB for one value cost a
+	 * dump of a flag more than its writing (their pages taken and given back each time). */
+	if (n && n < block)
+		block = n;
+
 	for (size_t i = 0; i < 2 * k; i++)
 		parts[i] = (struct write_part){.s = s,
 		                               .src = src,
