@@ -213,6 +213,35 @@ START_TEST(test_small_fills)
 }
 END_TEST
 
+/* Woken at any point (rt_feeder_wake: before its first launch, between launches, after a
+ * finish, when it may be polling or asleep), the feeder queues every launch once, in order,
+ * and a finish still waits for them all. */
+START_TEST(test_woken_anywhen)
+{
+	struct fixture f;
+	struct cs_err e;
+	int want = 0;
+
+	setup(&f);
+	rt_feeder_wake(f.dev); /* no feeder yet */
+	for (int i = 1; i <= 200; i++) {
+		ck_assert_msg(rt_feed_launch(f.dev, add_launch(&f, i, false), &e) == 0, "%s",
+		              e.msg);
+		want += i;
+		rt_feeder_wake(f.dev);
+		if (i % 20 == 0) {
+			ck_assert_msg(rt_dev_finish(f.dev, &e) == 0, "%s", e.msg);
+			expect_all(&f, want);
+			rt_feeder_wake(f.dev);
+			rt_feeder_wake(f.dev);
+		}
+	}
+	ck_assert_msg(rt_dev_finish(f.dev, &e) == 0, "%s", e.msg);
+	expect_all(&f, want);
+	teardown(&f);
+}
+END_TEST
+
 Suite *suite_feeder(void)
 {
 	Suite *s = suite_create("feeder");
@@ -223,6 +252,7 @@ Suite *suite_feeder(void)
 	tcase_add_test(tc, test_failure_reported_once);
 	tcase_add_test(tc, test_failure_reported_by_next_hand_over);
 	tcase_add_test(tc, test_small_fills);
+	tcase_add_test(tc, test_woken_anywhen);
 	suite_add_tcase(s, tc);
 	return s;
 }
