@@ -162,6 +162,29 @@ static void remove_reported(struct jobs *js)
 	}
 }
 
+/* "job [N] LABEL: Exit 1: MESSAGE": what a failed job says, whether its end is reported by a
+ * wait (sync, the end of input) or by a notice or listing (which came first is a race). A
+ * job killed by a signal has a message that says so ("killed by SIGSEGV (kernel ...)"): its
+ * state word ("Killed by SIGSEGV") is not said again before it. */
+static void job_failure_text(const struct job *j, char *buf, size_t len)
+{
+	bool killed = j->status > 128 && j->message;
+
+	snprintf(buf, len, "job [%d] %s: %s%s%s", j->id, j->label, killed ? "" : j->how,
+	         j->message && !killed ? ": " : "", j->message ? j->message : "");
+}
+
+/* A finished job's message, as a wait would report it. */
+static void print_message(const struct job *j, FILE *err)
+{
+	char text[CS_ERR_MAX];
+
+	if (!j->message)
+		return;
+	job_failure_text(j, text, sizeof(text));
+	fprintf(err, "carsh: %s\n", text);
+}
+
 int jobs_report(struct jobs *js, FILE *out, FILE *err, bool failures_only)
 {
 	int failed = 0;
@@ -172,8 +195,7 @@ int jobs_report(struct jobs *js, FILE *out, FILE *err, bool failures_only)
 			continue;
 		if (!failures_only || j->status != 0)
 			fprintf(out, "[%d]+ %-6s %s\n", j->id, j->how, j->label);
-		if (j->message)
-			fprintf(err, "carsh: job [%d] %s: %s\n", j->id, j->label, j->message);
+		print_message(j, err);
 		if (failed == 0)
 			failed = j->status;
 		j->reported = true;
@@ -195,8 +217,8 @@ void jobs_print(struct jobs *js, FILE *out, FILE *err)
 		fprintf(out, "[%d]  %-8d %-9s %s%s%s%s\n", j->id, (int)(j->pid ? j->pid : getpid()),
 		        j->done ? j->how : "Running", j->label, j->note ? "  (" : "",
 		        j->note ? j->note : "", j->note ? ")" : "");
-		if (j->done && j->message)
-			fprintf(err, "carsh: job [%d] %s: %s\n", j->id, j->label, j->message);
+		if (j->done)
+			print_message(j, err);
 		j->reported = j->done;
 	}
 	fflush(out);
@@ -250,18 +272,13 @@ static bool wait_done_locked(struct jobs *js, struct job *j, volatile sig_atomic
 	return true;
 }
 
-/* Job j has ended and is waited for: note its failure if it is the first. A job killed by a
- * signal has a message that says so ("killed by SIGSEGV (kernel ...)"): its state word
- * ("Killed by SIGSEGV") is not said again before it. */
+/* Job j has ended and is waited for: note its failure if it is the first. */
 static int note_synced_locked(struct job *j, int failed, struct cs_err *e)
 {
-	bool killed = j->status > 128 && j->message;
-
 	j->reported = true;
 	if (j->status != 0 && failed == 0) {
 		failed = j->status;
-		err_set(e, "job [%d] %s: %s%s%s", j->id, j->label, killed ? "" : j->how,
-		        j->message && !killed ? ": " : "", j->message ? j->message : "");
+		job_failure_text(j, e->msg, sizeof(e->msg));
 	}
 	return failed;
 }

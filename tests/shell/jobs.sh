@@ -60,6 +60,16 @@ expect 2 "" "$CARSH" -c "run $DATA/bad/good.xml x=nowhere.csv y=discard & sync x
 	pass "a closed output pipe: status 141, no message" ||
 	fail "a closed output pipe: status $(cat status), stderr: $(cat "$ERR")"
 
+# A failed job's message is the same whether a wait reports its end or the notice before the
+# next prompt does (which comes first is a race where nothing orders them): here the dump of
+# the buffer it was to write waits for it, so the notice reports it.
+printf 'virtbuf create f float 8\nrun %s x=nowhere.csv y=buffer:f &\nvirtbuf dump f /dev/null\necho next\n' \
+	"$DATA/bad/good.xml" | "$CARSH" -i >"$OUT" 2>"$ERR"
+grep -q "^\[1\]+ Exit 1 *$DATA/bad/good.xml$" "$ERR" &&
+	grep -q "^carsh: job \[1\] $DATA/bad/good.xml: Exit 1: $DATA/bad/good.xml: stream 'x': nowhere.csv" "$ERR" &&
+	pass "a failed job's notice says what its wait would" ||
+	fail "a failed job's notice: stderr: $(cat "$ERR")"
+
 # Interactive: "[N]+ Done  file" before the next prompt.
 seq 1 4 >x4.csv
 printf 'virtbuf create b float 4\nrun %s x=x4.csv y=buffer:b &\nvirtbuf dump b --columns 4\necho next\n' "$SINK" |
