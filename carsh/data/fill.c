@@ -1,5 +1,5 @@
 /*
- * A pattern block of whole elements is made first (type_fill's doubling, within the cache);
+ * A pattern block of whole elements is made first (fill_bytes' doubling, within the cache);
  * then each thread copies it over its own part of the array. A fresh shared-memory buffer is
  * mostly page faults on its first write, which several threads take in parallel.
  */
@@ -32,17 +32,33 @@ static void *fill_part(void *arg)
 	return NULL;
 }
 
-void fill_par(struct cs_type t, void *dst, size_t n, const void *value)
+void fill_bytes(void *dst, size_t esize, size_t n, const void *value)
+{
+	size_t total = esize * n, done = esize;
+	char *d = dst;
+
+	if (n == 0)
+		return;
+	memcpy(d, value, done);
+	while (done < total) {
+		size_t chunk = done < total - done ? done : total - done;
+
+		memcpy(d + done, d, chunk);
+		done += chunk;
+	}
+}
+
+void fill_bytes_par(void *dst, size_t esize, size_t n, const void *value)
 {
 	struct part parts[PARRUN_MAX];
-	size_t esize = type_size(t), total = esize * n;
+	size_t total = esize * n;
 	size_t block = BLOCK / esize * esize, blocks, k, each;
 
 	if (block == 0 || total <= block) {
-		type_fill(t, dst, n, value);
+		fill_bytes(dst, esize, n, value);
 		return;
 	}
-	type_fill(t, dst, block / esize, value);
+	fill_bytes(dst, esize, block / esize, value);
 	blocks = (total - block + block - 1) / block;
 	k = par_parts(total, PART_MIN);
 	if (k > blocks)
@@ -55,4 +71,9 @@ void fill_par(struct cs_type t, void *dst, size_t n, const void *value)
 		                         from + each > total ? total : from + each, block};
 	}
 	par_run(fill_part, parts, sizeof(parts[0]), k);
+}
+
+void fill_par(struct cs_type t, void *dst, size_t n, const void *value)
+{
+	fill_bytes_par(dst, type_size(t), n, value);
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "data/fill.h"
 #include "util/alloc.h"
 
 struct scalar_info {
@@ -108,20 +109,7 @@ const char *type_name(struct cs_type t, char *buf, size_t n)
 	return buf;
 }
 
-/* Copy the first element, then double the filled part: n elements in log2(n) memcpy calls. */
 void type_fill(struct cs_type t, void *dst, size_t n, const void *value)
 {
-	size_t total = type_size(t) * n;
-	size_t done = type_size(t);
-	char *d = dst;
-
-	if (n == 0)
-		return;
-	memcpy(d, value, done);
-	while (done < total) {
-		size_t chunk = done < total - done ? done : total - done;
-
-		memcpy(d + done, d, chunk);
-		done += chunk;
-	}
+	fill_bytes(dst, type_size(t), n, value);
 }

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "data/fill.h"
 #include "data/vpixels.h"
 #include "util/prefault.h"
 #include "util/alloc.h"
@@ -521,8 +522,8 @@ int vbuf_fill_pattern(const char *shm, const void *value, size_t size, struct cs
 {
 	int fd = shm_open(shm, O_RDONLY, 0);
 	struct stat st;
-	size_t bytes, done;
-	unsigned char *map;
+	size_t bytes;
+	void *map;
 
 	if (fd < 0)
 		return err_errno(e, "cannot open shared memory %s", shm);
@@ -540,10 +541,7 @@ int vbuf_fill_pattern(const char *shm, const void *value, size_t size, struct cs
 	map = vbuf_map_lazy(shm, bytes, true, e);
 	if (!map)
 		return -1;
-	/* The value, then what is written so far copied after itself. */
-	memcpy(map, value, size);
-	for (done = size; done < bytes; done *= 2)
-		memcpy(map + done, map, done < bytes - done ? done : bytes - done);
+	fill_bytes_par(map, size, bytes / size, value);
 	vbuf_unmap(map, bytes);
 	return 0;
 }
