@@ -18,7 +18,6 @@
 #include "exec/workerres.h"
 #include "exec/workerwire.h"
 #include "runtime/session.h"
-#include "util/clock.h"
 #include "util/wire.h"
 
 /* The job's standard input, output and error on descriptors 0, 1 and 2, read afresh. */
@@ -56,17 +55,12 @@ static bool applied_known; /* before the first, the environment is the one it st
 
 static void apply_env(const struct strvec *env)
 {
-	bool same = applied_known && applied.n == env->n;
-
-	for (size_t i = 0; same && i < env->n; i++)
-		same = strcmp(applied.v[i], env->v[i]) == 0;
-	if (same)
+	if (applied_known && sv_equal(&applied, env))
 		return;
 	workerwire_apply_env(env->v, env->n);
 	applied_known = true;
 	sv_free(&applied);
-	for (size_t i = 0; i < env->n; i++)
-		sv_push(&applied, env->v[i]);
+	sv_copy(&applied, env);
 }
 
 static int fail(struct job_result *res, const char *what, const char *detail)
@@ -285,15 +279,11 @@ static bool answer_devices(struct rt_session *s, int sock, const struct wire_msg
 #define SPIN_MS       0.05
 #define SPIN_AFTER_MS 0.5
 
-/* Until the shell's next message is here, or ms passed: whether it is. */
+/* Until the shell's next message is here, or ms passed (exec/spin.h): whether it is. What
+ * was read ahead stays as it is meanwhile: only the socket is polled. */
 static bool spin_for_next(const struct wstate *ws, double ms)
 {
-	double t0 = clock_ms();
-
-	while (!next_waiting(ws))
-		if (clock_ms() - t0 >= ms)
-			return false;
-	return true;
+	return wire_inbox_left(&ws->in) > 0 || spin_readable(ws->sock, ms);
 }
 
 /* The answers held back, sent. */

@@ -478,21 +478,11 @@ static uint64_t plan_env_type(const struct job_plan *jp)
 	return (uint64_t)rt_device_type_chosen(kp->device_exe, kp->device_cli, kp->device_fm);
 }
 
-static bool same_strvec(const struct strvec *a, const struct strvec *b)
-{
-	if (a->n != b->n)
-		return false;
-	for (size_t i = 0; i < a->n; i++)
-		if (strcmp(a->v[i], b->v[i]) != 0)
-			return false;
-	return true;
-}
-
 /* env (taken) is wk's job environment until it is given back. Its kept heads' keys were
  * formatted in the environment before: they go where it changed. */
 static void keep_env(struct worker *wk, struct strvec *env, uint64_t type)
 {
-	if (!same_strvec(&wk->env, env))
+	if (!sv_equal(&wk->env, env))
 		head_forget(wk);
 	sv_free(&wk->env);
 	wk->env = *env;

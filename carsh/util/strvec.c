@@ -1,6 +1,7 @@
 #include "util/strvec.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/alloc.h"
 
@@ -20,6 +21,16 @@ void sv_copy(struct strvec *dst, const struct strvec *src)
 {
 	for (size_t i = 0; i < src->n; i++)
 		sv_push(dst, src->v[i]);
+}
+
+bool sv_equal(const struct strvec *a, const struct strvec *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->v[i], b->v[i]) != 0)
+			return false;
+	return true;
 }
 
 void sv_free(struct strvec *sv)
