@@ -73,13 +73,6 @@ static char *make_key(const char *path, char *buf, size_t size, size_t *len)
 }
 
 /* ctime too: a copy that keeps the old mtime (cp -p, rsync -t, tar) still changes it. */
-static bool same_stat(const struct stat *a, const struct stat *b)
-{
-	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
-	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
-}
-
 /* The stats taken in this generation: a kernel source shared by many flow-models is looked
  * at once per command, not once per entry. Under the lock. */
 #define SEEN_MAX 64
@@ -121,7 +114,7 @@ static bool fresh(const struct entry *en)
 		/* A dep absent when read (an include looked for in a folder) must stay absent. */
 		if (!stat_once(en->deps[i].path, &st))
 			memset(&st, 0, sizeof(st));
-		if (!same_stat(&st, &en->deps[i].st))
+		if (!filewatch_same_stat(&st, &en->deps[i].st))
 			return false;
 	}
 	return true;

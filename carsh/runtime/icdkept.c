@@ -16,10 +16,7 @@
 
 struct stamp {
 	char *path;
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime, ctime;
+	struct stat st;
 };
 
 struct kept {
@@ -38,32 +35,11 @@ struct kept {
 static struct kept kept[KEPT_TYPES];
 static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static bool stamp_take(struct stamp *s, const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) != 0)
-		return false;
-	s->dev = st.st_dev;
-	s->ino = st.st_ino;
-	s->size = st.st_size;
-	s->mtime = st.st_mtim;
-	s->ctime = st.st_ctim;
-	return true;
-}
-
-static bool same_time(struct timespec a, struct timespec b)
-{
-	return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
-}
-
 static bool stamp_holds(const struct stamp *s)
 {
-	struct stamp now;
+	struct stat now;
 
-	return stamp_take(&now, s->path) && now.dev == s->dev && now.ino == s->ino &&
-	       now.size == s->size && same_time(now.mtime, s->mtime) &&
-	       same_time(now.ctime, s->ctime);
+	return stat(s->path, &now) == 0 && filewatch_same_stat(&now, &s->st);
 }
 
 static void kept_clear(struct kept *k)
@@ -174,7 +150,7 @@ static bool add_stamp(struct kept *k, const char *path)
 {
 	struct stamp *s = &k->stamps[k->nstamps];
 
-	if (k->nstamps == STAMPS_MAX || !stamp_take(s, path))
+	if (k->nstamps == STAMPS_MAX || stat(path, &s->st) != 0)
 		return false;
 	s->path = xstrdup(path);
 	k->nstamps++;

@@ -20,6 +20,7 @@
 #define CARSH_UTIL_FILEWATCH_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 
 /* The count of changes seen so far, after reading the events queued since the last call. A
  * file watched when the count was C is unchanged since then while the count is still C (and
@@ -29,6 +30,12 @@ unsigned long filewatch_changes(void);
 /* Changes whenever the watches made before stop counting (a fork, a lost instance), as of
  * the last filewatch_changes or filewatch_add. Never 0. */
 unsigned long filewatch_epoch(void);
+
+/* Whether two stats of a path say the same file, unchanged: device, inode, size, and the
+ * modification and change times (ctime: a copy that keeps mtime and size, cp -p, rsync -t,
+ * would otherwise pass). What a caller compares where a path cannot be watched, or to check
+ * it once after its watch is made. */
+bool filewatch_same_stat(const struct stat *a, const struct stat *b);
 
 /* Watch path: true when every change to what it names will now count. The caller then
  * checks the file itself (a change before the watch is not reported). A path that ends in
